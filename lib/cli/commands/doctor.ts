@@ -1,0 +1,40 @@
+import * as fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import type { CommandSpec } from '../command';
+import { sharedDir } from '../../util/paths';
+import { gitInfo } from '../../util/git';
+
+function which(cmd: string): string | null {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+export const command: CommandSpec = {
+  name: 'doctor',
+  group: 'setup',
+  summary: 'Check what this machine has: native addons, tfjs backend, Jupyter/tslab, Chromium, benchmarks, model endpoint',
+  options: { json: { type: 'boolean', description: 'print one JSON object' } },
+  async run(args) {
+    const checks: Record<string, unknown> = {};
+    const tryLoad = (m: string) => { try { require(m); return 'ok'; } catch (e) { return `missing: ${(e as Error).message.split('\n')[0].slice(0, 120)}`; } };
+    checks.node = process.version;
+    checks.git = gitInfo();
+    checks.hnswlib = tryLoad('hnswlib-node');
+    checks.betterSqlite3 = tryLoad('better-sqlite3');
+    try {
+      const { initTf } = require('../../tf/backend') as typeof import('../../tf/backend');
+      checks.tfjs = await initTf();
+    } catch (e) {
+      checks.tfjs = `error: ${(e as Error).message}`;
+    }
+    checks.jupyter = which('jupyter');
+    checks.chromium = which('chromium') ?? (fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null);
+    checks.shared = fs.existsSync(sharedDir()) ? sharedDir() : `absent (${sharedDir()}): benchmark tests and commands skip`;
+    checks.modelEndpoint = process.env.OPENAI_BASE_URL ? process.env.OPENAI_BASE_URL : 'none: offline backend (results labelled offline)';
+    if (args.values.json) console.log(JSON.stringify(checks));
+    else for (const [k, v] of Object.entries(checks)) console.log(`${k.padEnd(14)} ${typeof v === 'string' || v === null ? v : JSON.stringify(v)}`);
+  },
+};

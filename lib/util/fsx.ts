@@ -1,0 +1,139 @@
+/**
+ * File-system helpers that never lose data: atomic replace, append-only JSONL
+ * with fsync, tolerant reads of a file a crash may have cut mid-line, and
+ * directory checks that fail with an actionable message.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { KfError } from './errors';
+
+/** Wrap low-level fs errors (ENOSPC, EACCES, EROFS) in a KfError naming the file. */
+export function fsError(e: unknown, file: string, doing: string): KfError {
+  const code = (e as NodeJS.ErrnoException)?.code ?? 'EUNKNOWN';
+  const hints: Record<string, string> = {
+    ENOSPC: 'the disk is full: free space and rerun; finished work was kept',
+    EDQUOT: 'the disk quota is exhausted: free space and rerun; finished work was kept',
+    EACCES: 'permission denied: choose a writable directory (e.g. --out) or fix its permissions',
+    EPERM: 'permission denied: choose a writable directory (e.g. --out) or fix its permissions',
+    EROFS: 'the file system is read-only: choose a writable directory (e.g. --out)',
+    ENOENT: 'the path does not exist: check it or create it first',
+    ENOTDIR: 'a part of the path is a file, not a directory: check the path',
+  };
+  return new KfError(`fs_${code.toLowerCase()}`, `cannot ${doing} ${file} (${code})`, hints[code] ?? 'check the path and permissions', {
+    concerns: file,
+    cause: e,
+  });
+}
+
+/** Create a directory (recursively) and prove it is writable, or throw a clear KfError. */
+export function ensureWritableDir(dir: string, what = 'output directory'): string {
+  const abs = path.resolve(dir);
+  try {
+    if (fs.existsSync(abs) && !fs.statSync(abs).isDirectory()) {
+      throw new KfError('not_a_directory', `${what} ${abs} is a file, not a directory`, 'pass a directory path', { concerns: abs });
+    }
+    fs.mkdirSync(abs, { recursive: true });
+    fs.accessSync(abs, fs.constants.W_OK);
+    const probe = path.join(abs, `.kf-write-probe-${process.pid}`);
+    fs.writeFileSync(probe, '');
+    fs.unlinkSync(probe);
+  } catch (e) {
+    if (e instanceof KfError) throw e;
+    throw new KfError('dir_not_writable', `${what} ${abs} is not writable (${(e as NodeJS.ErrnoException).code ?? e})`, 'choose a writable directory or fix its permissions', { concerns: abs, cause: e });
+  }
+  return abs;
+}
+
+/** Replace a file atomically: readers see the old or the new content, never half of it. */
+export function writeFileAtomic(file: string, data: string | Buffer): void {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    try { fs.unlinkSync(tmp); } catch { /* already gone */ }
+    throw fsError(e, file, 'write');
+  }
+}
+
+export function writeJsonAtomic(file: string, value: unknown): void {
+  writeFileAtomic(file, JSON.stringify(value, null, 2) + '\n');
+}
+
+export function readJson<T = unknown>(file: string, what = 'JSON file'): T {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new KfError('file_missing', `${what} ${file} cannot be read (${(e as NodeJS.ErrnoException).code})`, 'check the path', { concerns: file, cause: e });
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (e) {
+    throw new KfError('bad_json', `${what} ${file} is not valid JSON: ${(e as Error).message}`, 'fix or regenerate the file', { concerns: file, cause: e });
+  }
+}
+
+/**
+ * Append-only JSON-lines writer. Each record is one write of one line followed
+ * by fsync, so a crash loses at most the record being written, and a reader
+ * drops a final partial line (see readJsonl).
+ */
+export class JsonlWriter {
+  private fd: number;
+  constructor(readonly file: string) {
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      this.fd = fs.openSync(file, 'a');
+    } catch (e) {
+      throw fsError(e, file, 'open for appending');
+    }
+    // A previous crash may have left a partial last line; terminate it so the next record starts clean.
+    const size = fs.fstatSync(this.fd).size;
+    if (size > 0) {
+      const buf = Buffer.alloc(1);
+      const rfd = fs.openSync(file, 'r');
+      try { fs.readSync(rfd, buf, 0, 1, size - 1); } finally { fs.closeSync(rfd); }
+      if (buf[0] !== 0x0a) this.writeRaw('\n');
+    }
+  }
+  private writeRaw(s: string): void {
+    try {
+      fs.writeSync(this.fd, s);
+      fs.fsyncSync(this.fd);
+    } catch (e) {
+      throw fsError(e, this.file, 'append to');
+    }
+  }
+  write(record: unknown): void {
+    this.writeRaw(JSON.stringify(record) + '\n');
+  }
+  close(): void {
+    try { fs.closeSync(this.fd); } catch { /* closed already */ }
+  }
+}
+
+/** Read JSONL, skipping blank lines and (only) lines that do not parse, which a crash can leave. */
+export function readJsonl<T = unknown>(file: string): { records: T[]; badLines: number } {
+  if (!fs.existsSync(file)) return { records: [], badLines: 0 };
+  const text = fs.readFileSync(file, 'utf8');
+  const records: T[] = [];
+  let badLines = 0;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      records.push(JSON.parse(line) as T);
+    } catch {
+      badLines++;
+    }
+  }
+  return { records, badLines };
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+/**
+ * The test command (README, CI): build with tsc (type errors fail the run), then
+ * run every compiled test file with node's test runner, and finish with one line
+ * `N passed, N failed, N skipped`.
+ *
+ *   npm test                      # everything
+ *   npm test -- test/stats        # only files whose path contains "test/stats"
+ *   KF_TEST_CONCURRENCY=1 npm test
+ */
+'use strict';
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const os = require('node:os');
+
+const root = path.resolve(__dirname, '..');
+const filters = process.argv.slice(2);
+
+const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit', cwd: root });
+if (tsc.status !== 0) {
+  console.error('\nerror: the TypeScript build failed (see above) -- fix the type errors, then rerun `npm test`');
+  console.log('0 passed, 1 failed, 0 skipped');
+  process.exit(1);
+}
+
+function walk(dir, out = []) {
+  if (!fs.existsSync(dir)) return out;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walk(p, out);
+    else if (e.name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+let files = walk(path.join(root, 'dist', 'test')).sort();
+// Drop compiled tests whose source was deleted (dist is incremental).
+files = files.filter((f) => fs.existsSync(path.join(root, path.relative(path.join(root, 'dist'), f)).replace(/\.js$/, '.ts')));
+if (filters.length) files = files.filter((f) => filters.some((x) => path.relative(path.join(root, 'dist'), f).includes(x.replace(/\.ts$/, ''))));
+if (!files.length) {
+  console.error(`error: no test files matched ${filters.join(' ') || '(all)'} -- check the filter`);
+  process.exit(1);
+}
+
+const summaryFile = path.join(os.tmpdir(), `kf-test-summary-${process.pid}.json`);
+const concurrency = process.env.KF_TEST_CONCURRENCY || '2';
+const r = spawnSync(
+  process.execPath,
+  [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(root, 'scripts', 'count-reporter.mjs')}`, `--test-reporter-destination=${summaryFile}`,
+    ...files,
+  ],
+  { stdio: 'inherit', cwd: root, env: { ...process.env, KF_TEST: '1' } },
+);
+let s = { passed: 0, failed: 0, skipped: 0 };
+try { s = JSON.parse(fs.readFileSync(summaryFile, 'utf8')); fs.unlinkSync(summaryFile); } catch { s.failed = s.failed || (r.status === 0 ? 0 : 1); }
+console.log(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`);
+process.exit(r.status === 0 && s.failed === 0 ? 0 : 1);
