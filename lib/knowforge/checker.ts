@@ -1,0 +1,86 @@
+/**
+ * The format checker (KnowForge job 6, second half): one model call that sees
+ * ONLY the question and the answer text (never the materials, so it can shorten
+ * or normalise but not add) and rewrites the FINAL ANSWER value into the
+ * benchmark's convention. Its value replaces the synthesizer's final line.
+ *
+ * A malformed checker reply never loses the synthesizer's answer: the original
+ * final line is kept and the failure is reported (traced) instead.
+ */
+import type { Question } from '../bench/types';
+import type { ChatModel, ChatResponse } from '../models/types';
+import type { Convention } from '../run/types';
+import { findFinalAnswer, formatFinalValue, replaceFinalAnswer } from './final-answer';
+import { fillPrompt } from './prompts';
+
+export interface CheckInput {
+  question: Question;
+  convention: Convention;
+  answerText: string;
+}
+
+export interface CheckOutput {
+  /** The answer text with its final line replaced by the checker's value (unchanged on a parse failure). */
+  text: string;
+  final: string;
+  changed: boolean;
+  response: ChatResponse;
+  /** Why the checker's reply was not used, when it was not. */
+  parseError?: string;
+}
+
+/** Parse `{"final": "..."}` / `{"final": [..]}` from a reply that may carry fences, prose or a truncated object. */
+export function parseCheckerReply(text: string): string | string[] | undefined {
+  const unfenced = text.replace(/```(?:json)?/gi, '');
+  const start = unfenced.indexOf('{');
+  if (start >= 0) {
+    // Try progressively: the whole object, then repaired endings.
+    const body = unfenced.slice(start);
+    const end = body.lastIndexOf('}');
+    const candidates = [end >= 0 ? body.slice(0, end + 1) : body, `${body}"}`, `${body}]}`, `${body}}`];
+    for (const c of candidates) {
+      try {
+        const v = JSON.parse(c.replace(/,\s*([}\]])/g, '$1')) as { final?: unknown };
+        if (typeof v.final === 'string') return v.final;
+        if (Array.isArray(v.final)) return v.final.map((x) => String(x));
+        if (typeof v.final === 'number' || typeof v.final === 'boolean') return String(v.final);
+      } catch { /* try the next repair */ }
+    }
+  }
+  const m = /"final"\s*:\s*("(?:[^"\\]|\\.)*"|\[[^\]]*\])/.exec(unfenced);
+  if (m) {
+    try {
+      const v = JSON.parse(m[1]) as unknown;
+      return Array.isArray(v) ? v.map(String) : String(v);
+    } catch { /* fall through */ }
+  }
+  return undefined;
+}
+
+export async function checkFormat(model: ChatModel, input: CheckInput, signal?: AbortSignal): Promise<CheckOutput> {
+  const response = await model.chat(
+    {
+      stage: 'checker',
+      messages: [{ role: 'user', content: fillPrompt(`checker-${input.convention}`, { question: input.question.question, answer: input.answerText }) }],
+      temperature: 0,
+      maxTokens: 512,
+      json: true,
+      questionId: input.question.id,
+      task: { role: 'checker', question: input.question.question, answerText: input.answerText, convention: input.convention },
+    },
+    signal,
+  );
+  const original = findFinalAnswer(input.answerText) ?? '';
+  const value = parseCheckerReply(response.text);
+  if (value === undefined || (typeof value === 'string' && !value.trim() && original)) {
+    return {
+      text: input.answerText,
+      final: original,
+      changed: false,
+      response,
+      parseError: `checker reply had no usable "final" value: ${JSON.stringify(response.text.slice(0, 200))}`,
+    };
+  }
+  const final = formatFinalValue(value);
+  return { text: replaceFinalAnswer(input.answerText, final), final, changed: final !== original, response };
+}

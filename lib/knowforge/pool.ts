@@ -1,0 +1,236 @@
+/**
+ * The typed, size-bounded evidence pool (KnowForge job 4): a multi-list ranked
+ * merge of every search of the Locator and the bridge judge, handed unchanged to
+ * the Deep Reader and the synthesizer.
+ *
+ * Why typed: text hits score systematically higher than figures, tables and
+ * examples (a caption matches a question less literally than a paragraph), so a
+ * single ranked list evicts media first. Each type gets its own cap, and within
+ * a type the top 3 hits of every search are protected.
+ *
+ * Rules (spec "Typed, size-bounded evidence pool"):
+ *  - caps in characters: total 30,000; images 3,000; tables 3,000; examples 2,000;
+ *    text = max(4,000, total - 8,000). A block costs len + 2.
+ *  - if everything fits in the total, nothing is dropped.
+ *  - otherwise: within each search's list, hits are ranked by raw score and the
+ *    top 3 are protected; across searches a fragment keeps its best score;
+ *    expansion blocks and media attached to a text hit inherit their anchor's
+ *    score and protection; blocks are added in order and, while a type is over
+ *    its cap, the unprotected block of that type with the lowest score is evicted
+ *    (ties: the later one); survivors keep their order.
+ *  - rendered as numbered material blocks with global numbers, each fragment
+ *    once, text cut to ~700 chars with a section/source label; media as
+ *    `[fig N]` handles with page label and fragment id.
+ *  - M4 ablation ("plain"): one 12K cap, first come first kept.
+ */
+import type { Fragment, FragmentKind } from '../corpus/types';
+import type { SearchHit } from '../index/types';
+
+export interface PoolCaps {
+  total: number;
+  image: number;
+  table: number;
+  example: number;
+  /** Defaults to max(4000, total - 8000). */
+  text?: number;
+}
+
+export const PAPER_CAPS: PoolCaps = { total: 30_000, image: 3_000, table: 3_000, example: 2_000 };
+
+export interface PoolSearch {
+  query: string;
+  /** Who ran it: 'oneshot' | 'locator' | 'bridge' | ... */
+  by: string;
+  hits: SearchHit[];
+}
+
+export interface PoolOptions {
+  /** 'typed' = the paper's pool; 'plain' = the M4 ablation (first-come, one cap). */
+  kind?: 'typed' | 'plain';
+  caps?: PoolCaps;
+  /** Cap of the plain pool (M4: 12,000). */
+  plainCap?: number;
+  /** Characters of a text block's own text (~700 in the paper). */
+  textChars?: number;
+  /** Characters of a media description in its handle. */
+  mediaChars?: number;
+  /** Characters of each neighbour in a text block's context. */
+  contextChars?: number;
+  /** Full fragments by id (media descriptions, titles); absent ones render from the hit alone. */
+  lookup?: (fragmentId: string) => Fragment | undefined;
+  /** Document titles for source labels. */
+  docTitle?: (docId: string) => string | undefined;
+}
+
+export interface PoolBlock {
+  fragmentId: string;
+  docId: string;
+  kind: FragmentKind;
+  page?: number;
+  score: number;
+  protected: boolean;
+  /** First appearance: search index and rank within it. */
+  search: number;
+  rank: number;
+  via: SearchHit['via'] | 'attached';
+  anchorId?: string;
+  /** Rendered body without the number prefix (what the cap counts). */
+  body: string;
+  cost: number;
+}
+
+export interface PoolStats {
+  blocks: number;
+  chars: number;
+  trimmed: boolean;
+  evicted: Record<FragmentKind, number>;
+  byKind: Record<FragmentKind, number>;
+  offered: number;
+}
+
+export interface EvidencePool {
+  blocks: PoolBlock[];
+  /** Global number of each fragment in the rendering ([N] / [fig N]). */
+  numberOf: Map<string, number>;
+  text: string;
+  stats: PoolStats;
+}
+
+const KINDS: FragmentKind[] = ['text', 'image', 'table', 'example'];
+const zero = (): Record<FragmentKind, number> => ({ text: 0, image: 0, table: 0, example: 0 });
+
+function cut(s: string, n: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length <= n ? t : `${t.slice(0, n - 1).replace(/\s+\S*$/, '')}…`;
+}
+
+function capOf(kind: FragmentKind, caps: PoolCaps): number {
+  if (kind === 'text') return caps.text ?? Math.max(4_000, caps.total - 8_000);
+  return caps[kind];
+}
+
+function isMedia(kind: FragmentKind): boolean {
+  return kind === 'image' || kind === 'table';
+}
+
+function sourceLabel(docId: string, section: string[], page: number | undefined, opts: PoolOptions): string {
+  const title = opts.docTitle?.(docId) ?? docId;
+  const parts = [title, ...section.filter((s) => s && s !== title)].join(' › ');
+  return page !== undefined ? `${parts} · p.${page}` : parts;
+}
+
+function textBody(hit: { fragmentId: string; docId: string; kind: FragmentKind; text: string; page?: number; section: string[]; context?: { prev?: string; next?: string } }, opts: PoolOptions): string {
+  const textChars = opts.textChars ?? 700;
+  const ctxChars = opts.contextChars ?? 200;
+  const head = `(${hit.kind === 'example' ? 'worked example' : 'text'} · ${sourceLabel(hit.docId, hit.section, hit.page, opts)} · id=${hit.fragmentId})`;
+  const lines = [head, cut(hit.text, textChars)];
+  if (hit.context?.prev) lines.push(`  before: ${cut(hit.context.prev, ctxChars)}`);
+  if (hit.context?.next) lines.push(`  after: ${cut(hit.context.next, ctxChars)}`);
+  return lines.join('\n');
+}
+
+function mediaBody(fragmentId: string, kind: FragmentKind, fallback: { docId: string; page?: number; label?: string; caption?: string; text?: string }, opts: PoolOptions): string {
+  const f = opts.lookup?.(fragmentId);
+  const page = f?.page ?? fallback.page;
+  const label = f?.label ?? fallback.label;
+  const caption = f?.caption ?? fallback.caption;
+  const description = f?.text ?? fallback.text ?? '';
+  const head = `${kind}${page !== undefined ? ` · p.${page}` : ''} · id=${fragmentId}${label ? ` · ${label}` : ''}`;
+  const desc = cut(description, opts.mediaChars ?? 400);
+  return [head, caption ? `caption: ${cut(caption, 200)}` : '', desc && desc !== caption ? desc : ''].filter(Boolean).join('\n');
+}
+
+/** Merge searches into blocks in first-appearance order, with best scores and protection. */
+function collectBlocks(searches: PoolSearch[], opts: PoolOptions): PoolBlock[] {
+  const byId = new Map<string, PoolBlock>();
+  const order: PoolBlock[] = [];
+  const upsert = (b: PoolBlock) => {
+    const prev = byId.get(b.fragmentId);
+    if (!prev) {
+      byId.set(b.fragmentId, b);
+      order.push(b);
+      return;
+    }
+    // Across searches a fragment keeps its best score; protection anywhere protects it.
+    if (b.score > prev.score) prev.score = b.score;
+    prev.protected ||= b.protected;
+  };
+  searches.forEach((s, si) => {
+    // Rank this search's own (non-expansion) hits by raw score; top 3 protected.
+    const own = s.hits.filter((h) => h.via !== 'expansion').slice().sort((a, b) => b.score - a.score || a.rank - b.rank);
+    const protectedIds = new Set(own.slice(0, 3).map((h) => h.fragmentId));
+    const scoreOf = new Map(s.hits.map((h) => [h.fragmentId, h.score] as const));
+    for (const h of s.hits) {
+      const anchorProtected = h.via === 'expansion' && h.anchorId ? protectedIds.has(h.anchorId) : false;
+      const score = h.via === 'expansion' && h.anchorId && scoreOf.has(h.anchorId) ? (scoreOf.get(h.anchorId) as number) : h.score;
+      const prot = protectedIds.has(h.fragmentId) || anchorProtected;
+      const body = isMedia(h.kind)
+        ? mediaBody(h.fragmentId, h.kind, { docId: h.docId, page: h.page, text: h.text, label: h.media.find((m) => m.fragmentId === h.fragmentId)?.label, caption: h.media.find((m) => m.fragmentId === h.fragmentId)?.caption }, opts)
+        : textBody(h, opts);
+      upsert({ fragmentId: h.fragmentId, docId: h.docId, kind: h.kind, page: h.page, score, protected: prot, search: si, rank: h.rank, via: h.via, anchorId: h.anchorId, body, cost: body.length + 2 });
+      // Media attached to a text hit travel with it (inherit score and protection).
+      for (const m of h.media) {
+        if (m.fragmentId === h.fragmentId) continue;
+        const f = opts.lookup?.(m.fragmentId);
+        const mb = mediaBody(m.fragmentId, m.kind, { docId: f?.docId ?? h.docId, page: f?.page ?? h.page, label: m.label, caption: m.caption, text: f?.text }, opts);
+        upsert({ fragmentId: m.fragmentId, docId: f?.docId ?? h.docId, kind: m.kind, page: f?.page ?? h.page, score, protected: prot, search: si, rank: h.rank, via: 'attached', anchorId: h.fragmentId, body: mb, cost: mb.length + 2 });
+      }
+    }
+  });
+  return order;
+}
+
+/** Build the evidence pool from every search of the question (in the order they ran). */
+export function buildPool(searches: PoolSearch[], opts: PoolOptions = {}): EvidencePool {
+  const all = collectBlocks(searches, opts);
+  const evicted = zero();
+  let kept: PoolBlock[];
+  const total = all.reduce((s, b) => s + b.cost, 0);
+  if ((opts.kind ?? 'typed') === 'plain') {
+    const cap = opts.plainCap ?? 12_000;
+    kept = [];
+    let used = 0;
+    for (const b of all) {
+      if (used + b.cost > cap) { evicted[b.kind]++; continue; }
+      kept.push(b);
+      used += b.cost;
+    }
+  } else {
+    const caps = opts.caps ?? PAPER_CAPS;
+    if (total <= caps.total) {
+      kept = all.slice();
+    } else {
+      kept = [];
+      const used = zero();
+      for (const b of all) {
+        kept.push(b);
+        used[b.kind] += b.cost;
+        const cap = capOf(b.kind, caps);
+        while (used[b.kind] > cap) {
+          let victim = -1;
+          for (let i = 0; i < kept.length; i++) {
+            const k = kept[i];
+            if (k.kind !== b.kind || k.protected) continue;
+            // Lowest score; ties go to the later block (>=).
+            if (victim < 0 || k.score <= kept[victim].score) victim = i;
+          }
+          if (victim < 0) break; // everything left of this type is protected
+          used[b.kind] -= kept[victim].cost;
+          evicted[b.kind]++;
+          kept.splice(victim, 1);
+        }
+      }
+    }
+  }
+  const numberOf = new Map<string, number>();
+  const lines: string[] = [];
+  kept.forEach((b, i) => {
+    numberOf.set(b.fragmentId, i + 1);
+    lines.push(`${isMedia(b.kind) ? `[fig ${i + 1}]` : `[${i + 1}]`} ${b.body}`);
+  });
+  const text = lines.join('\n\n');
+  const byKind = zero();
+  for (const b of kept) byKind[b.kind]++;
+  const trimmed = KINDS.some((k) => evicted[k] > 0);
+  return { blocks: kept, numberOf, text, stats: { blocks: kept.length, chars: text.length, trimmed, evicted, byKind, offered: all.length } };
+}

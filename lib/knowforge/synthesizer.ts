@@ -1,0 +1,85 @@
+/**
+ * The synthesizer (KnowForge job 6, first half): one model call that writes the
+ * answer from the evidence pool and the reader's notes, citing [N]/[fig N] and
+ * ending with a `FINAL ANSWER:` line. Reused unchanged by every configuration.
+ *
+ * Templates: 'ours' (S4v1 and the M-configurations), 'm3docrag' (an answer
+ * template in the style of the M3DocRAG baseline: S4, M5OFF), 'closed-book' (S0).
+ * The runner's temperature for this call is 0.3 (everything else runs at 0).
+ */
+import type { Question } from '../bench/types';
+import type { ChatMessage, ChatModel, ChatResponse } from '../models/types';
+import type { Convention } from '../run/types';
+import { guardrail, ruleParagraph } from './conventions';
+import { findFinalAnswer } from './final-answer';
+import type { EvidencePool } from './pool';
+import { fillPrompt } from './prompts';
+
+export type SynthTemplate = 'ours' | 'm3docrag' | 'closed-book';
+
+export interface SynthInput {
+  question: Question;
+  convention: Convention;
+  template: SynthTemplate;
+  pool?: EvidencePool;
+  /** Reading notes of the Deep Reader (appended to the pool). */
+  notes?: string[];
+  /** Set when a role hit its round cap: the synthesizer is told (spec: "the synthesizer is told"). */
+  forcedStop?: string;
+  temperature?: number;
+  maxTokens?: number;
+}
+
+export interface SynthOutput {
+  text: string;
+  /** Value of its FINAL ANSWER line (undefined when the model wrote none). */
+  final: string | undefined;
+  response: ChatResponse;
+  messages: ChatMessage[];
+}
+
+export const SYNTH_TEMPERATURE = 0.3;
+
+/** The exact messages of a synthesizer call (exported for tests and for inspecting prompts in notebooks). */
+export function synthMessages(input: SynthInput): ChatMessage[] {
+  const q = input.question.question;
+  const materials = input.pool?.text?.trim() || '(no materials were found)';
+  const notesList = [...(input.notes ?? [])];
+  if (input.forcedStop) notesList.push(`Note: ${input.forcedStop}`);
+  const notes = notesList.length ? `\nReading notes:\n${notesList.map((n) => `- ${n}`).join('\n')}\n` : '';
+  const g = guardrail(input.convention);
+  if (input.template === 'closed-book') {
+    return [{ role: 'user', content: fillPrompt('synth-closed-book', { question: q, guardrail: g }) }];
+  }
+  if (input.template === 'm3docrag') {
+    const ctx = notes ? `${materials}\n${notes}` : materials;
+    return [{ role: 'user', content: fillPrompt('synth-m3docrag-user', { question: q, materials: ctx, guardrail: g }) }];
+  }
+  return [
+    { role: 'system', content: fillPrompt('synth-system', { rule: ruleParagraph(input.convention) }) },
+    { role: 'user', content: fillPrompt('synth-user', { question: q, materials, notes, guardrail: g }) },
+  ];
+}
+
+export async function synthesize(model: ChatModel, input: SynthInput, signal?: AbortSignal): Promise<SynthOutput> {
+  const messages = synthMessages(input);
+  const response = await model.chat(
+    {
+      stage: 'synth',
+      messages,
+      temperature: input.temperature ?? SYNTH_TEMPERATURE,
+      maxTokens: input.maxTokens ?? 2048,
+      questionId: input.question.id,
+      task: {
+        role: 'synth',
+        question: input.question.question,
+        materials: input.pool?.text ?? '',
+        notes: input.notes ?? [],
+        convention: input.convention,
+        template: input.template,
+      },
+    },
+    signal,
+  );
+  return { text: response.text, final: findFinalAnswer(response.text), response, messages };
+}

@@ -1,0 +1,68 @@
+/**
+ * The contract between the runner (config -> records) and the pipelines
+ * (KnowForge modes S0..P1, DualG-MRAG). A pipeline answers ONE question; the
+ * runner owns concurrency, resumption, scoring, ledgers and files.
+ */
+import type { Fragment } from '../corpus/types';
+import type { Question } from '../bench/types';
+import type { Retriever, SearchHit } from '../index/types';
+import type { ChatModel, Stage } from '../models/types';
+import type { Rng } from '../util/rng';
+
+/** Benchmark answer conventions (prompt rule paragraph + format checker rules). */
+export type Convention = 'm3docvqa' | 'mmlongbench' | 'multihoprag' | 'generic';
+
+/** What a pipeline may use. Everything is injected: tests swap any of it. */
+export interface PipelineContext {
+  question: Question;
+  /** Model for a stage, with cache, ledger, retries and routing applied (lib/models). */
+  model(stage: Stage): ChatModel;
+  /** The index for this question's corpus (absent for closed-book S0). */
+  retriever?: Retriever;
+  /** Full fragments of that index by id (media descriptions, reading tools). */
+  fragment?: (fragmentId: string) => Fragment | undefined;
+  /** Document titles for source labels. */
+  docTitle?: (docId: string) => string | undefined;
+  convention: Convention;
+  /** Pipeline-specific settings from the experiment config (caps, rounds, template...). */
+  settings: Record<string, unknown>;
+  /** Seeded per question: `${seed}/${question.id}`. */
+  rng: Rng;
+  signal: AbortSignal;
+  /** Append one event to this question's trace (tool calls, searches, pool stats...). */
+  trace(event: TraceEvent): void;
+}
+
+export interface TraceEvent {
+  kind: string;
+  [key: string]: unknown;
+}
+
+/** Retrieval bookkeeping for model-free recall metrics (spec: "Retrieval recall"). */
+export interface RetrievalLog {
+  /** Hits of the first search, in rank order (R@k uses these). */
+  firstSearch: Pick<SearchHit, 'fragmentId' | 'docId' | 'page' | 'score'>[];
+  /** Every search's hits (R@all, doc found), tagged with who searched. */
+  searches: { query: string; by: string; hits: Pick<SearchHit, 'fragmentId' | 'docId' | 'page'>[] }[];
+  /** The final rendered evidence pool ("answer visible"). */
+  poolText?: string;
+  poolChars?: number;
+  poolTrimmed?: boolean;
+}
+
+export interface PipelineResult {
+  /** The full answer text (synthesizer output, after the checker replaced its final line). */
+  prediction: string;
+  /** The value of the last `FINAL ANSWER:` line: what is scored. */
+  finalAnswer: string;
+  retrieval?: RetrievalLog;
+  /** Usage counters of the agents (searches, reads, forced stops, rounds...). */
+  counters?: Record<string, number>;
+}
+
+export interface Pipeline {
+  /** Configuration name, e.g. 'S4', 'M5'. */
+  readonly name: string;
+  readonly description: string;
+  run(ctx: PipelineContext): Promise<PipelineResult>;
+}
