@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Install everything the harness needs on a fresh Debian 12 / Node 20 machine:
+#   - Debian packages: Jupyter (nbconvert, client, ipykernel) for headless notebooks,
+#     Chromium for PNG/SVG figure export, DejaVu fonts for drawn charts.
+#   - npm packages exactly as locked (npm ci), then the TypeScript build.
+#   - the tslab Jupyter kernel.
+# Safe to rerun. Without root (and without sudo) the apt step is skipped with a note:
+# notebooks and PNG export then report what is missing, everything else works.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PKGS="jupyter-nbconvert jupyter-client python3-nbclient python3-ipykernel chromium fonts-dejavu-core"
+need_apt=0
+command -v jupyter >/dev/null 2>&1 || need_apt=1
+[ -x /usr/bin/chromium ] || need_apt=1
+/usr/bin/python3 -c 'import nbclient, ipykernel' >/dev/null 2>&1 || need_apt=1
+if [ "$need_apt" = 1 ]; then
+  if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else SUDO="none"; fi
+  if [ "$SUDO" = none ]; then
+    echo "setup: not root and no sudo: skipping apt ($APT_PKGS). Notebooks and PNG/SVG figures need them."
+  else
+    echo "setup: installing Debian packages: $APT_PKGS"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $APT_PKGS >/dev/null
+  fi
+fi
+
+echo "setup: installing npm packages (npm ci)"
+if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+
+echo "setup: building (tsc)"
+npm run --silent build
+
+if command -v jupyter >/dev/null 2>&1; then
+  if ! jupyter kernelspec list 2>/dev/null | grep -q '^\s*tslab\b'; then
+    echo "setup: registering the tslab kernel"
+    PATH="$PWD/node_modules/.bin:$PATH" npx tslab install --python=/usr/bin/python3 >/dev/null
+  fi
+fi
+echo "setup: done. Next: npm run demo (main job) | npm test (test suite) | node bin/kf.js --help"
