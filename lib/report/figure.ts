@@ -1,0 +1,516 @@
+/**
+ * Figures: Plotly figure specs (plain JSON) built from result numbers, exported
+ * OFFLINE to HTML, PNG and SVG.
+ *
+ * - HTML references ONE `plotly.min.js` copied next to it (4.8 MB once per folder
+ *   instead of inside every file) and opens from disk without network.
+ * - PNG/SVG come from Plotly.toImage inside Debian's chromium driven by
+ *   playwright-core; every non-file request is aborted, so nothing is fetched.
+ *   Plotly 4 needs a browser (it cannot be required in Node 20).
+ * - Starting chromium + loading plotly costs ~2-4 s, each figure ~0.1-0.2 s, so a
+ *   process keeps ONE browser: pass a FigureExporter to writeFigure, or let
+ *   writeFigure use the shared one (closed after a few idle seconds, or by
+ *   closeSharedExporter()).
+ * - Without chromium, writeFigure still writes the HTML and says once, on one
+ *   line, that PNG/SVG were skipped and how to get them.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as os from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { KfError } from '../util/errors';
+import { ensureWritableDir, writeFileAtomic } from '../util/fsx';
+import { checkOutputName } from './table';
+
+// ---------------------------------------------------------------------------
+// Specs
+// ---------------------------------------------------------------------------
+
+/** A Plotly trace (see plotly.com/javascript/reference); kept open on purpose. */
+export type PlotlyTrace = Record<string, unknown> & { type?: string };
+
+export interface FigureSpec {
+  data: PlotlyTrace[];
+  layout?: Record<string, unknown>;
+  config?: Record<string, unknown>;
+  /** Export size in CSS pixels (default 800 x 500). */
+  width?: number;
+  height?: number;
+}
+
+export interface AxisTitles {
+  title?: string;
+  xTitle?: string;
+  yTitle?: string;
+  /** Footnote under the plot, e.g. "offline backend: not model results". */
+  note?: string;
+  width?: number;
+  height?: number;
+}
+
+/** One bar/line series; lo/hi are the CI bounds (e.g. bootstrap 2.5%/97.5%), not half-widths. */
+export interface Series {
+  name: string;
+  values: (number | null)[];
+  lo?: (number | null)[];
+  hi?: (number | null)[];
+}
+
+function checkSeries(s: Series, n: number, what: string): void {
+  if (!s || typeof s.name !== 'string') throw new KfError('bad_figure_data', `${what}: a series has no name`, 'give every series a name');
+  for (const k of ['values', 'lo', 'hi'] as const) {
+    const arr = s[k];
+    if (arr === undefined && k !== 'values') continue;
+    if (!Array.isArray(arr)) throw new KfError('bad_figure_data', `${what}: series "${s.name}" ${k} is not an array`, `pass ${k} as an array of numbers`);
+    if (arr.length !== n) {
+      throw new KfError('bad_figure_data', `${what}: series "${s.name}" has ${arr.length} ${k} for ${n} categories`, 'give one value per category (null for a gap)');
+    }
+    arr.forEach((v, i) => {
+      if (v !== null && (typeof v !== 'number' || !Number.isFinite(v))) {
+        throw new KfError('bad_figure_data', `${what}: series "${s.name}" ${k}[${i}] is ${String(v)}`, 'use a finite number, or null for a gap');
+      }
+    });
+  }
+  if ((s.lo === undefined) !== (s.hi === undefined)) {
+    throw new KfError('bad_figure_data', `${what}: series "${s.name}" has only one CI bound`, 'give both lo and hi (or neither)');
+  }
+}
+
+/** Plotly asymmetric error bars from CI bounds. */
+function errorBars(s: Series): Record<string, unknown> | undefined {
+  if (!s.lo || !s.hi) return undefined;
+  const plus = s.values.map((v, i) => (v === null || s.hi![i] === null ? null : Math.max(0, s.hi![i]! - v)));
+  const minus = s.values.map((v, i) => (v === null || s.lo![i] === null ? null : Math.max(0, v - s.lo![i]!)));
+  return { type: 'data', symmetric: false, array: plus, arrayminus: minus, visible: true, thickness: 1.5, width: 4 };
+}
+
+function baseLayout(t: AxisTitles, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const layout: Record<string, unknown> = {
+    font: { family: 'DejaVu Sans, Arial, sans-serif', size: 13 },
+    paper_bgcolor: 'white',
+    plot_bgcolor: 'white',
+    margin: { l: 70, r: 30, t: t.title || t.note ? 70 : 30, b: 70 },
+    xaxis: { title: { text: t.xTitle ?? '' }, showline: true, linecolor: '#444', automargin: true },
+    yaxis: { title: { text: t.yTitle ?? '' }, gridcolor: '#e5e5e5', zeroline: true, zerolinecolor: '#999', automargin: true },
+    legend: { orientation: 'h', x: 0, y: 1.02, xanchor: 'left', yanchor: 'bottom' },
+    ...extra,
+  };
+  if (t.title) layout.title = { text: t.title, x: 0.02, xanchor: 'left' };
+  if (t.note) {
+    // Top right, above the plot area: a label such as "offline backend" must not be cropped or missed.
+    layout.annotations = [{ text: t.note, xref: 'paper', yref: 'paper', x: 1, y: 1, yshift: 30, xanchor: 'right', yanchor: 'bottom', showarrow: false, font: { size: 11, color: '#666' } }];
+  }
+  return layout;
+}
+
+function sized(spec: FigureSpec, t: AxisTitles): FigureSpec {
+  if (t.width !== undefined) spec.width = t.width;
+  if (t.height !== undefined) spec.height = t.height;
+  return spec;
+}
+
+/**
+ * Bars per category, one trace per series: one series = a plain bar chart (e.g.
+ * accuracy per mode with bootstrap CIs), several = grouped bars (e.g. accuracy per
+ * question bucket, one colour per mode).
+ */
+export function barFigure(opts: AxisTitles & { categories: string[]; series: Series[] }): FigureSpec {
+  if (!Array.isArray(opts.categories) || !opts.categories.length) throw new KfError('bad_figure_data', 'bar figure: no categories', 'pass at least one category');
+  if (!Array.isArray(opts.series) || !opts.series.length) throw new KfError('bad_figure_data', 'bar figure: no series', 'pass at least one series');
+  opts.series.forEach((s) => checkSeries(s, opts.categories.length, 'bar figure'));
+  const data = opts.series.map((s) => {
+    const t: PlotlyTrace = { type: 'bar', name: s.name, x: opts.categories.map(String), y: s.values };
+    const e = errorBars(s);
+    if (e) t.error_y = e;
+    return t;
+  });
+  const layout = baseLayout(opts, { barmode: 'group', showlegend: opts.series.length > 1 });
+  return sized({ data, layout }, opts);
+}
+
+/** Grouped bars by bucket: categories = buckets, one series per group (mode, model...). Same as barFigure. */
+export const groupedBarFigure = barFigure;
+
+/** Lines over a numeric (or ordered) x, e.g. a parameter sweep; CIs become error bars. */
+export function lineFigure(opts: AxisTitles & { x: (number | string)[]; series: Series[]; logX?: boolean; markers?: boolean }): FigureSpec {
+  if (!Array.isArray(opts.x) || !opts.x.length) throw new KfError('bad_figure_data', 'line figure: no x values', 'pass the sweep values as x');
+  if (!Array.isArray(opts.series) || !opts.series.length) throw new KfError('bad_figure_data', 'line figure: no series', 'pass at least one series');
+  opts.series.forEach((s) => checkSeries(s, opts.x.length, 'line figure'));
+  const data = opts.series.map((s) => {
+    const t: PlotlyTrace = { type: 'scatter', mode: opts.markers === false ? 'lines' : 'lines+markers', name: s.name, x: opts.x, y: s.values };
+    const e = errorBars(s);
+    if (e) t.error_y = e;
+    return t;
+  });
+  const layout = baseLayout(opts, { showlegend: opts.series.length > 1 });
+  if (opts.logX) (layout.xaxis as Record<string, unknown>).type = 'log';
+  return sized({ data, layout }, opts);
+}
+
+export interface ScatterGroup {
+  name: string;
+  x: number[];
+  y: number[];
+  /** Hover/label text per point (question ids, config names). */
+  labels?: string[];
+}
+
+/** Points, one trace per group; `diagonal` adds the y = x reference line (paired comparisons). */
+export function scatterFigure(opts: AxisTitles & { groups: ScatterGroup[]; diagonal?: boolean; showLabels?: boolean }): FigureSpec {
+  if (!Array.isArray(opts.groups) || !opts.groups.length) throw new KfError('bad_figure_data', 'scatter figure: no groups', 'pass at least one group of points');
+  const data: PlotlyTrace[] = [];
+  let lo = Infinity, hi = -Infinity;
+  for (const g of opts.groups) {
+    if (!Array.isArray(g.x) || !Array.isArray(g.y) || g.x.length !== g.y.length) {
+      throw new KfError('bad_figure_data', `scatter figure: group "${g.name}" has ${g.x?.length} x and ${g.y?.length} y values`, 'give x and y the same length');
+    }
+    if (g.labels && g.labels.length !== g.x.length) {
+      throw new KfError('bad_figure_data', `scatter figure: group "${g.name}" has ${g.labels.length} labels for ${g.x.length} points`, 'one label per point');
+    }
+    for (const v of [...g.x, ...g.y]) {
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new KfError('bad_figure_data', `scatter figure: group "${g.name}" has a non-finite value ${String(v)}`, 'drop or fix that point');
+      lo = Math.min(lo, v); hi = Math.max(hi, v);
+    }
+    const t: PlotlyTrace = { type: 'scatter', mode: opts.showLabels && g.labels ? 'markers+text' : 'markers', name: g.name, x: g.x, y: g.y, marker: { size: 8, opacity: 0.8 } };
+    if (g.labels) { t.text = g.labels; t.textposition = 'top center'; t.hovertemplate = '%{text}: (%{x}, %{y})<extra></extra>'; }
+    data.push(t);
+  }
+  if (opts.diagonal && Number.isFinite(lo)) {
+    data.push({ type: 'scatter', mode: 'lines', name: 'y = x', x: [lo, hi], y: [lo, hi], line: { dash: 'dash', color: '#999', width: 1 }, hoverinfo: 'skip' });
+  }
+  const layout = baseLayout(opts, { showlegend: data.length > 1 });
+  return sized({ data, layout }, opts);
+}
+
+// ---------------------------------------------------------------------------
+// Export
+// ---------------------------------------------------------------------------
+
+export type FigureFormat = 'html' | 'png' | 'svg';
+export const FIGURE_FORMATS: readonly FigureFormat[] = ['html', 'png', 'svg'];
+
+export interface FigurePaths {
+  html?: string;
+  png?: string;
+  svg?: string;
+  /** Why PNG/SVG were not written (chromium missing), when they were asked for. */
+  skipped?: string;
+}
+
+/** The plotly bundle that ships in node_modules (no CDN). */
+export function plotlyBundlePath(): string {
+  return require.resolve('plotly.js-dist-min');
+}
+
+/** Chromium to drive: KF_CHROMIUM, /usr/bin/chromium, or chromium / chromium-browser on PATH; null when none. */
+export function findChromium(): string | null {
+  const env = process.env.KF_CHROMIUM;
+  if (env) return fs.existsSync(env) ? env : null;
+  for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (fs.existsSync(p)) return p;
+  for (const name of ['chromium', 'chromium-browser']) {
+    try {
+      const p = execFileSync('sh', ['-c', `command -v ${name}`], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+      if (p) return p;
+    } catch { /* not on PATH */ }
+  }
+  return null;
+}
+
+export const CHROMIUM_HINT = 'install it with `apt-get install chromium` (or set KF_CHROMIUM to a Chromium binary)';
+
+/** Chromium flags: headless, sandbox-less (containers, root), and no network chatter of its own. */
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run', '--disable-dev-shm-usage',
+];
+
+/** JSON that is safe inside a <script> element. */
+function scriptJson(v: unknown): string {
+  return JSON.stringify(v ?? {}).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+function checkSpec(spec: FigureSpec, name: string): void {
+  if (!spec || !Array.isArray(spec.data)) {
+    throw new KfError('bad_figure', `figure "${name}" has no data array`, 'build the spec with barFigure/lineFigure/scatterFigure or pass {data: [...], layout}');
+  }
+  for (const k of ['width', 'height'] as const) {
+    const v = spec[k];
+    if (v !== undefined && (!Number.isInteger(v) || v < 50 || v > 10000)) {
+      throw new KfError('bad_figure', `figure "${name}" ${k} is ${v}`, 'use an integer number of pixels between 50 and 10000');
+    }
+  }
+}
+
+const escHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/**
+ * The HTML page of a figure. `plotlySrc` is the script reference (default the
+ * plotly.min.js beside the file); `inlinePlotly` embeds the bundle instead (one
+ * 4.8 MB file you can mail around).
+ */
+export function figureHtml(spec: FigureSpec, opts: { title?: string; plotlySrc?: string; inlinePlotly?: boolean } = {}): string {
+  const w = spec.width ?? 800, h = spec.height ?? 500;
+  const script = opts.inlinePlotly
+    ? `<script>${fs.readFileSync(plotlyBundlePath(), 'utf8').replace(/<\/script/gi, '<\\/script')}</script>`
+    : `<script src="${escHtml(opts.plotlySrc ?? 'plotly.min.js')}"></script>`;
+  const config = { responsive: true, displaylogo: false, ...(spec.config ?? {}) };
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${escHtml(opts.title ?? 'figure')}</title>
+${script}
+</head>
+<body style="margin:0;background:white">
+<div id="figure" style="width:${w}px;height:${h}px;max-width:100%"></div>
+<script>
+if (typeof Plotly === 'undefined') {
+  document.getElementById('figure').textContent = 'plotly.min.js was not found next to this file: copy node_modules/plotly.js-dist-min/plotly.min.js here.';
+} else {
+  Plotly.newPlot('figure', ${scriptJson(spec.data)}, ${scriptJson(spec.layout)}, ${scriptJson(config)});
+}
+</script>
+</body>
+</html>
+`;
+}
+
+/** Copy plotly.min.js into dir unless an identical-size copy is there; returns its path. */
+export function ensurePlotlyBeside(dir: string): string {
+  const src = plotlyBundlePath();
+  const dest = path.join(dir, 'plotly.min.js');
+  const size = fs.statSync(src).size;
+  if (!fs.existsSync(dest) || fs.statSync(dest).size !== size) writeFileAtomic(dest, fs.readFileSync(src));
+  return dest;
+}
+
+export interface RenderOptions {
+  width?: number;
+  height?: number;
+  /** PNG pixel density: the PNG is width*scale x height*scale pixels (default 2). */
+  scale?: number;
+}
+
+/** One headless chromium with plotly loaded, reused for every figure of a process. */
+export class FigureExporter {
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(private readonly browser: Browser, private readonly page: Page, readonly chromium: string) {}
+
+  /** Start chromium and load plotly (~2-4 s). Throws KfError 'chromium_missing' when there is no chromium. */
+  static async open(opts: { executablePath?: string } = {}): Promise<FigureExporter> {
+    const exe = opts.executablePath ?? findChromium();
+    if (!exe || !fs.existsSync(exe)) {
+      throw new KfError('chromium_missing', `chromium was not found${exe ? ` at ${exe}` : ''}: PNG/SVG export needs it`, CHROMIUM_HINT);
+    }
+    const { chromium } = require('playwright-core') as typeof import('playwright-core');
+    let browser: Browser;
+    try {
+      browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
+    } catch (e) {
+      throw new KfError('chromium_failed', `chromium at ${exe} did not start: ${(e as Error).message.split('\n')[0]}`, 'run `chromium --headless --no-sandbox --dump-dom about:blank` to see why, or reinstall it (apt-get install --reinstall chromium)', { cause: e });
+    }
+    try {
+      const page = await browser.newPage();
+      // Offline by construction: anything that is not a local file, data: URL or about:blank is aborted.
+      await page.route((u) => !/^(file|data|about):$/.test(u.protocol), (route) => route.abort());
+      // Loading plotly through a file:// page is ~1.5 s faster than addScriptTag (chromium reads it from disk).
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-plotly-'));
+      try {
+        const host = path.join(tmp, 'host.html');
+        fs.writeFileSync(host, `<!DOCTYPE html><html><head><meta charset="utf-8"><script src="${pathToFileURL(plotlyBundlePath()).href}"></script></head><body style="margin:0;background:white"></body></html>`);
+        await page.goto(pathToFileURL(host).href);
+      } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
+      if (!(await page.evaluate(() => typeof (globalThis as { Plotly?: unknown }).Plotly === 'object'))) {
+        throw new Error(`plotly did not load from ${plotlyBundlePath()}`);
+      }
+      return new FigureExporter(browser, page, exe);
+    } catch (e) {
+      await browser.close().catch(() => undefined);
+      throw new KfError('plotly_load_failed', `plotly could not be loaded into chromium: ${(e as Error).message.split('\n')[0]}`, 'check that node_modules/plotly.js-dist-min is installed (npm ci)', { cause: e });
+    }
+  }
+
+  /** Render one format. SVG comes back as text, PNG as bytes. Calls are serialised on the one page. */
+  async render(spec: FigureSpec, format: 'svg', opts?: RenderOptions): Promise<string>;
+  async render(spec: FigureSpec, format: 'png', opts?: RenderOptions): Promise<Buffer>;
+  async render(spec: FigureSpec, format: 'png' | 'svg', opts: RenderOptions = {}): Promise<string | Buffer> {
+    const out = await this.renderMany(spec, [format], opts);
+    return out[format]!;
+  }
+
+  /** Render several formats from one plot (the plot is drawn once). */
+  async renderMany(spec: FigureSpec, formats: ('png' | 'svg')[], opts: RenderOptions = {}): Promise<{ png?: Buffer; svg?: string }> {
+    if (this.closed) throw new KfError('exporter_closed', 'the figure exporter was closed', 'open a new FigureExporter (or use writeFigure without one)');
+    checkSpec(spec, 'figure');
+    const width = opts.width ?? spec.width ?? 800;
+    const height = opts.height ?? spec.height ?? 500;
+    const scale = opts.scale ?? 2;
+    if (!(scale > 0 && scale <= 10)) throw new KfError('bad_figure', `figure scale ${scale} is out of range`, 'use a scale between 0.1 and 10 (2 = crisp PNG)');
+    const job = this.queue.then(async () => {
+      const urls = await this.page.evaluate(
+        async ({ data, layout, config, width, height, scale, formats }) => {
+          const P = (globalThis as unknown as { Plotly: any }).Plotly; // eslint-disable-line @typescript-eslint/no-explicit-any
+          const gd = document.createElement('div');
+          gd.style.width = `${width}px`;
+          gd.style.height = `${height}px`;
+          document.body.appendChild(gd);
+          try {
+            await P.newPlot(gd, data, { ...layout, width, height }, { ...config, staticPlot: true });
+            const res: Record<string, string> = {};
+            for (const f of formats) res[f] = await P.toImage(gd, { format: f, width, height, scale: f === 'png' ? scale : 1 });
+            return res;
+          } finally {
+            P.purge(gd);
+            gd.remove();
+          }
+        },
+        { data: spec.data, layout: spec.layout ?? {}, config: spec.config ?? {}, width, height, scale, formats },
+      );
+      const result: { png?: Buffer; svg?: string } = {};
+      if (urls.png) result.png = Buffer.from(urls.png.replace(/^data:image\/png;base64,/, ''), 'base64');
+      if (urls.svg) result.svg = decodeSvgDataUrl(urls.svg);
+      return result;
+    });
+    this.queue = job.catch(() => undefined);
+    try {
+      return await job;
+    } catch (e) {
+      if (e instanceof KfError) throw e;
+      throw new KfError('figure_render_failed', `plotly could not draw the figure: ${(e as Error).message.split('\n')[0]}`, 'check the figure spec (trace types, data arrays); the HTML file shows the same error in a browser console', { cause: e });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.browser.close().catch(() => undefined);
+  }
+}
+
+function decodeSvgDataUrl(url: string): string {
+  const comma = url.indexOf(',');
+  const head = url.slice(0, comma);
+  const body = url.slice(comma + 1);
+  return head.endsWith(';base64') ? Buffer.from(body, 'base64').toString('utf8') : decodeURIComponent(body);
+}
+
+// A process-wide exporter for callers that do not manage one. It closes itself
+// after IDLE_MS without use, so a script that forgets close() still exits.
+interface SharedEntry { exporter: Promise<FigureExporter>; active: number; timer?: NodeJS.Timeout }
+let shared: SharedEntry | undefined;
+const IDLE_MS = 5_000;
+
+/** Take the shared exporter (started on first use); pair with releaseShared(). */
+async function acquireShared(): Promise<FigureExporter> {
+  if (!shared) {
+    const entry: SharedEntry = { exporter: FigureExporter.open(), active: 0 };
+    shared = entry;
+    entry.exporter.catch(() => { if (shared === entry) shared = undefined; });
+  }
+  const entry = shared;
+  entry.active++;
+  if (entry.timer) { clearTimeout(entry.timer); entry.timer = undefined; }
+  try {
+    return await entry.exporter;
+  } catch (e) {
+    entry.active--;
+    throw e;
+  }
+}
+
+function releaseShared(): void {
+  const entry = shared;
+  if (!entry) return;
+  entry.active = Math.max(0, entry.active - 1);
+  if (entry.active === 0) entry.timer = setTimeout(() => { if (shared === entry) void closeSharedExporter(); }, IDLE_MS);
+}
+
+/** Close the shared exporter now (CLI commands call this in `finally`). */
+export async function closeSharedExporter(): Promise<void> {
+  const entry = shared;
+  shared = undefined;
+  if (!entry) return;
+  if (entry.timer) clearTimeout(entry.timer);
+  const ex = await entry.exporter.catch(() => undefined);
+  await ex?.close();
+}
+
+let warnedSkip = false;
+
+export interface WriteFigureOptions extends RenderOptions {
+  dir: string;
+  /** Base file name: writes <name>.html/.png/.svg. */
+  name: string;
+  /** Default all three. */
+  formats?: FigureFormat[];
+  /** Reuse this browser (recommended for many figures); default the shared one. */
+  exporter?: FigureExporter;
+  /** Embed plotly in the HTML instead of referencing plotly.min.js beside it. */
+  inlinePlotly?: boolean;
+  /** Where the skip line goes (default console.warn, once per process). */
+  warn?: (line: string) => void;
+}
+
+/**
+ * Write a figure as <dir>/<name>.html (+ plotly.min.js beside it), .png and .svg.
+ * Returns the absolute paths written. Without chromium the HTML is still written
+ * and `skipped` says why PNG/SVG are missing.
+ */
+export async function writeFigure(spec: FigureSpec, opts: WriteFigureOptions): Promise<FigurePaths> {
+  checkOutputName(opts.name, 'figure');
+  checkSpec(spec, opts.name);
+  const formats = opts.formats ?? [...FIGURE_FORMATS];
+  for (const f of formats) {
+    if (!FIGURE_FORMATS.includes(f)) throw new KfError('bad_figure_format', `figure format "${f}" is not supported`, `use ${FIGURE_FORMATS.join(', ')}`);
+  }
+  const dir = ensureWritableDir(opts.dir, 'figure directory');
+  const out: FigurePaths = {};
+  if (formats.includes('html')) {
+    if (!opts.inlinePlotly) ensurePlotlyBeside(dir);
+    out.html = path.join(dir, `${opts.name}.html`);
+    const sizedSpec = { ...spec, width: opts.width ?? spec.width, height: opts.height ?? spec.height };
+    writeFileAtomic(out.html, figureHtml(sizedSpec, { title: opts.name, inlinePlotly: opts.inlinePlotly }));
+  }
+  const images = formats.filter((f): f is 'png' | 'svg' => f !== 'html');
+  if (!images.length) return out;
+  let exporter = opts.exporter;
+  if (!exporter) {
+    if (!findChromium()) {
+      out.skipped = `${images.join('/').toUpperCase()} skipped for ${opts.name}: chromium not found -- ${CHROMIUM_HINT}; the HTML was written`;
+      if (!warnedSkip || opts.warn) (opts.warn ?? console.warn)(out.skipped);
+      warnedSkip = true;
+      return out;
+    }
+    exporter = await acquireShared();
+  }
+  try {
+    const r = await exporter.renderMany(spec, images, opts);
+    if (r.png) { out.png = path.join(dir, `${opts.name}.png`); writeFileAtomic(out.png, r.png); }
+    if (r.svg) { out.svg = path.join(dir, `${opts.name}.svg`); writeFileAtomic(out.svg, r.svg); }
+  } catch (e) {
+    if (e instanceof KfError && e.code === 'figure_render_failed') {
+      throw new KfError(e.code, `figure "${opts.name}": ${e.message}`, e.hint, { concerns: opts.name, cause: e });
+    }
+    throw e;
+  } finally {
+    if (!opts.exporter) releaseShared();
+  }
+  return out;
+}
+
+/** SVG text of a figure (for inline display in notebooks). Uses the shared exporter unless one is given. */
+export async function figureSvg(spec: FigureSpec, opts: RenderOptions & { exporter?: FigureExporter } = {}): Promise<string> {
+  if (opts.exporter) return opts.exporter.render(spec, 'svg', opts);
+  const ex = await acquireShared();
+  try {
+    return await ex.render(spec, 'svg', opts);
+  } finally {
+    releaseShared();
+  }
+}

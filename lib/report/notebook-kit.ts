@@ -1,0 +1,102 @@
+/**
+ * What notebooks call to show results inline (tslab kernel) and to find their
+ * output folder. Keeps notebooks thin: one call per table or figure.
+ *
+ *   const kit = require('kf-harness/lib/report/notebook-kit');
+ *   kit.showTable(rows, { caption: 'Accuracy by mode', decimals: 3, notes: [OFFLINE_NOTE] });
+ *   await kit.showFigure(spec);                     // renders an SVG inline
+ *   await kit.showFigure(await writeFigure(spec, { dir, name, exporter: kit.exporter() }))  // show what was written
+ *
+ * The figure browser (chromium) stays open for the kernel's life, so figure
+ * cells after the first cost ~0.2 s; `await kit.closeFigures()` frees it.
+ * Outside a tslab kernel the show* functions print text instead (scripts, tests).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { repoRoot } from '../util/paths';
+import { toMarkdown, type DataFrameLike, type Row, type TableOptions } from './table';
+import { CHROMIUM_HINT, FigureExporter, findChromium, type FigurePaths, type FigureSpec, type RenderOptions } from './figure';
+
+interface TslabDisplay {
+  markdown(s: string): void;
+  html(s: string): void;
+  svg(s: string): void;
+  text(s: string): void;
+}
+
+/** tslab's display, or null when not running inside a tslab kernel. */
+function tslabDisplay(): TslabDisplay | null {
+  try {
+    // Inside a kernel, tslab's jupyter module is already loaded (same node_modules/tslab, same
+    // instance); outside one we must not load it (it pulls in a whole TypeScript compiler).
+    const cached = require.cache[require.resolve('tslab/dist/jupyter')];
+    const jupyter = cached?.exports as { lastWriteDisplayData?: unknown } | undefined;
+    if (!jupyter?.lastWriteDisplayData) return null;
+    return (require('tslab') as { display: TslabDisplay }).display;
+  } catch {
+    return null;
+  }
+}
+
+/** results/<name>/ for a notebook (created). Name defaults to KF_NOTEBOOK, set by `kf notebooks`. */
+export function notebookResultsDir(name = process.env.KF_NOTEBOOK): string {
+  if (!name) throw new Error('notebookResultsDir needs the notebook name (e.g. notebookResultsDir("01-demo")) when not run by `kf notebooks`');
+  const dir = path.join(repoRoot(), 'results', name);
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export function showMarkdown(md: string): void {
+  const d = tslabDisplay();
+  if (d) d.markdown(md);
+  else console.log(md);
+}
+
+/** A table inline, as GitHub Markdown (same text as the .md file writeTable writes). */
+export function showTable(rows: Row[] | DataFrameLike, opts: TableOptions = {}): void {
+  showMarkdown(toMarkdown(rows, opts));
+}
+
+let kitExporter: Promise<FigureExporter> | undefined;
+
+/** The kernel-lifetime figure exporter (pass it to writeFigure to share the browser). */
+export function exporter(): Promise<FigureExporter> {
+  if (!kitExporter) {
+    kitExporter = FigureExporter.open();
+    kitExporter.catch(() => { kitExporter = undefined; });
+  }
+  return kitExporter;
+}
+
+export async function closeFigures(): Promise<void> {
+  const p = kitExporter;
+  kitExporter = undefined;
+  if (p) await (await p.catch(() => undefined))?.close();
+}
+
+/**
+ * A figure inline as SVG: from a spec (rendered now) or from writeFigure's paths
+ * (the written .svg is shown). Without chromium it says where the HTML is instead.
+ */
+export async function showFigure(fig: FigureSpec | FigurePaths, opts: RenderOptions = {}): Promise<void> {
+  const d = tslabDisplay();
+  const isPaths = !Array.isArray((fig as FigureSpec).data);
+  let svg: string | undefined;
+  if (isPaths) {
+    const p = fig as FigurePaths;
+    if (p.svg && fs.existsSync(p.svg)) svg = fs.readFileSync(p.svg, 'utf8');
+    else {
+      const msg = `figure: no SVG to show (${p.skipped ?? 'SVG not written'})${p.html ? `; open ${p.html}` : ''}`;
+      if (d) d.text(msg); else console.log(msg);
+      return;
+    }
+  } else if (!findChromium()) {
+    const msg = `figure not shown inline: chromium not found -- ${CHROMIUM_HINT}; writeFigure still writes the HTML`;
+    if (d) d.text(msg); else console.log(msg);
+    return;
+  } else {
+    svg = await (await exporter()).render(fig as FigureSpec, 'svg', opts);
+  }
+  if (d) d.svg(svg);
+  else console.log(`[svg figure, ${svg.length} chars]`);
+}
