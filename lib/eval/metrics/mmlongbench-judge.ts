@@ -1,0 +1,97 @@
+/**
+ * MMLongBench-Doc's model-judge step: a scorer model reads the question and the
+ * free-form answer and extracts a short answer plus its format ("Extracted
+ * answer: ... / Answer format: ..."), which the rule-based scorer then grades.
+ * Protocol (spec): stage 'scorer', temperature 0, 256 tokens, 3 tries. The
+ * model is injected (any ChatModel: a real endpoint, the offline backend, a
+ * scripted mock), so this works with or without a real model.
+ *
+ * The default prompt is written for this harness from the official protocol's
+ * description (not the official wording); pass `template` to use another
+ * ({{question}} and {{analysis}} are filled in).
+ */
+import type { ChatModel } from '../../models/types';
+
+export const DEFAULT_EXTRACTION_TEMPLATE = `You extract the final answer from a model's free-form analysis of a question about a document.
+
+Rules:
+- The extracted answer must be one of these formats: Integer, Float, String, List.
+- If the analysis concludes that the question cannot be answered from the document (the information is absent, or the question's premise does not hold), write "Not answerable".
+- If the analysis only says it could not read or understand the document or its images, write "Fail to answer".
+- Keep the answer as short as possible: a number without units where a number is asked, a list as a Python list of strings such as ['a', 'b'].
+
+Reply with exactly two lines:
+Extracted answer: <answer>
+Answer format: <Integer | Float | String | List | None>
+
+Question: {{question}}
+
+Analysis: {{analysis}}`;
+
+export const FAILED_TO_EXTRACT = 'Failed to extract';
+
+export interface JudgeExtraction {
+  /** The extracted answer, or FAILED_TO_EXTRACT (scores 0, as upstream). */
+  pred: string;
+  /** The format the judge named, when it named one. */
+  format?: string;
+  /** The judge's raw reply ('' when every try failed). */
+  raw: string;
+  attempts: number;
+  failed: boolean;
+  model?: string;
+  backend?: string;
+}
+
+/** Parse "Extracted answer: X\nAnswer format: Y" the way the official runner does (split on the two labels). */
+export function parseExtraction(reply: string): { pred: string; format?: string } | undefined {
+  const beforeFormat = reply.split('Answer format:')[0];
+  const parts = beforeFormat.split('Extracted answer:');
+  if (parts.length < 2) return undefined;
+  const formatPart = reply.split('Answer format:')[1];
+  return { pred: parts[1].trim(), format: formatPart !== undefined ? formatPart.trim().split(/\r?\n/)[0].trim() : undefined };
+}
+
+function fill(template: string, vars: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (m, k: string) => (k in vars ? vars[k] : m));
+}
+
+export interface ExtractOptions {
+  template?: string;
+  tries?: number;
+  questionId?: string;
+  runId?: string;
+  signal?: AbortSignal;
+}
+
+export async function extractAnswerWithJudge(model: ChatModel, question: string, analysis: string, opts: ExtractOptions = {}): Promise<JudgeExtraction> {
+  const tries = opts.tries ?? 3;
+  const prompt = fill(opts.template ?? DEFAULT_EXTRACTION_TEMPLATE, { question, analysis });
+  let raw = '';
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= tries; attempt++) {
+    if (opts.signal?.aborted) break;
+    try {
+      const res = await model.chat(
+        {
+          stage: 'scorer',
+          messages: [{ role: 'user', content: prompt }],
+          temperature: 0,
+          maxTokens: 256,
+          questionId: opts.questionId,
+          runId: opts.runId,
+          task: { role: 'mmlongbench-extract', question, analysis },
+        },
+        opts.signal,
+      );
+      raw = res.text ?? '';
+      const parsed = parseExtraction(raw);
+      // A reply without the label is retried (the label is the whole contract).
+      if (parsed) return { ...parsed, raw, attempts: attempt, failed: false, model: res.model, backend: res.backend };
+    } catch (e) {
+      lastError = e;
+    }
+  }
+  void lastError;
+  return { pred: FAILED_TO_EXTRACT, raw, attempts: tries, failed: true };
+}
