@@ -1,0 +1,387 @@
+/**
+ * The generic agent loop (spec "Agent loop protocol"), used by the KnowForge
+ * locator, reader and P0 agent, with either protocol:
+ *   - json:  the paper's one JSON object per round, {thought, tool, args} or {thought, final};
+ *   - tools: native tool calls (request `tools`), a text reply without calls finishes.
+ *
+ * Runner rules implemented exactly:
+ *   - prose (> 50 chars, no `{`) before any tool call gets ONE nudge; afterwards prose is accepted as final;
+ *   - bad JSON gets one retry with a hint; two bad replies in a row force a stop (`bad_json`);
+ *   - finishing without any search is rejected once for roles that require a search;
+ *   - the 3rd identical tool+args call forces a stop (`circuit_break`), without running it;
+ *   - an unknown tool gets a guidance message and the round is consumed;
+ *   - a tool exception becomes {"error":{"code":"tool_failed","detail":...,"recoverable":true}};
+ *   - the remaining budget is shown only when <= 2 rounds remain;
+ *   - hitting the round cap forces a stop (`max_rounds`), reported in the transcript
+ *     (`forced`, `stopNote`) so the synthesizer can be told;
+ *   - temperature 0, 2,048 max tokens per call, the full history sent every round.
+ * A round = one model reply that called tools (known or not) or finished. Nudges,
+ * bad-JSON retries and a rejected finish do not consume a round; each is bounded
+ * (once, twice in a row, once), so the loop always ends.
+ */
+import { canonicalJson } from '../util/hash';
+import { KfError, errorMessage } from '../util/errors';
+import { parseAgentObject, parseToolArguments } from '../models/json-repair';
+import type { AgentProtocol, ChatMessage, ChatModel, ContentPart, Stage, ToolCall, Usage } from '../models/types';
+import { composeSystemPrompt, type SystemPromptSource } from './system-prompt';
+import { checkArgs, ToolSet, type AgentTool } from './tools';
+
+export type StopReason = 'final' | 'prose_final' | 'max_rounds' | 'bad_json' | 'circuit_break';
+
+export interface AgentStep {
+  /** Round number (1-based) the step belongs to; nudges/retries carry the round they preceded. */
+  round: number;
+  kind: 'tool' | 'unknown_tool' | 'tool_error' | 'bad_args' | 'final' | 'prose_final' | 'nudge' | 'bad_json' | 'rejected_final' | 'circuit_break';
+  tool?: string;
+  args?: Record<string, unknown>;
+  thought?: string;
+  /** What the model was told (tool result, guidance, hint), as sent. */
+  result?: string;
+  /** The JSON needed repairs (trailing commas, unclosed strings...). */
+  repaired?: boolean;
+}
+
+export interface AgentCounters {
+  modelCalls: number;
+  /** Tool calls that ran (successfully or not). */
+  toolCalls: number;
+  toolErrors: number;
+  unknownTools: number;
+  badArgs: number;
+  badJson: number;
+  repairs: number;
+  nudges: number;
+  rejectedFinals: number;
+  cacheHits: number;
+  /** Calls per tool name. */
+  byTool: Record<string, number>;
+}
+
+export interface AgentTranscript {
+  role: string;
+  protocol: AgentProtocol;
+  stopReason: StopReason;
+  /** True when the loop was stopped (cap, bad JSON, circuit breaker) rather than finished by the model. */
+  forced: boolean;
+  /** One sentence for the synthesizer when forced ("... stopped at its round limit ..."). */
+  stopNote?: string;
+  /** The final field (json), the closing text (tools), or the accepted prose. */
+  final?: string;
+  rounds: number;
+  maxRounds: number;
+  steps: AgentStep[];
+  /** The full conversation (system prompt first). */
+  messages: ChatMessage[];
+  counters: AgentCounters;
+  usage: Usage;
+  model: string;
+  backend: string;
+}
+
+export interface AgentLoopOptions<Ctx = unknown> {
+  role: string;
+  model: ChatModel;
+  /** Stage label of the model calls (default: the role). */
+  stage?: Stage;
+  tools: ToolSet | AgentTool<Ctx>[];
+  protocol?: AgentProtocol;
+  maxRounds: number;
+  /** The system prompt: full text, parts to compose, or a function (the composition hook). */
+  system?: SystemPromptSource;
+  /** The first user message (question, pool...). */
+  user: string | ContentPart[];
+  /**
+   * Tool names that count as a search; finishing before any of them ran is
+   * rejected once. `true` = the tools marked `isSearch`. Default: no requirement.
+   */
+  requireSearch?: boolean | string[];
+  /** Structured task for the offline backend (ChatRequest.task), sent every round. */
+  task?: Record<string, unknown>;
+  questionId?: string;
+  runId?: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** Ask the endpoint for a JSON object reply (response_format) in the json protocol. Default false (the paper's runner parses prose). */
+  jsonMode?: boolean;
+  signal?: AbortSignal;
+  context?: Ctx;
+  /** Cut tool results longer than this (characters) with a note; default: no cut. */
+  maxResultChars?: number;
+  /** Called for every step as it happens (traces). */
+  onStep?: (step: AgentStep) => void;
+}
+
+export const LOOP_TEMPERATURE = 0;
+export const LOOP_MAX_TOKENS = 2048;
+const PROSE_MIN_CHARS = 50;
+
+function textOf(content: string | ContentPart[]): string {
+  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+function errorJson(code: string, detail: string): string {
+  return JSON.stringify({ error: { code, detail, recoverable: true } });
+}
+
+function budgetNote(remaining: number): string {
+  return remaining <= 2 && remaining > 0 ? `\n\n[${remaining} round${remaining === 1 ? '' : 's'} left: ${remaining === 1 ? 'this is your last call; finish after it' : 'plan to finish soon'}.]` : '';
+}
+
+export function describeStop(t: Pick<AgentTranscript, 'role' | 'stopReason' | 'rounds' | 'maxRounds' | 'steps'>): string | undefined {
+  switch (t.stopReason) {
+    case 'max_rounds':
+      return `The ${t.role} was stopped at its round limit (${t.maxRounds} rounds) before it finished: its evidence may be incomplete.`;
+    case 'bad_json':
+      return `The ${t.role} was stopped after two malformed replies in a row: its evidence may be incomplete.`;
+    case 'circuit_break': {
+      const last = [...t.steps].reverse().find((s) => s.kind === 'circuit_break');
+      return `The ${t.role} was stopped for repeating the same call${last?.tool ? ` (${last.tool})` : ''} a third time: its evidence may be incomplete.`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): Promise<AgentTranscript> {
+  const protocol: AgentProtocol = opts.protocol ?? 'json';
+  const tools = opts.tools instanceof ToolSet ? opts.tools : new ToolSet(opts.role, opts.tools as AgentTool[]);
+  if (!(opts.maxRounds >= 0)) throw new KfError('bad_loop', `agent ${opts.role}: maxRounds must be >= 0, got ${opts.maxRounds}`, 'fix the round budget (L/R)');
+  const searchTools = opts.requireSearch === true ? tools.searchTools() : Array.isArray(opts.requireSearch) ? opts.requireSearch : [];
+  if (opts.requireSearch === true && !searchTools.length) {
+    throw new KfError('bad_loop', `agent ${opts.role} requires a search but none of its tools is marked isSearch`, 'mark the search tool(s) isSearch or pass requireSearch: [names]');
+  }
+  const stage = opts.stage ?? opts.role;
+  const messages: ChatMessage[] = [
+    { role: 'system', content: composeSystemPrompt(opts.system, tools, protocol) },
+    { role: 'user', content: opts.user },
+  ];
+  const steps: AgentStep[] = [];
+  const counters: AgentCounters = { modelCalls: 0, toolCalls: 0, toolErrors: 0, unknownTools: 0, badArgs: 0, badJson: 0, repairs: 0, nudges: 0, rejectedFinals: 0, cacheHits: 0, byTool: {} };
+  const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  const seen = new Map<string, number>();
+  let rounds = 0;
+  let consecutiveBad = 0;
+  let nudged = false;
+  let rejected = false;
+  let anyToolCall = false;
+  let searched = false;
+  let modelId = opts.model.id;
+  let backend: string = opts.model.backend;
+
+  const step = (s: AgentStep) => {
+    steps.push(s);
+    opts.onStep?.(s);
+  };
+  const finish = (stopReason: StopReason, final?: string): AgentTranscript => {
+    const forced = stopReason === 'max_rounds' || stopReason === 'bad_json' || stopReason === 'circuit_break';
+    const t: AgentTranscript = { role: opts.role, protocol, stopReason, forced, final, rounds, maxRounds: opts.maxRounds, steps, messages, counters, usage, model: modelId, backend };
+    t.stopNote = describeStop(t);
+    return t;
+  };
+  const firstTool = tools.names()[0] ?? 'tool_name';
+  const exampleCall = `{"thought": "...", "tool": "${searchTools[0] ?? firstTool}", "args": {...}}`;
+  const hint =
+    protocol === 'json'
+      ? `Your reply was not valid JSON. Reply with exactly ONE JSON object and nothing else: ${exampleCall} or {"thought": "...", "final": "ok"}.`
+      : `Your reply could not be read. Call one of the tools (${tools.names().join(', ')}) with a JSON object of arguments, or reply with a short text to finish.`;
+  const nudge =
+    protocol === 'json'
+      ? `Do not answer in prose. Gather evidence first: reply with ONE JSON object calling a tool, e.g. ${exampleCall}.`
+      : `Do not answer yet. Gather evidence first: call one of the tools (${(searchTools.length ? searchTools : tools.names()).join(', ')}).`;
+  const rejectFinal = `You have not searched yet. Call ${searchTools.join(' or ')} at least once before finishing.`;
+
+  /** Run one call (or refuse it): returns the text the model is told, or 'circuit' to stop. */
+  const runCall = async (name: string, args: Record<string, unknown>, thought: string | undefined, repaired: boolean): Promise<string | 'circuit'> => {
+    const key = canonicalJson({ tool: name, args });
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    if (n >= 3) {
+      step({ round: rounds + 1, kind: 'circuit_break', tool: name, args, thought });
+      return 'circuit';
+    }
+    anyToolCall = true;
+    const tool = tools.get(name);
+    if (!tool) {
+      counters.unknownTools++;
+      const detail = `there is no tool "${name}". Available tools: ${tools.names().join(', ')}.`;
+      const result = protocol === 'json' ? `Unknown tool "${name}". Use one of: ${tools.names().join(', ')}; or finish with {"thought": "...", "final": "ok"}.` : errorJson('unknown_tool', detail);
+      step({ round: rounds + 1, kind: 'unknown_tool', tool: name, args, thought, result, repaired });
+      return result;
+    }
+    const bad = checkArgs(tool, args);
+    if (bad) {
+      counters.badArgs++;
+      const result = errorJson('bad_arguments', `${name}: ${bad}`);
+      step({ round: rounds + 1, kind: 'bad_args', tool: name, args, thought, result, repaired });
+      return result;
+    }
+    counters.toolCalls++;
+    counters.byTool[name] = (counters.byTool[name] ?? 0) + 1;
+    if (searchTools.includes(name)) searched = true;
+    let result: string;
+    let kind: AgentStep['kind'] = 'tool';
+    try {
+      const out = await tool.handler(args, { role: opts.role, round: rounds + 1, questionId: opts.questionId, signal: opts.signal, context: opts.context as Ctx });
+      result = typeof out === 'string' ? out : JSON.stringify(out ?? null);
+    } catch (e) {
+      if (opts.signal?.aborted) throw e;
+      counters.toolErrors++;
+      kind = 'tool_error';
+      result = errorJson('tool_failed', errorMessage(e).slice(0, 500));
+    }
+    if (opts.maxResultChars && result.length > opts.maxResultChars) result = `${result.slice(0, opts.maxResultChars)}\n[... cut at ${opts.maxResultChars} characters]`;
+    step({ round: rounds + 1, kind, tool: name, args, thought, result, repaired });
+    return result;
+  };
+
+  for (;;) {
+    if (rounds >= opts.maxRounds) return finish('max_rounds');
+    const res = await opts.model.chat(
+      {
+        stage,
+        messages: [...messages],
+        tools: protocol === 'tools' ? tools.specs() : undefined,
+        temperature: opts.temperature ?? LOOP_TEMPERATURE,
+        maxTokens: opts.maxTokens ?? LOOP_MAX_TOKENS,
+        json: protocol === 'json' && opts.jsonMode ? true : undefined,
+        questionId: opts.questionId,
+        runId: opts.runId,
+        task: opts.task,
+      },
+      opts.signal,
+    );
+    counters.modelCalls++;
+    if (res.cacheHit) counters.cacheHits++;
+    usage.promptTokens += res.usage.promptTokens;
+    usage.completionTokens += res.usage.completionTokens;
+    modelId = res.model;
+    backend = res.backend;
+    const text = res.text ?? '';
+
+    // Native tool calls (tools protocol; also accepted in json protocol if a server sends them).
+    if (res.toolCalls.length) {
+      const parsed = res.toolCalls.map((c) => ({ call: c, args: parseToolArguments(c.arguments) }));
+      messages.push({ role: 'assistant', content: text, toolCalls: res.toolCalls });
+      if (parsed.every((p) => !p.args)) {
+        consecutiveBad++;
+        counters.badJson++;
+        for (const p of parsed) messages.push({ role: 'tool', toolCallId: p.call.id, name: p.call.name, content: errorJson('bad_arguments', 'the arguments are not a JSON object') });
+        step({ round: rounds + 1, kind: 'bad_json', tool: parsed[0].call.name, result: hint });
+        if (consecutiveBad >= 2) return finish('bad_json');
+        messages.push({ role: 'user', content: hint });
+        continue;
+      }
+      consecutiveBad = 0;
+      const replies: { call: ToolCall; content: string }[] = [];
+      let circuit = false;
+      for (const p of parsed) {
+        if (circuit) {
+          replies.push({ call: p.call, content: errorJson('not_run', 'stopped before this call') });
+          continue;
+        }
+        if (!p.args) {
+          counters.badArgs++;
+          replies.push({ call: p.call, content: errorJson('bad_arguments', 'the arguments are not a JSON object') });
+          continue;
+        }
+        if (p.args.repaired) counters.repairs++;
+        const out = await runCall(p.call.name, p.args.value, undefined, p.args.repaired);
+        if (out === 'circuit') {
+          circuit = true;
+          replies.push({ call: p.call, content: errorJson('circuit_break', 'the same call was made three times') });
+        } else replies.push({ call: p.call, content: out });
+      }
+      for (const r of replies) messages.push({ role: 'tool', toolCallId: r.call.id, name: r.call.name, content: r.content });
+      if (circuit) return finish('circuit_break');
+      rounds++;
+      const note = budgetNote(opts.maxRounds - rounds);
+      if (note) {
+        const last = messages[messages.length - 1];
+        last.content = `${textOf(last.content)}${note}`;
+      }
+      continue;
+    }
+
+    const obj = parseAgentObject(text);
+    const proseLike = text.trim().length > PROSE_MIN_CHARS && !text.includes('{');
+
+    // Tools protocol: a text reply without calls is the model finishing (unless it holds a JSON tool call).
+    if (protocol === 'tools' && !obj && text.trim()) {
+      messages.push({ role: 'assistant', content: text });
+      if (!anyToolCall && !nudged && proseLike) {
+        nudged = true;
+        counters.nudges++;
+        step({ round: rounds + 1, kind: 'nudge', result: nudge });
+        messages.push({ role: 'user', content: nudge });
+        continue;
+      }
+      if (searchTools.length && !searched && !rejected) {
+        rejected = true;
+        counters.rejectedFinals++;
+        step({ round: rounds + 1, kind: 'rejected_final', result: rejectFinal });
+        messages.push({ role: 'user', content: rejectFinal });
+        continue;
+      }
+      step({ round: rounds + 1, kind: 'final', thought: text });
+      return finish('final', text.trim());
+    }
+
+    if (!obj) {
+      messages.push({ role: 'assistant', content: text });
+      if (proseLike) {
+        if (!anyToolCall && !nudged) {
+          nudged = true;
+          counters.nudges++;
+          step({ round: rounds + 1, kind: 'nudge', result: nudge });
+          messages.push({ role: 'user', content: nudge });
+          continue;
+        }
+        step({ round: rounds + 1, kind: 'prose_final', thought: text });
+        return finish('prose_final', text.trim());
+      }
+      consecutiveBad++;
+      counters.badJson++;
+      step({ round: rounds + 1, kind: 'bad_json', result: hint });
+      if (consecutiveBad >= 2) return finish('bad_json');
+      messages.push({ role: 'user', content: hint });
+      continue;
+    }
+
+    const v = obj.value;
+    const thought = typeof v.thought === 'string' ? v.thought : undefined;
+    const toolName = typeof v.tool === 'string' && v.tool.trim() ? v.tool.trim() : typeof v.action === 'string' && v.action.trim() ? v.action.trim() : undefined;
+    messages.push({ role: 'assistant', content: text });
+    if (toolName || 'final' in v) {
+      consecutiveBad = 0;
+      if (obj.repaired) counters.repairs++;
+    }
+    if (toolName) {
+      const rawArgs = v.args ?? v.arguments ?? v.action_input ?? v.parameters ?? v.input ?? {};
+      const args = typeof rawArgs === 'string' ? (parseToolArguments(rawArgs)?.value ?? { input: rawArgs }) : rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? (rawArgs as Record<string, unknown>) : {};
+      const out = await runCall(toolName, args, thought, obj.repaired);
+      if (out === 'circuit') return finish('circuit_break');
+      rounds++;
+      messages.push({ role: 'user', content: `Result of ${toolName}:\n${out}${budgetNote(opts.maxRounds - rounds)}` });
+      continue;
+    }
+    if (!('final' in v)) {
+      // {"tool": ""} or {"action": null}: the shape without a usable call or final.
+      consecutiveBad++;
+      counters.badJson++;
+      step({ round: rounds + 1, kind: 'bad_json', thought, result: hint });
+      if (consecutiveBad >= 2) return finish('bad_json');
+      messages.push({ role: 'user', content: hint });
+      continue;
+    }
+    // {thought, final}
+    if (searchTools.length && !searched && !rejected) {
+      rejected = true;
+      counters.rejectedFinals++;
+      step({ round: rounds + 1, kind: 'rejected_final', thought, result: rejectFinal });
+      messages.push({ role: 'user', content: rejectFinal });
+      continue;
+    }
+    step({ round: rounds + 1, kind: 'final', thought, repaired: obj.repaired });
+    return finish('final', typeof v.final === 'string' ? v.final : JSON.stringify(v.final));
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Offline media reading (vision) and captioning: OCR stands in for a VLM. The
+ * reading answer states where in the image the evidence is and gives a one-line
+ * answer, using only what is written in the image (no outside knowledge), like
+ * the read_media prompt asks of a real VLM.
+ */
+import type { ImagePart } from '../images';
+import type { OcrLine, OcrResult, OcrService } from './ocr';
+import type { CaptionTask, ImageRef, VisionTask } from './tasks';
+import { entities, overlapScore, stem, stemSet, tokens } from './text';
+
+function toPart(ref: ImageRef): ImagePart {
+  return { type: 'image', path: ref.path, dataUrl: ref.dataUrl, mime: ref.mime };
+}
+
+async function ocrOf(task: { image?: ImageRef; ocrText?: string }, ocr: OcrService | undefined): Promise<OcrResult | undefined> {
+  if (task.ocrText !== undefined) {
+    const lines = task.ocrText.split('\n').map((t) => t.trim()).filter(Boolean).map((text) => ({ text, confidence: 100 }));
+    return { text: lines.map((l) => l.text).join('\n'), lines, engine: 'given' };
+  }
+  if (!task.image || !ocr) return undefined;
+  return ocr.read(toPart(task.image));
+}
+
+function where(line: OcrLine, idx: number, all: OcrLine[], height?: number): string {
+  const vertical = (y: number, h: number) => (y < h / 3 ? 'top' : y < (2 * h) / 3 ? 'middle' : 'bottom');
+  if (line.bbox && height) return `line ${idx + 1} of ${all.length} of the text in the image, ${vertical((line.bbox.y0 + line.bbox.y1) / 2, height)} part (pixels y ${line.bbox.y0}-${line.bbox.y1})`;
+  return `line ${idx + 1} of ${all.length} of the text in the image`;
+}
+
+export async function visionReply(task: VisionTask, ocr: OcrService | undefined): Promise<string> {
+  const res = await ocrOf(task, ocr);
+  const lines = res?.lines ?? [];
+  if (!lines.length) {
+    const why = res?.error ? `OCR could not read the image (${res.error})` : 'no legible text was found in the image';
+    return `Where: nowhere: ${why}.\nAnswer: The image does not show the answer in readable text.`;
+  }
+  const q = stemSet(task.question);
+  const ents = new Set(entities(task.question).flatMap((e) => tokens(e).map(stem)));
+  const scored = lines.map((l, i) => ({ l, i, s: overlapScore(q, ents, l.text) })).sort((a, b) => b.s - a.s || a.i - b.i);
+  const best = scored[0];
+  if (best.s === 0) {
+    return `Where: the whole image (${lines.length} line${lines.length === 1 ? '' : 's'} of text, none about the question).\nAnswer: The image does not show it; its text reads: ${lines.map((l) => l.text).join(' / ').slice(0, 200)}`;
+  }
+  return `Where: ${where(best.l, best.i, lines, res?.height)}.\nAnswer: ${best.l.text}`;
+}
+
+export async function captionReply(task: CaptionTask, ocr: OcrService | undefined): Promise<string> {
+  const res = await ocrOf(task, ocr);
+  const text = (res?.lines ?? []).map((l) => l.text).join(' / ');
+  const what = task.label ?? 'An image';
+  const about = task.caption?.trim() || (res?.lines[0]?.text ? `showing "${res.lines[0].text}"` : task.context ? `near "${task.context.slice(0, 80)}"` : 'without readable text');
+  const caption = task.caption?.trim() ? `${what}: ${about}` : `${what} ${about}`;
+  return `Caption: ${caption.replace(/\s+/g, ' ').trim()}\nText in image: ${text || 'none'}`;
+}
