@@ -9,6 +9,8 @@
  */
 import type { Question } from '../bench/types';
 import type { ChatModel, ChatResponse } from '../models/types';
+import type { CheckerTask } from '../models/offline/tasks';
+import { findJsonObject } from '../models/json-repair';
 import type { Convention } from '../run/types';
 import { findFinalAnswer, formatFinalValue, replaceFinalAnswer } from './final-answer';
 import { fillPrompt } from './prompts';
@@ -29,31 +31,14 @@ export interface CheckOutput {
   parseError?: string;
 }
 
-/** Parse `{"final": "..."}` / `{"final": [..]}` from a reply that may carry fences, prose or a truncated object. */
+/** Parse `{"final": "..."}` / `{"final": [..]}` from a reply that may carry fences, prose or a truncated object (shared JSON repair). */
 export function parseCheckerReply(text: string): string | string[] | undefined {
-  const unfenced = text.replace(/```(?:json)?/gi, '');
-  const start = unfenced.indexOf('{');
-  if (start >= 0) {
-    // Try progressively: the whole object, then repaired endings.
-    const body = unfenced.slice(start);
-    const end = body.lastIndexOf('}');
-    const candidates = [end >= 0 ? body.slice(0, end + 1) : body, `${body}"}`, `${body}]}`, `${body}}`];
-    for (const c of candidates) {
-      try {
-        const v = JSON.parse(c.replace(/,\s*([}\]])/g, '$1')) as { final?: unknown };
-        if (typeof v.final === 'string') return v.final;
-        if (Array.isArray(v.final)) return v.final.map((x) => String(x));
-        if (typeof v.final === 'number' || typeof v.final === 'boolean') return String(v.final);
-      } catch { /* try the next repair */ }
-    }
-  }
-  const m = /"final"\s*:\s*("(?:[^"\\]|\\.)*"|\[[^\]]*\])/.exec(unfenced);
-  if (m) {
-    try {
-      const v = JSON.parse(m[1]) as unknown;
-      return Array.isArray(v) ? v.map(String) : String(v);
-    } catch { /* fall through */ }
-  }
+  const found = findJsonObject(text, (v) => 'final' in v);
+  if (!found) return undefined;
+  const v = found.value.final;
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.map((x) => String(x));
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   return undefined;
 }
 
@@ -66,7 +51,7 @@ export async function checkFormat(model: ChatModel, input: CheckInput, signal?: 
       maxTokens: 512,
       json: true,
       questionId: input.question.id,
-      task: { role: 'checker', question: input.question.question, answerText: input.answerText, convention: input.convention },
+      task: { role: 'checker', question: input.question.question, answer: input.answerText, convention: input.convention } satisfies CheckerTask,
     },
     signal,
   );

@@ -77,6 +77,13 @@ export interface PoolBlock {
   /** Rendered body without the number prefix (what the cap counts). */
   body: string;
   cost: number;
+  /** The fragment's full retrievable text (uncut), its table, OCR text and caption: what readers and the offline synthesizer use. */
+  text: string;
+  table?: Fragment['table'];
+  ocrText?: string;
+  caption?: string;
+  /** Source label (document title › section · page). */
+  source: string;
 }
 
 export interface PoolStats {
@@ -167,13 +174,20 @@ function collectBlocks(searches: PoolSearch[], opts: PoolOptions): PoolBlock[] {
       const body = isMedia(h.kind)
         ? mediaBody(h.fragmentId, h.kind, { docId: h.docId, page: h.page, text: h.text, label: h.media.find((m) => m.fragmentId === h.fragmentId)?.label, caption: h.media.find((m) => m.fragmentId === h.fragmentId)?.caption }, opts)
         : textBody(h, opts);
-      upsert({ fragmentId: h.fragmentId, docId: h.docId, kind: h.kind, page: h.page, score, protected: prot, search: si, rank: h.rank, via: h.via, anchorId: h.anchorId, body, cost: body.length + 2 });
+      const hf = opts.lookup?.(h.fragmentId);
+      upsert({
+        fragmentId: h.fragmentId, docId: h.docId, kind: h.kind, page: h.page, score, protected: prot, search: si, rank: h.rank, via: h.via, anchorId: h.anchorId, body, cost: body.length + 2,
+        text: h.text, table: hf?.table, ocrText: hf?.ocrText, caption: hf?.caption ?? h.media.find((m) => m.fragmentId === h.fragmentId)?.caption, source: sourceLabel(h.docId, h.section, h.page, opts),
+      });
       // Media attached to a text hit travel with it (inherit score and protection).
       for (const m of h.media) {
         if (m.fragmentId === h.fragmentId) continue;
         const f = opts.lookup?.(m.fragmentId);
         const mb = mediaBody(m.fragmentId, m.kind, { docId: f?.docId ?? h.docId, page: f?.page ?? h.page, label: m.label, caption: m.caption, text: f?.text }, opts);
-        upsert({ fragmentId: m.fragmentId, docId: f?.docId ?? h.docId, kind: m.kind, page: f?.page ?? h.page, score, protected: prot, search: si, rank: h.rank, via: 'attached', anchorId: h.fragmentId, body: mb, cost: mb.length + 2 });
+        upsert({
+          fragmentId: m.fragmentId, docId: f?.docId ?? h.docId, kind: m.kind, page: f?.page ?? h.page, score, protected: prot, search: si, rank: h.rank, via: 'attached', anchorId: h.fragmentId, body: mb, cost: mb.length + 2,
+          text: f?.text ?? m.caption ?? '', table: f?.table, ocrText: f?.ocrText, caption: f?.caption ?? m.caption, source: sourceLabel(f?.docId ?? h.docId, f?.section ?? h.section, f?.page ?? h.page, opts),
+        });
       }
     }
   });

@@ -9,6 +9,7 @@
  */
 import type { Question } from '../bench/types';
 import type { ChatMessage, ChatModel, ChatResponse } from '../models/types';
+import type { Material, SynthTask } from '../models/offline/tasks';
 import type { Convention } from '../run/types';
 import { guardrail, ruleParagraph } from './conventions';
 import { findFinalAnswer } from './final-answer';
@@ -61,6 +62,22 @@ export function synthMessages(input: SynthInput): ChatMessage[] {
   ];
 }
 
+/** The structured inputs the offline backend reads instead of the prompt (real models ignore them). */
+export function synthTask(input: SynthInput): SynthTask {
+  const pool = input.pool;
+  const materials: Material[] = (pool?.blocks ?? []).map((b) => ({
+    n: b.kind === 'image' || b.kind === 'table' ? `fig ${pool?.numberOf.get(b.fragmentId)}` : (pool?.numberOf.get(b.fragmentId) ?? 0),
+    kind: b.kind,
+    text: b.text,
+    table: b.table,
+    ocrText: b.ocrText,
+    caption: b.caption,
+    fragmentId: b.fragmentId,
+    source: b.source,
+  }));
+  return { role: 'synth', question: input.question.question, materials, notes: input.notes ?? [], convention: input.convention };
+}
+
 export async function synthesize(model: ChatModel, input: SynthInput, signal?: AbortSignal): Promise<SynthOutput> {
   const messages = synthMessages(input);
   const response = await model.chat(
@@ -70,14 +87,7 @@ export async function synthesize(model: ChatModel, input: SynthInput, signal?: A
       temperature: input.temperature ?? SYNTH_TEMPERATURE,
       maxTokens: input.maxTokens ?? 2048,
       questionId: input.question.id,
-      task: {
-        role: 'synth',
-        question: input.question.question,
-        materials: input.pool?.text ?? '',
-        notes: input.notes ?? [],
-        convention: input.convention,
-        template: input.template,
-      },
+      task: synthTask(input),
     },
     signal,
   );
