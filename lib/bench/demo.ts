@@ -22,7 +22,8 @@ function listDocIds(dir: string): Set<string> {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else {
+      else if (/\.(md|markdown|html?|pdf|txt)$/i.test(e.name)) {
+        // Only documents count (assets/*.png are media of documents, not documents).
         const rel = path.relative(dir, p).split(path.sep).join('/');
         out.add(rel.replace(/\.[^./]+$/, ''));
       }

@@ -46,6 +46,14 @@ export interface SearchOptions {
   docIds?: string[];
   /** Attach neighbour text and media (default true). */
   withContext?: boolean;
+  /**
+   * Pre-computed query embedding (unit length, the index's embedder): the
+   * search then makes no embedder call (benchmarks time the round without it;
+   * callers batching query embeddings reuse them).
+   */
+  queryVector?: Float32Array;
+  /** Candidates taken from each retriever before fusion (default max(40, 4 x topk)). */
+  depth?: number;
 }
 
 export interface SearchHit {
