@@ -1,0 +1,46 @@
+/**
+ * `kf report <run...>`: result tables (CSV + Markdown) over runs, in the
+ * paper's shapes: runs, paired statistics vs a reference, usage, per bucket.
+ */
+import * as path from 'node:path';
+import { bool, isNumber, list, str, type CommandSpec } from '../command';
+import { loadRun } from '../../run/results';
+import { writeRunReport } from '../../run/report';
+
+export const command: CommandSpec = {
+  name: 'report',
+  group: 'report',
+  summary: 'Tables over runs (CSV + Markdown): metrics, recall, usage, time, flips vs a reference, per bucket',
+  positionals: [{ name: 'runs', description: 'run ids (in results/) or run folders', required: true, variadic: true }],
+  options: {
+    out: { type: 'string', description: 'output folder (default <run>/report for one run, results/report-<hash> for several)' },
+    by: { type: 'string', multiple: true, description: 'bucket field for per-bucket tables (modality, hops, type, format, page, source, answerable, pool, ...)' },
+    ref: { type: 'string', description: 'reference run for "vs ref" flips and the paired table (default: the first run)' },
+    metric: { type: 'string', description: 'metric for flips and bucket tables (default: the main answer metric)' },
+    margin: { type: 'string', description: 'flip margin', default: '0', validate: isNumber },
+    results: { type: 'string', description: 'folder holding run folders (default results/)' },
+    json: { type: 'boolean', description: 'print the written files as JSON' },
+  },
+  examples: ['kf report m3d-s4-mid-9e1b22aa m3d-m5-mid-3a2f1c0d --by modality --by hops'],
+  async run(args) {
+    const resultsDir = str(args, 'results');
+    const runs = args.positionals.map((r) => loadRun(r, { resultsDir }));
+    const refArg = str(args, 'ref');
+    const ref = refArg ? loadRun(refArg, { resultsDir }) : undefined;
+    const out = str(args, 'out');
+    const res = writeRunReport(runs, {
+      out: out ? path.resolve(out) : undefined,
+      by: list(args, 'by'),
+      ref: ref?.runId,
+      metric: str(args, 'metric'),
+      margin: Number(str(args, 'margin') ?? 0),
+      resultsDir,
+    });
+    if (bool(args, 'json')) {
+      console.log(JSON.stringify(res));
+      return;
+    }
+    console.log(`report of ${runs.length} run(s) (backend: ${res.backend}${res.backend === 'offline' ? ', not model results' : ''}) -> ${res.dir}`);
+    for (const [name, p] of Object.entries(res.tables)) console.log(`  ${name.padEnd(24)} ${p.md}`);
+  },
+};

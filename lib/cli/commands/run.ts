@@ -1,0 +1,127 @@
+/**
+ * `kf run <experiment>`: answer the experiment's questions, one record each in
+ * results/<run-id>/records.jsonl (resumable: rerun with the same --run-id).
+ * Thin: flags become config overrides (so the manifest echoes what ran),
+ * lib/run does the work. Ctrl-C once: finish the questions in flight and stop;
+ * twice: abort them; either way the manifest is written and the resume
+ * command printed.
+ */
+import * as path from 'node:path';
+import { bool, int, isPositiveInt, list, str, type CommandSpec } from '../command';
+import { KfError } from '../../util/errors';
+import { loadExperiment } from '../../run/config';
+import { Progress } from '../../run/progress';
+import { listPipelines } from '../../run/registry';
+import { loadConfiguredBenchmark, selectQuestions } from '../../run/questions';
+import { checkRunId, defaultRunId, resumeCommandFor, runExperiment } from '../../run/runner';
+import { defaultResultsDir, loadRun, primaryMetric, summarizeRun } from '../../run/results';
+
+/** `--set smoke` is the subset; `--set key.path=value` is an override (both spellings are in use). */
+export function splitSetFlags(values: string[]): { subset?: string; overrides: string[] } {
+  const overrides: string[] = [];
+  let subset: string | undefined;
+  for (const v of values) {
+    if (/^[A-Za-z_][\w.]*=/.test(v)) overrides.push(v);
+    else if (subset !== undefined) throw new KfError('bad_flag', `--set given two subsets ("${subset}" and "${v}")`, 'pass one of smoke | mid | full | <ids file>');
+    else subset = v;
+  }
+  return { subset, overrides };
+}
+
+export const command: CommandSpec = {
+  name: 'run',
+  group: 'run',
+  summary: 'Run an experiment: one record per question in results/<run-id>/ (concurrent, resumable)',
+  positionals: [{ name: 'experiment', description: 'experiment file (.toml/.json) or its name in experiments/' }],
+  options: {
+    set: { type: 'string', multiple: true, description: 'questions: smoke | mid | full | <ids file> (benchmark.subset); a key.path=value is taken as --override' },
+    limit: { type: 'string', description: 'answer at most N of the selected questions (limits.maxQuestions)', validate: isPositiveInt },
+    out: { type: 'string', description: 'parent folder of run folders (default results/)' },
+    'run-id': { type: 'string', description: 'run id (default <name>-<subset>-<config hash>); an existing run resumes' },
+    concurrency: { type: 'string', description: 'questions at once (default from the config, 4)', validate: isPositiveInt },
+    override: { type: 'string', short: 'o', multiple: true, description: 'config override key.path=value, typed by the schema (experiments/_schema.md)' },
+    'retry-errors': { type: 'boolean', description: 'answer the questions recorded with an error again' },
+    'dry-run': { type: 'boolean', description: 'resolve the config and the questions, print them, write nothing' },
+    'list-pipelines': { type: 'boolean', description: 'list the registered pipelines and exit' },
+    json: { type: 'boolean', description: 'print the outcome as one JSON object' },
+  },
+  examples: [
+    'kf run experiments/m3d-s4.toml --set smoke',
+    'kf run m3d-m5 --set mid --concurrency 4 --override models.defaults.temperature=0',
+    'kf run m3d-m5 --run-id m3d-m5-mid-3a2f1c0d     # resume after a crash or Ctrl-C',
+  ],
+  async run(args) {
+    if (bool(args, 'list-pipelines')) {
+      const ps = listPipelines();
+      if (bool(args, 'json')) console.log(JSON.stringify(ps));
+      else if (!ps.length) console.log('no pipeline is registered');
+      else for (const p of ps) console.log(`${p.name.padEnd(10)} ${p.family.padEnd(10)} ${p.description}`);
+      return 0;
+    }
+    const ref = args.positionals[0];
+    if (!ref) throw new KfError('bad_flag', "missing <experiment> for 'kf run'", 'pass an experiment file or name (experiments/*.toml), or --list-pipelines');
+    const { subset, overrides: setOverrides } = splitSetFlags(list(args, 'set'));
+    // Flags become overrides of the (non-result) config fields, so the manifest shows what ran.
+    const overrides = [...list(args, 'override'), ...setOverrides];
+    if (subset !== undefined) overrides.push(`benchmark.subset=${subset}`);
+    if (str(args, 'limit')) overrides.push(`limits.maxQuestions=${int(args, 'limit')}`);
+    if (str(args, 'concurrency')) overrides.push(`concurrency=${int(args, 'concurrency')}`);
+    const exp = loadExperiment(ref, { overrides });
+    const runId = checkRunId(str(args, 'run-id') ?? defaultRunId(exp));
+    const outFlag = str(args, 'out');
+    const resultsDir = outFlag ? path.resolve(outFlag) : defaultResultsDir();
+    const resumeCommand = resumeCommandFor(exp, runId) + (outFlag ? ` --out ${outFlag}` : '');
+
+    if (bool(args, 'dry-run')) {
+      const { data, files } = loadConfiguredBenchmark(exp.config);
+      const sel = selectQuestions(data, exp.config);
+      const out = { runId, dir: path.join(resultsDir, runId), configHash: exp.hash, files: exp.files, benchmarkFiles: files, questions: sel.questions.length, missingIds: sel.missingIds.length, config: exp.config };
+      console.log(JSON.stringify(out, null, 2));
+      return 0;
+    }
+
+    const stop = new AbortController();
+    const abort = new AbortController();
+    const progress = new Progress({ label: runId });
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      signals++;
+      if (signals === 1 && sig === 'SIGINT') {
+        progress.log(`kf run: interrupt -- finishing the questions in flight, then stopping (Ctrl-C again aborts them)`);
+        stop.abort();
+      } else if (signals <= 2) {
+        progress.log(`kf run: ${sig} -- aborting the questions in flight (they stay unrecorded and rerun on resume)`);
+        stop.abort();
+        abort.abort();
+      } else {
+        console.error(`kf run: forced exit; resume with: ${resumeCommand}`);
+        process.exit(130);
+      }
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    let outcome;
+    try {
+      outcome = await runExperiment({ experiment: exp, runId, resultsDir, retryErrors: bool(args, 'retry-errors'), resumeCommand, stopSignal: stop.signal, abortSignal: abort.signal, progress });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    const run = loadRun(outcome.dir);
+    const s = summarizeRun(run);
+    const metric = primaryMetric(run);
+    if (bool(args, 'json')) {
+      console.log(JSON.stringify({ runId: outcome.runId, dir: outcome.dir, status: outcome.status, counts: outcome.counts, recordedNow: outcome.recordedNow, errorsNow: outcome.errorsNow, backend: s.backend, scores: s.scores, retrieval: s.retrieval, resume: outcome.resumeCommand }));
+    } else {
+      const c = outcome.counts;
+      const main = metric ? `${metric} ${(100 * (s.scores[metric] ?? NaN)).toFixed(1)}` : 'no answer metric';
+      console.log(`${outcome.runId}: ${outcome.status}; ${c.recorded} recorded (${outcome.recordedNow} now), ${c.errors} failed, ${c.remaining} left; ${main} (backend ${s.backend}${s.backend === 'offline' ? ': not model results' : ''})`);
+      console.log(`  records  ${path.join(outcome.dir, 'records.jsonl')}`);
+      console.log(`  manifest ${path.join(outcome.dir, 'manifest.json')}`);
+      if (c.errors && outcome.status === 'completed') console.log(`  ${c.errors} question(s) failed (error in their record); --retry-errors answers them again`);
+    }
+    if (outcome.status === 'completed') return 0;
+    console.error(`kf run: ${outcome.status}${outcome.manifest.statusDetail ? ` (${outcome.manifest.statusDetail})` : ''} -- resume with: ${outcome.resumeCommand}`);
+    return outcome.status === 'interrupted' ? 130 : 1;
+  },
+};

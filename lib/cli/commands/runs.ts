@@ -1,0 +1,41 @@
+/** `kf runs`: the runs in results/ with status, progress, backend and main metric. */
+import { bool, str, type CommandSpec } from '../command';
+import { defaultResultsDir, listRuns } from '../../run/results';
+
+export const command: CommandSpec = {
+  name: 'runs',
+  group: 'run',
+  summary: 'List runs (status, questions recorded, errors, backend, main metric)',
+  options: {
+    results: { type: 'string', description: 'folder holding run folders (default results/)' },
+    json: { type: 'boolean', description: 'print one JSON list' },
+  },
+  async run(args) {
+    const dir = str(args, 'results') ?? defaultResultsDir();
+    const runs = listRuns(dir);
+    if (bool(args, 'json')) {
+      console.log(JSON.stringify(runs));
+      return;
+    }
+    if (!runs.length) {
+      console.log(`no runs in ${dir} (kf run <experiment> makes one)`);
+      return;
+    }
+    const rows = runs.map((r) => [
+      r.runId,
+      r.status,
+      r.pipeline,
+      r.benchmark,
+      r.backend,
+      `${r.recorded}${r.selected !== undefined ? `/${r.selected}` : ''}`,
+      String(r.errors),
+      r.metric && r.value !== undefined ? `${r.metric} ${(100 * r.value).toFixed(1)}` : '-',
+      (r.updatedAt ?? '').replace('T', ' ').slice(0, 16),
+    ]);
+    const head = ['run', 'status', 'pipeline', 'benchmark', 'backend', 'recorded', 'errors', 'main', 'updated'];
+    const widths = head.map((h, j) => Math.max(h.length, ...rows.map((r) => r[j].length)));
+    const fmt = (cells: string[]) => cells.map((c, j) => c.padEnd(widths[j])).join('  ').trimEnd();
+    console.log(fmt(head));
+    for (const r of rows) console.log(fmt(r));
+  },
+};

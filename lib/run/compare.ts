@@ -1,0 +1,158 @@
+/**
+ * Paired comparison of two runs on one metric (what `kf compare` prints):
+ * only questions both runs answered-or-failed count (the intersection of ids;
+ * the rest is reported as dropped), flips won:lost:tied at a margin, the
+ * two-sided exact sign test, a seeded 95% paired bootstrap interval (2,000
+ * resamples) and the paired standard error (lib/eval/stats.ts), overall and
+ * per bucket. Runs answered by different backends or models are compared
+ * only with a WARNING: offline numbers are never model results.
+ */
+import { comparePaired, comparePairedByBucket, type PairedComparison } from '../eval/stats';
+import { KfError } from '../util/errors';
+import { bucketsOf, metricValues, summarizeRun, type ErrorPolicy, type LoadedRun } from './results';
+
+export interface CompareOptions {
+  metric: string;
+  /** A question is won by A when a - b > margin (default 0). */
+  margin?: number;
+  /** Bucket field for per-bucket comparisons. */
+  by?: string;
+  seed?: string | number;
+  resamples?: number;
+  /** Failed questions: score 0 (default) or leave them out. */
+  errors?: ErrorPolicy;
+}
+
+export interface PairedStats {
+  n: number;
+  meanA: number;
+  meanB: number;
+  diff: number;
+  won: number;
+  lost: number;
+  tied: number;
+  signTestP: number;
+  bootstrapCI: [number, number];
+  se: number;
+}
+
+export interface CompareResult extends PairedStats {
+  metric: string;
+  runA: string;
+  runB: string;
+  margin: number;
+  resamples: number;
+  seed: string | number;
+  errorPolicy: ErrorPolicy;
+  /** Questions with a value in only one run (not compared). */
+  droppedA: number;
+  droppedB: number;
+  /** Failed questions in each run (scored 0, or dropped under errors=drop). */
+  errorsA: number;
+  errorsB: number;
+  backendA: string;
+  backendB: string;
+  warnings: string[];
+  by?: string;
+  byBucket?: Record<string, PairedStats>;
+}
+
+function stats(p: PairedComparison): PairedStats {
+  return { n: p.n, meanA: p.meanA, meanB: p.meanB, diff: p.diff, won: p.won, lost: p.lost, tied: p.tied, signTestP: p.signTestP, bootstrapCI: p.bootstrapCI, se: p.se };
+}
+
+/** Why two runs' numbers are not directly comparable (empty when they are). */
+export function comparabilityWarnings(a: LoadedRun, b: LoadedRun): string[] {
+  const sa = summarizeRun(a);
+  const sb = summarizeRun(b);
+  const w: string[] = [];
+  if (sa.backend !== sb.backend) {
+    w.push(`backends differ: ${a.runId} is ${sa.backend}, ${b.runId} is ${sb.backend}${[sa.backend, sb.backend].some((x) => x === 'offline' || x === 'mixed') ? ' (offline results are not model results)' : ''}`);
+  } else if (sa.backend === 'mixed') {
+    w.push(`both runs mix backends (some stages offline): neither is a pure model result`);
+  }
+  const ma = sa.models.join(', ');
+  const mb = sb.models.join(', ');
+  if (ma !== mb) w.push(`model ids differ: ${a.runId} used [${ma || 'none'}], ${b.runId} used [${mb || 'none'}]`);
+  if (sa.benchmark !== sb.benchmark) w.push(`benchmarks differ: ${a.runId} is ${sa.benchmark}, ${b.runId} is ${sb.benchmark}`);
+  const ja = a.manifest?.config.scoring;
+  const jb = b.manifest?.config.scoring;
+  if (ja && jb && (ja.judge !== jb.judge || ja.refusalAsNotAnswerable !== jb.refusalAsNotAnswerable)) {
+    w.push(`scoring differs: ${a.runId} judge=${ja.judge}, ${b.runId} judge=${jb.judge} (scores follow different protocols)`);
+  }
+  for (const r of [a, b]) {
+    if (r.manifest && r.manifest.status !== 'completed') w.push(`run ${r.runId} is ${r.manifest.status} (${r.manifest.counts.remaining} question(s) not recorded)`);
+    if (r.duplicates.length) w.push(`run ${r.runId} has ${r.duplicates.length} duplicate record(s); the first of each id was used`);
+  }
+  return w;
+}
+
+export function compareRuns(a: LoadedRun, b: LoadedRun, opts: CompareOptions): CompareResult {
+  const errors = opts.errors ?? 'zero';
+  const va = metricValues(a, opts.metric, errors);
+  const vb = metricValues(b, opts.metric, errors);
+  const margin = opts.margin ?? 0;
+  if (!Number.isFinite(margin) || margin < 0) throw new KfError('bad_margin', `margin must be a number >= 0, got ${opts.margin}`, 'e.g. --margin 0.05');
+  const seed = opts.seed ?? 'kf-bootstrap';
+  const resamples = opts.resamples ?? 2000;
+  const paired = comparePaired(va.values, vb.values, { margin, seed, resamples });
+  if (!paired.n) {
+    throw new KfError('no_paired_questions', `runs ${a.runId} and ${b.runId} share no question with a "${opts.metric}" value (${va.values.size} and ${vb.values.size} values)`, 'compare runs over the same questions (same benchmark and subset)');
+  }
+  const result: CompareResult = {
+    ...stats(paired),
+    metric: opts.metric,
+    runA: a.runId,
+    runB: b.runId,
+    margin,
+    resamples,
+    seed,
+    errorPolicy: errors,
+    droppedA: paired.onlyA,
+    droppedB: paired.onlyB,
+    errorsA: va.errors,
+    errorsB: vb.errors,
+    backendA: summarizeRun(a).backend,
+    backendB: summarizeRun(b).backend,
+    warnings: comparabilityWarnings(a, b),
+  };
+  if (opts.by) {
+    const ofA = bucketsOf(a, opts.by);
+    const ofB = bucketsOf(b, opts.by);
+    const idsA = new Set(a.records.map((r) => r.id));
+    const per = comparePairedByBucket(va.values, vb.values, (id) => (idsA.has(id) ? ofA(id) : ofB(id)), { margin, seed, resamples });
+    result.by = opts.by;
+    result.byBucket = Object.fromEntries(Object.entries(per).map(([k, p]) => [k, stats(p)]));
+  }
+  return result;
+}
+
+/** Round floats for printing (JSON keeps 6 significant decimals; p-values keep their exponent). */
+export function roundForPrint<T>(x: T): T {
+  return JSON.parse(JSON.stringify(x, (k, v) => (typeof v === 'number' && !Number.isInteger(v) ? (k === 'signTestP' ? Number(v.toPrecision(4)) : Math.round(v * 1e6) / 1e6) : v))) as T;
+}
+
+function fmt(x: number, d = 4): string {
+  return Number.isFinite(x) ? x.toFixed(d) : String(x);
+}
+
+function fmtP(p: number): string {
+  return p < 1e-4 ? p.toExponential(2) : p.toFixed(4);
+}
+
+/** Human-readable lines of a comparison (the JSON goes to --json). */
+export function formatComparison(r: CompareResult): string[] {
+  const line = (label: string, s: PairedStats) =>
+    `${label.padEnd(18)} n=${s.n}  ${fmt(s.meanA)} vs ${fmt(s.meanB)}  diff ${s.diff >= 0 ? '+' : ''}${fmt(s.diff)}  ` +
+    `won:lost:tied ${s.won}:${s.lost}:${s.tied}  sign p=${fmtP(s.signTestP)}  95% CI [${fmt(s.bootstrapCI[0])}, ${fmt(s.bootstrapCI[1])}]  se ${fmt(s.se)}`;
+  const out = [
+    `${r.metric}: ${r.runA} (A, ${r.backendA}) vs ${r.runB} (B, ${r.backendB}); margin ${r.margin}, ${r.resamples} bootstrap resamples, seed ${r.seed}`,
+    line('all', r),
+  ];
+  if (r.byBucket) for (const [k, s] of Object.entries(r.byBucket)) out.push(line(`${r.by}=${k}`, s));
+  const notes: string[] = [];
+  if (r.droppedA || r.droppedB) notes.push(`dropped ${r.droppedA} question(s) only in A and ${r.droppedB} only in B (not paired)`);
+  if (r.errorsA || r.errorsB) notes.push(`failed questions: A ${r.errorsA}, B ${r.errorsB} (${r.errorPolicy === 'zero' ? 'scored 0' : 'left out'})`);
+  if (notes.length) out.push(notes.join('; '));
+  return out;
+}

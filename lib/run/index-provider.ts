@@ -1,0 +1,135 @@
+/**
+ * The seam between the runner and the indexes: a `RetrieverProvider` gives the
+ * retriever (plus fragment lookup and document titles) for one question. The
+ * default one opens the experiment's index once (lib/index/open.ts
+ * `openIndex`; with `index.build = "ensure"` it first builds or updates it
+ * from the benchmark's corpus with lib/index/build.ts `ensureIndex`) and asks
+ * it for the question's retriever (restricted to Question.doc on
+ * single-document benchmarks). Tests and notebooks inject their own provider.
+ */
+import * as path from 'node:path';
+import type { Fragment } from '../corpus/types';
+import type { BenchmarkData, Question } from '../bench/types';
+import type { Embedder, Retriever, SearchOptions } from '../index/types';
+import type { ChatModel, Stage } from '../models/types';
+import { KfError } from '../util/errors';
+import { repoRoot } from '../util/paths';
+import type { ExperimentConfig } from './config';
+import { expandPath } from './config';
+
+/** What a pipeline gets about the index of its question. */
+export interface QuestionIndex {
+  retriever: Retriever;
+  fragment?: (fragmentId: string) => Fragment | undefined;
+  docTitle?: (docId: string) => string | undefined;
+}
+
+/** Gives the index of a question; undefined = no retrieval (closed book). A plain Retriever is accepted too. */
+export type RetrieverProvider = (question: Question) => Promise<QuestionIndex | Retriever | undefined>;
+
+/** Facts about the opened index for the run manifest. */
+export interface IndexInfo {
+  dir: string;
+  /** True when this run built or updated it (index.build = "ensure"). */
+  built?: boolean;
+  generation?: string;
+  embedder?: unknown;
+  offline?: boolean;
+  backends?: unknown;
+  counts?: unknown;
+  builtAt?: string;
+}
+
+export function isRetriever(x: unknown): x is Retriever {
+  return !!x && typeof (x as Retriever).search === 'function';
+}
+
+/** A provider's answer as a QuestionIndex (a retriever object may also carry fragment/docTitle). */
+export function asQuestionIndex(x: QuestionIndex | Retriever | undefined): QuestionIndex | undefined {
+  if (!x) return undefined;
+  if (isRetriever(x)) {
+    const r = x as Retriever & Partial<Pick<QuestionIndex, 'fragment' | 'docTitle'>>;
+    return { retriever: r, fragment: r.fragment?.bind(r), docTitle: r.docTitle?.bind(r) };
+  }
+  return x;
+}
+
+/** Wrap a retriever so every search gets the run's forced settings (index.search). */
+export function withForcedSearch(r: Retriever, forced: SearchOptions): Retriever {
+  if (!Object.keys(forced).length) return r;
+  return { search: (q, o) => r.search(q, { ...(o ?? {}), ...forced }) };
+}
+
+export function defaultIndexDir(config: ExperimentConfig): string {
+  return config.index?.dir ? expandPath(config.index.dir) : path.join(repoRoot(), '.kf-cache', 'index', config.benchmark.name);
+}
+
+/** The models an index build may use (the run's router). */
+export interface IndexModelsLike {
+  forStage(stage: Stage): ChatModel;
+  embedder?(): Embedder | undefined;
+}
+
+export interface ConfiguredIndex {
+  provider: RetrieverProvider;
+  /** Open (building first with index.build = "ensure"); the runner calls it before the first question so a missing index fails the run at once. */
+  open(): Promise<unknown>;
+  info(): IndexInfo;
+}
+
+/**
+ * The provider for an experiment: undefined without an `index` section. The
+ * index is opened on first use (a run whose questions are all recorded opens
+ * nothing) and shared by every question.
+ */
+export function indexProviderFromConfig(
+  config: ExperimentConfig,
+  opts: { models?: IndexModelsLike; data?: BenchmarkData; log?: (line: string) => void } = {},
+): ConfiguredIndex | undefined {
+  const ix = config.index;
+  if (!ix) return undefined;
+  const dir = defaultIndexDir(config);
+  type OpenMod = typeof import('../index/open');
+  type BuildMod = typeof import('../index/build');
+  let opened: Promise<Awaited<ReturnType<OpenMod['openIndex']>>> | undefined;
+  let info: IndexInfo = { dir };
+  const open = () => {
+    opened ??= (async () => {
+      // Loaded lazily: the index engine pulls native addons that closed-book runs and `kf compare` never need.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { openIndex } = require('../index/open') as OpenMod;
+      let built = false;
+      if (ix.build === 'ensure') {
+        const data = opts.data;
+        if (!data?.passages?.length && !data?.corpusDir) {
+          throw new KfError('no_corpus', `index.build = "ensure" but benchmark ${config.benchmark.name} has no corpus here (no passages, no documents folder)`, 'set the corpus path in benchmark.paths, or build the index elsewhere and set index.dir with index.build = "never"');
+        }
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { ensureIndex } = require('../index/build') as BuildMod;
+        opts.log?.(`index: checking ${dir} against the ${config.benchmark.name} corpus (builds when missing or stale; a first build can take minutes)`);
+        const r = await ensureIndex({
+          ...(data!.passages?.length ? { passages: data!.passages } : { corpusDir: data!.corpusDir }),
+          outDir: dir,
+          embedder: ix.embedder,
+          models: opts.models,
+          options: { benchmark: config.benchmark.name, ...(ix.options as object) },
+        });
+        built = r.built;
+        if (built) opts.log?.(`index: built ${r.result?.generation ?? ''} in ${dir}`);
+      }
+      const idx = await openIndex(dir, { models: opts.models });
+      const m = idx.manifest;
+      info = { dir: idx.dir, built, generation: m.generation, embedder: m.embedder, offline: m.offline, backends: m.backends, counts: m.counts, builtAt: m.builtAt };
+      return idx;
+    })();
+    return opened;
+  };
+  return {
+    provider: async (q) => {
+      const idx = await open();
+      return { retriever: idx.retrieverFor(q), fragment: (id) => idx.fragment(id), docTitle: (id) => idx.docTitle(id) };
+    },
+    open,
+    info: () => info,
+  };
+}
