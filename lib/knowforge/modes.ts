@@ -46,6 +46,7 @@ export function oneShotPipeline(spec: OneShotSpec): Pipeline {
   return {
     name: spec.name,
     description: spec.description,
+    needsIndex: spec.mode !== 'none',
     async run(ctx: PipelineContext): Promise<PipelineResult> {
       const q = ctx.question;
       const s = ctx.settings;
@@ -94,4 +95,9 @@ export function knowforgePipelines(): Record<string, Pipeline> {
   const out: Record<string, Pipeline> = {};
   for (const spec of ONE_SHOT) out[spec.name] = oneShotPipeline(spec);
   return out;
+}
+
+/** Register every KnowForge configuration with the runner's registry (called lazily by lib/run/registry.ts). */
+export function registerKnowforge(register: (name: string, factory: (settings: Record<string, unknown>) => Pipeline, opts?: { description?: string; family?: string }) => void): void {
+  for (const spec of ONE_SHOT) register(spec.name, () => oneShotPipeline(spec), { description: spec.description, family: 'knowforge' });
 }

@@ -79,7 +79,8 @@ export function loadPipelineFamilies(): void {
       throw e;
     }
     if (typeof m[fn] === 'function') {
-      (m[fn] as () => void)();
+      // The family gets the register function (so it never imports the runner).
+      (m[fn] as (register: typeof registerPipeline) => void)(registerPipeline);
     } else if (typeof m.knowforgePipelines === 'function' && family === 'knowforge') {
       // Until modes.ts exports registerKnowforge(): register its pipeline table.
       for (const [name, p] of Object.entries((m.knowforgePipelines as () => Record<string, Pipeline>)())) {

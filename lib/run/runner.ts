@@ -287,6 +287,9 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
     const indexSource = opts.retrieverFor ? undefined : indexProviderFromConfig(config, { models, data: bench.data, log });
     const retrieverFor = opts.retrieverFor ?? indexSource?.provider;
     const forced = config.index?.search ?? {};
+    if (pipeline.needsIndex && !retrieverFor) {
+      throw new KfError('no_index', `pipeline ${pipeline.name} searches an index but experiment ${config.name} configures none`, 'add an [index] table (dir, or build = "ensure"), or use S0 for closed book', { concerns: config.name });
+    }
 
     // Per-question attribution of model calls (backends, models, trace events).
     const inFlight = new Map<string, QuestionCalls>();

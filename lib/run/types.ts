@@ -64,5 +64,7 @@ export interface Pipeline {
   /** Configuration name, e.g. 'S4', 'M5'. */
   readonly name: string;
   readonly description: string;
+  /** True when the pipeline searches an index: the runner refuses to start without one. */
+  readonly needsIndex?: boolean;
   run(ctx: PipelineContext): Promise<PipelineResult>;
 }

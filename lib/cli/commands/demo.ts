@@ -1,0 +1,45 @@
+import * as path from 'node:path';
+import type { CommandSpec } from '../command';
+import { int, isPositiveInt, list, str } from '../command';
+import { ensureDemoWorld } from '../../demo';
+import { runSuite } from '../../run/suite';
+import { repoRoot } from '../../util/paths';
+import { printSuiteResult } from './_suite-print';
+
+export const command: CommandSpec = {
+  name: 'demo',
+  group: 'setup',
+  summary: 'The main job: generate the demo world (first use), build its index, run S0/S1/S3/S4v1/S4, compare, write tables and figures',
+  options: {
+    preset: { type: 'string', description: 'demo world size', choices: ['tiny', 'default'], default: 'default' },
+    limit: { type: 'string', description: 'answer at most N questions per configuration', validate: isPositiveInt },
+    out: { type: 'string', description: 'results folder (default results/demo-one-shot, or results/demo-one-shot-tiny)' },
+    override: { type: 'string', short: 'o', multiple: true, description: 'config override for every experiment, key.path=value (e.g. models.defaults.model=...)' },
+    json: { type: 'boolean', description: 'print the result as one JSON object' },
+  },
+  examples: ['kf demo', 'kf demo --preset tiny', 'OPENAI_BASE_URL=http://localhost:8000/v1 KF_MODEL=qwen3 kf demo --limit 30'],
+  async run(args) {
+    const preset = (str(args, 'preset') ?? 'default') as 'tiny' | 'default';
+    const world = await ensureDemoWorld({ preset });
+    if (!args.values.json) console.log(`demo world (${preset}): ${path.relative(process.cwd(), world.dir) || '.'}${world.generated ? ' (generated now)' : ' (reused)'}: ${world.manifest.counts ? JSON.stringify(world.manifest.counts) : ''}`);
+    const overrides = [...list(args, 'override')];
+    if (preset !== 'default') {
+      overrides.push(`benchmark.paths.questions=${path.join(world.dir, 'questions.json')}`, `benchmark.paths.corpus=${path.join(world.dir, 'corpus')}`, `index.dir=${path.join(repoRoot(), '.kf-cache', 'index', `demo-${preset}`)}`);
+    }
+    const ac = new AbortController();
+    const onSig = () => { console.error('\nkf demo: stopping after the questions in flight (rerun the same command to resume)'); ac.abort(); };
+    process.once('SIGINT', onSig);
+    try {
+      const r = await runSuite(path.join(repoRoot(), 'experiments', 'suites', 'demo-one-shot.toml'), {
+        out: str(args, 'out') ?? path.join(repoRoot(), 'results', preset === 'default' ? 'demo-one-shot' : `demo-one-shot-${preset}`),
+        limit: int(args, 'limit'),
+        overrides,
+        stopSignal: ac.signal,
+      });
+      printSuiteResult(r, args.values.json === true);
+      return r.incomplete.length ? 1 : 0;
+    } finally {
+      process.off('SIGINT', onSig);
+    }
+  },
+};

@@ -1,0 +1,321 @@
+/**
+ * A suite: several experiments run one after another, then compared and
+ * reported together. It is what a paper table is: configurations -> records ->
+ * scores -> paired comparisons -> tables and figures, in one folder:
+ *
+ *   results/<suite>/
+ *     runs/<run-id>/         records.jsonl, manifest.json, traces (one per experiment)
+ *     tables/                runs, paired, usage, by-<field>, retrieval-by-<field> (CSV + Markdown)
+ *     comparisons.{json,csv,md}  every declared pair: diff, bootstrap CI, sign test, flips, se (+ per bucket in JSON)
+ *     figures/               <metric> by configuration with 95% CIs, paired differences, by bucket, recall
+ *     SUMMARY.md             the headline table and where everything is
+ *     manifest.json          suite file, git commit, backend, every file written (sha256)
+ *
+ * Suite file (TOML or JSON), e.g. experiments/suites/demo-one-shot.toml:
+ *   name = "demo-one-shot"; experiments = ["../demo/S0.toml", ...]
+ *   reference = "demo-S0"; metric = "f1"; margin = 0; by = ["modality", "hops"]
+ *   pairs = [["demo-S3", "demo-S0"], ...]     # A vs B, by experiment name
+ * Reruns resume: run ids are the runner's defaults (name-subset-confighash),
+ * so an unchanged experiment is skipped question by question.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { KfError } from '../util/errors';
+import { ensureWritableDir, writeFileAtomic, writeJsonAtomic } from '../util/fsx';
+import { repoRoot } from '../util/paths';
+import { pairedBootstrapCI, mean } from '../eval/stats';
+import { barFigure, writeFigure, closeSharedExporter, type FigurePaths, type Series } from '../report/figure';
+import { writeTable, toMarkdown, type Row } from '../report/table';
+import { OFFLINE_NOTE, resultManifest, writeManifest } from '../report/manifest';
+import { loadExperiment } from './config';
+import { runExperiment, type RunOutcome } from './runner';
+import { loadRun, metricValues, summarizeRun, bucketsOf, type LoadedRun } from './results';
+import { compareRuns, type CompareResult } from './compare';
+import { writeRunReport } from './report';
+import { backendLabel } from './aggregate';
+
+export interface SuiteSpec {
+  name: string;
+  description?: string;
+  /** Experiment files, relative to the suite file. */
+  experiments: string[];
+  /** Experiment name every other run is compared against in the tables (default: the first). */
+  reference?: string;
+  metric?: string;
+  margin?: number;
+  /** Bucket fields for per-bucket tables, comparisons and a figure. */
+  by?: string[];
+  /** Declared comparisons [A, B] by experiment name (default: every run vs the reference). */
+  pairs?: [string, string][];
+  /** Bootstrap resamples and seed of the comparisons. */
+  resamples?: number;
+  seed?: string | number;
+}
+
+export interface SuiteOptions {
+  /** Config overrides applied to every experiment (key.path=value). */
+  overrides?: string[];
+  /** Results folder of the suite (default results/<suite name>). */
+  out?: string;
+  /** Only the first N questions of each experiment (limits.maxQuestions). */
+  limit?: number;
+  concurrency?: number;
+  /** Skip figures' PNG/SVG (HTML only) */
+  formats?: ('html' | 'png' | 'svg')[];
+  log?: (line: string) => void;
+  stopSignal?: AbortSignal;
+}
+
+export interface SuiteResult {
+  name: string;
+  dir: string;
+  runs: { experiment: string; runId: string; dir: string; status: RunOutcome['status'] }[];
+  metric: string;
+  backend: string;
+  comparisons: CompareResult[];
+  tables: Record<string, { csv: string; md: string }>;
+  figures: Record<string, FigurePaths>;
+  summary: string;
+  manifest: string;
+  /** Runs that did not complete (interrupted / max-errors / failed). */
+  incomplete: string[];
+}
+
+const SUITE_KEYS = new Set(['name', 'description', 'experiments', 'reference', 'metric', 'margin', 'by', 'pairs', 'resamples', 'seed']);
+
+/** Read and validate a suite file; every error names the file and the field. */
+export function loadSuite(file: string): { spec: SuiteSpec; file: string; experimentFiles: string[] } {
+  const abs = path.resolve(file);
+  if (!fs.existsSync(abs)) throw new KfError('suite_missing', `suite file ${abs} does not exist`, 'pass a suite file (see experiments/suites/)', { concerns: abs });
+  let raw: Record<string, unknown>;
+  try {
+    const text = fs.readFileSync(abs, 'utf8');
+    raw = (abs.endsWith('.json') ? JSON.parse(text) : parseToml(text)) as Record<string, unknown>;
+  } catch (e) {
+    throw new KfError('bad_suite', `suite file ${abs} does not parse: ${(e as Error).message.split('\n')[0]}`, 'fix the TOML/JSON syntax', { concerns: abs, cause: e });
+  }
+  const where = (f: string) => `${path.basename(abs)}: field "${f}"`;
+  for (const k of Object.keys(raw)) {
+    if (!SUITE_KEYS.has(k)) throw new KfError('bad_suite', `${where(k)} is not a suite field`, `use only: ${[...SUITE_KEYS].join(', ')}`, { concerns: abs });
+  }
+  const str = (k: string, required = false): string | undefined => {
+    const v = raw[k];
+    if (v === undefined) {
+      if (required) throw new KfError('bad_suite', `${where(k)} is required`, `add ${k} = "..."`, { concerns: abs });
+      return undefined;
+    }
+    if (typeof v !== 'string' || !v) throw new KfError('bad_suite', `${where(k)} must be a non-empty string`, `write ${k} = "..."`, { concerns: abs });
+    return v;
+  };
+  const list = (k: string): string[] | undefined => {
+    const v = raw[k];
+    if (v === undefined) return undefined;
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new KfError('bad_suite', `${where(k)} must be a list of strings`, `write ${k} = ["a", "b"]`, { concerns: abs });
+    return v as string[];
+  };
+  const experiments = list('experiments');
+  if (!experiments?.length) throw new KfError('bad_suite', `${where('experiments')} must list at least one experiment file`, 'write experiments = ["../demo/S0.toml", ...]', { concerns: abs });
+  const experimentFiles = experiments.map((e) => {
+    const p = path.resolve(path.dirname(abs), e);
+    if (!fs.existsSync(p)) throw new KfError('bad_suite', `${where('experiments')}: ${e} does not exist (resolved to ${p})`, 'paths are relative to the suite file', { concerns: abs });
+    return p;
+  });
+  const pairs = raw.pairs;
+  if (pairs !== undefined && (!Array.isArray(pairs) || pairs.some((p) => !Array.isArray(p) || p.length !== 2 || p.some((x) => typeof x !== 'string')))) {
+    throw new KfError('bad_suite', `${where('pairs')} must be a list of [A, B] experiment-name pairs`, 'write pairs = [["demo-S3", "demo-S0"]]', { concerns: abs });
+  }
+  const num = (k: string): number | undefined => {
+    const v = raw[k];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new KfError('bad_suite', `${where(k)} must be a non-negative number`, `write ${k} = 0`, { concerns: abs });
+    return v;
+  };
+  const seed = raw.seed;
+  if (seed !== undefined && typeof seed !== 'string' && typeof seed !== 'number') throw new KfError('bad_suite', `${where('seed')} must be a string or a number`, 'write seed = 0', { concerns: abs });
+  const spec: SuiteSpec = {
+    name: str('name', true) as string,
+    description: str('description'),
+    experiments,
+    reference: str('reference'),
+    metric: str('metric'),
+    margin: num('margin'),
+    by: list('by'),
+    pairs: pairs as [string, string][] | undefined,
+    resamples: num('resamples'),
+    seed: seed as string | number | undefined,
+  };
+  if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(spec.name)) throw new KfError('bad_suite', `${where('name')} "${spec.name}" is not a plain folder name`, 'use letters, digits, ".", "_", "+" and "-"', { concerns: abs });
+  return { spec, file: abs, experimentFiles };
+}
+
+function pct(x: number): number {
+  return x * 100;
+}
+
+/** Run every experiment of a suite, then compare, tabulate and plot. */
+export async function runSuite(suiteFile: string, opts: SuiteOptions = {}): Promise<SuiteResult> {
+  const { spec, file, experimentFiles } = loadSuite(suiteFile);
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const dir = ensureWritableDir(opts.out ?? path.join(repoRoot(), 'results', spec.name), 'suite results folder');
+  const runsDir = path.join(dir, 'runs');
+  const overrides = [...(opts.overrides ?? [])];
+  if (opts.limit !== undefined) overrides.push(`limits.maxQuestions=${opts.limit}`);
+  if (opts.concurrency !== undefined) overrides.push(`concurrency=${opts.concurrency}`);
+
+  // 1. Runs (sequential: each already answers `concurrency` questions at once).
+  const outcomes: SuiteResult['runs'] = [];
+  const byName = new Map<string, LoadedRun>();
+  for (const f of experimentFiles) {
+    if (opts.stopSignal?.aborted) break;
+    const exp = loadExperiment(f, { overrides });
+    log(`suite ${spec.name}: ${exp.config.name} (${exp.config.pipeline.name}) ...`);
+    const outcome = await runExperiment({ experiment: exp, resultsDir: runsDir, stopSignal: opts.stopSignal, log });
+    outcomes.push({ experiment: exp.config.name, runId: outcome.runId, dir: outcome.dir, status: outcome.status });
+    byName.set(exp.config.name, loadRun(outcome.dir));
+  }
+  const runs = [...byName.values()];
+  if (!runs.length) throw new KfError('suite_empty', `suite ${spec.name} ran no experiment`, 'check the experiments list (or the run was interrupted before the first)');
+  const incomplete = outcomes.filter((o) => o.status !== 'completed').map((o) => `${o.runId} (${o.status})`);
+
+  const refName = spec.reference ?? outcomes[0].experiment;
+  const ref = byName.get(refName);
+  if (!ref) throw new KfError('bad_suite', `suite ${spec.name}: reference "${refName}" is not one of its experiments`, `use one of: ${[...byName.keys()].join(', ')}`);
+  const summaries = runs.map(summarizeRun);
+  const metric = spec.metric ?? Object.keys(summaries[0].scores).find((k) => ['f1', 'acc', 'rougeL', 'em'].includes(k)) ?? 'f1';
+  const margin = spec.margin ?? 0;
+  const by = spec.by ?? [];
+  const backend = backendLabel(summaries.map((s) => s.backend));
+  const note = backend === 'offline' ? OFFLINE_NOTE : backend === 'mixed' ? 'mixed backends: offline parts are not model results' : undefined;
+
+  // 2. Tables of the runs (the paper's Table 2-4/6-11 shapes).
+  const report = writeRunReport(runs, { out: path.join(dir, 'tables'), by, ref: ref.runId, metric, margin });
+
+  // 3. Declared comparisons (default: every run vs the reference).
+  const pairs = spec.pairs ?? runs.filter((r) => r !== ref).map((r) => [nameOf(byName, r), refName] as [string, string]);
+  const comparisons: CompareResult[] = [];
+  const pairRows: Row[] = [];
+  for (const [a, b] of pairs) {
+    const ra = byName.get(a), rb = byName.get(b);
+    if (!ra || !rb) throw new KfError('bad_suite', `suite ${spec.name}: pair [${a}, ${b}] names an experiment that is not in the suite`, `use names from: ${[...byName.keys()].join(', ')}`);
+    const c = compareRuns(ra, rb, { metric, margin, seed: spec.seed ?? 0, resamples: spec.resamples ?? 2000 });
+    const byBucket: Record<string, unknown> = {};
+    for (const field of by) byBucket[field] = compareRuns(ra, rb, { metric, margin, seed: spec.seed ?? 0, resamples: spec.resamples ?? 2000, by: field }).byBucket;
+    comparisons.push({ ...c, ...(by.length ? { byBucketFields: byBucket } : {}) } as CompareResult);
+    for (const w of c.warnings) log(`WARNING ${a} vs ${b}: ${w}`);
+    pairRows.push({
+      A: a, B: b, n: c.n, meanA: pct(c.meanA), meanB: pct(c.meanB), diff: pct(c.diff),
+      ci: `[${pct(c.bootstrapCI[0]).toFixed(1)}, ${pct(c.bootstrapCI[1]).toFixed(1)}]`,
+      wonLostTied: `${c.won}:${c.lost}:${c.tied}`, signTestP: c.signTestP, se: pct(c.se), warnings: c.warnings.join('; '),
+    });
+  }
+  writeJsonAtomic(path.join(dir, 'comparisons.json'), { metric, margin, resamples: spec.resamples ?? 2000, seed: spec.seed ?? 0, comparisons });
+  const compTable = writeTable(pairRows, {
+    dir,
+    name: 'comparisons',
+    columns: [
+      { key: 'A' }, { key: 'B' }, { key: 'n' }, { key: 'meanA', label: `${metric} A` }, { key: 'meanB', label: `${metric} B` }, { key: 'diff', label: 'A-B' },
+      { key: 'ci', label: '95% paired bootstrap CI' }, { key: 'wonLostTied', label: 'won:lost:tied' }, { key: 'signTestP', label: 'sign test p', format: (v) => (typeof v === 'number' ? v.toPrecision(3) : String(v)) },
+      { key: 'se', label: 'paired se' }, { key: 'warnings' },
+    ],
+    decimals: 1,
+    caption: `Paired comparisons on ${metric} (x100; margin ${margin}; two-sided exact sign test on won:lost; ${spec.resamples ?? 2000} bootstrap resamples, seed ${spec.seed ?? 0}).`,
+    notes: note ? [note] : [],
+  });
+
+  // 4. Figures.
+  const figDir = path.join(dir, 'figures');
+  const formats = opts.formats ?? ['html', 'png', 'svg'];
+  const figures: Record<string, FigurePaths> = {};
+  const names = runs.map((r) => nameOf(byName, r));
+  try {
+    const values = runs.map((r) => [...metricValues(r, metric).values.values()]);
+    const cis = values.map((vs, i) => (vs.length ? pairedBootstrapCI(vs, { seed: `${spec.seed ?? 0}/${names[i]}`, resamples: spec.resamples ?? 2000 }) : [NaN, NaN]));
+    figures.byConfig = await writeFigure(
+      barFigure({
+        categories: names,
+        series: [{ name: metric, values: values.map((v) => (v.length ? pct(mean(v)) : null)), lo: cis.map((c) => pct(c[0])), hi: cis.map((c) => pct(c[1])) }],
+        title: `${spec.name}: ${metric} by configuration (95% bootstrap CI)`, yTitle: `${metric} x100`, note,
+      }),
+      { dir: figDir, name: `${metric}-by-config`, formats },
+    );
+    if (comparisons.length) {
+      figures.paired = await writeFigure(
+        barFigure({
+          categories: comparisons.map((c) => `${nameOf(byName, byRunId(runs, c.runA))} - ${nameOf(byName, byRunId(runs, c.runB))}`),
+          series: [{ name: 'A-B', values: comparisons.map((c) => pct(c.diff)), lo: comparisons.map((c) => pct(c.bootstrapCI[0])), hi: comparisons.map((c) => pct(c.bootstrapCI[1])) }],
+          title: `${spec.name}: paired differences in ${metric} (95% paired bootstrap CI)`, yTitle: `difference x100`, note,
+        }),
+        { dir: figDir, name: `${metric}-paired-differences`, formats },
+      );
+    }
+    if (by.length) {
+      const field = by[0];
+      const bucketSets = runs.map((r) => { const f = bucketsOf(r, field); return [...metricValues(r, metric).values].map(([id, v]) => ({ b: f(id), v })); });
+      const buckets = [...new Set(bucketSets.flatMap((s) => s.flatMap((x) => x.b)))].sort();
+      const series: Series[] = runs.map((_, i) => ({
+        name: names[i],
+        values: buckets.map((bk) => { const xs = bucketSets[i].filter((x) => x.b.includes(bk)).map((x) => x.v); return xs.length ? pct(mean(xs)) : null; }),
+      }));
+      figures.byBucket = await writeFigure(barFigure({ categories: buckets, series, title: `${spec.name}: ${metric} by ${field}`, xTitle: field, yTitle: `${metric} x100`, note }), { dir: figDir, name: `${metric}-by-${field}`, formats });
+    }
+    const recallKeys = ['R@1', 'R@3', 'R@8', 'R@all', 'docFound', 'answerVisible'].filter((k) => summaries.some((s) => k in s.retrieval));
+    const withRecall = summaries.map((s, i) => ({ s, name: names[i] })).filter((x) => Object.keys(x.s.retrieval).length);
+    if (recallKeys.length && withRecall.length) {
+      figures.recall = await writeFigure(
+        barFigure({
+          categories: recallKeys,
+          series: withRecall.map((x) => ({ name: x.name, values: recallKeys.map((k) => (k in x.s.retrieval ? pct(x.s.retrieval[k]) : null)) })),
+          title: `${spec.name}: retrieval (first search R@k; all searches R@all, doc found, answer visible)`, yTitle: '% of questions with gold', note,
+        }),
+        { dir: figDir, name: 'retrieval', formats },
+      );
+    }
+  } finally {
+    await closeSharedExporter();
+  }
+
+  // 5. SUMMARY.md: the headline table and where everything is.
+  const headline: Row[] = summaries.map((s, i) => {
+    const row: Row = { config: names[i], pipeline: s.pipeline, n: s.n, errors: s.errors };
+    for (const k of ['em', 'f1', 'acc']) if (k in s.scores) row[k] = pct(s.scores[k]);
+    for (const k of ['R@1', 'R@8', 'docFound', 'answerVisible']) if (k in s.retrieval) row[k] = pct(s.retrieval[k]);
+    row.backend = s.backend;
+    return row;
+  });
+  const rel = (p: string | undefined) => (p ? path.relative(dir, p) : '');
+  const summary = [
+    `# ${spec.name}`,
+    '',
+    spec.description ?? '',
+    '',
+    note ? `> **${note}.** Numbers from the offline backend (rule-based policies, no model) show that the harness runs end to end; they are not model results.` : `> backend: ${backend}`,
+    '',
+    toMarkdown(headline, { decimals: 1, caption: `Headline (${metric} and recall x100; reference ${refName})` }),
+    '',
+    toMarkdown(pairRows.map((r) => ({ A: r.A, B: r.B, n: r.n, diff: r.diff, ci: r.ci, wonLostTied: r.wonLostTied, p: typeof r.signTestP === 'number' ? (r.signTestP as number).toPrecision(3) : r.signTestP })), { decimals: 1, caption: 'Paired comparisons (A-B, x100)' }),
+    '',
+    '## Files',
+    `- runs: ${outcomes.map((o) => `\`${rel(o.dir)}\``).join(', ')}`,
+    `- tables: ${Object.values(report.tables).map((t) => `\`${rel(t.md)}\``).join(', ')}, \`${rel(compTable.md)}\``,
+    `- comparisons (with per-bucket statistics): \`comparisons.json\``,
+    `- figures: ${Object.values(figures).flatMap((f) => [f.html, f.png, f.svg]).filter(Boolean).map((p) => `\`${rel(p as string)}\``).join(', ')}`,
+    incomplete.length ? `\n**Incomplete runs:** ${incomplete.join(', ')} (rerun the same command to resume).` : '',
+    '',
+  ].join('\n');
+  const summaryPath = path.join(dir, 'SUMMARY.md');
+  writeFileAtomic(summaryPath, summary);
+
+  const stamp = resultManifest({ config: { suite: spec, file: path.relative(repoRoot(), file), overrides }, seed: spec.seed ?? 0, backend, extra: { runs: outcomes, metric } });
+  const manifest = writeManifest(dir, stamp, [summaryPath, path.join(dir, 'comparisons.json'), compTable, report.tables, figures]);
+  return { name: spec.name, dir, runs: outcomes, metric, backend, comparisons, tables: { ...report.tables, comparisons: compTable }, figures, summary: summaryPath, manifest, incomplete };
+}
+
+function nameOf(byName: Map<string, LoadedRun>, run: LoadedRun): string {
+  for (const [n, r] of byName) if (r === run) return n;
+  return run.runId;
+}
+
+function byRunId(runs: LoadedRun[], id: string): LoadedRun {
+  return runs.find((r) => r.runId === id) ?? runs[0];
+}
