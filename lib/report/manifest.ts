@@ -116,13 +116,13 @@ export function manifestNotes(m: ResultManifest): string[] {
 }
 
 /** Anything a writer returns: a path, a {csv, md} / {html, png, svg} object, or lists of them. */
-export type WrittenPaths = string | undefined | null | { [k: string]: unknown } | WrittenPaths[];
+export type WrittenPaths = string | undefined | null | object | WrittenPaths[];
 
 function flattenPaths(x: WrittenPaths, out: string[] = []): string[] {
   if (typeof x === 'string') out.push(x);
   else if (Array.isArray(x)) for (const y of x) flattenPaths(y as WrittenPaths, out);
   else if (x && typeof x === 'object') {
-    for (const [k, v] of Object.entries(x)) if (k !== 'skipped') flattenPaths(v as WrittenPaths, out);
+    for (const [k, v] of Object.entries(x as Record<string, unknown>)) if (k !== 'skipped') flattenPaths(v as WrittenPaths, out);
   }
   return out;
 }

@@ -20,7 +20,6 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { KfError } from '../util/errors';
 import { ensureWritableDir, writeFileAtomic, writeJsonAtomic } from '../util/fsx';
 import { repoRoot } from '../util/paths';
@@ -34,6 +33,9 @@ import { loadRun, metricValues, summarizeRun, bucketsOf, type LoadedRun } from '
 import { compareRuns, type CompareResult } from './compare';
 import { writeRunReport } from './report';
 import { backendLabel } from './aggregate';
+
+// smol-toml's type declarations are ESM-only; its CommonJS build is required with a local type (as in config.ts).
+const { parse: parseToml } = require('smol-toml') as { parse(text: string): unknown };
 
 export interface SuiteSpec {
   name: string;

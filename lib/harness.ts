@@ -1,0 +1,54 @@
+/**
+ * The harness's front door for notebooks and scripts: one import gives the
+ * operations a researcher drives interactively (package main; `require('kf-harness')`,
+ * or typed: `import * as kf from '../dist/lib/harness'` from a notebook).
+ * Everything here is a re-export: the code lives in the one-concept files below.
+ */
+
+// Data: the demo world and benchmark loaders
+export { ensureDemoWorld, generateWorld, demoFragments, PRESET_NAMES } from './demo';
+export { loadBenchmark, defaultPaths } from './bench/registry';
+export { stratifiedSample, paperSubset } from './bench/subsets';
+export type { Question, BenchmarkData } from './bench/types';
+
+// Corpus and index
+export { ingestFile, ingestDirectory } from './corpus/ingest';
+export { buildIndex, ensureIndex } from './index/build';
+export { openIndex } from './index/open';
+export { SearchEngine } from './index/engine';
+export type { Fragment, DocumentRecord } from './corpus/types';
+export type { SearchHit, SearchResult, RetrievalMode } from './index/types';
+
+// Models
+export { createModelRouter } from './models/router';
+export type { ModelsConfig } from './models/config';
+
+// KnowForge pieces
+export { buildPool, PAPER_CAPS } from './knowforge/pool';
+export { synthesize, synthMessages } from './knowforge/synthesizer';
+export { checkFormat } from './knowforge/checker';
+export { ONE_SHOT, oneShotPipeline, knowforgePipelines } from './knowforge/modes';
+
+// Runs, suites, results
+export { loadExperiment, experimentFromObject } from './run/config';
+export { runExperiment } from './run/runner';
+export { runSuite, loadSuite } from './run/suite';
+export { loadRun, listRuns, summarizeRun, summarizeByBucket, metricValues } from './run/results';
+export { compareRuns } from './run/compare';
+export { writeRunReport } from './run/report';
+export { registerPipeline, listPipelines } from './run/registry';
+
+// Evaluation and statistics
+export { scoreAnswer } from './eval/score';
+export { comparePaired, signTestP, pairedBootstrapCI, pairedStandardError } from './eval/stats';
+export { retrievalScores } from './eval/retrieval';
+
+// Tables, figures, notebooks
+export { writeTable, toMarkdown } from './report/table';
+export { barFigure, lineFigure, scatterFigure, writeFigure, closeSharedExporter } from './report/figure';
+export { resultManifest, writeManifest, OFFLINE_NOTE } from './report/manifest';
+export * as kit from './report/notebook-kit';
+
+// Utilities
+export { makeRng } from './util/rng';
+export { repoRoot, benchDir } from './util/paths';
