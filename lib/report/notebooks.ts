@@ -35,7 +35,9 @@
  * ALWAYS await promises: a rejected await fails the cell, but a promise left
  * un-awaited that rejects is only logged by the kernel and the run goes on.
  * A cell's last expression is printed (like a REPL); console.log goes to stdout.
- * Declarations (const/let/function) persist into later cells.
+ * Declarations (const/let/function) persist into later cells. tslab quirk: a
+ * shorthand property naming a variable declared in ANOTHER cell (`{ out }`)
+ * throws "out is not defined" at run time: write `{ out: out }`.
  *
  * Inline display (tslab's display API, or the helpers in lib/report/notebook-kit):
  *

@@ -58,7 +58,7 @@ const q0 = bench.questions.find((q) => (q.hops ?? 1) >= 2) ?? bench.questions[0]
 const res = await index.retriever.search(q0.question, { mode: 'hybrid+graph', topk: 8 });
 console.log(`Q: ${q0.question}\ngold docs: ${q0.goldDocs.join(', ')}`);
 kf.kit.showTable(res.hits.map((h) => ({ rank: h.rank, doc: h.docId, kind: h.kind, via: h.via, score: h.score, text: h.text.slice(0, 90) })), { decimals: 3 });
-kf.kit.showTable([res.timings], { decimals: 2, caption: 'timings (ms)' });
+kf.kit.showTable([{ ...res.timings }], { decimals: 2, caption: "timings (ms)" });
 
 // %% [markdown]
 // ## 3. Answer questions with the one-shot pipeline
@@ -74,7 +74,7 @@ const experiment = kf.loadExperiment(path.join(kf.repoRoot(), 'experiments', 'de
     `limits.maxQuestions=${LIMIT}`,
   ],
 });
-const outcome = await kf.runExperiment({ experiment, resultsDir: path.join(out, 'runs'), log: () => {} });
+const outcome = await kf.runExperiment({ experiment: experiment, resultsDir: path.join(out, 'runs'), log: () => {} });
 const run = kf.loadRun(outcome.dir);
 const s = kf.summarizeRun(run);
 console.log(`${outcome.runId}: ${outcome.status}, ${s.n} questions, backend ${s.backend}`);
@@ -86,8 +86,8 @@ console.log(`${outcome.runId}: ${outcome.status}, ${s.n} questions, backend ${s.
 const byModality = kf.summarizeByBucket(run, 'modality');
 const rows = Object.entries(byModality).map(([bucket, b]) => ({ modality: bucket, n: b.n, em: 100 * (b.scores.em ?? 0), f1: 100 * (b.scores.f1 ?? 0), 'R@8': 100 * (b.retrieval['R@8'] ?? 0) }));
 const notes = s.backend === 'offline' ? [kf.OFFLINE_NOTE] : [];
-const table = kf.writeTable(rows, { dir: out, name: 'summary-by-modality', decimals: 1, caption: `${PIPELINE} on the demo world (${PRESET}), by evidence modality`, notes });
-kf.kit.showTable(rows, { decimals: 1, notes });
+const table = kf.writeTable(rows, { dir: out, name: 'summary-by-modality', decimals: 1, caption: `${PIPELINE} on the demo world (${PRESET}), by evidence modality`, notes: notes });
+kf.kit.showTable(rows, { decimals: 1, notes: notes });
 const fig = await kf.writeFigure(
   kf.barFigure({ categories: rows.map((r) => r.modality), series: [{ name: 'F1', values: rows.map((r) => r.f1) }, { name: 'R@8', values: rows.map((r) => r['R@8']) }], title: `${PIPELINE}: F1 and R@8 by modality`, yTitle: 'x100', note: notes[0] }),
   { dir: out, name: 'f1-by-modality' },

@@ -29,6 +29,9 @@ const SEED = 0;
 import * as path from 'path';
 import * as kf from '../dist/lib/harness';
 const out = kf.kit.notebookResultsDir('10-one-shot-baselines');
+
+// %%
+// (tslab quirk: write `{ out: out }`, not the shorthand `{ out }`, for variables declared in other cells)
 const world = await kf.ensureDemoWorld({ preset: PRESET });
 const overrides = PRESET === 'default' ? [] : [
   `benchmark.paths.questions=${path.join(world.dir, 'questions.json')}`,
@@ -40,7 +43,7 @@ const overrides = PRESET === 'default' ? [] : [
 // ## Run the five configurations (resumable: a rerun skips finished questions)
 
 // %%
-const suite = await kf.runSuite(path.join(kf.repoRoot(), 'experiments', 'suites', 'demo-one-shot.toml'), { out, limit: LIMIT, overrides, log: () => {} });
+const suite = await kf.runSuite(path.join(kf.repoRoot(), 'experiments', 'suites', 'demo-one-shot.toml'), { out: out, limit: LIMIT, overrides: overrides, log: () => {} });
 console.log(`suite ${suite.name}: backend ${suite.backend}; runs: ${suite.runs.map((r) => `${r.experiment} (${r.status})`).join(', ')}`);
 kf.kit.showMarkdown(require('fs').readFileSync(suite.summary, 'utf8').split('## Files')[0]);
 
@@ -60,8 +63,8 @@ for (let i = 0; i < names.length; i++) {
   }
 }
 const notes = suite.backend === 'offline' ? [kf.OFFLINE_NOTE] : [];
-kf.kit.showTable(rows, { decimals: 1, caption: `all pairs on ${METRIC} (x100), margin ${MARGIN}`, notes });
-const pairs = kf.writeTable(rows, { dir: out, name: 'all-pairs', decimals: 1, caption: `All pairs on ${METRIC} (x100): paired bootstrap 95% CI, exact sign test`, notes });
+kf.kit.showTable(rows, { decimals: 1, caption: `all pairs on ${METRIC} (x100), margin ${MARGIN}`, notes: notes });
+const pairs = kf.writeTable(rows, { dir: out, name: 'all-pairs', decimals: 1, caption: `All pairs on ${METRIC} (x100): paired bootstrap 95% CI, exact sign test`, notes: notes });
 
 // %% [markdown]
 // ## Paired differences against closed book, with intervals
@@ -87,7 +90,7 @@ for (const field of ['hops', 'modality']) {
     bucketRows.push(row);
   }
   kf.kit.showTable(bucketRows, { decimals: 1, caption: `${METRIC} by ${field}` });
-  kf.writeTable(bucketRows, { dir: out, name: `${METRIC}-by-${field}`, decimals: 1, notes });
+  kf.writeTable(bucketRows, { dir: out, name: `${METRIC}-by-${field}`, decimals: 1, notes: notes });
 }
 kf.writeManifest(out, kf.resultManifest({ config: { preset: PRESET, limit: LIMIT, metric: METRIC, margin: MARGIN, seed: SEED }, backend: suite.backend }), [pairs, fig]);
 
