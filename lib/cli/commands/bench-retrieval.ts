@@ -1,0 +1,59 @@
+/**
+ * `kf bench retrieval`: time one retrieval round (BM25 + HNSW + fusion +
+ * expansion + context, query embedding excluded) on the demo world scaled to N
+ * fragments; sweep sizes to see the growth. A benchmark, not a test.
+ */
+import * as fs from 'node:fs';
+import type { CommandSpec } from '../command';
+import { bool, int, str } from '../command';
+import { benchRetrieval, formatBenchReport } from '../../index/benchmark';
+import { OFFLINE_EMBEDDERS, type OfflineEmbedderName } from '../../index/embedders/registry';
+import type { RetrievalMode } from '../../index/types';
+import { KfError } from '../../util/errors';
+import { gitInfo } from '../../util/git';
+import { writeJsonAtomic } from '../../util/fsx';
+
+const sizeList = (v: string) => (/^\s*[1-9]\d*(\s*,\s*[1-9]\d*)*\s*$/.test(v) ? undefined : `expected a positive integer or a comma-separated list (e.g. 4800,200000), got "${v}"`);
+const posInt = (v: string) => (/^[1-9]\d*$/.test(v) ? undefined : `expected a positive integer, got "${v}"`);
+const nonNegInt = (v: string) => (/^\d+$/.test(v) ? undefined : `expected a non-negative integer, got "${v}"`);
+
+export const command: CommandSpec = {
+  name: 'bench retrieval',
+  group: 'dev',
+  summary: 'Time a retrieval round (BM25+HNSW+fusion+expansion+context) on the demo world scaled to N fragments; HNSW recall, memory, growth',
+  options: {
+    fragments: { type: 'string', required: true, description: 'corpus size(s): N or a sweep N1,N2,...', validate: sizeList },
+    queries: { type: 'string', default: '300', description: 'timed queries per size', validate: posInt },
+    seed: { type: 'string', default: 'kf-demo', description: 'demo world seed' },
+    embedder: { type: 'string', default: 'corpus-fitted', choices: OFFLINE_EMBEDDERS, description: 'offline dense encoder' },
+    mode: { type: 'string', default: 'hybrid+graph', choices: ['bm25', 'dense', 'hybrid', 'hybrid+graph'], description: 'retrieval mode timed' },
+    topk: { type: 'string', default: '8', description: 'hits per search', validate: posInt },
+    'edges-k': { type: 'string', default: '3', description: 'kNN similarity edges per fragment for expansion (0 = none)', validate: nonNegInt },
+    'ef-search': { type: 'string', description: 'HNSW efSearch (default 128)', validate: posInt },
+    out: { type: 'string', description: 'also write the JSON report to this file' },
+    json: { type: 'boolean', description: 'print the report as JSON' },
+  },
+  examples: ['kf bench retrieval --fragments 4800,200000', 'kf bench retrieval --fragments 20000 --queries 100 --json'],
+  async run(args) {
+    const sizes = str(args, 'fragments')!.split(',').map((s) => Number(s.trim()));
+    if (sizes.some((s) => s > 2_000_000)) throw new KfError('bad_option', `--fragments ${Math.max(...sizes)} is beyond what this machine can hold`, 'use at most 2,000,000 fragments');
+    const ef = int(args, 'ef-search');
+    const report = await benchRetrieval({
+      sizes,
+      queries: int(args, 'queries'),
+      seed: str(args, 'seed'),
+      embedder: str(args, 'embedder') as OfflineEmbedderName,
+      mode: str(args, 'mode') as RetrievalMode,
+      topk: int(args, 'topk'),
+      edgesK: int(args, 'edges-k'),
+      engine: ef ? { hnsw: { efSearch: ef } } : {},
+      progress: (l) => process.stderr.write(l + '\n'),
+    });
+    const withMeta = { ...report, git: gitInfo(), backend: 'offline' };
+    const out = str(args, 'out');
+    if (out) writeJsonAtomic(out, withMeta);
+    if (bool(args, 'json')) console.log(JSON.stringify(withMeta));
+    else console.log(formatBenchReport(report));
+    if (out && !fs.existsSync(out)) return 1;
+  },
+};

@@ -1,0 +1,247 @@
+/**
+ * Dense retrieval: an HNSW graph (hnswlib-node, inner-product space over unit
+ * vectors, i.e. cosine) plus the raw vectors in one Float32Array.
+ *
+ * The raw matrix is kept because it pays for itself several times: exact search
+ * (to measure HNSW recall), exact cosine for fusion candidates the graph did not
+ * return, exact search inside small `docIds` filters (faster and exact where an
+ * HNSW filter callback would visit most of the graph), kNN similarity edges, and
+ * rebuilding the graph without re-embedding.
+ *
+ * Labels in the HNSW graph are the engine's slot numbers. Removal marks the label
+ * deleted (hnswlib keeps it out of results); the vector row stays until the
+ * engine compacts.
+ */
+import * as fs from 'node:fs';
+import { HierarchicalNSW } from 'hnswlib-node';
+import { KfError } from '../util/errors';
+
+export interface HnswOptions {
+  /** Graph degree (default 16). */
+  M?: number;
+  /** Build-time candidate list (default 200). */
+  efConstruction?: number;
+  /** Query-time candidate list (default 128; raised to k when k is larger). */
+  efSearch?: number;
+  /** Level-generation seed: same inputs in the same order give the same graph. */
+  seed?: number;
+}
+
+export interface ResolvedHnswOptions {
+  M: number;
+  efConstruction: number;
+  efSearch: number;
+  seed: number;
+}
+
+export function resolveHnswOptions(o: HnswOptions = {}): ResolvedHnswOptions {
+  const r = { M: o.M ?? 16, efConstruction: o.efConstruction ?? 200, efSearch: o.efSearch ?? 128, seed: o.seed ?? 100 };
+  for (const [k, v] of Object.entries(r)) {
+    if (!Number.isInteger(v) || v < (k === 'seed' ? 0 : 2)) throw new KfError('bad_option', `hnsw.${k} must be an integer >= ${k === 'seed' ? 0 : 2} (got ${v})`, 'use the defaults (M 16, efConstruction 200, efSearch 128)');
+  }
+  return r;
+}
+
+export interface DenseRanking {
+  slots: Int32Array;
+  /** Cosine similarity (inner product of unit vectors). */
+  scores: Float64Array;
+}
+
+export class DenseIndex {
+  readonly dim: number;
+  readonly options: ResolvedHnswOptions;
+  private hnsw: HierarchicalNSW;
+  private capacity: number;
+  private vectors: Float32Array;
+  private nSlots = 0;
+  private live: Uint8Array;
+  private nLive = 0;
+  /** Reused query buffer: hnswlib-node takes a plain number[]. */
+  private qbuf: number[];
+
+  constructor(dim: number, opts: HnswOptions = {}, initialCapacity = 1024) {
+    if (!Number.isInteger(dim) || dim < 1) throw new KfError('bad_option', `dense dimension must be a positive integer (got ${dim})`, 'check the embedder');
+    this.dim = dim;
+    this.options = resolveHnswOptions(opts);
+    this.capacity = Math.max(16, initialCapacity);
+    this.hnsw = new HierarchicalNSW('ip', dim);
+    this.hnsw.initIndex(this.capacity, this.options.M, this.options.efConstruction, this.options.seed);
+    this.vectors = new Float32Array(this.capacity * dim);
+    this.live = new Uint8Array(this.capacity);
+    this.qbuf = new Array<number>(dim).fill(0);
+  }
+
+  get slotCount(): number {
+    return this.nSlots;
+  }
+  get liveCount(): number {
+    return this.nLive;
+  }
+  isLive(slot: number): boolean {
+    return slot >= 0 && slot < this.nSlots && this.live[slot] !== 0;
+  }
+
+  private ensureCapacity(need: number): void {
+    if (need <= this.capacity) return;
+    let cap = this.capacity;
+    while (cap < need) cap *= 2;
+    this.hnsw.resizeIndex(cap);
+    const v = new Float32Array(cap * this.dim);
+    v.set(this.vectors);
+    this.vectors = v;
+    const l = new Uint8Array(cap);
+    l.set(this.live);
+    this.live = l;
+    this.capacity = cap;
+  }
+
+  /** Add a unit vector under the next slot (append-only, like BM25). */
+  add(slot: number, vec: Float32Array): void {
+    if (slot !== this.nSlots) throw new KfError('dense_slot', `dense slots are append-only: expected ${this.nSlots}, got ${slot}`, 'add fragments through SearchEngine');
+    if (vec.length !== this.dim) throw new KfError('dim_mismatch', `vector for slot ${slot} has ${vec.length} dimensions, the index has ${this.dim}`, 'use the same embedder for the whole index (or rebuild it)');
+    this.ensureCapacity(slot + 1);
+    const off = slot * this.dim;
+    let n2 = 0;
+    for (let i = 0; i < this.dim; i++) n2 += vec[i] * vec[i];
+    const inv = n2 > 0 ? 1 / Math.sqrt(n2) : 0;
+    for (let i = 0; i < this.dim; i++) this.vectors[off + i] = vec[i] * inv;
+    // An all-zero vector (empty text) is stored but kept out of the graph: it is nobody's neighbour.
+    if (n2 > 0) this.hnsw.addPoint(Array.from(this.vectors.subarray(off, off + this.dim)), slot);
+    this.live[slot] = n2 > 0 ? 1 : 2; // 2 = live but not in the graph
+    this.nSlots = slot + 1;
+    this.nLive++;
+  }
+
+  remove(slot: number): void {
+    if (!this.isLive(slot)) return;
+    if (this.live[slot] === 1) this.hnsw.markDelete(slot);
+    this.live[slot] = 0;
+    this.nLive--;
+  }
+
+  /** The stored (unit) vector of a slot. */
+  vector(slot: number): Float32Array {
+    return this.vectors.subarray(slot * this.dim, (slot + 1) * this.dim);
+  }
+
+  /** Cosine of a (unit) query with a stored vector. */
+  dot(q: Float32Array, slot: number): number {
+    const off = slot * this.dim;
+    const v = this.vectors;
+    let s = 0;
+    for (let i = 0; i < this.dim; i++) s += q[i] * v[off + i];
+    return s;
+  }
+
+  setEf(ef: number): void {
+    this.options.efSearch = ef;
+  }
+
+  /** Approximate top-k by HNSW. With a filter mask, only slots with filter[slot] !== 0 are returned. */
+  search(q: Float32Array, k: number, filter?: Uint8Array | null): DenseRanking {
+    const graphCount = this.hnsw.getCurrentCount();
+    if (k <= 0 || this.nLive === 0 || graphCount === 0) return { slots: new Int32Array(0), scores: new Float64Array(0) };
+    const kk = Math.min(k, this.nLive, graphCount);
+    this.hnsw.setEf(Math.max(this.options.efSearch, kk));
+    const qb = this.qbuf;
+    for (let i = 0; i < this.dim; i++) qb[i] = q[i];
+    const res = filter ? this.hnsw.searchKnn(qb, kk, (label) => filter[label] !== 0) : this.hnsw.searchKnn(qb, kk);
+    // hnswlib returns ascending distance (1 - ip); ties are ordered by slot for determinism.
+    const idx = res.neighbors.map((_, i) => i).sort((a, b) => res.distances[a] - res.distances[b] || res.neighbors[a] - res.neighbors[b]);
+    const slots = new Int32Array(idx.length);
+    const scores = new Float64Array(idx.length);
+    for (let i = 0; i < idx.length; i++) {
+      slots[i] = res.neighbors[idx[i]];
+      scores[i] = 1 - res.distances[idx[i]];
+    }
+    return { slots, scores };
+  }
+
+  /** Exact top-k by brute force over the raw vectors (evaluation, small filtered subsets). Ties: lower slot first. */
+  exactSearch(q: Float32Array, k: number, filter?: Uint8Array | null, candidates?: ArrayLike<number>): DenseRanking {
+    if (k <= 0) return { slots: new Int32Array(0), scores: new Float64Array(0) };
+    // Bounded min-heap of (score, slot): O(n log k) instead of sorting everything.
+    const hs = new Float64Array(k);
+    const hd = new Int32Array(k);
+    let size = 0;
+    const worse = (i: number, j: number) => hs[i] < hs[j] || (hs[i] === hs[j] && hd[i] > hd[j]);
+    const swap = (i: number, j: number) => {
+      const s = hs[i]; hs[i] = hs[j]; hs[j] = s;
+      const d = hd[i]; hd[i] = hd[j]; hd[j] = d;
+    };
+    const consider = (d: number) => {
+      if (this.live[d] !== 1) return;
+      if (filter && filter[d] === 0) return;
+      const s = this.dot(q, d);
+      if (size < k) {
+        hs[size] = s; hd[size] = d;
+        let i = size++;
+        while (i > 0) {
+          const p = (i - 1) >> 1;
+          if (!worse(i, p)) break;
+          swap(i, p);
+          i = p;
+        }
+      } else if (s > hs[0] || (s === hs[0] && d < hd[0])) {
+        hs[0] = s; hd[0] = d;
+        let i = 0;
+        for (;;) {
+          const l = 2 * i + 1, r = l + 1;
+          let m = i;
+          if (l < size && worse(l, m)) m = l;
+          if (r < size && worse(r, m)) m = r;
+          if (m === i) break;
+          swap(i, m);
+          i = m;
+        }
+      }
+    };
+    if (candidates) for (let i = 0; i < candidates.length; i++) consider(candidates[i]);
+    else for (let d = 0; d < this.nSlots; d++) consider(d);
+    const order = Array.from({ length: size }, (_, i) => i).sort((a, b) => hs[b] - hs[a] || hd[a] - hd[b]);
+    return { slots: Int32Array.from(order.map((i) => hd[i])), scores: Float64Array.from(order.map((i) => hs[i])) };
+  }
+
+  memoryBytes(): number {
+    // Raw vectors + the graph's own copy + links (hnswlib: ~M*2 ints on level 0 per element, plus upper levels).
+    const perElem = this.dim * 4 + this.options.M * 2 * 4 + 8 + 8;
+    return this.vectors.byteLength + this.live.byteLength + this.capacity * perElem;
+  }
+
+  /** Write the graph and the vectors (callers write into a temporary directory and rename it; see engine.save). */
+  save(graphFile: string, vectorsFile: string): void {
+    this.hnsw.writeIndexSync(graphFile);
+    const rows = Buffer.from(this.vectors.buffer, this.vectors.byteOffset, this.nSlots * this.dim * 4);
+    fs.writeFileSync(vectorsFile, rows);
+  }
+
+  static load(graphFile: string, vectorsFile: string, dim: number, opts: ResolvedHnswOptions, live: Uint8Array): DenseIndex {
+    const nSlots = live.length;
+    const ix = new DenseIndex(dim, opts, Math.max(16, nSlots));
+    const buf = fs.readFileSync(vectorsFile);
+    if (buf.byteLength !== nSlots * dim * 4) {
+      throw new KfError('index_corrupt', `${vectorsFile} holds ${buf.byteLength} bytes, expected ${nSlots * dim * 4} (${nSlots} vectors x ${dim})`, 'rebuild the index (kf index build)', { concerns: vectorsFile });
+    }
+    ix.vectors.set(new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)));
+    ix.hnsw = new HierarchicalNSW('ip', dim);
+    ix.hnsw.readIndexSync(graphFile);
+    if (ix.hnsw.getMaxElements() < ix.capacity) ix.hnsw.resizeIndex(ix.capacity);
+    ix.capacity = Math.max(ix.capacity, ix.hnsw.getMaxElements());
+    if (ix.vectors.length < ix.capacity * dim) {
+      const v = new Float32Array(ix.capacity * dim);
+      v.set(ix.vectors);
+      ix.vectors = v;
+    }
+    ix.live = new Uint8Array(ix.capacity);
+    ix.live.set(live);
+    ix.nSlots = nSlots;
+    for (let s = 0; s < nSlots; s++) if (live[s]) ix.nLive++;
+    return ix;
+  }
+
+  /** Slot states for persistence: 0 removed, 1 live in the graph, 2 live but zero vector. */
+  liveStates(): Uint8Array {
+    return this.live.slice(0, this.nSlots);
+  }
+}

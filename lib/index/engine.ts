@@ -1,0 +1,904 @@
+/**
+ * The hybrid retrieval engine of the knowledge-point index (job 1, retrieval):
+ * BM25 (bm25.ts) + dense HNSW (dense.ts), fused (fusion.ts), the top anchors
+ * expanded one hop along relations, each hit with adjacent-fragment context and
+ * attached media. One search makes no model call except embedding the query
+ * (none at all with `queryVector`).
+ *
+ * Fragments live in "slots": dense, append-only integers shared by the BM25 and
+ * HNSW indexes. Removing a document tombstones its slots (both indexes stop
+ * returning them and BM25 statistics stop counting them at once); `compact()`
+ * renumbers when tombstones pile up (save() does it past `compactRatio`).
+ *
+ * Persistence is generational so a crash mid-save never costs the previous
+ * index: save() writes a complete `gen-N/` folder under a temporary name, fsyncs,
+ * renames it into place, and only then atomically replaces the `CURRENT` pointer
+ * file; older generations are deleted afterwards. load() follows CURRENT.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Fragment } from '../corpus/types';
+import type { Embedder, FusionMethod, RetrievalMode, Retriever, SearchHit, SearchOptions, SearchResult, SearchTimings } from './types';
+import { Bm25Index, type Bm25Options, type Bm25Query, type Bm25State } from './bm25';
+import { DenseIndex, resolveHnswOptions, type HnswOptions, type ResolvedHnswOptions } from './dense';
+import { fuse, validateWeights, DEFAULT_FUSION_WEIGHTS, DEFAULT_RRF_K, type FusionCandidate, type FusionWeights } from './fusion';
+import { Tokenizer, type ResolvedTokenizerOptions, type TokenizerOptions } from './tokenize';
+import { restoreEmbedder, saveEmbedderState } from './embedders/registry';
+import { KfError } from '../util/errors';
+import { fsError, writeFileAtomic } from '../util/fsx';
+
+export const INDEX_FORMAT = 'kf-search-index/1';
+const MODES: readonly RetrievalMode[] = ['bm25', 'dense', 'hybrid', 'hybrid+graph'];
+
+export interface GraphExpansionOptions {
+  /** How many top hits are expanded (paper: 8). */
+  anchors?: number;
+  /** Neighbours added per anchor, strongest edge first (default 2). */
+  perAnchor?: number;
+  /** Ignore edges lighter than this (default 0). */
+  minWeight?: number;
+  /** Traverse edges in both directions (default true: a relation links two points either way). */
+  bidirectional?: boolean;
+  /**
+   * Where expansion hits go: right after their anchor (default; they inherit its
+   * score, which is what the paper's S4 numbers show: R@1 unchanged, R@3/R@8
+   * slightly lower than S3), or after all primary hits.
+   */
+  placement?: 'after-anchor' | 'append';
+}
+
+export interface ContextOptions {
+  /** Characters of neighbour text kept on each side (default 300). */
+  chars?: number;
+}
+
+export interface EngineOptions {
+  embedder: Embedder;
+  tokenizer?: TokenizerOptions;
+  bm25?: Bm25Options;
+  hnsw?: HnswOptions;
+  fusion?: FusionMethod;
+  fusionWeights?: FusionWeights;
+  rrfK?: number;
+  /** Per-query confidence scaling of the fusion weights (fusion.ts). Default false. */
+  adaptiveFusion?: boolean;
+  graph?: GraphExpansionOptions;
+  context?: ContextOptions;
+  /** Mode used when a search does not name one (default 'hybrid+graph'; without relations it equals 'hybrid'). */
+  defaultMode?: RetrievalMode;
+  /** save() compacts first when this share of slots is removed (default 0.3). */
+  compactRatio?: number;
+  /** Text that takes part in retrieval for a fragment (default: section path, label, caption, text). */
+  indexText?: (f: Fragment) => string;
+}
+
+/** The options as stored in the manifest (functions and the embedder excluded). */
+interface StoredOptions {
+  tokenizer: ResolvedTokenizerOptions;
+  hnsw: ResolvedHnswOptions;
+  fusion: FusionMethod;
+  fusionWeights: FusionWeights;
+  rrfK: number;
+  adaptiveFusion: boolean;
+  graph: Required<GraphExpansionOptions>;
+  context: Required<ContextOptions>;
+  defaultMode: RetrievalMode;
+  compactRatio: number;
+}
+
+export interface RelationEdge {
+  from: string;
+  to: string;
+  type: string;
+  weight: number;
+}
+
+interface Adjacent {
+  to: string;
+  type: string;
+  weight: number;
+}
+
+interface Manifest {
+  format: string;
+  createdAt: string;
+  embedder: { id: string; dim: number; persisted: boolean };
+  options: StoredOptions;
+  bm25: { options: Bm25State['options']; nSlots: number; nTerms: number; nPostings: number };
+  slots: number;
+  liveFragments: number;
+  documents: number;
+  relations: number;
+  files: Record<string, number>;
+}
+
+/** Test hook: called before each step of save(); throwing simulates a crash at that point. */
+export type SaveStepHook = (step: 'fragments' | 'bm25' | 'dense' | 'relations' | 'embedder' | 'manifest' | 'rename' | 'pointer') => void;
+
+export function defaultIndexText(f: Fragment): string {
+  const parts: string[] = [];
+  const sec = (f.section ?? []).filter((s) => s && s.trim());
+  if (sec.length) parts.push(sec.join(' / '));
+  if (f.label && !f.text.includes(f.label)) parts.push(f.label);
+  if (f.caption && !f.text.includes(f.caption)) parts.push(f.caption);
+  parts.push(f.text);
+  return parts.join('\n');
+}
+
+function now(): number {
+  return performance.now();
+}
+
+/** Trim to about `n` chars at a word boundary; `fromEnd` keeps the end (text just before a hit). */
+export function trimContext(text: string, n: number, fromEnd = false): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  if (t.length <= n) return t;
+  if (fromEnd) {
+    let cut = t.slice(t.length - n);
+    const sp = cut.indexOf(' ');
+    if (sp > 0 && sp < n / 3) cut = cut.slice(sp + 1);
+    return '…' + cut;
+  }
+  let cut = t.slice(0, n);
+  const sp = cut.lastIndexOf(' ');
+  if (sp > (2 * n) / 3) cut = cut.slice(0, sp);
+  return cut + '…';
+}
+
+export class SearchEngine implements Retriever {
+  readonly embedder: Embedder;
+  private opts: StoredOptions;
+  private tokenizer: Tokenizer;
+  private indexText: (f: Fragment) => string;
+  private bm25: Bm25Index;
+  private dense: DenseIndex;
+
+  private frags: (Fragment | undefined)[] = [];
+  private idToSlot = new Map<string, number>();
+  private docSlots = new Map<string, number[]>();
+  private liveCount = 0;
+  private relations: RelationEdge[] = [];
+  private adjacency = new Map<string, Adjacent[]>();
+
+  private constructor(embedder: Embedder, opts: StoredOptions, bm25: Bm25Index, dense: DenseIndex, indexText?: (f: Fragment) => string) {
+    this.embedder = embedder;
+    this.opts = opts;
+    this.tokenizer = new Tokenizer(opts.tokenizer);
+    this.bm25 = bm25;
+    this.dense = dense;
+    this.indexText = indexText ?? defaultIndexText;
+  }
+
+  static create(o: EngineOptions): SearchEngine {
+    if (!o || !o.embedder || typeof o.embedder.embed !== 'function' || !(o.embedder.dim > 0)) {
+      throw new KfError('bad_option', 'SearchEngine.create needs an embedder with embed() and a positive dim', 'pass e.g. new HashingEmbedder(64) or a fitted CorpusFittedEmbedder');
+    }
+    const stored = SearchEngine.resolveOptions(o);
+    const bm25 = new Bm25Index(o.bm25);
+    const dense = new DenseIndex(o.embedder.dim, stored.hnsw);
+    return new SearchEngine(o.embedder, stored, bm25, dense, o.indexText);
+  }
+
+  private static resolveOptions(o: Omit<EngineOptions, 'embedder'>): StoredOptions {
+    const fusion = o.fusion ?? 'weighted';
+    if (fusion !== 'rrf' && fusion !== 'weighted') throw new KfError('bad_option', `fusion must be rrf or weighted (got ${fusion})`, 'use weighted (default) or rrf');
+    const mode = o.defaultMode ?? 'hybrid+graph';
+    if (!MODES.includes(mode)) throw new KfError('bad_option', `defaultMode must be one of ${MODES.join(', ')} (got ${mode})`, 'use hybrid+graph');
+    const g = o.graph ?? {};
+    const graph: Required<GraphExpansionOptions> = {
+      anchors: g.anchors ?? 8,
+      perAnchor: g.perAnchor ?? 2,
+      minWeight: g.minWeight ?? 0,
+      bidirectional: g.bidirectional ?? true,
+      placement: g.placement ?? 'after-anchor',
+    };
+    if (!Number.isInteger(graph.anchors) || graph.anchors < 0 || !Number.isInteger(graph.perAnchor) || graph.perAnchor < 0) {
+      throw new KfError('bad_option', `graph.anchors and graph.perAnchor must be integers >= 0 (got ${graph.anchors}, ${graph.perAnchor})`, 'use anchors 8, perAnchor 2');
+    }
+    if (graph.placement !== 'after-anchor' && graph.placement !== 'append') throw new KfError('bad_option', `graph.placement must be after-anchor or append (got ${graph.placement})`, 'use after-anchor');
+    const chars = o.context?.chars ?? 300;
+    if (!Number.isInteger(chars) || chars < 0) throw new KfError('bad_option', `context.chars must be an integer >= 0 (got ${chars})`, 'use 300');
+    const compactRatio = o.compactRatio ?? 0.3;
+    if (!(compactRatio > 0 && compactRatio <= 1)) throw new KfError('bad_option', `compactRatio must be in (0, 1] (got ${compactRatio})`, 'use 0.3');
+    return {
+      tokenizer: new Tokenizer(o.tokenizer).options,
+      hnsw: resolveHnswOptions(o.hnsw),
+      fusion,
+      fusionWeights: validateWeights(o.fusionWeights ?? DEFAULT_FUSION_WEIGHTS),
+      rrfK: o.rrfK ?? DEFAULT_RRF_K,
+      adaptiveFusion: o.adaptiveFusion ?? false,
+      graph,
+      context: { chars },
+      defaultMode: mode,
+      compactRatio,
+    };
+  }
+
+  // ---------------------------------------------------------------- contents
+
+  /** Live fragments. */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  fragment(id: string): Fragment | undefined {
+    const s = this.idToSlot.get(id);
+    return s === undefined ? undefined : this.frags[s];
+  }
+
+  /** A document's live fragments in reading order. */
+  fragmentsOf(docId: string): Fragment[] {
+    const slots = this.docSlots.get(docId) ?? [];
+    return slots.map((s) => this.frags[s]).filter((f): f is Fragment => !!f).sort((a, b) => a.ordinal - b.ordinal || (a.id < b.id ? -1 : 1));
+  }
+
+  /** Ids of documents with at least one live fragment, sorted. */
+  documents(): string[] {
+    return [...this.docSlots.keys()].sort();
+  }
+
+  /** Relations as set (fragment-level edges). */
+  relationEdges(): readonly RelationEdge[] {
+    return this.relations;
+  }
+
+  /** The stored unit vector of a fragment (kNN similarity edges, diagnostics). */
+  vectorOf(id: string): Float32Array | undefined {
+    const s = this.idToSlot.get(id);
+    return s === undefined ? undefined : this.dense.vector(s);
+  }
+
+  /** Ids of live fragments in slot order (stable across save/load). */
+  fragmentIds(): string[] {
+    const out: string[] = [];
+    for (const f of this.frags) if (f) out.push(f.id);
+    return out;
+  }
+
+  /** Rough memory held by the indexes (typed arrays and the HNSW graph), bytes. */
+  indexMemoryBytes(): { bm25: number; dense: number } {
+    return { bm25: this.bm25.memoryBytes(), dense: this.dense.memoryBytes() };
+  }
+
+  /** Embed texts in batches (an HTTP embedder gets bounded requests); validates shape and values. */
+  async embedTexts(texts: string[], batch = 256): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += batch) {
+      const part = texts.slice(i, i + batch);
+      const vecs = await this.embedder.embed(part);
+      if (!Array.isArray(vecs) || vecs.length !== part.length) {
+        throw new KfError('embedder_failed', `embedder ${this.embedder.id} returned ${Array.isArray(vecs) ? vecs.length : 'no'} vectors for ${part.length} texts`, 'check the embedding endpoint/model');
+      }
+      for (const v of vecs) out.push(v);
+    }
+    return out;
+  }
+
+  private checkVector(v: Float32Array | undefined, what: string): Float32Array {
+    if (!v || v.length !== this.dense.dim) {
+      throw new KfError('dim_mismatch', `${what}: vector has ${v ? v.length : 'no'} dimensions, the index expects ${this.dense.dim} (embedder ${this.embedder.id})`, 'embed with the index\'s embedder, or rebuild the index');
+    }
+    for (let i = 0; i < v.length; i++) {
+      if (!Number.isFinite(v[i])) throw new KfError('bad_vector', `${what}: vector has a non-finite value at ${i}`, 'check the embedder output');
+    }
+    return v;
+  }
+
+  /**
+   * Add (or replace, by id) fragments. Embeds those without a vector. Safe to
+   * call repeatedly (incremental builds); validation happens before anything
+   * changes, so a bad batch leaves the index as it was.
+   */
+  async addFragments(fragments: Fragment[], vectors?: Float32Array[]): Promise<void> {
+    if (!Array.isArray(fragments)) throw new KfError('bad_input', 'addFragments expects an array of fragments', 'pass Fragment[]');
+    if (vectors && vectors.length !== fragments.length) {
+      throw new KfError('bad_input', `addFragments got ${fragments.length} fragments but ${vectors.length} vectors`, 'pass one vector per fragment, or none to embed them');
+    }
+    const seen = new Set<string>();
+    for (const f of fragments) {
+      const where = f && typeof f.id === 'string' ? `fragment ${f.id}` : 'a fragment without an id';
+      if (!f || typeof f.id !== 'string' || !f.id) throw new KfError('bad_fragment', `${where}: id must be a non-empty string`, 'fix the fragment producer (ids are `${docId}#${ordinal}`)');
+      if (typeof f.docId !== 'string' || !f.docId) throw new KfError('bad_fragment', `${where}: docId must be a non-empty string`, 'fix the fragment producer', { concerns: f.id });
+      if (typeof f.text !== 'string') throw new KfError('bad_fragment', `${where}: text must be a string`, 'fix the fragment producer', { concerns: f.id });
+      if (seen.has(f.id)) throw new KfError('duplicate_fragment', `fragment ${f.id} appears twice in one addFragments call`, 'deduplicate fragment ids (same input -> same id)', { concerns: f.id });
+      seen.add(f.id);
+    }
+    const texts = fragments.map((f) => this.indexText(f));
+    const vecs = vectors ?? (await this.embedTexts(texts));
+    vecs.forEach((v, i) => this.checkVector(v, `fragment ${fragments[i].id}`));
+    // Replacing: drop the old version first (same id -> new content).
+    for (const f of fragments) {
+      const old = this.idToSlot.get(f.id);
+      if (old !== undefined) this.removeSlot(old);
+    }
+    for (let i = 0; i < fragments.length; i++) {
+      const f = fragments[i];
+      const slot = this.frags.length;
+      this.bm25.add(slot, this.tokenizer.tokenize(texts[i]));
+      this.dense.add(slot, vecs[i]);
+      this.frags.push(f);
+      this.idToSlot.set(f.id, slot);
+      const l = this.docSlots.get(f.docId);
+      if (l) l.push(slot);
+      else this.docSlots.set(f.docId, [slot]);
+      this.liveCount++;
+    }
+  }
+
+  private removeSlot(slot: number): void {
+    const f = this.frags[slot];
+    if (!f) return;
+    this.bm25.remove(slot);
+    this.dense.remove(slot);
+    this.frags[slot] = undefined;
+    this.idToSlot.delete(f.id);
+    const l = this.docSlots.get(f.docId);
+    if (l) {
+      const rest = l.filter((s) => s !== slot);
+      if (rest.length) this.docSlots.set(f.docId, rest);
+      else this.docSlots.delete(f.docId);
+    }
+    this.liveCount--;
+  }
+
+  /** Remove every fragment of these documents (unknown ids are ignored). Returns the number of fragments removed. */
+  removeDocuments(docIds: string[]): number {
+    let n = 0;
+    for (const d of docIds) {
+      for (const s of [...(this.docSlots.get(d) ?? [])]) {
+        this.removeSlot(s);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Replace the relation edges used by graph expansion (fragment ids). Edges
+   * naming fragments not (yet) in the index are kept and simply never fire until
+   * both ends exist. Returns how many edges currently connect live fragments.
+   */
+  setRelations(edges: RelationEdge[]): number {
+    const list: RelationEdge[] = [];
+    const adj = new Map<string, Adjacent[]>();
+    const push = (from: string, a: Adjacent) => {
+      const l = adj.get(from);
+      if (l) l.push(a);
+      else adj.set(from, [a]);
+    };
+    for (const e of edges) {
+      if (!e || typeof e.from !== 'string' || typeof e.to !== 'string' || e.from === e.to) continue;
+      const weight = Number.isFinite(e.weight) ? e.weight : 0;
+      const type = typeof e.type === 'string' && e.type ? e.type : 'related';
+      list.push({ from: e.from, to: e.to, type, weight });
+      push(e.from, { to: e.to, type, weight });
+      if (this.opts.graph.bidirectional) push(e.to, { to: e.from, type, weight });
+    }
+    // Strongest first, ties by id: expansion order is deterministic.
+    for (const l of adj.values()) l.sort((a, b) => b.weight - a.weight || (a.to < b.to ? -1 : a.to > b.to ? 1 : 0));
+    this.relations = list;
+    this.adjacency = adj;
+    return list.filter((e) => this.idToSlot.has(e.from) && this.idToSlot.has(e.to)).length;
+  }
+
+  // ---------------------------------------------------------------- search
+
+  private docMask(docIds: string[]): Uint8Array {
+    const mask = new Uint8Array(this.frags.length);
+    const unknown: string[] = [];
+    for (const d of docIds) {
+      const slots = this.docSlots.get(d);
+      if (!slots) {
+        unknown.push(d);
+        continue;
+      }
+      for (const s of slots) mask[s] = 1;
+    }
+    if (unknown.length === docIds.length && docIds.length > 0) {
+      throw new KfError('unknown_document', `none of the requested documents is in the index: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', ...' : ''}`, 'check the document ids (engine.documents() lists them) or rebuild the index');
+    }
+    return mask;
+  }
+
+  /** Tokens of a query as BM25 sees them (diagnostics, tests). */
+  queryTerms(query: string): string[] {
+    return this.tokenizer.tokenize(query);
+  }
+
+  async search(query: string, opts: SearchOptions = {}): Promise<SearchResult> {
+    if (typeof query !== 'string') throw new KfError('bad_query', 'search query must be a string', 'pass the query text');
+    const mode = opts.mode ?? this.opts.defaultMode;
+    if (!MODES.includes(mode)) throw new KfError('bad_option', `unknown retrieval mode "${mode}"`, `use one of ${MODES.join(', ')}`);
+    const topk = opts.topk ?? 8;
+    if (!Number.isInteger(topk) || topk < 1) throw new KfError('bad_option', `topk must be a positive integer (got ${topk})`, 'use e.g. 8');
+    const depth = Math.max(topk, opts.depth ?? Math.max(40, 4 * topk));
+    const fusionMethod = opts.fusion ?? this.opts.fusion;
+    const useLex = mode !== 'dense';
+    const useDense = mode !== 'bm25';
+    const t: SearchTimings = { embedMs: 0, bm25Ms: 0, hnswMs: 0, fusionMs: 0, expansionMs: 0, contextMs: 0, roundMs: 0 };
+
+    // 1. Query embedding (the only model call; excluded from the round time).
+    let qv: Float32Array | undefined;
+    if (useDense) {
+      const t0 = now();
+      if (opts.queryVector) qv = this.checkVector(opts.queryVector, 'queryVector');
+      else qv = this.checkVector((await this.embedder.embed([query]))[0], `query embedding (${this.embedder.id})`);
+      qv = unit(qv);
+      t.embedMs = now() - t0;
+    }
+    const roundStart = now();
+    const mask = opts.docIds ? this.docMask(opts.docIds) : null;
+
+    // 2. BM25.
+    let bq: Bm25Query | undefined;
+    let lex: { slots: Int32Array; scores: Float64Array } = { slots: new Int32Array(0), scores: new Float64Array(0) };
+    if (useLex) {
+      const t0 = now();
+      bq = this.bm25.resolveQuery(this.tokenizer.tokenize(query));
+      lex = this.bm25.search(bq, depth, mask);
+      t.bm25Ms = now() - t0;
+    }
+
+    // 3. Dense (HNSW; exact inside a small docIds filter).
+    let den: { slots: Int32Array; scores: Float64Array } = { slots: new Int32Array(0), scores: new Float64Array(0) };
+    if (useDense && qv) {
+      const t0 = now();
+      if (mask) {
+        const allowed: number[] = [];
+        for (let s = 0; s < mask.length; s++) if (mask[s]) allowed.push(s);
+        den = allowed.length <= Math.max(2000, depth * 20) ? this.dense.exactSearch(qv, depth, null, allowed) : this.dense.search(qv, depth, mask);
+      } else {
+        den = this.dense.search(qv, depth);
+      }
+      t.hnswMs = now() - t0;
+    }
+
+    // 4. Fusion (or a single list).
+    const t4 = now();
+    type Ranked = { slot: number; score: number; bm25?: number; dense?: number; fused?: number; via: SearchHit['via'] };
+    let primary: Ranked[];
+    if (mode === 'bm25') {
+      primary = Array.from(lex.slots, (s, i) => ({ slot: s, score: lex.scores[i], bm25: lex.scores[i], via: 'bm25' as const }));
+    } else if (mode === 'dense') {
+      primary = Array.from(den.slots, (s, i) => ({ slot: s, score: den.scores[i], dense: den.scores[i], via: 'dense' as const }));
+    } else {
+      const byId = new Map<number, FusionCandidate>();
+      lex.slots.forEach((s, i) => byId.set(s, { id: s, bm25: lex.scores[i], dense: NaN, bm25Rank: i + 1, denseRank: Infinity }));
+      den.slots.forEach((s, i) => {
+        const c = byId.get(s);
+        if (c) {
+          c.dense = den.scores[i];
+          c.denseRank = i + 1;
+        } else byId.set(s, { id: s, bm25: NaN, dense: den.scores[i], bm25Rank: Infinity, denseRank: i + 1 });
+      });
+      // Complete each candidate's missing score exactly: no imputed zeros.
+      for (const c of byId.values()) {
+        if (Number.isNaN(c.dense)) c.dense = qv ? this.dense.dot(qv, c.id) : 0;
+        if (Number.isNaN(c.bm25)) c.bm25 = bq ? this.bm25.scoreSlot(bq, c.id) : 0;
+      }
+      const fused = fuse([...byId.values()], { method: fusionMethod, weights: this.opts.fusionWeights, rrfK: this.opts.rrfK, adaptive: this.opts.adaptiveFusion });
+      primary = fused.map(({ cand, fused: f }) => ({ slot: cand.id, score: f, bm25: cand.bm25, dense: cand.dense, fused: f, via: 'hybrid' as const }));
+    }
+    primary = primary.filter((r) => this.frags[r.slot] !== undefined).slice(0, topk);
+    t.fusionMs = now() - t4;
+
+    // 5. One-hop expansion of the top anchors along relations.
+    const t5 = now();
+    type Listed = Ranked & { anchorId?: string; relation?: string };
+    let listed: Listed[] = primary;
+    if (mode === 'hybrid+graph' && this.adjacency.size > 0 && this.opts.graph.anchors > 0 && this.opts.graph.perAnchor > 0) {
+      const { anchors, perAnchor, minWeight, placement } = this.opts.graph;
+      const taken = new Set(primary.map((r) => r.slot));
+      const expansions = new Map<number, Listed[]>();
+      for (const a of primary.slice(0, anchors)) {
+        const af = this.frags[a.slot]!;
+        const out: Listed[] = [];
+        for (const e of this.adjacency.get(af.id) ?? []) {
+          if (out.length >= perAnchor) break;
+          if (e.weight < minWeight) continue;
+          const s = this.idToSlot.get(e.to);
+          if (s === undefined || taken.has(s)) continue;
+          if (mask && !mask[s]) continue;
+          taken.add(s);
+          out.push({ slot: s, score: a.score, fused: a.fused, via: 'expansion', anchorId: af.id, relation: e.type });
+        }
+        if (out.length) expansions.set(a.slot, out);
+      }
+      if (expansions.size) {
+        listed = [];
+        const tail: Listed[] = [];
+        for (const r of primary) {
+          listed.push(r);
+          const ex = expansions.get(r.slot);
+          if (ex) (placement === 'after-anchor' ? listed : tail).push(...ex);
+        }
+        listed.push(...tail);
+      }
+    }
+    t.expansionMs = now() - t5;
+
+    // 6. Hits with context and media.
+    const t6 = now();
+    const withContext = opts.withContext ?? true;
+    const hits: SearchHit[] = listed.map((r, i) => this.makeHit(r, i + 1, withContext));
+    t.contextMs = now() - t6;
+    t.roundMs = now() - roundStart;
+    return { query, hits, timings: t };
+  }
+
+  private makeHit(r: { slot: number; score: number; bm25?: number; dense?: number; fused?: number; via: SearchHit['via']; anchorId?: string; relation?: string }, rank: number, withContext: boolean): SearchHit {
+    const f = this.frags[r.slot]!;
+    const scores: SearchHit['scores'] = {};
+    if (r.bm25 !== undefined) scores.bm25 = r.bm25;
+    if (r.dense !== undefined) scores.dense = r.dense;
+    if (r.fused !== undefined) scores.fused = r.fused;
+    const hit: SearchHit = {
+      fragmentId: f.id,
+      docId: f.docId,
+      kind: f.kind,
+      rank,
+      score: r.score,
+      scores,
+      via: r.via,
+      text: f.text,
+      page: f.page,
+      section: f.section ?? [],
+      media: [],
+    };
+    if (r.anchorId !== undefined) {
+      hit.anchorId = r.anchorId;
+      hit.relation = r.relation;
+    }
+    if (withContext) {
+      const n = this.opts.context.chars;
+      const prev = f.prev ? this.fragment(f.prev) : undefined;
+      const next = f.next ? this.fragment(f.next) : undefined;
+      if (n > 0 && (prev || next)) {
+        hit.context = {};
+        if (prev) hit.context.prev = trimContext(prev.text, n, true);
+        if (next) hit.context.next = trimContext(next.text, n);
+      }
+      if (f.kind === 'text' || f.kind === 'example') {
+        for (const id of f.attached ?? []) {
+          const m = this.fragment(id);
+          if (m) hit.media.push({ fragmentId: m.id, kind: m.kind, label: m.label, caption: m.caption, asset: m.media });
+        }
+      } else {
+        hit.media.push({ fragmentId: f.id, kind: f.kind, label: f.label, caption: f.caption, asset: f.media });
+      }
+    }
+    return hit;
+  }
+
+  /** Exact dense top-k (brute force): the reference for HNSW recall. */
+  exactDense(queryVector: Float32Array, k: number): string[] {
+    const r = this.dense.exactSearch(unit(this.checkVector(queryVector, 'queryVector')), k);
+    return Array.from(r.slots, (s) => this.frags[s]!.id);
+  }
+
+  /** HNSW dense top-k only (no fusion), for recall measurements. */
+  approxDense(queryVector: Float32Array, k: number): string[] {
+    const r = this.dense.search(unit(this.checkVector(queryVector, 'queryVector')), k);
+    return Array.from(r.slots, (s) => this.frags[s]!.id);
+  }
+
+  /** Change how hybrid searches fuse from now on (experiments, tuning). */
+  configureFusion(o: { method?: FusionMethod; weights?: FusionWeights; adaptive?: boolean; rrfK?: number }): void {
+    if (o.method !== undefined && o.method !== 'rrf' && o.method !== 'weighted') throw new KfError('bad_option', `fusion must be rrf or weighted (got ${o.method})`, 'use weighted or rrf');
+    if (o.method !== undefined) this.opts.fusion = o.method;
+    if (o.weights !== undefined) this.opts.fusionWeights = validateWeights(o.weights);
+    if (o.adaptive !== undefined) this.opts.adaptiveFusion = o.adaptive;
+    if (o.rrfK !== undefined) {
+      if (!(o.rrfK > 0)) throw new KfError('bad_option', `rrfK must be > 0 (got ${o.rrfK})`, 'use 60');
+      this.opts.rrfK = o.rrfK;
+    }
+  }
+
+  /** Change the HNSW query-time candidate list (recall/speed trade-off). */
+  setEfSearch(ef: number): void {
+    if (!Number.isInteger(ef) || ef < 1) throw new KfError('bad_option', `efSearch must be a positive integer (got ${ef})`, 'use e.g. 128');
+    this.dense.setEf(ef);
+    this.opts.hnsw.efSearch = ef;
+  }
+
+  // ---------------------------------------------------------------- compaction & persistence
+
+  /** Removed slots as a share of all slots. */
+  get tombstoneRatio(): number {
+    return this.frags.length ? 1 - this.liveCount / this.frags.length : 0;
+  }
+
+  /** Renumber slots without tombstones (rebuilds BM25 and the HNSW graph from stored vectors; no re-embedding). */
+  compact(): void {
+    const keep: { f: Fragment; v: Float32Array }[] = [];
+    for (let s = 0; s < this.frags.length; s++) {
+      const f = this.frags[s];
+      if (f) keep.push({ f, v: this.dense.vector(s).slice() });
+    }
+    const bm25 = new Bm25Index(this.bm25.options);
+    const dense = new DenseIndex(this.dense.dim, this.opts.hnsw, Math.max(16, keep.length));
+    this.frags = [];
+    this.idToSlot.clear();
+    this.docSlots.clear();
+    this.liveCount = 0;
+    keep.forEach(({ f, v }, slot) => {
+      bm25.add(slot, this.tokenizer.tokenize(this.indexText(f)));
+      dense.add(slot, v);
+      this.frags.push(f);
+      this.idToSlot.set(f.id, slot);
+      const l = this.docSlots.get(f.docId);
+      if (l) l.push(slot);
+      else this.docSlots.set(f.docId, [slot]);
+      this.liveCount++;
+    });
+    this.bm25 = bm25;
+    this.dense = dense;
+  }
+
+  /**
+   * Save into `dir` (created if needed). Crash-safe: the previous index in `dir`
+   * stays loadable until the new one is complete (see the file comment).
+   */
+  async save(dir: string, hooks: { onStep?: SaveStepHook } = {}): Promise<void> {
+    const step = hooks.onStep ?? (() => undefined);
+    const root = path.resolve(dir);
+    try {
+      fs.mkdirSync(root, { recursive: true });
+    } catch (e) {
+      throw fsError(e, root, 'create index directory');
+    }
+    if (this.tombstoneRatio >= this.opts.compactRatio) this.compact();
+    const current = readPointer(root);
+    const nextGen = nextGeneration(root, current);
+    const tmp = path.join(root, `.${nextGen}.tmp-${process.pid}-${Date.now()}`);
+    const files: Record<string, number> = {};
+    const write = (name: string, data: string | Buffer) => {
+      const p = path.join(tmp, name);
+      writeSynced(p, data);
+      files[name] = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+    };
+    try {
+      fs.mkdirSync(tmp, { recursive: true });
+      step('fragments');
+      const lines: string[] = [];
+      for (const f of this.frags) lines.push(f ? JSON.stringify(f) : 'null');
+      write('fragments.jsonl', lines.join('\n') + '\n');
+
+      step('bm25');
+      const st = this.bm25.exportState();
+      write('bm25.json', JSON.stringify({ options: st.options, nSlots: st.nSlots, terms: st.terms, keys: st.keys }));
+      write('bm25.bin', packArrays([st.fwdOff, st.fwdTerm, st.fwdTf, st.docLen, st.live]));
+
+      step('dense');
+      this.dense.save(path.join(tmp, 'dense.hnsw'), path.join(tmp, 'dense.vectors.bin'));
+      fsyncFile(path.join(tmp, 'dense.hnsw'));
+      fsyncFile(path.join(tmp, 'dense.vectors.bin'));
+      files['dense.hnsw'] = fs.statSync(path.join(tmp, 'dense.hnsw')).size;
+      files['dense.vectors.bin'] = fs.statSync(path.join(tmp, 'dense.vectors.bin')).size;
+      write('dense.live.bin', Buffer.from(this.dense.liveStates()));
+
+      step('relations');
+      write('relations.json', JSON.stringify(this.relations));
+
+      step('embedder');
+      const persisted = saveEmbedderState(this.embedder, tmp);
+
+      step('manifest');
+      const manifest: Manifest = {
+        format: INDEX_FORMAT,
+        createdAt: new Date().toISOString(),
+        embedder: { id: this.embedder.id, dim: this.embedder.dim, persisted },
+        options: this.opts,
+        bm25: { options: st.options, nSlots: st.nSlots, nTerms: st.terms.length, nPostings: st.fwdTerm.length },
+        slots: this.frags.length,
+        liveFragments: this.liveCount,
+        documents: this.docSlots.size,
+        relations: this.relations.length,
+        files,
+      };
+      write('manifest.json', JSON.stringify(manifest, null, 2) + '\n');
+      fsyncDir(tmp);
+
+      step('rename');
+      const finalDir = path.join(root, nextGen);
+      fs.rmSync(finalDir, { recursive: true, force: true });
+      fs.renameSync(tmp, finalDir);
+      fsyncDir(root);
+
+      step('pointer');
+      writeFileAtomic(path.join(root, 'CURRENT'), nextGen + '\n');
+      fsyncDir(root);
+    } catch (e) {
+      try {
+        fs.rmSync(tmp, { recursive: true, force: true });
+      } catch {
+        /* best effort: a stray temp folder is cleaned by the next save */
+      }
+      if (e instanceof KfError) throw e;
+      throw fsError(e, root, 'save the index into');
+    }
+    // The new generation is live: remove older ones and stray temporaries (best effort).
+    for (const name of fs.readdirSync(root)) {
+      if ((name.startsWith('gen-') && name !== nextGen) || (name.startsWith('.gen-') && name.includes('.tmp-'))) {
+        try {
+          fs.rmSync(path.join(root, name), { recursive: true, force: true });
+        } catch {
+          /* ignore */
+        }
+      }
+    }
+  }
+
+  /** True when `dir` holds a saved index. */
+  static exists(dir: string): boolean {
+    const cur = readPointer(path.resolve(dir));
+    return !!cur && fs.existsSync(path.join(dir, cur, 'manifest.json'));
+  }
+
+  /**
+   * Load an index saved by save(). `embedder` may be omitted when the index's
+   * embedder can be restored offline (corpus-fitted, hash-N, glove-sif-100d);
+   * when given, its id must match the one the index was built with.
+   */
+  static async load(dir: string, embedder?: Embedder, overrides: { indexText?: (f: Fragment) => string } = {}): Promise<SearchEngine> {
+    const root = path.resolve(dir);
+    const cur = readPointer(root);
+    if (!cur) throw new KfError('index_missing', `no index in ${root} (no CURRENT file)`, 'build it first (kf index build) or check the path', { concerns: root });
+    const gen = path.join(root, cur);
+    const read = (name: string): Buffer => {
+      try {
+        return fs.readFileSync(path.join(gen, name));
+      } catch (e) {
+        throw new KfError('index_corrupt', `index file ${path.join(gen, name)} is missing or unreadable (${(e as NodeJS.ErrnoException).code})`, 'rebuild the index (kf index build)', { concerns: path.join(gen, name), cause: e });
+      }
+    };
+    const parse = <T>(name: string): T => {
+      try {
+        return JSON.parse(read(name).toString('utf8')) as T;
+      } catch (e) {
+        if (e instanceof KfError) throw e;
+        throw new KfError('index_corrupt', `index file ${path.join(gen, name)} is not valid JSON`, 'rebuild the index (kf index build)', { concerns: path.join(gen, name), cause: e });
+      }
+    };
+    const m = parse<Manifest>('manifest.json');
+    if (m.format !== INDEX_FORMAT) throw new KfError('index_format', `index in ${gen} has format ${m.format}, this harness reads ${INDEX_FORMAT}`, 'rebuild the index with this version', { concerns: gen });
+    for (const [name, size] of Object.entries(m.files)) {
+      let actual = -1;
+      try {
+        actual = fs.statSync(path.join(gen, name)).size;
+      } catch {
+        /* reported below */
+      }
+      if (actual !== size) throw new KfError('index_corrupt', `index file ${path.join(gen, name)} has ${actual < 0 ? 'gone missing' : `${actual} bytes, expected ${size}`}`, 'rebuild the index (kf index build)', { concerns: path.join(gen, name) });
+    }
+    const emb = embedder ?? restoreEmbedder(gen, m.embedder.id);
+    if (emb.id !== m.embedder.id || emb.dim !== m.embedder.dim) {
+      throw new KfError('embedder_mismatch', `index in ${root} was built with embedder ${m.embedder.id} (${m.embedder.dim}-d), got ${emb.id} (${emb.dim}-d)`, 'pass the same embedder, or rebuild the index with this one', { concerns: root });
+    }
+    const bj = parse<{ options: Bm25State['options']; nSlots: number; terms: string[]; keys: string[] }>('bm25.json');
+    const [fwdOff, fwdTerm, fwdTf, docLen, live] = unpackArrays(read('bm25.bin'), ['i32', 'i32', 'u16', 'i32', 'u8']) as [Int32Array, Int32Array, Uint16Array, Int32Array, Uint8Array];
+    const bm25 = Bm25Index.fromState({ options: bj.options, terms: bj.terms, keys: bj.keys, nSlots: bj.nSlots, fwdOff, fwdTerm, fwdTf, docLen, live });
+    const denseLive = new Uint8Array(read('dense.live.bin'));
+    if (denseLive.length !== m.slots || bj.nSlots !== m.slots) throw new KfError('index_corrupt', `index in ${gen} has inconsistent slot counts`, 'rebuild the index (kf index build)', { concerns: gen });
+    const dense = DenseIndex.load(path.join(gen, 'dense.hnsw'), path.join(gen, 'dense.vectors.bin'), m.embedder.dim, m.options.hnsw, denseLive);
+    const engine = new SearchEngine(emb, m.options, bm25, dense, overrides.indexText);
+    const lines = read('fragments.jsonl').toString('utf8').split('\n');
+    for (let s = 0; s < m.slots; s++) {
+      const line = lines[s];
+      if (line === undefined) throw new KfError('index_corrupt', `fragments.jsonl in ${gen} ends early (slot ${s} of ${m.slots})`, 'rebuild the index', { concerns: gen });
+      const f = line === 'null' ? undefined : (JSON.parse(line) as Fragment);
+      engine.frags.push(f);
+      if (f) {
+        engine.idToSlot.set(f.id, s);
+        const l = engine.docSlots.get(f.docId);
+        if (l) l.push(s);
+        else engine.docSlots.set(f.docId, [s]);
+        engine.liveCount++;
+      }
+    }
+    engine.setRelations(parse<RelationEdge[]>('relations.json'));
+    return engine;
+  }
+}
+
+function unit(v: Float32Array): Float32Array {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
+  if (s === 0 || Math.abs(s - 1) < 1e-6) return v;
+  const inv = 1 / Math.sqrt(s);
+  const out = new Float32Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = v[i] * inv;
+  return out;
+}
+
+function readPointer(root: string): string | undefined {
+  try {
+    const cur = fs.readFileSync(path.join(root, 'CURRENT'), 'utf8').trim();
+    return /^gen-\d+$/.test(cur) ? cur : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function nextGeneration(root: string, current: string | undefined): string {
+  let max = current ? Number(current.slice(4)) : 0;
+  try {
+    for (const name of fs.readdirSync(root)) {
+      const m = /^gen-(\d+)$/.exec(name);
+      if (m) max = Math.max(max, Number(m[1]));
+    }
+  } catch {
+    /* empty */
+  }
+  return `gen-${String(max + 1).padStart(6, '0')}`;
+}
+
+function writeSynced(file: string, data: string | Buffer): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function fsyncFile(file: string): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function fsyncDir(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    /* some file systems refuse fsync on directories; the rename order still protects CURRENT */
+  }
+}
+
+type ArrKind = 'i32' | 'u16' | 'u8';
+
+/** Concatenate typed arrays into one buffer: [count u32][byteLength u32 x count] then each array, 8-byte aligned. */
+function packArrays(arrays: (Int32Array | Uint16Array | Uint8Array)[]): Buffer {
+  const header = Buffer.alloc(4 + 4 * arrays.length);
+  header.writeUInt32LE(arrays.length, 0);
+  const parts: Buffer[] = [header];
+  let off = header.length;
+  const pad = (n: number) => (8 - (n % 8)) % 8;
+  arrays.forEach((a, i) => {
+    header.writeUInt32LE(a.byteLength, 4 + 4 * i);
+    const p = pad(off);
+    if (p) parts.push(Buffer.alloc(p));
+    off += p;
+    parts.push(Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+    off += a.byteLength;
+  });
+  return Buffer.concat(parts);
+}
+
+function unpackArrays(buf: Buffer, kinds: ArrKind[]): (Int32Array | Uint16Array | Uint8Array)[] {
+  const n = buf.readUInt32LE(0);
+  if (n !== kinds.length) throw new KfError('index_corrupt', `bm25.bin holds ${n} arrays, expected ${kinds.length}`, 'rebuild the index');
+  let off = 4 + 4 * n;
+  const out: (Int32Array | Uint16Array | Uint8Array)[] = [];
+  for (let i = 0; i < n; i++) {
+    const len = buf.readUInt32LE(4 + 4 * i);
+    off += (8 - (off % 8)) % 8;
+    if (off + len > buf.length) throw new KfError('index_corrupt', 'bm25.bin is truncated', 'rebuild the index');
+    const copy = buf.buffer.slice(buf.byteOffset + off, buf.byteOffset + off + len);
+    const k = kinds[i];
+    out.push(k === 'i32' ? new Int32Array(copy) : k === 'u16' ? new Uint16Array(copy) : new Uint8Array(copy));
+    off += len;
+  }
+  return out;
+}

@@ -1,0 +1,53 @@
+/**
+ * Zero-LLM similarity edges between fragments: each fragment's k nearest
+ * neighbours by the index's dense vectors, kept when the cosine reaches a
+ * threshold (HippoRAG / KGP-style "synonymy" edges). Used for graph expansion
+ * when no LLM typed the relations (offline backend), and by the retrieval
+ * benchmark's hybrid+graph rows.
+ */
+import type { SearchEngine, RelationEdge } from './engine';
+import { KfError } from '../util/errors';
+
+export interface SimilarityEdgeOptions {
+  /** Neighbours looked at per fragment (default 5). */
+  k?: number;
+  /** Minimum cosine (default 0.5). */
+  threshold?: number;
+  /** Skip neighbours from the same document (default false: adjacent passages are often the next hop). */
+  crossDocumentOnly?: boolean;
+  /** Exact kNN instead of HNSW (default: exact below 20K fragments). */
+  exact?: boolean;
+}
+
+/** Undirected edges, each pair once (from < to), weight = cosine, type 'similar'. Deterministic. */
+export function similarityEdges(engine: SearchEngine, opts: SimilarityEdgeOptions = {}): RelationEdge[] {
+  const k = opts.k ?? 5;
+  const threshold = opts.threshold ?? 0.5;
+  if (!Number.isInteger(k) || k < 1) throw new KfError('bad_option', `similarity edges: k must be a positive integer (got ${k})`, 'use e.g. 5');
+  if (!(threshold >= -1 && threshold <= 1)) throw new KfError('bad_option', `similarity edges: threshold must be a cosine in [-1, 1] (got ${threshold})`, 'use e.g. 0.5');
+  const ids = engine.fragmentIds();
+  const exact = opts.exact ?? ids.length <= 20000;
+  const seen = new Map<string, RelationEdge>();
+  for (const id of ids) {
+    const v = engine.vectorOf(id)!;
+    const f = engine.fragment(id)!;
+    const neigh = exact ? engine.exactDense(v, k + 1) : engine.approxDense(v, k + 1);
+    for (const nid of neigh) {
+      if (nid === id) continue;
+      const g = engine.fragment(nid)!;
+      if (opts.crossDocumentOnly && g.docId === f.docId) continue;
+      const w = cosine(v, engine.vectorOf(nid)!);
+      if (w < threshold) continue;
+      const [a, b] = id < nid ? [id, nid] : [nid, id];
+      const key = `${a}\u0000${b}`;
+      if (!seen.has(key)) seen.set(key, { from: a, to: b, type: 'similar', weight: w });
+    }
+  }
+  return [...seen.values()].sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
