@@ -519,6 +519,14 @@ async function processDocument(d: ScannedDoc, ctx: DocContext): Promise<{ work?:
 
 // ---------------------------------------------------------------------------- embedder
 
+/** The configured OpenAI-compatible embedder, with its dimension known (one probe call when needed). */
+async function endpointEmbedder(models: IndexModels | undefined): Promise<Embedder> {
+  const e = models?.embedder?.();
+  if (!e) throw new KfError('embedder_unavailable', 'the openai embedder was chosen but no embedding endpoint/model is configured', 'configure the embedding stage (models config or OPENAI_BASE_URL + KF_EMBEDDING_MODEL), or use --embedder fitted|glove|hash', { concerns: 'embedding' });
+  await (e as Embedder & { init?: () => Promise<unknown> }).init?.();
+  return e;
+}
+
 async function resolveEmbedder(
   choice: Embedder | EmbedderChoice,
   opts: BuildOptions,
@@ -540,11 +548,8 @@ async function resolveEmbedder(
       }
       return { embedder: await CorpusFittedEmbedder.fit(fitTexts(), opts.fitted), choice };
     }
-    case 'openai': {
-      const e = models?.embedder?.();
-      if (!e) throw new KfError('embedder_unavailable', 'the openai embedder was chosen but no embedding endpoint/model is configured', 'configure the embedding stage (models config or OPENAI_BASE_URL + KF_EMBEDDING_MODEL), or use --embedder fitted|glove|hash', { concerns: 'embedding' });
-      return { embedder: e, choice };
-    }
+    case 'openai':
+      return { embedder: await endpointEmbedder(models), choice };
   }
   throw new KfError('bad_option', `unknown embedder "${String(choice)}"`, `use one of ${EMBEDDER_CHOICES.join(', ')}`);
 }
@@ -688,7 +693,7 @@ export async function buildIndex(input: BuildIndexInput): Promise<BuildResult> {
     let prevEngine: SearchEngine | undefined;
     if (prevDir && prevManifest && !o.rebuildEngine) {
       try {
-        const reuse = typeof choice === 'string' && choice !== 'openai' ? undefined : typeof choice === 'string' ? input.models?.embedder?.() : choice;
+        const reuse = typeof choice !== 'string' ? choice : choice === 'openai' ? await endpointEmbedder(input.models) : undefined;
         prevEngine = await SearchEngine.load(path.join(prevDir, 'engine'), reuse);
       } catch {
         prevEngine = undefined; // a different embedder or an unreadable engine: build from stored vectors

@@ -188,6 +188,8 @@ export async function openIndex(dir: string, opts: OpenIndexOptions = {}): Promi
       throw new KfError('embedder_required', `the index in ${g.root} was built with the embedding model ${manifest.embedder.id}`, 'configure the same embedding endpoint (KF models config / OPENAI_BASE_URL + embedding model) or pass the embedder to openIndex', { concerns: g.root });
     }
   }
+  // An endpoint embedder learns its dimension with one probe call; the engine checks it against the index.
+  if (embedder) await (embedder as Embedder & { init?: () => Promise<unknown> }).init?.();
   const engine = await SearchEngine.load(path.join(g.generationDir, 'engine'), embedder);
   const docs = readIndexedDocuments(g.generationDir);
   const byId = new Map(docs.map((d) => [d.id, d]));

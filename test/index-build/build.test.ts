@@ -17,6 +17,8 @@ import type { ChatModel, Stage } from '../../lib/models/types';
 import { DOCS, writeCorpus } from './corpus';
 import { fakeModel, tempDir } from './helpers';
 import PDFDocument from 'pdfkit';
+import { createModelRouter } from '../../lib/models/router';
+import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 
 const FAST = { ingest: { ocr: 'off' as const }, hashDim: 64 };
 
@@ -254,4 +256,31 @@ test('passages: one document per passage, title searchable; ensureIndex builds o
   assert.notEqual(c.dir, a.dir);
   const d = await ensureIndex({ passages, cacheRoot, embedder: 'glove', options: { benchmark: '2wiki' }, outDir: a.dir });
   assert.equal(d.built, true, 'another embedder makes the index stale');
+});
+
+test('openai embedder: vectors from the endpoint (scripted server); openIndex needs that embedder again', async (t) => {
+  const server = await ScriptedServer.start({ embeddingDim: 16 });
+  t.after(() => server.close());
+  const router = createModelRouter({ stages: { embedding: { backend: 'openai', baseUrl: server.url, model: 'embed-model' } } }, { env: { OPENAI_API_KEY: 'k' }, cacheMode: 'off' });
+  t.after(() => router.close());
+  const out = tempDir();
+  const passages = [
+    { id: 'a', title: 'A', text: 'Alpha Mills makes paper.' },
+    { id: 'b', title: 'B', text: 'Beta Rail carries paper to Quessel.' },
+  ];
+  const r = await buildIndex({ passages, outDir: out, embedder: 'openai', models: router });
+  assert.equal(r.manifest.embedder.id, 'openai:embed-model');
+  assert.equal(r.manifest.embedder.dim, 16);
+  assert.equal(r.manifest.backends.embedding.backend, 'openai');
+  assert.equal(r.manifest.backends.extraction.backend, 'offline', 'chat stages without an endpoint stay offline');
+  const embedCalls = server.requests.filter((x) => x.kind === 'embeddings').length;
+  assert.ok(embedCalls >= 1);
+  await assert.rejects(openIndex(out), /embedding model openai:embed-model/);
+  const idx = await openIndex(out, { models: router });
+  const hits = await idx.retriever.search('paper to Quessel', { topk: 2, mode: 'dense' });
+  assert.equal(hits.hits.length, 2);
+  // A rebuild reuses the stored vectors: only the dimension probe reaches the endpoint.
+  const before = server.requests.filter((x) => x.kind === 'embeddings').length;
+  await buildIndex({ passages, outDir: out, embedder: 'openai', models: router });
+  assert.ok(server.requests.filter((x) => x.kind === 'embeddings').length - before <= 1);
 });

@@ -76,7 +76,7 @@ export const command: CommandSpec = {
   examples: [
     'kf index build --corpus data/demo/tiny/corpus --out .kf-cache/index/demo --offline',
     'kf index build --bench 2wiki --out .kf-cache/index/2wiki --embedder fitted --offline --json',
-    'kf index build --bench mmlongbench-doc --out .kf-cache/index/mmlb --offline',
+    'kf index build --bench mmlongbench-doc --out .kf-cache/index/mmlongbench-doc --offline',
   ],
   async run(args) {
     const bench = str(args, 'bench');
