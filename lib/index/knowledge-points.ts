@@ -15,6 +15,7 @@
  *   its description. A fragment whose sentences are all too short still gets one
  *   point (its text), so every fragment with text is a node of the graph.
  */
+import { fillPrompt } from '../util/prompts';
 import type { Fragment } from '../corpus/types';
 import type { ChatModel, ChatResponse } from '../models/types';
 import type { ExtractionTask } from '../models/offline/tasks';
@@ -129,13 +130,10 @@ export function offlineKnowledgePoints(fragments: readonly Fragment[], opts: Pic
   return out;
 }
 
-/** The extraction prompt (the reply format is the one the offline backend writes). */
-export const EXTRACTION_SYSTEM = [
-  'You extract atomic knowledge points from document fragments for a search index.',
-  'A knowledge point is one self-contained fact: a short title (a few words naming its subject) and a one-sentence summary that can be understood without the fragment (resolve pronouns, keep names, numbers, dates and units exactly).',
-  'Cover every distinct fact of each fragment, at most {max} points per fragment. Do not add knowledge that is not in the fragment.',
-  'Reply with ONE JSON object and nothing else: {"points": [{"title": "...", "summary": "...", "fragment_id": "<the id of the fragment it comes from>"}]}',
-].join('\n');
+/** The extraction prompt (prompts/extraction-system.txt; the reply format is the one the offline backend writes). */
+export function extractionSystemPrompt(maxPerFragment: number): string {
+  return fillPrompt('extraction-system', { max: String(maxPerFragment) });
+}
 
 export function extractionUserPrompt(batch: readonly Fragment[]): string {
   const blocks = batch.map((f) => {
@@ -246,7 +244,7 @@ export async function extractKnowledgePoints(
   const model = opts.model;
   const issues: ExtractionIssue[] = [];
   const batches = batchFragments(withText, opts.batchFragments ?? 6, opts.batchChars ?? 6000);
-  const system = EXTRACTION_SYSTEM.replace('{max}', String(maxPer));
+  const system = extractionSystemPrompt(maxPer);
   const perBatch = await mapLimit(batches, opts.concurrency ?? 4, async (batch) => {
     const ids = batch.map((f) => f.id);
     const task: ExtractionTask = { role: 'extraction', fragments: batch.map((f) => ({ id: f.id, text: f.text, section: f.section })), maxPerFragment: maxPer };

@@ -14,6 +14,7 @@
  * Recall is deterministic: exact (brute-force) cosine for groups up to
  * `exactBelow` points, a seeded HNSW graph above; ties break by point order.
  */
+import { loadPrompt } from '../util/prompts';
 import { HierarchicalNSW } from 'hnswlib-node';
 import type { ChatModel, ChatResponse } from '../models/types';
 import type { RelationsTask } from '../models/offline/tasks';
@@ -195,12 +196,10 @@ export interface RelationResult {
   by: 'llm' | 'offline';
 }
 
-export const RELATIONS_SYSTEM = [
-  'You type relations between pairs of knowledge points that a search index found similar.',
-  'For each pair choose ONE type: same-topic (both are about the same subject), extends (FROM adds detail to or builds on TO), contrasts (they differ, disagree or compare), supports (FROM is evidence for TO), prerequisite (TO must be understood before FROM), or none (not actually related).',
-  'Keep the given from/to ids; for a directed type you may swap them when the direction is the other way.',
-  'Reply with ONE JSON object and nothing else: {"relations": [{"from": "<id>", "to": "<id>", "type": "<type>"}]}',
-].join('\n');
+/** The relation-typing prompt (prompts/relations-system.txt; reply format as the offline backend writes it). */
+export function relationsSystemPrompt(): string {
+  return loadPrompt('relations-system');
+}
 
 export function relationsUserPrompt(items: { from: string; to: string; fromText: string; toText: string }[]): string {
   const lines = items.map((p, i) => `Pair ${i + 1}\n  from ${p.from}: ${p.fromText}\n  to   ${p.to}: ${p.toText}`);
@@ -300,7 +299,7 @@ export async function typeRelations(
         {
           stage: 'relations',
           messages: [
-            { role: 'system', content: RELATIONS_SYSTEM },
+            { role: 'system', content: relationsSystemPrompt() },
             { role: 'user', content: relationsUserPrompt(items) },
           ],
           json: true,

@@ -13,7 +13,7 @@ import type { CheckerTask } from '../models/offline/tasks';
 import { findJsonObject } from '../models/json-repair';
 import type { Convention } from '../run/types';
 import { findFinalAnswer, formatFinalValue, replaceFinalAnswer } from './final-answer';
-import { fillPrompt } from './prompts';
+import { fillPrompt } from '../util/prompts';
 
 export interface CheckInput {
   question: Question;

@@ -4,7 +4,7 @@
  * paragraph of the agent prompts; tools and pipeline are identical.
  */
 import type { Convention } from '../run/types';
-import { loadPrompt } from './prompts';
+import { loadPrompt } from '../util/prompts';
 
 export const CONVENTIONS: readonly Convention[] = ['m3docvqa', 'mmlongbench', 'multihoprag', 'generic'];
 

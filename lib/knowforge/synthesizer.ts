@@ -14,7 +14,7 @@ import type { Convention } from '../run/types';
 import { guardrail, ruleParagraph } from './conventions';
 import { findFinalAnswer } from './final-answer';
 import type { EvidencePool } from './pool';
-import { fillPrompt } from './prompts';
+import { fillPrompt } from '../util/prompts';
 
 export type SynthTemplate = 'ours' | 'm3docrag' | 'closed-book';
 

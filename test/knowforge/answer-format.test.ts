@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { findFinalAnswer, replaceFinalAnswer, formatFinalValue } from '../../lib/knowforge/final-answer';
 import { parseCheckerReply } from '../../lib/knowforge/checker';
 import { synthMessages } from '../../lib/knowforge/synthesizer';
-import { fillPrompt } from '../../lib/knowforge/prompts';
+import { fillPrompt } from '../../lib/util/prompts';
 import { conventionFor, refusalValue } from '../../lib/knowforge/conventions';
 import type { Question } from '../../lib/bench/types';
 

@@ -11,22 +11,12 @@
  * ({{question}} and {{analysis}} are filled in).
  */
 import type { ChatModel } from '../../models/types';
+import { loadPrompt } from '../../util/prompts';
 
-export const DEFAULT_EXTRACTION_TEMPLATE = `You extract the final answer from a model's free-form analysis of a question about a document.
-
-Rules:
-- The extracted answer must be one of these formats: Integer, Float, String, List.
-- If the analysis concludes that the question cannot be answered from the document (the information is absent, or the question's premise does not hold), write "Not answerable".
-- If the analysis only says it could not read or understand the document or its images, write "Fail to answer".
-- Keep the answer as short as possible: a number without units where a number is asked, a list as a Python list of strings such as ['a', 'b'].
-
-Reply with exactly two lines:
-Extracted answer: <answer>
-Answer format: <Integer | Float | String | List | None>
-
-Question: {{question}}
-
-Analysis: {{analysis}}`;
+/** The default extraction prompt: prompts/scorer-mmlongbench.txt. */
+export function defaultExtractionTemplate(): string {
+  return loadPrompt('scorer-mmlongbench');
+}
 
 export const FAILED_TO_EXTRACT = 'Failed to extract';
 
@@ -66,7 +56,7 @@ export interface ExtractOptions {
 
 export async function extractAnswerWithJudge(model: ChatModel, question: string, analysis: string, opts: ExtractOptions = {}): Promise<JudgeExtraction> {
   const tries = opts.tries ?? 3;
-  const prompt = fill(opts.template ?? DEFAULT_EXTRACTION_TEMPLATE, { question, analysis });
+  const prompt = fill(opts.template ?? defaultExtractionTemplate(), { question, analysis });
   let raw = '';
   let lastError: unknown;
   for (let attempt = 1; attempt <= tries; attempt++) {

@@ -5,8 +5,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { KfError } from '../util/errors';
-import { repoRoot } from '../util/paths';
+import { KfError } from './errors';
+import { repoRoot } from './paths';
 
 const cache = new Map<string, string>();
 
