@@ -12,109 +12,25 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CommandSpec } from '../command';
 import { bool, int, isPositiveInt, str } from '../command';
-import type { BenchmarkData, Question } from '../../bench/types';
-import { BENCHMARK_NAMES, assertBenchmarkName, type BenchmarkName } from '../../bench/names';
-import { loadBenchmark, type BenchPathsByName } from '../../bench/registry';
+import type { BenchmarkData } from '../../bench/types';
+import { BENCHMARK_NAMES, assertBenchmarkName } from '../../bench/names';
 import { loadTitledPassages } from '../../bench/text-corpus';
 import { ensureIndex, EMBEDDER_CHOICES, type EmbedderChoice } from '../../index/build';
-import { openIndex, type OpenIndex } from '../../index/open';
+import { openIndex } from '../../index/open';
 import type { RetrievalMode } from '../../index/types';
-import { goldUnits, retrievalScores } from '../../eval/retrieval';
 import { KfError } from '../../util/errors';
 import { ensureWritableDir, JsonlWriter, writeJsonAtomic } from '../../util/fsx';
 import { gitInfo } from '../../util/git';
 import { modelsFor, progressPrinter } from './index-build';
 
-export const MODES: readonly RetrievalMode[] = ['bm25', 'dense', 'hybrid', 'hybrid+graph'];
-export const DEFAULT_KS = [1, 2, 3, 5, 8];
+export { MODES, DEFAULT_KS, loadBench, evaluateRetrieval } from '../../run/retrieval-eval';
+export type { RetrievalEvalRecord, RetrievalEvalSummary } from '../../run/retrieval-eval';
+import { MODES, DEFAULT_KS, loadBench, evaluateRetrieval } from '../../run/retrieval-eval';
 
 export function parseKs(s: string): number[] | string {
   const ks = s.split(',').map((x) => x.trim()).filter(Boolean);
   if (!ks.length || ks.some((k) => !/^[1-9]\d*$/.test(k))) return `--k must be a comma-separated list of positive integers, got "${s}"`;
   return [...new Set(ks.map(Number))].sort((a, b) => a - b);
-}
-
-/** Load a benchmark with the files given on the command line (each loader names its files differently). */
-export function loadBench(name: BenchmarkName, corpus?: string, questions?: string): BenchmarkData {
-  const paths: Record<string, string> = {};
-  switch (name) {
-    case 'mmlongbench-doc':
-      if (questions) paths.samples = questions;
-      if (corpus) paths.documents = corpus;
-      break;
-    case 'multihop-rag':
-      if (questions) paths.queries = questions;
-      if (corpus) paths.corpus = corpus;
-      break;
-    default:
-      if (questions) paths.questions = questions;
-      if (corpus) paths.corpus = corpus;
-  }
-  return loadBenchmark(name, paths as Partial<BenchPathsByName[typeof name]>);
-}
-
-export interface RetrievalEvalRecord {
-  id: string;
-  question: string;
-  gold: string[];
-  excluded: boolean;
-  scores: Record<string, number> | null;
-  hits: { fragmentId: string; docId: string; page?: number; via: string; score: number }[];
-}
-
-export interface RetrievalEvalSummary {
-  n: number;
-  excluded: number;
-  recall: Record<string, number>;
-  allFound: Record<string, number>;
-  bench: string;
-  mode: RetrievalMode;
-  level: 'document' | 'page';
-  ks: number[];
-  topk: number;
-}
-
-/** Search every question once in `mode` and score R@k / allFound@k (records in question order). */
-export async function evaluateRetrieval(
-  idx: Pick<OpenIndex, 'retrieverFor'>,
-  data: BenchmarkData,
-  opts: { mode: RetrievalMode; ks: number[]; limit?: number; onRecord?: (r: RetrievalEvalRecord) => void },
-): Promise<{ summary: RetrievalEvalSummary; records: RetrievalEvalRecord[] }> {
-  const ks = opts.ks;
-  const topk = Math.max(...ks);
-  const level = data.recallLevel;
-  const qs: Question[] = opts.limit ? data.questions.slice(0, opts.limit) : data.questions;
-  const records: RetrievalEvalRecord[] = [];
-  const sums: Record<string, number> = {};
-  let n = 0;
-  for (const q of qs) {
-    const gold = goldUnits(q, level);
-    let hits: RetrievalEvalRecord['hits'] = [];
-    let scores: Record<string, number> | null = null;
-    if (gold.length) {
-      const res = await idx.retrieverFor(q).search(q.question, { topk, mode: opts.mode, withContext: false });
-      hits = res.hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, ...(h.page !== undefined ? { page: h.page } : {}), via: h.via, score: Math.round(h.score * 1e6) / 1e6 }));
-      scores = retrievalScores(q, { firstSearch: res.hits, searches: [] }, { ks, level });
-    }
-    if (scores) {
-      n++;
-      for (const k of ks) {
-        sums[`R@${k}`] = (sums[`R@${k}`] ?? 0) + scores[`R@${k}`];
-        sums[`allFound@${k}`] = (sums[`allFound@${k}`] ?? 0) + scores[`allFound@${k}`];
-      }
-    }
-    const rec: RetrievalEvalRecord = { id: q.id, question: q.question, gold, excluded: !scores, scores, hits };
-    records.push(rec);
-    opts.onRecord?.(rec);
-  }
-  const round = (x: number) => Math.round(x * 1e4) / 1e4;
-  const recall: Record<string, number> = {};
-  const allFound: Record<string, number> = {};
-  for (const k of ks) {
-    recall[String(k)] = n ? round(sums[`R@${k}`] / n) : 0;
-    allFound[String(k)] = n ? round(sums[`allFound@${k}`] / n) : 0;
-  }
-  return { summary: { n, excluded: qs.length - n, recall, allFound, bench: data.name, mode: opts.mode, level, ks, topk }, records };
 }
 
 export const command: CommandSpec = {
