@@ -225,7 +225,7 @@ class HtmlWalker {
 
   element(el: HtmlElement): void {
     const name = el.name;
-    if (name === 'title') { this.title ??= normalize(textOf({ ...el, name: 'span' })); return; }
+    if (name === 'title') { this.title ??= normalize(el.children.filter((c): c is string => typeof c === 'string').join(' ')); return; }
     if (DROP.has(name) || hidden(el)) return;
     const h = HEADING.exec(name);
     if (h) {

@@ -247,27 +247,31 @@ export function findGutters(segs: Segment[], pageWidth: number, depth = 0): Gutt
     }
   }
   runs.sort((a, b) => b.g1 - b.g0 - (a.g1 - a.g0));
+  const chars = (ss: Segment[]) => ss.reduce((k, s) => k + s.text.length, 0);
   for (const g of runs) {
+    // All text beside the gutter counts for the shares (a table's narrow cells too) ...
+    const allLeft = segs.filter((s) => s.x1 <= g.g0 + 1);
+    const allRight = segs.filter((s) => s.x0 >= g.g1 - 1);
+    if (allLeft.length < 4 || allRight.length < 4) continue;
+    const lChars = chars(allLeft);
+    const rChars = chars(allRight);
+    const totalChars = lChars + rChars; // titles crossing the gutter do not count
+    if (lChars < 0.05 * totalChars || rChars < 0.05 * totalChars) continue;
+    // ... while "prose-like" looks at the line-like segments only.
     const left = body.filter((s) => s.x1 <= g.g0 + 1);
     const right = body.filter((s) => s.x0 >= g.g1 - 1);
-    if (left.length < 4 || right.length < 4) continue;
-    const lChars = left.reduce((k, s) => k + s.text.length, 0);
-    const rChars = right.reduce((k, s) => k + s.text.length, 0);
-    // Shares of the text beside the gutter (titles crossing it do not count).
-    const totalChars = lChars + rChars;
-    if (lChars < 0.05 * totalChars || rChars < 0.05 * totalChars) continue;
-    const lSpan = g.g0 - Math.min(...left.map((s) => s.x0));
-    const rSpan = Math.max(...right.map((s) => s.x1)) - g.g1;
-    const lProse = median(left.map((s) => s.x1 - s.x0)) >= 0.45 * lSpan;
-    const rProse = median(right.map((s) => s.x1 - s.x0)) >= 0.45 * rSpan;
+    const lSpan = g.g0 - Math.min(...allLeft.map((s) => s.x0));
+    const rSpan = Math.max(...allRight.map((s) => s.x1)) - g.g1;
+    const lProse = left.length >= 3 && median(left.map((s) => s.x1 - s.x0)) >= 0.45 * lSpan;
+    const rProse = right.length >= 3 && median(right.map((s) => s.x1 - s.x0)) >= 0.45 * rSpan;
     if (!lProse && !rProse) continue;
     // Two prose columns each carry a good share of the text; a sidebar may carry little.
     if (lProse && rProse && (lChars < 0.15 * totalChars || rChars < 0.15 * totalChars)) continue;
     // Prose beside a sidebar (a chart, a callout): columns only if the two sides do not
     // share baselines row by row -- a table with a long label column does.
-    if (!(lProse && rProse) && baselineShare(left, right) >= 0.5) continue;
+    if (!(lProse && rProse) && baselineShare(allLeft, allRight) >= 0.5) continue;
     // Columns on each side may split again (3-column layouts).
-    const more = [...findGutters(left, pageWidth, depth + 1), ...findGutters(right, pageWidth, depth + 1)];
+    const more = [...findGutters(allLeft, pageWidth, depth + 1), ...findGutters(allRight, pageWidth, depth + 1)];
     return [...more, g].sort((a, b) => a.g0 - b.g0);
   }
   return [];
@@ -387,6 +391,9 @@ function buildTable(run: LayoutLine[], minRows: number): TableBlock | undefined 
     rows.push(row);
   }
   if (spread < minRows || spread < 0.5 * multi.length) return undefined;
+  // Real tables fill most of their grid; words of a spaced-out paragraph scatter over it.
+  const filled = rows.reduce((n, r) => n + r.filter(Boolean).length, 0);
+  if (filled < 0.45 * rows.length * cols.length) return undefined;
   // A column of wrapped prose (lines continuing a sentence start in lower case) is not a table column.
   for (let k = 0; k < cols.length; k++) {
     const cells = rows.map((r) => r[k]).filter(Boolean);

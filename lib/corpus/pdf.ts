@@ -574,7 +574,10 @@ async function emitTextPage(ctx: Ctx, b: FragmentBuilder, p: PageData, els: Layo
         continue;
       }
       if (e.type === 'table') {
-        const cap = capOf(k + 1, 'table');
+        let cap = capOf(k + 1, 'table');
+        // A caption between two tables goes to the nearer one (captions above vs below vary by document).
+        const after = els[k + 2];
+        if (cap && after?.type === 'table' && after.box.y0 - els[k + 1].box.y1 < els[k + 1].box.y0 - e.box.y1) cap = undefined;
         if (cap) consumed.add(k + 1);
         emitTable(ctx, b, p.page, e, maxRows, cap);
         continue;

@@ -13,8 +13,16 @@ import type { Fragment, IngestResult } from '../../lib/corpus/types';
 export const FIXTURES = path.join(repoRoot(), 'test', '__fixtures__', 'corpus');
 export const DOCS = path.join(FIXTURES, 'docs');
 
+const scratchDirs: string[] = [];
+process.on('exit', () => {
+  for (const d of scratchDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh temporary folder, removed when the test process exits. */
 export function scratch(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `corpus-test-${prefix}-`));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `corpus-test-${prefix}-`));
+  scratchDirs.push(dir);
+  return dir;
 }
 
 export function byKind(r: IngestResult, kind: Fragment['kind']): Fragment[] {
