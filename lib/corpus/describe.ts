@@ -7,6 +7,8 @@
  * and first rows. The original asset stays in `media` either way, and
  * `describedBy` records which path produced `text`.
  */
+import { loadPrompt } from '../util/prompts';
+import type { CaptionTask } from '../models/offline/tasks';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Fragment } from './types';
@@ -49,11 +51,10 @@ export interface DescribeReport {
 /** Characters of an image description / OCR text kept in `text` (the pool's image cap is 3,000). */
 const MAX_OCR_CHARS = 1500;
 
-const SYSTEM_PROMPT =
-  'You describe figures and tables taken from documents so that they can be found by text search. ' +
-  'Say what the image shows: its type (chart, diagram, photo, table, screenshot), the quantities, labels, ' +
-  'legends, trends and any numbers or text you can read. Be factual and concise (at most 150 words); ' +
-  'do not speculate beyond what is visible.';
+/** The description prompt (prompts/describe-media.txt). */
+function systemPrompt(): string {
+  return loadPrompt('describe-media');
+}
 
 /** The absolute file of a fragment's media, or undefined when it cannot be found. */
 export function mediaFile(f: Fragment, opts: { assetsDir?: string; corpusRoot?: string }): string | undefined {
@@ -104,10 +105,11 @@ async function vlmImage(model: ChatModel, stage: Stage, f: Fragment, file: strin
   const res = await model.chat(
     {
       stage,
-      messages: [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content }],
+      messages: [{ role: 'system', content: systemPrompt() }, { role: 'user', content }],
       temperature: 0,
       maxTokens: 400,
-      task: { role: 'describe', kind: 'image', fragmentId: f.id, docId: f.docId, page: f.page, section: f.section, caption: f.caption, label: f.label, ocrText: f.ocrText, mediaPath: file },
+      // role 'caption' + CaptionTask fields are what the offline backend reads; the rest documents the call in traces.
+      task: { ...({ role: 'caption', image: { path: file, mime: f.media?.mime }, ocrText: f.ocrText, caption: f.caption, label: f.label, context: contextLine(f) } satisfies CaptionTask), kind: 'image', fragmentId: f.id, docId: f.docId, page: f.page, section: f.section },
     },
     signal,
   );
@@ -120,12 +122,13 @@ async function vlmTable(model: ChatModel, stage: Stage, f: Fragment, signal?: Ab
     {
       stage,
       messages: [
-        { role: 'system', content: SYSTEM_PROMPT },
+        { role: 'system', content: systemPrompt() },
         { role: 'user', content: `${contextLine(f)}\n${headLine(f) ? `Caption: ${headLine(f)}\n` : ''}Describe this table:\n${tableToText(table, undefined, 2500)}` },
       ],
       temperature: 0,
       maxTokens: 400,
-      task: { role: 'describe', kind: 'table', fragmentId: f.id, docId: f.docId, page: f.page, section: f.section, caption: f.caption, label: f.label, header: table.header, rows: table.rows.slice(0, 20), rowCount: table.rowCount ?? table.rows.length },
+      // Offline, a table is described from its own text (the offline caption role reads `context`).
+      task: { ...({ role: 'caption', caption: f.caption, label: f.label, context: `${contextLine(f)}\n${tableToText(table, undefined, 1500)}` } satisfies CaptionTask), kind: 'table', fragmentId: f.id, docId: f.docId, page: f.page, header: table.header, rows: table.rows.slice(0, 20), rowCount: table.rowCount ?? table.rows.length },
     },
     signal,
   );
