@@ -16,7 +16,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KfError } from '../util/errors';
-import { ensureWritableDir, fsError } from '../util/fsx';
+import { ensureWritableDir, fsError, pidAlive } from '../util/fsx';
 import { sha256 } from '../util/hash';
 import { repoRoot } from '../util/paths';
 import { drawnTextOf } from './chart-layout';
@@ -191,14 +191,6 @@ function isComplete(dir: string, m: DemoManifest | undefined, hash: string): m i
   return Object.keys(m.files).every((rel) => fs.existsSync(path.join(dir, rel)));
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Remove temporary directories left by generations that were interrupted (their process is gone). */
 function removeStaleTemps(parent: string, base: string): void {

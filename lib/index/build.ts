@@ -34,7 +34,7 @@ import { describeFragments } from '../corpus/describe';
 import type { ChatModel } from '../models/types';
 import { KfError, errorMessage } from '../util/errors';
 import { canonicalJson, sha256, shortHash } from '../util/hash';
-import { ensureWritableDir, readJsonl, writeFileAtomic, writeJsonAtomic } from '../util/fsx';
+import { ensureWritableDir, readJsonl, writeFileAtomic, writeJsonAtomic, pidAlive, fsyncDir } from '../util/fsx';
 import { gitInfo } from '../util/git';
 import { repoRoot } from '../util/paths';
 import { SearchEngine, defaultIndexText, type EngineOptions, type RelationEdge } from './engine';
@@ -250,14 +250,6 @@ class WorkStore implements RelationTypeCache {
 
 // ---------------------------------------------------------------------------- lock
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** One build at a time per index folder; a lock left by a killed build (dead pid) is taken over. */
 function acquireLock(root: string): () => void {
@@ -1099,15 +1091,3 @@ function nextBuildName(root: string, current: string | undefined): string {
   return `${BUILD_PREFIX}${String(max + 1).padStart(6, '0')}`;
 }
 
-function fsyncDir(dir: string): void {
-  try {
-    const fd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    /* some file systems refuse fsync on directories */
-  }
-}

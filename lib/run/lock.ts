@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KfError } from '../util/errors';
-import { fsError } from '../util/fsx';
+import { fsError, pidAlive } from '../util/fsx';
 
 interface LockInfo {
   pid: number;
@@ -17,14 +17,6 @@ interface LockInfo {
   startedAt: string;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export interface RunLock {
   file: string;
@@ -64,7 +56,7 @@ export function acquireRunLock(runDir: string, runId: string): RunLock {
     } catch {
       other = undefined; // empty or cut: the writer died while creating it
     }
-    const stale = !other || (other.hostname === mine.hostname && (other.pid === process.pid ? false : !alive(other.pid)));
+    const stale = !other || (other.hostname === mine.hostname && (other.pid === process.pid ? false : !pidAlive(other.pid)));
     if (!stale) {
       const who = `pid ${other!.pid} on ${other!.hostname} (since ${other!.startedAt})`;
       throw new KfError(

@@ -137,3 +137,27 @@ export function readJsonl<T = unknown>(file: string): { records: T[]; badLines: 
   }
   return { records, badLines };
 }
+
+/** fsync a directory so a rename inside it is durable (some file systems refuse: then the rename order alone protects readers). */
+export function fsyncDir(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    /* some file systems refuse fsync on directories */
+  }
+}
+
+/** Whether a process with this pid is alive (stale-lock detection). EPERM means alive but not ours. */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
