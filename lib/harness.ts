@@ -48,6 +48,7 @@ export { writeTable, toMarkdown } from './report/table';
 export { barFigure, lineFigure, scatterFigure, writeFigure, closeSharedExporter } from './report/figure';
 export { resultManifest, writeManifest, OFFLINE_NOTE } from './report/manifest';
 export * as kit from './report/notebook-kit';
+export * as frames from './report/frames';
 
 // Utilities
 export { makeRng } from './util/rng';

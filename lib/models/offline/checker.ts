@@ -11,6 +11,9 @@
  * Reply: {"final": "<value>"} or {"final": ["a", "b"]}.
  */
 import type { AnswerConvention, CheckerTask, ScorerTask } from './tasks';
+import { mentions } from './evidence';
+import { analyzeQuestion } from './question';
+import { stripUnits } from './candidates';
 import { entities, numbers, questionKind, years } from './text';
 
 /** The value of the last `FINAL ANSWER:` line, or undefined. */
@@ -77,19 +80,26 @@ function candidateFromText(question: string, text: string): string | undefined {
 export function checkFinal(task: CheckerTask): string | string[] {
   const convention: AnswerConvention = task.convention ?? 'generic';
   const raw = lastFinalAnswer(task.answer) ?? lastSentence(task.answer);
-  const kind = questionKind(task.question);
+  const q = analyzeQuestion(task.question);
   if (isRefusal(raw) || (!lastFinalAnswer(task.answer) && isRefusal(task.answer))) {
     if (convention === 'm3docvqa') return candidateFromText(task.question, task.answer) ?? raw;
     return convention === 'multihoprag' ? 'Insufficient information' : 'Not answerable';
   }
-  if (kind === 'yes-no') {
+  if (q.type === 'yes-no') {
     const yn = yesNoOf(raw, task.answer);
     if (yn) return convention === 'multihoprag' ? (yn === 'yes' ? 'Yes' : 'No') : yn;
   }
   const list = parseList(raw);
   if (list) return list.length === 1 ? shortestSpan(list[0]) : list.map(shortestSpan);
-  const span = shortestSpan(raw);
-  if (convention !== 'multihoprag' && asksForSeveral(task.question) && /,|\band\b/.test(span)) {
+  let span = shortestSpan(raw);
+  // "Which is heavier, A or B?": the option the answer names, as the question spells it.
+  if (q.choice) {
+    const named = q.choice.options.filter((o) => mentions(span, o));
+    if (named.length === 1) return shortestSpan(named[0]);
+  }
+  // "How much does X weigh, in grams?" -> the number without the unit the question already names.
+  if (q.valueType === 'number' && q.units.length && numbers(span).length === 1) span = stripUnits(span, q.units);
+  if (convention !== 'multihoprag' && (q.type === 'list' || asksForSeveral(task.question)) && /,|\band\b/.test(span)) {
     const parts = span.split(/\s*(?:,\s*(?:and\s+)?|\s+and\s+)\s*/).map(shortestSpan).filter(Boolean);
     if (parts.length > 1) return parts;
   }

@@ -105,7 +105,8 @@ export function entities(text: string): string[] {
     const w = raw.replace(/^[("'“‘\[]+|[)"'”’\],.;:!?]+$/g, '');
     const endsClause = /[,.;:!?)"”]$/.test(raw);
     // Capitalised words and acronyms (with at least one letter: a bare number is a value, not a name).
-    const isCap = /^[A-Z\u00c0-\u00de][\w\u00c0-\u024f'’.-]*$/.test(w) || /^(?=[A-Z0-9]*[A-Z])[A-Z0-9]{2,}$/.test(w);
+    // A short number continues a name ("Apollo 11", "Orvo 7"); a year does not ("Paris 1990").
+    const isCap = /^[A-Z\u00c0-\u00de][\w\u00c0-\u024f'’.-]*$/.test(w) || /^(?=[A-Z0-9]*[A-Z])[A-Z0-9]{2,}$/.test(w) || (cur.length > 0 && /^\d{1,3}$/.test(w) && raw === w);
     if (isCap && !(cur.length === 0 && NOT_ENTITY.has(w.toLowerCase()))) {
       cur.push(w);
     } else if (cur.length && CONNECTORS.has(w.toLowerCase()) && !endsClause) {
@@ -126,7 +127,8 @@ export interface NumberMention {
   index: number;
 }
 
-const UNIT = '(?:\\s?(?:%|percent|per cent|million|billion|thousand|trillion|km|kg|m|cm|mm|mi|miles|lb|lbs|°C|°F|years?|days?|hours?|minutes?|people|GB|MB|TB|USD|EUR))?';
+// A unit is a whole word: "120 members" has none (not "120 m").
+const UNIT = '(?:\\s?(?:%|(?:percent|per cent|million|billion|thousand|trillion|km|kg|m|cm|mm|mi|miles|lb|lbs|°C|°F|years?|days?|hours?|minutes?|people|GB|MB|TB|USD|EUR)(?![A-Za-z])))?';
 const NUMBER_RE = new RegExp(`(?:[$€£¥]\\s?)?-?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?${UNIT}`, 'g');
 
 /** Numbers as written ("$3.5 million", "42%", "1,200"), with their value. */
