@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CommandSpec, ParsedArgs } from './command';
 import { errorMessage, isKfError } from '../util/errors';
+import { repoRoot } from '../util/paths';
 
 const GROUPS: Record<CommandSpec['group'], string> = {
   setup: 'Set up and main job',
@@ -19,19 +20,44 @@ const GROUPS: Record<CommandSpec['group'], string> = {
   dev: 'Developer tools',
 };
 
+/** A command module that could not be loaded (a native addon missing, a broken build). */
+export interface CommandLoadFailure {
+  /** The command words its file name suggests (index-build.js -> "index build"). */
+  name: string;
+  file: string;
+  message: string;
+}
+
+const loadFailures: CommandLoadFailure[] = [];
+
+/** The command modules that failed to load in the last loadCommands(). */
+export function commandLoadFailures(): readonly CommandLoadFailure[] {
+  return loadFailures;
+}
+
 export function loadCommands(): CommandSpec[] {
   const dir = path.join(__dirname, 'commands');
   const out: CommandSpec[] = [];
   const ext = path.extname(__filename); // .js when compiled, .ts under tsx
+  loadFailures.length = 0;
   for (const f of fs.readdirSync(dir).sort()) {
     if (!f.endsWith(ext) || f.endsWith('.d.ts') || f.startsWith('_')) continue;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const mod = require(path.join(dir, f)) as { command?: CommandSpec; commands?: CommandSpec[] };
+    let mod: { command?: CommandSpec; commands?: CommandSpec[] };
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      mod = require(path.join(dir, f)) as typeof mod;
+    } catch (e) {
+      // One command that cannot load (e.g. hnswlib-node not built) must not take `kf doctor` and the others down with it.
+      loadFailures.push({ name: f.slice(0, -ext.length).replace(/-/g, ' '), file: path.join(dir, f), message: errorMessage(e).split('\n')[0] });
+      continue;
+    }
     if (mod.command) out.push(mod.command);
     if (mod.commands) out.push(...mod.commands);
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
+
+const LOAD_HINT = 'run `kf doctor` to see what is missing, then `bash scripts/setup.sh` (reinstalls and builds the native addons)';
 
 function usageLine(c: CommandSpec): string {
   const pos = (c.positionals ?? []).map((p) => (p.required ? `<${p.name}${p.variadic ? '...' : ''}>` : `[${p.name}${p.variadic ? '...' : ''}]`)).join(' ');
@@ -49,6 +75,11 @@ export function mainHelp(cmds: CommandSpec[]): string {
     lines.push('');
   }
   lines.push('Environment: OPENAI_BASE_URL, OPENAI_API_KEY, KF_MODEL (see README "Using a real model"); KF_SHARED (benchmarks, default ../shared).');
+  if (loadFailures.length) {
+    lines.push('');
+    lines.push(`Unavailable here (their code failed to load; ${LOAD_HINT}):`);
+    for (const f of loadFailures) lines.push(`  ${f.name.padEnd(22)} ${f.message}`);
+  }
   return lines.join('\n');
 }
 
@@ -80,6 +111,27 @@ export function commandHelp(c: CommandSpec): string {
 
 class UsageError extends Error {}
 
+/**
+ * node:util parseArgs messages, reworded as one lower-case line naming the
+ * command (some span three lines, e.g. a value that starts with a dash).
+ */
+function parseArgsMessage(m: string, cmd: string): string {
+  const see = `(see kf ${cmd} --help)`;
+  const ambiguous = /^Option '([^']+)' argument is ambiguous/.exec(m);
+  if (ambiguous) return `option '${ambiguous[1]}' of 'kf ${cmd}' is followed by a value starting with a dash -- if that is its value, write ${ambiguous[1]}=<value> ${see}`;
+  const missing = /^Option '([^' ]+)[^']*' argument missing/.exec(m);
+  if (missing) return `option '${missing[1]}' of 'kf ${cmd}' needs a value ${see}`;
+  const noArg = /^Option '([^']+)' does not take an argument/.exec(m);
+  if (noArg) return `option '${noArg[1]}' of 'kf ${cmd}' takes no value ${see}`;
+  const first = m.replace(/\. To specify a positional argument.*$/s, '').replace(/^Unknown option/, 'unknown option').replace(/\s*\n\s*/g, ' ');
+  return `${first} for 'kf ${cmd}' ${see}`;
+}
+
+/** An error as ONE line (a message from a library may hold newlines, e.g. JSON.parse quoting the text). */
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ').trim();
+}
+
 /** Parse argv for one command, with every check that makes a one-line actionable message. */
 export function parseFor(c: CommandSpec, argv: string[]): ParsedArgs {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' } };
@@ -92,30 +144,31 @@ export function parseFor(c: CommandSpec, argv: string[]): ParsedArgs {
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    const m = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '').replace(/^Unknown option/, 'unknown option');
-    throw new UsageError(`${m} for 'kf ${c.name}' (see kf ${c.name} --help)`);
+    throw new UsageError(parseArgsMessage((e as Error).message, c.name));
   }
   const values = parsed.values as ParsedArgs['values'];
   if (values.help) return { values, positionals: parsed.positionals };
+  // Every usage message ends by saying where the command's options are explained.
+  const see = `(see kf ${c.name} --help)`;
   for (const [n, o] of Object.entries(c.options ?? {})) {
     const v = values[n];
     if (v === undefined) {
-      if (o.required) throw new UsageError(`missing --${n} for 'kf ${c.name}': ${o.description}`);
+      if (o.required) throw new UsageError(`missing --${n} for 'kf ${c.name}': ${o.description} ${see}`);
       if (o.default !== undefined) values[n] = o.default;
       continue;
     }
     for (const one of Array.isArray(v) ? v : [v]) {
       if (typeof one !== 'string') continue;
-      if (o.choices && !o.choices.includes(one)) throw new UsageError(`--${n} must be one of ${o.choices.join('|')}, got "${one}"`);
+      if (o.choices && !o.choices.includes(one)) throw new UsageError(`--${n} must be one of ${o.choices.join('|')}, got "${one}" ${see}`);
       const err = o.validate?.(one);
-      if (err) throw new UsageError(`--${n}: ${err}`);
+      if (err) throw new UsageError(`--${n}: ${err} ${see}`);
     }
   }
   const pos = c.positionals ?? [];
   const required = pos.filter((p) => p.required).length;
   if (parsed.positionals.length < required) {
     const missing = pos.filter((p) => p.required)[parsed.positionals.length];
-    throw new UsageError(`missing <${missing.name}> for 'kf ${c.name}': ${missing.description}`);
+    throw new UsageError(`missing <${missing.name}> for 'kf ${c.name}': ${missing.description} ${see}`);
   }
   if (!pos.some((p) => p.variadic) && parsed.positionals.length > pos.length) {
     throw new UsageError(`unexpected argument "${parsed.positionals[pos.length]}" for 'kf ${c.name}' (see kf ${c.name} --help)`);
@@ -125,12 +178,34 @@ export function parseFor(c: CommandSpec, argv: string[]): ParsedArgs {
 
 export async function main(argv: string[]): Promise<number> {
   const cmds = loadCommands();
+  if (argv[0] === 'help' && argv.length > 1) {
+    // `kf help <command>` is `kf <command> --help`.
+    const words = argv.slice(1).filter((a) => !a.startsWith('-'));
+    const c = cmds.find((x) => x.name === words.join(' ')) ?? cmds.find((x) => x.name === words[0]);
+    if (c) {
+      console.log(commandHelp(c));
+      return 0;
+    }
+    const group = cmds.filter((x) => x.name.startsWith(words[0] + ' '));
+    if (group.length) {
+      console.error(`kf: '${words[0]}' has subcommands: ${group.map((x) => x.name).join(', ')} -- e.g. kf help ${group[0].name}`);
+      return 2;
+    }
+    const failed = loadFailures.find((f) => f.name.split(' ').every((w, i) => words[i] === w));
+    if (failed) {
+      console.error(`kf: 'kf ${failed.name}' is unavailable: ${path.basename(failed.file)} failed to load (${failed.message}) -- ${LOAD_HINT}`);
+      return 1;
+    }
+    console.error(`kf: unknown command '${words.join(' ')}' -- see kf --help for the commands`);
+    return 2;
+  }
   if (!argv.length || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     console.log(mainHelp(cmds));
     return argv.length ? 0 : 1;
   }
   if (argv[0] === '--version') {
-    console.log(require('../../package.json').version ?? '?');
+    // From the project root: this file runs from lib/cli (tsx) and from dist/lib/cli (compiled).
+    console.log((JSON.parse(fs.readFileSync(path.join(repoRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '?');
     return 0;
   }
   // Longest command name that prefixes argv (so `eval retrieval` wins over `eval`).
@@ -141,6 +216,15 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (!best) {
     const first = argv[0];
+    const failed = loadFailures.find((f) => f.name.split(' ').every((w, i) => argv[i] === w));
+    if (failed) {
+      console.error(`kf: 'kf ${failed.name}' is unavailable: ${path.basename(failed.file)} failed to load (${failed.message}) -- ${LOAD_HINT}`);
+      return 1;
+    }
+    if (first.startsWith('-')) {
+      console.error(`kf: unknown option '${first}' -- options come after the command: kf <command> [options] (see kf --help)`);
+      return 2;
+    }
     const group = cmds.filter((c) => c.name.startsWith(first + ' '));
     if (group.length && (argv.length === 1 || argv[1].startsWith('-'))) {
       console.error(`kf: '${first}' needs a subcommand: ${group.map((c) => c.name).join(', ')} (see kf --help)`);
@@ -170,9 +254,10 @@ export async function main(argv: string[]): Promise<number> {
     const code = await best.run(args);
     return typeof code === 'number' ? code : 0;
   } catch (e) {
-    console.error(`kf ${best.name}: error: ${errorMessage(e)}`);
+    // One line: what and what to do. An error that is not a KfError is a bug in kf; say how to see more.
+    const unexpected = !isKfError(e) && !process.env.KF_DEBUG ? ' -- unexpected error: set KF_DEBUG=1 to see the stack trace' : '';
+    console.error(`kf ${best.name}: error: ${oneLine(errorMessage(e))}${unexpected}`);
     if (process.env.KF_DEBUG && e instanceof Error) console.error(e.stack);
-    else if (!isKfError(e) && e instanceof Error) console.error('  (set KF_DEBUG=1 for the stack trace)');
     return 1;
   }
 }

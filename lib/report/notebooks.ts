@@ -223,6 +223,15 @@ export interface NotebookRun {
   codeCells: number;
 }
 
+/** The `--dir` a rerun needs for a notebook outside the project's notebooks/ folder ('' inside it). */
+function dirFlag(notebook: string): string {
+  const dir = path.dirname(path.resolve(notebook));
+  if (dir === path.join(repoRoot(), 'notebooks')) return '';
+  // `kf notebooks` resolves --dir against the project root.
+  const rel = path.relative(repoRoot(), dir);
+  return ` --dir ${rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : dir}`;
+}
+
 /** A notebook failed: which notebook, which cell, what error, where the partial output is. */
 export class NotebookError extends KfError {
   constructor(
@@ -239,7 +248,7 @@ export class NotebookError extends KfError {
       ? 'raise --timeout or make the notebook cheaper'
       : kind === 'kernel_start'
         ? 'check `jupyter kernelspec list` shows tslab and that node_modules/.bin/tslab exists (npm ci)'
-        : `fix the cell and rerun \`kf notebooks --only ${path.basename(notebook, '.ipynb')}\``;
+        : `fix the cell and rerun \`kf notebooks${dirFlag(notebook)} --only ${path.basename(notebook, '.ipynb')}\``;
     super(`notebook_${kind}`, `notebook ${path.basename(notebook)} ${what}${where}: ${errorMessage}`, `${outFile && fs.existsSync(outFile) ? `outputs so far in ${outFile}; ` : ''}${hint}`, { concerns: notebook });
     this.name = 'KfError';
   }

@@ -9,7 +9,8 @@
  */
 import { comparePaired, comparePairedByBucket, type PairedComparison } from '../eval/stats';
 import { KfError } from '../util/errors';
-import { bucketsOf, metricValues, summarizeRun, type ErrorPolicy, type LoadedRun } from './results';
+import { assertBucketField, bucketsOf, metricValues, summarizeRun, type ErrorPolicy, type LoadedRun } from './results';
+import { recordsFileOf } from './records';
 
 export interface CompareOptions {
   metric: string;
@@ -83,6 +84,7 @@ export function comparabilityWarnings(a: LoadedRun, b: LoadedRun): string[] {
   for (const r of [a, b]) {
     if (r.manifest && r.manifest.status !== 'completed') w.push(`run ${r.runId} is ${r.manifest.status} (${r.manifest.counts.remaining} question(s) not recorded)`);
     if (r.duplicates.length) w.push(`run ${r.runId} has ${r.duplicates.length} duplicate record(s); the first of each id was used`);
+    if (r.badLines) w.push(`run ${r.runId}: ${r.badLines} unreadable line(s) in ${recordsFileOf(r.dir)} were skipped (a resume with kf run keeps a copy and answers those questions again)`);
   }
   return w;
 }
@@ -117,6 +119,7 @@ export function compareRuns(a: LoadedRun, b: LoadedRun, opts: CompareOptions): C
     warnings: comparabilityWarnings(a, b),
   };
   if (opts.by) {
+    assertBucketField([a, b], opts.by);
     const ofA = bucketsOf(a, opts.by);
     const ofB = bucketsOf(b, opts.by);
     const idsA = new Set(a.records.map((r) => r.id));

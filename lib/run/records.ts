@@ -5,9 +5,10 @@
  * a question count twice (the first record of an id wins; later ones are
  * reported as duplicates).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { LedgerTotals } from '../models/ledger';
-import { readJsonl, writeFileAtomic } from '../util/fsx';
+import { fsError, readJsonl, writeFileAtomic } from '../util/fsx';
 import { shortHash } from '../util/hash';
 
 export const RECORD_VERSION = 1;
@@ -114,6 +115,21 @@ export function readRecords(file: string): RecordsFile {
     records.push(r);
   }
   return { records, badLines: badLines + malformed, duplicates };
+}
+
+/**
+ * Copy a records file aside (records.jsonl.<time>.bak) before a rewrite drops
+ * lines from it: an unreadable line in the middle is damage, not a crash cut,
+ * and may be worth repairing by hand. Returns the copy's path.
+ */
+export function keepRecordsCopy(file: string): string {
+  const copy = `${file}.${new Date().toISOString().replace(/[:.]/g, '-')}.bak`;
+  try {
+    fs.copyFileSync(file, copy, fs.constants.COPYFILE_EXCL);
+  } catch (e) {
+    throw fsError(e, copy, 'keep a copy of the records as');
+  }
+  return copy;
 }
 
 /** Rewrite a records file atomically with exactly these records (resume compaction). */

@@ -23,7 +23,7 @@ import { KfError } from '../util/errors';
 import { shortHash } from '../util/hash';
 import { backendLabel } from './aggregate';
 import { compareRuns } from './compare';
-import { HELPER_SCORE_KEYS, defaultResultsDir, primaryMetric, summarizeByBucket, summarizeRun, type LoadedRun, type RunSummary } from './results';
+import { HELPER_SCORE_KEYS, assertBucketField, defaultResultsDir, metricValues, primaryMetric, summarizeByBucket, summarizeRun, type LoadedRun, type RunSummary } from './results';
 
 export interface ReportOptions {
   /** Output folder (default: <run>/report for one run, results/report-<hash> for several). */
@@ -76,6 +76,22 @@ export function writeRunReport(runs: LoadedRun[], opts: ReportOptions = {}): Rep
   const ref = opts.ref ? runs.find((r) => r.runId === opts.ref || r.dir === path.resolve(opts.ref!)) : runs[0];
   if (!ref) throw new KfError('bad_ref', `reference run "${opts.ref}" is not among the reported runs`, `pass one of: ${runs.map((r) => r.runId).join(', ')}`);
   const metric = opts.metric ?? primaryMetric(ref);
+  // Check the asked-for metric and bucket fields before writing anything: a misspelt
+  // name would otherwise give empty "vs ref" cells or one "(none)" bucket.
+  if (opts.metric) {
+    let first: unknown;
+    const found = runs.some((r) => {
+      try {
+        metricValues(r, opts.metric!);
+        return true;
+      } catch (e) {
+        first ??= e;
+        return false;
+      }
+    });
+    if (!found) throw first;
+  }
+  for (const field of opts.by ?? []) assertBucketField(runs, field);
   const margin = opts.margin ?? 0;
   const decimals = opts.decimals ?? 1;
   const notes = [

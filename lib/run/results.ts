@@ -337,6 +337,32 @@ export function bucketsOf(run: LoadedRun, field: string): (id: string) => string
   };
 }
 
+/** Bucket fields every run knows (for the message when a --by field matches nothing). */
+export const KNOWN_BUCKET_FIELDS = ['modality', 'hops', 'type', 'format', 'page', 'source', 'answerable', 'subject', 'context', 'grade', 'pool', 'error', 'backend'];
+
+/**
+ * Refuse a bucket field that is not a known one and that no record of these
+ * runs has a value for: a misspelt --by would otherwise put every question in
+ * one "(none)" bucket and look like a result.
+ */
+export function assertBucketField(runs: readonly LoadedRun[], field: string): void {
+  if (KNOWN_BUCKET_FIELDS.includes(field)) return;
+  const withRecords = runs.filter((r) => r.records.length);
+  if (!withRecords.length) return;
+  const anyValue = withRecords.some((run) => {
+    const of = bucketsOf(run, field);
+    return run.records.some((r) => of(r.id).some((b) => b !== NONE));
+  });
+  if (anyValue) return;
+  const near = didYouMean(field, KNOWN_BUCKET_FIELDS);
+  throw new KfError(
+    'bucket_field_unknown',
+    `no question of ${withRecords.map((r) => r.runId).join(', ')} has a value for the bucket field "${field}"`,
+    `${near ? `did you mean "${near}"? ` : ''}use one of ${KNOWN_BUCKET_FIELDS.join(', ')}, or a dotted path such as meta.docType`,
+    { concerns: field },
+  );
+}
+
 /** Summary of each bucket of a field (buckets sorted by name; a question may be in several). */
 export function summarizeByBucket(run: LoadedRun, field: string): Record<string, RunSummary> {
   const of = bucketsOf(run, field);

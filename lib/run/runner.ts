@@ -40,7 +40,7 @@ import { addTotals, backendLabel, emptyTotals, percentile } from './aggregate';
 import { backendNoteFor, readRunManifest, stampNow, writeRunManifest, type RunCounts, type RunManifest, type RunSession, type RunStatus } from './manifest';
 import { silentProgress, type ProgressSink } from './progress';
 import { loadConfiguredBenchmark, selectQuestions, type Selection } from './questions';
-import { RECORD_VERSION, readRecords, recordsFileOf, rewriteRecords, type RecordError, type RunRecord } from './records';
+import { RECORD_VERSION, keepRecordsCopy, readRecords, recordsFileOf, rewriteRecords, type RecordError, type RunRecord } from './records';
 import { openTraceStore, type TraceStore } from './trace-store';
 import { getPipeline } from './registry';
 import { SUBSET_KEYWORDS } from './schema';
@@ -265,9 +265,12 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
     const retried = opts.retryErrors ? kept.filter((r) => r.error).length : 0;
     if (opts.retryErrors) kept = kept.filter((r) => !r.error);
     if (existing.badLines || existing.duplicates.length || retried) {
+      // Unreadable or duplicate lines are dropped from the live file, but nothing is thrown
+      // away: the file as it was stays beside it (a hand-edited or damaged line can be repaired).
+      const copy = existing.badLines || existing.duplicates.length ? keepRecordsCopy(recFile) : undefined;
       rewriteRecords(recFile, kept);
       const what = [existing.badLines ? `${existing.badLines} cut line(s) dropped` : '', existing.duplicates.length ? `${existing.duplicates.length} duplicate record(s) dropped` : '', retried ? `${retried} error record(s) to retry` : ''].filter(Boolean);
-      log(`run ${runId}: records compacted (${what.join(', ')})`);
+      log(`run ${runId}: records compacted (${what.join(', ')})${copy ? `; the file as it was is kept as ${path.basename(copy)}` : ''}`);
     }
     const done = new Set(kept.map((r) => r.id));
     const todo = selected.filter((q) => !done.has(q.id));
@@ -591,7 +594,12 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
           : status === 'interrupted' ? `stopped with ${remaining} question(s) left`
             : undefined;
     const manifest = manifestNow(status, detail);
-    writeRunManifest(dir, manifest);
+    try {
+      writeRunManifest(dir, manifest);
+    } catch (e) {
+      // A full disk fails this write too: report the first failure (the records are intact either way).
+      if (!fatal) throw e;
+    }
     if (fatal) throw fatal;
     return { runId, dir, status, counts: manifest.counts, recordedNow, errorsNow, resumedWith: kept.length, manifest, resumeCommand };
   } finally {

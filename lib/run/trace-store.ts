@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fsError } from '../util/fsx';
+import { fsError, writeAll } from '../util/fsx';
 import type { TraceMode } from './config';
 import { traceFileName } from './records';
 
@@ -60,7 +60,8 @@ export function openTraceStore(runDir: string, mode: TraceMode): TraceStore {
   return {
     write(id, doc) {
       try {
-        fs.writeSync(fd, JSON.stringify({ id, ...(doc as object) }) + '\n');
+        // All of the line (a filling disk may take only part of one write call).
+        writeAll(fd, Buffer.from(JSON.stringify({ id, ...(doc as object) }) + '\n'));
       } catch (e) {
         throw fsError(e, file, 'append to');
       }

@@ -7,19 +7,21 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KfError } from './errors';
 
+/** What to do about a low-level fs error, by code. */
+const FS_HINTS: Record<string, string> = {
+  ENOSPC: 'the disk is full: free space and rerun; finished work was kept',
+  EDQUOT: 'the disk quota is exhausted: free space and rerun; finished work was kept',
+  EACCES: 'permission denied: choose a writable directory (e.g. --out) or fix its permissions',
+  EPERM: 'permission denied: choose a writable directory (e.g. --out) or fix its permissions',
+  EROFS: 'the file system is read-only: choose a writable directory (e.g. --out)',
+  ENOENT: 'the path does not exist: check it or create it first',
+  ENOTDIR: 'a part of the path is a file, not a directory: check the path',
+};
+
 /** Wrap low-level fs errors (ENOSPC, EACCES, EROFS) in a KfError naming the file. */
 export function fsError(e: unknown, file: string, doing: string): KfError {
   const code = (e as NodeJS.ErrnoException)?.code ?? 'EUNKNOWN';
-  const hints: Record<string, string> = {
-    ENOSPC: 'the disk is full: free space and rerun; finished work was kept',
-    EDQUOT: 'the disk quota is exhausted: free space and rerun; finished work was kept',
-    EACCES: 'permission denied: choose a writable directory (e.g. --out) or fix its permissions',
-    EPERM: 'permission denied: choose a writable directory (e.g. --out) or fix its permissions',
-    EROFS: 'the file system is read-only: choose a writable directory (e.g. --out)',
-    ENOENT: 'the path does not exist: check it or create it first',
-    ENOTDIR: 'a part of the path is a file, not a directory: check the path',
-  };
-  return new KfError(`fs_${code.toLowerCase()}`, `cannot ${doing} ${file} (${code})`, hints[code] ?? 'check the path and permissions', {
+  return new KfError(`fs_${code.toLowerCase()}`, `cannot ${doing} ${file} (${code})`, FS_HINTS[code] ?? 'check the path and permissions', {
     concerns: file,
     cause: e,
   });
@@ -39,9 +41,21 @@ export function ensureWritableDir(dir: string, what = 'output directory'): strin
     fs.unlinkSync(probe);
   } catch (e) {
     if (e instanceof KfError) throw e;
-    throw new KfError('dir_not_writable', `${what} ${abs} is not writable (${(e as NodeJS.ErrnoException).code ?? e})`, 'choose a writable directory or fix its permissions', { concerns: abs, cause: e });
+    const code = (e as NodeJS.ErrnoException).code;
+    // The general hint names permissions; a file in the path, a read-only or full disk need another fix.
+    const hint = code && code !== 'EACCES' && code !== 'EPERM' && FS_HINTS[code] ? FS_HINTS[code] : 'choose a writable directory or fix its permissions';
+    throw new KfError('dir_not_writable', `${what} ${abs} is not writable (${code ?? e})`, hint, { concerns: abs, cause: e });
   }
   return abs;
+}
+
+/**
+ * Write all of a buffer: one write(2) may write fewer bytes than asked (a disk
+ * filling up does that before it reports ENOSPC), so loop until done. Returns
+ * the bytes written so far through `progress` when it throws.
+ */
+export function writeAll(fd: number, buf: Buffer, progress: { written: number } = { written: 0 }): void {
+  while (progress.written < buf.length) progress.written += fs.writeSync(fd, buf, progress.written, buf.length - progress.written);
 }
 
 /** Replace a file atomically: readers see the old or the new content, never half of it. */
@@ -52,7 +66,7 @@ export function writeFileAtomic(file: string, data: string | Buffer): void {
     fs.mkdirSync(dir, { recursive: true });
     const fd = fs.openSync(tmp, 'w');
     try {
-      fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      writeAll(fd, typeof data === 'string' ? Buffer.from(data) : data);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -78,7 +92,9 @@ export function readJson<T = unknown>(file: string, what = 'JSON file'): T {
   try {
     return JSON.parse(text) as T;
   } catch (e) {
-    throw new KfError('bad_json', `${what} ${file} is not valid JSON: ${(e as Error).message}`, 'fix or regenerate the file', { concerns: file, cause: e });
+    // JSON.parse quotes the text it choked on, newlines included: keep the message on one line.
+    const why = (e as Error).message.replace(/\s+/g, ' ');
+    throw new KfError('bad_json', `${what} ${file} is not valid JSON: ${why}`, 'fix or regenerate the file', { concerns: file, cause: e });
   }
 }
 
@@ -90,26 +106,41 @@ export function readJson<T = unknown>(file: string, what = 'JSON file'): T {
 export class JsonlWriter {
   private fd: number;
   constructor(readonly file: string) {
+    let lastByte = 0x0a;
+    let fd: number | undefined;
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      this.fd = fs.openSync(file, 'a');
+      fd = this.fd = fs.openSync(file, 'a');
+      const size = fs.fstatSync(fd).size;
+      if (size > 0) {
+        const buf = Buffer.alloc(1);
+        const rfd = fs.openSync(file, 'r');
+        try { fs.readSync(rfd, buf, 0, 1, size - 1); } finally { fs.closeSync(rfd); }
+        lastByte = buf[0];
+      }
     } catch (e) {
+      if (fd !== undefined) try { fs.closeSync(fd); } catch { /* not open */ }
       throw fsError(e, file, 'open for appending');
     }
     // A previous crash may have left a partial last line; terminate it so the next record starts clean.
-    const size = fs.fstatSync(this.fd).size;
-    if (size > 0) {
-      const buf = Buffer.alloc(1);
-      const rfd = fs.openSync(file, 'r');
-      try { fs.readSync(rfd, buf, 0, 1, size - 1); } finally { fs.closeSync(rfd); }
-      if (buf[0] !== 0x0a) this.writeRaw('\n');
-    }
+    if (lastByte !== 0x0a) this.writeRaw('\n');
   }
   private writeRaw(s: string): void {
+    const buf = Buffer.from(s);
+    const progress = { written: 0 };
+    let before = -1;
     try {
-      fs.writeSync(this.fd, s);
+      before = fs.fstatSync(this.fd).size;
+      writeAll(this.fd, buf, progress);
       fs.fsyncSync(this.fd);
     } catch (e) {
+      // A full disk can take part of the line: cut it off again, so the file
+      // holds exactly the records written before (and the next append starts clean).
+      if (progress.written > 0 && before >= 0) {
+        try {
+          if (fs.fstatSync(this.fd).size === before + progress.written) fs.ftruncateSync(this.fd, before);
+        } catch { /* readers drop a cut last line anyway (readJsonl) */ }
+      }
       throw fsError(e, this.file, 'append to');
     }
   }

@@ -3,6 +3,7 @@
  * (flips, exact sign test, bootstrap CI, paired se), overall and per bucket.
  * Warnings (different backends or models) go to stderr and into the JSON.
  */
+import * as path from 'node:path';
 import { bool, isNumber, isPositiveInt, str, type CommandSpec } from '../command';
 import { KfError } from '../../util/errors';
 import { compareRuns, formatComparison, roundForPrint } from '../../run/compare';
@@ -32,6 +33,11 @@ export const command: CommandSpec = {
     const a = loadRun(args.positionals[0], { resultsDir });
     const b = loadRun(args.positionals[1], { resultsDir });
     if (a.dir === b.dir) throw new KfError('same_run', `both arguments name the run ${a.runId}`, 'compare two different runs');
+    for (const r of [a, b]) {
+      if (!r.records.length) {
+        throw new KfError('run_empty', `run ${r.runId} has no records (${path.join(r.dir, 'records.jsonl')} is missing or empty)`, r.manifest?.resume ? `run it first: ${r.manifest.resume}` : 'run it first (kf run)', { concerns: r.dir });
+      }
+    }
     const metric = str(args, 'metric') ?? primaryMetric(a);
     if (!metric) throw new KfError('metric_missing', `run ${a.runId} has no answer metric to default to`, 'pass --metric (e.g. --metric R@8)');
     const r = compareRuns(a, b, {

@@ -19,7 +19,7 @@ import { ensureIndex, EMBEDDER_CHOICES, type EmbedderChoice } from '../../index/
 import { openIndex } from '../../index/open';
 import type { RetrievalMode } from '../../index/types';
 import { KfError } from '../../util/errors';
-import { ensureWritableDir, JsonlWriter, writeJsonAtomic } from '../../util/fsx';
+import { ensureWritableDir, fsError, JsonlWriter, writeJsonAtomic } from '../../util/fsx';
 import { gitInfo } from '../../util/git';
 import { modelsFor, progressPrinter } from './index-build';
 
@@ -71,6 +71,8 @@ export const command: CommandSpec = {
     else if (data.corpusDir) corpus = { corpusDir: data.corpusDir };
     else if (corpusArg && /\.json$/i.test(corpusArg)) corpus = { passages: loadTitledPassages(corpusArg, 'passages file').passages };
     else throw new KfError('corpus_missing', `benchmark ${bench} has no corpus to index here`, 'pass --corpus <passages.json|documents dir>', { concerns: bench });
+    // Checked before the (possibly long) index build, so a bad --out costs nothing.
+    const outDir = str(args, 'out') ? ensureWritableDir(str(args, 'out')!, '--out folder') : undefined;
     const { models, router } = modelsFor(args);
     try {
       const ensured = await ensureIndex({
@@ -82,15 +84,27 @@ export const command: CommandSpec = {
         options: { benchmark: bench, ingest: { ocr: (str(args, 'ocr') as 'auto' | 'off') ?? 'auto' }, onProgress: progressPrinter(!bool(args, 'quiet')) },
       });
       const idx = await openIndex(ensured.dir, { models });
-      const outDir = str(args, 'out') ? ensureWritableDir(str(args, 'out')!, '--out folder') : undefined;
-      // Each evaluation writes its records afresh (a rerun replaces, never appends to, the previous records).
-      if (outDir) fs.writeFileSync(path.join(outDir, 'records.jsonl'), '');
-      const w = outDir ? new JsonlWriter(path.join(outDir, 'records.jsonl')) : undefined;
+      // Each evaluation writes its records afresh (a rerun replaces, never appends to, the previous
+      // records), into a temporary file renamed at the end: a failed rerun leaves the previous ones.
+      const recFile = outDir ? path.join(outDir, 'records.jsonl') : undefined;
+      const tmpRec = recFile ? path.join(outDir!, `.records.jsonl.${process.pid}.tmp`) : undefined;
+      if (tmpRec) fs.rmSync(tmpRec, { force: true });
+      const w = tmpRec ? new JsonlWriter(tmpRec) : undefined;
       let summary;
       try {
         ({ summary } = await evaluateRetrieval(idx, data, { mode, ks, limit: int(args, 'limit'), onRecord: (r) => w?.write(r) }));
-      } finally {
+      } catch (e) {
         w?.close();
+        if (tmpRec) fs.rmSync(tmpRec, { force: true });
+        throw e;
+      }
+      w?.close();
+      if (tmpRec && recFile) {
+        try {
+          fs.renameSync(tmpRec, recFile);
+        } catch (e) {
+          throw fsError(e, recFile, 'write');
+        }
       }
       const m = idx.manifest;
       const out = {

@@ -17,12 +17,19 @@ import { loadTitledPassages } from '../../bench/text-corpus';
 import { createModelRouter, type ModelRouter } from '../../models/router';
 import { readModelsConfigFile } from '../../models/config-file';
 import { KfError } from '../../util/errors';
+import { FORMAT_BY_EXTENSION, listCorpusFiles } from '../../corpus/ingest';
 
 /** A corpus argument: a folder of documents, or a passages JSON file ([{title, text}] or {title: [sentences]}). */
 export function readCorpusArg(p: string, what = '--corpus'): { corpusDir?: string; passages?: CorpusPassage[] } {
   const abs = path.resolve(p);
   if (!fs.existsSync(abs)) throw new KfError('corpus_missing', `${what} ${abs} does not exist`, 'pass a folder of documents or a passages JSON file', { concerns: abs });
-  if (fs.statSync(abs).isDirectory()) return { corpusDir: abs };
+  if (fs.statSync(abs).isDirectory()) {
+    // An index of nothing finds nothing, and every recall would read 0: say so now.
+    if (!listCorpusFiles(abs).files.length) {
+      throw new KfError('corpus_empty', `${what} ${abs} holds no document (${Object.keys(FORMAT_BY_EXTENSION).join(' ')}; subfolders included, hidden files skipped)`, 'check the path, or pass a passages JSON file', { concerns: abs });
+    }
+    return { corpusDir: abs };
+  }
   if (!/\.json$/i.test(abs)) throw new KfError('corpus_format', `${what} ${abs} is a file but not a .json passages file`, 'pass a folder of documents, or a JSON list of {title, text}', { concerns: abs });
   return { passages: loadTitledPassages(abs, 'passages file').passages };
 }

@@ -12,7 +12,7 @@ import { bool, int, isPositiveInt, str } from '../command';
 import { KfError } from '../../util/errors';
 import { ensureWritableDir, JsonlWriter, writeJsonAtomic } from '../../util/fsx';
 import { repoRoot } from '../../util/paths';
-import { formatOf, ingestDirectoryStream, ingestFile, FORMAT_BY_EXTENSION } from '../../corpus/ingest';
+import { formatOf, ingestDirectoryStream, ingestFile, listCorpusFiles, FORMAT_BY_EXTENSION } from '../../corpus/ingest';
 import { describeFragments } from '../../corpus/describe';
 import { OcrPool } from '../../corpus/ocr';
 import type { Fragment, IngestResult } from '../../corpus/types';
@@ -65,6 +65,9 @@ export const command: CommandSpec = {
     const isDir = fs.statSync(target).isDirectory();
     if (!isDir && !formatOf(target)) {
       throw new KfError('unsupported_format', `${target}: unsupported file type`, `use one of ${Object.keys(FORMAT_BY_EXTENSION).join(' ')}`, { concerns: target });
+    }
+    if (isDir && !listCorpusFiles(target).files.length) {
+      throw new KfError('corpus_empty', `${target} holds no document (${Object.keys(FORMAT_BY_EXTENSION).join(' ')}; subfolders included, hidden files skipped)`, 'check the path, or pass a single file', { concerns: target });
     }
     const out = str(args, 'out') ? ensureWritableDir(str(args, 'out')!, '--out folder') : undefined;
     const assetsDir = out ? path.join(out, 'assets') : fs.mkdtempSync(path.join(os.tmpdir(), 'kf-ingest-assets-'));

@@ -84,6 +84,14 @@ export const command: CommandSpec = {
         if (missing.length) console.log(`  not listed by the endpoint: ${missing.join(', ')} (stages ${c.stages.join(', ')}): check the model names`);
       }
     }
+    if (failed) {
+      // The table above says what is wrong per stage; stderr gets the one-line verdict that scripts see.
+      const bad = routes.filter((r) => 'error' in r).map((r) => r.stage);
+      const down = (checks ?? []).filter((c) => !c.ok).map((c) => c.baseUrl);
+      const what = [bad.length ? `${bad.length} stage(s) have a bad setting (${bad.join(', ')})` : '', down.length ? `${down.length} endpoint(s) did not answer (${down.join(', ')})` : ''].filter(Boolean).join('; ');
+      const todo = [bad.length ? 'fix the setting each ERROR line names' : '', down.length ? 'start the server, or fix its URL and $OPENAI_API_KEY' : ''].filter(Boolean).join('; ');
+      console.error(`kf models: error: ${what} -- ${todo}`);
+    }
     return failed ? 1 : 0;
   },
 };

@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import { bool, isNumber, list, str, type CommandSpec } from '../command';
 import { loadRun } from '../../run/results';
+import { KfError } from '../../util/errors';
 import { writeRunReport } from '../../run/report';
 
 export const command: CommandSpec = {
@@ -25,8 +26,13 @@ export const command: CommandSpec = {
   async run(args) {
     const resultsDir = str(args, 'results');
     const runs = args.positionals.map((r) => loadRun(r, { resultsDir }));
+    const twice = runs.find((r, i) => runs.findIndex((x) => x.dir === r.dir) !== i);
+    if (twice) throw new KfError('same_run', `run ${twice.runId} (${twice.dir}) is named twice`, 'name each run once', { concerns: twice.dir });
     const refArg = str(args, 'ref');
     const ref = refArg ? loadRun(refArg, { resultsDir }) : undefined;
+    for (const r of runs) {
+      if (r.badLines) console.error(`WARNING: run ${r.runId}: ${r.badLines} unreadable line(s) in ${path.join(r.dir, 'records.jsonl')} were skipped (a resume with kf run keeps a copy and answers those questions again)`);
+    }
     const out = str(args, 'out');
     const res = writeRunReport(runs, {
       out: out ? path.resolve(out) : undefined,

@@ -8,10 +8,10 @@
  */
 import * as path from 'node:path';
 import { bool, int, isPositiveInt, list, str, type CommandSpec } from '../command';
-import { KfError } from '../../util/errors';
+import { KfError, isKfError } from '../../util/errors';
 import { loadExperiment } from '../../run/config';
 import { Progress } from '../../run/progress';
-import { listPipelines } from '../../run/registry';
+import { getPipeline, listPipelines } from '../../run/registry';
 import { loadConfiguredBenchmark, selectQuestions } from '../../run/questions';
 import { checkRunId, defaultRunId, resumeCommandFor, runExperiment } from '../../run/runner';
 import { defaultResultsDir, loadRun, primaryMetric, summarizeRun } from '../../run/results';
@@ -59,7 +59,11 @@ export const command: CommandSpec = {
       return 0;
     }
     const ref = args.positionals[0];
-    if (!ref) throw new KfError('bad_flag', "missing <experiment> for 'kf run'", 'pass an experiment file or name (experiments/*.toml), or --list-pipelines');
+    if (!ref) {
+      // A usage error (exit 2), in the form main.ts gives the others; <experiment> is optional only for --list-pipelines.
+      console.error("kf: missing <experiment> for 'kf run': an experiment file or name (experiments/*.toml), or --list-pipelines (see kf run --help)");
+      return 2;
+    }
     const { subset, overrides: setOverrides } = splitSetFlags(list(args, 'set'));
     // Flags become overrides of the (non-result) config fields, so the manifest shows what ran.
     const overrides = [...list(args, 'override'), ...setOverrides];
@@ -73,6 +77,8 @@ export const command: CommandSpec = {
     const resumeCommand = resumeCommandFor(exp, runId) + (outFlag ? ` --out ${outFlag}` : '');
 
     if (bool(args, 'dry-run')) {
+      // The real run fails on an unknown pipeline before the first question; so does the dry run.
+      if (!listPipelines().some((p) => p.name === exp.config.pipeline.name)) getPipeline(exp.config.pipeline.name);
       const { data, files } = loadConfiguredBenchmark(exp.config);
       const sel = selectQuestions(data, exp.config);
       const out = { runId, dir: path.join(resultsDir, runId), configHash: exp.hash, files: exp.files, benchmarkFiles: files, questions: sel.questions.length, missingIds: sel.missingIds.length, config: exp.config };
@@ -103,6 +109,13 @@ export const command: CommandSpec = {
     let outcome;
     try {
       outcome = await runExperiment({ experiment: exp, runId, resultsDir, retryErrors: bool(args, 'retry-errors'), resumeCommand, stopSignal: stop.signal, abortSignal: abort.signal, progress });
+    } catch (e) {
+      // A disk that filled up (or another file-system failure) mid-run: the records so far are
+      // kept, so say how to go on once it is fixed.
+      if (isKfError(e) && e.code.startsWith('fs_') && !e.hint.includes('resume with')) {
+        throw new KfError(e.code, e.message, `${e.hint}; resume with: ${resumeCommand}`, { concerns: e.concerns, cause: e });
+      }
+      throw e;
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

@@ -1,5 +1,8 @@
 /** `kf runs`: the runs in results/ with status, progress, backend and main metric. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { bool, str, type CommandSpec } from '../command';
+import { KfError } from '../../util/errors';
 import { defaultResultsDir, listRuns } from '../../run/results';
 
 export const command: CommandSpec = {
@@ -11,7 +14,11 @@ export const command: CommandSpec = {
     json: { type: 'boolean', description: 'print one JSON list' },
   },
   async run(args) {
-    const dir = str(args, 'results') ?? defaultResultsDir();
+    const given = str(args, 'results');
+    const dir = given ? path.resolve(given) : defaultResultsDir();
+    // The default folder may not exist yet (no run so far); a folder the user named must.
+    if (given && !fs.existsSync(dir)) throw new KfError('results_missing', `--results ${dir} does not exist`, 'pass the folder that holds run folders (default results/)', { concerns: dir });
+    if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new KfError('results_not_dir', `--results ${dir} is a file, not a folder`, 'pass the folder that holds run folders (default results/)', { concerns: dir });
     const runs = listRuns(dir);
     if (bool(args, 'json')) {
       console.log(JSON.stringify(runs));
