@@ -3,6 +3,7 @@
  * compare, report, figures, notebooks). Thin: each command parses and validates
  * its arguments, then calls into lib/. Errors are one line: what and what to do.
  */
+import { didYouMean } from '../run/schema';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -230,7 +231,9 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`kf: '${first}' needs a subcommand: ${group.map((c) => c.name).join(', ')} (see kf --help)`);
     } else {
       const names = cmds.map((c) => c.name);
-      const near = names.filter((n) => n.startsWith(first.slice(0, 2)));
+      // Commands sharing the first two letters, plus the nearest by edit distance (typos like `rnu`).
+      const typo = didYouMean(first, [...new Set(names.map((n) => n.split(' ')[0]))]);
+      const near = [...new Set([...names.filter((n) => n.startsWith(first.slice(0, 2))), ...(typo ? [typo] : [])])];
       console.error(`kf: unknown command '${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}'${near.length ? ` (did you mean: ${near.join(', ')}?)` : ''} -- see kf --help`);
     }
     return 2;
