@@ -4,14 +4,24 @@
  * ~5 s per dense page, the machine has 2 cores) and a cache on disk keyed by
  * the sha256 of the PNG, so rebuilding an index re-reads nothing.
  *
- * The cache stores the raw recognition (words with confidences), so the
- * confidence filter can change without re-running OCR.
+ * Recognition (recognizePage, shared with lib/models/offline/ocr.ts): one pass
+ * in tesseract's default page mode, plus a sparse-text pass for numbers only
+ * on images where a chart axis lacks value labels (about 6% of the images of
+ * the MMLongBench-Doc dev PDFs; see ocr-layout.ts wantsSparseNumbers).
+ *
+ * The cache stores the raw recognition (word boxes with confidences), never
+ * text: the text is derived on every read (confidence filter, layout-aware
+ * reading order and chart pairs of ocr-layout.ts), so neither the filter nor
+ * the layout can leave stale text in this cache, and changing them costs no
+ * OCR. Whatever stores DERIVED text (an index's described fragments) must key
+ * on OCR_LAYOUT_VERSION to be recomputed when the layout changes.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KfError, errorMessage } from '../util/errors';
 import { sha256 } from '../util/hash';
 import { writeFileAtomic } from '../util/fsx';
+import { isNumberWord, ocrLayout, unionBox, wantsSparseNumbers, type OcrLayoutLine } from './ocr-layout';
 
 export interface OcrWord {
   text: string;
@@ -33,6 +43,12 @@ export interface OcrPage {
   height: number;
   confidence: number;
   paragraphs: OcrParagraph[];
+  /**
+   * Numbers read by the second, sparse-text pass (chart value labels the
+   * first pass missed; see recognizePage). null: the pass was not needed.
+   * Absent: a record written before the pass existed; the pool completes it.
+   */
+  sparseNumbers?: OcrWord[] | null;
 }
 
 /** A paragraph after the confidence filter. */
@@ -45,7 +61,43 @@ export interface OcrTextBlock {
 }
 
 // Bump when the recognition settings change: cached results of other settings are not reused.
+// (The page mode actually used is tesseract's API default, single block (PSM 6), not the CLI's
+// PSM 3 the name says; renaming would re-OCR every cached page for nothing.)
+// Records without `sparseNumbers` (written before that pass existed) are completed in place, not
+// recognised again: the first pass of the record is still what this version computes.
 const CACHE_VERSION = 'tess7-eng-best_int-lstm-psm3-v1';
+
+/** The part of a tesseract.js worker used here (the pool's workers and lib/models/offline/ocr.ts's). */
+export interface OcrEngine {
+  recognize(image: Buffer, options?: Record<string, unknown>, output?: Record<string, unknown>): Promise<{ data: unknown }>;
+  setParameters?(params: Record<string, unknown>): Promise<unknown>;
+}
+
+/**
+ * Recognise an image: tesseract's default page mode (a single block: lines,
+ * paragraphs, the word boxes the layout needs), then, only when the first pass
+ * shows a chart axis with some value labels missing (wantsSparseNumbers), a
+ * second pass in sparse-text mode (PSM 11) whose numbers fill the gaps.
+ */
+export async function recognizePage(worker: OcrEngine, png: Buffer): Promise<OcrPage> {
+  const r = await worker.recognize(png, {}, { text: false, blocks: true });
+  return completeSparseNumbers(worker, png, ocrPageFromTesseract(r.data as TesseractBlocksData));
+}
+
+/** Decide (and run if needed) the sparse-numbers pass of a page that has not had it (a fresh or an older cached result). */
+export async function completeSparseNumbers(worker: OcrEngine, png: Buffer, page: OcrPage): Promise<OcrPage> {
+  if (page.sparseNumbers !== undefined) return page;
+  if (!wantsSparseNumbers(page)) return { ...page, sparseNumbers: null };
+  try {
+    const r = await worker.recognize(png, { tessedit_pageseg_mode: '11' }, { text: false, blocks: true });
+    const words = ocrPageFromTesseract(r.data as TesseractBlocksData).paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words));
+    return { ...page, sparseNumbers: words.filter((w) => isNumberWord(w.text)) };
+  } catch {
+    // tesseract.js restores per-call parameters only on success: put the worker back in its default mode.
+    await worker.setParameters?.({ tessedit_pageseg_mode: '6' }).catch(() => undefined);
+    return { ...page, sparseNumbers: null };
+  }
+}
 
 function engLangPath(): string {
   let pkg: string;
@@ -61,6 +113,8 @@ type TesseractWorker = import('tesseract.js').Worker;
 
 interface Job {
   png: Buffer;
+  /** A cached first pass that only needs its sparse-numbers pass. */
+  page?: OcrPage;
   resolve: (p: OcrPage) => void;
   reject: (e: unknown) => void;
 }
@@ -71,6 +125,8 @@ export interface OcrStats {
   cacheHits: number;
   /** Milliseconds spent inside tesseract (sum over workers). */
   ms: number;
+  /** Images that needed the second, sparse-numbers pass (fresh, or completing an older cache record). */
+  sparsePasses: number;
 }
 
 export class OcrPool {
@@ -78,7 +134,7 @@ export class OcrPool {
   private idle: TesseractWorker[] = [];
   private queue: Job[] = [];
   private closed = false;
-  readonly stats: OcrStats = { recognised: 0, cacheHits: 0, ms: 0 };
+  readonly stats: OcrStats = { recognised: 0, cacheHits: 0, ms: 0, sparsePasses: 0 };
 
   constructor(readonly opts: { size?: number; cacheDir?: string } = {}) {}
 
@@ -108,10 +164,15 @@ export class OcrPool {
 
   async recognize(png: Buffer): Promise<OcrPage> {
     if (this.closed) throw new KfError('ocr_closed', 'the OCR pool was closed', 'create a new OcrPool');
-    const hit = this.cached(png);
-    if (hit) { this.stats.cacheHits++; return hit; }
-    const page = await new Promise<OcrPage>((resolve, reject) => {
-      this.queue.push({ png, resolve, reject });
+    let hit = this.cached(png);
+    if (hit) {
+      this.stats.cacheHits++;
+      if (hit.sparseNumbers !== undefined) return hit;
+      // A record from before the sparse-numbers pass: decide it now (OCR only when a chart needs it).
+      if (!wantsSparseNumbers(hit)) hit = { ...hit, sparseNumbers: null };
+    }
+    const page = hit?.sparseNumbers === null ? hit : await new Promise<OcrPage>((resolve, reject) => {
+      this.queue.push({ png, page: hit, resolve, reject });
       this.pump();
     });
     const f = this.cacheFile(OcrPool.key(png));
@@ -154,10 +215,11 @@ export class OcrPool {
   private async run(w: TesseractWorker, job: Job): Promise<void> {
     const t0 = Date.now();
     try {
-      const r = await w.recognize(job.png, {}, { text: false, blocks: true });
-      this.stats.recognised++;
+      const page = job.page ? await completeSparseNumbers(w as unknown as OcrEngine, job.png, job.page) : await recognizePage(w as unknown as OcrEngine, job.png);
+      if (!job.page) this.stats.recognised++;
+      if (page.sparseNumbers) this.stats.sparsePasses++;
       this.stats.ms += Date.now() - t0;
-      job.resolve(toOcrPage(r.data as unknown as RawData));
+      job.resolve(page);
     } catch (e) {
       job.reject(new KfError('ocr_failed', `OCR failed: ${errorMessage(e)}`, 'the image may be corrupt; the page is reported as an error', { cause: e }));
     } finally {
@@ -176,7 +238,8 @@ export class OcrPool {
 }
 
 interface RawBox { x0: number; y0: number; x1: number; y1: number }
-interface RawData {
+/** What tesseract.js recognize() returns with the `blocks` output (the part read here). */
+export interface TesseractBlocksData {
   confidence: number;
   blocks: { paragraphs: { bbox: RawBox; lines: { bbox: RawBox; words: { text: string; confidence: number; bbox: RawBox }[] }[] }[] }[] | null;
   imageColor?: unknown;
@@ -184,7 +247,8 @@ interface RawData {
 
 const box = (b: RawBox): [number, number, number, number] => [b.x0, b.y0, b.x1, b.y1];
 
-function toOcrPage(d: RawData): OcrPage {
+/** Tesseract's blocks output -> the word boxes kept (and cached) here; the OCR text is derived from them on read. */
+export function ocrPageFromTesseract(d: TesseractBlocksData): OcrPage {
   const paragraphs: OcrParagraph[] = [];
   let w = 0;
   let h = 0;
@@ -203,44 +267,49 @@ function toOcrPage(d: RawData): OcrPage {
 }
 
 /**
- * Confident text of an OCR result, per paragraph. Words under `minConf` are
- * dropped; a paragraph keeps only if at least half of its letters survive and
- * it has some word of 2+ letters (photos produce short, low-confidence noise).
- * A paragraph is cut where the line height jumps (a slide title OCRed together
- * with the bullet text under it), so titles can be recognised as headings.
+ * Confident text of an OCR result, per block, in the layout-aware reading
+ * order of ocr-layout.ts: words under `minConf` are dropped, a paragraph keeps
+ * only if at least half of its letters survive, and a block needs some word of
+ * 2+ letters (photos produce short, low-confidence noise). Rows of one region
+ * form a block, cut where the line height jumps (a slide title OCRed together
+ * with the bullet text under it), so titles can be recognised as headings; the
+ * rows of a paragraph are joined into one text, those of a table-like region
+ * (paragraphs side by side) stay one per line.
+ * Each chart found adds one block of "<category>: <value>" lines right after
+ * the block holding its axis labels.
  */
 export function ocrBlocks(page: OcrPage, minConf: number): OcrTextBlock[] {
   const out: OcrTextBlock[] = [];
-  for (const p of page.paragraphs) {
-    const lines: { text: string; height: number; bbox: [number, number, number, number] }[] = [];
-    let kept = 0;
-    let all = 0;
-    for (const l of p.lines) {
-      const words = l.words.filter((w) => w.text.trim());
-      all += words.reduce((k, w) => k + w.text.length, 0);
-      const good = words.filter((w) => w.conf >= minConf);
-      kept += good.reduce((k, w) => k + w.text.length, 0);
-      const t = good.map((w) => w.text).join(' ').trim();
-      if (t) {
-        const bb: [number, number, number, number] = [Math.min(...good.map((w) => w.bbox[0])), Math.min(...good.map((w) => w.bbox[1])), Math.max(...good.map((w) => w.bbox[2])), Math.max(...good.map((w) => w.bbox[3]))];
-        lines.push({ text: t, height: l.height, bbox: bb });
-      }
+  let group: OcrLayoutLine[] = [];
+  let pairs: OcrLayoutLine[] = [];
+  const heightOf = (g: OcrLayoutLine[]) => {
+    const hs = g.map((l) => l.height).sort((a, b) => a - b);
+    return hs[Math.floor(hs.length / 2)];
+  };
+  const flush = () => {
+    if (group.length) {
+      // Rows of one paragraph are wrapped lines (joined, hyphenation undone); rows of a table-like region are records.
+      const text = group[0].table ? group.map((l) => l.text).join('\n') : group.map((l) => l.text).reduce((acc, l) => (!acc ? l : /[a-z]-$/.test(acc) && /^[a-z]/.test(l) ? acc.slice(0, -1) + l : `${acc} ${l}`), '');
+      if (/[A-Za-z0-9]{2,}/.test(text)) out.push({ text, lineHeight: heightOf(group), lines: group.length, bbox: unionBox(group.map((l) => l.bbox)) });
     }
-    if (!lines.length || kept < 0.5 * all) continue;
-    const groups: (typeof lines)[] = [];
-    for (const l of lines) {
-      const g = groups[groups.length - 1];
-      const prev = g?.[g.length - 1];
-      if (g && prev && Math.max(l.height, prev.height) <= 1.6 * Math.min(l.height, prev.height)) g.push(l);
-      else groups.push([l]);
+    if (pairs.length) out.push({ text: pairs.map((l) => l.text).join('\n'), lineHeight: heightOf(pairs), lines: pairs.length, bbox: unionBox(pairs.map((l) => l.bbox)) });
+    group = [];
+    pairs = [];
+  };
+  for (const l of ocrLayout(page, minConf).lines) {
+    if (l.kind === 'pair') {
+      pairs.push(l);
+      continue;
     }
-    for (const g of groups) {
-      const text = g.map((l) => l.text).reduce((acc, l) => (!acc ? l : /[a-z]-$/.test(acc) && /^[a-z]/.test(l) ? acc.slice(0, -1) + l : `${acc} ${l}`), '');
-      if (!/[A-Za-z0-9]{2,}/.test(text)) continue;
-      const heights = g.map((l) => l.height).sort((a, b) => a - b);
-      const bbox: [number, number, number, number] = [Math.min(...g.map((l) => l.bbox[0])), Math.min(...g.map((l) => l.bbox[1])), Math.max(...g.map((l) => l.bbox[2])), Math.max(...g.map((l) => l.bbox[3]))];
-      out.push({ text, lineHeight: heights[Math.floor(heights.length / 2)], lines: g.length, bbox });
-    }
+    const prev = group[group.length - 1];
+    if (pairs.length || !prev || prev.region !== l.region || Math.max(l.height, prev.height) > 1.6 * Math.min(l.height, prev.height)) flush();
+    group.push(l);
   }
+  flush();
   return out;
+}
+
+/** The layout-aware OCR text of an image: rows top to bottom and each chart's "<category>: <value>" pairs, one per line. */
+export function ocrText(page: OcrPage, minConf: number): string {
+  return ocrLayout(page, minConf).text;
 }

@@ -2,22 +2,33 @@
  * Offline OCR for the vision and caption roles: tesseract.js with the English
  * model shipped in @tesseract.js-data/eng (never downloads; see environment.md).
  * One worker, created on first use and shared; calls are serialised through it.
- * Results are cached by image content hash, in memory and (when the router has
- * a cache file) in the model cache, so each image is read once across runs.
+ * The text is the layout-aware reading of lib/corpus/ocr-layout.ts (the same
+ * as at index time): rows top to bottom, words left to right, and a chart's
+ * "<category>: <value>" pairs as extra lines.
+ *
+ * Cache: the model cache holds tesseract's word boxes (never derived text), by
+ * image content hash under OCR_WORDS_KEY, so each image is recognised once
+ * across runs and a layout change needs no OCR. Entries of the old format
+ * (text lines, under the bare engine name) are not read: those images are
+ * recognised again.
  */
 import * as path from 'node:path';
 import type { ModelCache } from '../cache';
 import { imageSize, loadImage, type ImagePart } from '../images';
+import { recognizePage, type OcrEngine, type OcrPage } from '../../corpus/ocr';
+import { OCR_LAYOUT_VERSION, ocrLayout } from '../../corpus/ocr-layout';
 
 export interface OcrLine {
   text: string;
-  /** 0-100 as tesseract reports it. */
+  /** 0-100 as tesseract reports it (a row: mean of its words; a pair: the lower of its two labels). */
   confidence: number;
   bbox?: { x0: number; y0: number; x1: number; y1: number };
+  /** A visual row of words, or an explicit chart pair "<category>: <value>" (absent: given text). */
+  kind?: 'row' | 'pair';
 }
 
 export interface OcrResult {
-  /** Text of the lines kept (confidence >= the service's threshold), one per line. */
+  /** Text of the lines (words with confidence >= the service's threshold), one per line. */
   text: string;
   lines: OcrLine[];
   width?: number;
@@ -28,10 +39,17 @@ export interface OcrResult {
 }
 
 export const OCR_ENGINE = 'tesseract.js@7/eng-4.0.0_best_int';
+/** Model-cache key of the cached word boxes: bump when what is cached changes shape. */
+export const OCR_WORDS_KEY = `${OCR_ENGINE}#words-v1`;
 
-interface TesseractWorker {
-  recognize(image: Buffer, opts?: unknown, output?: unknown): Promise<{ data: { text: string; blocks?: { paragraphs: { lines: { text: string; confidence: number; bbox: OcrLine['bbox'] }[] }[] }[] | null } }>;
+interface TesseractWorker extends OcrEngine {
   terminate(): Promise<unknown>;
+}
+
+interface CachedWords {
+  page: OcrPage;
+  width?: number;
+  height?: number;
 }
 
 export class OcrService {
@@ -58,32 +76,41 @@ export class OcrService {
   /** OCR one image (path or data URL). Unreadable files throw (a KfError naming the file); unsupported formats give `error`. */
   async read(image: ImagePart): Promise<OcrResult> {
     const img = loadImage(image);
-    const cached = this.memo.get(img.sha256) ?? this.opts.cache?.getOcr<OcrResult>(img.sha256, OCR_ENGINE);
-    if (cached) {
-      this.memo.set(img.sha256, cached);
-      return cached;
+    const memo = this.memo.get(img.sha256);
+    if (memo) return memo;
+    const cached = this.opts.cache?.getOcr<CachedWords>(img.sha256, OCR_WORDS_KEY);
+    if (cached?.page?.paragraphs) {
+      const result = this.toResult(cached);
+      this.memo.set(img.sha256, result);
+      return result;
     }
-    const run = this.queue.then(async () => {
+    const run = this.queue.then(async (): Promise<CachedWords | OcrResult> => {
       const size = imageSize(img.bytes);
       try {
-        const worker = await this.getWorker();
-        const { data } = await worker.recognize(img.bytes, {}, { text: true, blocks: true });
+        const page = await recognizePage(await this.getWorker(), img.bytes);
         this.recognized++;
-        const min = this.opts.minConfidence ?? 55;
-        const lines: OcrLine[] = (data.blocks ?? [])
-          .flatMap((b) => b.paragraphs.flatMap((p) => p.lines))
-          .map((l) => ({ text: l.text.replace(/\s+/g, ' ').trim(), confidence: Math.round(l.confidence), bbox: l.bbox }))
-          .filter((l) => l.text && l.confidence >= min);
-        return { text: lines.map((l) => l.text).join('\n'), lines, width: size?.width, height: size?.height, engine: OCR_ENGINE } as OcrResult;
+        return { page, width: size?.width, height: size?.height };
       } catch (e) {
-        return { text: '', lines: [], width: size?.width, height: size?.height, engine: OCR_ENGINE, error: String((e as Error)?.message ?? e).slice(0, 200) } as OcrResult;
+        return { text: '', lines: [], width: size?.width, height: size?.height, engine: OCR_ENGINE, error: String((e as Error)?.message ?? e).slice(0, 200) };
       }
     });
     this.queue = run.catch(() => undefined);
-    const result = await run;
+    const got = await run;
+    if (!('page' in got)) {
+      this.memo.set(img.sha256, got);
+      return got;
+    }
+    this.opts.cache?.putOcr(img.sha256, OCR_WORDS_KEY, got);
+    const result = this.toResult(got);
     this.memo.set(img.sha256, result);
-    if (!result.error) this.opts.cache?.putOcr(img.sha256, OCR_ENGINE, result);
     return result;
+  }
+
+  /** The layout-aware text of cached word boxes (lib/corpus/ocr-layout.ts, shared with the index-time OCR). */
+  private toResult(w: CachedWords): OcrResult {
+    const layout = ocrLayout(w.page, this.opts.minConfidence ?? 55);
+    const lines: OcrLine[] = layout.lines.map((l) => ({ text: l.text, confidence: l.conf, bbox: { x0: l.bbox[0], y0: l.bbox[1], x1: l.bbox[2], y1: l.bbox[3] }, kind: l.kind }));
+    return { text: layout.text, lines, width: w.width, height: w.height, engine: `${OCR_ENGINE}+${OCR_LAYOUT_VERSION}` };
   }
 
   async close(): Promise<void> {
