@@ -21,6 +21,7 @@
  * Bad documents never stop a build: each is reported in build-report.json with
  * its reason and the rest goes on. Nothing already indexed is lost.
  */
+import { OCR_LAYOUT_VERSION } from '../corpus/ocr-layout';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
@@ -581,6 +582,8 @@ export async function buildIndex(input: BuildIndexInput): Promise<BuildResult> {
     // What shapes a document's stored work: change any of it and the document is redone.
     const workShape = {
       v: WORK_VERSION,
+      // OCR text layout (chart pairs...): a new layout redoes the documents' stored OCR-derived text.
+      ocrLayout: OCR_LAYOUT_VERSION,
       ingest: o.ingest ?? {},
       passage: !!input.passages,
       describe,

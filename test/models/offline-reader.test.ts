@@ -230,3 +230,9 @@ test('checker: the named option of a choice, the unit the question names, lists 
   assert.equal(c('Who produced the record?', 'FINAL ANSWER: Steel and Clay'), 'Steel and Clay');
   assert.deepEqual(c('Which two cities host the fair?', 'FINAL ANSWER: Carrow and Dunmere'), ['Carrow', 'Dunmere']);
 });
+
+test('offline vision: a chart pair line naming the asked category answers, not the title that shares more words', async () => {
+  const { visionReply } = await import('../../lib/models/offline/vision');
+  const r = await visionReply({ role: 'vision', question: 'How many papers did Quorvel Institute publish in 2020?', ocrText: 'Papers published by Quorvel Institute\n2019 2020\n2019: 41\n2020: 57' }, undefined);
+  assert.match(r, /Answer: 2020: 57/);
+});

@@ -7,7 +7,7 @@
 import type { ImagePart } from '../images';
 import type { OcrLine, OcrResult, OcrService } from './ocr';
 import type { CaptionTask, ImageRef, VisionTask } from './tasks';
-import { entities, overlapScore, stem, stemSet, tokens } from './text';
+import { entities, overlapScore, containsPhrase, stem, stemSet, tokens } from './text';
 
 function toPart(ref: ImageRef): ImagePart {
   return { type: 'image', path: ref.path, dataUrl: ref.dataUrl, mime: ref.mime };
@@ -15,7 +15,9 @@ function toPart(ref: ImageRef): ImagePart {
 
 async function ocrOf(task: { image?: ImageRef; ocrText?: string }, ocr: OcrService | undefined): Promise<OcrResult | undefined> {
   if (task.ocrText !== undefined) {
-    const lines = task.ocrText.split('\n').map((t) => t.trim()).filter(Boolean).map((text) => ({ text, confidence: 100 }));
+    // Text given by the index (fragment.ocrText) keeps the layout's "<category>: <value>" pair lines: tag them back.
+    const lines: OcrLine[] = task.ocrText.split('\n').map((t) => t.trim()).filter(Boolean)
+      .map((text) => ({ text, confidence: 100, ...(/^[^:]{1,40}:\s*[-+$€£]?\d[\d.,]*\s*%?$/.test(text) ? { kind: 'pair' as const } : {}) }));
     return { text: lines.map((l) => l.text).join('\n'), lines, engine: 'given' };
   }
   if (!task.image || !ocr) return undefined;
@@ -37,7 +39,12 @@ export async function visionReply(task: VisionTask, ocr: OcrService | undefined)
   }
   const q = stemSet(task.question);
   const ents = new Set(entities(task.question).flatMap((e) => tokens(e).map(stem)));
-  const scored = lines.map((l, i) => ({ l, i, s: overlapScore(q, ents, l.text) })).sort((a, b) => b.s - a.s || a.i - b.i);
+  // A chart's "<category>: <value>" pair line whose category the question names (a year, a label) answers
+  // it directly: prefer it over lines (titles) that merely share more words with the question.
+  const namesCategory = (l: OcrLine) => l.kind === 'pair' && containsPhrase(task.question, l.text.split(':')[0].trim());
+  const scored = lines
+    .map((l, i) => ({ l, i, s: overlapScore(q, ents, l.text) + (namesCategory(l) ? 100 : 0) }))
+    .sort((a, b) => b.s - a.s || a.i - b.i);
   const best = scored[0];
   if (best.s === 0) {
     return `Where: the whole image (${lines.length} line${lines.length === 1 ? '' : 's'} of text, none about the question).\nAnswer: The image does not show it; its text reads: ${lines.map((l) => l.text).join(' / ').slice(0, 200)}`;
