@@ -5,7 +5,9 @@
  * hybrid+graph (offline kNN similarity edges over the dense vectors).
  *
  *   node --import tsx scripts/retrieval-quality.ts [--sets 2wiki,musique,hotpotqa] [--json] [--out file.json]
- *        [--weights 0.8,0.2] [--depth 40] [--edges-k 5] [--edges-threshold 0.5] [--no-glove]
+ *        [--weights 0.95,0.05] [--depth 40] [--edges-k 5] [--edges-threshold 0.5] [--no-glove] [--sweep]
+ *
+ * --sweep adds hybrid rows for a range of dense weights (how the default was chosen).
  *
  * A passage's document id is its title (several MuSiQue passages share one).
  * R@k = |gold titles among the documents of the first k hits| / |gold titles|;
@@ -22,6 +24,7 @@ import { SearchEngine, type EngineOptions } from '../lib/index/engine';
 import { CorpusFittedEmbedder } from '../lib/index/embedders/corpus-fitted';
 import { GloveSifEmbedder } from '../lib/index/embedders/glove-sif';
 import { similarityEdges } from '../lib/index/similarity-edges';
+import { defaultFusionWeights } from '../lib/index/fusion';
 import { benchDir } from '../lib/util/paths';
 import { gitInfo } from '../lib/util/git';
 import { KfError, errorMessage } from '../lib/util/errors';
@@ -123,6 +126,7 @@ async function main(): Promise<void> {
       'edges-k': { type: 'string', default: '5' },
       'edges-threshold': { type: 'string', default: '0.5' },
       'no-glove': { type: 'boolean', default: false },
+      sweep: { type: 'boolean', default: false },
     },
   });
   const sets = String(values.sets).split(',').map((s) => s.trim()).filter(Boolean);
@@ -153,7 +157,7 @@ async function main(): Promise<void> {
     };
     const push = (retriever: string, mode: RetrievalMode, r: Recall, extra: Partial<Row> = {}) => {
       rows.push({ set: name, retriever, mode, ...r, questions: queries.length, ...extra });
-      log(`  ${name.padEnd(9)} ${retriever.padEnd(34)} R@2 ${r.r2.toFixed(1).padStart(5)}  R@5 ${r.r5.toFixed(1).padStart(5)}  all@8 ${r.allFound8.toFixed(1).padStart(5)}`);
+      log(`  ${name.padEnd(9)} ${retriever.padEnd(52)} R@2 ${r.r2.toFixed(1).padStart(5)}  R@5 ${r.r5.toFixed(1).padStart(5)}  all@8 ${r.allFound8.toFixed(1).padStart(5)}`);
     };
     log(`${name}: ${data.passages.length} passages, ${queries.length} questions`);
 
@@ -164,18 +168,38 @@ async function main(): Promise<void> {
     await engine.addFragments(frags, await fitted.embed(texts));
     const qv = await fitted.embed(queries);
     push('bm25', 'bm25', await run(engine, 'bm25', qv));
-    push(`dense (${fitted.id.split(':')[0]})`, 'dense', await run(engine, 'dense', qv), { encoder: fitted.id });
+    push(`dense (${fitted.id.split(':')[0]}, chars)`, 'dense', await run(engine, 'dense', qv), { encoder: fitted.id });
+    {
+      // The words+chars variant: a stronger dense-only retriever, a worse fusion partner.
+      const wc = await CorpusFittedEmbedder.fit(texts, { charWeight: 0.4 });
+      const we = SearchEngine.create({ embedder: wc });
+      await we.addFragments(frags, await wc.embed(texts));
+      push(`dense (${wc.id.split(':')[0]}, words+chars)`, 'dense', await run(we, 'dense', await wc.embed(queries)), { encoder: `${wc.id} charWeight=0.4` });
+    }
     if (!values['no-glove']) {
       const glove = new GloveSifEmbedder();
       const ge = SearchEngine.create({ embedder: glove as Embedder });
       await ge.addFragments(frags, await glove.embed(texts));
       push('dense (glove-sif-100d)', 'dense', await run(ge, 'dense', await glove.embed(queries)), { encoder: glove.id });
     }
-    push('hybrid weighted', 'hybrid', await run(engine, 'hybrid', qv, 'weighted'), { encoder: fitted.id, fusion: 'weighted' });
-    push('hybrid rrf', 'hybrid', await run(engine, 'hybrid', qv, 'rrf'), { encoder: fitted.id, fusion: 'rrf' });
+    const w = weights ?? defaultFusionWeights(fitted.id);
+    const wl = `${w.bm25}/${w.dense}`;
+    push(`hybrid weighted ${wl}`, 'hybrid', await run(engine, 'hybrid', qv, 'weighted'), { encoder: fitted.id, fusion: `weighted ${wl}` });
+    push(`hybrid rrf ${wl}`, 'hybrid', await run(engine, 'hybrid', qv, 'rrf'), { encoder: fitted.id, fusion: `rrf ${wl}` });
+    push(`hybrid rrf 0.5/0.5 (naive)`, 'hybrid', await (async () => { engine.configureFusion({ weights: { bm25: 0.5, dense: 0.5 } }); const r = await run(engine, 'hybrid', qv, 'rrf'); engine.configureFusion({ weights: w }); return r; })(), { encoder: fitted.id, fusion: 'rrf 0.5/0.5' });
+    push(`hybrid weighted ${wl} adaptive`, 'hybrid', await (async () => { engine.configureFusion({ adaptive: true }); const r = await run(engine, 'hybrid', qv, 'weighted'); engine.configureFusion({ adaptive: false }); return r; })(), { encoder: fitted.id, fusion: `weighted ${wl} adaptive` });
+    if (values.sweep) {
+      for (const d of [0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5]) {
+        engine.configureFusion({ weights: { bm25: 1 - d, dense: d } });
+        push(`  sweep weighted ${(1 - d).toFixed(2)}/${d}`, 'hybrid', await run(engine, 'hybrid', qv, 'weighted'), { encoder: fitted.id, fusion: `weighted ${(1 - d).toFixed(2)}/${d}` });
+      }
+      engine.configureFusion({ weights: w });
+    }
+    const t1 = Date.now();
     const edges = similarityEdges(engine, { k: edgeK, threshold: edgeT });
     engine.setRelations(edges);
-    push(`hybrid+graph weighted (${edges.length} kNN edges)`, 'hybrid+graph', await run(engine, 'hybrid+graph', qv, 'weighted'), { encoder: fitted.id, fusion: 'weighted' });
+    push(`hybrid+graph weighted ${wl} (${edges.length} kNN edges)`, 'hybrid+graph', await run(engine, 'hybrid+graph', qv, 'weighted'), { encoder: fitted.id, fusion: `weighted ${wl}` });
+    log(`  (kNN edges k=${edgeK}, cos>=${edgeT}: ${((Date.now() - t1) / 1000).toFixed(1)} s)`);
     log(`  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   }
   const result = { script: 'retrieval-quality', backend: 'offline', git: gitInfo(), depth, weights: weights ?? 'default', edges: { k: edgeK, threshold: edgeT }, rows };

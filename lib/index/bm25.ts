@@ -132,6 +132,8 @@ export class Bm25Index {
   private postOff = new Int32Array(1);
   private postDoc = new Int32Array(0);
   private postTf = new Uint16Array(0);
+  /** Per posting: tf*(k1+1)/(tf+norm[d]) in float64 (a score is then idf x impact: no per-document lookup on the hot path). */
+  private postImpact = new Float64Array(0);
   /** k1 * (1 - b + b * |d| / avgdl) per slot, for the current avgdl. */
   private norm = new Float64Array(0);
   /** Max over a term's postings of tf*(k1+1)/(tf+norm): the MaxScore upper bound before idf. */
@@ -253,15 +255,18 @@ export class Bm25Index {
     const norm = new Float64Array(this.nSlots);
     for (let s = 0; s < this.nSlots; s++) norm[s] = k1 * (1 - b + (b * this.docLen[s]) / avgdl);
     const maxPart = new Float64Array(V);
+    const impact = new Float64Array(total);
     for (let t = 0; t < V; t++) {
       let m = 0;
       for (let p = counts[t], e = counts[t + 1]; p < e; p++) {
         const tf = postTf[p];
         const v = (tf * (k1 + 1)) / (tf + norm[postDoc[p]]);
+        impact[p] = v;
         if (v > m) m = v;
       }
       maxPart[t] = m;
     }
+    this.postImpact = impact;
     this.postOff = counts;
     this.postDoc = postDoc;
     this.postTf = postTf;
@@ -321,7 +326,7 @@ export class Bm25Index {
     if (n === 0 || k <= 0 || this.nLive === 0) return empty;
     const { k1 } = this.options;
     const k1p1 = k1 + 1;
-    const postOff = this.postOff, postDoc = this.postDoc, postTf = this.postTf, norm = this.norm;
+    const postOff = this.postOff, postDoc = this.postDoc, impact = this.postImpact, norm = this.norm;
     const acc = this.acc, mark = this.touchedMark;
 
     // Per-term weight (idf x query weight) and upper bound; process highest bound first.
@@ -358,8 +363,7 @@ export class Bm25Index {
       for (let p = postOff[t]; p < end; p++) {
         const d = postDoc[p];
         if (filter && filter[d] === 0) continue;
-        const tf = postTf[p];
-        const v = acc[d] + (w * tf * k1p1) / (tf + norm[d]);
+        const v = acc[d] + w * impact[p];
         acc[d] = v;
         if (v > maxAcc) maxAcc = v;
         if (mark[d] === 0) {
@@ -442,7 +446,7 @@ export class Bm25Index {
   /** Bytes held in typed arrays (benchmarks). */
   memoryBytes(): number {
     this.prepare();
-    return [this.fwdOff, this.fwdTerm, this.fwdTf, this.docLen, this.live, this.postOff, this.postDoc, this.postTf, this.norm, this.maxPart, this.acc, this.touchedMark].reduce((s, a) => s + a.byteLength, 0);
+    return [this.fwdOff, this.fwdTerm, this.fwdTf, this.docLen, this.live, this.postOff, this.postDoc, this.postTf, this.postImpact, this.norm, this.maxPart, this.acc, this.touchedMark].reduce((s, a) => s + a.byteLength, 0);
   }
 
   exportState(): Bm25State {

@@ -15,7 +15,7 @@ export interface SimilarityEdgeOptions {
   threshold?: number;
   /** Skip neighbours from the same document (default false: adjacent passages are often the next hop). */
   crossDocumentOnly?: boolean;
-  /** Exact kNN instead of HNSW (default: exact below 20K fragments). */
+  /** Exact kNN instead of HNSW (default: exact up to 2,000 fragments, where it costs little). */
   exact?: boolean;
 }
 
@@ -26,7 +26,7 @@ export function similarityEdges(engine: SearchEngine, opts: SimilarityEdgeOption
   if (!Number.isInteger(k) || k < 1) throw new KfError('bad_option', `similarity edges: k must be a positive integer (got ${k})`, 'use e.g. 5');
   if (!(threshold >= -1 && threshold <= 1)) throw new KfError('bad_option', `similarity edges: threshold must be a cosine in [-1, 1] (got ${threshold})`, 'use e.g. 0.5');
   const ids = engine.fragmentIds();
-  const exact = opts.exact ?? ids.length <= 20000;
+  const exact = opts.exact ?? ids.length <= 2000;
   const seen = new Map<string, RelationEdge>();
   for (const id of ids) {
     const v = engine.vectorOf(id)!;

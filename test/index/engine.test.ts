@@ -7,6 +7,7 @@ import type { Fragment } from '../../lib/corpus/types';
 import type { SearchResult } from '../../lib/index/types';
 import { SearchEngine, trimContext, type EngineOptions } from '../../lib/index/engine';
 import { HashingEmbedder } from '../../lib/index/embedders/hashing';
+import { similarityEdges } from '../../lib/index/similarity-edges';
 import { KfError } from '../../lib/util/errors';
 import { makeRng } from '../../lib/util/rng';
 
@@ -182,6 +183,7 @@ test('addFragments replaces a fragment with the same id; bad batches change noth
   await assert.rejects(e.addFragments([frag('x#0', 'a')], [new Float32Array(3)]), (err: unknown) => err instanceof KfError && err.code === 'dim_mismatch');
   await assert.rejects(e.addFragments([{ ...frag('x#0', 'a'), docId: '' }]), KfError);
   assert.equal(e.size, 7);
+  for (const mode of ['bm25', 'dense', 'hybrid', 'hybrid+graph'] as const) assert.deepEqual((await e.search('the of and', { mode })).hits, [], `${mode}: a query of stopwords finds nothing`);
   await assert.rejects(e.search('x', { topk: 0 }), KfError);
   await assert.rejects(e.search('x', { mode: 'magic' as never }), KfError);
   await assert.rejects(e.search('x', { queryVector: new Float32Array(5) }), (err: unknown) => err instanceof KfError && err.code === 'dim_mismatch');
@@ -327,4 +329,37 @@ test('HNSW search agrees with exact search on a small index', async () => {
     found += exact.filter((id) => approx.has(id)).length;
   }
   assert.ok(found / (8 * qs.length) >= 0.95, `recall ${found / 32}`);
+});
+
+test('similarity edges: kNN above a threshold, each pair once, deterministic, usable for expansion', async () => {
+  const e = await build({}, [
+    ...corpus(),
+    frag('delta#0', 'The Rhine river flows north through Basel and Strasbourg towards the North Sea.'),
+  ]);
+  const edges = similarityEdges(e, { k: 3, threshold: 0.5 });
+  assert.ok(edges.length > 0);
+  for (const x of edges) {
+    assert.ok(x.from < x.to && x.weight >= 0.5 && x.type === 'similar');
+  }
+  assert.ok(edges.some((x) => x.from === 'alpha#0' && x.to === 'delta#0'));
+  assert.equal(new Set(edges.map((x) => `${x.from}|${x.to}`)).size, edges.length);
+  assert.deepEqual(similarityEdges(e, { k: 3, threshold: 0.5 }), edges);
+  assert.deepEqual(similarityEdges(e, { k: 3, threshold: 0.5, exact: false }), edges, 'HNSW and exact kNN agree on a tiny index');
+  assert.ok(similarityEdges(e, { k: 3, threshold: 0.5, crossDocumentOnly: true }).every((x) => x.from.split('#')[0] !== x.to.split('#')[0]));
+  assert.throws(() => similarityEdges(e, { k: 0 }), KfError);
+});
+
+test('configure changes query-time options and validates them', async () => {
+  const e = await build();
+  e.setRelations([{ from: 'beta#0', to: 'alpha#0', type: 'same-topic', weight: 0.4 }]);
+  const q = 'Rhine river flows';
+  assert.equal((await e.search(q, { mode: 'hybrid+graph', topk: 1 })).hits.length, 2, 'the edge is walked backwards by default');
+  e.configure({ graph: { bidirectional: false } });
+  assert.equal((await e.search(q, { mode: 'hybrid+graph', topk: 1 })).hits.length, 1);
+  e.configure({ fusion: 'rrf', fusionWeights: { bm25: 1, dense: 0 }, efSearch: 32, context: { chars: 10 } });
+  const r = await e.search('Basel art fair', { mode: 'hybrid', topk: 1 });
+  assert.ok((r.hits[0].context?.prev ?? '').length <= 11);
+  assert.throws(() => e.configure({ denseWidening: { siblingDocs: -1 } }), KfError);
+  assert.throws(() => e.configure({ fusionWeights: { bm25: 0, dense: 0 } }), KfError);
+  assert.deepEqual(SearchEngine.defaultQueryOptions().denseWidening, { siblingDocs: 3, siblingWindow: 64 });
 });

@@ -18,6 +18,7 @@
  *   ("Lotharingia"/"Lothair", "Marufabad"/"Maroufabad") that BM25's exact terms
  *   miss, which makes this retriever COMPLEMENTARY to BM25 rather than a weaker
  *   copy; rare names carry high idf, so entity names dominate the lexical part.
+ *   By default (charWeight 1) the lexical part is char n-grams only.
  * - P is a fixed signed random projection (feature hashing of the hashed
  *   feature buckets into `lexDim` dimensions, `projections` non-zeros per
  *   bucket): it preserves inner products in expectation (Johnson-Lindenstrauss),
@@ -43,7 +44,12 @@ export interface CorpusFittedOptions {
   lexDim?: number;
   /** Share of the squared norm given to the GloVe part, 0..1 (default 0.25; 0 = no GloVe, nothing to load). */
   gloveWeight?: number;
-  /** Share of the lexical part given to character n-grams, 0..1 (default 0.4). */
+  /**
+   * Share of the lexical part given to character n-grams, 0..1 (default 1: the
+   * lexical part is sub-word only, so the dense retriever complements BM25's
+   * whole-word matching instead of repeating it with projection noise; 0.4 gives
+   * a stronger dense-only retriever, see the report).
+   */
   charWeight?: number;
   /** Character n-gram lengths, inclusive (default [3, 5]). */
   charGrams?: [number, number];
@@ -71,7 +77,7 @@ function resolve(o: CorpusFittedOptions): ResolvedCorpusFittedOptions {
   const r: ResolvedCorpusFittedOptions = {
     lexDim: o.lexDim ?? 256,
     gloveWeight: o.gloveWeight ?? 0.25,
-    charWeight: o.charWeight ?? 0.4,
+    charWeight: o.charWeight ?? 1,
     charGrams: o.charGrams ?? [3, 5],
     bucketBits: o.bucketBits ?? 20,
     projections: o.projections ?? 2,

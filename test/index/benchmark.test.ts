@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { benchRetrieval, formatBenchReport, percentile } from '../../lib/index/benchmark';
+
+test('percentile: nearest rank', () => {
+  assert.equal(percentile([5, 1, 3, 2, 4], 50), 3);
+  assert.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90), 9);
+  assert.ok(Number.isNaN(percentile([], 50)));
+});
+
+test('retrieval benchmark runs end to end on a small sweep (hash embedder), reports every stage, recall, memory and growth, and reuses a cached index', async () => {
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'ridx-bench-'));
+  try {
+    const opts = { sizes: [300, 600], queries: 20, recallQueries: 10, embedder: 'hash' as const, seed: 'bench-test', cacheDir: cache };
+    const r = await benchRetrieval(opts);
+    assert.equal(r.sizes.length, 2);
+    for (const s of r.sizes) {
+      assert.ok(s.fragments === 300 || s.fragments === 600);
+      assert.equal(s.queries, 20);
+      for (const k of ['bm25Ms', 'hnswMs', 'fusionMs', 'expansionMs', 'contextMs', 'roundMs'] as const) {
+        assert.ok(s.stages[k].p50 >= 0 && s.stages[k].p90 >= s.stages[k].p50, k);
+      }
+      assert.ok(s.hnswRecallAt8 >= 0.9 && s.hnswRecallAt8 <= 1);
+      assert.ok(s.denseStageRecallAt8 >= s.hnswRecallAt8 - 1e-9);
+      assert.ok(s.memory.rssMB > 0 && s.hitsPerQuery >= 1);
+      assert.equal(s.build.fromCache, false);
+    }
+    assert.equal(r.growth?.corpusRatio, 2);
+    assert.match(formatBenchReport(r), /growth: 300 -> 600 fragments/);
+    const again = await benchRetrieval(opts);
+    assert.ok(again.sizes.every((s) => s.build.fromCache && (s.build.loadMs ?? -1) >= 0));
+    assert.equal(again.sizes[1].build.edges, r.sizes[1].build.edges);
+    await assert.rejects(benchRetrieval({ sizes: [0] }));
+  } finally {
+    fs.rmSync(cache, { recursive: true, force: true });
+  }
+});
