@@ -3,6 +3,7 @@
  * expansion + context, query embedding excluded) on the demo world scaled to N
  * fragments; sweep sizes to see the growth. A benchmark, not a test.
  */
+import * as path from 'node:path';
 import type { CommandSpec } from '../command';
 import { bool, int, str } from '../command';
 import { benchRetrieval, formatBenchReport } from '../../index/benchmark';
@@ -10,7 +11,7 @@ import { OFFLINE_EMBEDDERS, type OfflineEmbedderName } from '../../index/embedde
 import type { RetrievalMode } from '../../index/types';
 import { KfError } from '../../util/errors';
 import { gitInfo } from '../../util/git';
-import { writeJsonAtomic } from '../../util/fsx';
+import { writeJsonAtomic, ensureWritableDir } from '../../util/fsx';
 
 const sizeList = (v: string) => (/^\s*[1-9]\d*(\s*,\s*[1-9]\d*)*\s*$/.test(v) ? undefined : `expected a positive integer or a comma-separated list (e.g. 4800,200000), got "${v}"`);
 const posInt = (v: string) => (/^[1-9]\d*$/.test(v) ? undefined : `expected a positive integer, got "${v}"`);
@@ -43,6 +44,9 @@ export const command: CommandSpec = {
     if (int(args, 'ef-search')) hnsw.efSearch = int(args, 'ef-search');
     if (int(args, 'm')) hnsw.M = int(args, 'm');
     if (int(args, 'ef-construction')) hnsw.efConstruction = int(args, 'ef-construction');
+    // Check the output folder before minutes of building, not after.
+    const outFile = str(args, 'out');
+    if (outFile) ensureWritableDir(path.dirname(path.resolve(outFile)), 'folder of --out');
     const report = await benchRetrieval({
       sizes,
       queries: int(args, 'queries'),
