@@ -9,6 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkFinal, lastFinalAnswer } from '../../lib/models/offline/checker';
+import { visionReply } from '../../lib/models/offline/vision';
 import { buildEvidence, chartSeries, keyValuePairs, mentionStrength, sameName, swallowedRow } from '../../lib/models/offline/evidence';
 import { expandKey, wordKey } from '../../lib/models/offline/lexicon';
 import { analyzeQuestion } from '../../lib/models/offline/question';
@@ -232,7 +233,6 @@ test('checker: the named option of a choice, the unit the question names, lists 
 });
 
 test('offline vision: a chart pair line naming the asked category answers, not the title that shares more words', async () => {
-  const { visionReply } = await import('../../lib/models/offline/vision');
   const r = await visionReply({ role: 'vision', question: 'How many papers did Quorvel Institute publish in 2020?', ocrText: 'Papers published by Quorvel Institute\n2019 2020\n2019: 41\n2020: 57' }, undefined);
   assert.match(r, /Answer: 2020: 57/);
 });
