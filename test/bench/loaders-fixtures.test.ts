@@ -180,7 +180,7 @@ test('demo world: Question-shaped file is validated, gold documents checked agai
 });
 
 test('text multi-hop fixtures: both 2Wiki layouts, MuSiQue same-title paragraphs merge, HotpotQA sentence evidence', () => {
-  const w = load2Wiki({ questions: fx('text-multihop', '2wiki_questions.json'), corpus: fx('text-multihop', '2wiki_corpus.json') });
+  const w = load2Wiki({ questions: fx('text-multihop', 'fixture-2wiki_questions.json'), corpus: fx('text-multihop', 'fixture-2wiki_corpus.json') });
   assert.equal(w.questions[0].id, `2wiki-${md5(w.questions[0].question).slice(0, 16)}`);
   assert.equal(w.questions[0].answer, null);
   assert.equal(w.questions[1].id, '2wiki-official-1');
@@ -188,7 +188,7 @@ test('text multi-hop fixtures: both 2Wiki layouts, MuSiQue same-title paragraphs
   assert.deepEqual(w.questions[1].goldDocs, ['Harbor Lights', 'Dome Home']);
   assert.equal(w.questions[1].type, 'comparison');
 
-  const m = loadMusique({ questions: fx('text-multihop', 'musique_questions.json'), corpus: fx('text-multihop', 'musique_corpus.json') });
+  const m = loadMusique({ questions: fx('text-multihop', 'fixture-musique_questions.json'), corpus: fx('text-multihop', 'fixture-musique_corpus.json') });
   assert.equal(m.passages!.length, 3);
   const ann = m.passages!.find((p) => p.id === 'Ann Lee')!;
   assert.equal(ann.text, 'Ann Lee was born in 1570.\n\nAnn Lee later moved to Dorn.');
@@ -196,14 +196,14 @@ test('text multi-hop fixtures: both 2Wiki layouts, MuSiQue same-title paragraphs
   assert.equal(m.questions[0].hops, 2);
   assert.equal(m.questions[0].type, '2hop');
 
-  const h = loadHotpotqa({ questions: fx('text-multihop', 'hotpotqa_questions.json'), corpus: fx('text-multihop', 'hotpotqa_corpus.json') });
+  const h = loadHotpotqa({ questions: fx('text-multihop', 'fixture-hotpotqa_questions.json'), corpus: fx('text-multihop', 'fixture-hotpotqa_corpus.json') });
   assert.equal(h.passages!.find((p) => p.id === 'Ann Lee')!.text, 'Ann Lee was an engineer. She was born in 1570.');
   assert.deepEqual(h.questions[0].evidence.map((e) => e.text), ['The harbor of Velm was built by Ann Lee.', 'She was born in 1570.']);
   assert.equal(h.questions[0].format, 'yes-no');
 
   // A gold title absent from the corpus is an error naming the record and field (or dropped on request).
-  throwsKf(() => load2Wiki({ questions: fx('text-multihop', '2wiki_questions.json'), corpus: fx('text-multihop', 'musique_corpus.json') }), /2wiki_questions\.json/, /record 0/, /gold_titles/, /Harbor Lights/);
-  const lax = load2Wiki({ questions: fx('text-multihop', '2wiki_questions.json'), corpus: fx('text-multihop', 'musique_corpus.json') }, { allowMissingGold: true });
+  throwsKf(() => load2Wiki({ questions: fx('text-multihop', 'fixture-2wiki_questions.json'), corpus: fx('text-multihop', 'fixture-musique_corpus.json') }), /fixture-2wiki_questions\.json/, /record 0/, /gold_titles/, /Harbor Lights/);
+  const lax = load2Wiki({ questions: fx('text-multihop', 'fixture-2wiki_questions.json'), corpus: fx('text-multihop', 'fixture-musique_corpus.json') }, { allowMissingGold: true });
   assert.deepEqual(lax.questions[0].goldDocs, ['Ann Lee']);
   assert.deepEqual(lax.questions[0].meta.goldMissing, ['Harbor Lights']);
 });
