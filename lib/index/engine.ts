@@ -26,7 +26,7 @@ import { fuse, validateWeights, defaultFusionWeights, DEFAULT_RRF_K, type Fusion
 import { Tokenizer, type ResolvedTokenizerOptions, type TokenizerOptions } from './tokenize';
 import { restoreEmbedder, saveEmbedderState } from './embedders/registry';
 import { KfError } from '../util/errors';
-import { fsError, writeFileAtomic } from '../util/fsx';
+import { fsError, writeFileAtomic, fsyncDir } from '../util/fsx';
 
 export const INDEX_FORMAT = 'kf-search-index/1';
 const MODES: readonly RetrievalMode[] = ['bm25', 'dense', 'hybrid', 'hybrid+graph'];
@@ -956,18 +956,6 @@ function fsyncFile(file: string): void {
   }
 }
 
-function fsyncDir(dir: string): void {
-  try {
-    const fd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    /* some file systems refuse fsync on directories; the rename order still protects CURRENT */
-  }
-}
 
 type ArrKind = 'i32' | 'u16' | 'u8';
 

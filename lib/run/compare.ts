@@ -24,18 +24,8 @@ export interface CompareOptions {
   errors?: ErrorPolicy;
 }
 
-export interface PairedStats {
-  n: number;
-  meanA: number;
-  meanB: number;
-  diff: number;
-  won: number;
-  lost: number;
-  tied: number;
-  signTestP: number;
-  bootstrapCI: [number, number];
-  se: number;
-}
+/** The statistics of a paired comparison (the JSON `kf compare` prints): PairedComparison without the one-sided counts. */
+export type PairedStats = Omit<PairedComparison, 'onlyA' | 'onlyB'>;
 
 export interface CompareResult extends PairedStats {
   metric: string;
