@@ -697,9 +697,9 @@ export class SearchEngine implements Retriever {
     }
   }
 
-  /** Change the HNSW query-time candidate list (recall/speed trade-off). */
+  /** Change the HNSW query-time candidate list (recall/speed trade-off); 0 = automatic by corpus size (dense.ts autoEfSearch). */
   setEfSearch(ef: number): void {
-    if (!Number.isInteger(ef) || ef < 1) throw new KfError('bad_option', `efSearch must be a positive integer (got ${ef})`, 'use e.g. 128');
+    if (!Number.isInteger(ef) || ef < 0) throw new KfError('bad_option', `efSearch must be a non-negative integer (got ${ef})`, 'use 0 (automatic by corpus size) or e.g. 1024');
     this.dense.setEf(ef);
     this.opts.hnsw.efSearch = ef;
   }

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { autoEfSearch, resolveHnswOptions } from '../../lib/index/dense';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -362,4 +363,9 @@ test('configure changes query-time options and validates them', async () => {
   assert.throws(() => e.configure({ denseWidening: { siblingDocs: -1 } }), KfError);
   assert.throws(() => e.configure({ fusionWeights: { bm25: 0, dense: 0 } }), KfError);
   assert.deepEqual(SearchEngine.defaultQueryOptions().denseWidening, { siblingDocs: 3, siblingWindow: 64 });
+});
+
+test('automatic efSearch grows with the corpus (128 small ... 1024 at 200K)', () => {
+  assert.equal(resolveHnswOptions().efSearch, 0, 'default is automatic');
+  assert.deepEqual([1000, 4800, 50_000, 100_000, 200_000, 2_000_000].map(autoEfSearch), [128, 128, 256, 512, 1024, 1024]);
 });

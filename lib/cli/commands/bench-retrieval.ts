@@ -29,7 +29,7 @@ export const command: CommandSpec = {
     mode: { type: 'string', default: 'hybrid+graph', choices: ['bm25', 'dense', 'hybrid', 'hybrid+graph'], description: 'retrieval mode timed' },
     topk: { type: 'string', default: '8', description: 'hits per search', validate: posInt },
     'edges-k': { type: 'string', default: '3', description: 'kNN similarity edges per fragment for expansion (0 = none)', validate: nonNegInt },
-    'ef-search': { type: 'string', description: 'HNSW efSearch (default: the engine default)', validate: posInt },
+    'ef-search': { type: 'string', description: 'HNSW efSearch (default: automatic by corpus size, 128 up to 25K fragments ... 1024 from 100K)', validate: posInt },
     m: { type: 'string', description: 'HNSW M, graph degree (default: the engine default)', validate: posInt },
     'ef-construction': { type: 'string', description: 'HNSW efConstruction (default: the engine default)', validate: posInt },
     out: { type: 'string', description: 'also write the JSON report to this file' },
