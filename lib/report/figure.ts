@@ -91,16 +91,18 @@ function baseLayout(t: AxisTitles, extra: Record<string, unknown> = {}): Record<
     font: { family: 'DejaVu Sans, Arial, sans-serif', size: 13 },
     paper_bgcolor: 'white',
     plot_bgcolor: 'white',
-    margin: { l: 70, r: 30, t: t.title || t.note ? 70 : 30, b: 70 },
+    // Room above the plot for the title, its note line and a horizontal legend.
+    margin: { l: 70, r: 30, t: t.title && t.note ? 115 : t.title || t.note ? 80 : 30, b: 70 },
     xaxis: { title: { text: t.xTitle ?? '' }, showline: true, linecolor: '#444', automargin: true },
     yaxis: { title: { text: t.yTitle ?? '' }, gridcolor: '#e5e5e5', zeroline: true, zerolinecolor: '#999', automargin: true },
     legend: { orientation: 'h', x: 0, y: 1.02, xanchor: 'left', yanchor: 'bottom' },
     ...extra,
   };
-  if (t.title) layout.title = { text: t.title, x: 0.02, xanchor: 'left' };
-  if (t.note) {
-    // Top right, above the plot area: a label such as "offline backend" must not be cropped or missed.
-    layout.annotations = [{ text: t.note, xref: 'paper', yref: 'paper', x: 1, y: 1, yshift: 30, xanchor: 'right', yanchor: 'bottom', showarrow: false, font: { size: 11, color: '#666' } }];
+  // A note such as "offline backend: not model results" must never be cropped, missed or overlap a long
+  // title: it is the title's second line, or (without a title) a line above the plot.
+  if (t.title) layout.title = { text: t.note ? `${t.title}<br><span style="font-size:12px;color:#666">${t.note}</span>` : t.title, x: 0.02, xanchor: 'left' };
+  else if (t.note) {
+    layout.annotations = [{ text: t.note, xref: 'paper', yref: 'paper', x: 0, y: 1, yshift: 30, xanchor: 'left', yanchor: 'bottom', showarrow: false, font: { size: 12, color: '#666' } }];
   }
   return layout;
 }
