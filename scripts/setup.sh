@@ -21,7 +21,7 @@ if [ "$need_apt" = 1 ]; then
   else
     echo "setup: installing Debian packages: $APT_PKGS"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $APT_PKGS >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $APT_PKGS >/dev/null
   fi
 fi
 
