@@ -3,29 +3,15 @@
  * object on stdout with the documented shape, per-question records, the index
  * cache reused on a second run, and one-line actionable errors.
  */
+import { kfInProcess } from '../_shared/cli-in-process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { main } from '../../lib/cli/main';
 import { ensureDemoWorld } from '../../lib/demo';
 import { tempDir } from './helpers';
 
-async function kf(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = (...a: unknown[]) => void err.push(a.join(' '));
-  try {
-    const code = await main(argv);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const kf = kfInProcess;
 
 test('kf eval retrieval prints ONE JSON object (n, recall@k, allFound@k) and writes per-question records; the index is cached', async () => {
   const world = await ensureDemoWorld({ preset: 'tiny' });

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { kfInProcess } from '../_shared/cli-in-process';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -7,7 +8,6 @@ import { compareRuns } from '../../lib/run/compare';
 import { writeRunReport } from '../../lib/run/report';
 import { joinRuns, listRuns, loadRun, metricValues, summarizeByBucket, summarizeRun } from '../../lib/run/results';
 import { parseCsv } from '../../lib/report/table';
-import { main } from '../../lib/cli/main';
 import { KfError } from '../../lib/util/errors';
 import { experiment, fakePipeline, fakeRouter, makeQuestions, tmpDir, writeBench } from './helpers';
 
@@ -140,21 +140,7 @@ test('report: runs / paired / usage / by-bucket tables as CSV + Markdown, backen
   assert.match(fs.readFileSync(path.join(dir, 'report-off', 'runs.md'), 'utf8'), /backend: offline.*\n[\s\S]*offline backend: not model results/);
 });
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = (...a: unknown[]) => void err.push(a.join(' '));
-  try {
-    const code = await main(argv);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const cli = kfInProcess;
 
 test('kf compare --json prints the statistics object with warnings; kf report and kf runs work', async () => {
   const { results, dir } = await getFx();
