@@ -1,0 +1,63 @@
+/**
+ * The artifact seam (issue 9): derived artifacts (the knowledge-point index,
+ * DualG-MRAG graphs, trained GNN checkpoints) declared by kind, built by
+ * `kf prepare`, stored under a key hashed from their inputs and settings,
+ * listed by `kf artifacts`, referenced from experiment configs. Opening an
+ * artifact checks its manifest: a stale one (inputs changed) or a foreign one
+ * (another kind, another corpus) is refused with the reason.
+ */
+
+/** What an artifact was built from: named fingerprints (content hashes) of its inputs. */
+export type ArtifactInputs = Record<string, string>;
+
+/** Written as manifest.json inside every artifact folder. */
+export interface ArtifactManifest {
+  kind: string;
+  /** Bumped by a kind when its stored format or build logic changes: older artifacts are stale. */
+  version: number;
+  key: string;
+  inputs: ArtifactInputs;
+  settings: Record<string, unknown>;
+  /** Artifacts this one was built from ({kind, key}). */
+  dependsOn: { kind: string; key: string }[];
+  createdAt: string;
+  gitCommit?: string;
+  /** Free-form build facts (sizes, timings, ledger totals). */
+  stats?: Record<string, unknown>;
+}
+
+export interface ArtifactRef {
+  kind: string;
+  key: string;
+  dir: string;
+  manifest: ArtifactManifest;
+}
+
+export interface ArtifactBuildContext<S> {
+  /** Empty folder to build into (moved into place atomically when build returns). */
+  dir: string;
+  inputs: ArtifactInputs;
+  settings: S;
+  /** Get (preparing when missing) an artifact this one depends on. */
+  need(kind: string, request: ArtifactRequest): Promise<ArtifactRef>;
+  log(line: string): void;
+  signal?: AbortSignal;
+}
+
+/** What a caller asks for: the inputs (fingerprinted) and the settings. */
+export interface ArtifactRequest {
+  inputs: ArtifactInputs;
+  settings: Record<string, unknown>;
+  /** Extra, non-hashed arguments the builder needs (paths, loaded corpora, models). */
+  args?: Record<string, unknown>;
+}
+
+export interface ArtifactKind<S = Record<string, unknown>, V = unknown> {
+  kind: string;
+  version: number;
+  description: string;
+  /** Normalise and validate settings (defaults filled) before they are hashed. */
+  settings(raw: Record<string, unknown>): S;
+  build(ctx: ArtifactBuildContext<S> & { args: Record<string, unknown> }): Promise<{ stats?: Record<string, unknown>; dependsOn?: { kind: string; key: string }[] } | void>;
+  open(ref: ArtifactRef, args: Record<string, unknown>): Promise<V>;
+}
