@@ -8,6 +8,7 @@ import type { Question } from '../bench/types';
 import type { Retriever, SearchHit } from '../index/types';
 import type { ChatModel, Stage } from '../models/types';
 import type { Rng } from '../util/rng';
+import type { KnowledgeBase } from '../pipeline/knowledge-base';
 
 /** Benchmark answer conventions (prompt rule paragraph + format checker rules). */
 export type Convention = 'm3docvqa' | 'mmlongbench' | 'multihoprag' | 'generic';
@@ -17,6 +18,12 @@ export interface PipelineContext {
   question: Question;
   /** Model for a stage, with cache, ledger, retries and routing applied (lib/models). */
   model(stage: Stage): ChatModel;
+  /**
+   * The knowledge-base view of this question's corpus (restricted to the question's
+   * document for single-document benchmarks); absent for closed-book S0. New
+   * pipelines use this, not `retriever` / `fragment` / `docTitle`.
+   */
+  kb?: KnowledgeBase;
   /** The index for this question's corpus (absent for closed-book S0). */
   retriever?: Retriever;
   /** Full fragments of that index by id (media descriptions, reading tools). */
