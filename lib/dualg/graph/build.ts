@@ -1,0 +1,192 @@
+/**
+ * Building the dual-tier graph from the fragments of an index (spec "Offline
+ * construction"): macro entities and triples from text (offline extraction, or
+ * the `openie` stage when a model extractor is given), title-mention links,
+ * equivalence edges, document incidence; micro facts from tables and images,
+ * aligned to macro entities (exact name, then nearest name).
+ */
+import type { Fragment } from '../../corpus/types';
+import { sentences, stem, STOPWORDS } from '../../util/text-rules';
+import { equivalencePairs, type NameEmbedder } from './equivalence';
+import { extractSentence, skipKey } from './extract-offline';
+import { alignMicro } from './align';
+import { microFacts } from './micro';
+import { NameMatcher } from './name-matcher';
+import { nameKey, titleVariants, wordTokens } from './names';
+import { BUILTIN_RELATIONS, REL_COOCCURS, REL_EQUIVALENT, REL_MENTIONS, REL_PART_OF, type DualGraph, type EntityOrigin } from './types';
+
+export const DUALG_GRAPH_VERSION = 1;
+
+/** What the graph is built from: the documents and fragments of one index (see source.ts). */
+export interface GraphSource {
+  id: string;
+  /** Content identity of the index (a graph built from another index is refused). */
+  fingerprint: string;
+  documents(): { id: string; title: string }[];
+  fragmentsOf(docId: string): Fragment[];
+}
+
+/** A model-backed OpenIE extractor (the `openie` stage): triples of one text. */
+export type OpenIeExtractor = (text: string, fragmentId: string) => Promise<[string, string, string][]>;
+
+export interface GraphBuildOptions {
+  /** Equivalence threshold on name cosine (spec tau = 0.8). */
+  tau?: number;
+  embedNames?: NameEmbedder;
+  openie?: OpenIeExtractor;
+  /** Machine captions of image fragments by fragment id (e.g. MMQA LLaVA captions). */
+  captions?: Map<string, string>;
+  log?(line: string): void;
+}
+
+const MAX_DOC_STEMS = 400;
+
+/** Mutable state while building; `finish` turns it into a DualGraph. */
+class GraphBuilder {
+  readonly g: DualGraph;
+  private readonly relIds = new Map<string, number>();
+
+  constructor(source: GraphSource, settings: Record<string, unknown>) {
+    this.g = {
+      meta: { version: DUALG_GRAPH_VERSION, source: { id: source.id, fingerprint: source.fingerprint }, settings, stats: {} },
+      entityNames: [], entityKeys: [], entityOrigin: [], aliases: new Map(), relations: [], triples: [], docs: [], entityDocs: [], micro: [],
+    };
+    for (const r of BUILTIN_RELATIONS) this.relation(r);
+  }
+
+  relation(text: string): number {
+    let id = this.relIds.get(text);
+    if (id === undefined) {
+      id = this.g.relations.length;
+      this.g.relations.push(text);
+      this.relIds.set(text, id);
+    }
+    return id;
+  }
+
+  /** The entity a key names (created when new). */
+  entity(key: string, name: string, origin: EntityOrigin): number {
+    const known = this.g.aliases.get(key);
+    if (known) return known[0];
+    const id = this.g.entityNames.length;
+    this.g.entityNames.push(name);
+    this.g.entityKeys.push(key);
+    this.g.entityOrigin.push(origin);
+    this.g.entityDocs.push([]);
+    this.g.aliases.set(key, [id]);
+    return id;
+  }
+
+  alias(key: string, entity: number): void {
+    const ids = this.g.aliases.get(key);
+    if (!ids) this.g.aliases.set(key, [entity]);
+    else if (!ids.includes(entity)) ids.push(entity);
+  }
+
+  occurs(entity: number, doc: number, weight: number): void {
+    const list = this.g.entityDocs[entity];
+    const at = list.find((x) => x.doc === doc);
+    if (at) at.weight = Math.max(at.weight, weight);
+    else list.push({ doc, weight });
+  }
+
+  triple(head: number, rel: number, tail: number, doc: number, weight: number, context?: string): void {
+    if (head === tail) return;
+    this.g.triples.push({ head, rel, tail, doc, weight, ...(context ? { context } : {}) });
+  }
+}
+
+/** Title entities and their variants; returns the matcher over every title variant. */
+function addTitles(b: GraphBuilder, source: GraphSource): NameMatcher {
+  const matcher = new NameMatcher();
+  for (const d of source.documents()) {
+    const variants = titleVariants(d.title).filter((k) => !skipKey(k));
+    const doc = b.g.docs.length;
+    const titleEntity = variants.length ? b.entity(variants[0], d.title, 'title') : -1;
+    b.g.docs.push({ id: d.id, title: d.title, titleEntity, stems: [] });
+    if (titleEntity < 0) continue;
+    b.occurs(titleEntity, doc, 1);
+    for (const k of variants) {
+      b.alias(k, titleEntity);
+      matcher.add(k);
+    }
+  }
+  return matcher;
+}
+
+function docStems(frags: Fragment[]): string[] {
+  const set = new Set<string>();
+  for (const f of frags) for (const t of wordTokens(f.text)) if (!STOPWORDS.has(t.norm) && set.size < MAX_DOC_STEMS) set.add(stem(t.norm));
+  return [...set];
+}
+
+/** Macro extraction over one document's text. */
+function addDocumentText(b: GraphBuilder, doc: number, frags: Fragment[], titles: NameMatcher): void {
+  const self = b.g.docs[doc].titleEntity;
+  for (const f of frags) {
+    const text = f.caption && !f.text.includes(f.caption) ? `${f.caption}. ${f.text}` : f.text;
+    for (const s of sentences(text)) {
+      const x = extractSentence(s, titles);
+      const ids = new Map<string, number>();
+      for (const n of x.names) {
+        const id = b.entity(n.key, n.surface, n.title ? 'title' : 'text');
+        ids.set(n.key, id);
+        b.occurs(id, doc, 0.5);
+        if (!n.title) for (const inner of titles.scan(n.surface, { requireCapital: true, skip: skipKey })) {
+          if (inner.key !== n.key) b.triple(id, REL_PART_OF, b.g.aliases.get(inner.key)![0], doc, 1);
+        }
+      }
+      const ctx = x.context.join(' ');
+      if (self >= 0) for (const id of new Set(ids.values())) b.triple(self, REL_MENTIONS, id, doc, 1, ctx);
+      for (const t of x.triples) b.triple(ids.get(t.head)!, b.relation(t.relation), ids.get(t.tail)!, doc, 1, ctx);
+      for (const [h, t] of x.cooccurs) b.triple(ids.get(h)!, REL_COOCCURS, ids.get(t)!, doc, 0.5, ctx);
+    }
+  }
+}
+
+async function addModelTriples(b: GraphBuilder, doc: number, frags: Fragment[], openie: OpenIeExtractor): Promise<number> {
+  let n = 0;
+  for (const f of frags) {
+    if (f.kind !== 'text' && f.kind !== 'example') continue;
+    for (const [h, r, t] of await openie(f.text, f.id)) {
+      const hk = nameKey(h);
+      const tk = nameKey(t);
+      if (skipKey(hk) || skipKey(tk)) continue;
+      const hi = b.entity(hk, h, 'text');
+      const ti = b.entity(tk, t, 'text');
+      b.occurs(hi, doc, 0.5);
+      b.occurs(ti, doc, 0.5);
+      b.triple(hi, b.relation(r.toLowerCase().trim().slice(0, 60) || 'related to'), ti, doc, 1);
+      n++;
+    }
+  }
+  return n;
+}
+
+export async function buildDualGraph(source: GraphSource, opts: GraphBuildOptions = {}): Promise<DualGraph> {
+  const t0 = Date.now();
+  const tau = opts.tau ?? 0.8;
+  const b = new GraphBuilder(source, { tau, openie: opts.openie ? 'model' : 'offline', names: opts.embedNames ? 'model' : 'trigram' });
+  const titles = addTitles(b, source);
+  let modelTriples = 0;
+  const raw = [];
+  for (let doc = 0; doc < b.g.docs.length; doc++) {
+    const d = b.g.docs[doc];
+    const frags = source.fragmentsOf(d.id);
+    d.stems = docStems(frags);
+    addDocumentText(b, doc, frags, titles);
+    if (opts.openie) modelTriples += await addModelTriples(b, doc, frags, opts.openie);
+    for (const f of microFacts(frags, d.title, opts.captions)) raw.push({ ...f, doc });
+    if (doc % 2000 === 1999) opts.log?.(`dualg graph: ${doc + 1}/${b.g.docs.length} documents`);
+  }
+  const eq = await equivalencePairs(b.g.entityKeys, tau, opts.embedNames);
+  for (const p of eq) b.triple(p.a, REL_EQUIVALENT, p.b, -1, p.cosine);
+  b.g.micro = alignMicro(raw, b.g);
+  const g = b.g;
+  g.meta.stats = {
+    documents: g.docs.length, entities: g.entityNames.length, relations: g.relations.length, triples: g.triples.length,
+    mentions: g.triples.filter((t) => t.rel === REL_MENTIONS).length, cooccurs: g.triples.filter((t) => t.rel === REL_COOCCURS).length,
+    equivalent: eq.length, modelTriples, microFacts: g.micro.length, buildMs: Date.now() - t0,
+  };
+  return g;
+}

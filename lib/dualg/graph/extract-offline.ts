@@ -1,0 +1,89 @@
+/**
+ * Offline macro extraction from one sentence (no model): the names it holds and
+ * the triples between them. Names come from two sources that complement each
+ * other: the corpus's own titles and their variants (title-mention links, the
+ * strongest model-free signal on Wikipedia-style corpora) and capitalised
+ * phrases (wink's lite NER has no PERSON/ORG, see environment.md; proper-noun
+ * chunks stand in). Consecutive names give a triple whose relation is the words
+ * between them (OpenIE-style); other pairs in the sentence are co-occurrences.
+ */
+import { entities, stem, STOPWORDS } from '../../util/text-rules';
+import { nameKey, wordTokens, type WordToken } from './names';
+import type { NameMatcher } from './name-matcher';
+
+export interface SentenceName {
+  key: string;
+  surface: string;
+  start: number;
+  end: number;
+  /** Matched against the title dictionary (true) or a capitalised phrase (false). */
+  title: boolean;
+}
+
+export interface SentenceTriple {
+  head: string;
+  relation: string;
+  tail: string;
+}
+
+export interface SentenceExtraction {
+  names: SentenceName[];
+  triples: SentenceTriple[];
+  /** Pairs of names (keys) that share the sentence but are not consecutive. */
+  cooccurs: [string, string][];
+  /** Stemmed content words of the sentence outside the names (the context of its edges). */
+  context: string[];
+}
+
+/** Keys that are never names on their own: stop words and bare numbers. */
+export function skipKey(key: string): boolean {
+  return !key || STOPWORDS.has(key) || /^\d+$/.test(key) || key.length < 2;
+}
+
+const MAX_PAIR_NAMES = 8;
+
+function capitalisedNames(sentence: string, taken: SentenceName[]): SentenceName[] {
+  const out: SentenceName[] = [];
+  let from = 0;
+  for (const e of entities(sentence)) {
+    const start = sentence.indexOf(e, from);
+    if (start < 0) continue;
+    const end = start + e.length;
+    const key = nameKey(e);
+    if (skipKey(key)) continue;
+    // A title match covering exactly this span already names it.
+    if (taken.some((t) => t.start <= start && t.end >= end)) continue;
+    out.push({ key, surface: e, start, end, title: false });
+  }
+  return out;
+}
+
+function relationPhrase(words: WordToken[]): string {
+  const content = words.map((w) => w.norm).filter((w) => !STOPWORDS.has(w) && !/^\d+$/.test(w));
+  return content.slice(0, 4).map(stem).join(' ');
+}
+
+/** Names, triples and co-occurrences of one sentence. */
+export function extractSentence(sentence: string, titles: NameMatcher): SentenceExtraction {
+  const toks = wordTokens(sentence);
+  const matched: SentenceName[] = titles
+    .scan(sentence, { requireCapital: true, skip: skipKey }, toks)
+    .map((m) => ({ key: m.key, surface: sentence.slice(m.start, m.end), start: m.start, end: m.end, title: true }));
+  const names = [...matched, ...capitalisedNames(sentence, matched)].sort((a, b) => a.start - b.start);
+  const inName = (t: WordToken) => names.some((n) => t.start >= n.start && t.end <= n.end);
+  const context = [...new Set(toks.filter((t) => !inName(t) && !STOPWORDS.has(t.norm) && !/^\d+$/.test(t.norm)).map((t) => stem(t.norm)))];
+  const triples: SentenceTriple[] = [];
+  const cooccurs: [string, string][] = [];
+  const capped = names.slice(0, MAX_PAIR_NAMES);
+  for (let i = 0; i + 1 < capped.length; i++) {
+    const a = capped[i];
+    const b = capped[i + 1];
+    if (a.key === b.key) continue;
+    const between = toks.filter((t) => t.start >= a.end && t.end <= b.start);
+    const rel = relationPhrase(between);
+    if (rel) triples.push({ head: a.key, relation: rel, tail: b.key });
+    else cooccurs.push([a.key, b.key]);
+    for (let j = i + 2; j < capped.length; j++) if (capped[j].key !== a.key) cooccurs.push([a.key, capped[j].key]);
+  }
+  return { names, triples, cooccurs, context };
+}

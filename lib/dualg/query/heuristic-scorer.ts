@@ -1,0 +1,126 @@
+/**
+ * The untrained graph scorer ('dualg-heuristic', and the stand-in for the GNN
+ * until a checkpoint exists): seed-weighted propagation over the macro graph.
+ *  1. Direct: a document gains w_e x omega from each seed entity e it holds
+ *     (omega = 1 for the document e titles, `mention` for one that mentions e);
+ *     equivalent / part-of neighbours of a seed count at their edge weight x `equivalent`.
+ *  2. Bridge: from the best direct documents, each title-mention link (the seed
+ *     document mentions entity x, document d is titled x) passes on
+ *     s_direct x `bridge` x (1 + `context` x [mention sentence shares the question's
+ *     relation words] ) -- on 2Wiki most questions are exactly this: a seed passage
+ *     plus the passage titled by an entity it mentions.
+ *  3. Lexical: every scored document gains `lexical` x the share of the question's
+ *     relation words among its own words (which of the bridges answers "died").
+ * Scores are comparable across documents of one query only.
+ */
+import { stem } from '../../util/text-rules';
+import type { EvidencePath } from '../../pipeline/ranked-evidence';
+import { REL_EQUIVALENT, REL_PART_OF } from '../graph/types';
+import type { GraphView } from './graph-view';
+
+export interface HeuristicSettings {
+  mention: number;
+  equivalent: number;
+  bridge: number;
+  context: number;
+  lexical: number;
+  /** How many direct documents pass scores on. */
+  fanout: number;
+}
+
+export const HEURISTIC_DEFAULTS: HeuristicSettings = { mention: 0.5, equivalent: 0.8, bridge: 0.6, context: 1, lexical: 0.3, fanout: 8 };
+
+export interface SeedInput {
+  entity: number;
+  weight: number;
+}
+
+export interface GraphScores {
+  /** Document index -> score. */
+  docScores: Map<number, number>;
+  /** Entity -> score (seeds and the entities bridges went through). */
+  nodeScores: Map<number, number>;
+  paths: EvidencePath[];
+}
+
+/** Seeds plus their equivalent / part-of neighbours at reduced weight. */
+function expandSeeds(view: GraphView, seeds: SeedInput[], factor: number): Map<number, number> {
+  const out = new Map<number, number>();
+  const put = (e: number, w: number) => out.set(e, Math.max(out.get(e) ?? 0, w));
+  for (const s of seeds) {
+    put(s.entity, s.weight);
+    for (let k = view.adjOffset[s.entity]; k < view.adjOffset[s.entity + 1]; k++) {
+      const t = view.g.triples[view.adjTriple[k]];
+      if (t.rel === REL_EQUIVALENT || (t.rel === REL_PART_OF && t.head === s.entity)) put(view.adjNode[k], s.weight * factor * t.weight);
+    }
+  }
+  return out;
+}
+
+function share(words: Set<string>, have: (w: string) => boolean): number {
+  if (!words.size) return 0;
+  let n = 0;
+  for (const w of words) if (have(w)) n++;
+  return n / words.size;
+}
+
+export function relationStems(words: string[]): Set<string> {
+  return new Set(words.filter((w) => w.length > 2).map(stem));
+}
+
+export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: Set<string>, s: HeuristicSettings = HEURISTIC_DEFAULTS): GraphScores {
+  const g = view.g;
+  const direct = new Map<number, number>();
+  const via = new Map<number, number>();
+  const nodeScores = expandSeeds(view, seeds, s.equivalent);
+  for (const [e, w] of nodeScores) {
+    for (const { doc, weight } of g.entityDocs[e]) {
+      const add = w * (weight >= 1 ? 1 : s.mention);
+      direct.set(doc, (direct.get(doc) ?? 0) + add);
+      if (!via.has(doc)) via.set(doc, e);
+    }
+  }
+  const docScores = new Map(direct);
+  const paths: EvidencePath[] = [];
+  const top = [...direct.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
+  for (const [d, sd] of top) {
+    for (const ti of view.docMentions[d]) {
+      const t = g.triples[ti];
+      const ctx = t.context ? new Set(t.context.split(' ')) : new Set<string>();
+      const link = sd * s.bridge * (1 + s.context * share(relWords, (w) => ctx.has(w)));
+      for (const d2 of view.titleDocsOf[t.tail]) {
+        if (d2 === d) continue;
+        if ((docScores.get(d2) ?? 0) < link + (direct.get(d2) ?? 0)) {
+          docScores.set(d2, link + (direct.get(d2) ?? 0));
+          nodeScores.set(t.tail, Math.max(nodeScores.get(t.tail) ?? 0, link));
+          paths.push(bridgePath(view, via.get(d) ?? t.head, d, t.tail, d2, link));
+        }
+      }
+    }
+  }
+  for (const [d, v] of docScores) {
+    const stems = view.docStems(d);
+    docScores.set(d, v + s.lexical * share(relWords, (w) => stems.has(w)));
+  }
+  return { docScores, nodeScores, paths: topPaths(paths) };
+}
+
+function bridgePath(view: GraphView, seed: number, d: number, x: number, d2: number, score: number): EvidencePath {
+  const g = view.g;
+  const steps = [
+    { from: g.entityNames[seed], relation: 'occurs in', to: g.docs[d].title, source: { docId: g.docs[d].id } },
+    { from: g.docs[d].title, relation: 'mentions', to: g.entityNames[x], source: { docId: g.docs[d].id } },
+    { from: g.entityNames[x], relation: 'titles', to: g.docs[d2].title, source: { docId: g.docs[d2].id } },
+  ];
+  return { score, steps, docs: [g.docs[d].id, g.docs[d2].id] };
+}
+
+/** The best path per target document, best first, at most 10. */
+function topPaths(paths: EvidencePath[]): EvidencePath[] {
+  const best = new Map<string, EvidencePath>();
+  for (const p of paths) {
+    const k = p.docs[p.docs.length - 1];
+    if ((best.get(k)?.score ?? -1) < p.score) best.set(k, p);
+  }
+  return [...best.values()].sort((a, b) => b.score - a.score).slice(0, 10);
+}

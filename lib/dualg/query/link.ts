@@ -1,0 +1,61 @@
+/**
+ * Query entity linking (spec "seed mask"): the longest names of the question
+ * found in the graph's dictionary (titles, their variants, extracted names),
+ * then, for capitalised phrases of the question that matched nothing, the
+ * nearest entity names (trigram cosine >= NEAREST_MIN). Each seed is weighted by
+ * its inverse document frequency, so "United States" counts less than "Teutberga".
+ */
+import { entities } from '../../util/text-rules';
+import { skipKey } from '../graph/extract-offline';
+import { nameKey, wordTokens } from '../graph/names';
+import type { GraphView } from './graph-view';
+
+export interface LinkedEntity {
+  entity: number;
+  /** The question's words that named it. */
+  surface: string;
+  weight: number;
+  how: 'exact' | 'nearest';
+}
+
+export interface LinkResult {
+  seeds: LinkedEntity[];
+  /** Word positions of the question covered by a linked name (the rest carries the relation). */
+  covered: Set<number>;
+}
+
+const NEAREST_MIN = 0.8;
+const MAX_PER_NAME = 3;
+
+export function linkQuery(view: GraphView, question: string): LinkResult {
+  const toks = wordTokens(question);
+  const byEntity = new Map<number, LinkedEntity>();
+  const covered = new Set<number>();
+  const add = (entity: number, surface: string, how: LinkedEntity['how'], sim = 1) => {
+    const w = view.idf[entity] * sim;
+    const cur = byEntity.get(entity);
+    if (!cur || cur.weight < w) byEntity.set(entity, { entity, surface, weight: w, how });
+  };
+  let matches = view.matcher.scan(question, { requireCapital: true, skip: skipKey }, toks);
+  // Lower-case questions (HotpotQA has some): multi-word names only, to keep common words out.
+  if (!matches.length) matches = view.matcher.scan(question, { skip: (k) => skipKey(k) || !k.includes(' ') }, toks);
+  for (const m of matches) {
+    for (let i = m.from; i < m.to; i++) covered.add(i);
+    const ids = view.g.aliases.get(m.key) ?? [];
+    for (const id of ids.slice(0, MAX_PER_NAME)) add(id, question.slice(m.start, m.end), 'exact');
+  }
+  for (const e of entities(question)) {
+    const key = nameKey(e);
+    if (skipKey(key) || matches.some((m) => m.key === key || question.slice(m.start, m.end).includes(e))) continue;
+    for (const n of view.names.nearest(e, MAX_PER_NAME, NEAREST_MIN)) add(n.entity, e, 'nearest', n.similarity);
+  }
+  const seeds = [...byEntity.values()].sort((a, b) => b.weight - a.weight || a.entity - b.entity);
+  return { seeds, covered };
+}
+
+/** Content words of the question outside the linked names (they carry the relation asked about). */
+export function relationTokens(question: string, covered: Set<number>): string[] {
+  return wordTokens(question)
+    .filter((_, i) => !covered.has(i))
+    .map((t) => t.norm);
+}
