@@ -27,7 +27,9 @@ export type { ModelsConfig } from './models/config';
 export { buildPool, PAPER_CAPS } from './knowforge/pool';
 export { synthesize, synthMessages } from './knowforge/synthesizer';
 export { checkFormat } from './knowforge/checker';
-export { ONE_SHOT, oneShotPipeline, knowforgePipelines } from './knowforge/modes';
+export { CONFIGURATIONS } from './knowforge/configurations';
+export { oneShotPipeline, oneShotFamily } from './knowforge/one-shot';
+export { registerFamily, registerConfiguration, listConfigurations } from './pipeline/registry';
 
 // Runs, suites, results
 export { loadExperiment, experimentFromObject } from './run/config';

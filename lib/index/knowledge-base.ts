@@ -10,9 +10,9 @@ import { KB_LIMITS, type KbDocument, type KbHeading, type KbMedia, type KbMediaF
 import { docScoresFromHits, type RankedEvidence } from '../pipeline/ranked-evidence';
 import { KfError } from '../util/errors';
 import type { SearchEngine } from './engine';
-import type { RetrievalMode } from './types';
+import { RETRIEVAL_MODES, type RetrievalMode, type SearchOptions } from './types';
 
-const ENGINE_MODES: readonly string[] = ['bm25', 'dense', 'hybrid', 'hybrid+graph'];
+const ENGINE_MODES: readonly string[] = RETRIEVAL_MODES;
 const MEDIA_KINDS: readonly FragmentKind[] = ['image', 'table'];
 
 /** A retriever other than the engine's own modes, searched through the same view. */
@@ -25,6 +25,8 @@ export interface EngineKnowledgeBaseOptions {
   docIds?: string[];
   /** Extra search modes by name (e.g. 'dualg'). */
   extraModes?: Record<string, ModeRetriever>;
+  /** Settings forced onto every search (an experiment's index.search: e.g. mode = "dense" for a whole run). */
+  forced?: Pick<SearchOptions, 'mode' | 'fusion' | 'withContext'>;
 }
 
 function clampK(k: number | undefined): number {
@@ -67,7 +69,8 @@ export class EngineKnowledgeBase implements KnowledgeBase {
 
   async search(query: string, opts: KbSearchOptions = {}): Promise<RankedEvidence> {
     const k = clampK(opts.k);
-    const mode = opts.mode ?? 'hybrid+graph';
+    const forced = this.opts.forced ?? {};
+    const mode = forced.mode ?? opts.mode ?? 'hybrid+graph';
     const docIds = opts.docIds ?? (this.allowed ? [...this.allowed] : undefined);
     const extra = this.opts.extraModes?.[mode];
     if (extra) return extra(query, { ...opts, k, docIds }, this);
@@ -77,7 +80,7 @@ export class EngineKnowledgeBase implements KnowledgeBase {
     }
     // Type filters are applied after ranking, so ask for more candidates first.
     const want = opts.types ? Math.min(k * 4, KB_LIMITS.maxTopk * 4) : k;
-    const r = await this.engine.search(query, { topk: want, mode: mode as RetrievalMode, docIds, queryVector: opts.queryVector });
+    const r = await this.engine.search(query, { topk: want, mode: mode as RetrievalMode, docIds, queryVector: opts.queryVector, ...forced });
     const hits = (opts.types ? r.hits.filter((h) => opts.types!.includes(h.kind)) : r.hits).slice(0, k).map((h, i) => ({ ...h, rank: i + 1 }));
     return { query, retriever: mode, hits, docs: docScoresFromHits(hits), timings: { ...r.timings, totalMs: r.timings.roundMs + r.timings.embedMs } };
   }

@@ -4,14 +4,8 @@
  */
 import type { FragmentKind, MediaAsset } from '../corpus/types';
 
-/** Dense text encoder. Implementations: OpenAI-compatible /embeddings, offline GloVe-SIF / corpus-fitted, tiny hashing one for unit tests. */
-export interface Embedder {
-  /** Stable id (goes into index manifests and caches): e.g. `openai:text-embedding-3-small`, `glove-sif-100d`, `hash-64`. */
-  readonly id: string;
-  readonly dim: number;
-  /** Unit-normalised vectors, one per input, same order. */
-  embed(texts: string[]): Promise<Float32Array[]>;
-}
+// The dense text encoder is declared by the model layer (which implements the OpenAI one) and used here.
+export type { Embedder } from '../models/types';
 
 /** An atomic knowledge point (title, one-sentence summary, source fragment). Offline: sentence-level points. */
 export interface KnowledgePoint {
@@ -35,7 +29,9 @@ export interface Relation {
   by: 'llm' | 'offline';
 }
 
-export type RetrievalMode = 'bm25' | 'dense' | 'hybrid' | 'hybrid+graph';
+/** The engine's retrieval modes: the one table every caller (engine, knowledge base, CLI, schema) reads. */
+export const RETRIEVAL_MODES = ['bm25', 'dense', 'hybrid', 'hybrid+graph'] as const;
+export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 export type FusionMethod = 'rrf' | 'weighted';
 
 export interface SearchOptions {

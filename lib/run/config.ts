@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import type { BenchmarkName } from '../bench/names';
 import type { FusionMethod, RetrievalMode } from '../index/types';
 import { normalizeModelsConfig, type ModelsConfig } from '../models/config';
+import { checkSettings } from '../pipeline/registry';
 import { KfError, isKfError } from '../util/errors';
 import { canonicalJson, shortHash } from '../util/hash';
 import { benchDir, repoRoot, sharedDir } from '../util/paths';
@@ -465,6 +466,9 @@ function finalize(merged: Obj, origin: Origin, defaultName: string): ExperimentC
   for (const k of Object.keys(c.caps)) {
     if (k in c.pipeline.settings) fail(origin, `caps.${k}`, `is also set in pipeline.settings.${k}`, 'set a budget in one place only (caps)');
   }
+  // Typed settings: a configuration's family schema checks pipeline.settings + caps now, before any question runs.
+  const typed = checkSettings(c.pipeline.name, { settings: c.pipeline.settings, caps: c.caps });
+  if (typed.ok === false) fail(origin, typed.problem.field, typed.problem.problem, typed.problem.hint);
   return c;
 }
 

@@ -14,6 +14,10 @@ import type { Embedder, Retriever, SearchOptions } from '../index/types';
 import type { ChatModel, Stage } from '../models/types';
 import { KfError } from '../util/errors';
 import { repoRoot } from '../util/paths';
+import { EngineKnowledgeBase } from '../index/knowledge-base';
+import type { OpenIndex } from '../index/open';
+import { lazyRetrieverModes } from '../pipeline/retrievers';
+import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import type { ExperimentConfig } from './config';
 import { expandPath } from './config';
 
@@ -22,6 +26,8 @@ export interface QuestionIndex {
   retriever: Retriever;
   fragment?: (fragmentId: string) => Fragment | undefined;
   docTitle?: (docId: string) => string | undefined;
+  /** The knowledge-base view of the question (restricted to its document on single-document benchmarks). */
+  kb?: KnowledgeBase;
 }
 
 /** Gives the index of a question; undefined = no retrieval (closed book). A plain Retriever is accepted too. */
@@ -38,6 +44,26 @@ export interface IndexInfo {
   backends?: unknown;
   counts?: unknown;
   builtAt?: string;
+}
+
+/**
+ * The knowledge-base view of an opened index: the engine's modes plus every
+ * registered retriever (lib/pipeline/retrievers.ts) as an extra mode, created
+ * on its first search.
+ */
+export function engineKnowledgeBase(
+  idx: OpenIndex,
+  opts: { forced?: SearchOptions; settings?: Record<string, unknown>; log?: (line: string) => void } = {},
+): EngineKnowledgeBase {
+  const { mode, fusion, withContext } = opts.forced ?? {};
+  const forced = Object.fromEntries(Object.entries({ mode, fusion, withContext }).filter(([, v]) => v !== undefined));
+  const base: EngineKnowledgeBase = new EngineKnowledgeBase(idx.engine, {
+    id: `${idx.dir}#${idx.manifest.generation}`,
+    docTitle: (id) => idx.docTitle(id),
+    forced,
+    extraModes: lazyRetrieverModes(() => ({ kb: base, indexDir: idx.dir, settings: opts.settings ?? {}, log: opts.log })),
+  });
+  return base;
 }
 
 export function isRetriever(x: unknown): x is Retriever {
@@ -124,10 +150,14 @@ export function indexProviderFromConfig(
     })();
     return opened;
   };
+  let kb: Promise<EngineKnowledgeBase> | undefined;
+  const knowledgeBase = () => (kb ??= open().then((idx) => engineKnowledgeBase(idx, { forced: ix.search, log: opts.log })));
   return {
     provider: async (q) => {
       const idx = await open();
-      return { retriever: idx.retrieverFor(q), fragment: (id) => idx.fragment(id), docTitle: (id) => idx.docTitle(id) };
+      // retrieverFor also refuses a question whose document is not in the index.
+      const retriever = idx.retrieverFor(q);
+      return { retriever, fragment: (id) => idx.fragment(id), docTitle: (id) => idx.docTitle(id), kb: (await knowledgeBase()).restrictedTo(q.doc ? [q.doc] : undefined) };
     },
     open,
     info: () => info,

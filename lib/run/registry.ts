@@ -1,16 +1,18 @@
 /**
- * The pipeline registry: experiment configs name a pipeline (`pipeline.name`),
- * the runner gets it here. Pipeline families register themselves:
- * lib/knowforge/modes.ts exports `registerKnowforge()`, lib/dualg/modes.ts
- * `registerDualg()`; they are loaded lazily on the first lookup, so the runner
- * does not depend on them at import time (and tests register small fakes).
- * Pipelines of your own: set KF_PIPELINE_MODULES to module paths (separated
- * by ':'), each registering its pipelines when loaded.
+ * The pipeline lookup of the runner: experiment configs name a pipeline
+ * (`pipeline.name`), the runner gets it here. Two sources:
+ *   - configurations (lib/pipeline/registry.ts): named rows of typed settings
+ *     over a pipeline family (lib/knowforge/configurations.ts: S0..S4, ...);
+ *     their settings are validated by the family's schema;
+ *   - plain pipelines registered with `registerPipeline(name, factory)` (tests,
+ *     notebooks, and modules named in KF_PIPELINE_MODULES, separated by ':'),
+ *     whose settings are their own business.
  */
 import * as path from 'node:path';
 import type { Pipeline } from './types';
 import { KfError } from '../util/errors';
 import { didYouMean } from './schema';
+import { createConfigured, listConfigurations, loadConfigurationModules } from '../pipeline/registry';
 
 /** Makes a pipeline from the experiment's pipeline settings (caps merged in). */
 export type PipelineFactory = (settings: Record<string, unknown>) => Pipeline;
@@ -48,47 +50,17 @@ export function unregisterPipeline(name: string): boolean {
   return entries.delete(name);
 }
 
-/** Families loaded on first lookup: [module path relative to this file, exported register function]. */
-const FAMILIES: [string, string, string][] = [
-  ['../knowforge/modes', 'registerKnowforge', 'knowforge'],
-  ['../dualg/modes', 'registerDualg', 'dualg'],
-];
 let familiesLoaded = false;
-const familyProblems: string[] = [];
 
-function isMissingModule(e: unknown, modulePath: string): boolean {
-  const err = e as NodeJS.ErrnoException;
-  if (err?.code !== 'MODULE_NOT_FOUND') return false;
-  // Only the family module itself being absent is tolerated; a missing import INSIDE it is a real error.
-  const tail = modulePath.replace(/^\.\.\//, '');
-  return typeof err.message === 'string' && err.message.split('\n')[0].includes(tail);
-}
-
-/** Load the pipeline families that exist in this checkout (idempotent). */
+/** Load the configuration families and the modules of KF_PIPELINE_MODULES (idempotent). */
 export function loadPipelineFamilies(): void {
   if (familiesLoaded) return;
   familiesLoaded = true;
-  for (const [mod, fn, family] of FAMILIES) {
-    let m: Record<string, unknown>;
-    try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      m = require(mod) as Record<string, unknown>;
-    } catch (e) {
-      if (isMissingModule(e, mod)) continue;
-      familiesLoaded = false;
-      throw e;
-    }
-    if (typeof m[fn] === 'function') {
-      // The family gets the register function (so it never imports the runner).
-      (m[fn] as (register: typeof registerPipeline) => void)(registerPipeline);
-    } else if (typeof m.knowforgePipelines === 'function' && family === 'knowforge') {
-      // Until modes.ts exports registerKnowforge(): register its pipeline table.
-      for (const [name, p] of Object.entries((m.knowforgePipelines as () => Record<string, Pipeline>)())) {
-        if (!entries.has(name)) registerPipeline(name, () => p, { description: p.description, family });
-      }
-    } else {
-      familyProblems.push(`${mod} exports no ${fn}()`);
-    }
+  try {
+    loadConfigurationModules();
+  } catch (e) {
+    familiesLoaded = false;
+    throw e;
   }
   // Your own pipelines (notebooks, experiments outside the harness): modules named in KF_PIPELINE_MODULES
   // (separated by the path delimiter) are loaded too; each calls registerPipeline or exports register().
@@ -111,12 +83,14 @@ export function getPipeline(name: string, settings: Record<string, unknown> = {}
   loadPipelineFamilies();
   const e = entries.get(name);
   if (!e) {
-    const names = [...entries.keys()].sort();
+    const configured = createConfigured(name, settings);
+    if (configured) return configured;
+    const names = [...new Set([...entries.keys(), ...listConfigurations().map((c) => c.name)])].sort();
     const near = didYouMean(name, names);
     throw new KfError(
       'pipeline_unknown',
-      `no pipeline named "${name}"${familyProblems.length ? ` (${familyProblems.join('; ')})` : ''}`,
-      near ? `did you mean "${near}"?` : names.length ? `registered: ${names.join(', ')}` : 'no pipeline is registered yet: lib/knowforge/modes.ts registers them',
+      `no pipeline named "${name}"`,
+      near ? `did you mean "${near}"?` : names.length ? `registered: ${names.join(', ')}` : 'no pipeline is registered yet: lib/knowforge/configurations.ts registers them',
       { concerns: name },
     );
   }
@@ -127,5 +101,6 @@ export function getPipeline(name: string, settings: Record<string, unknown> = {}
 
 export function listPipelines(): { name: string; description: string; family: string }[] {
   loadPipelineFamilies();
-  return [...entries.values()].map(({ name, description, family }) => ({ name, description, family })).sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+  const rows = listConfigurations().filter((c) => !entries.has(c.name)).map(({ name, description, family }) => ({ name, description, family }));
+  return [...[...entries.values()].map(({ name, description, family }) => ({ name, description, family })), ...rows].sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
 }

@@ -28,6 +28,7 @@ import { retrievalScores } from '../eval/retrieval';
 import { conventionFor } from '../knowforge/conventions';
 import type { LedgerTotals } from '../models/ledger';
 import { createModelRouter, type StageRoute } from '../models/router';
+import { registerOfflineHandlers } from '../offline-backend';
 import type { ChatModel, Stage } from '../models/types';
 import { KfError, errorMessage, isKfError } from '../util/errors';
 import { JsonlWriter, ensureWritableDir } from '../util/fsx';
@@ -43,6 +44,8 @@ import { loadConfiguredBenchmark, selectQuestions, type Selection } from './ques
 import { RECORD_VERSION, keepRecordsCopy, readRecords, recordsFileOf, rewriteRecords, type RecordError, type RunRecord } from './records';
 import { openTraceStore, type TraceStore } from './trace-store';
 import { getPipeline } from './registry';
+import type { KnowledgeBase } from '../pipeline/knowledge-base';
+import { retrieverKnowledgeBase } from '../pipeline/retriever-knowledge-base';
 import { SUBSET_KEYWORDS } from './schema';
 import type { Pipeline, PipelineContext, PipelineResult, TraceEvent } from './types';
 
@@ -211,6 +214,13 @@ function checkResult(r: unknown, q: Question, pipeline: string): PipelineResult 
   return x;
 }
 
+/** The same view with every search passed through `hook` (the runner times and counts searches). */
+function withSearchHook(kb: KnowledgeBase, hook: <T>(f: () => Promise<T>) => Promise<T>): KnowledgeBase {
+  const view = Object.create(kb) as KnowledgeBase & { search: KnowledgeBase['search'] };
+  Object.defineProperty(view, 'search', { value: (query: string, o?: Parameters<KnowledgeBase['search']>[1]) => hook(() => kb.search(query, o)) });
+  return view;
+}
+
 interface QuestionCalls {
   backends: Set<string>;
   models: Set<string>;
@@ -282,6 +292,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
     else {
       ownsRouter = true;
       const cacheFile = config.models.cache?.file ? expandPath(config.models.cache.file) : undefined;
+      registerOfflineHandlers();
       router = createModelRouter({ ...config.models, cache: config.models.cache ? { ...config.models.cache, file: cacheFile } : undefined }, { runId, cacheFile });
     }
     const models = router;
@@ -423,6 +434,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
       };
       try {
         let retriever: Retriever | undefined;
+        let kb: KnowledgeBase | undefined;
         let idx: ReturnType<typeof asQuestionIndex>;
         if (retrieverFor) {
           const ti = Date.now();
@@ -430,22 +442,24 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
           indexMs = Date.now() - ti;
           if (idx) {
             const base = withForcedSearch(idx.retriever, forced);
-            retriever = {
-              search: async (query, o) => {
-                const ts = Date.now();
-                try {
-                  return await base.search(query, o);
-                } finally {
-                  searchMs += Date.now() - ts;
-                  searches++;
-                }
-              },
+            const timed = async <T>(f: () => Promise<T>): Promise<T> => {
+              const ts = Date.now();
+              try {
+                return await f();
+              } finally {
+                searchMs += Date.now() - ts;
+                searches++;
+              }
             };
+            retriever = { search: (query, o) => timed(() => base.search(query, o)) };
+            const view = idx.kb ?? retrieverKnowledgeBase(base, { fragment: idx.fragment, docTitle: idx.docTitle });
+            kb = withSearchHook(view, timed);
           }
         }
         const ctx: PipelineContext = {
           question: q,
           model,
+          kb,
           retriever,
           fragment: idx?.fragment,
           docTitle: idx?.docTitle,

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { createModelRouter } from '../../lib/models/router';
-import { oneShotPipeline, ONE_SHOT } from '../../lib/knowforge/modes';
+import { getPipeline } from '../../lib/run/registry';
+import { retrieverKnowledgeBase } from '../../lib/pipeline/retriever-knowledge-base';
 import type { Question } from '../../lib/bench/types';
 import type { Retriever, SearchHit, SearchOptions, SearchResult } from '../../lib/index/types';
 import type { PipelineContext, TraceEvent } from '../../lib/run/types';
@@ -33,7 +34,7 @@ function question(id: string): Question {
 }
 
 function ctxFor(q: Question, router: ReturnType<typeof createModelRouter>, retriever: Retriever | undefined, trace: TraceEvent[]): PipelineContext {
-  return { question: q, model: (s) => router.forStage(s), retriever, convention: 'generic', settings: {}, rng: makeRng(`1/${q.id}`), signal: new AbortController().signal, trace: (e) => trace.push(e) };
+  return { question: q, model: (s) => router.forStage(s), retriever, kb: retriever && retrieverKnowledgeBase(retriever), convention: 'generic', settings: {}, rng: makeRng(`1/${q.id}`), signal: new AbortController().signal, trace: (e) => trace.push(e) };
 }
 
 test('S4 over HTTP: one search -> one synthesizer call with that search\'s materials -> one checker call whose value replaces the final line', async () => {
@@ -46,7 +47,7 @@ test('S4 over HTTP: one search -> one synthesizer call with that search\'s mater
       { env: {} },
     );
     const retriever = new FakeRetriever();
-    const s4 = oneShotPipeline(ONE_SHOT.find((s) => s.name === 'S4')!);
+    const s4 = getPipeline('S4');
     for (const id of ['q1', 'q2']) {
       const trace: TraceEvent[] = [];
       const before = server.requests.length;
@@ -83,7 +84,7 @@ test('S0 closed book makes no search; a malformed checker reply keeps the synthe
     const router = createModelRouter({ defaults: { baseUrl: server.url, model: 'synth-model' }, stages: { checker: { model: 'checker-model' } }, cache: { mode: 'off' } }, { env: {} });
     const retriever = new FakeRetriever();
     const trace: TraceEvent[] = [];
-    const out = await oneShotPipeline(ONE_SHOT[0]).run(ctxFor(question('q3'), router, retriever, trace));
+    const out = await getPipeline('S0').run(ctxFor(question('q3'), router, retriever, trace));
     assert.equal(retriever.calls.length, 0);
     assert.equal(out.finalAnswer, 'Not answerable');
     assert.equal(out.retrieval, undefined);
@@ -99,7 +100,7 @@ test('S1/S3/S4v1 use dense / hybrid / hybrid+graph; the offline backend answers 
   const router = createModelRouter({ cache: { mode: 'off' } }, { env: {} });
   for (const [name, mode] of [['S1', 'dense'], ['S3', 'hybrid'], ['S4v1', 'hybrid+graph']] as const) {
     const retriever = new FakeRetriever();
-    const out = await oneShotPipeline(ONE_SHOT.find((s) => s.name === name)!).run(ctxFor(question('q4'), router, retriever, []));
+    const out = await getPipeline(name).run(ctxFor(question('q4'), router, retriever, []));
     assert.equal(retriever.calls[0].opts?.mode, mode);
     assert.equal(router.backendOf('synth'), 'offline');
     assert.equal(typeof out.finalAnswer, 'string');
