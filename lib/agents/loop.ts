@@ -10,6 +10,8 @@
  *   - finishing without any search is rejected once for roles that require a search;
  *   - the 3rd identical tool+args call forces a stop (`circuit_break`), without running it;
  *   - an unknown tool gets a guidance message and the round is consumed;
+ *   - a tool of ANOTHER role (`foreignTools`) is never run: an `out_of_role` error result, the round
+ *     consumed, counted in `counters.outOfRole` (disjoint role tool sets, enforced in code);
  *   - a tool exception becomes {"error":{"code":"tool_failed","detail":...,"recoverable":true}};
  *   - the remaining budget is shown only when <= 2 rounds remain;
  *   - hitting the round cap forces a stop (`max_rounds`), reported in the transcript
@@ -31,7 +33,7 @@ export type StopReason = 'final' | 'prose_final' | 'max_rounds' | 'bad_json' | '
 export interface AgentStep {
   /** Round number (1-based) the step belongs to; nudges/retries carry the round they preceded. */
   round: number;
-  kind: 'tool' | 'unknown_tool' | 'tool_error' | 'bad_args' | 'final' | 'prose_final' | 'nudge' | 'bad_json' | 'rejected_final' | 'circuit_break';
+  kind: 'tool' | 'unknown_tool' | 'out_of_role' | 'tool_error' | 'bad_args' | 'final' | 'prose_final' | 'nudge' | 'bad_json' | 'rejected_final' | 'circuit_break';
   tool?: string;
   args?: Record<string, unknown>;
   thought?: string;
@@ -47,6 +49,8 @@ export interface AgentCounters {
   toolCalls: number;
   toolErrors: number;
   unknownTools: number;
+  /** Calls to a tool that exists but belongs to another role (refused, never run). */
+  outOfRole: number;
   badArgs: number;
   badJson: number;
   repairs: number;
@@ -95,6 +99,8 @@ export interface AgentLoopOptions<Ctx = unknown> {
    * rejected once. `true` = the tools marked `isSearch`. Default: no requirement.
    */
   requireSearch?: boolean | string[];
+  /** Tool names of OTHER roles: a call to one is refused (error result, never run) and counted as out-of-role. */
+  foreignTools?: readonly string[];
   /** Structured task for the offline backend (ChatRequest.task), sent every round. */
   task?: Record<string, unknown>;
   questionId?: string;
@@ -109,6 +115,25 @@ export interface AgentLoopOptions<Ctx = unknown> {
   maxResultChars?: number;
   /** Called for every step as it happens (traces). */
   onStep?: (step: AgentStep) => void;
+  /** Called after every model call with the messages it was sent (count) and what came back (traces, progress). */
+  onModelCall?: (call: AgentModelCall) => void;
+}
+
+/** One model call of a loop as traced: what was sent (new messages since the previous call) and the reply. */
+export interface AgentModelCall {
+  role: string;
+  stage: Stage;
+  round: number;
+  /** Messages added since the previous call (the first call: system prompt and user message). */
+  sent: ChatMessage[];
+  messageCount: number;
+  text: string;
+  toolCalls: ToolCall[];
+  usage: Usage;
+  latencyMs: number;
+  cacheHit: boolean;
+  model: string;
+  backend: string;
 }
 
 export const LOOP_TEMPERATURE = 0;
@@ -156,7 +181,7 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     { role: 'user', content: opts.user },
   ];
   const steps: AgentStep[] = [];
-  const counters: AgentCounters = { modelCalls: 0, toolCalls: 0, toolErrors: 0, unknownTools: 0, badArgs: 0, badJson: 0, repairs: 0, nudges: 0, rejectedFinals: 0, cacheHits: 0, byTool: {} };
+  const counters: AgentCounters = { modelCalls: 0, toolCalls: 0, toolErrors: 0, unknownTools: 0, outOfRole: 0, badArgs: 0, badJson: 0, repairs: 0, nudges: 0, rejectedFinals: 0, cacheHits: 0, byTool: {} };
   const usage: Usage = { promptTokens: 0, completionTokens: 0 };
   const seen = new Map<string, number>();
   let rounds = 0;
@@ -201,6 +226,12 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     }
     anyToolCall = true;
     const tool = tools.get(name);
+    if (!tool && opts.foreignTools?.includes(name)) {
+      counters.outOfRole++;
+      const result = errorJson('out_of_role', `${name} is not a tool of the ${opts.role}; it was not run. Your tools: ${tools.names().join(', ')}.`);
+      step({ round: rounds + 1, kind: 'out_of_role', tool: name, args, thought, result, repaired });
+      return result;
+    }
     if (!tool) {
       counters.unknownTools++;
       const detail = `there is no tool "${name}". Available tools: ${tools.names().join(', ')}.`;
@@ -234,8 +265,11 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     return result;
   };
 
+  let sentUpTo = 0;
   for (;;) {
     if (rounds >= opts.maxRounds) return finish('max_rounds');
+    const sent = messages.slice(sentUpTo);
+    sentUpTo = messages.length;
     const res = await opts.model.chat(
       {
         stage,
@@ -257,6 +291,10 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     modelId = res.model;
     backend = res.backend;
     const text = res.text ?? '';
+    opts.onModelCall?.({
+      role: opts.role, stage, round: rounds + 1, sent, messageCount: sentUpTo, text, toolCalls: res.toolCalls, usage: res.usage,
+      latencyMs: res.latencyMs, cacheHit: res.cacheHit, model: res.model, backend: res.backend,
+    });
 
     // Native tool calls (tools protocol; also accepted in json protocol if a server sends them).
     if (res.toolCalls.length) {

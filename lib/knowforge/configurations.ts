@@ -12,8 +12,10 @@ import type { PipelineSpec } from '../pipeline/spec';
 import type { Configuration } from '../pipeline/spec';
 import { registerConfiguration, registerFamily } from '../pipeline/registry';
 import { ONE_SHOT_FAMILY, oneShotFamily } from './one-shot';
+import { agentFamily } from './agent-pipeline';
+import { AGENT_CONFIGURATIONS } from './agent-configurations';
 
-export const FAMILIES: PipelineSpec[] = [oneShotFamily as unknown as PipelineSpec];
+export const FAMILIES: PipelineSpec[] = [oneShotFamily as unknown as PipelineSpec, agentFamily as unknown as PipelineSpec];
 
 export const CONFIGURATIONS: Configuration[] = [
   // One-shot baselines: (one search) -> typed pool -> one synthesizer call -> one checker call.
@@ -28,6 +30,8 @@ export const CONFIGURATIONS: Configuration[] = [
     description: 'dense + BM25 + graph, one shot, M3DocRAG-style answer template',
     settings: { mode: 'hybrid+graph', template: 'm3docrag' },
   },
+  // Agent configurations (M4, M5, M5OFF, M5VEC, M5S3, P0, P1, the L+R caps): lib/knowforge/agent-configurations.ts.
+  ...AGENT_CONFIGURATIONS,
 ];
 
 /** Register the families and rows (idempotent: the registry accepts the same objects again). */

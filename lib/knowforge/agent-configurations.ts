@@ -1,0 +1,36 @@
+/**
+ * The agent configurations of the paper as DATA over the 'knowforge-agents'
+ * family (spec "Configurations"; defaults = M5, L=4, R=4):
+ *   M4     pipeline with a plain 12K pool and no judge
+ *   M5     full pipeline
+ *   M5OFF  M5 with the M3DocRAG-style answer template
+ *   M5VEC  M5 on the dense-only index mode
+ *   M5S3   M5 without graph expansion (hybrid)
+ *   P0     one agent with every tool, 8 rounds, same judge/pool/synth/checker
+ *   P1     M5 without the Deep Reader
+ *   L+R    round caps: 0+0, 1+0, 1+1, 2+2, 3+3, 4+4, 5+5, 6+6, 4+1, 1+4, 3+4, 4+3
+ */
+import type { Configuration } from '../pipeline/spec';
+import { AGENTS_FAMILY } from './agent-settings';
+
+const row = (name: string, description: string, settings: Record<string, unknown>): Configuration => ({ name, family: AGENTS_FAMILY, paper: 'knowforge', description, settings });
+
+export const ROUND_CAPS: readonly [number, number][] = [
+  [0, 0], [1, 0], [1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 6], [4, 1], [1, 4], [3, 4], [4, 3],
+];
+
+/** The name of an L+R cap row ("L4R4"): '+' is a valid pipeline name character, but file names and shells like letters. */
+export function capName(l: number, r: number): string {
+  return `L${l}R${r}`;
+}
+
+export const AGENT_CONFIGURATIONS: Configuration[] = [
+  row('M4', 'pipeline with a plain 12K pool and no bridge judge', { pool: 'plain', plainChars: 12_000, judge: false }),
+  row('M5', 'full pipeline: Locator (L=4) -> bridge judge -> typed 30K pool -> Deep Reader (R=4) -> synthesizer -> checker', {}),
+  row('M5OFF', 'M5 with the M3DocRAG-style answer template', { template: 'm3docrag' }),
+  row('M5VEC', 'M5 on the dense-only index mode', { mode: 'dense' }),
+  row('M5S3', 'M5 without graph expansion (dense + BM25)', { mode: 'hybrid' }),
+  row('P0', 'one agent with every tool, 8 rounds, same judge/pool/synthesizer/checker', { p0: true, p0Rounds: 8 }),
+  row('P1', 'M5 without the Deep Reader', { reader: false, readerRounds: 0 }),
+  ...ROUND_CAPS.map(([l, r]) => row(capName(l, r), `round caps L+R = ${l}+${r} (Locator ${l}, Deep Reader ${r})`, { locatorRounds: l, readerRounds: r, reader: r > 0 })),
+];

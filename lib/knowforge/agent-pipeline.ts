@@ -1,0 +1,180 @@
+/**
+ * The 'knowforge-agents' family (spec jobs 2-6): Locator (or P0) -> bridge
+ * judge -> typed pool -> Deep Reader -> synthesizer -> format checker. Every
+ * agent configuration of the paper (M4, M5, M5OFF, M5VEC, M5S3, P0, P1, the L+R
+ * caps) is a row of settings over it (lib/knowforge/agent-configurations.ts).
+ *
+ * Each question's trace gets every model call (stage, messages, tokens,
+ * latency, cache hit), tool step, search, pool merge (before/after, evictions),
+ * judge verdict, forced stop, and the times to the first event and to the
+ * start of the answer.
+ */
+import type { AgentTranscript } from '../agents/loop';
+import type { PipelineSpec } from '../pipeline/spec';
+import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
+import { KfError } from '../util/errors';
+import { fillPrompt } from '../util/prompts';
+import { agentSettings, AGENTS_FAMILY, type AgentSettings } from './agent-settings';
+import { checkFormat } from './checker';
+import { runBridgeJudge } from './judge';
+import type { AgentTask, LocatorTask, PoolMedia, ReaderTask } from './offline/tasks';
+import type { EvidencePool } from './pool';
+import { finalPoolText, mergePool, poolOptions, readingNotes } from './pool-merge';
+import { runRole, stopNoteFor } from './roles';
+import { synthesize } from './synthesizer';
+import { newToolContext, type KfToolContext } from './tools/context';
+import { runSearch } from './tools/search';
+import { makeReadMedia } from './vision';
+
+/** Per-question bookkeeping shared by the stages. */
+interface QuestionState {
+  ctx: PipelineContext;
+  s: AgentSettings;
+  tools: KfToolContext;
+  stops: string[];
+  transcripts: AgentTranscript[];
+  counters: Record<string, number>;
+  t0: number;
+  firstEventMs?: number;
+}
+
+function poolMedia(pool: EvidencePool): PoolMedia[] {
+  return pool.blocks.filter((b) => b.kind === 'image' || b.kind === 'table').map((b) => ({ fragmentId: b.fragmentId, kind: b.kind, caption: b.caption, text: b.text, page: b.page }));
+}
+
+function add(counters: Record<string, number>, key: string, n = 1): void {
+  counters[key] = (counters[key] ?? 0) + n;
+}
+
+/** Stage 2: the Locator (or P0) finds; L = 0 runs one code-scheduled search with the question. */
+async function locate(st: QuestionState): Promise<void> {
+  const { ctx, s } = st;
+  const q = ctx.question;
+  const role = s.p0 ? 'p0' : 'locator';
+  const maxRounds = s.p0 ? s.p0Rounds : s.locatorRounds;
+  if (maxRounds === 0) {
+    await runSearch(st.tools, q.question, s.topk, 'locator');
+    return;
+  }
+  const task: LocatorTask | AgentTask = s.p0
+    ? { role: 'agent', question: q.question, searchTool: 'search_knowledge', readTool: 'read_media', topk: s.topk, maxQueries: Math.max(1, Math.min(3, maxRounds - 1)) }
+    : { role: 'locator', question: q.question, searchTool: 'search_knowledge', topk: s.topk, maxQueries: Math.max(1, Math.min(3, maxRounds - 1)) };
+  const t = await runRole({
+    role, model: ctx.model(role), protocol: s.protocol, maxRounds, user: `Question: ${q.question}`, convention: ctx.convention, tools: st.tools,
+    task, questionId: q.id, signal: ctx.signal, trace: ctx.trace, onEvent: () => (st.firstEventMs ??= Date.now() - st.t0),
+  });
+  st.transcripts.push(t);
+  const note = stopNoteFor(t);
+  if (note) st.stops.push(note);
+}
+
+/** Stage 3: the bridge judge, once; its follow-ups only add searches. */
+async function bridge(st: QuestionState, pool: EvidencePool): Promise<void> {
+  const { ctx, s } = st;
+  const v = await runBridgeJudge(ctx.model('bridge'), { question: ctx.question.question, queriesRun: st.tools.searches.map((x) => x.query), poolText: pool.text, onNeedMoreFalse: s.judgeOnNeedMoreFalse, questionId: ctx.question.id }, ctx.signal);
+  st.firstEventMs ??= Date.now() - st.t0;
+  add(st.counters, 'judgeCalls');
+  if (v.needMore) add(st.counters, 'judgeNeedMore');
+  if (v.parseError) add(st.counters, 'judgeParseErrors');
+  ctx.trace({ kind: 'judge', needMore: v.needMore, bridgeEntities: v.bridgeEntities, proposed: v.proposed, toRun: v.toRun, reason: v.reason, parseError: v.parseError, raw: v.response.text, latencyMs: v.response.latencyMs, cacheHit: v.response.cacheHit });
+  if (v.parseError) st.stops.push('The bridge judge\'s reply could not be read, so no follow-up search was run: a second hop may be missing.');
+  for (const query of v.toRun) await runSearch(st.tools, query, s.topk, 'bridge');
+}
+
+/** Stage 5: the Deep Reader sees the question and the rendered pool only. */
+async function read(st: QuestionState, pool: EvidencePool, tools: KfToolContext): Promise<void> {
+  const { ctx, s } = st;
+  const q = ctx.question;
+  const task: ReaderTask = { role: 'reader', question: q.question, media: poolMedia(pool), readTool: 'read_media', maxReads: Math.max(1, Math.min(2, s.readerRounds - 1)) };
+  const t = await runRole({
+    role: 'reader', model: ctx.model('reader'), protocol: s.protocol, maxRounds: s.readerRounds, convention: ctx.convention, tools,
+    user: fillPrompt('reader-user', { question: q.question, pool: pool.text || '(no materials were found)' }),
+    task, questionId: q.id, signal: ctx.signal, trace: ctx.trace, onEvent: () => (st.firstEventMs ??= Date.now() - st.t0),
+  });
+  st.transcripts.push(t);
+  const note = stopNoteFor(t);
+  if (note) st.stops.push(note);
+}
+
+function agentCounters(st: QuestionState): void {
+  const c = st.counters;
+  for (const t of st.transcripts) {
+    add(c, `${t.role}Rounds`, t.rounds);
+    add(c, `${t.role}ModelCalls`, t.counters.modelCalls);
+    add(c, `${t.role}ToolCalls`, t.counters.toolCalls);
+    add(c, 'outOfRole', t.counters.outOfRole);
+    add(c, 'unknownTools', t.counters.unknownTools);
+    add(c, 'badJson', t.counters.badJson);
+    if (t.forced) add(c, 'forcedStops');
+    if (t.forced) add(c, `stop_${t.stopReason}`);
+    if (t.stopReason === 'prose_final') add(c, 'proseFinals');
+    if (t.forced && t.stopReason === 'max_rounds') add(c, `${t.role}AtCap`);
+  }
+  for (const x of st.tools.searches) add(c, x.by === 'bridge' ? 'bridgeSearches' : 'locatorSearches');
+  add(c, 'searches', st.tools.searches.length);
+  add(c, 'reads', st.tools.reads.length);
+}
+
+async function runQuestion(st: QuestionState): Promise<PipelineResult> {
+  const { ctx, s } = st;
+  const q = ctx.question;
+  const kb = st.tools.kb;
+  const popts = poolOptions(s, kb);
+  await locate(st);
+  let pool = mergePool('locator', st.tools.searches, popts, undefined, ctx.trace);
+  if (s.judge) {
+    await bridge(st, pool);
+    pool = mergePool('bridge', st.tools.searches, popts, pool, ctx.trace);
+  }
+  if (!s.p0 && s.reader && s.readerRounds > 0) {
+    const readerTools = newToolContext(kb, { mode: st.tools.mode, docIds: st.tools.docIds, searchBy: 'reader', readMedia: st.tools.readMedia, trace: ctx.trace });
+    await read(st, pool, readerTools);
+    st.tools.reads.push(...readerTools.reads);
+  }
+  const notes = readingNotes(st.tools.reads);
+  if (notes.length) ctx.trace({ kind: 'pool-notes', stage: 'reader', added: notes.length, notes });
+  for (const stop of st.stops) ctx.trace({ kind: 'forced-stop', note: stop });
+  agentCounters(st);
+  const answerStartMs = Date.now() - st.t0;
+  const synth = await synthesize(ctx.model('synth'), { question: q, convention: ctx.convention, template: s.template, pool, notes, forcedStop: st.stops.length ? st.stops.join(' ') : undefined }, ctx.signal);
+  ctx.trace({ kind: 'synth', text: synth.text, final: synth.final, cacheHit: synth.response.cacheHit, latencyMs: synth.response.latencyMs, toldStops: st.stops.length });
+  const checked = await checkFormat(ctx.model('checker'), { question: q, convention: ctx.convention, answerText: synth.text }, ctx.signal);
+  ctx.trace({ kind: 'checker', final: checked.final, changed: checked.changed, parseError: checked.parseError, raw: checked.response.text });
+  ctx.trace({ kind: 'timing', firstEventMs: st.firstEventMs ?? answerStartMs, answerStartMs, totalMs: Date.now() - st.t0 });
+  const first = st.tools.searches[0];
+  return {
+    prediction: checked.text,
+    finalAnswer: checked.final,
+    retrieval: {
+      firstSearch: (first?.hits ?? []).map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page, score: h.score })),
+      searches: st.tools.searches.map((x) => ({ query: x.query, by: x.by, hits: x.hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page })) })),
+      poolText: finalPoolText(pool, notes),
+      poolChars: pool.stats.chars,
+      poolTrimmed: pool.stats.trimmed,
+    },
+    counters: { ...st.counters, poolChars: pool.stats.chars, poolBlocks: pool.stats.blocks, synthCalls: 1, checkerCalls: 1, checkerRewrites: checked.changed ? 1 : 0, checkerParseErrors: checked.parseError ? 1 : 0 },
+  };
+}
+
+export function agentPipeline(name: string, description: string, s: AgentSettings): Pipeline {
+  return {
+    name,
+    description,
+    needsIndex: true,
+    async run(ctx: PipelineContext): Promise<PipelineResult> {
+      const q = ctx.question;
+      if (!ctx.kb) throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure an [index] in the experiment', { concerns: q.id });
+      const readMedia = makeReadMedia(ctx.model('vision'), ctx.kb, { questionId: q.id, signal: ctx.signal });
+      const tools = newToolContext(ctx.kb, { mode: s.retriever ?? s.mode, docIds: q.doc ? [q.doc] : undefined, searchBy: s.p0 ? 'p0' : 'locator', readMedia, trace: ctx.trace });
+      return runQuestion({ ctx, s, tools, stops: [], transcripts: [], counters: {}, t0: Date.now() });
+    },
+  };
+}
+
+export const agentFamily: PipelineSpec<typeof agentSettings> = {
+  family: AGENTS_FAMILY,
+  description: 'Locator (or P0) -> bridge judge -> typed evidence pool -> Deep Reader -> synthesizer -> format checker',
+  settings: agentSettings,
+  needsIndex: () => true,
+  create: (name, s) => agentPipeline(name, '', s),
+};

@@ -1,0 +1,60 @@
+/**
+ * Settings of the 'knowforge-agents' family (spec "Configurations"): every knob
+ * a configuration row (M4, M5, M5OFF, M5VEC, M5S3, P0, P1, the L+R caps) sets,
+ * with the paper's defaults (M5). Strict: an unknown key fails when the
+ * experiment config loads.
+ */
+import { z } from 'zod';
+import { KB_LIMITS } from '../pipeline/knowledge-base';
+import { isSearchMode, searchModeNames } from '../pipeline/retrievers';
+import { didYouMean } from '../run/schema';
+import { PAPER_CAPS } from './pool';
+
+export const AGENTS_FAMILY = 'knowforge-agents';
+
+const rounds = z.number().int().min(0).max(32);
+
+export const agentSettings = z
+  .strictObject({
+    /** Locator round cap L (0: one code-run search with the question instead of the agent). */
+    locatorRounds: rounds.default(4),
+    /** Deep Reader round cap R (0: no reader). */
+    readerRounds: rounds.default(4),
+    /** Run the Deep Reader at all (P1 = false). */
+    reader: z.boolean().default(true),
+    /** Run the bridge judge after the Locator (M4 = false). */
+    judge: z.boolean().default(true),
+    /** need_more = false: 'paper' runs no follow-up; 'runner' (the released runner) runs the queries anyway. */
+    judgeOnNeedMoreFalse: z.enum(['paper', 'runner']).default('paper'),
+    /** P0: one agent holding every tool replaces Locator + Reader. */
+    p0: z.boolean().default(false),
+    /** P0's round cap. */
+    p0Rounds: rounds.default(8),
+    /** Evidence pool: the paper's typed pool, or one plain first-come list (M4). */
+    pool: z.enum(['typed', 'plain']).default('typed'),
+    poolChars: z.number().int().positive().default(PAPER_CAPS.total),
+    imageChars: z.number().int().min(0).default(PAPER_CAPS.image),
+    tableChars: z.number().int().min(0).default(PAPER_CAPS.table),
+    exampleChars: z.number().int().min(0).default(PAPER_CAPS.example),
+    /** Cap of the plain pool (M4: 12,000). */
+    plainChars: z.number().int().positive().default(12_000),
+    /** Synthesizer template: ours, or the M3DocRAG-style one (M5OFF). */
+    template: z.enum(['ours', 'm3docrag']).default('ours'),
+    /** Index mode of every search: hybrid+graph (M5), dense (M5VEC), hybrid (M5S3). */
+    mode: z.enum(['bm25', 'dense', 'hybrid', 'hybrid+graph']).default('hybrid+graph'),
+    /** A registered retriever searched instead of `mode`. */
+    retriever: z.string().min(1).optional(),
+    /** search_knowledge default top-k (and the bridge searches' k). */
+    topk: z.number().int().positive().max(KB_LIMITS.maxTopk).default(KB_LIMITS.searchTopk),
+    /** Agent protocol: the paper's JSON object per round, or native tool calls. */
+    protocol: z.enum(['json', 'tools']).default('json'),
+  })
+  .superRefine((s, ctx) => {
+    if (s.retriever !== undefined && !isSearchMode(s.retriever)) {
+      const names = searchModeNames();
+      const near = didYouMean(s.retriever, names);
+      ctx.addIssue({ code: 'custom', path: ['retriever'], message: `names no registered retriever ("${s.retriever}")${near ? `; did you mean "${near}"?` : `; known: ${names.join(', ')}`}` });
+    }
+  });
+
+export type AgentSettings = z.output<typeof agentSettings>;

@@ -1,0 +1,86 @@
+/**
+ * The bridge judge (spec job 3): ONE code-scheduled model call after the
+ * Locator stops. It sees the question (without the answer-format guardrail),
+ * the queries already run and the first 8,000 characters of the pool, and
+ * answers {need_more, bridge_entities (<=3), queries, reason (<=200 chars)}.
+ * Queries already run are dropped (case-insensitive), at most 2 are kept and
+ * each runs as a search (top-k 8) tagged `bridge`. It only ADDS evidence.
+ *
+ * need_more = false: the paper runs nothing; the released runner still runs the
+ * queries (setting `judgeOnNeedMoreFalse: 'paper' | 'runner'`).
+ */
+import type { ChatModel, ChatResponse } from '../models/types';
+import { findJsonObject } from '../models/json-repair';
+import { fillPrompt } from '../util/prompts';
+import type { JudgeTask } from './offline/tasks';
+
+export const JUDGE_POOL_CHARS = 8_000;
+export const JUDGE_MAX_QUERIES = 2;
+export const JUDGE_MAX_ENTITIES = 3;
+export const JUDGE_REASON_CHARS = 200;
+
+export interface JudgeVerdict {
+  needMore: boolean;
+  bridgeEntities: string[];
+  /** Queries as the judge proposed them. */
+  proposed: string[];
+  /** What will run: proposed minus already-run (case-insensitive), at most 2; empty when nothing should run. */
+  toRun: string[];
+  reason: string;
+  /** Why the reply could not be used (nothing runs then). */
+  parseError?: string;
+  response: ChatResponse;
+}
+
+export interface JudgeInput {
+  question: string;
+  queriesRun: string[];
+  poolText: string;
+  onNeedMoreFalse: 'paper' | 'runner';
+  questionId?: string;
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').map((x) => x.trim()).filter(Boolean) : typeof v === 'string' && v.trim() ? [v.trim()] : [];
+}
+
+/** Drop queries already run or repeated (case-insensitive); keep at most `max`. */
+export function freshQueries(proposed: string[], alreadyRun: string[], max = JUDGE_MAX_QUERIES): string[] {
+  const seen = new Set(alreadyRun.map((q) => q.trim().toLowerCase()));
+  const out: string[] = [];
+  for (const q of proposed) {
+    const key = q.trim().toLowerCase();
+    if (!key || seen.has(key)) continue;
+    seen.add(key);
+    out.push(q.trim());
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+export async function runBridgeJudge(model: ChatModel, input: JudgeInput, signal?: AbortSignal): Promise<JudgeVerdict> {
+  const pool = input.poolText.slice(0, JUDGE_POOL_CHARS);
+  const queries = input.queriesRun.length ? input.queriesRun.map((q) => `- ${q}`).join('\n') : '(none)';
+  const task: JudgeTask = { role: 'judge', question: input.question, queriesRun: input.queriesRun, pool };
+  const response = await model.chat(
+    { stage: 'bridge', messages: [{ role: 'user', content: fillPrompt('bridge-judge', { question: input.question, queries, pool: pool || '(nothing found)' }) }], temperature: 0, maxTokens: 512, json: true, questionId: input.questionId, task },
+    signal,
+  );
+  const found = findJsonObject(response.text, (v) => 'need_more' in v || 'queries' in v);
+  if (!found) {
+    return { needMore: false, bridgeEntities: [], proposed: [], toRun: [], reason: '', parseError: `no judge JSON in the reply: ${JSON.stringify(response.text.slice(0, 200))}`, response };
+  }
+  const v = found.value;
+  const needMore = v.need_more === true || v.need_more === 'true';
+  const proposed = strings(v.queries);
+  const fresh = freshQueries(proposed, input.queriesRun);
+  const runs = needMore || input.onNeedMoreFalse === 'runner';
+  return {
+    needMore,
+    bridgeEntities: strings(v.bridge_entities).slice(0, JUDGE_MAX_ENTITIES),
+    proposed,
+    toRun: runs ? fresh : [],
+    reason: (typeof v.reason === 'string' ? v.reason : '').slice(0, JUDGE_REASON_CHARS),
+    response,
+  };
+}

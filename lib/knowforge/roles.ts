@@ -1,0 +1,79 @@
+/**
+ * Runs one KnowForge agent role (Locator, Deep Reader, P0) through the shared
+ * agent loop with the role's own tool set, prompt and offline task, and traces
+ * every model call and tool step. The loop refuses (and counts) calls to the
+ * tools of other roles.
+ */
+import { runAgentLoop, type AgentTranscript } from '../agents/loop';
+import type { AgentProtocol, ChatModel, ContentPart } from '../models/types';
+import type { TraceEvent } from '../run/types';
+import { loadPrompt } from '../util/prompts';
+import { ruleParagraph } from './conventions';
+import type { Convention } from '../run/types';
+import type { KfToolContext } from './tools/context';
+import { foreignTools, toolsOf, type KfRole } from './tools/roles';
+
+/** Characters of a tool result kept in the trace (the transcript keeps them whole). */
+const TRACE_RESULT_CHARS = 4_000;
+
+export interface RoleRun {
+  role: KfRole;
+  model: ChatModel;
+  protocol: AgentProtocol;
+  maxRounds: number;
+  user: string | ContentPart[];
+  convention: Convention;
+  tools: KfToolContext;
+  /** Structured task for the offline backend. */
+  task: Record<string, unknown>;
+  questionId?: string;
+  signal?: AbortSignal;
+  trace(e: TraceEvent): void;
+  /** Called on the first event of the role (time to first event). */
+  onEvent?(): void;
+}
+
+const STAGE_OF: Record<KfRole, string> = { locator: 'locator', reader: 'reader', p0: 'p0' };
+
+export function kbProfile(tools: KfToolContext): string {
+  const docs = tools.kb.documents();
+  const more = docs.length >= 80 ? ' (at least; use list_books with a keyword)' : '';
+  const sample = docs.slice(0, 5).map((d) => d.title).join('; ');
+  return `Knowledge base: ${docs.length}${more} document(s) of text fragments, tables and figures with descriptions${sample ? `, e.g. ${sample}` : ''}.`;
+}
+
+export async function runRole(r: RoleRun): Promise<AgentTranscript> {
+  const stage = STAGE_OF[r.role];
+  const t = await runAgentLoop<KfToolContext>({
+    role: r.role,
+    model: r.model,
+    stage,
+    tools: toolsOf(r.role),
+    foreignTools: foreignTools(r.role),
+    protocol: r.protocol,
+    maxRounds: r.maxRounds,
+    system: { kbProfile: kbProfile(r.tools), roleRules: loadPrompt(`${r.role}-role`), benchmarkRule: ruleParagraph(r.convention) || undefined },
+    user: r.user,
+    requireSearch: r.role === 'reader' ? false : true,
+    task: r.task,
+    questionId: r.questionId,
+    signal: r.signal,
+    context: r.tools,
+    onModelCall: (c) => {
+      r.onEvent?.();
+      r.trace({ kind: 'model-call-detail', stage: c.stage, role: c.role, round: c.round, sent: c.sent, reply: c.text, toolCalls: c.toolCalls, promptTokens: c.usage.promptTokens, completionTokens: c.usage.completionTokens, latencyMs: c.latencyMs, cacheHit: c.cacheHit, model: c.model, backend: c.backend });
+    },
+    onStep: (s) => {
+      r.trace({ kind: 'step', role: r.role, round: s.round, step: s.kind, tool: s.tool, args: s.args, thought: s.thought, result: s.result && s.result.length > TRACE_RESULT_CHARS ? `${s.result.slice(0, TRACE_RESULT_CHARS)}…` : s.result });
+    },
+  });
+  r.trace({ kind: 'role-end', role: r.role, stopReason: t.stopReason, forced: t.forced, stopNote: t.stopNote, rounds: t.rounds, maxRounds: t.maxRounds, counters: t.counters });
+  return t;
+}
+
+/** The sentence the synthesizer gets for a role that did not finish normally (forced stop or prose), or undefined. */
+export function stopNoteFor(t: AgentTranscript): string | undefined {
+  if (t.forced) return t.stopNote;
+  if (t.stopReason === 'prose_final') return `The ${t.role} replied in prose instead of calling a tool; its reply was taken as its finish, so its evidence may be incomplete.`;
+  return undefined;
+}

@@ -1,0 +1,55 @@
+/**
+ * What the KnowForge role tools work on for ONE question: the knowledge-base
+ * view, the search mode of the configuration, and the logs every tool writes
+ * (every search result goes to the pool and to the retrieval metrics; every
+ * read result is appended to the pool as a reading note).
+ */
+import type { SearchHit } from '../../index/types';
+import type { KbMode, KnowledgeBase } from '../../pipeline/knowledge-base';
+import type { TraceEvent } from '../../run/types';
+
+/** One search as the pool and the retrieval metrics see it. */
+export interface SearchLogEntry {
+  query: string;
+  /** Who ran it: 'locator' | 'bridge' | 'p0' | 'oneshot'. */
+  by: string;
+  topk: number;
+  hits: SearchHit[];
+  ms: number;
+}
+
+/** One reading result (fragment_context, read_media, media_context), appended to the pool as a note. */
+export interface ReadLogEntry {
+  tool: string;
+  fragmentIds: string[];
+  /** What the reader was told, in one short paragraph (the note the synthesizer sees). */
+  note: string;
+}
+
+/** Answers one question about one media asset (the vision stage); see lib/knowforge/vision.ts. */
+export type ReadMediaFn = (fragmentId: string, question: string) => Promise<{ text: string; backend?: string }>;
+
+export interface KfToolContext {
+  kb: KnowledgeBase;
+  /** Retrieval mode of search_knowledge (the configuration's index mode or retriever name). */
+  mode: KbMode;
+  /** Restriction to the question's document (single-document benchmarks). */
+  docIds?: string[];
+  /** Who the searches of this loop are attributed to (locator, p0). */
+  searchBy: string;
+  searches: SearchLogEntry[];
+  reads: ReadLogEntry[];
+  /** The vision stage (read_media); absent = read_media answers from the stored description only. */
+  readMedia?: ReadMediaFn;
+  trace?(event: TraceEvent): void;
+}
+
+export function newToolContext(kb: KnowledgeBase, opts: { mode: KbMode; docIds?: string[]; searchBy: string; readMedia?: ReadMediaFn; trace?: (e: TraceEvent) => void }): KfToolContext {
+  return { kb, mode: opts.mode, docIds: opts.docIds, searchBy: opts.searchBy, searches: [], reads: [], readMedia: opts.readMedia, trace: opts.trace };
+}
+
+/** Collapse whitespace and cut to n characters with an ellipsis. */
+export function clip(s: string | undefined, n: number): string {
+  const t = (s ?? '').replace(/\s+/g, ' ').trim();
+  return t.length <= n ? t : `${t.slice(0, Math.max(0, n - 1))}…`;
+}

@@ -1,0 +1,80 @@
+/**
+ * The Deep Reader's tools (spec job 5): they only READ what is already known
+ * (fragments named by id in the pool). No search tool: a reader that kept one
+ * defected to searching. Every result is logged as a reading note that is
+ * appended to the evidence pool for the synthesizer.
+ */
+import type { AgentTool } from '../../agents/tools';
+import { KB_LIMITS } from '../../pipeline/knowledge-base';
+import { clip, type KfToolContext } from './context';
+
+type Tool = AgentTool<KfToolContext>;
+
+/** Most assets one read_media call opens (each is its own vision call). */
+export const MAX_MEDIA_PER_READ = 3;
+const NOTE_CHARS = 600;
+
+/** "Where: ...\nAnswer: ..." -> "<answer> (where: ...)"; other replies unchanged. */
+export function answerLine(text: string): string {
+  const answer = /^\s*Answer:\s*(.+)$/im.exec(text)?.[1]?.trim();
+  const where = /^\s*Where:\s*(.+)$/im.exec(text)?.[1]?.trim();
+  return answer ? `${answer}${where ? ` (where: ${where.replace(/\.$/, '')})` : ''}` : text;
+}
+
+function notFound(id: unknown) {
+  return { error: { code: 'not_found', detail: `no fragment ${String(id)} in this knowledge base; use the ids shown in the materials`, recoverable: true } };
+}
+
+export const fragmentContext: Tool = {
+  name: 'fragment_context',
+  description: `Read a fragment in full (up to ${KB_LIMITS.hitChars} characters) with its neighbours (up to ${KB_LIMITS.neighbourChars} each); for a figure or table, its full description.`,
+  parameters: { type: 'object', properties: { fragment_id: { type: 'string' }, window: { type: 'integer', description: 'neighbours on each side (default 1)' } }, required: ['fragment_id'] },
+  async handler(args, c) {
+    const kb = c.context.kb;
+    const f = kb.fragment(String(args.fragment_id));
+    if (!f) return notFound(args.fragment_id);
+    const window = Math.min(3, Math.max(0, Math.floor(Number(args.window ?? 1)) || 0));
+    const body = clip(f.text, KB_LIMITS.hitChars);
+    const neighbours = kb.neighbours(f.id, window).map((n) => ({ id: n.id, kind: n.kind, text: clip(n.text, KB_LIMITS.neighbourChars) }));
+    const table = f.table ? { header: f.table.header, rows: f.table.rows.slice(0, KB_LIMITS.tableRows) } : undefined;
+    c.context.reads.push({ tool: 'fragment_context', fragmentIds: [f.id], note: `${f.id} (${kb.title(f.docId) ?? f.docId}${f.page !== undefined ? ` p.${f.page}` : ''}): ${clip(f.text, NOTE_CHARS)}` });
+    return { id: f.id, kind: f.kind, doc: kb.title(f.docId) ?? f.docId, page: f.page, section: f.section.join(' > '), ...(f.caption ? { caption: f.caption } : {}), text: body, ...(table ? { table } : {}), neighbours };
+  },
+};
+
+export const readMedia: Tool = {
+  name: 'read_media',
+  description: `Look at figures/tables (ids from the materials) and answer one question about them: where in the image, and a one-line answer. One asset per look; at most ${MAX_MEDIA_PER_READ} ids per call.`,
+  parameters: { type: 'object', properties: { fragment_ids: { type: 'array', items: { type: 'string' } }, question: { type: 'string' } }, required: ['fragment_ids', 'question'] },
+  async handler(args, c) {
+    const ids = (Array.isArray(args.fragment_ids) ? args.fragment_ids : [args.fragment_ids]).map(String).slice(0, MAX_MEDIA_PER_READ);
+    const question = String(args.question);
+    const answers: Record<string, unknown>[] = [];
+    for (const id of ids) {
+      const f = c.context.kb.fragment(id);
+      if (!f) { answers.push({ id, ...notFound(id) }); continue; }
+      if (f.kind !== 'image' && f.kind !== 'table') { answers.push({ id, error: { code: 'not_media', detail: `${id} is a ${f.kind} fragment: use fragment_context`, recoverable: true } }); continue; }
+      const r = c.context.readMedia ? await c.context.readMedia(id, question) : { text: `Where: the stored description.\nAnswer: ${clip(f.text, 300)}` };
+      c.context.reads.push({ tool: 'read_media', fragmentIds: [id], note: `${f.label ?? f.kind} ${id}${f.page !== undefined ? ` p.${f.page}` : ''}: ${clip(answerLine(r.text), NOTE_CHARS)}` });
+      answers.push({ id, answer: r.text });
+    }
+    return { answers };
+  },
+};
+
+export const mediaContext: Tool = {
+  name: 'media_context',
+  description: 'The caption of a figure/table and the body text printed on its page.',
+  parameters: { type: 'object', properties: { fragment_id: { type: 'string' } }, required: ['fragment_id'] },
+  async handler(args, c) {
+    const kb = c.context.kb;
+    const f = kb.fragment(String(args.fragment_id));
+    if (!f) return notFound(args.fragment_id);
+    const around = kb.neighbours(f.id, 6).filter((n) => n.kind === 'text' && (f.page === undefined || n.page === f.page));
+    const body = clip(around.map((n) => n.text).join(' '), KB_LIMITS.hitChars);
+    c.context.reads.push({ tool: 'media_context', fragmentIds: [f.id], note: `${f.label ?? f.kind} ${f.id}: ${clip([f.caption, body].filter(Boolean).join(' — '), NOTE_CHARS)}` });
+    return { id: f.id, label: f.label, caption: f.caption ?? null, page: f.page, text: body };
+  },
+};
+
+export const READER_TOOLS: readonly Tool[] = [fragmentContext, readMedia, mediaContext];

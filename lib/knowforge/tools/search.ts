@@ -1,0 +1,46 @@
+/**
+ * search_knowledge: the one search every finding role (Locator, P0) and the
+ * bridge judge's follow-ups go through. Each run is logged (pool + retrieval
+ * metrics) and traced; the model sees a compact listing of the hits.
+ */
+import { KB_LIMITS } from '../../pipeline/knowledge-base';
+import type { SearchHit } from '../../index/types';
+import { clip, type KfToolContext, type SearchLogEntry } from './context';
+
+/** Characters of a hit's text shown to the finding role (it cannot read: enough to judge relevance). */
+export const HIT_PREVIEW_CHARS = 300;
+
+export async function runSearch(ctx: KfToolContext, query: string, topk: number, by: string): Promise<SearchLogEntry> {
+  const k = Math.min(Math.max(1, Math.floor(topk || KB_LIMITS.searchTopk)), KB_LIMITS.maxTopk);
+  const t0 = Date.now();
+  const r = await ctx.kb.search(query, { k, mode: ctx.mode, docIds: ctx.docIds });
+  const entry: SearchLogEntry = { query, by, topk: k, hits: r.hits, ms: Date.now() - t0 };
+  ctx.searches.push(entry);
+  ctx.trace?.({
+    kind: 'search', by, query, mode: r.retriever, topk: k,
+    hits: r.hits.map((h) => ({ id: h.fragmentId, doc: h.docId, kind: h.kind, page: h.page, score: round(h.score), via: h.via })),
+    timings: r.timings, ...(r.notes?.length ? { notes: r.notes } : {}),
+  });
+  return entry;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}
+
+/** What the finding role is told about a search's hits. */
+export function renderHits(ctx: KfToolContext, entry: SearchLogEntry): Record<string, unknown> {
+  return {
+    query: entry.query,
+    hits: entry.hits.map((h: SearchHit) => ({
+      id: h.fragmentId,
+      doc: ctx.kb.title(h.docId) ?? h.docId,
+      kind: h.kind,
+      ...(h.page !== undefined ? { page: h.page } : {}),
+      ...(h.section.length ? { section: h.section.join(' > ') } : {}),
+      ...(h.via === 'expansion' ? { via: `related to ${h.anchorId}` } : {}),
+      text: clip(h.text, HIT_PREVIEW_CHARS),
+      ...(h.media.some((m) => m.fragmentId !== h.fragmentId) ? { media: h.media.filter((m) => m.fragmentId !== h.fragmentId).map((m) => `${m.kind} ${m.fragmentId}${m.label ? ` (${m.label})` : ''}`) } : {}),
+    })),
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * The vision stage behind read_media (spec job 5): ONE asset and ONE question
+ * per model call; the answer says where in the image and gives a one-line
+ * answer, with no outside knowledge. Tables with parsed rows are read as text
+ * (every cell is exact); images go as image parts when their file is found.
+ * The offline backend answers the same request from the asset's OCR text.
+ */
+import * as fs from 'node:fs';
+import type { Fragment, MediaAsset, TableData } from '../corpus/types';
+import type { ChatModel, ContentPart } from '../models/types';
+import type { VisionTask } from './offline/tasks';
+import type { KnowledgeBase } from '../pipeline/knowledge-base';
+import { fillPrompt } from '../util/prompts';
+import type { ReadMediaFn } from './tools/context';
+
+export interface VisionOptions {
+  /** Absolute path of a media asset (corpus root / index assets folder), when the file can be found. */
+  assetPath?: (asset: MediaAsset, fragment: Fragment) => string | undefined;
+  questionId?: string;
+  signal?: AbortSignal;
+  /** Most table rows sent in one call. */
+  maxRows?: number;
+}
+
+/** Table rows as "header: cell; header: cell" lines (what the reader and the offline vision role read). */
+export function tableLines(t: TableData, maxRows = 60): string[] {
+  const head = t.header.map((h, i) => h || `column ${i + 1}`);
+  const lines = t.rows.slice(0, maxRows).map((r) => r.map((c, i) => `${head[i] ?? `column ${i + 1}`}: ${c}`).join('; '));
+  if (t.rows.length > maxRows) lines.push(`(${t.rows.length - maxRows} more rows not shown)`);
+  return lines;
+}
+
+export function makeReadMedia(model: ChatModel, kb: KnowledgeBase, opts: VisionOptions = {}): ReadMediaFn {
+  return async (fragmentId, question) => {
+    const f = kb.fragment(fragmentId);
+    if (!f) return { text: `Where: nowhere.\nAnswer: no fragment ${fragmentId}.` };
+    const caption = f.caption ? `\nCaption: ${f.caption}` : '';
+    let content: string | ContentPart[];
+    const task: VisionTask = { role: 'vision', question, caption: f.caption, fragmentId };
+    if (f.table && f.table.rows.length) {
+      const lines = tableLines(f.table, opts.maxRows);
+      content = fillPrompt('read-table', { label: f.label ?? fragmentId, caption, table: lines.join('\n'), question });
+      task.ocrText = lines.join('\n');
+    } else {
+      const file = f.media ? opts.assetPath?.(f.media, f) : undefined;
+      const prompt = fillPrompt('read-media', { kind: f.kind === 'table' ? 'table image' : 'image', label: f.label ? ` (${f.label})` : '', caption, question });
+      const usable = file && fs.existsSync(file);
+      content = usable ? [{ type: 'text', text: prompt }, { type: 'image', path: file, mime: f.media?.mime }] : `${prompt}\n\n(The image file is not available; its stored description: ${f.text})`;
+      if (usable) task.image = { path: file, mime: f.media?.mime };
+      // OCR text stored by the index stands in for the pixels offline; without it, the description.
+      task.ocrText = f.ocrText ?? (usable ? undefined : f.text);
+    }
+    const res = await model.chat({ stage: 'vision', messages: [{ role: 'user', content }], temperature: 0, maxTokens: 256, questionId: opts.questionId, task }, opts.signal);
+    return { text: res.text.trim(), backend: res.backend };
+  };
+}
