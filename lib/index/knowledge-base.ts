@@ -27,12 +27,14 @@ export interface EngineKnowledgeBaseOptions {
   extraModes?: Record<string, ModeRetriever>;
   /** Settings forced onto every search (an experiment's index.search: e.g. mode = "dense" for a whole run). */
   forced?: Pick<SearchOptions, 'mode' | 'fusion' | 'withContext'>;
+  /** Largest k a search may ask for (default KB_LIMITS.maxTopk; evaluations at large cut-offs raise it). */
+  maxTopk?: number;
 }
 
-function clampK(k: number | undefined): number {
+function clampK(k: number | undefined, max: number = KB_LIMITS.maxTopk): number {
   const v = k ?? KB_LIMITS.searchTopk;
   if (!Number.isFinite(v) || v < 1) return KB_LIMITS.searchTopk;
-  return Math.min(Math.floor(v), KB_LIMITS.maxTopk);
+  return Math.min(Math.floor(v), Math.max(max, KB_LIMITS.maxTopk));
 }
 
 /** "Figure 3", "fig. 3", "FIG 3" -> "figure 3"; "Tab. 2" -> "table 2". */
@@ -68,7 +70,7 @@ export class EngineKnowledgeBase implements KnowledgeBase {
   }
 
   async search(query: string, opts: KbSearchOptions = {}): Promise<RankedEvidence> {
-    const k = clampK(opts.k);
+    const k = clampK(opts.k, this.opts.maxTopk);
     const forced = this.opts.forced ?? {};
     const mode = forced.mode ?? opts.mode ?? 'hybrid+graph';
     const docIds = opts.docIds ?? (this.allowed ? [...this.allowed] : undefined);

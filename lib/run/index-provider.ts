@@ -53,7 +53,7 @@ export interface IndexInfo {
  */
 export function engineKnowledgeBase(
   idx: OpenIndex,
-  opts: { forced?: SearchOptions; settings?: Record<string, unknown>; log?: (line: string) => void } = {},
+  opts: { forced?: SearchOptions; settings?: Record<string, unknown>; log?: (line: string) => void; maxTopk?: number } = {},
 ): EngineKnowledgeBase {
   const { mode, fusion, withContext } = opts.forced ?? {};
   const forced = Object.fromEntries(Object.entries({ mode, fusion, withContext }).filter(([, v]) => v !== undefined));
@@ -61,6 +61,7 @@ export function engineKnowledgeBase(
     id: `${idx.dir}#${idx.manifest.generation}`,
     docTitle: (id) => idx.docTitle(id),
     forced,
+    maxTopk: opts.maxTopk,
     extraModes: lazyRetrieverModes(() => ({ kb: base, indexDir: idx.dir, settings: opts.settings ?? {}, log: opts.log })),
   });
   return base;

@@ -1,17 +1,18 @@
 /**
  * Model-free retrieval evaluation (spec "Retrieval recall"): every question is
- * searched once in one mode and scored by R@k from that first search and by
- * all-found@k; document-level, or page-level for MMLongBench-Doc. `kf eval
- * retrieval` is the command around it.
+ * searched once by one retriever (an engine mode or any registered retriever)
+ * and scored by R@k from that first search and by all-found@k; document-level,
+ * or page-level for MMLongBench-Doc. Retrievers are scored alike through the
+ * RankedEvidence they return. `kf eval retrieval` is the command around it.
  */
 import type { BenchmarkData, Question } from '../bench/types';
 import type { BenchmarkName } from '../bench/names';
 import { loadBenchmark, type BenchPathsByName } from '../bench/registry';
-import type { OpenIndex } from '../index/open';
-import type { RetrievalMode } from '../index/types';
+import { RETRIEVAL_MODES } from '../index/types';
+import type { RankedEvidence } from '../pipeline/ranked-evidence';
 import { goldUnits, retrievalScores } from '../eval/retrieval';
 
-export const MODES: readonly RetrievalMode[] = ['bm25', 'dense', 'hybrid', 'hybrid+graph'];
+export const MODES = RETRIEVAL_MODES;
 export const DEFAULT_KS = [1, 2, 3, 5, 8];
 
 /** Load a benchmark with the files given on the command line (each loader names its files differently). */
@@ -48,17 +49,21 @@ export interface RetrievalEvalSummary {
   recall: Record<string, number>;
   allFound: Record<string, number>;
   bench: string;
-  mode: RetrievalMode;
+  /** The engine mode or registered retriever that searched. */
+  mode: string;
   level: 'document' | 'page';
   ks: number[];
   topk: number;
 }
 
-/** Search every question once in `mode` and score R@k / allFound@k (records in question order). */
+/** One question's search: its ranked evidence with at least `k` hits when the retriever has them. */
+export type EvidenceSearch = (question: Question, k: number) => Promise<RankedEvidence>;
+
+/** Search every question once and score R@k / allFound@k (records in question order). */
 export async function evaluateRetrieval(
-  idx: Pick<OpenIndex, 'retrieverFor'>,
+  search: EvidenceSearch,
   data: BenchmarkData,
-  opts: { mode: RetrievalMode; ks: number[]; limit?: number; onRecord?: (r: RetrievalEvalRecord) => void },
+  opts: { mode: string; ks: number[]; limit?: number; onRecord?: (r: RetrievalEvalRecord) => void },
 ): Promise<{ summary: RetrievalEvalSummary; records: RetrievalEvalRecord[] }> {
   const ks = opts.ks;
   const topk = Math.max(...ks);
@@ -72,7 +77,7 @@ export async function evaluateRetrieval(
     let hits: RetrievalEvalRecord['hits'] = [];
     let scores: Record<string, number> | null = null;
     if (gold.length) {
-      const res = await idx.retrieverFor(q).search(q.question, { topk, mode: opts.mode, withContext: false });
+      const res = await search(q, topk);
       hits = res.hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, ...(h.page !== undefined ? { page: h.page } : {}), via: h.via, score: Math.round(h.score * 1e6) / 1e6 }));
       scores = retrievalScores(q, { firstSearch: res.hits, searches: [] }, { ks, level });
     }

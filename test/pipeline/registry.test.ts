@@ -85,7 +85,7 @@ test('a new family and rows plug in as data; a broken row fails at registration'
     description: 'echo',
     settings: z.strictObject({ word: z.string().default('hi') }),
     needsIndex: () => false,
-    create: (name, s) => ({ name, description: '', run: async () => ({ prediction: String(s.word), finalAnswer: String(s.word) }) }),
+    create: (name, s) => ({ name, description: '', run: async () => ({ prediction: String((s as { word: string }).word), finalAnswer: String((s as { word: string }).word) }) }),
   };
   registerFamily(spec);
   registerConfiguration({ name: 'echo-a', family: 'test-echo', description: 'says a', settings: { word: 'a' } });

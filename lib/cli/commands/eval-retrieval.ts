@@ -1,5 +1,7 @@
 /**
- * `kf eval retrieval`: model-free retrieval recall of one retrieval mode on a
+ * `kf eval retrieval`: model-free retrieval recall of one retrieval mode (or any
+ * registered retriever, `--retriever`; modules named in KF_RETRIEVER_MODULES are
+ * loaded) on a
  * benchmark (spec "Retrieval recall"): each question's text is searched ONCE;
  * R@k = |gold ∩ units of the first k hits| / |gold| and allFound@k (every gold
  * unit among them), document-level for corpora of documents, page-level for
@@ -12,12 +14,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CommandSpec } from '../command';
 import { bool, int, isPositiveInt, str } from '../command';
-import type { BenchmarkData } from '../../bench/types';
+import type { BenchmarkData, Question } from '../../bench/types';
 import { BENCHMARK_NAMES, assertBenchmarkName } from '../../bench/names';
 import { loadTitledPassages } from '../../bench/text-corpus';
 import { ensureIndex, EMBEDDER_CHOICES, type EmbedderChoice } from '../../index/build';
 import { openIndex } from '../../index/open';
-import type { RetrievalMode } from '../../index/types';
+import { isSearchMode, searchModeNames } from '../../pipeline/retrievers';
+import { engineKnowledgeBase } from '../../run/index-provider';
+import { didYouMean } from '../../run/schema';
 import { KfError } from '../../util/errors';
 import { ensureWritableDir, fsError, JsonlWriter, writeJsonAtomic } from '../../util/fsx';
 import { gitInfo } from '../../util/git';
@@ -33,6 +37,21 @@ export function parseKs(s: string): number[] | string {
   return [...new Set(ks.map(Number))].sort((a, b) => a - b);
 }
 
+/** --retriever (validated against the registered ones) or --mode; `--retriever list` prints the names and returns undefined. */
+function chosenRetriever(retriever: string | undefined, mode: string): string | undefined {
+  if (retriever === undefined) return mode;
+  if (retriever === 'list') {
+    console.log(searchModeNames().join('\n'));
+    return undefined;
+  }
+  if (!isSearchMode(retriever)) {
+    const names = searchModeNames();
+    const near = didYouMean(retriever, names);
+    throw new KfError('bad_flag', `--retriever ${retriever}: no such retriever`, near ? `did you mean "${near}"?` : `registered: ${names.join(', ')} (modules in KF_RETRIEVER_MODULES are loaded)`, { concerns: retriever });
+  }
+  return retriever;
+}
+
 export const command: CommandSpec = {
   name: 'eval retrieval',
   group: 'evaluate',
@@ -43,6 +62,7 @@ export const command: CommandSpec = {
     questions: { type: 'string', description: 'questions file (default: the benchmark\'s dev file)' },
     index: { type: 'string', description: 'index folder to use; built or updated there when absent or stale (default: a content-hash folder under .kf-cache/indexes)' },
     mode: { type: 'string', default: 'hybrid+graph', choices: MODES, description: 'retrieval mode' },
+    retriever: { type: 'string', description: 'a registered retriever instead of --mode (kf eval retrieval --retriever list names them)' },
     k: { type: 'string', default: DEFAULT_KS.join(','), validate: (v) => { const r = parseKs(v); return typeof r === 'string' ? r : undefined; }, description: 'cut-offs for R@k and allFound@k' },
     embedder: { type: 'string', default: 'fitted', choices: EMBEDDER_CHOICES, description: 'dense encoder when the index is built here' },
     offline: { type: 'boolean', description: 'build with no model (offline knowledge points and relations)' },
@@ -63,7 +83,8 @@ export const command: CommandSpec = {
     const t0 = Date.now();
     const bench = assertBenchmarkName(str(args, 'bench')!, '--bench');
     const ks = parseKs(str(args, 'k')!) as number[];
-    const mode = str(args, 'mode') as RetrievalMode;
+    const mode = chosenRetriever(str(args, 'retriever'), str(args, 'mode')!);
+    if (mode === undefined) return 0;
     const corpusArg = str(args, 'corpus');
     const data = loadBench(bench, corpusArg, str(args, 'questions'));
     let corpus: { corpusDir?: string; passages?: BenchmarkData['passages'] };
@@ -92,7 +113,13 @@ export const command: CommandSpec = {
       const w = tmpRec ? new JsonlWriter(tmpRec) : undefined;
       let summary;
       try {
-        ({ summary } = await evaluateRetrieval(idx, data, { mode, ks, limit: int(args, 'limit'), onRecord: (r) => w?.write(r) }));
+        // Every retriever is searched through the knowledge-base view (contexts off: recall needs ids only).
+        const kb = engineKnowledgeBase(idx, { forced: { withContext: false }, maxTopk: Math.max(...ks) });
+        const search = (q: Question, k: number) => {
+          idx.retrieverFor(q); // refuses a question whose document is not in the index
+          return kb.restrictedTo(q.doc ? [q.doc] : undefined).search(q.question, { k, mode });
+        };
+        ({ summary } = await evaluateRetrieval(search, data, { mode, ks, limit: int(args, 'limit'), onRecord: (r) => w?.write(r) }));
       } catch (e) {
         w?.close();
         if (tmpRec) fs.rmSync(tmpRec, { force: true });
