@@ -55,3 +55,4 @@ export * as frames from './report/frames';
 // Utilities
 export { makeRng } from './util/rng';
 export { repoRoot, benchDir } from './util/paths';
+export * as notebook from './report/notebook';

@@ -1,0 +1,185 @@
+/**
+ * One notebook's outputs: results/<notebook>/ with tables (CSV + Markdown),
+ * figures (HTML with plotly beside it, PNG, SVG) and a manifest.json that says
+ * what produced them (parameters, run ids, seed, commit, backend, model ids,
+ * inputs, and what was skipped). Notebooks stay thin:
+ *
+ *   const nb = kf.notebook.open('21-role-ablation', { params: { preset: PRESET, limit: LIMIT }, seed: SEED });
+ *   const runs = await kf.notebook.runConfigurations(nb, [...]);   // registers the runs with nb
+ *   nb.table(rows, 'f1-by-config', { caption: '...' });            // written + shown inline
+ *   await nb.figure(kf.barFigure({...}), 'f1-by-config');          // offline note added when any run is offline
+ *   await nb.finish();                                             // manifest.json, figure browser closed
+ *
+ * Every figure of a session whose runs came (even partly) from the offline
+ * backend gets the offline note in its title, whatever spec the notebook
+ * built: offline numbers are never shown as model results.
+ *
+ * KF_NB_RESULTS moves the results root (tests write into a temporary folder).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { repoRoot } from '../util/paths';
+import { KfError } from '../util/errors';
+import { backendLabel } from '../run/aggregate';
+import { summarizeRun, type LoadedRun } from '../run/results';
+import { OFFLINE_NOTE, resultManifest, writeManifest, type WrittenPaths } from './manifest';
+import { writeTable, type Row, type TableOptions, type TablePaths } from './table';
+import { writeFigure, type FigurePaths, type FigureSpec } from './figure';
+import { closeFigures, exporter, showFigure, showMarkdown, showTable } from './notebook-kit';
+import { findChromium } from './figure';
+
+/** The results root of notebooks: KF_NB_RESULTS or <repo>/results. */
+export function notebookResultsRoot(): string {
+  return path.resolve(process.env.KF_NB_RESULTS || path.join(repoRoot(), 'results'));
+}
+
+export interface SessionRun {
+  label: string;
+  runId: string;
+  dir: string;
+  backend: string;
+  models: string[];
+  configHash?: string;
+  n: number;
+}
+
+export interface NotebookSessionOptions {
+  /** Parameters of the notebook (its parameters cell): stored in the manifest. */
+  params?: Record<string, unknown>;
+  seed?: string | number;
+  /** Print a line per file written (default true). */
+  verbose?: boolean;
+}
+
+/** Notes that a figure or table must carry for the given backend label. */
+export function backendNotes(backend: string): string[] {
+  if (backend === 'offline') return [OFFLINE_NOTE];
+  if (backend === 'mixed') return ['mixed backends: offline parts are not model results'];
+  return [];
+}
+
+/** Put `note` into a figure's title (second line), unless it is already there. */
+export function labelFigure(spec: FigureSpec, note: string | undefined): FigureSpec {
+  if (!note) return spec;
+  const layout = { ...(spec.layout ?? {}) };
+  const title = layout.title as { text?: string } | string | undefined;
+  const text = typeof title === 'string' ? title : title?.text ?? '';
+  if (text.includes(note)) return spec;
+  const line = `<span style="font-size:12px;color:#666">${note}</span>`;
+  layout.title = { ...(typeof title === 'object' ? title : { x: 0.02, xanchor: 'left' }), text: text ? `${text}<br>${line}` : line };
+  const margin = (layout.margin ?? {}) as Record<string, number>;
+  layout.margin = { ...margin, t: Math.max(margin.t ?? 0, text ? 115 : 80) };
+  return { ...spec, layout };
+}
+
+export class NotebookSession {
+  readonly dir: string;
+  readonly params: Record<string, unknown>;
+  readonly seed: string | number;
+  private readonly runs = new Map<string, SessionRun>();
+  private readonly inputs: Record<string, unknown> = {};
+  private readonly skipped: { what: string; why: string }[] = [];
+  private readonly extraBackends = new Set<string>();
+  private readonly written: WrittenPaths[] = [];
+  private readonly verbose: boolean;
+
+  constructor(readonly name: string, opts: NotebookSessionOptions = {}) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new KfError('bad_notebook_name', `notebook name "${name}" is not a plain folder name`, 'use the notebook file name without .ipynb, e.g. "21-role-ablation"');
+    this.dir = path.join(notebookResultsRoot(), name);
+    fs.mkdirSync(this.dir, { recursive: true });
+    this.params = opts.params ?? {};
+    this.seed = opts.seed ?? 0;
+    this.verbose = opts.verbose ?? true;
+  }
+
+  /** Record a run whose numbers this notebook shows (its id, backend and models go into the manifest). */
+  useRun(label: string, run: LoadedRun): void {
+    const s = summarizeRun(run);
+    this.runs.set(run.runId, { label, runId: run.runId, dir: run.dir, backend: s.backend, models: s.models, configHash: s.configHash, n: s.n });
+  }
+
+  /** Results that did not come from a run of this harness (e.g. 'recorded' peers, 'published' numbers): shown in notes. */
+  useSource(backend: string): void {
+    this.extraBackends.add(backend);
+  }
+
+  /** An input file or value (data files, subsets) for the manifest. */
+  input(key: string, value: unknown): void {
+    this.inputs[key] = value;
+  }
+
+  /** Say (and record) that a part of the notebook was skipped, and why. */
+  skip(what: string, why: string): void {
+    this.skipped.push({ what, why });
+    console.log(`skipped: ${what} -- ${why}`);
+  }
+
+  get skips(): readonly { what: string; why: string }[] {
+    return this.skipped;
+  }
+
+  get runList(): SessionRun[] {
+    return [...this.runs.values()];
+  }
+
+  /** Backend label of the runs shown ('offline', 'openai', 'mixed', or 'none' without runs). */
+  get backend(): string {
+    const b = this.runList.map((r) => r.backend);
+    return b.length ? backendLabel(b) : 'none';
+  }
+
+  /** The notes every table and figure of this session carries. */
+  notes(extra: string[] = []): string[] {
+    return [...backendNotes(this.backend), ...extra];
+  }
+
+  /** Write <dir>/<name>.csv + .md and show the table inline. */
+  table(rows: Row[], name: string, opts: TableOptions = {}): TablePaths {
+    const withNotes = { ...opts, notes: [...this.notes(), ...(opts.notes ?? [])] };
+    const paths = writeTable(rows, { ...withNotes, dir: this.dir, name });
+    this.written.push(paths);
+    showTable(rows, withNotes);
+    if (this.verbose) console.log(`wrote ${path.relative(notebookResultsRoot(), paths.csv)} (+ .md)`);
+    return paths;
+  }
+
+  /** Write <dir>/<name>.{html,png,svg} (offline note added to the title when due) and show it inline. */
+  async figure(spec: FigureSpec, name: string, opts: { note?: string } = {}): Promise<FigurePaths> {
+    let labelled = spec;
+    for (const note of [...this.notes(), ...(opts.note ? [opts.note] : [])]) labelled = labelFigure(labelled, note);
+    const paths = await writeFigure(labelled, { dir: this.dir, name, exporter: findChromium() ? await exporter() : undefined });
+    this.written.push(paths);
+    await showFigure(paths);
+    if (this.verbose) console.log(`wrote ${path.relative(notebookResultsRoot(), paths.html ?? name)}${paths.png ? ' (+ .png, .svg)' : ` (${paths.skipped ?? 'HTML only'})`}`);
+    return paths;
+  }
+
+  /** A Markdown paragraph inline (not written). */
+  say(md: string): void {
+    showMarkdown(md);
+  }
+
+  /** Write manifest.json (parameters, runs, seed, commit, backend, models, inputs, skips) and close the figure browser. */
+  async finish(): Promise<string> {
+    const runs = this.runList;
+    const models = [...new Set(runs.flatMap((r) => r.models))].sort();
+    const backend = [this.backend, ...this.extraBackends].filter((b) => b !== 'none').join(' + ') || 'none';
+    const stamp = resultManifest({
+      config: { notebook: this.name, params: this.params },
+      seed: this.seed,
+      models,
+      backend,
+      extra: { runs, inputs: this.inputs, skipped: this.skipped },
+    });
+    const file = writeManifest(this.dir, stamp, this.written);
+    await closeFigures();
+    if (this.skipped.length) console.log(`${this.skipped.length} part(s) skipped: ${this.skipped.map((s) => s.what).join('; ')}`);
+    console.log(`manifest: ${file}`);
+    return file;
+  }
+}
+
+/** Start a notebook's session (results/<name>/); name defaults to KF_NOTEBOOK, set by `kf notebooks`. */
+export function open(name: string, opts: NotebookSessionOptions = {}): NotebookSession {
+  return new NotebookSession(name, opts);
+}

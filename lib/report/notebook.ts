@@ -1,0 +1,21 @@
+/**
+ * What the paper notebooks (notebooks/src/2x-4x, 50) call, in one import:
+ *
+ *   import * as kf from '../dist/lib/harness';          // figures, tables, runs, stats
+ *   import * as nbk from '../dist/lib/report/notebook';  // sessions, configuration runs, peers, published numbers
+ *
+ * Each concept lives in its own file; this is only the list.
+ */
+export { NotebookSession, open, notebookResultsRoot, backendNotes, labelFigure } from './notebook-session';
+export type { SessionRun, NotebookSessionOptions } from './notebook-session';
+export {
+  runConfigurations, configurationExperiment, summaryRows, pairedRows, pairsAgainst, restrictRun, demoOverrides, notebookPreset, notebookRunsDir, envNumber,
+} from './notebook-runs';
+export type { Configuration, RunConfigurationsOptions, DemoPreset } from './notebook-runs';
+export {
+  ENGINE_MODES, loadPeerRetrievals, loadRetrieverModules, load2WikiShared, harnessRetrieverNames, harnessRetrievals, passagesIndex, recallTable, perQuestionFound, pairedFound, peersDir,
+} from './notebook-retrieval';
+export type { SystemRetrieval, RetrieverSpec } from './notebook-retrieval';
+export { PAPER_NUMBERS, SCIENCEQA_BUCKETS, paperNumbers, paperValue, paperLabel, paperSeries } from './paper-numbers';
+export type { PaperNumber, PaperId, PaperQuery } from './paper-numbers';
+export { dualAxisFigure, radarFigure, logScatterFigure, stackedBarFigure, pathGraphFigure } from './notebook-figures';
