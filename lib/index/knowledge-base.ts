@@ -83,7 +83,9 @@ export class EngineKnowledgeBase implements KnowledgeBase {
     // Type filters are applied after ranking, so ask for more candidates first.
     const want = opts.types ? Math.min(k * 4, KB_LIMITS.maxTopk * 4) : k;
     const r = await this.engine.search(query, { topk: want, mode: mode as RetrievalMode, docIds, queryVector: opts.queryVector, ...forced });
-    const hits = (opts.types ? r.hits.filter((h) => opts.types!.includes(h.kind)) : r.hits).slice(0, k).map((h, i) => ({ ...h, rank: i + 1 }));
+    // Without a type filter the engine's list is kept as it is: the k best plus, in hybrid+graph, the expansion
+    // hits it attaches to its anchors (the one-shot baselines pool them); a filter keeps the k best of that kind.
+    const hits = opts.types ? r.hits.filter((h) => opts.types!.includes(h.kind)).slice(0, k).map((h, i) => ({ ...h, rank: i + 1 })) : r.hits;
     return { query, retriever: mode, hits, docs: docScoresFromHits(hits), timings: { ...r.timings, totalMs: r.timings.roundMs + r.timings.embedMs } };
   }
 
