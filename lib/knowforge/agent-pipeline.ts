@@ -27,7 +27,7 @@ import { runSearch } from './tools/search';
 import { makeReadMedia } from './vision';
 
 /** Per-question bookkeeping shared by the stages. */
-interface QuestionState {
+export interface QuestionState {
   ctx: PipelineContext;
   s: AgentSettings;
   tools: KfToolContext;
@@ -115,17 +115,45 @@ function agentCounters(st: QuestionState): void {
   add(c, 'reads', st.tools.reads.length);
 }
 
-async function runQuestion(st: QuestionState): Promise<PipelineResult> {
+/** The retrieval side (stages 2-4): Locator (or P0), bridge judge and its searches, the pool they make. */
+export async function findEvidence(st: QuestionState): Promise<EvidencePool> {
   const { ctx, s } = st;
-  const q = ctx.question;
-  const kb = st.tools.kb;
-  const popts = poolOptions(s, kb);
+  const popts = poolOptions(s, st.tools.kb);
   await locate(st);
   let pool = mergePool('locator', st.tools.searches, popts, undefined, ctx.trace);
   if (s.judge) {
     await bridge(st, pool);
     pool = mergePool('bridge', st.tools.searches, popts, pool, ctx.trace);
   }
+  return pool;
+}
+
+/** The retrieval bookkeeping of the searches so far (firstSearch, every search, the final pool). */
+export function retrievalLog(st: QuestionState, pool: EvidencePool, notes: readonly string[]): NonNullable<PipelineResult['retrieval']> {
+  const first = st.tools.searches[0];
+  return {
+    firstSearch: (first?.hits ?? []).map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page, score: h.score })),
+    searches: st.tools.searches.map((x) => ({ query: x.query, by: x.by, hits: x.hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page })) })),
+    poolText: finalPoolText(pool, notes),
+    poolChars: pool.stats.chars,
+    poolTrimmed: pool.stats.trimmed,
+  };
+}
+
+/** A fresh question state: the tools over the question's knowledge-base view, with the vision stage. */
+export function questionState(ctx: PipelineContext, s: AgentSettings, name: string): QuestionState {
+  const q = ctx.question;
+  if (!ctx.kb) throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure an [index] in the experiment', { concerns: q.id });
+  const readMedia = makeReadMedia(ctx.model('vision'), ctx.kb, { questionId: q.id, signal: ctx.signal });
+  const tools = newToolContext(ctx.kb, { mode: s.retriever ?? s.mode, docIds: q.doc ? [q.doc] : undefined, searchBy: s.p0 ? 'p0' : 'locator', readMedia, trace: ctx.trace });
+  return { ctx, s, tools, stops: [], transcripts: [], counters: {}, t0: Date.now() };
+}
+
+async function runQuestion(st: QuestionState): Promise<PipelineResult> {
+  const { ctx, s } = st;
+  const q = ctx.question;
+  const kb = st.tools.kb;
+  const pool = await findEvidence(st);
   if (!s.p0 && s.reader && s.readerRounds > 0) {
     const readerTools = newToolContext(kb, { mode: st.tools.mode, docIds: st.tools.docIds, searchBy: 'reader', readMedia: st.tools.readMedia, trace: ctx.trace });
     await read(st, pool, readerTools);
@@ -141,17 +169,10 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
   const checked = await checkFormat(ctx.model('checker'), { question: q, convention: ctx.convention, answerText: synth.text }, ctx.signal);
   ctx.trace({ kind: 'checker', final: checked.final, changed: checked.changed, parseError: checked.parseError, raw: checked.response.text });
   ctx.trace({ kind: 'timing', firstEventMs: st.firstEventMs ?? answerStartMs, answerStartMs, totalMs: Date.now() - st.t0 });
-  const first = st.tools.searches[0];
   return {
     prediction: checked.text,
     finalAnswer: checked.final,
-    retrieval: {
-      firstSearch: (first?.hits ?? []).map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page, score: h.score })),
-      searches: st.tools.searches.map((x) => ({ query: x.query, by: x.by, hits: x.hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page })) })),
-      poolText: finalPoolText(pool, notes),
-      poolChars: pool.stats.chars,
-      poolTrimmed: pool.stats.trimmed,
-    },
+    retrieval: retrievalLog(st, pool, notes),
     counters: { ...st.counters, poolChars: pool.stats.chars, poolBlocks: pool.stats.blocks, synthCalls: 1, checkerCalls: 1, checkerRewrites: checked.changed ? 1 : 0, checkerParseErrors: checked.parseError ? 1 : 0 },
   };
 }
@@ -162,11 +183,7 @@ export function agentPipeline(name: string, description: string, s: AgentSetting
     description,
     needsIndex: true,
     async run(ctx: PipelineContext): Promise<PipelineResult> {
-      const q = ctx.question;
-      if (!ctx.kb) throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure an [index] in the experiment', { concerns: q.id });
-      const readMedia = makeReadMedia(ctx.model('vision'), ctx.kb, { questionId: q.id, signal: ctx.signal });
-      const tools = newToolContext(ctx.kb, { mode: s.retriever ?? s.mode, docIds: q.doc ? [q.doc] : undefined, searchBy: s.p0 ? 'p0' : 'locator', readMedia, trace: ctx.trace });
-      return runQuestion({ ctx, s, tools, stops: [], transcripts: [], counters: {}, t0: Date.now() });
+      return runQuestion(questionState(ctx, s, name));
     },
   };
 }

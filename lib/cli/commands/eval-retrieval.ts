@@ -26,6 +26,7 @@ import { KfError } from '../../util/errors';
 import { ensureWritableDir, fsError, JsonlWriter, writeJsonAtomic } from '../../util/fsx';
 import { gitInfo } from '../../util/git';
 import { modelsFor, progressPrinter } from './index-build';
+import { configRetrieval } from '../../knowforge/retrieval-side';
 
 export { MODES, DEFAULT_KS, loadBench, evaluateRetrieval } from '../../run/retrieval-eval';
 export type { RetrievalEvalRecord, RetrievalEvalSummary } from '../../run/retrieval-eval';
@@ -63,6 +64,7 @@ export const command: CommandSpec = {
     index: { type: 'string', description: 'index folder to use; built or updated there when absent or stale (default: a content-hash folder under .kf-cache/indexes)' },
     mode: { type: 'string', default: 'hybrid+graph', choices: MODES, description: 'retrieval mode' },
     retriever: { type: 'string', description: 'a registered retriever instead of --mode (kf eval retrieval --retriever list names them)' },
+    config: { type: 'string', description: 'an agent configuration (M5, P0, L4R4) or an experiment naming one: run its retrieval side (Locator, judge, bridge searches; offline policies unless an endpoint is configured); adds recallAll and docFound' },
     k: { type: 'string', default: DEFAULT_KS.join(','), validate: (v) => { const r = parseKs(v); return typeof r === 'string' ? r : undefined; }, description: 'cut-offs for R@k and allFound@k' },
     embedder: { type: 'string', default: 'fitted', choices: EMBEDDER_CHOICES, description: 'dense encoder when the index is built here' },
     offline: { type: 'boolean', description: 'build with no model (offline knowledge points and relations)' },
@@ -119,7 +121,8 @@ export const command: CommandSpec = {
           idx.retrieverFor(q); // refuses a question whose document is not in the index
           return kb.restrictedTo(q.doc ? [q.doc] : undefined).search(q.question, { k, mode });
         };
-        ({ summary } = await evaluateRetrieval(search, data, { mode, ks, limit: int(args, 'limit'), onRecord: (r) => w?.write(r) }));
+        if (str(args, 'config')) ({ summary } = await configRetrieval(str(args, 'config')!, idx, data, { ks, limit: int(args, 'limit'), onRecord: (r) => w?.write(r) }));
+        else ({ summary } = await evaluateRetrieval(search, data, { mode, ks, limit: int(args, 'limit'), onRecord: (r) => w?.write(r) }));
       } catch (e) {
         w?.close();
         if (tmpRec) fs.rmSync(tmpRec, { force: true });

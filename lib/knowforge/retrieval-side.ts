@@ -1,0 +1,129 @@
+/**
+ * The retrieval side of a KnowForge agent configuration, model-free or with an
+ * endpoint (`kf eval retrieval --config <experiment>`): per question, the
+ * Locator (or P0), the bridge judge and its follow-up searches run exactly as
+ * in the pipeline, nothing is read or answered, and the searches are scored:
+ * first-search R@k / allFound@k, R@all and doc found over every search
+ * (bridge included), answer visible in the pool.
+ */
+import type { BenchmarkData, Question } from '../bench/types';
+import { aggregateScores, goldUnits, retrievalScores } from '../eval/retrieval';
+import { EngineKnowledgeBase } from '../index/knowledge-base';
+import type { OpenIndex } from '../index/open';
+import type { ChatModel, Stage } from '../models/types';
+import { checkSettings, configuration } from '../pipeline/registry';
+import { loadExperiment } from '../run/config';
+import { createModelRouter } from '../models/router';
+import { registerOfflineHandlers } from '../offline-backend';
+import type { PipelineContext } from '../run/types';
+import { KfError } from '../util/errors';
+import { makeRng } from '../util/rng';
+import { AGENTS_FAMILY, type AgentSettings } from './agent-settings';
+import { findEvidence, questionState, retrievalLog } from './agent-pipeline';
+import { conventionFor } from './conventions';
+
+export interface PipelineRetrievalRecord {
+  id: string;
+  question: string;
+  gold: string[];
+  excluded: boolean;
+  scores: Record<string, number> | null;
+  searches: { query: string; by: string; docs: string[] }[];
+}
+
+export interface PipelineRetrievalOptions {
+  /** Configuration name (M5, P0, L4R4...) and its experiment settings (pipeline.settings + caps). */
+  config: string;
+  settings?: Record<string, unknown>;
+  caps?: Record<string, unknown>;
+  models: { forStage(stage: Stage): ChatModel };
+  ks: number[];
+  limit?: number;
+  concurrency?: number;
+  onRecord?(r: PipelineRetrievalRecord): void;
+}
+
+/** Validate that the configuration is an agent configuration; its parsed settings. */
+export function agentSettingsOf(config: string, layers: { settings?: Record<string, unknown>; caps?: Record<string, unknown> }): AgentSettings {
+  const r = checkSettings(config, layers);
+  if (r.ok === 'unknown') throw new KfError('pipeline_unknown', `no configuration named ${config}`, 'name a configuration of lib/knowforge/configurations.ts (M5, P0, L4R4...)', { concerns: config });
+  if (r.ok === false) throw new KfError('bad_setting', `configuration ${config}: ${r.problem.field} ${r.problem.problem}`, r.problem.hint, { concerns: r.problem.field });
+  if (r.configuration.family !== AGENTS_FAMILY) {
+    throw new KfError('not_agent_config', `configuration ${config} is of family ${r.configuration.family}, not ${AGENTS_FAMILY}`, 'use --mode for one-shot retrieval, or name an agent configuration (M5, P0...)', { concerns: config });
+  }
+  return r.settings as AgentSettings;
+}
+
+async function oneQuestion(idx: OpenIndex, q: Question, s: AgentSettings, opts: PipelineRetrievalOptions, level: 'document' | 'page'): Promise<PipelineRetrievalRecord> {
+  const gold = goldUnits(q, level);
+  if (!gold.length) return { id: q.id, question: q.question, gold, excluded: true, scores: null, searches: [] };
+  const kb = new EngineKnowledgeBase(idx.engine, { id: idx.dir, docTitle: (d) => idx.docTitle(d), docIds: q.doc ? [q.doc] : undefined });
+  const model = (stage: Stage): ChatModel => {
+    const m = opts.models.forStage(stage);
+    return { id: m.id, backend: m.backend, chat: (req, sig) => m.chat({ ...req, questionId: req.questionId ?? q.id }, sig) };
+  };
+  const ctx: PipelineContext = {
+    question: q, model, kb, convention: conventionFor(q.benchmark), settings: s as unknown as Record<string, unknown>, rng: makeRng(`0/${q.id}`), signal: new AbortController().signal, trace: () => {},
+  };
+  const st = questionState(ctx, s, opts.config);
+  const pool = await findEvidence(st);
+  const scores = retrievalScores(q, retrievalLog(st, pool, []), { ks: opts.ks, level });
+  return { id: q.id, question: q.question, gold, excluded: !scores, scores, searches: st.tools.searches.map((x) => ({ query: x.query, by: x.by, docs: [...new Set(x.hits.map((h) => h.docId))] })) };
+}
+
+/** Run the retrieval side over the questions (bounded concurrency, records in question order). */
+export async function evaluatePipelineRetrieval(idx: OpenIndex, data: BenchmarkData, opts: PipelineRetrievalOptions) {
+  const s = agentSettingsOf(opts.config, { settings: opts.settings, caps: opts.caps });
+  const qs = opts.limit ? data.questions.slice(0, opts.limit) : data.questions;
+  const records: PipelineRetrievalRecord[] = new Array(qs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < qs.length) {
+      const i = next++;
+      records[i] = await oneQuestion(idx, qs[i], s, opts, data.recallLevel);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, worker));
+  for (const r of records) opts.onRecord?.(r);
+  const agg = aggregateScores(records.map((r) => r.scores));
+  const round = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1e4) / 1e4);
+  const recall: Record<string, number> = {};
+  const allFound: Record<string, number> = {};
+  for (const k of opts.ks) {
+    recall[String(k)] = round(agg.mean[`R@${k}`]) ?? 0;
+    allFound[String(k)] = round(agg.mean[`allFound@${k}`]) ?? 0;
+  }
+  const searches = records.reduce((n, r) => n + r.searches.length, 0);
+  const bridge = records.reduce((n, r) => n + r.searches.filter((x) => x.by === 'bridge').length, 0);
+  const summary = {
+    n: agg.n, excluded: qs.length - agg.n, recall, allFound, recallAll: round(agg.mean['R@all']) ?? 0, docFound: round(agg.mean.docFound) ?? 0,
+    ...(agg.count.answerVisible ? { answerVisible: round(agg.mean.answerVisible) } : {}),
+    bench: data.name, mode: `pipeline:${opts.config}`, config: opts.config, level: data.recallLevel, ks: opts.ks, topk: s.topk,
+    searchesPerQuestion: round(searches / Math.max(1, qs.length)), bridgeSearchesPerQuestion: round(bridge / Math.max(1, qs.length)),
+  };
+  return { summary, records };
+}
+
+/**
+ * `kf eval retrieval --config <ref>`: ref = a configuration name (M5, P0, L4R4) or an experiment
+ * (file or name under experiments/) whose pipeline is an agent configuration; its [models] are used
+ * (offline policies unless an endpoint is configured).
+ */
+export async function configRetrieval(ref: string, idx: OpenIndex, data: BenchmarkData, opts: { ks: number[]; limit?: number; onRecord?(r: PipelineRetrievalRecord): void }) {
+  let config = ref;
+  let layers: { settings?: Record<string, unknown>; caps?: Record<string, unknown> } = {};
+  let modelsConfig = {};
+  if (!configuration(ref)) {
+    const exp = loadExperiment(ref);
+    config = exp.config.pipeline.name;
+    layers = { settings: exp.config.pipeline.settings, caps: exp.config.caps };
+    modelsConfig = exp.config.models;
+  }
+  registerOfflineHandlers();
+  const router = createModelRouter(modelsConfig, { cacheMode: 'off' });
+  try {
+    return await evaluatePipelineRetrieval(idx, data, { config, ...layers, models: router, ks: opts.ks, limit: opts.limit, onRecord: opts.onRecord });
+  } finally {
+    await router.close();
+  }
+}
