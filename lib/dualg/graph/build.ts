@@ -90,9 +90,9 @@ class GraphBuilder {
     else list.push({ doc, weight });
   }
 
-  triple(head: number, rel: number, tail: number, doc: number, weight: number, context?: string): void {
+  triple(head: number, rel: number, tail: number, doc: number, weight: number, context?: string, lead?: string): void {
     if (head === tail) return;
-    this.g.triples.push({ head, rel, tail, doc, weight, ...(context ? { context } : {}) });
+    this.g.triples.push({ head, rel, tail, doc, weight, ...(context ? { context } : {}), ...(lead ? { lead } : {}) });
   }
 }
 
@@ -111,7 +111,27 @@ function addTitles(b: GraphBuilder, source: GraphSource): NameMatcher {
       matcher.add(k);
     }
   }
+  // Opening names come second: they never take a name that is some document's title or title variant.
+  b.g.docs.forEach((d) => {
+    const lead = d.titleEntity >= 0 ? leadName(source.fragmentsOf(d.id)[0]?.text ?? '') : undefined;
+    if (!lead || b.g.aliases.has(lead)) return;
+    b.alias(lead, d.titleEntity);
+    matcher.add(lead);
+  });
   return matcher;
+}
+
+/**
+ * The name a passage opens with, a redirect-like alias of its title: "Frederick Barbarossa (1122 - 1190)
+ * ..." under the title "Frederick I, Holy Roman Emperor". Only a capitalised phrase of two words or more
+ * at the very start, followed by "(", "," or a verb ("was", "is").
+ */
+export function leadName(text: string): string | undefined {
+  const first = sentences(text.slice(0, 400))[0] ?? '';
+  const m = /^((?:[\p{Lu}][\p{L}'’.-]*)(?:\s+(?:of|de|von|van|the|[\p{Lu}][\p{L}'’.-]*)){1,5})\s*(?:\(|,|\b(?:was|is|were|are)\b)/u.exec(first);
+  if (!m) return undefined;
+  const key = nameKey(m[1]);
+  return key.includes(' ') && !skipKey(key) ? key : undefined;
 }
 
 function docStems(frags: Fragment[]): string[] {
@@ -128,16 +148,18 @@ function addDocumentText(b: GraphBuilder, doc: number, frags: Fragment[], titles
     for (const s of sentences(text)) {
       const x = extractSentence(s, titles);
       const ids = new Map<string, number>();
+      const leads = new Map<number, string>();
       for (const n of x.names) {
         const id = b.entity(n.key, n.surface, n.title ? 'title' : 'text');
         ids.set(n.key, id);
+        if (!leads.has(id)) leads.set(id, n.lead ?? '');
         b.occurs(id, doc, 0.5);
         if (!n.title) for (const inner of titles.scan(n.surface, { requireCapital: true, skip: skipKey })) {
           if (inner.key !== n.key) b.triple(id, REL_PART_OF, b.g.aliases.get(inner.key)![0], doc, 1);
         }
       }
       const ctx = x.context.join(' ');
-      if (self >= 0) for (const id of new Set(ids.values())) b.triple(self, REL_MENTIONS, id, doc, 1, ctx);
+      if (self >= 0) for (const id of new Set(ids.values())) b.triple(self, REL_MENTIONS, id, doc, 1, ctx, leads.get(id));
       for (const t of x.triples) b.triple(ids.get(t.head)!, b.relation(t.relation), ids.get(t.tail)!, doc, 1, ctx);
       for (const [h, t] of x.cooccurs) b.triple(ids.get(h)!, REL_COOCCURS, ids.get(t)!, doc, 0.5, ctx);
     }

@@ -18,6 +18,11 @@ export interface SentenceName {
   end: number;
   /** Matched against the title dictionary (true) or a capitalised phrase (false). */
   title: boolean;
+  /**
+   * Stemmed words leading up to the name since the previous one ("originally performed by" before
+   * "Roger Miller"); a name in a list ("son of A and B") shares the lead of the list's first name.
+   */
+  lead?: string;
 }
 
 export interface SentenceTriple {
@@ -35,9 +40,9 @@ export interface SentenceExtraction {
   context: string[];
 }
 
-/** Keys that are never names on their own: stop words and bare numbers. */
+/** Keys that are never names on their own: only stop words and numbers ("What is?", "1990"). */
 export function skipKey(key: string): boolean {
-  return !key || STOPWORDS.has(key) || /^\d+$/.test(key) || key.length < 2;
+  return !key || key.length < 2 || /^\d+$/.test(key) || key.split(' ').every((w) => STOPWORDS.has(w) || /^\d+$/.test(w));
 }
 
 const MAX_PAIR_NAMES = 8;
@@ -71,6 +76,14 @@ export function extractSentence(sentence: string, titles: NameMatcher): Sentence
     .map((m) => ({ key: m.key, surface: sentence.slice(m.start, m.end), start: m.start, end: m.end, title: true }));
   const names = [...matched, ...capitalisedNames(sentence, matched)].sort((a, b) => a.start - b.start);
   const inName = (t: WordToken) => names.some((n) => t.start >= n.start && t.end <= n.end);
+  let prevEnd = 0;
+  let prevLead = '';
+  for (const n of names) {
+    const lead = relationPhrase(toks.filter((t) => t.start >= prevEnd && t.end <= n.start));
+    n.lead = lead || prevLead;
+    prevLead = n.lead;
+    prevEnd = n.end;
+  }
   const context = [...new Set(toks.filter((t) => !inName(t) && !STOPWORDS.has(t.norm) && !/^\d+$/.test(t.norm)).map((t) => stem(t.norm)))];
   const triples: SentenceTriple[] = [];
   const cooccurs: [string, string][] = [];

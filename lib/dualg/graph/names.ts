@@ -52,7 +52,7 @@ export function nameKey(name: string): string {
 
 /**
  * Surface variants of a passage title (aliases): "Lilu (mythology)" -> "Lilu";
- * "Lambert, Margrave of Tuscany" -> "Lambert"; "The Beatles" -> "Beatles";
+ * "John Ernest, Duke of Saxe-Eisenach" -> "John Ernest"; "The Beatles" -> "Beatles";
  * "J. R. R. Tolkien" -> "JRR Tolkien". Returns keys, the full key first.
  */
 export function titleVariants(title: string): string[] {
@@ -64,8 +64,9 @@ export function titleVariants(title: string): string[] {
   add(title);
   const noParen = title.replace(/\s*\([^)]*\)\s*/g, ' ').trim();
   if (noParen !== title) add(noParen);
+  // "X, Duke of Y" -> "X" only when X has two words or more: "Frederick, Count of Verdun" must not own every "Frederick".
   const comma = noParen.indexOf(',');
-  if (comma > 0) add(noParen.slice(0, comma));
+  if (comma > 0 && nameKey(noParen.slice(0, comma)).includes(' ')) add(noParen.slice(0, comma));
   // Initials written together: "J. R. R. Tolkien" -> "jrr tolkien".
   const words = nameKey(noParen).split(' ');
   let i = 0;

@@ -34,6 +34,8 @@ export interface MacroTriple {
   weight: number;
   /** Stemmed content words of the sentence the triple was read from (without the two names). */
   context?: string;
+  /** Stemmed words leading up to the tail name in that sentence (mention edges). */
+  lead?: string;
 }
 
 /** A micro fact (u, r, v, asset): a table cell (row entity, column, cell) or an image detail. */

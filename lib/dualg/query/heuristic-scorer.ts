@@ -13,10 +13,10 @@
  *     relation words among its own words (which of the bridges answers "died").
  * Scores are comparable across documents of one query only.
  */
-import { stem } from '../../util/text-rules';
 import type { EvidencePath } from '../../pipeline/ranked-evidence';
 import { REL_EQUIVALENT, REL_PART_OF } from '../graph/types';
 import type { GraphView } from './graph-view';
+import { relationShare, type RelationWord } from './relation-words';
 
 export interface HeuristicSettings {
   mention: number;
@@ -24,11 +24,13 @@ export interface HeuristicSettings {
   bridge: number;
   context: number;
   lexical: number;
+  /** Share of the smaller of (direct, bridge) added when a document is both. */
+  both: number;
   /** How many direct documents pass scores on. */
   fanout: number;
 }
 
-export const HEURISTIC_DEFAULTS: HeuristicSettings = { mention: 0.5, equivalent: 0.8, bridge: 0.6, context: 1, lexical: 0.3, fanout: 8 };
+export const HEURISTIC_DEFAULTS: HeuristicSettings = { mention: 0.5, equivalent: 0.8, bridge: 0.45, context: 1, both: 0.25, lexical: 0.3, fanout: 8 };
 
 export interface SeedInput {
   entity: number;
@@ -57,18 +59,17 @@ function expandSeeds(view: GraphView, seeds: SeedInput[], factor: number): Map<n
   return out;
 }
 
-function share(words: Set<string>, have: (w: string) => boolean): number {
-  if (!words.size) return 0;
-  let n = 0;
-  for (const w of words) if (have(w)) n++;
-  return n / words.size;
+
+/** How well a mention's words fit the question's relation words: its lead words count fully, the rest of its sentence half. */
+function contextMatch(relWords: RelationWord[], lead: string | undefined, context: string | undefined): number {
+  if (!relWords.length) return 0;
+  const near = new Set(lead ? lead.split(' ') : []);
+  const far = new Set(context ? context.split(' ') : []);
+  return Math.max(relationShare(relWords, (w) => near.has(w)), 0.5 * relationShare(relWords, (w) => far.has(w)));
 }
 
-export function relationStems(words: string[]): Set<string> {
-  return new Set(words.filter((w) => w.length > 2).map(stem));
-}
 
-export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: Set<string>, s: HeuristicSettings = HEURISTIC_DEFAULTS): GraphScores {
+export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: RelationWord[], s: HeuristicSettings = HEURISTIC_DEFAULTS): GraphScores {
   const g = view.g;
   const direct = new Map<number, number>();
   const via = new Map<number, number>();
@@ -86,12 +87,13 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: S
   for (const [d, sd] of top) {
     for (const ti of view.docMentions[d]) {
       const t = g.triples[ti];
-      const ctx = t.context ? new Set(t.context.split(' ')) : new Set<string>();
-      const link = sd * s.bridge * (1 + s.context * share(relWords, (w) => ctx.has(w)));
+      const link = sd * s.bridge * (1 + s.context * contextMatch(relWords, t.lead, t.context));
       for (const d2 of view.titleDocsOf[t.tail]) {
         if (d2 === d) continue;
-        if ((docScores.get(d2) ?? 0) < link + (direct.get(d2) ?? 0)) {
-          docScores.set(d2, link + (direct.get(d2) ?? 0));
+        const own = direct.get(d2) ?? 0;
+        const combined = Math.max(own, link) + s.both * Math.min(own, link);
+        if ((docScores.get(d2) ?? 0) < combined) {
+          docScores.set(d2, combined);
           nodeScores.set(t.tail, Math.max(nodeScores.get(t.tail) ?? 0, link));
           paths.push(bridgePath(view, via.get(d) ?? t.head, d, t.tail, d2, link));
         }
@@ -100,7 +102,7 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: S
   }
   for (const [d, v] of docScores) {
     const stems = view.docStems(d);
-    docScores.set(d, v + s.lexical * share(relWords, (w) => stems.has(w)));
+    docScores.set(d, v + s.lexical * relationShare(relWords, (w) => stems.has(w)));
   }
   return { docScores, nodeScores, paths: topPaths(paths) };
 }

@@ -52,10 +52,3 @@ export function linkQuery(view: GraphView, question: string): LinkResult {
   const seeds = [...byEntity.values()].sort((a, b) => b.weight - a.weight || a.entity - b.entity);
   return { seeds, covered };
 }
-
-/** Content words of the question outside the linked names (they carry the relation asked about). */
-export function relationTokens(question: string, covered: Set<number>): string[] {
-  return wordTokens(question)
-    .filter((_, i) => !covered.has(i))
-    .map((t) => t.norm);
-}

@@ -1,0 +1,77 @@
+/**
+ * The words of a question that carry the relation it asks about ("mother",
+ * "directed", "performer"), weighted by closeness to the linked names: in "the
+ * child of the performer of song X" the hop out of X is "performer", so it
+ * weighs more than "child". A type noun right before a name ("song X", "film X")
+ * says what X is, not how to leave it, and is dropped. Each word may carry
+ * alternatives from a small relation lexicon (kinship and credits: a passage
+ * says "son of" where the question says "mother"); the lexicon is a setting so
+ * its effect is measurable (off: `lexicon: false`).
+ */
+import { STOPWORDS, stem } from '../../util/text-rules';
+import { wordTokens } from '../graph/names';
+
+export interface RelationWord {
+  /** The word's stem first, then lexicon alternatives. */
+  stems: string[];
+  weight: number;
+}
+
+const QUESTION_WORDS = new Set(['what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how', 'did', 'does', 'do']);
+const TYPE_NOUNS = new Set(['film', 'movie', 'song', 'album', 'book', 'novel', 'band', 'series', 'show', 'company', 'single', 'play', 'game', 'magazine', 'newspaper', 'episode', 'opera']);
+
+/** Relation word -> words a passage uses for it (stems are taken after lookup). */
+const LEXICON: Record<string, string[]> = {
+  mother: ['son', 'daughter', 'child', 'born', 'parent'],
+  father: ['son', 'daughter', 'child', 'born', 'parent'],
+  parent: ['son', 'daughter', 'child', 'born', 'mother', 'father'],
+  grandfather: ['father', 'son', 'grandson'],
+  grandmother: ['mother', 'son', 'daughter', 'granddaughter'],
+  child: ['son', 'daughter', 'father', 'mother', 'children'],
+  son: ['father', 'mother', 'child', 'children'],
+  daughter: ['father', 'mother', 'child', 'children'],
+  husband: ['married', 'wife', 'marriage', 'consort', 'queen', 'spouse'],
+  wife: ['married', 'husband', 'marriage', 'consort', 'king', 'spouse'],
+  spouse: ['married', 'husband', 'wife', 'marriage'],
+  director: ['directed', 'direct'],
+  composer: ['music', 'score', 'composed'],
+  performer: ['performed', 'sung', 'recorded', 'singer', 'artist', 'by'],
+  producer: ['produced'],
+  writer: ['written', 'wrote', 'author', 'screenplay'],
+  author: ['written', 'wrote', 'writer'],
+  founder: ['founded', 'established'],
+};
+
+/** Relation words of a question: content words outside the linked names (`covered` word positions). */
+export function relationWords(question: string, covered: Set<number>, opts: { lexicon?: boolean } = {}): RelationWord[] {
+  const toks = wordTokens(question);
+  const picked: { norm: string; distance: number }[] = [];
+  toks.forEach((t, i) => {
+    if (covered.has(i) || STOPWORDS.has(t.norm) || QUESTION_WORDS.has(t.norm) || /^\d+$/.test(t.norm) || t.norm.length < 3) return;
+    const next = toks[i + 1]?.norm === 'the' ? i + 2 : i + 1;
+    if ((TYPE_NOUNS.has(t.norm) || TYPE_NOUNS.has(t.norm.replace(/s$/, ''))) && covered.has(next)) return;
+    // "father-in-law": "in" and "law" qualify the kinship word, they are not relation words of their own.
+    if (t.norm === 'law' && toks[i - 1]?.norm === 'in') return;
+    let distance = toks.length;
+    for (const c of covered) distance = Math.min(distance, Math.abs(c - i));
+    picked.push({ norm: t.norm, distance });
+  });
+  const raw = picked.map((p) => 1 / (1 + 0.5 * Math.max(0, countContentBetween(p.distance))));
+  const total = raw.reduce((a, b) => a + b, 0) || 1;
+  return picked.map((p, i) => {
+    const base = p.norm;
+    const alts = opts.lexicon === false ? [] : (LEXICON[base] ?? LEXICON[base.replace(/s$/, '')] ?? []);
+    return { stems: [...new Set([stem(p.norm), ...alts.map(stem)])], weight: raw[i] / total };
+  });
+}
+
+function countContentBetween(distance: number): number {
+  return distance - 1;
+}
+
+/** Weighted share of the relation words present in a set of stems. */
+export function relationShare(words: RelationWord[], has: (stem: string) => boolean): number {
+  let s = 0;
+  for (const w of words) if (w.stems.some(has)) s += w.weight;
+  return s;
+}
