@@ -1,5 +1,5 @@
 /**
- * How well does the OFFLINE synthesizer (lib/models/offline/synth.ts) + checker
+ * How well does the OFFLINE synthesizer (lib/knowforge/offline/synth.ts) + checker
  * read the evidence it is given? A measurement tool for whoever works on the
  * offline policies. Numbers are offline: not model results.
  *
@@ -36,10 +36,11 @@ import { answerVisible } from '../lib/eval/retrieval';
 import { conventionFor } from '../lib/knowforge/conventions';
 import { formatFinalValue } from '../lib/knowforge/final-answer';
 import { createModelRouter } from '../lib/models/router';
-import { checkFinal } from '../lib/models/offline/checker';
-import { extractAnswer, synthReply } from '../lib/models/offline/synth';
-import { explainRead } from '../lib/models/offline/reader';
-import type { SynthTask } from '../lib/models/offline/tasks';
+import { registerOfflineHandlers } from '../lib/offline-backend';
+import { checkFinal } from '../lib/knowforge/offline/checker';
+import { extractAnswer, synthReply } from '../lib/knowforge/offline/synth';
+import { explainRead } from '../lib/knowforge/offline/reader';
+import type { SynthTask } from '../lib/knowforge/offline/tasks';
 import type { ChatModel, Stage } from '../lib/models/types';
 import { experimentFromObject, expandPath, loadExperiment, type ResolvedExperiment } from '../lib/run/config';
 import { loadConfiguredBenchmark } from '../lib/run/questions';
@@ -90,6 +91,7 @@ function experimentFor(args: { experiment?: string; benchmark?: string; pipeline
 function tappingRouter(exp: ResolvedExperiment, runId: string, onSynth: (questionId: string, task: SynthTask) => void): RunnerRouter {
   const models = exp.config.models;
   const cacheFile = models.cache?.file ? expandPath(models.cache.file) : undefined;
+  registerOfflineHandlers();
   const inner = createModelRouter({ ...models, cache: models.cache ? { ...models.cache, file: cacheFile } : undefined }, { runId, cacheFile });
   return {
     describe: () => inner.describe(),

@@ -8,7 +8,7 @@
  * `describedBy` records which path produced `text`.
  */
 import { loadPrompt } from '../util/prompts';
-import type { CaptionTask } from '../models/offline/tasks';
+import type { CaptionTask } from './offline/tasks';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Fragment } from './types';

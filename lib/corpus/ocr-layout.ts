@@ -10,7 +10,7 @@
  * category labels (years, names) with numeric labels above it, each value
  * horizontally aligned with exactly one category. Such a chart adds explicit
  * "<category>: <value>" lines (in category order) to the plain rows, which the
- * offline reader (lib/models/offline/evidence.ts chartSeries) reads as a series.
+ * offline reader (lib/knowforge/offline/evidence.ts chartSeries) reads as a series.
  *
  * Columns: rows are built per region. A region is a tesseract paragraph, and
  * sparse paragraphs (labels, numbers, table cells: few words per line) that
@@ -26,7 +26,7 @@
  *
  * Pure geometry: no OCR, no file access (the unit tests feed synthetic boxes).
  * Both OCR paths use it: lib/corpus/ocr.ts (index time) and
- * lib/models/offline/ocr.ts (the offline vision role).
+ * lib/corpus/offline/ocr-service.ts (the offline vision and caption roles).
  */
 
 export type Box = [number, number, number, number];

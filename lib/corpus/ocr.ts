@@ -4,7 +4,7 @@
  * ~5 s per dense page, the machine has 2 cores) and a cache on disk keyed by
  * the sha256 of the PNG, so rebuilding an index re-reads nothing.
  *
- * Recognition (recognizePage, shared with lib/models/offline/ocr.ts): one pass
+ * Recognition (recognizePage, shared with lib/corpus/offline/ocr-service.ts): one pass
  * in tesseract's default page mode, plus a sparse-text pass for numbers only
  * on images where a chart axis lacks value labels (about 6% of the images of
  * the MMLongBench-Doc dev PDFs; see ocr-layout.ts wantsSparseNumbers).
@@ -67,7 +67,7 @@ export interface OcrTextBlock {
 // recognised again: the first pass of the record is still what this version computes.
 const CACHE_VERSION = 'tess7-eng-best_int-lstm-psm3-v1';
 
-/** The part of a tesseract.js worker used here (the pool's workers and lib/models/offline/ocr.ts's). */
+/** The part of a tesseract.js worker used here (the pool's workers and lib/corpus/offline/ocr-service.ts's). */
 export interface OcrEngine {
   recognize(image: Buffer, options?: Record<string, unknown>, output?: Record<string, unknown>): Promise<{ data: unknown }>;
   setParameters?(params: Record<string, unknown>): Promise<unknown>;

@@ -5,7 +5,7 @@
  *
  * Two paths, one output shape:
  * - LLM (stage 'extraction'): fragments are sent in small batches; the reply is
- *   `{"points": [{"title", "summary", "fragment_id"}]}` (lib/models/offline/tasks.ts),
+ *   `{"points": [{"title", "summary", "fragment_id"}]}` (lib/index/offline/tasks.ts),
  *   parsed tolerantly (fences, prose around it, trailing commas, truncation).
  *   A malformed reply or a failed call is RECORDED as an issue and the batch
  *   falls back to offline points, so one bad reply never loses a fragment.
@@ -18,8 +18,8 @@
 import { fillPrompt } from '../util/prompts';
 import type { Fragment } from '../corpus/types';
 import type { ChatModel, ChatResponse } from '../models/types';
-import type { ExtractionTask } from '../models/offline/tasks';
-import { extractPoints } from '../models/offline/index-roles';
+import type { ExtractionTask } from './offline/tasks';
+import { extractPoints } from './offline/knowledge-points';
 import { findJsonObject } from '../models/json-repair';
 import { errorMessage } from '../util/errors';
 import type { KnowledgePoint } from './types';

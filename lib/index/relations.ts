@@ -17,7 +17,7 @@
 import { loadPrompt } from '../util/prompts';
 import { HierarchicalNSW } from 'hnswlib-node';
 import type { ChatModel, ChatResponse } from '../models/types';
-import type { RelationsTask } from '../models/offline/tasks';
+import type { RelationsTask } from './offline/tasks';
 import { findJsonObject } from '../models/json-repair';
 import { errorMessage } from '../util/errors';
 import { sha256 } from '../util/hash';

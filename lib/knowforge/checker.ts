@@ -9,7 +9,7 @@
  */
 import type { Question } from '../bench/types';
 import type { ChatModel, ChatResponse } from '../models/types';
-import type { CheckerTask } from '../models/offline/tasks';
+import type { CheckerTask } from './offline/tasks';
 import { findJsonObject } from '../models/json-repair';
 import type { Convention } from '../run/types';
 import { findFinalAnswer, formatFinalValue, replaceFinalAnswer } from './final-answer';

@@ -9,7 +9,7 @@
  */
 import type { Question } from '../bench/types';
 import type { ChatMessage, ChatModel, ChatResponse } from '../models/types';
-import type { Material, SynthTask } from '../models/offline/tasks';
+import type { Material, SynthTask } from './offline/tasks';
 import type { Convention } from '../run/types';
 import { guardrail, ruleParagraph } from './conventions';
 import { findFinalAnswer } from './final-answer';

@@ -7,7 +7,6 @@
  * or after `init()` (one probe call, cached like any other text).
  */
 import type OpenAI from 'openai';
-import type { Embedder } from '../index/types';
 import { KfError, isKfError } from '../util/errors';
 import { sha256 } from '../util/hash';
 import type { ModelCache } from './cache';
@@ -17,6 +16,7 @@ import type { Ledger } from './ledger';
 import { guardedAttempt, makeClient } from './openai-provider';
 import { retryCall, type RetryPolicy } from './retry';
 import type { Semaphore } from './semaphore';
+import type { Embedder } from './types';
 
 export interface EmbedderDeps {
   env?: NodeJS.ProcessEnv;

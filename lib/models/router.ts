@@ -10,7 +10,6 @@
  *   manifest.models = router.describe(); manifest.ledger = router.ledger.toJSON();
  *   await router.close();
  */
-import type { Embedder } from '../index/types';
 import { KfError } from '../util/errors';
 import { defaultCacheFile, ModelCache } from './cache';
 import type { AttemptError } from './call-error';
@@ -18,12 +17,11 @@ import { CACHE_MODES, normalizeModelsConfig, resolveStage, type CacheMode, type 
 import { OpenAIEmbedder } from './embeddings';
 import { Ledger } from './ledger';
 import { withCache, withLedger, withRetries } from './middleware';
-import { OcrService } from './offline/ocr';
-import { OfflineModel } from './offline/offline-model';
+import { InProcessModel, InProcessResources, type Closable } from './in-process';
 import { OpenAIChatProvider } from './openai-provider';
 import { defaultRetryPolicy, type RetryPolicy } from './retry';
 import { Semaphore } from './semaphore';
-import { STAGES, type AgentProtocol, type Backend, type ChatModel, type Stage } from './types';
+import { STAGES, type AgentProtocol, type Backend, type ChatModel, type Embedder, type Stage } from './types';
 
 /** One stage's route as printed by `kf models` and written into manifests. Never holds the key. */
 export interface StageRoute {
@@ -74,8 +72,11 @@ export interface RouterOptions {
   /** Retry tuning and test hooks (jitter source, sleep). */
   retry?: Partial<Omit<RetryPolicy, 'maxAttempts'>> & { seed?: string | number };
   onRetry?: (info: { stage: string; attempt: number; delayMs: number; error: AttemptError }) => void;
-  /** OCR for the offline vision/caption roles (default: one tesseract worker, created on first use). */
-  ocr?: OcrService;
+  /**
+   * Services for the in-process (offline) handlers, by name (e.g. `{ ocr }` for the vision/caption roles); used, never
+   * closed here. Default: each handler creates what it needs on first use, and the router closes it.
+   */
+  resources?: Record<string, Closable>;
 }
 
 export function createModelRouter(config: ModelsConfig = {}, opts: RouterOptions = {}): ModelRouter {
@@ -93,8 +94,7 @@ export function createModelRouter(config: ModelsConfig = {}, opts: RouterOptions
   const cacheMode: CacheMode = opts.cacheMode ?? experiment.cache?.mode ?? defaults?.cache?.mode ?? (envMode || undefined) ?? (fileGiven ? 'read-write' : 'off');
   const cacheFile = cacheMode === 'off' ? fileGiven : (fileGiven ?? defaultCacheFile());
   const cache = cacheMode !== 'off' && cacheFile ? ModelCache.open(cacheFile, { create: cacheMode !== 'replay-only' }) : undefined;
-  const ocr = opts.ocr ?? new OcrService({ cache });
-  const ownsOcr = !opts.ocr;
+  const resources = new InProcessResources(cache, opts.resources);
 
   const resolved = new Map<string, ResolvedEndpoint>();
   const resolve = (stage: string): ResolvedEndpoint => {
@@ -128,7 +128,7 @@ export function createModelRouter(config: ModelsConfig = {}, opts: RouterOptions
     if (m) return m;
     const r = resolve(stage);
     if (r.backend === 'offline') {
-      m = withLedger(new OfflineModel(stage, { ocr }), ledger, opts.runId);
+      m = withLedger(new InProcessModel(stage, resources), ledger, opts.runId);
     } else {
       const provider = new OpenAIChatProvider(r, { env, fetch: opts.fetch });
       const retrying = withRetries(provider, r, { policy, semaphore: semaphoreFor(r), onRetry: opts.onRetry });
@@ -178,7 +178,7 @@ export function createModelRouter(config: ModelsConfig = {}, opts: RouterOptions
     async close() {
       if (closed) return;
       closed = true;
-      if (ownsOcr) await ocr.close();
+      await resources.close();
       cache?.close();
     },
   };

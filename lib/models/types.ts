@@ -86,3 +86,12 @@ export interface ChatModel {
   readonly backend: Backend;
   chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResponse>;
 }
+
+/** Dense text encoder. Implementations: OpenAI-compatible /embeddings, offline GloVe-SIF / corpus-fitted, tiny hashing one for unit tests. */
+export interface Embedder {
+  /** Stable id (goes into index manifests and caches): e.g. `openai:text-embedding-3-small`, `glove-sif-100d`, `hash-64`. */
+  readonly id: string;
+  readonly dim: number;
+  /** Unit-normalised vectors, one per input, same order. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+}

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { OcrPool, ocrText, type OcrPage } from '../../lib/corpus/ocr';
-import { OCR_ENGINE, OcrService } from '../../lib/models/offline/ocr';
+import { OCR_ENGINE, OcrService } from '../../lib/corpus/offline/ocr-service';
 import { ModelCache } from '../../lib/models/cache';
 import { sha256 } from '../../lib/util/hash';
 

@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { OcrPool, ocrBlocks, type OcrPage } from '../../lib/corpus/ocr';
-import { chartSeries } from '../../lib/models/offline/evidence';
+import { chartSeries } from '../../lib/knowforge/offline/evidence';
 import { repoRoot } from '../../lib/util/paths';
 
 const NUM = /^[$€£]?-?\d[\d,]*(?:\.\d+)?%?$/;

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findCharts, groupRows, ocrLayout, rowCells, wantsSparseNumbers, type Box, type LayoutWord } from '../../lib/corpus/ocr-layout';
 import { ocrBlocks, ocrText, type OcrPage } from '../../lib/corpus/ocr';
-import { chartSeries } from '../../lib/models/offline/evidence';
+import { chartSeries } from '../../lib/knowforge/offline/evidence';
 
 /** A word of `h` px height, 14 px per character wide unless `x1` is given. */
 function w(text: string, x0: number, y0: number, h = 20, conf = 95, x1?: number): LayoutWord {

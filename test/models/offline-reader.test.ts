@@ -1,5 +1,5 @@
 /**
- * The offline extractive reader (lib/models/offline/{question,evidence,reader}.ts)
+ * The offline extractive reader (lib/knowforge/offline/{question,evidence,reader}.ts)
  * on small hand-made materials: question analysis, evidence facts (attribute
  * tables, OCR key-value cards, chart series), table rows by year, chart
  * labels, a bridge over two blocks, three-hop chains, comparisons, yes/no,
@@ -8,14 +8,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkFinal, lastFinalAnswer } from '../../lib/models/offline/checker';
-import { visionReply } from '../../lib/models/offline/vision';
-import { buildEvidence, chartSeries, keyValuePairs, mentionStrength, sameName, swallowedRow } from '../../lib/models/offline/evidence';
-import { expandKey, wordKey } from '../../lib/models/offline/lexicon';
-import { analyzeQuestion } from '../../lib/models/offline/question';
-import { explainRead } from '../../lib/models/offline/reader';
-import { extractAnswer, synthReply } from '../../lib/models/offline/synth';
-import type { Material, SynthTask } from '../../lib/models/offline/tasks';
+import { checkFinal, lastFinalAnswer } from '../../lib/knowforge/offline/checker';
+import { visionReply } from '../../lib/knowforge/offline/vision';
+import { buildEvidence, chartSeries, keyValuePairs, mentionStrength, sameName, swallowedRow } from '../../lib/knowforge/offline/evidence';
+import { expandKey, wordKey } from '../../lib/knowforge/offline/lexicon';
+import { analyzeQuestion } from '../../lib/knowforge/offline/question';
+import { explainRead } from '../../lib/knowforge/offline/reader';
+import { extractAnswer, synthReply } from '../../lib/knowforge/offline/synth';
+import type { Material, SynthTask } from '../../lib/knowforge/offline/tasks';
 
 const text = (n: number, t: string, source?: string): Material => ({ n, kind: 'text', text: t, source });
 const synth = (question: string, materials: Material[], extra: Partial<SynthTask> = {}): SynthTask => ({ role: 'synth', question, materials, convention: 'generic', ...extra });

@@ -11,17 +11,22 @@ import * as path from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { ModelCache } from '../../lib/models/cache';
 import { createModelRouter } from '../../lib/models/router';
-import { decomposeQuestion, mediaToRead } from '../../lib/models/offline/agent-policies';
-import { checkFinal, extractShortAnswer, lastFinalAnswer } from '../../lib/models/offline/checker';
-import { extractPoints, openIE, parsePattern, typeRelations } from '../../lib/models/offline/index-roles';
-import { judge } from '../../lib/models/offline/judge';
-import { OcrService } from '../../lib/models/offline/ocr';
-import { OfflineModel } from '../../lib/models/offline/offline-model';
-import { extractAnswer, synthReply } from '../../lib/models/offline/synth';
-import type { Material, SynthTask } from '../../lib/models/offline/tasks';
-import { entities, questionKind, sentences } from '../../lib/models/offline/text';
+import { decomposeQuestion, mediaToRead } from '../../lib/knowforge/offline/agent-policies';
+import { checkFinal, extractShortAnswer, lastFinalAnswer } from '../../lib/knowforge/offline/checker';
+import { extractPoints, typeRelations } from '../../lib/index/offline/knowledge-points';
+import { openIE } from '../../lib/dualg/offline/openie';
+import { parsePattern } from '../../lib/dualg/offline/pattern';
+import { judge } from '../../lib/knowforge/offline/judge';
+import { OcrService } from '../../lib/corpus/offline/ocr-service';
+import { InProcessModel } from '../../lib/models/in-process';
+import { registerOfflineHandlers } from '../../lib/offline-backend';
+import { extractAnswer, synthReply } from '../../lib/knowforge/offline/synth';
+import type { Material, SynthTask } from '../../lib/knowforge/offline/tasks';
+import { entities, questionKind, sentences } from '../../lib/util/text-rules';
 import { isKfError } from '../../lib/util/errors';
 import { tempDir } from './helpers';
+
+registerOfflineHandlers();
 
 const text = (n: number, t: string): Material => ({ n, kind: 'text', text: t });
 const synth = (question: string, materials: Material[], extra: Partial<SynthTask> = {}): SynthTask => ({ role: 'synth', question, materials, ...extra });
@@ -170,18 +175,18 @@ test('index roles: sentence points, similar relations, OpenIE triples, query pat
 });
 
 test('offline model: replies as a real model would, labelled offline; incomplete tasks fail clearly', async () => {
-  const m = new OfflineModel('synth');
+  const m = new InProcessModel('synth');
   const res = await m.chat({ stage: 'synth', messages: [{ role: 'user', content: 'prompt' }], task: synth('Who directed Inception?', [text(1, 'Inception was directed by Christopher Nolan.')]) });
   assert.equal(res.backend, 'offline');
   assert.equal(res.model, 'offline');
   assert.match(res.text, /FINAL ANSWER: Christopher Nolan$/);
-  const j = await new OfflineModel('judge').chat({ stage: 'judge', messages: [], task: { question: 'Who directed Inception?', queriesRun: [], pool: '' } });
+  const j = await new InProcessModel('judge').chat({ stage: 'judge', messages: [], task: { question: 'Who directed Inception?', queriesRun: [], pool: '' } });
   assert.equal(JSON.parse(j.text).need_more, true);
   await assert.rejects(m.chat({ stage: 'synth', messages: [], task: { role: 'synth', question: 'q' } }), (e: unknown) => isKfError(e) && /has no "materials"/.test(e.message));
-  await assert.rejects(new OfflineModel('mystery').chat({ stage: 'mystery', messages: [] }), (e: unknown) => isKfError(e) && e.code === 'offline_no_task');
-  const sc = await new OfflineModel('scorer').chat({ stage: 'scorer', messages: [], task: { role: 'scorer', question: 'q', response: 'FINAL ANSWER: 12' } });
+  await assert.rejects(new InProcessModel('mystery').chat({ stage: 'mystery', messages: [] }), (e: unknown) => isKfError(e) && e.code === 'offline_no_task');
+  const sc = await new InProcessModel('scorer').chat({ stage: 'scorer', messages: [], task: { role: 'scorer', question: 'q', response: 'FINAL ANSWER: 12' } });
   assert.equal(sc.text, 'Extracted answer: 12\nAnswer format: Integer');
-  const cap = await new OfflineModel('caption').chat({ stage: 'caption', messages: [], task: { role: 'caption', caption: 'Revenue by year', label: 'Figure 2', ocrText: 'Revenue 2021: 5.2' } });
+  const cap = await new InProcessModel('caption').chat({ stage: 'caption', messages: [], task: { role: 'caption', caption: 'Revenue by year', label: 'Figure 2', ocrText: 'Revenue 2021: 5.2' } });
   assert.equal(cap.text, 'Caption: Figure 2: Revenue by year\nText in image: Revenue 2021: 5.2');
 });
 
@@ -200,7 +205,7 @@ test('vision: OCR (tesseract, offline) reads a rendered chart; answers where + o
   fs.writeFileSync(png, canvas.toBuffer('image/png'));
   const cache = ModelCache.open(path.join(dir, 'c.sqlite'));
   const ocr = new OcrService({ cache });
-  const router = createModelRouter({}, { env: {}, ocr });
+  const router = createModelRouter({}, { env: {}, resources: { ocr } });
   const vision = router.forStage('vision');
   const res = await vision.chat({ stage: 'vision', messages: [], task: { role: 'vision', question: 'What was the revenue in 2021?', image: { path: png } } });
   assert.equal(res.backend, 'offline');
@@ -218,7 +223,7 @@ test('vision: OCR (tesseract, offline) reads a rendered chart; answers where + o
   await ocr2.close();
   cache.close();
   await router.close();
-  const blank = await new OfflineModel('vision').chat({ stage: 'vision', messages: [], task: { role: 'vision', question: 'q?', ocrText: '' } });
+  const blank = await new InProcessModel('vision').chat({ stage: 'vision', messages: [], task: { role: 'vision', question: 'q?', ocrText: '' } });
   assert.match(blank.text, /^Where: nowhere/);
   fs.rmSync(dir, { recursive: true, force: true });
 });

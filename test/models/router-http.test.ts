@@ -12,6 +12,10 @@ import { createModelRouter } from '../../lib/models/router';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { isKfError } from '../../lib/util/errors';
 import { SECRET, routerFor, tempDir } from './helpers';
+import { registerOfflineHandlers } from '../../lib/offline-backend';
+
+// Stages routed to the offline backend need its handlers registered.
+registerOfflineHandlers();
 
 let server: ScriptedServer;
 before(async () => {

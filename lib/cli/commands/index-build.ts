@@ -15,6 +15,7 @@ import { BENCHMARK_NAMES, assertBenchmarkName } from '../../bench/names';
 import { defaultPaths } from '../../bench/registry';
 import { loadTitledPassages } from '../../bench/text-corpus';
 import { createModelRouter, type ModelRouter } from '../../models/router';
+import { registerOfflineHandlers } from '../../offline-backend';
 import { readModelsConfigFile } from '../../models/config-file';
 import { KfError } from '../../util/errors';
 import { FORMAT_BY_EXTENSION, listCorpusFiles } from '../../corpus/ingest';
@@ -44,6 +45,7 @@ export function benchCorpusPath(bench: string): string | undefined {
 export function modelsFor(args: ParsedArgs): { models?: IndexModels & { close?(): Promise<void> }; router?: ModelRouter } {
   if (bool(args, 'offline')) return {};
   const cfgFile = str(args, 'models');
+  registerOfflineHandlers();
   const router = createModelRouter(cfgFile ? readModelsConfigFile(cfgFile) : {}, {});
   return { models: router, router };
 }

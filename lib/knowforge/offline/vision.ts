@@ -1,28 +1,13 @@
 /**
- * Offline media reading (vision) and captioning: OCR stands in for a VLM. The
+ * Offline media reading (the vision role, KnowForge's read_media): OCR stands in
+ * for a VLM (captioning, its corpus-side sibling: lib/corpus/offline/caption.ts). The
  * reading answer states where in the image the evidence is and gives a one-line
  * answer, using only what is written in the image (no outside knowledge), like
  * the read_media prompt asks of a real VLM.
  */
-import type { ImagePart } from '../images';
-import type { OcrLine, OcrResult, OcrService } from './ocr';
-import type { CaptionTask, ImageRef, VisionTask } from './tasks';
-import { entities, overlapScore, containsPhrase, stem, stemSet, tokens } from './text';
-
-function toPart(ref: ImageRef): ImagePart {
-  return { type: 'image', path: ref.path, dataUrl: ref.dataUrl, mime: ref.mime };
-}
-
-async function ocrOf(task: { image?: ImageRef; ocrText?: string }, ocr: OcrService | undefined): Promise<OcrResult | undefined> {
-  if (task.ocrText !== undefined) {
-    // Text given by the index (fragment.ocrText) keeps the layout's "<category>: <value>" pair lines: tag them back.
-    const lines: OcrLine[] = task.ocrText.split('\n').map((t) => t.trim()).filter(Boolean)
-      .map((text) => ({ text, confidence: 100, ...(/^[^:]{1,40}:\s*[-+$€£]?\d[\d.,]*\s*%?$/.test(text) ? { kind: 'pair' as const } : {}) }));
-    return { text: lines.map((l) => l.text).join('\n'), lines, engine: 'given' };
-  }
-  if (!task.image || !ocr) return undefined;
-  return ocr.read(toPart(task.image));
-}
+import { ocrOf, type OcrLine, type OcrService } from '../../corpus/offline/ocr-service';
+import type { VisionTask } from './tasks';
+import { entities, overlapScore, containsPhrase, stem, stemSet, tokens } from '../../util/text-rules';
 
 function where(line: OcrLine, idx: number, all: OcrLine[], height?: number): string {
   const vertical = (y: number, h: number) => (y < h / 3 ? 'top' : y < (2 * h) / 3 ? 'middle' : 'bottom');
@@ -50,13 +35,4 @@ export async function visionReply(task: VisionTask, ocr: OcrService | undefined)
     return `Where: the whole image (${lines.length} line${lines.length === 1 ? '' : 's'} of text, none about the question).\nAnswer: The image does not show it; its text reads: ${lines.map((l) => l.text).join(' / ').slice(0, 200)}`;
   }
   return `Where: ${where(best.l, best.i, lines, res?.height)}.\nAnswer: ${best.l.text}`;
-}
-
-export async function captionReply(task: CaptionTask, ocr: OcrService | undefined): Promise<string> {
-  const res = await ocrOf(task, ocr);
-  const text = (res?.lines ?? []).map((l) => l.text).join(' / ');
-  const what = task.label ?? 'An image';
-  const about = task.caption?.trim() || (res?.lines[0]?.text ? `showing "${res.lines[0].text}"` : task.context ? `near "${task.context.slice(0, 80)}"` : 'without readable text');
-  const caption = task.caption?.trim() ? `${what}: ${about}` : `${what} ${about}`;
-  return `Caption: ${caption.replace(/\s+/g, ' ').trim()}\nText in image: ${text || 'none'}`;
 }

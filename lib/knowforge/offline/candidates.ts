@@ -8,7 +8,7 @@
 import { mentions, sameName, type Fact } from './evidence';
 import { wordKey } from './lexicon';
 import { inQuestion, type ReadContext, type ValueType } from './reader-context';
-import { entities, numbers, tokens } from './text';
+import { entities, numbers, tokens } from '../../util/text-rules';
 
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec';
 export const DATE_RE = new RegExp(`\\b(?:(?:${MONTHS})\\.? \\d{1,2}(?:st|nd|rd|th)?,? \\d{4}|\\d{1,2} (?:${MONTHS}),? \\d{4}|\\d{4}-\\d{2}-\\d{2}|(?:${MONTHS}),? \\d{4})\\b`, 'g');

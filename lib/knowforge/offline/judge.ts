@@ -7,7 +7,7 @@
  * Reply JSON matches the real judge's (spec job 3).
  */
 import type { JudgeTask } from './tasks';
-import { containsPhrase, entities, relationWords, sentences, stem, tokens } from './text';
+import { containsPhrase, entities, relationWords, sentences, stem, tokens } from '../../util/text-rules';
 
 export interface JudgeReply {
   need_more: boolean;

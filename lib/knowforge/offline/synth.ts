@@ -1,6 +1,6 @@
 /**
  * Offline synthesizer: extractive answering over the numbered materials, with
- * the reader of lib/models/offline/reader.ts (evidence facts, question
+ * the reader of lib/knowforge/offline/reader.ts (evidence facts, question
  * analysis, multi-hop lookups, comparisons, yes/no, lists, refusal).
  *
  * The reply is prose citing [N] / [fig N], ending with `FINAL ANSWER: <value>`,

@@ -1,10 +1,14 @@
 /**
- * Task payloads: the structured inputs each role attaches to `ChatRequest.task`.
- * Real models ignore them (they read the prompt); the offline backend reads
- * them instead of parsing prompts, and replies in the SAME textual format a real
- * model is asked for, so every parsing path runs offline too.
+ * Task payloads of the KnowForge roles: the structured inputs each role attaches
+ * to `ChatRequest.task`. Real models ignore them (they read the prompt); the
+ * offline handlers (lib/knowforge/offline/handlers.ts, registered by
+ * lib/offline-backend.ts) read them instead of parsing prompts, and reply in the
+ * SAME textual format a real model is asked for, so every parsing path runs
+ * offline too. The other stages' tasks live beside their stages:
+ * lib/index/offline/tasks.ts (extraction, relations), lib/dualg/offline/tasks.ts
+ * (openie, pattern), lib/corpus/offline/tasks.ts (caption, ImageRef).
  *
- * Reply formats (what the offline backend writes; prompts should ask real models
+ * Reply formats (what the offline handlers write; prompts should ask real models
  * for the same):
  *   locator / reader / agent  one JSON object per round: {"thought", "tool", "args"} or {"thought", "final": "ok"};
  *                             with the native tools protocol (request has `tools`): tool_calls, then a short text
@@ -13,25 +17,16 @@
  *   synth       prose citing [N] / [fig N], ending with "FINAL ANSWER: <value>"
  *   checker     {"final": "<value>"} or {"final": ["a", "b"]}
  *   scorer      "Extracted answer: <short answer>" and "Answer format: Integer|Float|String|List|None" (MMLongBench-Doc)
- *   extraction  {"points": [{"title", "summary", "fragment_id"}]}
- *   relations   {"relations": [{"from", "to", "type"}]}        (offline: type "similar")
- *   openie      {"triples": [["head", "relation", "tail"], ...]}
- *   pattern     {"conditions": [["head", "relation", "tail"]], "target": "...", "visual_budget": k}  ("?x" = wildcard)
- *   caption     "Caption: <one sentence>" and "Text in image: <OCR text or none>"
  */
+import type { ImageRef } from '../../corpus/offline/tasks';
 import type { FragmentKind, TableData } from '../../corpus/types';
+
+export type { ImageRef } from '../../corpus/offline/tasks';
 
 // Task payloads are type aliases, not interfaces, so they are assignable to ChatRequest.task (Record<string, unknown>).
 
-/** Benchmark answer conventions (same union as lib/run/types Convention; repeated here so models never imports run). */
+/** Benchmark answer conventions (same union as lib/run/types Convention; repeated here so offline policies never import run). */
 export type AnswerConvention = 'm3docvqa' | 'mmlongbench' | 'multihoprag' | 'generic';
-
-/** An image the role looks at: a path (absolute or relative to the working directory) or a data URL. */
-export interface ImageRef {
-  path?: string;
-  dataUrl?: string;
-  mime?: string;
-}
 
 export type LocatorTask = {
   role: 'locator';
@@ -132,69 +127,4 @@ export type ScorerTask = {
   response: string;
   /** MMLongBench-Doc answer format when known (Int, Float, Str, List, None). */
   answerFormat?: string;
-};
-
-export type ExtractionTask = {
-  role: 'extraction';
-  fragments: { id: string; text: string; section?: string[] }[];
-  /** Most points per fragment (default 8). */
-  maxPerFragment?: number;
-};
-
-export type RelationsTask = {
-  role: 'relations';
-  pairs: { from: string; to: string; similarity?: number; fromText?: string; toText?: string }[];
-};
-
-export type OpenIETask = {
-  role: 'openie';
-  text: string;
-  fragmentId?: string;
-  /** Most triples (default 20). */
-  maxTriples?: number;
-};
-
-export type PatternTask = {
-  role: 'pattern';
-  question: string;
-  /** Visual budget when the question is about images (default 2). */
-  maxImages?: number;
-};
-
-export type CaptionTask = {
-  role: 'caption';
-  image?: ImageRef;
-  ocrText?: string;
-  /** Caption or alt text printed in the source, if any. */
-  caption?: string;
-  label?: string;
-  /** Nearby text (section title, surrounding paragraph). */
-  context?: string;
-};
-
-export type OfflineTask =
-  | LocatorTask
-  | JudgeTask
-  | ReaderTask
-  | AgentTask
-  | VisionTask
-  | SynthTask
-  | CheckerTask
-  | ScorerTask
-  | ExtractionTask
-  | RelationsTask
-  | OpenIETask
-  | PatternTask
-  | CaptionTask;
-
-export type OfflineRole = OfflineTask['role'];
-
-export const OFFLINE_ROLES: readonly OfflineRole[] = [
-  'locator', 'judge', 'reader', 'agent', 'vision', 'synth', 'checker', 'scorer', 'extraction', 'relations', 'openie', 'pattern', 'caption',
-];
-
-/** The role a stage plays when a task does not name one (stage names are the defaults). */
-export const ROLE_OF_STAGE: Record<string, OfflineRole> = {
-  locator: 'locator', judge: 'judge', bridge: 'judge', reader: 'reader', agent: 'agent', p0: 'agent', vision: 'vision', synth: 'synth',
-  checker: 'checker', scorer: 'scorer', extraction: 'extraction', relations: 'relations', openie: 'openie', pattern: 'pattern', caption: 'caption',
 };

@@ -9,7 +9,7 @@ import { mentionStrength, mentions, normName, sameName, type Evidence, type Fact
 import { wordKey } from './lexicon';
 import { analyzeQuestion, type QuestionInfo, type RelTerm } from './question';
 import { buildEvidence } from './evidence';
-import { tokens } from './text';
+import { tokens } from '../../util/text-rules';
 import type { SynthTask } from './tasks';
 
 /** The type of a single answer value (lists, choices and yes/no are built from these). */

@@ -1,6 +1,6 @@
 /**
  * The offline extractive reader: answers a question from evidence facts
- * (lib/models/offline/evidence.ts) with general heuristics.
+ * (lib/knowforge/offline/evidence.ts) with general heuristics.
  *
  * 1. Lookup: a fact "about" an entity (its subject, or a sentence naming it)
  *    that says some of the question's relation terms yields candidate values
@@ -29,7 +29,7 @@ import { analyzeQuestion, type QuestionInfo } from './question';
 import { anchor, anchorOf, factsAbout, inQuestion, makeContext, termsOf, termWeights, unanchoredFacts, type ReadContext, type ValueType } from './reader-context';
 import { wordKey } from './lexicon';
 import { numericValue, seriesLookup } from './series-lookup';
-import { entities, tokens } from './text';
+import { entities, tokens } from '../../util/text-rules';
 import type { SynthTask } from './tasks';
 
 export type { ValueType } from './reader-context';

@@ -11,7 +11,7 @@
  * Pure string heuristics over English question shapes; no corpus knowledge.
  */
 import { COMPARATIVES, expandKey, MEASURE_NOUNS, PERSON_NOUNS, PLACE_NOUNS, TIME_NOUNS, unitForms, wordKey } from './lexicon';
-import { containsPhrase, entities, STOPWORDS, tokens } from './text';
+import { containsPhrase, entities, STOPWORDS, tokens } from '../../util/text-rules';
 
 export type AnswerType = 'yes-no' | 'year' | 'date' | 'number' | 'person' | 'place' | 'entity' | 'span' | 'list' | 'choice';
 

@@ -8,7 +8,7 @@ import { mentions, sameName, type Fact, type Series } from './evidence';
 import { wordKey } from './lexicon';
 import { stripUnits } from './candidates';
 import { matchesTerm, type ReadContext, type ValueType } from './reader-context';
-import { numbers, tokens } from './text';
+import { numbers, tokens } from '../../util/text-rules';
 
 /** The measure column of a series: the non-key column whose header says most question terms, else the last numeric one. */
 function measureColumn(ctx: ReadContext, s: Series): number {

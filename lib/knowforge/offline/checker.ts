@@ -14,7 +14,7 @@ import type { AnswerConvention, CheckerTask, ScorerTask } from './tasks';
 import { mentions } from './evidence';
 import { analyzeQuestion } from './question';
 import { stripUnits } from './candidates';
-import { entities, numbers, questionKind, years } from './text';
+import { entities, numbers, questionKind, years } from '../../util/text-rules';
 
 /** The value of the last `FINAL ANSWER:` line, or undefined. */
 export function lastFinalAnswer(text: string): string | undefined {

@@ -1,5 +1,6 @@
 /**
- * Offline OCR for the vision and caption roles: tesseract.js with the English
+ * Offline OCR for the vision and caption roles (their handlers: lib/knowforge/offline/vision.ts,
+ * lib/corpus/offline/caption.ts): tesseract.js with the English
  * model shipped in @tesseract.js-data/eng (never downloads; see environment.md).
  * One worker, created on first use and shared; calls are serialised through it.
  * The text is the layout-aware reading of lib/corpus/ocr-layout.ts (the same
@@ -13,10 +14,12 @@
  * recognised again.
  */
 import * as path from 'node:path';
-import type { ModelCache } from '../cache';
-import { imageSize, loadImage, type ImagePart } from '../images';
-import { recognizePage, type OcrEngine, type OcrPage } from '../../corpus/ocr';
-import { OCR_LAYOUT_VERSION, ocrLayout } from '../../corpus/ocr-layout';
+import type { ModelCache } from '../../models/cache';
+import { imageSize, loadImage, type ImagePart } from '../../models/images';
+import type { InProcessResources } from '../../models/in-process';
+import { recognizePage, type OcrEngine, type OcrPage } from '../ocr';
+import { OCR_LAYOUT_VERSION, ocrLayout } from '../ocr-layout';
+import type { ImageRef } from './tasks';
 
 export interface OcrLine {
   text: string;
@@ -118,4 +121,25 @@ export class OcrService {
     this.worker = undefined;
     if (w) await (await w.catch(() => undefined))?.terminate();
   }
+}
+
+/** The run's OCR service: one per model router (it owns the tesseract worker and closes it), shared by vision and caption. */
+export function sharedOcr(resources: InProcessResources | undefined): OcrService | undefined {
+  return resources?.get('ocr', (cache) => new OcrService({ cache }));
+}
+
+function toPart(ref: ImageRef): ImagePart {
+  return { type: 'image', path: ref.path, dataUrl: ref.dataUrl, mime: ref.mime };
+}
+
+/** The text lines of a task's image: given OCR text when the index has it, else OCR (undefined: no image or no OCR). */
+export async function ocrOf(task: { image?: ImageRef; ocrText?: string }, ocr: OcrService | undefined): Promise<OcrResult | undefined> {
+  if (task.ocrText !== undefined) {
+    // Text given by the index (fragment.ocrText) keeps the layout's "<category>: <value>" pair lines: tag them back.
+    const lines: OcrLine[] = task.ocrText.split('\n').map((t) => t.trim()).filter(Boolean)
+      .map((text) => ({ text, confidence: 100, ...(/^[^:]{1,40}:\s*[-+$€£]?\d[\d.,]*\s*%?$/.test(text) ? { kind: 'pair' as const } : {}) }));
+    return { text: lines.map((l) => l.text).join('\n'), lines, engine: 'given' };
+  }
+  if (!task.image || !ocr) return undefined;
+  return ocr.read(toPart(task.image));
 }

@@ -21,7 +21,7 @@
  */
 import type { Material, SynthTask } from './tasks';
 import { wordKey } from './lexicon';
-import { entities, sentences, tokens } from './text';
+import { entities, sentences, tokens } from '../../util/text-rules';
 
 export type FactKind = 'sentence' | 'kv' | 'row' | 'ocr' | 'note';
 

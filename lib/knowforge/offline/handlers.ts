@@ -1,0 +1,41 @@
+/**
+ * The KnowForge roles' offline handlers: which policy answers which role, and
+ * the task fields each cannot do without. Registered by lib/offline-backend.ts.
+ */
+import { sharedOcr } from '../../corpus/offline/ocr-service';
+import type { OfflineHandler } from '../../models/in-process';
+import { agentStep, locatorPlan, readerPlan } from './agent-policies';
+import { checkerReply, scorerReply } from './checker';
+import { judge } from './judge';
+import { synthReply } from './synth';
+import type { AgentTask, CheckerTask, JudgeTask, LocatorTask, ReaderTask, ScorerTask, SynthTask, VisionTask } from './tasks';
+import { visionReply } from './vision';
+
+const taskFile = 'lib/knowforge/offline/tasks.ts';
+
+const locator: OfflineHandler<LocatorTask> = { needs: ['question'], taskFile, reply: (task, { req }) => agentStep(req, locatorPlan(task)) };
+const reader: OfflineHandler<ReaderTask> = { needs: ['question'], taskFile, reply: (task, { req }) => agentStep(req, readerPlan(task)) };
+/** P0: one agent with every tool: the locator's queries, then the reader's reads. */
+const agent: OfflineHandler<AgentTask> = {
+  stages: ['p0'],
+  needs: ['question'],
+  taskFile,
+  reply: (task, { req }) => agentStep(req, [...locatorPlan(task), ...readerPlan(task)]),
+};
+const judgeHandler: OfflineHandler<JudgeTask> = { stages: ['bridge'], needs: ['question'], taskFile, reply: (task) => JSON.stringify(judge(task)) };
+const vision: OfflineHandler<VisionTask> = { needs: ['question'], taskFile, reply: (task, { resources }) => visionReply(task, sharedOcr(resources)) };
+const synth: OfflineHandler<SynthTask> = { needs: ['question', 'materials'], taskFile, reply: (task) => synthReply(task) };
+const checker: OfflineHandler<CheckerTask> = { needs: ['question', 'answer'], taskFile, reply: (task) => checkerReply(task) };
+const scorer: OfflineHandler<ScorerTask> = { needs: ['response'], taskFile, reply: (task) => scorerReply(task) };
+
+/** Role name -> handler, in the order the roles run in a question. */
+export const KNOWFORGE_OFFLINE_HANDLERS: Record<string, OfflineHandler<never>> = {
+  locator,
+  judge: judgeHandler,
+  reader,
+  agent,
+  vision,
+  synth,
+  checker,
+  scorer,
+};
