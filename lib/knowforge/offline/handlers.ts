@@ -4,25 +4,28 @@
  */
 import { sharedOcr } from '../../corpus/offline/ocr-service';
 import type { OfflineHandler } from '../../models/in-process';
-import { agentStep, locatorPlan, readerPlan } from './agent-policies';
+import { agentStep, readerPlan } from './agent-policies';
 import { checkerReply, scorerReply } from './checker';
-import { judge } from './judge';
+import { bridgeJudge } from './bridge-judge';
+import { locatorReply } from './locator';
 import { synthReply } from './synth';
 import type { AgentTask, CheckerTask, JudgeTask, LocatorTask, ReaderTask, ScorerTask, SynthTask, VisionTask } from './tasks';
 import { visionReply } from './vision';
 
 const taskFile = 'lib/knowforge/offline/tasks.ts';
 
-const locator: OfflineHandler<LocatorTask> = { needs: ['question'], taskFile, reply: (task, { req }) => agentStep(req, locatorPlan(task)) };
+// The Locator reformulates from its own results (entities and titles found become queries): ./locator.ts.
+const locator: OfflineHandler<LocatorTask> = { needs: ['question'], taskFile, reply: (task, { req }) => locatorReply(req, task) };
 const reader: OfflineHandler<ReaderTask> = { needs: ['question'], taskFile, reply: (task, { req }) => agentStep(req, readerPlan(task)) };
 /** P0: one agent with every tool: the locator's queries, then the reader's reads. */
 const agent: OfflineHandler<AgentTask> = {
   stages: ['p0'],
   needs: ['question'],
   taskFile,
-  reply: (task, { req }) => agentStep(req, [...locatorPlan(task), ...readerPlan(task)]),
+  reply: (task, { req }) => locatorReply(req, task, readerPlan(task)),
 };
-const judgeHandler: OfflineHandler<JudgeTask> = { stages: ['bridge'], needs: ['question'], taskFile, reply: (task) => JSON.stringify(judge(task)) };
+// Next-hop names of the first-hop documents in the pool, else entity coverage: ./bridge-judge.ts.
+const judgeHandler: OfflineHandler<JudgeTask> = { stages: ['bridge'], needs: ['question'], taskFile, reply: (task) => JSON.stringify(bridgeJudge(task)) };
 const vision: OfflineHandler<VisionTask> = { needs: ['question'], taskFile, reply: (task, { resources }) => visionReply(task, sharedOcr(resources)) };
 const synth: OfflineHandler<SynthTask> = { needs: ['question', 'materials'], taskFile, reply: (task) => synthReply(task) };
 const checker: OfflineHandler<CheckerTask> = { needs: ['question', 'answer'], taskFile, reply: (task) => checkerReply(task) };

@@ -1,0 +1,62 @@
+/**
+ * The offline Locator (and the finding half of the offline P0 agent): it
+ * REFORMULATES from what it has found, like a model reading its search
+ * results. Each round it reads the search results already in the
+ * conversation and picks the next query:
+ *   1. round 1: the question's keywords;
+ *   2. an entity of the question that no found document is about yet
+ *      (comparison questions name two first hops);
+ *   3. a next-hop name found in the text of a first-hop document ("directed
+ *      by X", "married X"), one per first-hop document;
+ *   4. the remaining rule-based decompositions of the question.
+ * Queries already run are never repeated; it finishes when nothing is left or
+ * its query budget (one round short of the cap) is spent.
+ */
+import { findJsonObject } from '../../models/json-repair';
+import type { ChatRequest } from '../../models/types';
+import { agentStep, decomposeQuestion, previousCalls, type OfflineAgentReply, type PlannedCall } from './agent-policies';
+import { bridgeNames, uncoveredEntities, type FoundHit } from './bridge-entities';
+import type { AgentTask, LocatorTask } from './tasks';
+
+function textOf(content: ChatRequest['messages'][number]['content']): string {
+  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+/** Hits of the search results already in the conversation (either protocol), in order. */
+export function searchResultsSoFar(req: ChatRequest): FoundHit[] {
+  const out: FoundHit[] = [];
+  for (const m of req.messages) {
+    if (m.role !== 'tool' && m.role !== 'user') continue;
+    const text = textOf(m.content);
+    if (!text.includes('"hits"')) continue;
+    const found = findJsonObject(text.slice(text.indexOf('{')), (v) => Array.isArray(v.hits));
+    for (const h of (found?.value.hits as { doc?: unknown; text?: unknown }[] | undefined) ?? []) {
+      if (typeof h?.doc === 'string') out.push({ doc: h.doc, text: typeof h.text === 'string' ? h.text : '' });
+    }
+  }
+  return out;
+}
+
+/** The next query of a finding role given what it already ran and found (undefined: finish). */
+export function nextQuery(question: string, ran: string[], hits: FoundHit[]): string | undefined {
+  const done = new Set(ran.map((q) => q.trim().toLowerCase()));
+  const fresh = (q: string | undefined) => (q && !done.has(q.trim().toLowerCase()) ? q : undefined);
+  const decomposed = decomposeQuestion(question, 4);
+  if (!ran.length) return decomposed[0];
+  for (const e of uncoveredEntities(question, hits)) if (fresh(e)) return e;
+  for (const n of bridgeNames(question, hits)) if (fresh(n)) return n;
+  for (const d of decomposed) if (fresh(d)) return d;
+  return undefined;
+}
+
+export function locatorReply(req: ChatRequest, task: LocatorTask | AgentTask, after: PlannedCall[] = []): OfflineAgentReply {
+  const tool = task.searchTool ?? 'search_knowledge';
+  const calls = previousCalls(req);
+  const ran = calls.filter((c) => c.tool === tool).map((c) => String(c.args.query ?? ''));
+  const budget = task.maxQueries ?? 3;
+  const plan: PlannedCall[] = calls.map((c) => ({ tool: c.tool, args: c.args, thought: '' }));
+  const query = ran.length < budget && calls.length === ran.length ? nextQuery(task.question, ran, searchResultsSoFar(req)) : undefined;
+  if (query) plan.push({ tool, args: { query, topk: task.topk ?? 8 }, thought: ran.length ? `Search for "${query}": the next hop named in what I found.` : `Search the knowledge base for "${query}".` });
+  else plan.push(...after.slice(calls.length - ran.length));
+  return agentStep(req, plan);
+}
