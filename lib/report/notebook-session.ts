@@ -134,8 +134,9 @@ export class NotebookSession {
   }
 
   /** Write <dir>/<name>.csv + .md and show the table inline. */
-  table(rows: Row[], name: string, opts: TableOptions = {}): TablePaths {
-    const withNotes = { ...opts, notes: [...this.notes(), ...(opts.notes ?? [])] };
+  table(rows: Row[], name: string, opts: TableOptions & { sessionNotes?: boolean } = {}): TablePaths {
+    const { sessionNotes, ...rest } = opts;
+    const withNotes = { ...rest, notes: [...(sessionNotes === false ? [] : this.notes()), ...(opts.notes ?? [])] };
     const paths = writeTable(rows, { ...withNotes, dir: this.dir, name });
     this.written.push(paths);
     showTable(rows, withNotes);
@@ -144,9 +145,10 @@ export class NotebookSession {
   }
 
   /** Write <dir>/<name>.{html,png,svg} (offline note added to the title when due) and show it inline. */
-  async figure(spec: FigureSpec, name: string, opts: { note?: string } = {}): Promise<FigurePaths> {
+  async figure(spec: FigureSpec, name: string, opts: { note?: string; sessionNotes?: boolean } = {}): Promise<FigurePaths> {
     let labelled = spec;
-    for (const note of [...this.notes(), ...(opts.note ? [opts.note] : [])]) labelled = labelFigure(labelled, note);
+    // sessionNotes: false only for figures of published numbers alone (no run of this session in them).
+    for (const note of [...(opts.sessionNotes === false ? [] : this.notes()), ...(opts.note ? [opts.note] : [])]) labelled = labelFigure(labelled, note);
     const paths = await writeFigure(labelled, { dir: this.dir, name, exporter: findChromium() ? await exporter() : undefined });
     this.written.push(paths);
     await showFigure(paths);

@@ -19,3 +19,5 @@ export type { SystemRetrieval, RetrieverSpec } from './notebook-retrieval';
 export { PAPER_NUMBERS, SCIENCEQA_BUCKETS, paperNumbers, paperValue, paperLabel, paperSeries } from './paper-numbers';
 export type { PaperNumber, PaperId, PaperQuery } from './paper-numbers';
 export { dualAxisFigure, radarFigure, logScatterFigure, stackedBarFigure, pathGraphFigure } from './notebook-figures';
+export { readTraceEvents, metricWithCI, usageRows, latencyRows, firstEventMs, flagSplitRows, failureClass, failureSample, classCounts, traceRows } from './notebook-analysis';
+export { corpusScaleLatency, indexCostRow, knownIndexDirs, demoIndexDir } from './notebook-efficiency';
