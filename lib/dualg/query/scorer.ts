@@ -1,0 +1,58 @@
+/**
+ * The scorer seam between the graph side (DG1) and the GNN side (DG2).
+ *
+ * DG2 exports from lib/dualg/gnn (index.ts) a factory
+ *   createGnnScorer(setup: GnnScorerSetup): Promise<GnnScorer | undefined>
+ * returning undefined when no checkpoint exists for this graph (the retriever
+ * then uses the untrained heuristic and says so in RankedEvidence.notes). A
+ * GnnScorer maps (GnnGraph, GnnQuery) to node scores, document scores (index =
+ * GnnGraph.docIds order) and decoded paths.
+ */
+import type { EvidencePath } from '../../pipeline/ranked-evidence';
+import type { GnnGraph, GnnQuery } from '../types';
+
+export interface GnnScores {
+  nodeScores: Float32Array;
+  docScores: Float32Array;
+  paths: EvidencePath[];
+}
+
+export type GnnScorer = (graph: GnnGraph, query: GnnQuery) => GnnScores | Promise<GnnScores>;
+
+export interface GnnScorerSetup {
+  graph: GnnGraph;
+  /** Identity of the graph (checkpoints built for another graph are refused by DG2). */
+  graphFingerprint: string;
+  indexDir?: string;
+  settings: Record<string, unknown>;
+  log?(line: string): void;
+}
+
+export type GnnScorerFactory = (setup: GnnScorerSetup) => Promise<GnnScorer | undefined>;
+
+/** DG2's factory when lib/dualg/gnn exists and exports it; undefined otherwise. */
+export function gnnScorerFactory(): GnnScorerFactory | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const m = require('../gnn') as { createGnnScorer?: GnnScorerFactory };
+    return typeof m.createGnnScorer === 'function' ? m.createGnnScorer : undefined;
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err?.code === 'MODULE_NOT_FOUND' && String(err.message).split('\n')[0].includes('gnn')) return undefined;
+    throw e;
+  }
+}
+
+/** A deterministic query encoding (hashed bag of words, unit length) for GnnQuery.queryVector when no encoder is given. */
+export function hashedQueryVector(text: string, dim = 64): Float32Array {
+  const v = new Float32Array(dim);
+  for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let h = 2166136261;
+    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
+    v[(h >>> 0) % dim] += (h & 1) === 0 ? 1 : -1;
+  }
+  let n = 0;
+  for (const x of v) n += x * x;
+  if (n) for (let i = 0; i < dim; i++) v[i] /= Math.sqrt(n);
+  return v;
+}

@@ -1,0 +1,138 @@
+/**
+ * One query through DualG-MRAG on a loaded graph: entity linking, micro
+ * matching (pattern graph, branch-and-bound, node boosting), the seed mask,
+ * a graph scorer (trained GNN, the untrained heuristic, or PPR), the micro
+ * fusion into s_final, and the ranked fragments: each graph-ranked document is
+ * represented by its best hybrid hit (else its first fragment), and the hybrid
+ * ranking fills the list when the graph reaches fewer than k documents.
+ */
+import { parsePattern } from '../offline/pattern';
+import type { Fragment } from '../../corpus/types';
+import type { SearchHit } from '../../index/types';
+import type { KbSearchOptions, KnowledgeBase } from '../../pipeline/knowledge-base';
+import type { EvidencePath, RankedEvidence } from '../../pipeline/ranked-evidence';
+import { entities } from '../../util/text-rules';
+import type { GnnGraph } from '../types';
+import { fuseScores, FUSION_DEFAULTS, type FusionSettings } from './fuse';
+import type { GraphView } from './graph-view';
+import { heuristicScores, HEURISTIC_DEFAULTS, type HeuristicSettings, type SeedInput } from './heuristic-scorer';
+import { linkQuery } from './link';
+import { matchMicro, type MicroIndex, type PatternTriple } from './micro-match';
+import { pprScores } from './ppr';
+import { relationWords } from './relation-words';
+import { hashedQueryVector, type GnnScorer } from './scorer';
+
+export type ScorerName = 'gnn' | 'heuristic' | 'ppr';
+
+export interface SearcherSettings {
+  scorer: ScorerName;
+  macro: boolean;
+  micro: boolean;
+  lexicon: boolean;
+  heuristic: HeuristicSettings;
+  fusion: FusionSettings;
+  /** Hybrid hits fetched for fragment choice and fill-up. */
+  pool: number;
+}
+
+export const SEARCHER_DEFAULTS: SearcherSettings = { scorer: 'heuristic', macro: true, micro: true, lexicon: true, heuristic: HEURISTIC_DEFAULTS, fusion: FUSION_DEFAULTS, pool: 20 };
+
+export interface SearcherParts {
+  view: GraphView;
+  micro: MicroIndex;
+  visualDocs: Set<number>;
+  gnn?: { graph: GnnGraph; scorer: GnnScorer };
+}
+
+const now = () => performance.now();
+
+export class DualgSearcher {
+  private readonly docIndex: Map<string, number>;
+
+  constructor(private readonly parts: SearcherParts, private readonly s: SearcherSettings, private readonly name: string) {
+    this.docIndex = new Map(parts.view.g.docs.map((d, i) => [d.id, i]));
+  }
+
+  async search(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
+    const t0 = now();
+    const timings: Record<string, number> = {};
+    const notes: string[] = [];
+    const { view } = this.parts;
+    const link = this.s.macro ? linkQuery(view, query) : { seeds: [], covered: new Set<number>() };
+    timings.linking = now() - t0;
+    const t1 = now();
+    const conditions = (parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[];
+    const m = this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, [...link.seeds.map((x) => x.surface), ...entities(query)]) : undefined;
+    timings.matching = now() - t1;
+    const seeds = mergeSeeds(link.seeds, m?.seeds);
+    const hybridP = kb.search(query, { mode: 'hybrid', k: Math.max(opts.k, this.s.pool), docIds: opts.docIds, types: opts.types, queryVector: opts.queryVector });
+    if (!seeds.length && !m?.sMicro.size) {
+      const h = await hybridP;
+      notes.push('no linkable entity: fell back to hybrid');
+      return { ...h, query, retriever: this.name, hits: h.hits.slice(0, opts.k), docs: h.docs.slice(0, opts.k), notes, timings: { ...timings, hybrid: h.timings.totalMs ?? 0, totalMs: now() - t0 } };
+    }
+    const t2 = now();
+    const { docScores, paths } = await this.score(seeds, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, notes);
+    timings.gnn = now() - t2;
+    const final = fuseScores(docScores, this.parts.visualDocs, m?.sMicro ?? new Map(), this.s.fusion);
+    const t3 = now();
+    const hybrid = await hybridP;
+    timings.hybrid = now() - t3;
+    const hits = this.rankHits(final, hybrid.hits, opts, kb);
+    timings.paths = 0;
+    timings.totalMs = now() - t0;
+    return { query, retriever: this.name, hits, docs: hits.map((h) => ({ docId: h.docId, score: h.score })), paths, timings, ...(notes.length ? { notes } : {}) };
+  }
+
+  private async score(seeds: SeedInput[], rel: ReturnType<typeof relationWords>, query: string, notes: string[]): Promise<{ docScores: Map<number, number>; paths: EvidencePath[] }> {
+    const { view, gnn } = this.parts;
+    if (this.s.scorer === 'ppr') return { docScores: pprScores(view, seeds).docScores, paths: [] };
+    if (this.s.scorer === 'gnn' && gnn) {
+      const total = seeds.reduce((a, x) => a + x.weight, 0) || 1;
+      const out = await gnn.scorer(gnn.graph, { seeds: Int32Array.from(seeds.map((x) => x.entity)), seedWeights: Float32Array.from(seeds.map((x) => x.weight / total)), queryVector: hashedQueryVector(query) });
+      const docScores = new Map<number, number>();
+      out.docScores.forEach((v, d) => v > 0 && docScores.set(d, v));
+      return { docScores, paths: out.paths };
+    }
+    if (this.s.scorer === 'gnn') notes.push('no trained GNN for this graph: untrained heuristic scorer used');
+    const h = heuristicScores(view, seeds, rel, this.s.heuristic);
+    return { docScores: h.docScores, paths: h.paths };
+  }
+
+  private rankHits(final: Map<number, number>, hybrid: SearchHit[], opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): SearchHit[] {
+    const allowed = opts.docIds ? new Set(opts.docIds) : undefined;
+    const g = this.parts.view.g;
+    const ranked = [...final.entries()].filter(([d]) => !allowed || allowed.has(g.docs[d].id)).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const bestHit = new Map<string, SearchHit>();
+    for (const h of hybrid) if (!bestHit.has(h.docId)) bestHit.set(h.docId, h);
+    const out: SearchHit[] = [];
+    const seen = new Set<string>();
+    const push = (h: SearchHit, score: number) => {
+      if (seen.has(h.docId) || out.length >= opts.k) return;
+      seen.add(h.docId);
+      out.push({ ...h, rank: out.length + 1, score });
+    };
+    for (const [d, score] of ranked) {
+      if (out.length >= opts.k) break;
+      const id = g.docs[d].id;
+      const h = bestHit.get(id) ?? fragmentHit(kb.fragment(`${id}#0`));
+      if (h && (!opts.types || opts.types.includes(h.kind))) push(h, 1 + score);
+    }
+    for (const h of hybrid) push(h, h.score);
+    return out;
+  }
+}
+
+function fragmentHit(f: Fragment | undefined): SearchHit | undefined {
+  if (!f) return undefined;
+  return { fragmentId: f.id, docId: f.docId, kind: f.kind, rank: 0, score: 0, scores: {}, via: 'expansion', relation: 'dualg-graph', text: f.text, page: f.page, section: f.section, media: [] };
+}
+
+/** Linked entities plus micro-projected entities (S_ext); a micro seed weighs its match score times the best linked weight. */
+function mergeSeeds(linked: SeedInput[], ext: Map<number, number> | undefined): SeedInput[] {
+  const out = new Map<number, number>();
+  for (const s of linked) out.set(s.entity, Math.max(out.get(s.entity) ?? 0, s.weight));
+  const top = Math.max(1, ...linked.map((s) => s.weight));
+  for (const [e, v] of ext ?? []) out.set(e, Math.max(out.get(e) ?? 0, v * top));
+  return [...out.entries()].map(([entity, weight]) => ({ entity, weight }));
+}
