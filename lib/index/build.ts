@@ -35,7 +35,8 @@ import { describeFragments } from '../corpus/describe';
 import type { ChatModel } from '../models/types';
 import { KfError, errorMessage } from '../util/errors';
 import { canonicalJson, sha256, shortHash } from '../util/hash';
-import { ensureWritableDir, readJsonl, writeFileAtomic, writeJsonAtomic, pidAlive, fsyncDir } from '../util/fsx';
+import { ensureWritableDir, readJsonl, writeFileAtomic, writeJsonAtomic, fsyncDir } from '../util/fsx';
+import { isPidLock, tryPidLock } from '../util/pid-lock';
 import { gitInfo } from '../util/git';
 import { repoRoot } from '../util/paths';
 import { SearchEngine, defaultIndexText, type EngineOptions, type RelationEdge } from './engine';
@@ -255,30 +256,10 @@ class WorkStore implements RelationTypeCache {
 /** One build at a time per index folder; a lock left by a killed build (dead pid) is taken over. */
 function acquireLock(root: string): () => void {
   const file = path.join(root, '.build.lock');
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = fs.openSync(file, 'wx');
-      fs.writeSync(fd, String(process.pid));
-      fs.closeSync(fd);
-      return () => {
-        try {
-          if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.unlinkSync(file);
-        } catch {
-          /* gone */
-        }
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new KfError('index_lock', `cannot create ${file}: ${errorMessage(e)}`, 'check the index folder is writable', { concerns: file });
-      const pid = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidAlive(pid)) {
-        throw new KfError('index_locked', `another build (pid ${pid}) is writing the index in ${root}`, 'wait for it to finish, or stop it; a lock of a dead process is taken over automatically', { concerns: root });
-      }
-      try {
-        fs.unlinkSync(file);
-      } catch {
-        /* raced */
-      }
-    }
+  const r = tryPidLock(file);
+  if (isPidLock(r)) return r.release;
+  if (r.holder && !r.ownProcess) {
+    throw new KfError('index_locked', `another build (pid ${r.holder.pid}) is writing the index in ${root}`, 'wait for it to finish, or stop it; a lock of a dead process is taken over automatically', { concerns: root });
   }
   throw new KfError('index_locked', `cannot take the build lock ${file}`, 'remove the file if no build is running', { concerns: file });
 }
@@ -1024,10 +1005,6 @@ function fingerprintOf(scanned: readonly ScannedDoc[]): string {
  */
 function buildInputKey(input: BuildIndexInput, fingerprint: string): string {
   const o = input.options ?? {};
-  const model = (stage: string) => {
-    const m = stageModel(input.models, stage);
-    return isOffline(m) ? 'offline' : `${m!.backend}:${m!.id}`;
-  };
   return shortHash(
     {
       v: WORK_VERSION,
@@ -1042,17 +1019,31 @@ function buildInputKey(input: BuildIndexInput, fingerprint: string): string {
       engine: o.engine ?? {},
       hashDim: o.hashDim ?? null,
       fitted: o.fitted ?? null,
-      models: { caption: model('caption'), extraction: model('extraction'), relations: model('relations') },
+      models: buildStageModels(input.models),
     },
     24,
   );
 }
 
-/** The input key of a corpus as it is now (reads and hashes every document; no processing). */
-export function currentInputKey(input: Omit<BuildIndexInput, 'outDir'>): string {
+/** The content fingerprint of a corpus as it is now (reads and hashes every document; no processing). */
+export function corpusFingerprint(input: Pick<BuildIndexInput, 'corpusDir' | 'passages' | 'options'>): string {
   const o = input.options ?? {};
   const scanned = input.corpusDir ? scanDirectory(path.resolve(input.corpusDir), o.maxFileBytes ?? 1 << 30, o.include) : scanPassages(input.passages ?? []);
-  return buildInputKey({ ...input, outDir: '' }, fingerprintOf(scanned));
+  return fingerprintOf(scanned);
+}
+
+/** Which model (or 'offline') each model-backed build stage would use: part of what an index depends on. */
+export function buildStageModels(models: IndexModels | undefined): Record<string, string> {
+  const model = (stage: string) => {
+    const m = stageModel(models, stage);
+    return isOffline(m) ? 'offline' : `${m!.backend}:${m!.id}`;
+  };
+  return { caption: model('caption'), extraction: model('extraction'), relations: model('relations') };
+}
+
+/** The input key of a corpus as it is now (reads and hashes every document; no processing). */
+export function currentInputKey(input: Omit<BuildIndexInput, 'outDir'>): string {
+  return buildInputKey({ ...input, outDir: '' }, corpusFingerprint(input));
 }
 
 export interface EnsureIndexInput extends Omit<BuildIndexInput, 'outDir'> {

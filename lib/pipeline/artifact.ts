@@ -52,6 +52,20 @@ export interface ArtifactRequest {
   args?: Record<string, unknown>;
 }
 
+/**
+ * Where `kf prepare` takes a request from: an experiment (its resolved config and
+ * models) or, for `kf prepare <kind>`, the command's --set key=value options.
+ */
+export interface PrepareSource {
+  /** The resolved experiment config (lib/run/config.ts ExperimentConfig). */
+  experiment?: import('../run/config').ExperimentConfig;
+  /** --set key=value pairs of `kf prepare <kind>`. */
+  options: Record<string, string>;
+  /** The experiment's model router (index stages, embeddings), when there is one. */
+  models?: unknown;
+  log(line: string): void;
+}
+
 export interface ArtifactKind<S = Record<string, unknown>, V = unknown> {
   kind: string;
   version: number;
@@ -60,4 +74,8 @@ export interface ArtifactKind<S = Record<string, unknown>, V = unknown> {
   settings(raw: Record<string, unknown>): S;
   build(ctx: ArtifactBuildContext<S> & { args: Record<string, unknown> }): Promise<{ stats?: Record<string, unknown>; dependsOn?: { kind: string; key: string }[] } | void>;
   open(ref: ArtifactRef, args: Record<string, unknown>): Promise<V>;
+  /** The request `kf prepare` builds from an experiment or from --set options (kinds without it are prepared by code only). */
+  request?(source: PrepareSource): ArtifactRequest | Promise<ArtifactRequest>;
+  /** Whether an experiment needs this kind (kf prepare <experiment>); default: when its pipeline family lists it. */
+  neededBy?(experiment: import('../run/config').ExperimentConfig): boolean;
 }

@@ -47,6 +47,8 @@ export interface ExperimentConfig {
     dir?: string;
     build: 'never' | 'ensure';
     embedder: 'hash' | 'glove' | 'fitted' | 'openai';
+    /** A kp-index artifact key, or "auto" (lib/run/index-artifact.ts). */
+    artifact?: string;
     options: Record<string, unknown>;
     search: { mode?: RetrievalMode; fusion?: FusionMethod; withContext?: boolean };
   };
@@ -463,6 +465,7 @@ function finalize(merged: Obj, origin: Origin, defaultName: string): ExperimentC
   }
   if (!isPlainObject(c.pipeline.settings)) fail(origin, 'pipeline.settings', `must be a table, got ${describeValue(c.pipeline.settings)}`, 'write it as a table of settings');
   if (c.index && !isPlainObject(c.index.options)) fail(origin, 'index.options', `must be a table, got ${describeValue(c.index.options)}`, 'write it as a table of build options');
+  if (c.index?.artifact && c.index.dir) fail(origin, 'index.artifact', 'is set together with index.dir', 'name the index one way: a folder (dir) or an artifact (artifact)');
   for (const k of Object.keys(c.caps)) {
     if (k in c.pipeline.settings) fail(origin, `caps.${k}`, `is also set in pipeline.settings.${k}`, 'set a budget in one place only (caps)');
   }

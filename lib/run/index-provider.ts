@@ -44,6 +44,8 @@ export interface IndexInfo {
   backends?: unknown;
   counts?: unknown;
   builtAt?: string;
+  /** `kp-index/<key>` when the index is an artifact (index.artifact). */
+  artifact?: string;
 }
 
 /**
@@ -104,6 +106,45 @@ export interface ConfiguredIndex {
   info(): IndexInfo;
 }
 
+type IndexOpenOptions = { models?: IndexModelsLike; data?: BenchmarkData; log?: (line: string) => void };
+
+/** index.build = "ensure": build or update the index folder from the benchmark's corpus when missing or stale. */
+async function ensureIndexDir(config: ExperimentConfig, dir: string, opts: IndexOpenOptions): Promise<boolean> {
+  const data = opts.data;
+  if (!data?.passages?.length && !data?.corpusDir) {
+    throw new KfError('no_corpus', `index.build = "ensure" but benchmark ${config.benchmark.name} has no corpus here (no passages, no documents folder)`, 'set the corpus path in benchmark.paths, or build the index elsewhere and set index.dir with index.build = "never"');
+  }
+  // Loaded lazily: the index engine pulls native addons that closed-book runs and `kf compare` never need.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ensureIndex } = require('../index/build') as typeof import('../index/build');
+  opts.log?.(`index: checking ${dir} against the ${config.benchmark.name} corpus (builds when missing or stale; a first build can take minutes)`);
+  const ix = config.index!;
+  const r = await ensureIndex({
+    ...(data.passages?.length ? { passages: data.passages } : { corpusDir: data.corpusDir }),
+    outDir: dir,
+    embedder: ix.embedder,
+    models: opts.models,
+    options: { benchmark: config.benchmark.name, ...(ix.options as object) },
+  });
+  if (r.built) opts.log?.(`index: built ${r.result?.generation ?? ''} in ${dir}`);
+  return r.built;
+}
+
+/** The experiment's index: a kp-index artifact (index.artifact), or the folder `dir` (built first with build = "ensure"). */
+async function openConfiguredIndex(config: ExperimentConfig, dir: string, opts: IndexOpenOptions): Promise<{ idx: OpenIndex; built: boolean; artifact?: string }> {
+  if (config.index!.artifact) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { openIndexArtifact } = require('./index-artifact') as typeof import('./index-artifact');
+    if (!opts.data) throw new KfError('no_corpus', 'index.artifact needs the benchmark loaded (its corpus is part of the artifact key)', 'run through kf run / runExperiment');
+    const r = await openIndexArtifact(config, { data: opts.data, models: opts.models, log: opts.log });
+    return { idx: r.index, built: r.built, artifact: `${r.ref.kind}/${r.ref.key}` };
+  }
+  const built = config.index!.build === 'ensure' ? await ensureIndexDir(config, dir, opts) : false;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { openIndex } = require('../index/open') as typeof import('../index/open');
+  return { idx: await openIndex(dir, { models: opts.models }), built };
+}
+
 /**
  * The provider for an experiment: undefined without an `index` section. The
  * index is opened on first use (a run whose questions are all recorded opens
@@ -116,39 +157,14 @@ export function indexProviderFromConfig(
   const ix = config.index;
   if (!ix) return undefined;
   const dir = defaultIndexDir(config);
-  type OpenMod = typeof import('../index/open');
-  type BuildMod = typeof import('../index/build');
-  let opened: Promise<Awaited<ReturnType<OpenMod['openIndex']>>> | undefined;
+  let opened: Promise<OpenIndex> | undefined;
   let info: IndexInfo = { dir };
   const open = () => {
-    opened ??= (async () => {
-      // Loaded lazily: the index engine pulls native addons that closed-book runs and `kf compare` never need.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { openIndex } = require('../index/open') as OpenMod;
-      let built = false;
-      if (ix.build === 'ensure') {
-        const data = opts.data;
-        if (!data?.passages?.length && !data?.corpusDir) {
-          throw new KfError('no_corpus', `index.build = "ensure" but benchmark ${config.benchmark.name} has no corpus here (no passages, no documents folder)`, 'set the corpus path in benchmark.paths, or build the index elsewhere and set index.dir with index.build = "never"');
-        }
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { ensureIndex } = require('../index/build') as BuildMod;
-        opts.log?.(`index: checking ${dir} against the ${config.benchmark.name} corpus (builds when missing or stale; a first build can take minutes)`);
-        const r = await ensureIndex({
-          ...(data!.passages?.length ? { passages: data!.passages } : { corpusDir: data!.corpusDir }),
-          outDir: dir,
-          embedder: ix.embedder,
-          models: opts.models,
-          options: { benchmark: config.benchmark.name, ...(ix.options as object) },
-        });
-        built = r.built;
-        if (built) opts.log?.(`index: built ${r.result?.generation ?? ''} in ${dir}`);
-      }
-      const idx = await openIndex(dir, { models: opts.models });
+    opened ??= openConfiguredIndex(config, dir, opts).then(({ idx, built, artifact }) => {
       const m = idx.manifest;
-      info = { dir: idx.dir, built, generation: m.generation, embedder: m.embedder, offline: m.offline, backends: m.backends, counts: m.counts, builtAt: m.builtAt };
+      info = { dir: idx.dir, built, generation: m.generation, embedder: m.embedder, offline: m.offline, backends: m.backends, counts: m.counts, builtAt: m.builtAt, ...(artifact ? { artifact } : {}) };
       return idx;
-    })();
+    });
     return opened;
   };
   let kb: Promise<EngineKnowledgeBase> | undefined;

@@ -8,6 +8,7 @@
  */
 import { BENCHMARK_NAMES } from '../bench/names';
 import { CACHE_MODES, ENDPOINT_FIELDS } from '../models/config';
+import { RETRIEVAL_MODES } from '../index/types';
 
 export type FieldType =
   | {
@@ -204,6 +205,9 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
           { enum: ['never', 'ensure'] },
         ),
         embedder: str('dense encoder when building (index.build = "ensure")', { default: 'fitted' }, { enum: ['hash', 'glove', 'fitted', 'openai'] }),
+        artifact: str(
+          'a kp-index artifact instead of dir: its key (kf artifacts lists them; refused when stale or built from another corpus), or "auto": the artifact of this corpus and these index settings (built first with build = "ensure"; kf prepare <experiment> builds it ahead)',
+        ),
         options: { type: { kind: 'any' }, doc: 'build options when building (lib/index/build.ts BuildOptions: seed, ingest, relations, engine, ...)', default: {} },
         search: {
           doc: 'settings forced onto every search of this run (e.g. mode = "dense" runs a pipeline on a dense-only index)',
@@ -211,7 +215,7 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
           type: {
             kind: 'object',
             fields: {
-              mode: str('retrieval mode', {}, { enum: ['bm25', 'dense', 'hybrid', 'hybrid+graph'] }),
+              mode: str('retrieval mode', {}, { enum: RETRIEVAL_MODES }),
               fusion: str('fusion of BM25 and dense lists', {}, { enum: ['rrf', 'weighted'] }),
               withContext: { type: { kind: 'boolean' }, doc: 'attach neighbour text and media to hits' },
             },

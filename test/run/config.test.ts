@@ -48,13 +48,14 @@ temperature = 0
 test('TOML + extends: deep merge, child wins, defaults applied, name from the file', () => {
   const dir = tmpDir();
   write(dir, '_base.toml', BASE);
-  const child = write(dir, 'mhr-m5.toml', `extends = "_base.toml"\n[pipeline]\nname = "M5"\n[pipeline.settings]\nrounds = 4\n[limits]\nmaxErrors = 5\n`);
+  // A pipeline that is not a configuration (no typed settings): free settings merge as they are.
+  const child = write(dir, 'mhr-m5.toml', `extends = "_base.toml"\n[pipeline]\nname = "my-m5"\n[pipeline.settings]\nrounds = 4\n[limits]\nmaxErrors = 5\n`);
   const exp = loadExperiment(child);
   const c = exp.config;
   assert.equal(c.name, 'mhr-m5');
   assert.equal(c.seed, 3);
   assert.equal(c.concurrency, 2);
-  assert.equal(c.pipeline.name, 'M5');
+  assert.equal(c.pipeline.name, 'my-m5');
   assert.deepEqual(c.pipeline.settings, { template: 'ours', rounds: 4 });
   assert.equal(c.limits.maxErrors, 5);
   assert.equal(c.limits.timeoutMs, 600000);
