@@ -30,8 +30,8 @@ export const agentSettings = z
     p0: z.boolean().default(false),
     /** P0's round cap. */
     p0Rounds: rounds.default(8),
-    /** Evidence pool: the paper's typed pool, or one plain first-come list (M4). */
-    pool: z.enum(['typed', 'plain']).default('typed'),
+    /** Evidence pool: the paper's typed pool, one plain first-come list (M4), or one ranked list (ablation). */
+    pool: z.enum(['typed', 'plain', 'ranked']).default('typed'),
     poolChars: z.number().int().positive().default(PAPER_CAPS.total),
     imageChars: z.number().int().min(0).default(PAPER_CAPS.image),
     tableChars: z.number().int().min(0).default(PAPER_CAPS.table),

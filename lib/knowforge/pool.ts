@@ -45,8 +45,12 @@ export interface PoolSearch {
 }
 
 export interface PoolOptions {
-  /** 'typed' = the paper's pool; 'plain' = the M4 ablation (first-come, one cap). */
-  kind?: 'typed' | 'plain';
+  /**
+   * 'typed' = the paper's pool; 'plain' = the M4 ablation (first-come, one cap);
+   * 'ranked' = ONE ranked list with the typed pool's eviction rule over a single cap
+   * (what the paper argues against: text outscores media, so media are evicted first).
+   */
+  kind?: 'typed' | 'plain' | 'ranked';
   caps?: PoolCaps;
   /** Cap of the plain pool (M4: 12,000). */
   plainCap?: number;
@@ -216,21 +220,24 @@ export function buildPool(searches: PoolSearch[], opts: PoolOptions = {}): Evide
     } else {
       kept = [];
       const used = zero();
+      // One ranked list: every block competes in the same (text) group under the total cap.
+      const ranked = opts.kind === 'ranked';
+      const group = (k: FragmentKind): FragmentKind => (ranked ? 'text' : k);
       for (const b of all) {
         kept.push(b);
-        used[b.kind] += b.cost;
-        const cap = capOf(b.kind, caps);
-        while (used[b.kind] > cap) {
+        used[group(b.kind)] += b.cost;
+        const cap = ranked ? caps.total : capOf(b.kind, caps);
+        while (used[group(b.kind)] > cap) {
           let victim = -1;
           for (let i = 0; i < kept.length; i++) {
             const k = kept[i];
-            if (k.kind !== b.kind || k.protected) continue;
+            if (group(k.kind) !== group(b.kind) || k.protected) continue;
             // Lowest score; ties go to the later block (>=).
             if (victim < 0 || k.score <= kept[victim].score) victim = i;
           }
           if (victim < 0) break; // everything left of this type is protected
-          used[b.kind] -= kept[victim].cost;
-          evicted[b.kind]++;
+          used[group(b.kind)] -= kept[victim].cost;
+          evicted[kept[victim].kind]++;
           kept.splice(victim, 1);
         }
       }
