@@ -4,8 +4,8 @@
  * character-trigram profile of the name: word vectors (GloVe) leave rare names
  * out of vocabulary (environment.md), while trigrams tell "St. Maurice's Abbey"
  * and "Saint Maurice Abbey" apart from "Maurice Abbey" at a useful scale. A model
- * embedder can be passed instead. Candidate pairs share their rarest word
- * (blocking), so the cost stays near-linear in the number of entities.
+ * embedder can be passed instead. Candidate pairs share one of their two rarest
+ * words (blocking), so the cost stays near-linear in the number of entities.
  */
 
 export type NameEmbedder = (names: string[]) => Promise<Float32Array[]> | Float32Array[];
@@ -47,23 +47,32 @@ function vectorCosine(a: Float32Array, b: Float32Array): number {
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
-/** Candidate pairs: entities sharing their rarest word (blocks larger than MAX_BLOCK are skipped as uninformative). */
+/** Candidate pairs: entities sharing one of their two rarest words (blocks larger than MAX_BLOCK are skipped as uninformative). */
 export function candidatePairs(keys: string[]): [number, number][] {
   const df = new Map<string, number>();
   const words = keys.map((k) => [...new Set(k.split(' ').filter((w) => w.length > 1))]);
   for (const ws of words) for (const w of ws) df.set(w, (df.get(w) ?? 0) + 1);
   const blocks = new Map<string, number[]>();
   words.forEach((ws, i) => {
-    if (!ws.length) return;
-    const rare = ws.reduce((a, b) => (df.get(a)! <= df.get(b)! ? a : b));
-    const b = blocks.get(rare);
-    if (b) b.push(i);
-    else blocks.set(rare, [i]);
+    // The two rarest words: a variant spelling of one word ("Maurices") still shares the other.
+    for (const rare of [...ws].sort((a, b) => df.get(a)! - df.get(b)! || (a < b ? -1 : 1)).slice(0, 2)) {
+      const b = blocks.get(rare);
+      if (b) b.push(i);
+      else blocks.set(rare, [i]);
+    }
   });
+  const seen = new Set<number>();
   const pairs: [number, number][] = [];
   for (const ids of blocks.values()) {
     if (ids.length < 2 || ids.length > MAX_BLOCK) continue;
-    for (let i = 0; i < ids.length; i++) for (let j = i + 1; j < ids.length; j++) pairs.push([ids[i], ids[j]]);
+    for (let i = 0; i < ids.length; i++) {
+      for (let j = i + 1; j < ids.length; j++) {
+        const key = ids[i] * keys.length + ids[j];
+        if (seen.has(key)) continue;
+        seen.add(key);
+        pairs.push([ids[i], ids[j]]);
+      }
+    }
   }
   return pairs;
 }
