@@ -5,6 +5,7 @@
  */
 import type { Question } from './types';
 import { questionFieldValues } from './fields';
+import { BENCHMARKS, benchmarkSpec } from './registry';
 import { RecordReader, readJsonFile } from './read';
 import { benchDir } from '../util/paths';
 import { makeRng } from '../util/rng';
@@ -41,11 +42,12 @@ export function loadPaperSubsets(dir = benchDir('knowforge-subsets')): PaperSubs
 }
 
 export function paperSubset(bench: string, name: string, dir?: string): string[] {
-  if (bench !== 'm3docvqa' && bench !== 'multihop-rag') {
-    throw new KfError('subset_unknown', `the paper has no fixed subsets for ${bench}`, 'paper subsets exist for m3docvqa and multihop-rag; use the stratified sampler (--n/--by) instead');
+  if (!benchmarkSpec(bench)?.paperSubsets) {
+    const have = Object.values(BENCHMARKS).filter((b) => b.paperSubsets).map((b) => b.name);
+    throw new KfError('subset_unknown', `the paper has no fixed subsets for ${bench}`, `paper subsets exist for ${have.join(' and ')}; use the stratified sampler (--n/--by) instead`);
   }
   if (name !== 'smoke' && name !== 'mid') throw new KfError('subset_unknown', `unknown paper subset "${name}"`, 'use smoke or mid');
-  return loadPaperSubsets(dir)[bench][name];
+  return loadPaperSubsets(dir)[bench as PaperSubsetBench][name];
 }
 
 /** The questions of an id list, in the list's order; ids absent from `questions` are reported (held-back ids). */

@@ -13,6 +13,7 @@
  * gold pages instead of documents. Questions without gold units are excluded
  * (null).
  */
+import { benchmarkSpec } from '../bench/registry';
 import type { Question } from '../bench/types';
 import type { RetrievalLog } from '../run/types';
 import { goldList } from './metrics/normalize';
@@ -66,7 +67,7 @@ export function answerVisible(q: Question, poolText: string | undefined): number
 }
 
 export function retrievalScores(q: Question, log: RetrievalLog, opts: RetrievalOptions = {}): Record<string, number> | null {
-  const level = opts.level ?? (q.benchmark === 'mmlongbench-doc' ? 'page' : 'document');
+  const level = opts.level ?? benchmarkSpec(q.benchmark)?.recallLevel ?? 'document';
   const gold = goldUnits(q, level);
   if (!gold.length) return null;
   const goldSet = new Set(gold);

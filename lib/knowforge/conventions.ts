@@ -4,17 +4,15 @@
  * paragraph of the agent prompts; tools and pipeline are identical.
  */
 import type { Convention } from '../run/types';
+import { conventionOf } from '../bench/registry';
 import { loadPrompt } from '../util/prompts';
 
 export const CONVENTIONS: readonly Convention[] = ['m3docvqa', 'mmlongbench', 'multihoprag', 'generic'];
 
 /** The convention a benchmark is scored under (the demo world has unanswerable questions: generic). */
 export function conventionFor(benchmark: string): Convention {
-  const b = benchmark.toLowerCase();
-  if (b.startsWith('m3doc') || b === 'mmqa') return 'm3docvqa';
-  if (b.startsWith('mmlongbench')) return 'mmlongbench';
-  if (b.startsWith('multihop-rag') || b === 'multihoprag') return 'multihoprag';
-  return 'generic';
+  // Each benchmark declares its convention in its registry entry (lib/bench/benchmarks/).
+  return conventionOf(benchmark.toLowerCase());
 }
 
 /** Guardrail appended to every question sent to the synthesizer. */

@@ -2,17 +2,10 @@
  * The `FINAL ANSWER: <value>` line every answer ends with: what is scored.
  */
 
-const FINAL_RE = /^\s*(?:\*\*)?\s*FINAL\s+ANSWER\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?(.*?)(?:\*\*)?\s*$/i;
+import { FINAL_ANSWER_LINE as FINAL_RE, findFinalAnswer } from '../eval/metrics/final-answer';
 
-/** Value of the LAST `FINAL ANSWER:` line, or undefined when there is none. */
-export function findFinalAnswer(text: string): string | undefined {
-  const lines = text.split(/\r?\n/);
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const m = FINAL_RE.exec(lines[i]);
-    if (m) return m[1].trim();
-  }
-  return undefined;
-}
+// One parser for the line (lib/eval/metrics/final-answer.ts): what is scored is what the pipeline reads.
+export { findFinalAnswer };
 
 /** Render a checker value (string or list) as the benchmark's final-line value: lists as JSON. */
 export function formatFinalValue(v: string | string[]): string {

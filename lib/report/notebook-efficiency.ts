@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot } from '../util/paths';
+import { demoIndexDir as benchDemoIndexDir } from '../bench/benchmarks/demo';
 import { ensureDemoWorld } from '../demo';
 import { ensureIndex } from '../index/build';
 import { openIndex } from '../index/open';
@@ -21,7 +22,7 @@ const r2 = (x: number | null): number | null => (x === null || !Number.isFinite(
 
 /** The demo index folder of a preset (shared with the demo experiments and notebooks). */
 export function demoIndexDir(preset: string): string {
-  return path.join(repoRoot(), '.kf-cache', 'index', `demo-${preset}`);
+  return benchDemoIndexDir(preset);
 }
 
 /**

@@ -26,6 +26,7 @@ import { loadRun, summarizeRun, type LoadedRun } from '../run/results';
 import { listPipelines } from '../run/registry';
 import { compareRuns } from '../run/compare';
 import { loadConfiguredBenchmark, selectQuestions } from '../run/questions';
+import { demoPresetOverrides } from '../bench/benchmarks/demo';
 import { ensureDemoWorld } from '../demo';
 import type { Row } from './table';
 import type { NotebookSession } from './notebook-session';
@@ -78,11 +79,7 @@ export function envNumber(name: string, fallback: number | undefined): number | 
 /** Overrides that point the demo experiments at a preset's world and index. */
 export async function demoOverrides(preset: DemoPreset): Promise<{ overrides: string[]; questions: string; corpus: string; indexDir: string }> {
   const world = await ensureDemoWorld({ preset });
-  const questions = path.join(world.dir, 'questions.json');
-  const corpus = path.join(world.dir, 'corpus');
-  const indexDir = path.join(repoRoot(), '.kf-cache', 'index', `demo-${preset}`);
-  const overrides = [`benchmark.paths.questions=${questions}`, `benchmark.paths.corpus=${corpus}`, `index.dir=${indexDir}`];
-  return { overrides, questions, corpus, indexDir };
+  return demoPresetOverrides(preset, world.dir);
 }
 
 function safeName(label: string): string {

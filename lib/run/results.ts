@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Question } from '../bench/types';
 import { NONE, questionFieldValues } from '../bench/fields';
-import { aggregateMmlongbench } from '../eval/score';
+import { benchmarkSpec } from '../bench/registry';
 import type { LedgerTotals } from '../models/ledger';
 import { KfError } from '../util/errors';
 import { repoRoot } from '../util/paths';
@@ -271,8 +271,9 @@ export function summarizeRecords(records: RunRecord[], base: Partial<RunSummary>
     },
   };
   if (refused.length) out.refusalRate = refused.filter((r) => r.scores.refused === 1).length / refused.length;
-  if (benchmark === 'mmlongbench-doc' && answered.some((r) => typeof r.scores?.goldAnswerable === 'number')) {
-    out.mmlongbench = aggregateMmlongbench(answered.map((r) => r.scores));
+  const official = benchmarkSpec(benchmark)?.aggregate;
+  if (official && answered.some((r) => typeof r.scores?.goldAnswerable === 'number')) {
+    out.mmlongbench = official(answered.map((r) => r.scores));
   }
   return out;
 }

@@ -7,7 +7,7 @@
  */
 import type { BenchmarkData, Question } from '../bench/types';
 import type { BenchmarkName } from '../bench/names';
-import { loadBenchmark, type BenchPathsByName } from '../bench/registry';
+import { loadBenchmark, pathsFromFlags, type BenchPathsByName } from '../bench/registry';
 import { RETRIEVAL_MODES } from '../index/types';
 import type { RankedEvidence } from '../pipeline/ranked-evidence';
 import { goldUnits, retrievalScores } from '../eval/retrieval';
@@ -15,23 +15,9 @@ import { goldUnits, retrievalScores } from '../eval/retrieval';
 export const MODES = RETRIEVAL_MODES;
 export const DEFAULT_KS = [1, 2, 3, 5, 8];
 
-/** Load a benchmark with the files given on the command line (each loader names its files differently). */
+/** Load a benchmark with the files given on the command line (each benchmark's registry entry names its files). */
 export function loadBench(name: BenchmarkName, corpus?: string, questions?: string): BenchmarkData {
-  const paths: Record<string, string> = {};
-  switch (name) {
-    case 'mmlongbench-doc':
-      if (questions) paths.samples = questions;
-      if (corpus) paths.documents = corpus;
-      break;
-    case 'multihop-rag':
-      if (questions) paths.queries = questions;
-      if (corpus) paths.corpus = corpus;
-      break;
-    default:
-      if (questions) paths.questions = questions;
-      if (corpus) paths.corpus = corpus;
-  }
-  return loadBenchmark(name, paths as Partial<BenchPathsByName[typeof name]>);
+  return loadBenchmark(name, pathsFromFlags(name, { questions, corpus }) as Partial<BenchPathsByName[typeof name]>);
 }
 
 export interface RetrievalEvalRecord {

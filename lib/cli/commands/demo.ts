@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { CommandSpec } from '../command';
 import { int, isPositiveInt, list, str } from '../command';
+import { demoPresetOverrides } from '../../bench/benchmarks/demo';
 import { ensureDemoWorld } from '../../demo';
 import { runSuite } from '../../run/suite';
 import { repoRoot } from '../../util/paths';
@@ -23,9 +24,7 @@ export const command: CommandSpec = {
     const world = await ensureDemoWorld({ preset });
     if (!args.values.json) console.log(`demo world (${preset}): ${path.relative(process.cwd(), world.dir) || '.'}${world.generated ? ' (generated now)' : ' (reused)'}: ${world.manifest.counts ? JSON.stringify(world.manifest.counts) : ''}`);
     const overrides = [...list(args, 'override')];
-    if (preset !== 'default') {
-      overrides.push(`benchmark.paths.questions=${path.join(world.dir, 'questions.json')}`, `benchmark.paths.corpus=${path.join(world.dir, 'corpus')}`, `index.dir=${path.join(repoRoot(), '.kf-cache', 'index', `demo-${preset}`)}`);
-    }
+    if (preset !== 'default') overrides.push(...demoPresetOverrides(preset, world.dir).overrides);
     const ac = new AbortController();
     const onSig = () => { console.error('\nkf demo: stopping after the questions in flight (rerun the same command to resume)'); ac.abort(); };
     process.once('SIGINT', onSig);

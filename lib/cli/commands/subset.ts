@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import type { CommandSpec } from '../command';
 import { int, isPositiveInt, str } from '../command';
 import { BENCHMARK_NAMES, type BenchmarkName } from '../../bench/names';
-import { defaultPaths, loadBenchmark } from '../../bench/registry';
+import { BENCHMARKS, defaultPaths, loadBenchmark } from '../../bench/registry';
+import type { BenchmarkSpec } from '../../bench/spec';
 import type { Question } from '../../bench/types';
 import { paperSubset, selectSubset, stratifiedSample } from '../../bench/subsets';
 import { looksLikeQuestionList, readQuestionsFile } from '../../bench/validate-question';
@@ -15,36 +16,23 @@ import { readJsonFile } from '../../bench/read';
 import { writeJsonAtomic } from '../../util/fsx';
 import { KfError } from '../../util/errors';
 
-/** The path key that holds a benchmark's questions in its loader paths. */
-const QUESTIONS_KEY: Record<BenchmarkName, string> = {
-  'mmlongbench-doc': 'samples',
-  m3docvqa: 'questions',
-  mmqa: 'questions',
-  'multihop-rag': 'queries',
-  '2wiki': 'questions',
-  musique: 'questions',
-  hotpotqa: 'questions',
-  webqa: 'data',
-  scienceqa: 'problems',
-  demo: 'questions',
-};
-
 function loadQuestions(bench: BenchmarkName, file: string | undefined, groundTruth: string | undefined): { questions: Question[]; source: string } {
+  const spec = BENCHMARKS[bench] as unknown as BenchmarkSpec;
   const defaults = defaultPaths(bench) as unknown as Record<string, string | undefined>;
-  const source = file ?? defaults[QUESTIONS_KEY[bench]];
+  const source = file ?? defaults[spec.questionsKey];
   if (!source) throw new KfError('subset_no_questions', `no default questions file for ${bench}`, 'pass --questions <file>');
   if (!fs.existsSync(source)) {
     throw new KfError('subset_no_questions', `questions file ${source} does not exist`, file ? 'check --questions' : 'pass --questions <file> (benchmarks live in ../shared/bench)');
   }
   // A file already in our Question shape (a previous tool's output, the demo world) is read as such.
-  if (/\.json$/i.test(source) && bench !== 'demo') {
+  if (/\.json$/i.test(source) && !spec.nativeQuestions) {
     const raw = readJsonFile(source, 'questions file');
     if (looksLikeQuestionList(raw)) return { questions: readQuestionsFile(source), source };
   }
-  const paths: Record<string, string | undefined> = { [QUESTIONS_KEY[bench]]: source };
+  const paths: Record<string, string | undefined> = { [spec.questionsKey]: source };
   if (groundTruth) paths.groundTruth = groundTruth;
   // Subsets need questions only: skip corpora that loaders would otherwise read and check.
-  for (const k of ['corpus', 'documents', 'pdfs']) if (k in defaults) paths[k] = undefined;
+  if (spec.corpusKey) paths[spec.corpusKey] = undefined;
   return { questions: loadBenchmark(bench, paths as never).questions, source };
 }
 

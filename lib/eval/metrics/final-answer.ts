@@ -4,20 +4,29 @@
  * under the M3DocVQA rules; refusal rates are reported per configuration).
  */
 
-// Same line shape the synthesizer/checker write (lib/knowforge/final-answer.ts), tolerant of markdown bold.
-const FINAL_RE = /^\s*(?:\*\*)?\s*FINAL\s+ANSWER\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?(.*?)(?:\*\*)?\s*$/i;
+/**
+ * THE `FINAL ANSWER:` line (the one parser: the synthesizer, the checkers, the
+ * offline policies and scoring all read answers through this file). Tolerant of
+ * markdown bold and a full-width colon.
+ */
+export const FINAL_ANSWER_LINE = /^\s*(?:\*\*)?\s*FINAL\s+ANSWER\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?(.*?)(?:\*\*)?\s*$/i;
+
+/** Value of the LAST `FINAL ANSWER:` line, or undefined when there is none. */
+export function findFinalAnswer(text: string): string | undefined {
+  const lines = (text ?? '').split(/\r?\n/);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = FINAL_ANSWER_LINE.exec(lines[i]);
+    if (m) return m[1].trim();
+  }
+  return undefined;
+}
 
 /**
  * Value of the last `FINAL ANSWER:` line. Without such a line: the whole text
  * trimmed (a raw closed-book reply still scores), or '' with `strict`.
  */
 export function extractFinalAnswer(text: string, opts: { strict?: boolean } = {}): string {
-  const lines = (text ?? '').split(/\r?\n/);
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const m = FINAL_RE.exec(lines[i]);
-    if (m) return m[1].trim();
-  }
-  return opts.strict ? '' : (text ?? '').trim();
+  return findFinalAnswer(text) ?? (opts.strict ? '' : (text ?? '').trim());
 }
 
 /** Phrases that mean "no answer" anywhere in a (short) final value. */

@@ -10,17 +10,15 @@
  *   generic      refusals -> "Not answerable"; lowercase yes/no
  * Reply: {"final": "<value>"} or {"final": ["a", "b"]}.
  */
+import { findFinalAnswer } from '../../eval/metrics/final-answer';
 import type { AnswerConvention, CheckerTask, ScorerTask } from './tasks';
 import { mentions } from './evidence';
 import { analyzeQuestion } from './question';
 import { stripUnits } from './candidates';
 import { entities, numbers, questionKind, years } from '../../util/text-rules';
 
-/** The value of the last `FINAL ANSWER:` line, or undefined. */
-export function lastFinalAnswer(text: string): string | undefined {
-  const matches = [...text.matchAll(/FINAL ANSWER\s*[:：]\s*(.*)$/gim)];
-  return matches.length ? matches[matches.length - 1][1].trim() : undefined;
-}
+/** The value of the last `FINAL ANSWER:` line, or undefined (the one parser, lib/eval/metrics/final-answer.ts). */
+export const lastFinalAnswer = findFinalAnswer;
 
 const REFUSAL_RE =
   /^(?:not answerable|unanswerable|none|n\/?a|unknown|not found|no information|insufficient information|cannot be determined|can't be determined|not (?:stated|mentioned|available|provided|specified|given))\.?$|\b(?:not (?:stated|mentioned|found|provided|specified|given|available|present|included) in the (?:document|materials|text|context|articles|knowledge base)|does not (?:contain|mention|provide|state|say)|do not (?:contain|mention|provide|state|say)|no (?:information|mention|evidence|data) (?:about|on|of|regarding)|cannot (?:be )?(?:determined|answered|found)|unable to (?:determine|find|answer)|insufficient information|not answerable|premise (?:does not|doesn't) match)\b/i;
