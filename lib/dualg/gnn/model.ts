@@ -1,0 +1,144 @@
+/**
+ * The query-dependent NBFNet of GFM-RAG / DualG-MRAG in TensorFlow.js.
+ *   h_v(0)   = w_v * Enc'(q) for seeds v (Enc' = a linear projection of the query vector), 0 otherwise
+ *   r_l(q)   = (E_rel W_l^rel) * (1 + tanh(Enc'(q) U_l))   (layer-specific, query-conditioned relations)
+ *   m_uv     = h_u(l-1) * r_l(q)[rel(u,v)] * w_uv           (DistMult)
+ *   h_v(l)   = h_v(l-1) + relu(LN(W_l [h_v(l-1); sum_u m_uv + h_v(0)] + b_l))   (boundary, shortcut)
+ *   P_q(v)   = MLP([h_v(L); Enc'(q)])
+ * forward() builds tensors without tidy: call it inside tf.tidy or optimizer.minimize.
+ */
+import { tf } from '../../tf/backend';
+import type { GnnConfig } from './config';
+import type { SubgraphBatch } from './batch';
+import { glorotStd, normalInit } from './init';
+
+export interface ForwardOutput {
+  /** Node logits, one per batch node. */
+  logits: tf.Tensor1D;
+  /** Per layer: m_uv . h_v(l) for each batch edge (path decoding's flow logits). */
+  edgeLogits?: tf.Tensor1D[];
+}
+
+interface ParamSpec { name: string; shape: number[]; std: number | 'zeros' | 'ones' }
+
+function paramSpecs(c: GnnConfig): ParamSpec[] {
+  const d = c.hidden;
+  const specs: ParamSpec[] = [
+    { name: 'query.W', shape: [c.inputDim, d], std: glorotStd(c.inputDim, d) },
+    { name: 'query.b', shape: [d], std: 'zeros' },
+    { name: 'relation.E', shape: [c.numRelations, d], std: 1 },
+  ];
+  for (let l = 0; l < c.layers; l++) {
+    specs.push(
+      { name: `layer${l}.relW`, shape: [d, d], std: glorotStd(d, d) },
+      { name: `layer${l}.relU`, shape: [d, d], std: glorotStd(d, d) * 0.5 },
+      { name: `layer${l}.W`, shape: [2 * d, d], std: glorotStd(2 * d, d) },
+      { name: `layer${l}.b`, shape: [d], std: 'zeros' },
+      { name: `layer${l}.lnGain`, shape: [d], std: 'ones' },
+      { name: `layer${l}.lnBias`, shape: [d], std: 'zeros' },
+    );
+  }
+  specs.push(
+    { name: 'mlp.W1', shape: [2 * d, d], std: glorotStd(2 * d, d) },
+    { name: 'mlp.b1', shape: [d], std: 'zeros' },
+    { name: 'mlp.W2', shape: [d, 1], std: glorotStd(d, 1) },
+    { name: 'mlp.b2', shape: [1], std: 'zeros' },
+  );
+  return specs;
+}
+
+// tf.variable names are global: each model instance gets its own prefix.
+let modelCount = 0;
+
+export class GnnModel {
+  readonly config: GnnConfig;
+  readonly params = new Map<string, tf.Variable>();
+
+  constructor(config: GnnConfig) {
+    this.config = config;
+    for (const s of paramSpecs(config)) {
+      const size = s.shape.reduce((a, b) => a * b, 1);
+      const values = s.std === 'zeros' ? new Float32Array(size) : s.std === 'ones' ? new Float32Array(size).fill(1) : normalInit(config.seed, s.name, size, s.std);
+      this.params.set(s.name, tf.variable(tf.tensor(values, s.shape), true, `gnn${++modelCount}/${s.name}`));
+    }
+  }
+
+  p(name: string): tf.Variable {
+    const v = this.params.get(name);
+    if (!v) throw new Error(`GNN parameter ${name} missing`);
+    return v;
+  }
+
+  trainableVariables(): tf.Variable[] {
+    return [...this.params.values()];
+  }
+
+  /** The projected query Enc'(q): [B, d]. */
+  encodeQueries(queryVectors: Float32Array[]): tf.Tensor2D {
+    const B = queryVectors.length, D = this.config.inputDim;
+    const flat = new Float32Array(B * D);
+    queryVectors.forEach((q, i) => {
+      if (q.length !== D) throw new Error(`query vector has dimension ${q.length}, the GNN expects ${D}`);
+      flat.set(q, i * D);
+    });
+    return tf.tensor2d(flat, [B, D]).matMul(this.p('query.W')).add(this.p('query.b'));
+  }
+
+  forward(batch: SubgraphBatch, queryVectors: Float32Array[], opts: { edgeLogits?: boolean } = {}): ForwardOutput {
+    const N = batch.numNodes, E = batch.src.length;
+    const zq = this.encodeQueries(queryVectors);
+    const nodeQ = tf.tensor1d(batch.nodeQuery, 'int32');
+    const zqNode = tf.gather(zq, nodeQ);
+    const h0 = zqNode.mul(tf.tensor2d(batch.seedWeight, [N, 1])) as tf.Tensor2D;
+    let h: tf.Tensor2D = h0;
+    const edgeLogits: tf.Tensor1D[] = [];
+    const src = tf.tensor1d(batch.src, 'int32'), dst = tf.tensor1d(batch.dst, 'int32');
+    const rel = tf.tensor1d(batch.rel, 'int32'), edgeQ = tf.tensor1d(batch.edgeQuery, 'int32');
+    const w = tf.tensor2d(batch.weight, [E, 1]);
+    for (let l = 0; l < this.config.layers; l++) {
+      let agg: tf.Tensor2D = h0;
+      let msg: tf.Tensor2D | undefined;
+      if (E > 0) {
+        const relBase = this.p('relation.E').matMul(this.p(`layer${l}.relW`));
+        const gate = zq.matMul(this.p(`layer${l}.relU`)).tanh().add(1);
+        const relE = tf.gather(relBase, rel).mul(tf.gather(gate, edgeQ));
+        msg = tf.gather(h, src).mul(relE).mul(w) as tf.Tensor2D;
+        agg = tf.unsortedSegmentSum(msg, dst, N).add(h0) as tf.Tensor2D;
+      }
+      const upd = tf.concat([h, agg], 1).matMul(this.p(`layer${l}.W`)).add(this.p(`layer${l}.b`)) as tf.Tensor2D;
+      const next = h.add(tf.relu(this.layerNorm(upd, l))) as tf.Tensor2D;
+      if (opts.edgeLogits) edgeLogits.push(msg ? msg.mul(tf.gather(next, dst)).sum(1) : tf.zeros([0]));
+      h = next;
+    }
+    const feat = tf.concat([h, zqNode], 1);
+    const hidden = tf.relu(feat.matMul(this.p('mlp.W1')).add(this.p('mlp.b1')));
+    const logits = hidden.matMul(this.p('mlp.W2')).add(this.p('mlp.b2')).reshape([N]) as tf.Tensor1D;
+    return opts.edgeLogits ? { logits, edgeLogits } : { logits };
+  }
+
+  private layerNorm(x: tf.Tensor2D, l: number): tf.Tensor2D {
+    const { mean, variance } = tf.moments(x, 1, true);
+    return x.sub(mean).div(variance.add(1e-5).sqrt()).mul(this.p(`layer${l}.lnGain`)).add(this.p(`layer${l}.lnBias`));
+  }
+
+  /** Parameter values by name (checkpoints). */
+  async getWeights(): Promise<Map<string, { shape: number[]; values: Float32Array }>> {
+    const out = new Map<string, { shape: number[]; values: Float32Array }>();
+    for (const [name, v] of this.params) out.set(name, { shape: v.shape.slice(), values: (await v.data()) as Float32Array });
+    return out;
+  }
+
+  setWeights(weights: Map<string, { shape: number[]; values: Float32Array }>): void {
+    for (const [name, v] of this.params) {
+      const w = weights.get(name);
+      if (!w) throw new Error(`checkpoint lacks parameter ${name}`);
+      if (w.shape.join('x') !== v.shape.join('x')) throw new Error(`parameter ${name}: checkpoint shape ${w.shape.join('x')} != model ${v.shape.join('x')}`);
+      tf.tidy(() => v.assign(tf.tensor(w.values, w.shape)));
+    }
+  }
+
+  dispose(): void {
+    for (const v of this.params.values()) v.dispose();
+    this.params.clear();
+  }
+}
