@@ -8,7 +8,7 @@
  */
 import type { BenchmarkData, Question } from '../bench/types';
 import { aggregateScores, goldUnits, retrievalScores } from '../eval/retrieval';
-import { EngineKnowledgeBase } from '../index/knowledge-base';
+import { engineKnowledgeBase } from '../run/index-provider';
 import type { OpenIndex } from '../index/open';
 import type { ChatModel, Stage } from '../models/types';
 import { checkSettings, configuration } from '../pipeline/registry';
@@ -57,7 +57,7 @@ export function agentSettingsOf(config: string, layers: { settings?: Record<stri
 async function oneQuestion(idx: OpenIndex, q: Question, s: AgentSettings, opts: PipelineRetrievalOptions, level: 'document' | 'page'): Promise<PipelineRetrievalRecord> {
   const gold = goldUnits(q, level);
   if (!gold.length) return { id: q.id, question: q.question, gold, excluded: true, scores: null, searches: [] };
-  const kb = new EngineKnowledgeBase(idx.engine, { id: idx.dir, docTitle: (d) => idx.docTitle(d), docIds: q.doc ? [q.doc] : undefined });
+  const kb = engineKnowledgeBase(idx).restrictedTo(q.doc ? [q.doc] : undefined);
   const model = (stage: Stage): ChatModel => {
     const m = opts.models.forStage(stage);
     return { id: m.id, backend: m.backend, chat: (req, sig) => m.chat({ ...req, questionId: req.questionId ?? q.id }, sig) };
