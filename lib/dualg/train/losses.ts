@@ -24,6 +24,11 @@ export const FINETUNE_LOSS: LossWeights = { bce: 0.3, rank: 0.7, temperature: 0.
 // tfjs has no stopGradient: an identity whose gradient is zero.
 const stopGradient = tf.customGrad(((x: tf.Tensor) => ({ value: x.clone(), gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy) })) as unknown as Parameters<typeof tf.customGrad>[0]) as (x: tf.Tensor) => tf.Tensor;
 
+// tf.logSigmoid's gradient reads a disposed tensor on the wasm backend: the stable form from basic ops.
+function logSigmoid(x: tf.Tensor): tf.Tensor {
+  return x.minimum(0).sub(tf.log1p(tf.exp(x.abs().neg())));
+}
+
 /** Mean loss over the batch's queries that have at least one positive. `targets` is 1 for positive nodes, per batch node. */
 export function batchLoss(logits: tf.Tensor1D, targets: Float32Array, batch: SubgraphBatch, w: LossWeights): tf.Scalar {
   const losses: tf.Scalar[] = [];
@@ -39,8 +44,8 @@ export function batchLoss(logits: tf.Tensor1D, targets: Float32Array, batch: Sub
       const scaled = l.div(w.temperature);
       const masked = scaled.add(pos.mul(-1e9));
       const negW = stopGradient(tf.softmax(masked)).mul(neg);
-      const posLoss = tf.neg(tf.logSigmoid(l)).mul(pos).sum();
-      const negLoss = tf.neg(tf.logSigmoid(tf.neg(l))).mul(negW).sum();
+      const posLoss = tf.neg(logSigmoid(l)).mul(pos).sum();
+      const negLoss = tf.neg(logSigmoid(tf.neg(l))).mul(negW).sum();
       loss = loss.add(posLoss.add(negLoss).div(npos + 1).mul(w.bce));
     }
     if (w.rank > 0) {
