@@ -17,6 +17,7 @@ import { OcrPool, ocrBlocks } from './ocr';
 import { DEFAULT_MIN_OCR_CONFIDENCE } from './options';
 import { tableSummary, tableToText } from './table';
 import { errorMessage } from '../util/errors';
+import { runPool } from '../util/worker-pool';
 
 export interface DescribeOptions {
   /** A vision-capable model; absent -> offline descriptions. */
@@ -135,17 +136,6 @@ async function vlmTable(model: ChatModel, stage: Stage, f: Fragment, signal?: Ab
   return res.text.trim();
 }
 
-/** Run `fn` over items with at most `n` in flight, in order of the input. */
-async function mapLimit<T>(items: T[], n: number, fn: (x: T, i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
-}
 
 /**
  * Describe the image/table fragments of a list (others are copied unchanged).
@@ -174,7 +164,7 @@ export async function describeFragments(frags: Fragment[], opts: DescribeOptions
     }
   };
   try {
-    await mapLimit(todo, opts.model ? opts.concurrency ?? 4 : 2, async (f) => {
+    await runPool(todo, opts.model ? opts.concurrency ?? 4 : 2, async (f) => {
       if (opts.signal?.aborted) return;
       await describeOne(f);
       opts.onProgress?.(++done, todo.length);

@@ -22,6 +22,7 @@ import { defaultFusionWeights } from './fusion';
 import { demoFragments } from '../demo/fragments';
 import { KfError } from '../util/errors';
 import { makeRng } from '../util/rng';
+import { percentile } from '../util/percentile';
 
 export interface RetrievalBenchOptions {
   /** Corpus sizes to run, in order (e.g. [4800, 200000]). */
@@ -81,15 +82,8 @@ export interface RetrievalBenchReport {
   node: string;
 }
 
-export function percentile(xs: number[], p: number): number {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const i = Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1));
-  return s[i];
-}
-
 function stats(xs: number[]): StageStats {
-  return { p50: percentile(xs, 50), p90: percentile(xs, 90), mean: xs.reduce((a, b) => a + b, 0) / (xs.length || 1) };
+  return { p50: percentile(xs, 0.5) ?? NaN, p90: percentile(xs, 0.9) ?? NaN, mean: xs.reduce((a, b) => a + b, 0) / (xs.length || 1) };
 }
 
 const MB = 1024 * 1024;

@@ -37,6 +37,8 @@ import { KfError, errorMessage } from '../util/errors';
 import { canonicalJson, sha256, shortHash } from '../util/hash';
 import { ensureWritableDir, readJsonl, writeFileAtomic, writeJsonAtomic, fsyncDir } from '../util/fsx';
 import { isPidLock, tryPidLock } from '../util/pid-lock';
+import { runPool } from '../util/worker-pool';
+import { benchmarkSpec } from '../bench/registry';
 import { gitInfo } from '../util/git';
 import { repoRoot } from '../util/paths';
 import { SearchEngine, defaultIndexText, type EngineOptions, type RelationEdge } from './engine';
@@ -304,17 +306,6 @@ function numericSeed(seed: string): number {
   return Number.parseInt(sha256(`hnsw/${seed}`).slice(0, 8), 16) % 1_000_000_007;
 }
 
-async function mapLimit<T>(items: readonly T[], limit: number, worker: (item: T, i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const run = async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= items.length) return;
-      await worker(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, run));
-}
 
 function abortIf(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new KfError('aborted', 'the index build was cancelled', 'rerun the build: finished documents are kept and reused');
@@ -557,7 +548,7 @@ export async function buildIndex(input: BuildIndexInput): Promise<BuildResult> {
     const extractionModel = stageModel(input.models, 'extraction');
     const relationsModel = stageModel(input.models, 'relations');
     const describe = o.describeMedia ?? true;
-    const relOpts: RelationOptions | false = o.relations === false ? false : { scope: o.benchmark === 'mmlongbench-doc' ? 'document' : 'corpus', ...(o.relations ?? {}) };
+    const relOpts: RelationOptions | false = o.relations === false ? false : { scope: benchmarkSpec(o.benchmark)?.relationsScope ?? 'corpus', ...(o.relations ?? {}) };
     const engineOpts: Omit<EngineOptions, 'embedder' | 'indexText'> = { ...(o.engine ?? {}), hnsw: { seed: numericSeed(seed), ...(o.engine?.hnsw ?? {}) } };
 
     // What shapes a document's stored work: change any of it and the document is redone.
@@ -631,7 +622,7 @@ export async function buildIndex(input: BuildIndexInput): Promise<BuildResult> {
       keepPrevious(d.id);
     }
     let done = 0;
-    await mapLimit(candidates, o.concurrency ?? 2, async (d) => {
+    await runPool(candidates, o.concurrency ?? 2, async (d) => {
       abortIf(o.signal);
       const key = workKey(d);
       const stored = store.doc(key);

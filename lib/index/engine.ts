@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Fragment } from '../corpus/types';
-import type { Embedder, FusionMethod, RetrievalMode, Retriever, SearchHit, SearchOptions, SearchResult, SearchTimings } from './types';
+import { RETRIEVAL_MODES, type Embedder, type FusionMethod, type RetrievalMode, type Retriever, type SearchHit, type SearchOptions, type SearchResult, type SearchTimings } from './types';
 import { Bm25Index, type Bm25Options, type Bm25Query, type Bm25State } from './bm25';
 import { DenseIndex, resolveHnswOptions, type HnswOptions, type ResolvedHnswOptions } from './dense';
 import { fuse, validateWeights, defaultFusionWeights, DEFAULT_RRF_K, type FusionCandidate, type FusionWeights } from './fusion';
@@ -29,7 +29,7 @@ import { KfError } from '../util/errors';
 import { fsError, writeFileAtomic, fsyncDir } from '../util/fsx';
 
 export const INDEX_FORMAT = 'kf-search-index/1';
-const MODES: readonly RetrievalMode[] = ['bm25', 'dense', 'hybrid', 'hybrid+graph'];
+const MODES: readonly RetrievalMode[] = RETRIEVAL_MODES;
 
 export interface GraphExpansionOptions {
   /** How many top hits are expanded (paper: 8). */

@@ -23,6 +23,7 @@ import { extractPoints } from './offline/knowledge-points';
 import { findJsonObject } from '../models/json-repair';
 import { errorMessage } from '../util/errors';
 import type { KnowledgePoint } from './types';
+import { mapLimit } from '../util/worker-pool';
 
 export interface KnowledgePointOptions {
   /** Most points per fragment (default 8). */
@@ -212,20 +213,6 @@ export function parseExtractionReply(text: string, batchIds: readonly string[]):
   return { points, unknownFragments: unknown };
 }
 
-/** Run `worker` over items with at most `limit` in flight; results keep the input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, worker: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const run = async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= items.length) return;
-      out[i] = await worker(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, run));
-  return out;
-}
 
 /**
  * Knowledge points of `fragments`: through `model` (stage 'extraction') when it is

@@ -22,7 +22,8 @@ import { findJsonObject } from '../models/json-repair';
 import { errorMessage } from '../util/errors';
 import { sha256 } from '../util/hash';
 import type { KnowledgePoint, Relation, RelationType } from './types';
-import { addUsage, emptyUsage, mapLimit, pointText, type StageUsage } from './knowledge-points';
+import { addUsage, emptyUsage, pointText, type StageUsage } from './knowledge-points';
+import { mapLimit } from '../util/worker-pool';
 
 /** The types an LLM may assign (plus "none" in its reply = recalled but unrelated). */
 export const TYPED_RELATIONS: readonly RelationType[] = ['same-topic', 'extends', 'contrasts', 'supports', 'prerequisite'];

@@ -24,15 +24,8 @@ export function addTotals(into: LedgerTotals, t: Partial<LedgerTotals> | undefin
   return into;
 }
 
-/** Linear-interpolation percentile (numpy's default); null for no values. */
-export function percentile(xs: readonly number[], q: number): number | null {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const pos = (s.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
-}
+/** The harness's one percentile (lib/util/percentile.ts), re-exported for the run summaries and notebooks. */
+export { percentile } from '../util/percentile';
 
 /** Label of a set of backends: the one backend, 'mixed' for several, 'none' for no model call. */
 export function backendLabel(backends: Iterable<string>): string {

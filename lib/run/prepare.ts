@@ -8,9 +8,9 @@
 import type { ArtifactRequest } from '../pipeline/artifact';
 import { ArtifactStore, artifactKind, artifactKinds } from '../pipeline/artifact-store';
 import { checkSettings } from '../pipeline/registry';
-import { createModelRouter } from '../models/router';
 import { KfError } from '../util/errors';
-import { expandPath, type ExperimentConfig, type ResolvedExperiment } from './config';
+import type { ExperimentConfig, ResolvedExperiment } from './config';
+import { experimentRouter } from './experiment-router';
 import { indexProviderFromConfig } from './index-provider';
 import { loadConfiguredBenchmark } from './questions';
 
@@ -21,12 +21,6 @@ export interface Prepared {
   key?: string;
   dir: string;
   built: boolean;
-}
-
-/** The model router of an experiment (index stages and embeddings use it), as the runner makes it. */
-export function experimentRouter(config: ExperimentConfig, runId: string) {
-  const cacheFile = config.models.cache?.file ? expandPath(config.models.cache.file) : undefined;
-  return createModelRouter({ ...config.models, cache: config.models.cache ? { ...config.models.cache, file: cacheFile } : undefined }, { runId, cacheFile });
 }
 
 /** Artifact kinds (beyond the index) an experiment needs. */

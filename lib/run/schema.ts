@@ -7,6 +7,7 @@
  *   - the field reference (experiments/_schema.md is checked against it by a test).
  */
 import { BENCHMARK_NAMES } from '../bench/names';
+import { benchmarkSpec } from '../bench/registry';
 import { CACHE_MODES, ENDPOINT_FIELDS } from '../models/config';
 import { RETRIEVAL_MODES } from '../index/types';
 
@@ -46,19 +47,8 @@ export interface Field {
 /** Subset names that are not id-list files. */
 export const SUBSET_KEYWORDS = ['full', 'all', 'smoke', 'mid'] as const;
 
-/** Benchmark file keys each loader reads (lib/bench/*.ts `...Paths` interfaces). */
-export const BENCHMARK_PATH_KEYS: Record<string, readonly string[]> = {
-  'mmlongbench-doc': ['samples', 'documents'],
-  m3docvqa: ['questions', 'pdfs'],
-  mmqa: ['questions', 'images', 'captions'],
-  'multihop-rag': ['queries', 'groundTruth', 'corpus', 'mdIndex'],
-  '2wiki': ['questions', 'corpus'],
-  musique: ['questions', 'corpus'],
-  hotpotqa: ['questions', 'corpus'],
-  webqa: ['data'],
-  scienceqa: ['problems', 'splits', 'images'],
-  demo: ['questions', 'corpus'],
-};
+/** Benchmark file keys each loader reads (each benchmark's registry entry declares them). */
+export const BENCHMARK_PATH_KEYS: Record<string, readonly string[]> = Object.fromEntries(BENCHMARK_NAMES.map((n) => [n, benchmarkSpec(n)!.pathKeys]));
 
 const str = (doc: string, extra: Partial<Field> = {}, t: Partial<Extract<FieldType, { kind: 'string' }>> = {}): Field => ({ type: { kind: 'string', ...t }, doc, ...extra });
 const int = (doc: string, min: number, extra: Partial<Field> = {}): Field => ({ type: { kind: 'int', min }, doc, ...extra });

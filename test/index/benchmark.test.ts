@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { benchRetrieval, formatBenchReport, percentile } from '../../lib/index/benchmark';
+import { benchRetrieval, formatBenchReport } from '../../lib/index/benchmark';
+import { percentile } from '../../lib/util/percentile';
 
-test('percentile: nearest rank', () => {
-  assert.equal(percentile([5, 1, 3, 2, 4], 50), 3);
-  assert.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90), 9);
-  assert.ok(Number.isNaN(percentile([], 50)));
+test('percentile: linear interpolation (the harness has one percentile)', () => {
+  assert.equal(percentile([5, 1, 3, 2, 4], 0.5), 3);
+  assert.ok(Math.abs(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9)! - 9.1) < 1e-9);
+  assert.equal(percentile([], 0.5), null);
 });
 
 test('retrieval benchmark runs end to end on a small sweep (hash embedder), reports every stage, recall, memory and growth, and reuses a cached index', async () => {

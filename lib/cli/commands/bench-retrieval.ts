@@ -8,7 +8,7 @@ import type { CommandSpec } from '../command';
 import { bool, int, str } from '../command';
 import { benchRetrieval, formatBenchReport } from '../../index/benchmark';
 import { OFFLINE_EMBEDDERS, type OfflineEmbedderName } from '../../index/embedders/registry';
-import type { RetrievalMode } from '../../index/types';
+import { RETRIEVAL_MODES, type RetrievalMode } from '../../index/types';
 import { KfError } from '../../util/errors';
 import { gitInfo } from '../../util/git';
 import { writeJsonAtomic, ensureWritableDir } from '../../util/fsx';
@@ -26,7 +26,7 @@ export const command: CommandSpec = {
     queries: { type: 'string', default: '300', description: 'timed queries per size', validate: posInt },
     seed: { type: 'string', default: 'kf-demo', description: 'demo world seed' },
     embedder: { type: 'string', default: 'corpus-fitted', choices: OFFLINE_EMBEDDERS, description: 'offline dense encoder' },
-    mode: { type: 'string', default: 'hybrid+graph', choices: ['bm25', 'dense', 'hybrid', 'hybrid+graph'], description: 'retrieval mode timed' },
+    mode: { type: 'string', default: 'hybrid+graph', choices: RETRIEVAL_MODES, description: 'retrieval mode timed' },
     topk: { type: 'string', default: '8', description: 'hits per search', validate: posInt },
     'edges-k': { type: 'string', default: '3', description: 'kNN similarity edges per fragment for expansion (0 = none)', validate: nonNegInt },
     'ef-search': { type: 'string', description: 'HNSW efSearch (default: automatic by corpus size, 128 up to 25K fragments ... 1024 from 100K)', validate: posInt },

@@ -1,0 +1,10 @@
+/** The model router of an experiment (its models table, cache file made absolute), as runs and `kf prepare` make it. */
+import { createModelRouter } from '../models/router';
+import { registerOfflineHandlers } from '../offline-backend';
+import { expandPath, type ExperimentConfig } from './config';
+
+export function experimentRouter(config: ExperimentConfig, runId: string): ReturnType<typeof createModelRouter> {
+  const cacheFile = config.models.cache?.file ? expandPath(config.models.cache.file) : undefined;
+  registerOfflineHandlers(); // the offline backend's stage handlers, for stages without an endpoint
+  return createModelRouter({ ...config.models, cache: config.models.cache ? { ...config.models.cache, file: cacheFile } : undefined }, { runId, cacheFile });
+}

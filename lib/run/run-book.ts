@@ -1,0 +1,136 @@
+/**
+ * The runner's bookkeeping of one run folder: what is already recorded (resume,
+ * with compaction of cut or duplicate lines), the run-wide tally over every
+ * record (usage, backends, timings, errors) and the manifest built from them.
+ */
+import * as path from 'node:path';
+import type { BenchmarkData } from '../bench/types';
+import type { StageRoute } from '../models/router';
+import { KfError } from '../util/errors';
+import { addTotals, backendLabel, emptyTotals, percentile } from './aggregate';
+import { configDiff, resultAffecting, type ResolvedExperiment } from './config';
+import type { IndexInfo } from './index-provider';
+import { backendNoteFor, stampNow, type RunManifest, type RunSession, type RunStatus } from './manifest';
+import type { Selection } from './questions';
+import { keepRecordsCopy, readRecords, recordsFileOf, rewriteRecords, type RunRecord } from './records';
+import type { RunnerRouter } from './runner-types';
+
+/** A rerun of a run id with another config would mix answers of two configs: refuse it. */
+export function refuseChangedConfig(previous: RunManifest | undefined, exp: ResolvedExperiment, runId: string, dir: string): void {
+  if (!previous || previous.configHash === exp.hash) return;
+  const changed = configDiff(resultAffecting(previous.config), resultAffecting(exp.config));
+  throw new KfError(
+    'run_config_changed',
+    `run ${runId} was started with another config (hash ${previous.configHash}, now ${exp.hash}; changed: ${changed.slice(0, 8).join(', ') || 'unknown'})`,
+    'resuming would mix answers of two configs: pass a new --run-id, or undo the change',
+    { concerns: dir },
+  );
+}
+
+/** The records already there (resume), compacted when a crash cut a line or errors are to be retried. */
+export function resumeRecords(dir: string, exp: ResolvedExperiment, opts: { runId: string; retryErrors?: boolean; log: (line: string) => void }): { recFile: string; kept: RunRecord[] } {
+  const recFile = recordsFileOf(dir);
+  const existing = readRecords(recFile);
+  const foreign = existing.records.filter((r) => r.configHash !== exp.hash);
+  if (foreign.length) {
+    throw new KfError('run_config_changed', `${recFile} holds ${foreign.length} records of another config (hash ${foreign[0].configHash}, now ${exp.hash})`, 'pass a new --run-id for this config', { concerns: recFile });
+  }
+  let kept = existing.records;
+  const retried = opts.retryErrors ? kept.filter((r) => r.error).length : 0;
+  if (opts.retryErrors) kept = kept.filter((r) => !r.error);
+  if (existing.badLines || existing.duplicates.length || retried) {
+    // Unreadable or duplicate lines are dropped from the live file, but nothing is thrown
+    // away: the file as it was stays beside it (a hand-edited or damaged line can be repaired).
+    const copy = existing.badLines || existing.duplicates.length ? keepRecordsCopy(recFile) : undefined;
+    rewriteRecords(recFile, kept);
+    const what = [existing.badLines ? `${existing.badLines} cut line(s) dropped` : '', existing.duplicates.length ? `${existing.duplicates.length} duplicate record(s) dropped` : '', retried ? `${retried} error record(s) to retry` : ''].filter(Boolean);
+    opts.log(`run ${opts.runId}: records compacted (${what.join(', ')})${copy ? `; the file as it was is kept as ${path.basename(copy)}` : ''}`);
+  }
+  return { recFile, kept };
+}
+
+/** Run-wide totals over every record (kept + new), for the manifest. */
+export class RunTally {
+  readonly usage = emptyTotals();
+  readonly backends = new Set<string>();
+  readonly okTimes: number[] = [];
+  errors = 0;
+
+  account(r: RunRecord): void {
+    addTotals(this.usage, r.usage);
+    if (r.usage?.calls) this.backends.add(r.backend);
+    if (r.error) this.errors++;
+    else if (typeof r.timings?.totalMs === 'number') this.okTimes.push(r.timings.totalMs);
+  }
+}
+
+/** What the manifest says that does not change during a run. */
+export interface RunFacts {
+  exp: ResolvedExperiment;
+  runId: string;
+  pipeline: { name: string; description: string };
+  routes: StageRoute[];
+  /** The configured backend label (used until a model call says otherwise). */
+  configured: string;
+  bench: { data: BenchmarkData; files: Record<string, string> };
+  selection: Selection;
+  selected: readonly { id: string }[];
+  previous?: RunManifest;
+  startedAt: string;
+  sessions: RunSession[];
+  resumeCommand: string;
+}
+
+/** The previous sessions (a 'running' one was interrupted) followed by this one. */
+export function sessionsWith(previous: RunManifest | undefined, session: RunSession): RunSession[] {
+  const old = (previous?.sessions ?? []).map((s) => (s.status === 'running' ? { ...s, status: 'interrupted' as RunStatus, endedAt: s.endedAt ?? previous?.updatedAt } : s));
+  return [...old, session];
+}
+
+/** The manifest as of now. */
+export function runManifest(f: RunFacts, live: { status: RunStatus; detail?: string; done: Set<string>; tally: RunTally; ledger: RunnerRouter['ledger']; index?: IndexInfo }): RunManifest {
+  const { config } = f.exp;
+  const selectedIds = new Set(f.selected.map((q) => q.id));
+  const recorded = live.done.size;
+  const inSelection = [...live.done].filter((id) => selectedIds.has(id)).length;
+  const backend = live.tally.backends.size ? backendLabel(live.tally.backends) : f.configured;
+  const now = new Date().toISOString();
+  const j = live.ledger.toJSON();
+  const m: RunManifest = {
+    kind: 'kf-run',
+    version: 1,
+    runId: f.runId,
+    status: live.status,
+    ...(live.detail ? { statusDetail: live.detail } : {}),
+    experiment: { name: config.name, description: config.description, file: f.exp.file, files: f.exp.files, overrides: f.exp.overrides },
+    config,
+    configHash: f.exp.hash,
+    seed: config.seed,
+    backend,
+    ...(backendNoteFor(backend) ? { backendNote: backendNoteFor(backend) } : {}),
+    stamp: stampNow(),
+    pipeline: f.pipeline,
+    models: f.routes,
+    benchmark: {
+      name: config.benchmark.name,
+      split: config.benchmark.split,
+      subset: config.benchmark.subset,
+      files: f.bench.files,
+      questionsLoaded: f.bench.data.questions.length,
+      missingIds: f.selection.missingIds.length,
+      missingIdsSample: f.selection.missingIds.slice(0, 10),
+      ...(f.selection.sample ? { sample: f.selection.sample } : {}),
+    },
+    startedAt: f.previous?.startedAt ?? f.startedAt,
+    updatedAt: now,
+    ...(live.status !== 'running' ? { endedAt: now } : {}),
+    sessions: f.sessions,
+    counts: { selected: f.selected.length, recorded, errors: live.tally.errors, remaining: f.selected.length - inSelection, outsideSelection: recorded - inSelection },
+    usage: { ...live.tally.usage, unpricedModels: [...live.tally.usage.unpricedModels] },
+    ledger: { totals: j.totals, byStage: j.byStage, byModel: j.byModel, byBackend: j.byBackend },
+    timing: { p50Ms: percentile(live.tally.okTimes, 0.5), p90Ms: percentile(live.tally.okTimes, 0.9) },
+    resume: f.resumeCommand,
+  };
+  if (live.index) m.index = live.index;
+  return m;
+}

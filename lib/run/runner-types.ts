@@ -1,0 +1,63 @@
+/** The runner's seams: what runExperiment takes (RunOptions) and gives back (RunOutcome), and the router it needs. */
+import type { BenchmarkData } from '../bench/types';
+import type { Embedder } from '../index/types';
+import type { LedgerTotals } from '../models/ledger';
+import type { StageRoute } from '../models/router';
+import type { ChatModel, Stage } from '../models/types';
+import type { ResolvedExperiment } from './config';
+import type { RetrieverProvider } from './index-provider';
+import type { RunCounts, RunManifest, RunStatus } from './manifest';
+import type { ProgressSink } from './progress';
+import type { Scorer } from './scoring';
+import type { Pipeline } from './types';
+
+/** The part of a ModelRouter the runner uses (createModelRouter's result satisfies it; tests pass small fakes). */
+export interface RunnerRouter {
+  forStage(stage: Stage): ChatModel;
+  describe(): StageRoute[];
+  readonly ledger: {
+    onRecord(listener: (e: { stage: string; model: string; backend: string; questionId?: string; promptTokens: number; completionTokens: number; latencyMs: number; cacheHit: boolean; error?: string }) => void): () => void;
+    byQuestion(questionId: string): LedgerTotals;
+    toJSON(): { totals: LedgerTotals; byStage: Record<string, LedgerTotals>; byModel: Record<string, LedgerTotals>; byBackend: Record<string, LedgerTotals> };
+  };
+  embedder?(): Embedder | undefined;
+  close(): Promise<void>;
+}
+
+export interface RunOptions {
+  experiment: ResolvedExperiment;
+  /** Default: `<name>-<subset>-<hash8>`, so rerunning the same command resumes. */
+  runId?: string;
+  /** Parent of run folders (default <repo>/results). */
+  resultsDir?: string;
+  /** Drop error records and answer those questions again. */
+  retryErrors?: boolean;
+  pipeline?: Pipeline;
+  router?: RunnerRouter;
+  retrieverFor?: RetrieverProvider;
+  /** Questions (and recall level) to use instead of loading the configured benchmark. */
+  benchmark?: BenchmarkData;
+  scorer?: Scorer;
+  /** Stop taking new questions (in-flight ones finish and are recorded). */
+  stopSignal?: AbortSignal;
+  /** Abort in-flight questions (not recorded; they rerun on resume). */
+  abortSignal?: AbortSignal;
+  progress?: ProgressSink;
+  /** Status lines (default: progress.log). */
+  log?: (line: string) => void;
+  /** The command shown for resuming (default built from the experiment file and overrides). */
+  resumeCommand?: string;
+}
+
+export interface RunOutcome {
+  runId: string;
+  dir: string;
+  status: RunStatus;
+  counts: RunCounts;
+  /** Records written by this invocation, and how many carry an error. */
+  recordedNow: number;
+  errorsNow: number;
+  resumedWith: number;
+  manifest: RunManifest;
+  resumeCommand: string;
+}
