@@ -14,6 +14,9 @@ export interface FoundHit {
   /** Document title (or id) of the hit. */
   doc: string;
   text: string;
+  /** Fragment id and kind, when the result listed them. */
+  id?: string;
+  kind?: string;
 }
 
 const CONNECT = new Set(['of', 'de', 'la', 'von', 'van', 'der', 'du', 'le', 'del', 'da', 'di', 'y', 'bin', 'al', 'ibn', 'and']);
@@ -132,7 +135,7 @@ export function bridgeNames(question: string, hits: readonly FoundHit[], opts: {
   scored.sort((x, y) => y.score - x.score);
   const out: string[] = [];
   const push = (n: string) => { if (!out.some((o) => norm(o) === norm(n))) out.push(n); };
-  const anchors = [...new Set(scored.map((s) => s.anchor))];
+  const anchors = [...new Set(scored.map((s) => s.anchor))].sort((x, y) => x - y); // first-found first-hop first
   for (const a of anchors) { const best = scored.find((s) => s.anchor === a && s.score >= 2); if (best) push(best.name); }
   for (const s of scored) if (s.score >= 2) push(s.name);
   return out.slice(0, opts.max ?? 6);

@@ -7,7 +7,7 @@ import type { OfflineHandler } from '../../models/in-process';
 import { agentStep, readerPlan } from './agent-policies';
 import { checkerReply, scorerReply } from './checker';
 import { bridgeJudge } from './bridge-judge';
-import { locatorReply } from './locator';
+import { locatorReply, mediaReadsFromResults } from './locator';
 import { synthReply } from './synth';
 import type { AgentTask, CheckerTask, JudgeTask, LocatorTask, ReaderTask, ScorerTask, SynthTask, VisionTask } from './tasks';
 import { visionReply } from './vision';
@@ -22,7 +22,7 @@ const agent: OfflineHandler<AgentTask> = {
   stages: ['p0'],
   needs: ['question'],
   taskFile,
-  reply: (task, { req }) => locatorReply(req, task, readerPlan(task)),
+  reply: (task, { req }) => locatorReply(req, task, mediaReadsFromResults(req, task)),
 };
 // Next-hop names of the first-hop documents in the pool, else entity coverage: ./bridge-judge.ts.
 const judgeHandler: OfflineHandler<JudgeTask> = { stages: ['bridge'], needs: ['question'], taskFile, reply: (task) => JSON.stringify(bridgeJudge(task)) };

@@ -14,9 +14,9 @@
  */
 import { findJsonObject } from '../../models/json-repair';
 import type { ChatRequest } from '../../models/types';
-import { agentStep, decomposeQuestion, previousCalls, type OfflineAgentReply, type PlannedCall } from './agent-policies';
+import { agentStep, decomposeQuestion, previousCalls, readerPlan, type OfflineAgentReply, type PlannedCall } from './agent-policies';
 import { bridgeNames, uncoveredEntities, type FoundHit } from './bridge-entities';
-import type { AgentTask, LocatorTask } from './tasks';
+import type { AgentTask, LocatorTask, PoolMedia } from './tasks';
 
 function textOf(content: ChatRequest['messages'][number]['content']): string {
   return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('');
@@ -30,8 +30,8 @@ export function searchResultsSoFar(req: ChatRequest): FoundHit[] {
     const text = textOf(m.content);
     if (!text.includes('"hits"')) continue;
     const found = findJsonObject(text.slice(text.indexOf('{')), (v) => Array.isArray(v.hits));
-    for (const h of (found?.value.hits as { doc?: unknown; text?: unknown }[] | undefined) ?? []) {
-      if (typeof h?.doc === 'string') out.push({ doc: h.doc, text: typeof h.text === 'string' ? h.text : '' });
+    for (const h of (found?.value.hits as { doc?: unknown; text?: unknown; id?: unknown; kind?: unknown }[] | undefined) ?? []) {
+      if (typeof h?.doc === 'string') out.push({ doc: h.doc, text: typeof h.text === 'string' ? h.text : '', id: typeof h.id === 'string' ? h.id : undefined, kind: typeof h.kind === 'string' ? h.kind : undefined });
     }
   }
   return out;
@@ -47,6 +47,18 @@ export function nextQuery(question: string, ran: string[], hits: FoundHit[]): st
   for (const n of bridgeNames(question, hits)) if (fresh(n)) return n;
   for (const d of decomposed) if (fresh(d)) return d;
   return undefined;
+}
+
+/** P0's reading half: the figures and tables its own searches returned, opened when they match the question. */
+export function mediaReadsFromResults(req: ChatRequest, task: AgentTask): PlannedCall[] {
+  const seen = new Set<string>();
+  const media: PoolMedia[] = [];
+  for (const h of searchResultsSoFar(req)) {
+    if (!h.id || (h.kind !== 'image' && h.kind !== 'table') || seen.has(h.id)) continue;
+    seen.add(h.id);
+    media.push({ fragmentId: h.id, kind: h.kind, text: h.text });
+  }
+  return readerPlan({ ...task, media: task.media?.length ? task.media : media });
 }
 
 export function locatorReply(req: ChatRequest, task: LocatorTask | AgentTask, after: PlannedCall[] = []): OfflineAgentReply {
