@@ -7,11 +7,13 @@ import type { Fragment } from '../corpus/types';
 import type { Question } from '../bench/types';
 import type { Retriever, SearchHit } from '../index/types';
 import type { ChatModel, Stage } from '../models/types';
+import type { AnswerConvention } from '../bench/spec';
 import type { Rng } from '../util/rng';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 
 /** Benchmark answer conventions (prompt rule paragraph + format checker rules). */
-export type Convention = 'm3docvqa' | 'mmlongbench' | 'multihoprag' | 'generic';
+// Declared once, by the benchmark registry (each benchmark's entry names its convention).
+export type Convention = AnswerConvention;
 
 /** What a pipeline may use. Everything is injected: tests swap any of it. */
 export interface PipelineContext {

@@ -18,6 +18,7 @@
  *   checker     {"final": "<value>"} or {"final": ["a", "b"]}
  *   scorer      "Extracted answer: <short answer>" and "Answer format: Integer|Float|String|List|None" (MMLongBench-Doc)
  */
+import type { AnswerConvention } from '../../bench/spec';
 import type { ImageRef } from '../../corpus/offline/tasks';
 import type { FragmentKind, TableData } from '../../corpus/types';
 
@@ -25,8 +26,8 @@ export type { ImageRef } from '../../corpus/offline/tasks';
 
 // Task payloads are type aliases, not interfaces, so they are assignable to ChatRequest.task (Record<string, unknown>).
 
-/** Benchmark answer conventions (same union as lib/run/types Convention; repeated here so offline policies never import run). */
-export type AnswerConvention = 'm3docvqa' | 'mmlongbench' | 'multihoprag' | 'generic';
+/** Benchmark answer conventions (declared once by lib/bench/spec.ts). */
+export type { AnswerConvention };
 
 export type LocatorTask = {
   role: 'locator';
