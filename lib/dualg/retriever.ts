@@ -50,6 +50,7 @@ export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerNam
     lexicon: bool(raw.lexicon, true, 'lexicon'),
     heuristic: numbers(raw.heuristic, HEURISTIC_DEFAULTS, 'heuristic'),
     fusion: numbers(raw.fusion, FUSION_DEFAULTS, 'fusion'),
+    hybrid: raw.hybrid === undefined ? SEARCHER_DEFAULTS.hybrid : Number(raw.hybrid),
   };
 }
 

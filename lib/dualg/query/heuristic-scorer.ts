@@ -26,11 +26,17 @@ export interface HeuristicSettings {
   lexical: number;
   /** Share of the smaller of (direct, bridge) added when a document is both. */
   both: number;
-  /** How many direct documents pass scores on. */
+  /** How many documents pass scores on at each hop. */
   fanout: number;
+  /** Bridge hops (1: seed passage -> bridge; 2: one more). */
+  hops: number;
+  /** Weight of co-mention bridges (0 = off). */
+  comention: number;
 }
 
-export const HEURISTIC_DEFAULTS: HeuristicSettings = { mention: 0.5, equivalent: 0.8, bridge: 0.45, context: 1, both: 0.25, lexical: 0.3, fanout: 8 };
+const MAX_COMENTION_DOCS = 200;
+
+export const HEURISTIC_DEFAULTS: HeuristicSettings = { mention: 0.5, equivalent: 0.8, bridge: 0.45, context: 1, both: 0.25, lexical: 0.3, fanout: 8, hops: 2, comention: 0.3 };
 
 export interface SeedInput {
   entity: number;
@@ -68,7 +74,6 @@ function contextMatch(relWords: RelationWord[], lead: string | undefined, contex
   return Math.max(relationShare(relWords, (w) => near.has(w)), 0.5 * relationShare(relWords, (w) => far.has(w)));
 }
 
-
 export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: RelationWord[], s: HeuristicSettings = HEURISTIC_DEFAULTS): GraphScores {
   const g = view.g;
   const direct = new Map<number, number>();
@@ -83,22 +88,39 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: R
   }
   const docScores = new Map(direct);
   const paths: EvidencePath[] = [];
-  const top = [...direct.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
-  for (const [d, sd] of top) {
-    for (const ti of view.docMentions[d]) {
-      const t = g.triples[ti];
-      const link = sd * s.bridge * (1 + s.context * contextMatch(relWords, t.lead, t.context));
-      for (const d2 of view.titleDocsOf[t.tail]) {
-        if (d2 === d) continue;
-        const own = direct.get(d2) ?? 0;
-        const combined = Math.max(own, link) + s.both * Math.min(own, link);
-        if ((docScores.get(d2) ?? 0) < combined) {
-          docScores.set(d2, combined);
-          nodeScores.set(t.tail, Math.max(nodeScores.get(t.tail) ?? 0, link));
-          paths.push(bridgePath(view, via.get(d) ?? t.head, d, t.tail, d2, link));
+  const maxIdf = Math.log(1 + Math.max(1, g.docs.length));
+  let frontier = [...direct.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
+  for (let hop = 0; hop < s.hops && frontier.length; hop++) {
+    const reached = new Map<number, number>();
+    const offer = (d2: number, link: number, from: number, d: number, x: number) => {
+      const own = direct.get(d2) ?? 0;
+      const combined = Math.max(own, link) + s.both * Math.min(own, link);
+      if ((docScores.get(d2) ?? 0) >= combined) return;
+      docScores.set(d2, combined);
+      reached.set(d2, link);
+      nodeScores.set(x, Math.max(nodeScores.get(x) ?? 0, link));
+      paths.push(bridgePath(view, from, d, x, d2, link));
+    };
+    for (const [d, sd] of frontier) {
+      for (const ti of view.docMentions[d]) {
+        const t = g.triples[ti];
+        const from = via.get(d) ?? t.head;
+        const link = sd * s.bridge * (1 + s.context * contextMatch(relWords, t.lead, t.context));
+        for (const d2 of view.titleDocsOf[t.tail]) if (d2 !== d) offer(d2, link, from, d, t.tail);
+        if (!s.comention) continue;
+        // Co-mention: another passage naming the same entity, if it also speaks of the asked relation.
+        const docs = g.entityDocs[t.tail];
+        if (docs.length > MAX_COMENTION_DOCS) continue;
+        const rarity = view.idf[t.tail] / maxIdf;
+        for (const { doc: d2, weight } of docs) {
+          if (d2 === d || weight >= 1) continue;
+          const stems = view.docStems(d2);
+          const fit = relationShare(relWords, (w) => stems.has(w));
+          if (fit > 0) offer(d2, sd * s.comention * rarity * fit, from, d, t.tail);
         }
       }
     }
+    frontier = [...reached.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
   }
   for (const [d, v] of docScores) {
     const stems = view.docStems(d);

@@ -33,9 +33,11 @@ export interface SearcherSettings {
   fusion: FusionSettings;
   /** Hybrid hits fetched for fragment choice and fill-up. */
   pool: number;
+  /** Weight of the hybrid's reciprocal rank added to s_final (0: the hybrid only fills up). */
+  hybrid: number;
 }
 
-export const SEARCHER_DEFAULTS: SearcherSettings = { scorer: 'heuristic', macro: true, micro: true, lexicon: true, heuristic: HEURISTIC_DEFAULTS, fusion: FUSION_DEFAULTS, pool: 20 };
+export const SEARCHER_DEFAULTS: SearcherSettings = { scorer: 'heuristic', macro: true, micro: true, lexicon: true, heuristic: HEURISTIC_DEFAULTS, fusion: FUSION_DEFAULTS, pool: 20, hybrid: 0 };
 
 export interface SearcherParts {
   view: GraphView;
@@ -99,26 +101,29 @@ export class DualgSearcher {
     return { docScores: h.docScores, paths: h.paths };
   }
 
+  /**
+   * Documents by s_final (in [0, 1]) plus `hybrid` x 1/(1 + hybrid rank): with weight 0 the hybrid only
+   * fills the list after the graph's documents; above 0 lexical evidence can reorder them.
+   */
   private rankHits(final: Map<number, number>, hybrid: SearchHit[], opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): SearchHit[] {
     const allowed = opts.docIds ? new Set(opts.docIds) : undefined;
     const g = this.parts.view.g;
-    const ranked = [...final.entries()].filter(([d]) => !allowed || allowed.has(g.docs[d].id)).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const score = new Map<string, number>();
+    for (const [d, v] of final) if (!allowed || allowed.has(g.docs[d].id)) score.set(g.docs[d].id, 1 + v);
     const bestHit = new Map<string, SearchHit>();
-    for (const h of hybrid) if (!bestHit.has(h.docId)) bestHit.set(h.docId, h);
-    const out: SearchHit[] = [];
-    const seen = new Set<string>();
-    const push = (h: SearchHit, score: number) => {
-      if (seen.has(h.docId) || out.length >= opts.k) return;
-      seen.add(h.docId);
-      out.push({ ...h, rank: out.length + 1, score });
-    };
-    for (const [d, score] of ranked) {
-      if (out.length >= opts.k) break;
-      const id = g.docs[d].id;
-      const h = bestHit.get(id) ?? fragmentHit(kb.fragment(`${id}#0`));
-      if (h && (!opts.types || opts.types.includes(h.kind))) push(h, 1 + score);
+    for (const h of hybrid) {
+      if (bestHit.has(h.docId)) continue;
+      bestHit.set(h.docId, h);
+      // A tiny weight when 0, so hybrid-only documents keep the hybrid order behind the graph's.
+      score.set(h.docId, (score.get(h.docId) ?? 0) + Math.max(this.s.hybrid, 1e-6) / (1 + bestHit.size));
     }
-    for (const h of hybrid) push(h, h.score);
+    const ranked = [...score.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const out: SearchHit[] = [];
+    for (const [id, sc] of ranked) {
+      if (out.length >= opts.k) break;
+      const h = bestHit.get(id) ?? fragmentHit(kb.fragment(`${id}#0`));
+      if (h && (!opts.types || opts.types.includes(h.kind))) out.push({ ...h, rank: out.length + 1, score: sc });
+    }
     return out;
   }
 }
