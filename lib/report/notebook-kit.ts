@@ -38,10 +38,15 @@ function tslabDisplay(): TslabDisplay | null {
   }
 }
 
+/** The results root of notebooks: KF_NB_RESULTS (tests point it at a temporary folder) or <repo>/results. */
+export function notebookResultsRoot(): string {
+  return path.resolve(process.env.KF_NB_RESULTS || path.join(repoRoot(), 'results'));
+}
+
 /** results/<name>/ for a notebook (created). Name defaults to KF_NOTEBOOK, set by `kf notebooks`. */
 export function notebookResultsDir(name = process.env.KF_NOTEBOOK): string {
   if (!name) throw new Error('notebookResultsDir needs the notebook name (e.g. notebookResultsDir("01-demo")) when not run by `kf notebooks`');
-  const dir = path.join(repoRoot(), 'results', name);
+  const dir = path.join(notebookResultsRoot(), name);
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 }

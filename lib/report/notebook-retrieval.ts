@@ -162,6 +162,12 @@ export async function harnessRetrievals(
   return out;
 }
 
+/** A p-value as text that keeps its size (0.0 would hide 1e-10): 4 decimals, or 3 significant digits below 1e-4. */
+export function formatP(p: number): string {
+  if (!Number.isFinite(p)) return String(p);
+  return p < 1e-4 ? p.toExponential(2) : p.toFixed(4);
+}
+
 function distinct(xs: string[]): string[] {
   return [...new Set(xs)];
 }
@@ -170,7 +176,7 @@ function distinct(xs: string[]): string[] {
  * R@k and allFound@k (x100) per system over the questions with gold titles that
  * every system answered; `n` says how many that was.
  */
-export function recallTable(systems: SystemRetrieval[], gold: Map<string, string[]>, ks: number[] = [2, 5, 8]): Row[] {
+export function recallTable(systems: SystemRetrieval[], gold: Map<string, string[]>, ks: number[] = [2, 5, 8], opts: { times?: boolean } = {}): Row[] {
   const usable = systems.filter((s) => s.ranked.size);
   const common = [...gold.keys()].filter((q) => gold.get(q)!.length && usable.every((s) => s.ranked.has(q)));
   return systems.map((s) => {
@@ -187,7 +193,8 @@ export function recallTable(systems: SystemRetrieval[], gold: Map<string, string
       row[`R@${k}`] = s.ranked.size && common.length ? Math.round((1000 * r) / common.length) / 10 : null;
       row[`allFound@${k}`] = s.ranked.size && common.length ? Math.round((1000 * all) / common.length) / 10 : null;
     }
-    row.msPerQuery = s.msPerQuery === undefined ? null : Math.round(s.msPerQuery * 10) / 10;
+    // Times differ between runs: only when asked (a recall table must be identical on a rerun).
+    if (opts.times) row.msPerQuery = s.msPerQuery === undefined ? null : Math.round(s.msPerQuery * 10) / 10;
     row.note = s.note ?? '';
     return row;
   });
@@ -234,7 +241,7 @@ export function pairedFound(systems: SystemRetrieval[], gold: Map<string, string
     const pct = (x: number) => Math.round(x * 1000) / 10;
     rows.push({
       A: a, B: b, metric: `allFound@${k}`, n: c.n, meanA: pct(c.meanA), meanB: pct(c.meanB), diff: pct(c.diff),
-      ciLow: pct(c.bootstrapCI[0]), ciHigh: pct(c.bootstrapCI[1]), won: c.won, lost: c.lost, tied: c.tied, signTestP: Number(c.signTestP.toPrecision(4)),
+      ciLow: pct(c.bootstrapCI[0]), ciHigh: pct(c.bootstrapCI[1]), won: c.won, lost: c.lost, tied: c.tied, signTestP: formatP(c.signTestP),
     });
   }
   return rows;

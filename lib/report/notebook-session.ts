@@ -18,20 +18,16 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { repoRoot } from '../util/paths';
 import { KfError } from '../util/errors';
 import { backendLabel } from '../run/aggregate';
 import { summarizeRun, type LoadedRun } from '../run/results';
 import { OFFLINE_NOTE, resultManifest, writeManifest, type WrittenPaths } from './manifest';
 import { writeTable, type Row, type TableOptions, type TablePaths } from './table';
 import { writeFigure, type FigurePaths, type FigureSpec } from './figure';
-import { closeFigures, exporter, showFigure, showMarkdown, showTable } from './notebook-kit';
+import { closeFigures, exporter, notebookResultsRoot, showFigure, showMarkdown, showTable } from './notebook-kit';
 import { findChromium } from './figure';
 
-/** The results root of notebooks: KF_NB_RESULTS or <repo>/results. */
-export function notebookResultsRoot(): string {
-  return path.resolve(process.env.KF_NB_RESULTS || path.join(repoRoot(), 'results'));
-}
+export { notebookResultsRoot };
 
 export interface SessionRun {
   label: string;
@@ -144,9 +140,23 @@ export class NotebookSession {
     return paths;
   }
 
-  /** Write <dir>/<name>.{html,png,svg} (offline note added to the title when due) and show it inline. */
-  async figure(spec: FigureSpec, name: string, opts: { note?: string; sessionNotes?: boolean } = {}): Promise<FigurePaths> {
-    let labelled = spec;
+  /**
+   * Write <dir>/<name>.{html,png,svg} (offline note added to the title when due) and show it inline.
+   * Pass a function building the spec: when there is nothing to draw (no runs, every configuration
+   * skipped), the figure is skipped with a note instead of failing the notebook.
+   */
+  async figure(spec: FigureSpec | (() => FigureSpec), name: string, opts: { note?: string; sessionNotes?: boolean } = {}): Promise<FigurePaths | undefined> {
+    let built: FigureSpec;
+    try {
+      built = typeof spec === 'function' ? spec() : spec;
+    } catch (e) {
+      if (e instanceof KfError && e.code === 'bad_figure_data') {
+        this.skip(`figure ${name}`, `nothing to draw (${e.message})`);
+        return undefined;
+      }
+      throw e;
+    }
+    let labelled = built;
     // sessionNotes: false only for figures of published numbers alone (no run of this session in them).
     for (const note of [...(opts.sessionNotes === false ? [] : this.notes()), ...(opts.note ? [opts.note] : [])]) labelled = labelFigure(labelled, note);
     const paths = await writeFigure(labelled, { dir: this.dir, name, exporter: findChromium() ? await exporter() : undefined });

@@ -40,7 +40,7 @@ export interface ColumnSpec {
 export interface TableOptions {
   /** Columns in order (a subset is fine); default: every key, in first-seen order. */
   columns?: (string | ColumnSpec)[];
-  /** Decimals for non-integer numbers in Markdown (default 3). Integers print as integers. */
+  /** Decimals for numbers in Markdown (default 3). A column holding only integers (counts) prints them as integers. */
   decimals?: number;
   /** A line above the Markdown table, e.g. "Table 2: answer accuracy by mode". */
   caption?: string;
@@ -135,11 +135,15 @@ function checkDecimals(d: number | undefined, what: string): void {
   }
 }
 
-/** Markdown text of one value: fixed decimals for non-integers, escaped pipes, <br> for newlines. */
-function mdText(v: unknown, decimals: number): string {
+/**
+ * Markdown text of one value: escaped pipes, <br> for newlines; numbers with
+ * fixed decimals, except integers in a column holding only integers (counts),
+ * so one column never mixes "8" and "56.0".
+ */
+function mdText(v: unknown, decimals: number, integerColumn = false): string {
   if (isMissing(v)) return MISSING;
   let s: string;
-  if (typeof v === 'number') s = Number.isInteger(v) ? String(v) : Number.isFinite(v) ? v.toFixed(decimals) : String(v);
+  if (typeof v === 'number') s = Number.isInteger(v) && integerColumn ? String(v) : Number.isFinite(v) ? v.toFixed(decimals) : String(v);
   else s = rawText(v);
   return escapeMd(s);
 }
@@ -175,10 +179,11 @@ export function toMarkdown(input: Row[] | DataFrameLike, opts: TableOptions = {}
     out.push('_(no rows)_');
   } else {
     const header = cols.map((c) => escapeMd(c.label ?? c.key));
+    const integerCols = cols.map((c) => rows.every((r) => typeof r[c.key] !== 'number' || Number.isInteger(r[c.key])));
     const cells = rows.map((r) =>
-      cols.map((c) => {
+      cols.map((c, j) => {
         checkDecimals(c.decimals, `column "${c.key}"`);
-        return c.format ? escapeMd(c.format(r[c.key], r)) : mdText(r[c.key], c.decimals ?? decimals);
+        return c.format ? escapeMd(c.format(r[c.key], r)) : mdText(r[c.key], c.decimals ?? decimals, integerCols[j]);
       }),
     );
     const aligns = cols.map((c) => c.align ?? (isNumericColumn(rows, c.key) ? 'right' : 'left'));

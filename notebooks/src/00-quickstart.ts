@@ -89,11 +89,11 @@ const notes = s.backend === 'offline' ? [kf.OFFLINE_NOTE] : [];
 const table = kf.writeTable(rows, { dir: out, name: 'summary-by-modality', decimals: 1, caption: `${PIPELINE} on the demo world (${PRESET}), by evidence modality`, notes: notes });
 kf.kit.showTable(rows, { decimals: 1, notes: notes });
 const fig = await kf.writeFigure(
-  kf.barFigure({ categories: rows.map((r) => r.modality), series: [{ name: 'F1', values: rows.map((r) => r.f1) }, { name: 'R@8', values: rows.map((r) => r['R@8']) }], title: `${PIPELINE}: F1 and R@8 by modality`, yTitle: 'x100', note: notes[0] }),
+  kf.barFigure({ categories: rows.map((r) => r.modality), series: [{ name: 'F1', values: rows.map((r) => r.f1) }, { name: 'R@8', values: rows.map((r) => r['R@8']) }], title: `${PIPELINE}: F1 and R@8 by modality`, xTitle: 'evidence modality', yTitle: 'x100', note: notes[0] }),
   { dir: out, name: 'f1-by-modality' },
 );
 await kf.kit.showFigure(fig);
-kf.writeManifest(out, kf.resultManifest({ config: { preset: PRESET, limit: LIMIT, pipeline: PIPELINE, runId: outcome.runId }, backend: s.backend }), [table, fig]);
+kf.writeManifest(out, kf.resultManifest({ config: { preset: PRESET, limit: LIMIT, pipeline: PIPELINE, runId: outcome.runId }, seed: 0, backend: s.backend }), [table, fig]);
 console.log(`wrote ${table.csv}, ${table.md}, ${[fig.html, fig.png, fig.svg].filter(Boolean).join(', ')}`);
 
 // %%

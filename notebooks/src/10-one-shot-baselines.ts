@@ -72,7 +72,7 @@ const pairs = kf.writeTable(rows, { dir: out, name: 'all-pairs', decimals: 1, ca
 // %%
 const vsS0 = rows.filter((r) => r.B === 'demo-S0' || r.A === 'demo-S0').map((r) => (r.B === 'demo-S0' ? r : { ...r, A: r.B, B: r.A, diff: -(r.diff as number), lo: -(r.hi as number), hi: -(r.lo as number) }));
 const fig = await kf.writeFigure(
-  kf.barFigure({ categories: vsS0.map((r) => `${r.A} - S0`), series: [{ name: `${METRIC} difference`, values: vsS0.map((r) => r.diff as number), lo: vsS0.map((r) => r.lo as number), hi: vsS0.map((r) => r.hi as number) }], title: `Gain over closed book (${METRIC}, 95% paired bootstrap CI)`, yTitle: 'x100', note: notes[0] }),
+  kf.barFigure({ categories: vsS0.map((r) => `${r.A} - S0`), series: [{ name: `${METRIC} difference`, values: vsS0.map((r) => r.diff as number), lo: vsS0.map((r) => r.lo as number), hi: vsS0.map((r) => r.hi as number) }], title: `Gain over closed book (${METRIC}, 95% paired bootstrap CI)`, xTitle: 'pair', yTitle: 'x100', note: notes[0] }),
   { dir: out, name: 'gain-over-closed-book' },
 );
 await kf.kit.showFigure(fig);
@@ -92,7 +92,7 @@ for (const field of ['hops', 'modality']) {
   kf.kit.showTable(g, { decimals: 3, caption: `mean ${METRIC} by run and ${field}` });
   kf.writeTable(g, { dir: out, name: `${METRIC}-by-${field}`, decimals: 3, notes: notes });
 }
-kf.writeManifest(out, kf.resultManifest({ config: { preset: PRESET, limit: LIMIT, metric: METRIC, margin: MARGIN, seed: SEED }, backend: suite.backend }), [pairs, fig]);
+kf.writeManifest(out, kf.resultManifest({ config: { preset: PRESET, limit: LIMIT, metric: METRIC, margin: MARGIN, seed: SEED }, seed: SEED, backend: suite.backend }), [pairs, fig]);
 
 // %%
 await kf.kit.closeFigures();

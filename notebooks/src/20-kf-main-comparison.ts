@@ -42,7 +42,7 @@ const published = kf.notebook.paperSeries({ paper: 'knowforge', benchmark: 'm3do
 nb.table(cats.map((c, i) => ({ config: c, demo: ci.get(c)?.mean ?? null, lo: ci.get(c)?.lo ?? null, hi: ci.get(c)?.hi ?? null, published: published.values[i] })), 'vs-published', {
   decimals: 1, caption: `${METRIC} x100: this run (demo world, 95% bootstrap CI) and ${published.name} on M3DocVQA`,
 });
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: cats,
   series: [
     { name: `this run (demo ${PRESET})`, values: cats.map((c) => ci.get(c)?.mean ?? null), lo: cats.map((c) => ci.get(c)?.lo ?? null), hi: cats.map((c) => ci.get(c)?.hi ?? null) },
@@ -57,7 +57,7 @@ await nb.figure(kf.barFigure({
 // %%
 const paired = kf.notebook.pairedRows(runs, kf.notebook.pairsAgainst(runs, REFERENCE), { metric: METRIC, seed: SEED });
 nb.table(paired, 'paired-vs-S4', { decimals: 1, caption: `${METRIC} (x100), each configuration (A) vs ${REFERENCE} (B): flips, two-sided exact sign test, 95% paired bootstrap CI (2,000 resamples)` });
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: paired.map((r) => `${r.A} - ${r.B}`),
   series: [{ name: 'A - B', values: paired.map((r) => r.diff as number | null), lo: paired.map((r) => r.ciLow as number | null), hi: paired.map((r) => r.ciHigh as number | null) }],
   title: `Paired difference against ${REFERENCE} (${METRIC}, 95% paired bootstrap CI)`, xTitle: 'pair', yTitle: 'difference x100',

@@ -30,7 +30,7 @@ const paired = kf.notebook.pairedRows(runs, PAIRS, { metric: METRIC, seed: SEED 
 nb.table(paired, 'paired', { decimals: 1, caption: `${METRIC} (x100): A vs B, flips won:lost:tied, exact sign test, 95% paired bootstrap CI` });
 const published = kf.notebook.paperSeries({ paper: 'knowforge', benchmark: 'm3docvqa', metric: METRIC }, [...runs.keys()]);
 const ci = kf.notebook.metricWithCI(runs, METRIC, { seed: SEED });
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: [...runs.keys()],
   series: [
     { name: `this run (demo ${PRESET})`, values: [...runs.keys()].map((c) => ci.get(c)?.mean ?? null), lo: [...runs.keys()].map((c) => ci.get(c)?.lo ?? null), hi: [...runs.keys()].map((c) => ci.get(c)?.hi ?? null) },
@@ -46,7 +46,7 @@ await nb.figure(kf.barFigure({
 // %%
 const usage = kf.notebook.usageRows(runs, ['searches', 'reads', 'locatorRounds', 'readerRounds', 'judgeCalls', 'poolChars']);
 nb.table(usage, 'usage', { decimals: 2, caption: 'Tool usage per question (searches, reads, rounds) and share of questions with none' });
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: usage.map((r) => String(r.config)),
   series: [
     { name: 'searches / question', values: usage.map((r) => r.searches as number | null) },

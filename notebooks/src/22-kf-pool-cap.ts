@@ -34,7 +34,7 @@ nb.table(split, 'by-trimmed', { decimals: 1, caption: `${METRIC} (x100) on quest
 
 // %%
 const rows = kf.notebook.summaryRows(runs, { recall: ['answerVisible', 'poolTrimmed'] });
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: rows.map((r) => String(r.config)),
   series: [
     { name: METRIC, values: rows.map((r) => (r[METRIC] as number | null) ?? null) },

@@ -37,7 +37,7 @@ const diag = DIAGONAL.filter((d) => runs.has(d));
 const rows = kf.notebook.summaryRows(runs, { recall: ['R@all'] });
 const val = (label: string, key: string) => (rows.find((r) => r.config === label)?.[key] as number | null | undefined) ?? null;
 const paper = kf.notebook.paperSeries({ paper: 'knowforge', benchmark: 'm3docvqa-mid300', metric: METRIC }, diag);
-await nb.figure(kf.notebook.dualAxisFigure({
+await nb.figure(() => kf.notebook.dualAxisFigure({
   x: diag,
   left: [{ name: `${METRIC} (this run)`, values: diag.map((d) => val(d, METRIC)) }, { name: `${METRIC} ${paper.name}, mid300`, values: paper.values }],
   right: [{ name: 'R@all (this run)', values: diag.map((d) => val(d, 'R@all')) }],

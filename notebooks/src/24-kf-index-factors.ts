@@ -30,7 +30,7 @@ nb.table(paired, 'paired', { decimals: 1, caption: `${METRIC} (x100): A vs B, fl
 const labels = [...runs.keys()];
 const rows = kf.notebook.summaryRows(runs);
 const pub = kf.notebook.paperSeries({ paper: 'knowforge', benchmark: 'm3docvqa', metric: 'R@8' }, labels);
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: labels,
   series: [
     { name: `${METRIC} (this run)`, values: labels.map((l) => (rows.find((r) => r.config === l)?.[METRIC] as number | null) ?? null) },

@@ -42,7 +42,7 @@ nb.table(summary.map((r) => ({ ...r, models: nb.runList.find((x) => x.runId === 
 const paired = kf.notebook.pairedRows(runs, [['B', 'A']], { metric: METRIC, seed: SEED });
 nb.table(paired, 'paired-B-vs-A', { decimals: 1, caption: `${METRIC} (x100): B vs A, flips, exact sign test, 95% paired bootstrap CI` });
 const pub = kf.notebook.paperNumbers({ paper: 'knowforge', benchmark: 'm3docvqa', metric: METRIC, system: 'M5' });
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: [...summary.map((r) => `set-up ${r.config}`), ...pub.map((p) => `published M5 (${p.model})`)],
   series: [{ name: METRIC, values: [...summary.map((r) => (r[METRIC] as number | null) ?? null), ...pub.map((p) => p.value)] }],
   title: `Model axis: ${PIPELINE} ${METRIC} by set-up, with the published M5 by model`, xTitle: 'set-up', yTitle: `${METRIC} x100`,

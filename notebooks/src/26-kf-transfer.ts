@@ -34,7 +34,7 @@ if (mhr.size) {
   const types = Object.keys(byType).sort();
   nb.table(types.map((t) => ({ type: t, n: byType[t].n, acc: Math.round(1000 * (byType[t].scores.acc ?? 0)) / 10 })), 'multihop-rag-by-type', { decimals: 1, caption: 'MultiHop-RAG S0 accuracy by question type (x100)' });
   const pub = kf.notebook.paperNumbers({ paper: 'knowforge', benchmark: 'multihop-rag', metric: 'acc' });
-  await nb.figure(kf.barFigure({
+  await nb.figure(() => kf.barFigure({
     categories: [...types.map((t) => `S0 ${t}`), ...pub.map((p) => `published ${p.system}`)],
     series: [{ name: 'accuracy', values: [...types.map((t) => Math.round(1000 * (byType[t].scores.acc ?? 0)) / 10), ...pub.map((p) => p.value)] }],
     title: 'MultiHop-RAG: closed book here by type, published systems (full pipeline, 2,556 questions)', xTitle: 'system / bucket', yTitle: 'accuracy x100',
@@ -64,7 +64,7 @@ if (mmlb.size) {
   nb.table(rows, 'mmlongbench-by-bucket', { decimals: 1, caption: 'MMLongBench-Doc accuracy by page span, answer format and evidence source (a question counts in each of its buckets)' });
   const src = rows.filter((r) => r.field === 'source');
   const pub = kf.notebook.paperNumbers({ paper: 'knowforge', benchmark: 'mmlongbench-doc', metric: 'acc' });
-  await nb.figure(kf.barFigure({
+  await nb.figure(() => kf.barFigure({
     categories: [...src.map((r) => `${r.config}: ${r.bucket}`), ...pub.map((p) => `published ${p.system}`)],
     series: [{ name: 'accuracy', values: [...src.map((r) => r.acc as number), ...pub.map((p) => p.value)] }],
     title: 'MMLongBench-Doc by evidence source, with published accuracies', xTitle: 'configuration: bucket', yTitle: 'accuracy x100',

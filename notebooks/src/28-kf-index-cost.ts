@@ -38,7 +38,7 @@ nb.table([...tokensPerChar, { corpus: 'paper: M3DocVQA / MMLongBench-Doc / Multi
 
 // %%
 const here = rows.filter((r) => r.source === 'this harness');
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: here.map((r) => String(r.corpus)),
   series: [
     { name: 'extraction tokens, text (thousands)', values: here.map((r) => Math.round(((r as { extractionTokensText: number }).extractionTokensText ?? 0) / 100) / 10) },

@@ -31,7 +31,7 @@ nb.table(sample, 'failure-sample', { decimals: 1, caption: `Seeded sample of ${s
 const counts = kf.notebook.classCounts(sample);
 nb.table(counts, 'class-counts', { caption: 'Failures per class in the sample' });
 if (counts.length) {
-  await nb.figure(kf.barFigure({
+  await nb.figure(() => kf.barFigure({
     categories: counts.map((c) => String(c.class)),
     series: [{ name: 'failures in the sample', values: counts.map((c) => c.n as number) }],
     title: `Error attribution: ${CONFIG}, ${sample.length} sampled failures`, xTitle: 'class (rule-based)', yTitle: 'questions',

@@ -46,7 +46,7 @@ const side = Array.from({ length: depth }, (_, i) => Object.fromEntries([['step'
 nb.table(side, 'traces-side-by-side', { caption: 'One row per trace step, one column per configuration' });
 for (const t of traces) nb.table(t.rows, `trace-${t.label}`, { caption: `${t.label}: full condensed trace (t = ms after start)` });
 if (answers.length) {
-  await nb.figure(kf.barFigure({
+  await nb.figure(() => kf.barFigure({
     categories: answers.map((a) => a.config),
     series: [{ name: 'searches', values: answers.map((a) => a.searches) }, { name: 'reads', values: answers.map((a) => a.reads) }, { name: 'model calls', values: answers.map((a) => a.modelCalls) }],
     title: `Worked example ${pick?.id}: what each configuration did`, xTitle: 'configuration', yTitle: 'count',

@@ -40,7 +40,7 @@ const labels = [...runs.keys()];
 const cats = [...labels, ...published.map((p) => `${p} (published only)`)];
 const ours = kf.notebook.metricWithCI(runs, 'f1', { seed: SEED });
 const pub = kf.notebook.paperSeries({ paper: 'dualg-mrag', benchmark: 'mmqa', metric: 'f1', model: 'Qwen3-VL-4B' }, [...labels.map(paperName), ...published]);
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: cats,
   series: [
     { name: `F1 this run (demo ${PRESET})`, values: cats.map((c) => ours.get(c)?.mean ?? null), lo: cats.map((c) => ours.get(c)?.lo ?? null), hi: cats.map((c) => ours.get(c)?.hi ?? null) },

@@ -37,7 +37,7 @@ const rows = [...runs].map(([label, run]) => {
 });
 nb.table(rows, 'breakdown', { decimals: 1, caption: `${METRIC} (x100) by demo-world bucket (a question with several modalities counts in each)` });
 if (rows.length && axes.length >= 3) {
-  await nb.figure(kf.notebook.radarFigure({
+  await nb.figure(() => kf.notebook.radarFigure({
     axes: axes,
     series: rows.map((r) => ({ name: String(r.retriever), values: axes.map((a) => (r[a] as number | undefined) ?? null) })),
     title: `Breakdown by demo-world bucket (${METRIC})`, yTitle: `${METRIC} x100`, range: [0, 100],
@@ -52,7 +52,7 @@ const sq = kf.notebook.SCIENCEQA_BUCKETS.filter((b) => b !== 'avg');
 const systems = ['Human', 'GPT-4 (CoT)', 'VLM2Vec-V2.0', 'HM-RAG', 'DualG-MRAG'];
 const pubRows = systems.map((s) => ({ system: s, ...Object.fromEntries(kf.notebook.SCIENCEQA_BUCKETS.map((b) => [b, kf.notebook.paperValue({ paper: 'dualg-mrag', benchmark: 'scienceqa', metric: `acc:${b}`, system: s })])) }));
 nb.table(pubRows, 'scienceqa-published', { decimals: 2, caption: 'ScienceQA accuracy by subject, context and grade: published (DualG-MRAG paper, Table 2)', notes: ['published numbers, not measured here'], sessionNotes: false });
-await nb.figure(kf.notebook.radarFigure({
+await nb.figure(() => kf.notebook.radarFigure({
   axes: [...sq],
   series: systems.map((s) => ({ name: s, values: sq.map((b) => kf.notebook.paperValue({ paper: 'dualg-mrag', benchmark: 'scienceqa', metric: `acc:${b}`, system: s })) })),
   title: 'ScienceQA (published, DualG-MRAG Table 2)', yTitle: 'accuracy', range: [65, 100],

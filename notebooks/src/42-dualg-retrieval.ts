@@ -54,7 +54,7 @@ const published = (c: string, k: number): number | null => {
   if (where === '2wiki' && sys === 'GFM-RAG') return pub(sys, '2wiki', k);
   return null;
 };
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: cats,
   series: [
     ...KS.map((k) => ({ name: `R@${k} this harness`, values: cats.map((c) => value(c, k)) })),

@@ -36,11 +36,11 @@ const systems = await kf.notebook.harnessRetrievals(idx, [...gold.keys()], names
 for (const s of systems) if (s.note) nb.skip(`retriever ${s.system}`, s.note);
 
 // %%
-const recall = kf.notebook.recallTable(systems, gold, [5]).filter((r) => r.n);
+const recall = kf.notebook.recallTable(systems, gold, [5], { times: true }).filter((r) => r.n);
 nb.table(recall.map((r) => ({ retriever: r.system, 'R@5': r['R@5'], msPerQuery: r.msPerQuery })), 'efficiency', { decimals: 1, caption: `${corpusName}: R@5 and mean ms per query (this machine, one process, sequential)`, notes: ['times vary between runs and machines'] });
 const pubPts = ['DualG-MRAG', 'MMGraphRAG'].map((s) => ({ s: s, t: kf.notebook.paperValue({ paper: 'dualg-mrag', metric: 'secondsPerQuery', system: s }), r: kf.notebook.paperValue({ paper: 'dualg-mrag', benchmark: 'mmqa', metric: 'R@5', system: s }) }))
   .filter((p) => p.t !== null && p.r !== null);
-await nb.figure(kf.notebook.logScatterFigure({
+await nb.figure(() => kf.notebook.logScatterFigure({
   groups: [
     { name: `this harness (${corpusName})`, x: recall.map((r) => (r.msPerQuery as number) / 1000), y: recall.map((r) => r['R@5'] as number), labels: recall.map((r) => String(r.system)) },
     { name: 'published (DualG-MRAG paper, MMQA)', x: pubPts.map((p) => p.t as number), y: pubPts.map((p) => p.r as number), labels: pubPts.map((p) => p.s) },
@@ -56,7 +56,7 @@ const timed = systems.filter((s) => s.stageMs && Object.keys(s.stageMs).length);
 const stages = [...new Set(timed.flatMap((s) => Object.keys(s.stageMs ?? {})))].filter((k) => k !== 'totalMs' && k !== 'roundMs').sort();
 nb.table(timed.map((s) => ({ retriever: s.system, ...Object.fromEntries(stages.map((k) => [k, Math.round(100 * (s.stageMs?.[k] ?? 0)) / 100])) })), 'latency-breakdown', { decimals: 2, caption: 'Mean ms per query by stage (RankedEvidence timings)' });
 if (timed.length && stages.length) {
-  await nb.figure(kf.notebook.stackedBarFigure({
+  await nb.figure(() => kf.notebook.stackedBarFigure({
     categories: timed.map((s) => s.system),
     series: stages.map((k) => ({ name: k, values: timed.map((s) => Math.round(100 * (s.stageMs?.[k] ?? 0)) / 100) })),
     title: 'Where a query\'s retrieval time goes', xTitle: 'retriever', yTitle: 'ms per query',

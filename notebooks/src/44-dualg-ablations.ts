@@ -44,7 +44,7 @@ nb.table(recall, 'retrieval', { decimals: 1, caption: `Demo world (${PRESET}): R
 const paperVariants = ['full', 'w/o path injection', 'w/o micro graph', 'w/o macro graph'];
 const ok = recall.filter((r) => r.n);
 const cats = [...new Set([...ok.map((r) => String(r.system)), ...paperVariants])];
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: cats,
   series: [
     { name: 'R@5 this harness (demo)', values: cats.map((c) => (ok.find((r) => r.system === c)?.['R@5'] as number | null) ?? null) },

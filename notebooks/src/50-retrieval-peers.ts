@@ -53,8 +53,10 @@ const recall = kf.notebook.recallTable(systems, gold, KS);
 nb.table(recall, 'recall', { decimals: 1, caption: `2Wiki dev (${questions.length} questions): document recall of recorded peer retrievals and live harness retrievers`, notes: ['harness index built offline (no model); k counts distinct documents'] });
 
 // %%
+const times = kf.notebook.recallTable(mine, gold, [8], { times: true }).map((r) => ({ system: r.system, msPerQuery: r.msPerQuery }));
+nb.table(times, 'search-times', { decimals: 1, caption: 'Mean ms per question of each harness retriever (this machine; varies between runs)' });
 const usable = recall.filter((r) => r.n);
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: usable.map((r) => String(r.system)),
   series: KS.map((k) => ({ name: `R@${k}`, values: usable.map((r) => r[`R@${k}`] as number | null) })),
   title: '2Wiki: recall of peers (recorded) and harness retrievers (live)', xTitle: 'system', yTitle: 'recall x100',
@@ -63,7 +65,7 @@ await nb.figure(kf.barFigure({
 // %%
 const published = kf.notebook.paperNumbers({ paper: 'fast-graphrag', metric: 'allFound@8' });
 const cats = usable.map((r) => String(r.system));
-await nb.figure(kf.barFigure({
+await nb.figure(() => kf.barFigure({
   categories: cats,
   series: [
     { name: 'allFound@8 (this notebook)', values: usable.map((r) => r['allFound@8'] as number | null) },
