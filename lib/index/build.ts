@@ -521,468 +521,530 @@ async function resolveEmbedder(
 
 // ---------------------------------------------------------------------------- the build
 
+/** What one build works with: its input, options, folder, checkpoint store and the settings derived from them. */
+interface Build {
+  input: BuildIndexInput;
+  o: BuildOptions;
+  root: string;
+  store: WorkStore;
+  progress(e: BuildProgress): Promise<void>;
+  seed: string;
+  corpusDir?: string;
+  corpusName: string;
+  captionModel?: ChatModel;
+  extractionModel?: ChatModel;
+  relationsModel?: ChatModel;
+  describe: boolean;
+  relOpts: RelationOptions | false;
+  engineOpts: Omit<EngineOptions, 'embedder' | 'indexText'>;
+  /** What shapes a document's stored work: change any of it and the document is redone. */
+  workShape: Record<string, unknown>;
+  workKey(d: ScannedDoc): string;
+  prev: { gen?: string; dir?: string; manifest?: IndexManifest; docs: Map<string, IndexedDocument> };
+}
+
+type DocEntry = { work: DocWork; key: string; processed: boolean; keptPrevious?: boolean };
+type DocFailure = { status: 'error' | 'skipped'; reason: string; issues: IngestIssue[] };
+type OkDoc = DocEntry & { id: string };
+
+function buildSettings(input: BuildIndexInput, root: string, store: WorkStore): Omit<Build, 'prev'> {
+  const o: BuildOptions = input.options ?? {};
+  const seed = String(o.seed ?? 'kf-index');
+  const corpusDir = input.corpusDir ? path.resolve(input.corpusDir) : undefined;
+  const captionModel = stageModel(input.models, 'caption');
+  const extractionModel = stageModel(input.models, 'extraction');
+  const describe = o.describeMedia ?? true;
+  const workShape = {
+    v: WORK_VERSION,
+    // OCR text layout (chart pairs...): a new layout redoes the documents' stored OCR-derived text.
+    ocrLayout: OCR_LAYOUT_VERSION,
+    ingest: o.ingest ?? {},
+    passage: !!input.passages,
+    describe,
+    caption: describe ? backendOf(isOffline(captionModel) ? undefined : captionModel) : null,
+    extraction: backendOf(isOffline(extractionModel) ? undefined : extractionModel),
+    kp: { maxPerFragment: o.knowledgePoints?.maxPerFragment ?? 8, batchFragments: o.knowledgePoints?.batchFragments, batchChars: o.knowledgePoints?.batchChars },
+  };
+  const shapeHash = shortHash(workShape, 16);
+  return {
+    input, o, root, store, seed, corpusDir, describe, workShape, captionModel, extractionModel,
+    progress: async (e) => {
+      if (o.onProgress) await o.onProgress(e);
+    },
+    corpusName: o.corpusName ?? o.benchmark ?? (corpusDir ? path.basename(corpusDir) : 'passages'),
+    relationsModel: stageModel(input.models, 'relations'),
+    relOpts: o.relations === false ? false : { scope: benchmarkSpec(o.benchmark)?.relationsScope ?? 'corpus', ...(o.relations ?? {}) },
+    engineOpts: { ...(o.engine ?? {}), hnsw: { seed: numericSeed(seed), ...(o.engine?.hnsw ?? {}) } },
+    workKey: (d) => sha256(`${d.id}\u0000${d.sha}\u0000${shapeHash}`),
+  };
+}
+
+/** The previous build (the incremental base); an unreadable one counts as none. */
+function readPrevious(root: string): Build['prev'] {
+  const gen = currentGeneration(root);
+  const dir = gen ? path.join(root, gen) : undefined;
+  if (!dir) return { docs: new Map() };
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as IndexManifest;
+    return { gen, dir, manifest, docs: new Map(readIndexedDocuments(dir).map((d) => [d.id, d])) };
+  } catch {
+    return { gen, dir, docs: new Map() };
+  }
+}
+
+/** Per-document work: reuse the checkpoint or process (and checkpoint at once). */
+async function documentWork(b: Build, scanned: ScannedDoc[], ctx: DocContext): Promise<{ works: Map<string, DocEntry>; failures: Map<string, DocFailure> }> {
+  const { o, store } = b;
+  const candidates = scanned.filter((d) => !d.verdict);
+  const works = new Map<string, DocEntry>();
+  const failures = new Map<string, DocFailure>();
+  // A document that was indexed before and now fails (a broken new version, an unreadable file) keeps its
+  // previously indexed version: a bad document never costs what the index already had. It is reported as an error.
+  const keepPrevious = (id: string) => {
+    const f = failures.get(id);
+    const prev = b.prev.docs.get(id);
+    if (!f || f.status !== 'error' || !prev) return;
+    const w = store.doc(prev.workKey);
+    if (w) works.set(id, { work: w, key: prev.workKey, processed: false, keptPrevious: true });
+  };
+  for (const d of scanned) {
+    if (d.verdict?.status !== 'error' || works.has(d.id) || scanned.some((x) => x !== d && x.id === d.id && !x.verdict)) continue;
+    failures.set(d.id, { status: 'error', reason: d.verdict.reason, issues: [] });
+    keepPrevious(d.id);
+  }
+  let done = 0;
+  await runPool(candidates, o.concurrency ?? 2, async (d) => {
+    abortIf(o.signal);
+    const key = b.workKey(d);
+    const stored = store.doc(key);
+    if (stored) {
+      works.set(d.id, { work: stored, key, processed: false });
+    } else {
+      try {
+        const r = await processDocument(d, ctx);
+        if (r.work) {
+          store.saveDoc(key, r.work);
+          works.set(d.id, { work: r.work, key, processed: true });
+        } else failures.set(d.id, r.failure!);
+      } catch (e) {
+        abortIf(o.signal);
+        failures.set(d.id, { status: 'error', reason: errorMessage(e), issues: [] });
+      }
+      keepPrevious(d.id);
+    }
+    done++;
+    const w = works.get(d.id);
+    await b.progress({ phase: 'document', docId: d.id, status: w ? 'ok' : failures.get(d.id)!.status, work: w ? (w.processed ? 'processed' : 'reused') : 'none', done, total: candidates.length });
+  });
+  return { works, failures };
+}
+
+/** The embedder, and the previous engine when it can be updated in place (same embedder and engine options). */
+async function embedderAndBase(b: Build, okDocs: OkDoc[]): Promise<{ embedder: Embedder; choiceName: string; prevEngine?: SearchEngine }> {
+  const { input, o, prev } = b;
+  const choice = input.embedder ?? 'fitted';
+  let prevEngine: SearchEngine | undefined;
+  if (prev.dir && prev.manifest && !o.rebuildEngine) {
+    try {
+      const reuse = typeof choice !== 'string' ? choice : choice === 'openai' ? await endpointEmbedder(input.models) : undefined;
+      prevEngine = await SearchEngine.load(path.join(prev.dir, 'engine'), reuse);
+    } catch {
+      prevEngine = undefined; // a different embedder or an unreadable engine: build from stored vectors
+    }
+  }
+  const { embedder, choice: choiceName } = await resolveEmbedder(choice, o, input.models, () => okDocs.flatMap((d) => d.work.fragments.map(defaultIndexText)), {
+    engine: prevEngine,
+    fitted: (prev.manifest?.options.embedder as { fitted?: CorpusFittedOptions } | undefined)?.fitted,
+  });
+  if (prevEngine && (prevEngine.embedder.id !== embedder.id || canonicalJson(prev.manifest?.options.engine ?? null) !== canonicalJson(b.engineOpts))) prevEngine = undefined;
+  return { embedder, choiceName, prevEngine };
+}
+
+/** Vectors of fragments + points per document (checkpointed per document), embedded in batches of about 512 texts. */
+async function embedDocuments(b: Build, okDocs: OkDoc[], embedder: Embedder): Promise<{ vectors: Map<string, Float32Array[]>; embedMs: Map<string, number>; embeddedNow: number }> {
+  const vecKey = (docKey: string) => sha256(`${docKey}\u0000${embedder.id}`);
+  const vectors = new Map<string, Float32Array[]>();
+  const embedMs = new Map<string, number>();
+  let embeddedNow = 0;
+  const size = (d: OkDoc) => d.work.fragments.length + d.work.points.length;
+  const missing = okDocs.filter((d) => {
+    const v = b.store.vectors(vecKey(d.key));
+    if (v && v.vectors.length === size(d) && (v.vectors[0]?.length ?? embedder.dim) === embedder.dim) {
+      vectors.set(d.id, v.vectors);
+      embedMs.set(d.id, v.ms);
+      return false;
+    }
+    return true;
+  });
+  const BATCH = 512;
+  for (let i = 0; i < missing.length; ) {
+    abortIf(b.o.signal);
+    const group: OkDoc[] = [];
+    let n = 0;
+    while (i < missing.length && (group.length === 0 || n + size(missing[i]) <= BATCH)) {
+      n += size(missing[i]);
+      group.push(missing[i++]);
+    }
+    const texts = group.flatMap((d) => [...d.work.fragments.map(defaultIndexText), ...d.work.points.map(pointText)]);
+    const t0 = Date.now();
+    let vecs: Float32Array[];
+    try {
+      vecs = await embedder.embed(texts);
+    } catch (e) {
+      throw new KfError('embedder_failed', `embedding ${texts.length} texts of ${group.map((d) => d.id).slice(0, 3).join(', ')} with ${embedder.id} failed: ${errorMessage(e)}`, 'check the embedding endpoint, then rerun: documents already done are kept', { cause: e });
+    }
+    if (vecs.length !== texts.length) throw new KfError('embedder_failed', `embedder ${embedder.id} returned ${vecs.length} vectors for ${texts.length} texts`, 'check the embedding endpoint/model');
+    const ms = Date.now() - t0;
+    let at = 0;
+    for (const d of group) {
+      const k = size(d);
+      const mine = vecs.slice(at, at + k);
+      at += k;
+      const share = (ms * k) / Math.max(1, texts.length);
+      b.store.saveVectors(vecKey(d.key), d.key, embedder.id, embedder.dim, mine, share);
+      vectors.set(d.id, mine);
+      embedMs.set(d.id, share);
+      embeddedNow += k;
+    }
+    await b.progress({ phase: 'embed', done: i, total: missing.length });
+  }
+  return { vectors, embedMs, embeddedNow };
+}
+
+/** The engine: the previous build's engine updated by the difference, or a new one from the stored vectors. */
+async function assembleEngine(b: Build, okDocs: OkDoc[], vectors: Map<string, Float32Array[]>, embedder: Embedder, prevEngine: SearchEngine | undefined, change: (id: string, key: string) => DocumentReport['change']): Promise<SearchEngine> {
+  const addDoc = async (e: SearchEngine, d: OkDoc) => {
+    const v = vectors.get(d.id)!;
+    await e.addFragments(d.work.fragments, v.slice(0, d.work.fragments.length));
+  };
+  if (!prevEngine) {
+    const engine = SearchEngine.create({ ...b.engineOpts, embedder });
+    for (const d of okDocs) await addDoc(engine, d);
+    return engine;
+  }
+  const keep = new Set(okDocs.filter((d) => change(d.id, d.key) === 'unchanged').map((d) => d.id));
+  const stale = prevEngine.documents().filter((id) => !keep.has(id));
+  if (stale.length) prevEngine.removeDocuments(stale);
+  for (const d of okDocs) if (!keep.has(d.id) || !prevEngine.fragmentsOf(d.id).length) await addDoc(prevEngine, d);
+  return prevEngine;
+}
+
+type Relations = { relations: Relation[]; fragmentEdges: Relation[]; recalled: number; typed: number; usage: StageUsage; by: 'llm' | 'offline' };
+
+/** Relations over every point (LLM typings of pairs seen before come from the store); reused as they are when nothing they depend on changed. */
+async function pointRelations(b: Build, okDocs: OkDoc[], vectors: Map<string, Float32Array[]>, embedder: Embedder): Promise<{ rel: Relations; relShape: string; indexIssues: BuildReport['indexIssues'] }> {
+  const { prev, relOpts } = b;
+  const indexIssues: BuildReport['indexIssues'] = [];
+  const allPoints = okDocs.flatMap((d) => d.work.points);
+  const pointVecs = okDocs.flatMap((d) => vectors.get(d.id)!.slice(d.work.fragments.length));
+  let rel: Relations = { relations: [], fragmentEdges: [], recalled: 0, typed: 0, usage: emptyUsage(), by: 'offline' };
+  // Same documents, embedder and relation settings as the previous build: its relations are exactly what
+  // recomputing would give (recall is deterministic, typings are cached), so they are reused as they are.
+  const relShape = canonicalJson({ relOpts, embedder: embedder.id, model: backendOf(isOffline(b.relationsModel) ? undefined : b.relationsModel) });
+  const sameInputs = !!prev.dir && !!prev.manifest && prev.manifest.relationsShape === relShape && prev.docs.size === okDocs.length && okDocs.every((d) => prev.docs.get(d.id)?.workKey === d.key);
+  let reused = false;
+  if (relOpts !== false && allPoints.length > 1 && sameInputs) {
+    const prevRel = readJsonl<Relation>(path.join(prev.dir!, 'relations.jsonl'));
+    if (!prevRel.badLines && prevRel.records.length === prev.manifest!.counts.relations.pointEdges) {
+      rel = { ...rel, relations: prevRel.records, fragmentEdges: projectToFragments(prevRel.records, allPoints), recalled: prev.manifest!.counts.relations.recalled, typed: prev.manifest!.counts.relations.typed };
+      reused = true;
+    }
+  }
+  if (relOpts !== false && allPoints.length > 1 && !reused) {
+    abortIf(b.o.signal);
+    await b.progress({ phase: 'relations', total: allPoints.length });
+    const r = await buildRelations(allPoints, pointVecs, { ...relOpts, model: isOffline(b.relationsModel) ? undefined : b.relationsModel, cache: b.store, signal: b.o.signal });
+    for (const i of r.issues) indexIssues.push({ step: 'relations', code: i.code, message: `${i.message} (${i.pairs} pairs)` });
+    rel = r;
+  }
+  return { rel, relShape, indexIssues };
+}
+
+/** One report line per scanned document: indexed, kept at its previous version, or why not. */
+function documentReports(b: Build, scanned: ScannedDoc[], works: Map<string, DocEntry>, failures: Map<string, DocFailure>, change: (id: string, key: string) => DocumentReport['change']): DocumentReport[] {
+  const kindsOf = (w: DocWork) => {
+    const kinds = emptyKinds();
+    for (const x of w.fragments) kinds[x.kind]++;
+    return kinds;
+  };
+  return scanned.map((d): DocumentReport => {
+    const w = works.get(d.id);
+    if (w?.keptPrevious && failures.has(d.id)) {
+      const f = failures.get(d.id)!;
+      return {
+        id: d.id, source: d.source, title: w.work.doc.title, format: w.work.doc.format, status: 'error',
+        reason: `${f.reason} -- the previously indexed version is kept`, keptPrevious: true,
+        work: 'reused', change: 'unchanged', ...(d.sha ? { sha256: d.sha } : {}),
+        fragments: kindsOf(w.work), points: w.work.points.length, issues: f.issues.map(issueOf),
+      };
+    }
+    if (w && !d.verdict) {
+      return {
+        id: d.id, source: d.source, title: w.work.doc.title, format: w.work.doc.format, status: 'ok',
+        work: w.processed ? 'processed' : 'reused', change: change(d.id, w.key), sha256: d.sha,
+        ...(w.work.pages ? { pages: countPages(w.work.pages), pageSources: w.work.pages.map((p) => ({ page: p.page, source: p.source, chars: p.chars, ...(p.error ? { error: p.error } : {}) })) } : {}),
+        fragments: kindsOf(w.work), points: w.work.points.length, issues: w.work.issues.map(issueOf),
+      };
+    }
+    const f = d.verdict ?? failures.get(d.id);
+    const v = d.verdict;
+    return {
+      id: d.id, source: d.source, format: d.format, status: f?.status ?? 'error', reason: f?.reason ?? 'unknown failure',
+      ...(v?.duplicateOf ? { duplicateOf: v.duplicateOf } : {}),
+      work: 'none', change: b.prev.docs.has(d.id) ? 'changed' : 'added', ...(d.sha ? { sha256: d.sha } : {}),
+      fragments: emptyKinds(), points: 0,
+      issues: (failures.get(d.id)?.issues ?? []).map(issueOf),
+    };
+  });
+}
+
+/** Ledger counts of one indexed document. */
+function docLedgerCounts(d: OkDoc, embedMs: Map<string, number>): LedgerCounts {
+  const c = emptyLedgerCounts();
+  c.documents = 1;
+  c.sourceBytes = Number(d.work.doc.meta?.bytes ?? 0) || Buffer.byteLength(d.work.fragments.map((f) => f.text).join(''));
+  c.markdownChars = d.work.stats.chars;
+  c.images = d.work.stats.images;
+  c.tables = d.work.stats.tables;
+  c.ocrPages = d.work.stats.ocrPages;
+  c.pages = d.work.pages?.length ?? 0;
+  c.fragments = d.work.fragments.length;
+  c.points = d.work.points.length;
+  c.embeddings = c.fragments + c.points;
+  c.tokens.extractionText = tokenCounts(usageOf(d.work.usage.extraction));
+  c.tokens.extractionMultimodal = tokenCounts(usageOf(d.work.usage.multimodal));
+  c.documentSeconds = (d.work.ms + (embedMs.get(d.id) ?? 0)) / 1000;
+  return finishTokens(c);
+}
+
+/** Ledger counts summed over documents, with the relation usage folded into the text-extraction tokens. */
+function summedCounts(docs: OkDoc[], embedMs: Map<string, number>, relUsage: StageUsage): LedgerCounts {
+  const c = emptyLedgerCounts();
+  for (const d of docs) addLedgerCounts(c, docLedgerCounts(d, embedMs));
+  const t = c.tokens.extractionText;
+  c.tokens.extractionText = tokenCounts({ calls: t.calls, promptTokens: t.promptTokens, completionTokens: t.completionTokens, cacheHits: 0 }, relUsage);
+  return finishTokens(c);
+}
+
+/** Backend and model per build stage (`offline` means rules, never a model result). */
+function stageBackends(b: Build, needsOcr: boolean, choiceName: string, embedder: Embedder): Record<string, StageBackend> {
+  return {
+    ingest: { backend: 'offline', model: needsOcr ? 'rules + tesseract OCR' : 'rules' },
+    caption: b.describe ? backendOf(isOffline(b.captionModel) ? undefined : b.captionModel) : { backend: 'none', model: 'not run' },
+    extraction: backendOf(isOffline(b.extractionModel) ? undefined : b.extractionModel),
+    relations: b.relOpts === false ? { backend: 'none', model: 'not run' } : backendOf(isOffline(b.relationsModel) ? undefined : b.relationsModel),
+    embedding: { backend: choiceName === 'openai' ? 'openai' : 'offline', model: embedder.id },
+  };
+}
+
+/** The cost ledger: the whole index (cumulative relation costs) and this build (documents processed now). */
+function costLedger(b: Build, okDocs: OkDoc[], x: { embedMs: Map<string, number>; embeddedNow: number; rel: Relations; backends: Record<string, StageBackend>; wallSeconds: number }) {
+  const cumulativeRel = usageOf(b.prev.manifest?.cumulative?.relations ?? emptyUsage());
+  addUsage(cumulativeRel, x.rel.usage);
+  const indexCounts = summedCounts(okDocs, x.embedMs, cumulativeRel);
+  const buildCounts = summedCounts(okDocs.filter((d) => d.processed), x.embedMs, x.rel.usage);
+  buildCounts.embeddings = x.embeddedNow;
+  buildCounts.wallSeconds = x.wallSeconds;
+  indexCounts.wallSeconds = (b.prev.manifest?.cumulative?.wallSeconds ?? 0) + x.wallSeconds;
+  const formats: Record<string, number> = {};
+  for (const d of okDocs) {
+    const f = b.input.passages ? 'passages' : d.work.doc.format;
+    formats[f] = (formats[f] ?? 0) + 1;
+  }
+  const { extraction, relations, caption } = x.backends;
+  const ledger: CostLedger = {
+    corpus: b.corpusName,
+    formats,
+    backends: {
+      preprocessing: 'offline',
+      extractionText: extraction.backend === 'offline' && relations.backend !== 'openai' ? 'offline' : `${extraction.backend}/${relations.backend}`,
+      extractionMultimodal: caption.backend,
+    },
+    index: indexCounts,
+    thisBuild: buildCounts,
+    ...(b.o.benchmark && PAPER_APPENDIX_D[b.o.benchmark] ? { paper: PAPER_APPENDIX_D[b.o.benchmark] } : {}),
+  };
+  return { ledger, cumulativeRel, indexCounts };
+}
+
+/** The manifest of the new build. */
+function indexManifest(b: Build, x: { generation: string; okDocs: OkDoc[]; inputKey: string; relShape: string; embedder: Embedder; choiceName: string; backends: Record<string, StageBackend>; summary: BuildReport['summary']; relationsSummary: IndexManifest['counts']['relations']; indexCounts: LedgerCounts; cumulativeRel: StageUsage; points: number }): IndexManifest {
+  const { o, prev, corpusDir, okDocs } = { ...b, okDocs: x.okDocs };
+  const byKind: Record<string, number> = { ...emptyKinds() };
+  for (const d of okDocs) for (const f of d.work.fragments) byKind[f.kind]++;
+  const git = gitInfo();
+  return {
+    kind: INDEX_MANIFEST_KIND,
+    version: 1,
+    generation: x.generation,
+    ...(prev.gen ? { previousGeneration: prev.gen } : {}),
+    builtAt: new Date().toISOString(),
+    corpus: {
+      kind: corpusDir ? 'directory' : 'passages',
+      ...(corpusDir ? { path: corpusDir } : {}),
+      name: b.corpusName,
+      hash: sha256(okDocs.map((d) => `${d.id}\u0000${d.work.doc.sha256}`).join('\n')),
+      documents: okDocs.length,
+    },
+    ...(o.benchmark ? { benchmark: o.benchmark } : {}),
+    inputKey: x.inputKey,
+    relationsShape: x.relShape,
+    embedder: { id: x.embedder.id, dim: x.embedder.dim, choice: x.choiceName },
+    seed: b.seed,
+    git: { commit: git.commit, dirty: git.dirty },
+    backends: x.backends,
+    offline: Object.values(x.backends).every((s) => s.backend === 'offline' || s.backend === 'none'),
+    options: {
+      work: b.workShape,
+      relations: b.relOpts,
+      engine: b.engineOpts,
+      embedder: { choice: x.choiceName, hashDim: o.hashDim, fitted: o.fitted },
+      concurrency: o.concurrency ?? 2,
+    },
+    counts: {
+      documents: okDocs.length,
+      fragments: x.summary.fragments.total,
+      byKind,
+      points: x.points,
+      relations: x.relationsSummary,
+      pages: x.summary.pages.total,
+      embeddings: x.indexCounts.embeddings,
+    },
+    cumulative: { relations: x.cumulativeRel, builds: (prev.manifest?.cumulative?.builds ?? 0) + 1, wallSeconds: x.indexCounts.wallSeconds },
+  };
+}
+
+function indexedDocuments(okDocs: OkDoc[]): IndexedDocument[] {
+  return okDocs.map((d) => ({
+    id: d.id,
+    title: d.work.doc.title,
+    source: d.work.doc.source,
+    format: d.work.doc.format,
+    ...(d.work.doc.pages !== undefined ? { pages: d.work.doc.pages } : {}),
+    sha256: d.work.doc.sha256,
+    workKey: d.key,
+    fragments: d.work.fragments.length,
+    points: d.work.points.length,
+    meta: d.work.doc.meta ?? {},
+  }));
+}
+
+/** Save: a complete build folder under a temporary name, renamed, then CURRENT switches; older builds and stale work go. */
+async function saveBuild(b: Build, x: { generation: string; engine: SearchEngine; okDocs: OkDoc[]; points: KnowledgePoint[]; rel: Relations; report: BuildReport; ledger: CostLedger; manifest: IndexManifest }): Promise<string> {
+  const { root } = b;
+  const tmp = path.join(root, `.${x.generation}.tmp-${process.pid}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  await x.engine.save(path.join(tmp, 'engine'));
+  writeJsonAtomic(path.join(tmp, 'documents.json'), indexedDocuments(x.okDocs));
+  writeFileAtomic(path.join(tmp, 'knowledge-points.jsonl'), x.points.map((p) => JSON.stringify(p)).join('\n') + (x.points.length ? '\n' : ''));
+  writeFileAtomic(path.join(tmp, 'relations.jsonl'), x.rel.relations.map((r) => JSON.stringify(r)).join('\n') + (x.rel.relations.length ? '\n' : ''));
+  writeJsonAtomic(path.join(tmp, 'build-report.json'), x.report);
+  writeJsonAtomic(path.join(tmp, 'cost-ledger.json'), x.ledger);
+  writeFileAtomic(path.join(tmp, 'cost-ledger.md'), ledgerMarkdown(x.ledger));
+  writeJsonAtomic(path.join(tmp, 'manifest.json'), x.manifest);
+  const finalDir = path.join(root, x.generation);
+  fs.rmSync(finalDir, { recursive: true, force: true });
+  fs.renameSync(tmp, finalDir);
+  fsyncDir(root);
+  writeFileAtomic(path.join(root, INDEX_POINTER), `${x.generation}\n`);
+  fsyncDir(root);
+  // The new build is live: drop older builds, the work of documents that left the corpus, refresh the top-level copies.
+  for (const name of fs.readdirSync(root)) {
+    if (new RegExp(`^${BUILD_PREFIX}\\d+$`).test(name) && name !== x.generation) fs.rmSync(path.join(root, name), { recursive: true, force: true });
+  }
+  b.store.prune(new Set(x.okDocs.map((d) => d.key)));
+  writeJsonAtomic(path.join(root, 'build-report.json'), x.report);
+  writeJsonAtomic(path.join(root, 'cost-ledger.json'), x.ledger);
+  writeFileAtomic(path.join(root, 'cost-ledger.md'), ledgerMarkdown(x.ledger));
+  return finalDir;
+}
+
+/** Scan the corpus and do (or reuse) every document's work, with one OCR pool for the whole build. */
+async function scanAndWork(b: Build) {
+  const { o, input, corpusDir, root } = b;
+  await b.progress({ phase: 'scan', message: corpusDir ?? `${input.passages!.length} passages` });
+  const scanned = corpusDir ? scanDirectory(corpusDir, o.maxFileBytes ?? 1 << 30, o.include, new Set([...b.prev.docs.values()].map((d) => d.source))) : scanPassages(input.passages!);
+  const needsOcr = !!corpusDir && (o.ingest?.ocr ?? 'auto') !== 'off';
+  const ocrCacheDir = path.resolve(o.ocrCacheDir ?? path.join(root, 'work', 'ocr'));
+  // PDF pages without text and images of HTML/Markdown share one pool; its workers start on first use.
+  const ocrPool = needsOcr ? new OcrPool({ size: o.ocrWorkers ?? 2, cacheDir: ocrCacheDir }) : undefined;
+  const ctx: DocContext = {
+    root, corpusRoot: corpusDir, assetsDir: path.join(root, 'assets'), ocrCacheDir, ocrPool, ingest: o.ingest, describe: b.describe,
+    captionModel: b.captionModel, extractionModel: b.extractionModel, kp: o.knowledgePoints ?? {}, signal: o.signal,
+  };
+  try {
+    const { works, failures } = await documentWork(b, scanned, ctx);
+    return { scanned, needsOcr, works, failures, inputKey: buildInputKey(input, fingerprintOf(scanned)) };
+  } finally {
+    if (ocrPool) await ocrPool.close().catch(() => undefined);
+  }
+}
+
 /** Build (or update) the index in `outDir`. See the file comment. */
 export async function buildIndex(input: BuildIndexInput): Promise<BuildResult> {
   const started = Date.now();
-  const startedAt = new Date(started).toISOString();
-  const o: BuildOptions = input.options ?? {};
   if (!input.corpusDir === !input.passages) {
     throw new KfError('bad_input', 'buildIndex needs exactly one of corpusDir (a folder of documents) or passages', 'pass --corpus <dir> or a passages JSON file');
   }
   if (!input.outDir) throw new KfError('bad_input', 'buildIndex needs outDir', 'pass --out <dir>');
   const root = ensureWritableDir(input.outDir, 'index directory');
-  const progress = async (e: BuildProgress) => {
-    if (o.onProgress) await o.onProgress(e);
-  };
   const release = acquireLock(root);
   const store = new WorkStore(path.join(root, 'work', 'work.sqlite'));
-  let ocrPool: OcrPool | undefined;
   try {
     // Stray temporary build folders of killed builds.
     for (const name of fs.readdirSync(root)) if (name.startsWith(`.${BUILD_PREFIX}`) && name.includes('.tmp-')) fs.rmSync(path.join(root, name), { recursive: true, force: true });
-
-    const seed = String(o.seed ?? 'kf-index');
-    const corpusDir = input.corpusDir ? path.resolve(input.corpusDir) : undefined;
-    const corpusName = o.corpusName ?? o.benchmark ?? (corpusDir ? path.basename(corpusDir) : 'passages');
-    const captionModel = stageModel(input.models, 'caption');
-    const extractionModel = stageModel(input.models, 'extraction');
-    const relationsModel = stageModel(input.models, 'relations');
-    const describe = o.describeMedia ?? true;
-    const relOpts: RelationOptions | false = o.relations === false ? false : { scope: benchmarkSpec(o.benchmark)?.relationsScope ?? 'corpus', ...(o.relations ?? {}) };
-    const engineOpts: Omit<EngineOptions, 'embedder' | 'indexText'> = { ...(o.engine ?? {}), hnsw: { seed: numericSeed(seed), ...(o.engine?.hnsw ?? {}) } };
-
-    // What shapes a document's stored work: change any of it and the document is redone.
-    const workShape = {
-      v: WORK_VERSION,
-      // OCR text layout (chart pairs...): a new layout redoes the documents' stored OCR-derived text.
-      ocrLayout: OCR_LAYOUT_VERSION,
-      ingest: o.ingest ?? {},
-      passage: !!input.passages,
-      describe,
-      caption: describe ? backendOf(isOffline(captionModel) ? undefined : captionModel) : null,
-      extraction: backendOf(isOffline(extractionModel) ? undefined : extractionModel),
-      kp: { maxPerFragment: o.knowledgePoints?.maxPerFragment ?? 8, batchFragments: o.knowledgePoints?.batchFragments, batchChars: o.knowledgePoints?.batchChars },
-    };
-    const shapeHash = shortHash(workShape, 16);
-    const workKey = (d: ScannedDoc) => sha256(`${d.id}\u0000${d.sha}\u0000${shapeHash}`);
-
-    // Previous build (incremental base).
-    const prevGen = currentGeneration(root);
-    const prevDir = prevGen ? path.join(root, prevGen) : undefined;
-    let prevManifest: IndexManifest | undefined;
-    let prevDocs = new Map<string, IndexedDocument>();
-    if (prevDir) {
-      try {
-        prevManifest = JSON.parse(fs.readFileSync(path.join(prevDir, 'manifest.json'), 'utf8')) as IndexManifest;
-        prevDocs = new Map(readIndexedDocuments(prevDir).map((d) => [d.id, d]));
-      } catch {
-        prevManifest = undefined;
-        prevDocs = new Map();
-      }
-    }
-
-    // 1. Scan.
-    await progress({ phase: 'scan', message: corpusDir ?? `${input.passages!.length} passages` });
-    const scanned = corpusDir ? scanDirectory(corpusDir, o.maxFileBytes ?? 1 << 30, o.include, new Set([...prevDocs.values()].map((d) => d.source))) : scanPassages(input.passages!);
-    const inputKey = buildInputKey(input, fingerprintOf(scanned));
-    const candidates = scanned.filter((d) => !d.verdict);
-    const needsOcr = !!corpusDir && (o.ingest?.ocr ?? 'auto') !== 'off';
-    const ocrCacheDir = path.resolve(o.ocrCacheDir ?? path.join(root, 'work', 'ocr'));
-    // One OCR pool for the whole build (PDF pages without text, images of HTML/Markdown); workers start on first use.
-    if (needsOcr) ocrPool = new OcrPool({ size: o.ocrWorkers ?? 2, cacheDir: ocrCacheDir });
-    const ctx: DocContext = {
-      root,
-      corpusRoot: corpusDir,
-      assetsDir: path.join(root, 'assets'),
-      ocrCacheDir,
-      ocrPool,
-      ingest: o.ingest,
-      describe,
-      captionModel,
-      extractionModel,
-      kp: o.knowledgePoints ?? {},
-      signal: o.signal,
-    };
-
-    // 2. Per-document work: reuse the checkpoint or process (and checkpoint at once).
-    const works = new Map<string, { work: DocWork; key: string; processed: boolean; keptPrevious?: boolean }>();
-    const failures = new Map<string, { status: 'error' | 'skipped'; reason: string; issues: IngestIssue[] }>();
-    // A document that was indexed before and now fails (a broken new version, an unreadable file) keeps its
-    // previously indexed version: a bad document never costs what the index already had. It is reported as an error.
-    const keepPrevious = (id: string) => {
-      const f = failures.get(id);
-      const prev = prevDocs.get(id);
-      if (!f || f.status !== 'error' || !prev) return;
-      const w = store.doc(prev.workKey);
-      if (w) works.set(id, { work: w, key: prev.workKey, processed: false, keptPrevious: true });
-    };
-    for (const d of scanned) {
-      if (d.verdict?.status !== 'error' || works.has(d.id) || scanned.some((x) => x !== d && x.id === d.id && !x.verdict)) continue;
-      failures.set(d.id, { status: 'error', reason: d.verdict.reason, issues: [] });
-      keepPrevious(d.id);
-    }
-    let done = 0;
-    await runPool(candidates, o.concurrency ?? 2, async (d) => {
-      abortIf(o.signal);
-      const key = workKey(d);
-      const stored = store.doc(key);
-      if (stored) {
-        works.set(d.id, { work: stored, key, processed: false });
-      } else {
-        try {
-          const r = await processDocument(d, ctx);
-          if (r.work) {
-            store.saveDoc(key, r.work);
-            works.set(d.id, { work: r.work, key, processed: true });
-          } else failures.set(d.id, r.failure!);
-        } catch (e) {
-          abortIf(o.signal);
-          failures.set(d.id, { status: 'error', reason: errorMessage(e), issues: [] });
-        }
-        keepPrevious(d.id);
-      }
-      done++;
-      const w = works.get(d.id);
-      await progress({ phase: 'document', docId: d.id, status: w ? 'ok' : failures.get(d.id)!.status, work: w ? (w.processed ? 'processed' : 'reused') : 'none', done, total: candidates.length });
-    });
-    if (ocrPool) {
-      await ocrPool.close();
-      ocrPool = undefined;
-    }
-
-    // Documents in the index, in a stable order.
-    const okIds = [...works.keys()].sort();
-    const okDocs = okIds.map((id) => ({ id, ...works.get(id)! }));
-
-    // 3. Embedder (the previous engine gives the fitted encoder back, and is the incremental base).
-    abortIf(o.signal);
-    const choice = input.embedder ?? 'fitted';
-    let prevEngine: SearchEngine | undefined;
-    if (prevDir && prevManifest && !o.rebuildEngine) {
-      try {
-        const reuse = typeof choice !== 'string' ? choice : choice === 'openai' ? await endpointEmbedder(input.models) : undefined;
-        prevEngine = await SearchEngine.load(path.join(prevDir, 'engine'), reuse);
-      } catch {
-        prevEngine = undefined; // a different embedder or an unreadable engine: build from stored vectors
-      }
-    }
-    const { embedder, choice: choiceName } = await resolveEmbedder(choice, o, input.models, () => okDocs.flatMap((d) => d.work.fragments.map(defaultIndexText)), {
-      engine: prevEngine,
-      fitted: (prevManifest?.options.embedder as { fitted?: CorpusFittedOptions } | undefined)?.fitted,
-    });
-    if (prevEngine && (prevEngine.embedder.id !== embedder.id || canonicalJson(prevManifest?.options.engine ?? null) !== canonicalJson(engineOpts))) prevEngine = undefined;
-
-    // 4. Vectors of fragments + points per document (checkpointed per document).
-    const vecKey = (docKey: string) => sha256(`${docKey}\u0000${embedder.id}`);
-    const vectors = new Map<string, Float32Array[]>();
-    const embedMs = new Map<string, number>();
-    let embeddedNow = 0;
-    const missing = okDocs.filter((d) => {
-      const v = store.vectors(vecKey(d.key));
-      if (v && v.vectors.length === d.work.fragments.length + d.work.points.length && (v.vectors[0]?.length ?? embedder.dim) === embedder.dim) {
-        vectors.set(d.id, v.vectors);
-        embedMs.set(d.id, v.ms);
-        return false;
-      }
-      return true;
-    });
-    const BATCH = 512;
-    for (let i = 0; i < missing.length; ) {
-      abortIf(o.signal);
-      const group: typeof missing = [];
-      let n = 0;
-      while (i < missing.length && (group.length === 0 || n + missing[i].work.fragments.length + missing[i].work.points.length <= BATCH)) {
-        n += missing[i].work.fragments.length + missing[i].work.points.length;
-        group.push(missing[i++]);
-      }
-      const texts = group.flatMap((d) => [...d.work.fragments.map(defaultIndexText), ...d.work.points.map(pointText)]);
-      const t0 = Date.now();
-      let vecs: Float32Array[];
-      try {
-        vecs = await embedder.embed(texts);
-      } catch (e) {
-        throw new KfError('embedder_failed', `embedding ${texts.length} texts of ${group.map((d) => d.id).slice(0, 3).join(', ')} with ${embedder.id} failed: ${errorMessage(e)}`, 'check the embedding endpoint, then rerun: documents already done are kept', { cause: e });
-      }
-      if (vecs.length !== texts.length) throw new KfError('embedder_failed', `embedder ${embedder.id} returned ${vecs.length} vectors for ${texts.length} texts`, 'check the embedding endpoint/model');
-      const ms = Date.now() - t0;
-      let at = 0;
-      for (const d of group) {
-        const k = d.work.fragments.length + d.work.points.length;
-        const mine = vecs.slice(at, at + k);
-        at += k;
-        const share = (ms * k) / Math.max(1, texts.length);
-        store.saveVectors(vecKey(d.key), d.key, embedder.id, embedder.dim, mine, share);
-        vectors.set(d.id, mine);
-        embedMs.set(d.id, share);
-        embeddedNow += k;
-      }
-      await progress({ phase: 'embed', done: i, total: missing.length });
-    }
-
-    // 5. Engine: update the previous build's engine by the difference, or build it from stored vectors.
-    abortIf(o.signal);
-    await progress({ phase: 'engine' });
+    const b: Build = { ...buildSettings(input, root, store), prev: readPrevious(root) };
+    const { scanned, needsOcr, works, failures, inputKey } = await scanAndWork(b);
+    const okDocs: OkDoc[] = [...works.keys()].sort().map((id) => ({ id, ...works.get(id)! })); // a stable order
+    abortIf(b.o.signal);
+    const { embedder, choiceName, prevEngine } = await embedderAndBase(b, okDocs);
+    const { vectors, embedMs, embeddedNow } = await embedDocuments(b, okDocs, embedder);
+    abortIf(b.o.signal);
+    await b.progress({ phase: 'engine' });
     const change = (id: string, key: string): DocumentReport['change'] => {
-      const p = prevDocs.get(id);
+      const p = b.prev.docs.get(id);
       return !p ? 'added' : p.workKey === key ? 'unchanged' : 'changed';
     };
-    let engine: SearchEngine;
-    const addDoc = async (e: SearchEngine, d: (typeof okDocs)[number]) => {
-      const v = vectors.get(d.id)!;
-      await e.addFragments(d.work.fragments, v.slice(0, d.work.fragments.length));
-    };
-    if (prevEngine) {
-      engine = prevEngine;
-      const keep = new Set(okDocs.filter((d) => change(d.id, d.key) === 'unchanged').map((d) => d.id));
-      const stale = engine.documents().filter((id) => !keep.has(id));
-      if (stale.length) engine.removeDocuments(stale);
-      for (const d of okDocs) if (!keep.has(d.id) || !engine.fragmentsOf(d.id).length) await addDoc(engine, d);
-    } else {
-      engine = SearchEngine.create({ ...engineOpts, embedder });
-      for (const d of okDocs) await addDoc(engine, d);
-    }
-
-    // 6. Relations over every point (LLM typings of pairs seen before come from the store).
-    const indexIssues: BuildReport['indexIssues'] = [];
-    const allPoints = okDocs.flatMap((d) => d.work.points);
-    const pointVecs = okDocs.flatMap((d) => vectors.get(d.id)!.slice(d.work.fragments.length));
-    let rel = { relations: [] as Relation[], fragmentEdges: [] as Relation[], recalled: 0, typed: 0, usage: emptyUsage(), by: 'offline' as 'llm' | 'offline' };
-    // Same documents, embedder and relation settings as the previous build: its relations are exactly what
-    // recomputing would give (recall is deterministic, typings are cached), so they are reused as they are.
-    const relShape = canonicalJson({ relOpts, embedder: embedder.id, model: backendOf(isOffline(relationsModel) ? undefined : relationsModel) });
-    const sameInputs =
-      !!prevDir && !!prevManifest && prevManifest.relationsShape === relShape && prevDocs.size === okDocs.length && okDocs.every((d) => prevDocs.get(d.id)?.workKey === d.key);
-    let relationsReused = false;
-    if (relOpts !== false && allPoints.length > 1 && sameInputs) {
-      const prevRel = readJsonl<Relation>(path.join(prevDir!, 'relations.jsonl'));
-      if (!prevRel.badLines && prevRel.records.length === prevManifest!.counts.relations.pointEdges) {
-        rel = { ...rel, relations: prevRel.records, fragmentEdges: projectToFragments(prevRel.records, allPoints), recalled: prevManifest!.counts.relations.recalled, typed: prevManifest!.counts.relations.typed };
-        relationsReused = true;
-      }
-    }
-    if (relOpts !== false && allPoints.length > 1 && !relationsReused) {
-      abortIf(o.signal);
-      await progress({ phase: 'relations', total: allPoints.length });
-      const r = await buildRelations(allPoints, pointVecs, { ...relOpts, model: isOffline(relationsModel) ? undefined : relationsModel, cache: store, signal: o.signal });
-      for (const i of r.issues) indexIssues.push({ step: 'relations', code: i.code, message: `${i.message} (${i.pairs} pairs)` });
-      rel = r;
-    }
+    const engine = await assembleEngine(b, okDocs, vectors, embedder, prevEngine, change);
+    const { rel, relShape, indexIssues } = await pointRelations(b, okDocs, vectors, embedder);
     engine.setRelations(rel.fragmentEdges.map((e): RelationEdge => ({ from: e.from, to: e.to, type: e.type, weight: e.weight })));
-
-    // 7. Report, ledger, manifest.
-    const reports: DocumentReport[] = [];
-    for (const d of scanned) {
-      const w = works.get(d.id);
-      if (w?.keptPrevious && failures.has(d.id)) {
-        const f = failures.get(d.id)!;
-        const kinds = emptyKinds();
-        for (const x of w.work.fragments) kinds[x.kind]++;
-        reports.push({
-          id: d.id, source: d.source, title: w.work.doc.title, format: w.work.doc.format, status: 'error',
-          reason: `${f.reason} -- the previously indexed version is kept`, keptPrevious: true,
-          work: 'reused', change: 'unchanged', ...(d.sha ? { sha256: d.sha } : {}),
-          fragments: kinds, points: w.work.points.length, issues: f.issues.map(issueOf),
-        });
-        continue;
-      }
-      if (w && !d.verdict) {
-        const kinds = emptyKinds();
-        for (const f of w.work.fragments) kinds[f.kind]++;
-        reports.push({
-          id: d.id, source: d.source, title: w.work.doc.title, format: w.work.doc.format, status: 'ok',
-          work: w.processed ? 'processed' : 'reused', change: change(d.id, w.key), sha256: d.sha,
-          ...(w.work.pages ? { pages: countPages(w.work.pages), pageSources: w.work.pages.map((p) => ({ page: p.page, source: p.source, chars: p.chars, ...(p.error ? { error: p.error } : {}) })) } : {}),
-          fragments: kinds, points: w.work.points.length, issues: w.work.issues.map(issueOf),
-        });
-        continue;
-      }
-      const f = d.verdict ?? failures.get(d.id);
-      const v = d.verdict;
-      reports.push({
-        id: d.id, source: d.source, format: d.format, status: f?.status ?? 'error', reason: f?.reason ?? 'unknown failure',
-        ...(v?.duplicateOf ? { duplicateOf: v.duplicateOf } : {}),
-        work: 'none', change: prevDocs.has(d.id) ? 'changed' : 'added', ...(d.sha ? { sha256: d.sha } : {}),
-        fragments: emptyKinds(), points: 0,
-        issues: (failures.get(d.id)?.issues ?? []).map(issueOf),
-      });
-    }
-    const okSet = new Set(okIds);
-    const removed = [...prevDocs.keys()].filter((id) => !okSet.has(id)).sort();
-    const relationsSummary = { recalled: rel.recalled, typed: rel.typed, pointEdges: rel.relations.length, fragmentEdges: rel.fragmentEdges.length };
-    const summary = summarize(reports, removed.length, relationsSummary);
-    // A document done by an interrupted build (added/changed, yet already in the store) means this build resumed.
-    const resumed = okDocs.some((d) => !d.processed && change(d.id, d.key) !== 'unchanged');
-
-    const wallSeconds = (Date.now() - started) / 1000;
-    const docCounts = (d: (typeof okDocs)[number]): LedgerCounts => {
-      const c = emptyLedgerCounts();
-      c.documents = 1;
-      c.sourceBytes = Number(d.work.doc.meta?.bytes ?? 0) || Buffer.byteLength(d.work.fragments.map((f) => f.text).join(''));
-      c.markdownChars = d.work.stats.chars;
-      c.images = d.work.stats.images;
-      c.tables = d.work.stats.tables;
-      c.ocrPages = d.work.stats.ocrPages;
-      c.pages = d.work.pages?.length ?? 0;
-      c.fragments = d.work.fragments.length;
-      c.points = d.work.points.length;
-      c.embeddings = c.fragments + c.points;
-      c.tokens.extractionText = tokenCounts(usageOf(d.work.usage.extraction));
-      c.tokens.extractionMultimodal = tokenCounts(usageOf(d.work.usage.multimodal));
-      c.documentSeconds = (d.work.ms + (embedMs.get(d.id) ?? 0)) / 1000;
-      return finishTokens(c);
-    };
-    const prevRel = prevManifest?.cumulative?.relations ?? emptyUsage();
-    const cumulativeRel = usageOf(prevRel);
-    addUsage(cumulativeRel, rel.usage);
-    const indexCounts = emptyLedgerCounts();
-    for (const d of okDocs) addLedgerCounts(indexCounts, docCounts(d));
-    indexCounts.tokens.extractionText = tokenCounts(
-      { calls: indexCounts.tokens.extractionText.calls, promptTokens: indexCounts.tokens.extractionText.promptTokens, completionTokens: indexCounts.tokens.extractionText.completionTokens, cacheHits: 0 },
-      cumulativeRel,
-    );
-    finishTokens(indexCounts);
-    const buildCounts = emptyLedgerCounts();
-    for (const d of okDocs.filter((x) => x.processed)) addLedgerCounts(buildCounts, docCounts(d));
-    buildCounts.embeddings = embeddedNow;
-    buildCounts.tokens.extractionText = tokenCounts(
-      { calls: buildCounts.tokens.extractionText.calls, promptTokens: buildCounts.tokens.extractionText.promptTokens, completionTokens: buildCounts.tokens.extractionText.completionTokens, cacheHits: 0 },
-      rel.usage,
-    );
-    finishTokens(buildCounts);
-    buildCounts.wallSeconds = wallSeconds;
-    indexCounts.wallSeconds = (prevManifest?.cumulative?.wallSeconds ?? 0) + wallSeconds;
-    const formats: Record<string, number> = {};
-    for (const d of okDocs) {
-      const f = input.passages ? 'passages' : d.work.doc.format;
-      formats[f] = (formats[f] ?? 0) + 1;
-    }
-    const backends: Record<string, StageBackend> = {
-      ingest: { backend: 'offline', model: needsOcr ? 'rules + tesseract OCR' : 'rules' },
-      caption: describe ? backendOf(isOffline(captionModel) ? undefined : captionModel) : { backend: 'none', model: 'not run' },
-      extraction: backendOf(isOffline(extractionModel) ? undefined : extractionModel),
-      relations: relOpts === false ? { backend: 'none', model: 'not run' } : backendOf(isOffline(relationsModel) ? undefined : relationsModel),
-      embedding: { backend: choiceName === 'openai' ? 'openai' : 'offline', model: embedder.id },
-    };
-    const ledger: CostLedger = {
-      corpus: corpusName,
-      formats,
-      backends: {
-        preprocessing: 'offline',
-        extractionText: backends.extraction.backend === 'offline' && backends.relations.backend !== 'openai' ? 'offline' : `${backends.extraction.backend}/${backends.relations.backend}`,
-        extractionMultimodal: backends.caption.backend,
-      },
-      index: indexCounts,
-      thisBuild: buildCounts,
-      ...(o.benchmark && PAPER_APPENDIX_D[o.benchmark] ? { paper: PAPER_APPENDIX_D[o.benchmark] } : {}),
-    };
-
-    const generation = nextBuildName(root, prevGen);
-    const byKind: Record<string, number> = { ...emptyKinds() };
-    for (const d of okDocs) for (const f of d.work.fragments) byKind[f.kind]++;
-    const git = gitInfo();
-    const manifest: IndexManifest = {
-      kind: INDEX_MANIFEST_KIND,
-      version: 1,
-      generation,
-      ...(prevGen ? { previousGeneration: prevGen } : {}),
-      builtAt: new Date().toISOString(),
-      corpus: {
-        kind: corpusDir ? 'directory' : 'passages',
-        ...(corpusDir ? { path: corpusDir } : {}),
-        name: corpusName,
-        hash: sha256(okDocs.map((d) => `${d.id}\u0000${d.work.doc.sha256}`).join('\n')),
-        documents: okDocs.length,
-      },
-      ...(o.benchmark ? { benchmark: o.benchmark } : {}),
-      inputKey,
-      relationsShape: relShape,
-      embedder: { id: embedder.id, dim: embedder.dim, choice: choiceName },
-      seed,
-      git: { commit: git.commit, dirty: git.dirty },
-      backends,
-      offline: Object.values(backends).every((b) => b.backend === 'offline' || b.backend === 'none'),
-      options: {
-        work: workShape,
-        relations: relOpts,
-        engine: engineOpts,
-        embedder: { choice: choiceName, hashDim: o.hashDim, fitted: o.fitted },
-        concurrency: o.concurrency ?? 2,
-      },
-      counts: {
-        documents: okDocs.length,
-        fragments: summary.fragments.total,
-        byKind,
-        points: allPoints.length,
-        relations: relationsSummary,
-        pages: summary.pages.total,
-        embeddings: indexCounts.embeddings,
-      },
-      cumulative: { relations: cumulativeRel, builds: (prevManifest?.cumulative?.builds ?? 0) + 1, wallSeconds: indexCounts.wallSeconds },
-    };
-    const report: BuildReport = {
-      kind: 'kf-build-report',
-      version: 1,
-      generation,
-      ...(prevGen ? { previousGeneration: prevGen } : {}),
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      outDir: root,
-      corpus: { kind: corpusDir ? 'directory' : 'passages', ...(corpusDir ? { path: corpusDir } : {}), name: corpusName },
-      resumed,
-      summary,
-      documents: reports,
-      removed,
-      indexIssues,
-      ledger,
-    };
-    const indexed: IndexedDocument[] = okDocs.map((d) => ({
-      id: d.id,
-      title: d.work.doc.title,
-      source: d.work.doc.source,
-      format: d.work.doc.format,
-      ...(d.work.doc.pages !== undefined ? { pages: d.work.doc.pages } : {}),
-      sha256: d.work.doc.sha256,
-      workKey: d.key,
-      fragments: d.work.fragments.length,
-      points: d.work.points.length,
-      meta: d.work.doc.meta ?? {},
-    }));
-
-    // 8. Save: a complete build folder under a temporary name, renamed, then CURRENT switches.
-    abortIf(o.signal);
-    await progress({ phase: 'save' });
-    const tmp = path.join(root, `.${generation}.tmp-${process.pid}`);
-    fs.rmSync(tmp, { recursive: true, force: true });
-    fs.mkdirSync(tmp, { recursive: true });
-    await engine.save(path.join(tmp, 'engine'));
-    writeJsonAtomic(path.join(tmp, 'documents.json'), indexed);
-    writeFileAtomic(path.join(tmp, 'knowledge-points.jsonl'), allPoints.map((p) => JSON.stringify(p)).join('\n') + (allPoints.length ? '\n' : ''));
-    writeFileAtomic(path.join(tmp, 'relations.jsonl'), rel.relations.map((r) => JSON.stringify(r)).join('\n') + (rel.relations.length ? '\n' : ''));
-    writeJsonAtomic(path.join(tmp, 'build-report.json'), report);
-    writeJsonAtomic(path.join(tmp, 'cost-ledger.json'), ledger);
-    writeFileAtomic(path.join(tmp, 'cost-ledger.md'), ledgerMarkdown(ledger));
-    writeJsonAtomic(path.join(tmp, 'manifest.json'), manifest);
-    const finalDir = path.join(root, generation);
-    fs.rmSync(finalDir, { recursive: true, force: true });
-    fs.renameSync(tmp, finalDir);
-    fsyncDir(root);
-    writeFileAtomic(path.join(root, INDEX_POINTER), `${generation}\n`);
-    fsyncDir(root);
-    // The new build is live: drop older builds, the work of documents that left the corpus, refresh the top-level copies.
-    for (const name of fs.readdirSync(root)) {
-      if (new RegExp(`^${BUILD_PREFIX}\\d+$`).test(name) && name !== generation) fs.rmSync(path.join(root, name), { recursive: true, force: true });
-    }
-    store.prune(new Set(okDocs.map((d) => d.key)));
-    writeJsonAtomic(path.join(root, 'build-report.json'), report);
-    writeJsonAtomic(path.join(root, 'cost-ledger.json'), ledger);
-    writeFileAtomic(path.join(root, 'cost-ledger.md'), ledgerMarkdown(ledger));
-    await progress({ phase: 'done', done: okDocs.length, total: scanned.length });
-    return { outDir: root, generation, generationDir: finalDir, manifest, report, ledger };
+    return await finishBuild(b, { started, scanned, works, failures, okDocs, inputKey, needsOcr, embedder, choiceName, vectors, embedMs, embeddedNow, engine, rel, relShape, indexIssues, change });
   } finally {
-    if (ocrPool) await ocrPool.close().catch(() => undefined);
     store.close();
     release();
   }
+}
+
+/** Report, ledger and manifest of the build, then save it and switch CURRENT to it. */
+async function finishBuild(b: Build, x: {
+  started: number; scanned: ScannedDoc[]; works: Map<string, DocEntry>; failures: Map<string, DocFailure>; okDocs: OkDoc[]; inputKey: string; needsOcr: boolean;
+  embedder: Embedder; choiceName: string; vectors: Map<string, Float32Array[]>; embedMs: Map<string, number>; embeddedNow: number; engine: SearchEngine;
+  rel: Relations; relShape: string; indexIssues: BuildReport['indexIssues']; change: (id: string, key: string) => DocumentReport['change'];
+}): Promise<BuildResult> {
+  const { okDocs, rel } = x;
+  const reports = documentReports(b, x.scanned, x.works, x.failures, x.change);
+  const okSet = new Set(okDocs.map((d) => d.id));
+  const removed = [...b.prev.docs.keys()].filter((id) => !okSet.has(id)).sort();
+  const relationsSummary = { recalled: rel.recalled, typed: rel.typed, pointEdges: rel.relations.length, fragmentEdges: rel.fragmentEdges.length };
+  const summary = summarize(reports, removed.length, relationsSummary);
+  // A document done by an interrupted build (added/changed, yet already in the store) means this build resumed.
+  const resumed = okDocs.some((d) => !d.processed && x.change(d.id, d.key) !== 'unchanged');
+  const backends = stageBackends(b, x.needsOcr, x.choiceName, x.embedder);
+  const { ledger, cumulativeRel, indexCounts } = costLedger(b, okDocs, { embedMs: x.embedMs, embeddedNow: x.embeddedNow, rel, backends, wallSeconds: (Date.now() - x.started) / 1000 });
+  const generation = nextBuildName(b.root, b.prev.gen);
+  const points = okDocs.flatMap((d) => d.work.points);
+  const manifest = indexManifest(b, { generation, okDocs, inputKey: x.inputKey, relShape: x.relShape, embedder: x.embedder, choiceName: x.choiceName, backends, summary, relationsSummary, indexCounts, cumulativeRel, points: points.length });
+  const corpus = { kind: b.corpusDir ? ('directory' as const) : ('passages' as const), ...(b.corpusDir ? { path: b.corpusDir } : {}), name: b.corpusName };
+  const report: BuildReport = {
+    kind: 'kf-build-report', version: 1, generation, ...(b.prev.gen ? { previousGeneration: b.prev.gen } : {}),
+    startedAt: new Date(x.started).toISOString(), finishedAt: new Date().toISOString(), outDir: b.root, corpus, resumed, summary, documents: reports, removed, indexIssues: x.indexIssues, ledger,
+  };
+  abortIf(b.o.signal);
+  await b.progress({ phase: 'save' });
+  const finalDir = await saveBuild(b, { generation, engine: x.engine, okDocs, points, rel, report, ledger, manifest });
+  await b.progress({ phase: 'done', done: okDocs.length, total: x.scanned.length });
+  return { outDir: b.root, generation, generationDir: finalDir, manifest, report, ledger };
 }
 
 /** Content fingerprint of a scanned corpus: ids, sources and content hashes of every document (failures included). */
