@@ -92,7 +92,7 @@ export const command: CommandSpec = {
           const ev = { t: Date.now() - t0, ...e };
           events.push(ev);
           const line = quiet ? undefined : eventLine(ev, { width: 120 });
-          if (line) process.stderr.write(`${line}\n`);
+          if (line) console.error(line);
         },
       };
       // Model-call totals per stage come from the ledger, as in the runner.
