@@ -80,7 +80,8 @@ export interface OcrEngine {
  * second pass in sparse-text mode (PSM 11) whose numbers fill the gaps.
  */
 export async function recognizePage(worker: OcrEngine, png: Buffer): Promise<OcrPage> {
-  const r = await worker.recognize(png, {}, { text: false, blocks: true });
+  // debug: tesseract's diagnostics ("Estimating resolution as ...") go to the result, not the console.
+  const r = await worker.recognize(png, {}, { text: false, blocks: true, debug: true });
   return completeSparseNumbers(worker, png, ocrPageFromTesseract(r.data as TesseractBlocksData));
 }
 
@@ -89,7 +90,7 @@ export async function completeSparseNumbers(worker: OcrEngine, png: Buffer, page
   if (page.sparseNumbers !== undefined) return page;
   if (!wantsSparseNumbers(page)) return { ...page, sparseNumbers: null };
   try {
-    const r = await worker.recognize(png, { tessedit_pageseg_mode: '11' }, { text: false, blocks: true });
+    const r = await worker.recognize(png, { tessedit_pageseg_mode: '11' }, { text: false, blocks: true, debug: true });
     const words = ocrPageFromTesseract(r.data as TesseractBlocksData).paragraphs.flatMap((p) => p.lines.flatMap((l) => l.words));
     return { ...page, sparseNumbers: words.filter((w) => isNumberWord(w.text)) };
   } catch {

@@ -85,3 +85,9 @@ test('writeTable writes <name>.csv and <name>.md; bad input gets a KfError', () 
   assert.match(toMarkdown([], { columns: ['a', 'b'] }), /\| a +\| b +\|[\s\S]*no rows/);
   assert.equal(toCsv([], { columns: ['a', 'b'] }), 'a,b\n');
 });
+
+test('one number format per column: a column mixing 8 and 56.0 prints 8.0; a column of counts stays integers', () => {
+  const md = toMarkdown([{ config: 'S0', n: 150, f1: 8 }, { config: 'S1', n: 150, f1: 56.04 }], { decimals: 1 });
+  const rows = md.trim().split('\n').slice(2).map((l) => l.split('|').map((c) => c.trim()).filter(Boolean));
+  assert.deepEqual(rows, [['S0', '150', '8.0'], ['S1', '150', '56.0']]);
+});
