@@ -27,6 +27,11 @@ import { Tokenizer, type ResolvedTokenizerOptions, type TokenizerOptions } from 
 import { restoreEmbedder, saveEmbedderState } from './embedders/registry';
 import { KfError } from '../util/errors';
 import { fsError, writeFileAtomic, fsyncDir } from '../util/fsx';
+import { fsyncFile, nextGeneration, packArrays, readPointer, removeOtherGenerations, unpackArrays, writeSynced } from './engine-files';
+import { expandAlongRelations, type Listed, type Ranked } from './graph-expansion';
+
+type ScoredList = { slots: Int32Array; scores: Float64Array };
+const EMPTY_LIST: ScoredList = { slots: new Int32Array(0), scores: new Float64Array(0) };
 
 export const INDEX_FORMAT = 'kf-search-index/1';
 const MODES: readonly RetrievalMode[] = RETRIEVAL_MODES;
@@ -426,115 +431,36 @@ export class SearchEngine implements Retriever {
     const topk = opts.topk ?? 8;
     if (!Number.isInteger(topk) || topk < 1) throw new KfError('bad_option', `topk must be a positive integer (got ${topk})`, 'use e.g. 8');
     const depth = Math.max(topk, opts.depth ?? Math.max(40, 4 * topk));
-    const fusionMethod = opts.fusion ?? this.opts.fusion;
-    const useLex = mode !== 'dense';
-    const useDense = mode !== 'bm25';
     const t: SearchTimings = { embedMs: 0, bm25Ms: 0, hnswMs: 0, fusionMs: 0, expansionMs: 0, contextMs: 0, roundMs: 0 };
 
     // 1. Query embedding (the only model call; excluded from the round time).
-    let qv: Float32Array | undefined;
-    if (useDense) {
-      const t0 = now();
-      if (opts.queryVector) qv = this.checkVector(opts.queryVector, 'queryVector');
-      else qv = this.checkVector((await this.embedder.embed([query]))[0], `query embedding (${this.embedder.id})`);
-      qv = unit(qv);
-      t.embedMs = now() - t0;
-      // A query with nothing the encoder knows has no direction: dense has nothing to say.
-      if (!qv.some((x) => x !== 0)) qv = undefined;
-    }
+    const t0 = now();
+    const qv = mode === 'bm25' ? undefined : await this.queryVector(query, opts.queryVector);
+    if (mode !== 'bm25') t.embedMs = now() - t0;
     const roundStart = now();
     const mask = opts.docIds ? this.docMask(opts.docIds) : null;
 
     // 2. BM25.
-    let bq: Bm25Query | undefined;
-    let lex: { slots: Int32Array; scores: Float64Array } = { slots: new Int32Array(0), scores: new Float64Array(0) };
-    if (useLex) {
-      const t0 = now();
-      bq = this.bm25.resolveQuery(this.tokenizer.tokenize(query));
-      lex = this.bm25.search(bq, depth, mask);
-      t.bm25Ms = now() - t0;
-    }
+    const t2 = now();
+    const bq = mode === 'dense' ? undefined : this.bm25.resolveQuery(this.tokenizer.tokenize(query));
+    const lex = bq ? this.bm25.search(bq, depth, mask) : EMPTY_LIST;
+    if (bq) t.bm25Ms = now() - t2;
 
-    // 3. Dense: HNSW candidates (exact inside a small docIds filter), widened by
-    //    lexical seeds and document siblings, all scored by exact cosine.
-    let den: { slots: Int32Array; scores: Float64Array } = { slots: new Int32Array(0), scores: new Float64Array(0) };
-    if (useDense && qv) {
-      const t0 = now();
-      let exactOverFilter = false;
-      if (mask) {
-        const allowed: number[] = [];
-        for (let s = 0; s < mask.length; s++) if (mask[s]) allowed.push(s);
-        exactOverFilter = allowed.length <= Math.max(2000, depth * 20);
-        den = exactOverFilter ? this.dense.exactSearch(qv, depth, null, allowed) : this.dense.search(qv, depth, mask);
-      } else {
-        den = this.dense.search(qv, depth);
-      }
-      if (!exactOverFilter) den = this.widenDense(qv, den, mode === 'dense' ? null : lex.slots, depth, mask);
-      t.hnswMs = now() - t0;
-    }
+    // 3. Dense: HNSW candidates (exact inside a small docIds filter), widened by lexical seeds and document siblings.
+    const t3 = now();
+    const den = qv ? this.denseCandidates(qv, depth, mask, mode === 'dense' ? null : lex.slots) : EMPTY_LIST;
+    if (qv) t.hnswMs = now() - t3;
 
     // 4. Fusion (or a single list).
     const t4 = now();
-    type Ranked = { slot: number; score: number; bm25?: number; dense?: number; fused?: number; via: SearchHit['via'] };
-    let primary: Ranked[];
-    if (mode === 'bm25') {
-      primary = Array.from(lex.slots, (s, i) => ({ slot: s, score: lex.scores[i], bm25: lex.scores[i], via: 'bm25' as const }));
-    } else if (mode === 'dense') {
-      primary = Array.from(den.slots, (s, i) => ({ slot: s, score: den.scores[i], dense: den.scores[i], via: 'dense' as const }));
-    } else {
-      const byId = new Map<number, FusionCandidate>();
-      lex.slots.forEach((s, i) => byId.set(s, { id: s, bm25: lex.scores[i], dense: NaN, bm25Rank: i + 1, denseRank: Infinity }));
-      den.slots.forEach((s, i) => {
-        const c = byId.get(s);
-        if (c) {
-          c.dense = den.scores[i];
-          c.denseRank = i + 1;
-        } else byId.set(s, { id: s, bm25: NaN, dense: den.scores[i], bm25Rank: Infinity, denseRank: i + 1 });
-      });
-      // Complete each candidate's missing score exactly: no imputed zeros.
-      for (const c of byId.values()) {
-        if (Number.isNaN(c.dense)) c.dense = qv ? this.dense.dot(qv, c.id) : 0;
-        if (Number.isNaN(c.bm25)) c.bm25 = bq ? this.bm25.scoreSlot(bq, c.id) : 0;
-      }
-      const fused = fuse([...byId.values()], { method: fusionMethod, weights: this.opts.fusionWeights, rrfK: this.opts.rrfK, adaptive: this.opts.adaptiveFusion });
-      primary = fused.map(({ cand, fused: f }) => ({ slot: cand.id, score: f, bm25: cand.bm25, dense: cand.dense, fused: f, via: 'hybrid' as const }));
-    }
-    primary = primary.filter((r) => this.frags[r.slot] !== undefined).slice(0, topk);
+    const primary = this.rankLists(mode, lex, den, { qv, bq, fusion: opts.fusion ?? this.opts.fusion }).filter((r) => this.frags[r.slot] !== undefined).slice(0, topk);
     t.fusionMs = now() - t4;
 
     // 5. One-hop expansion of the top anchors along relations.
     const t5 = now();
-    type Listed = Ranked & { anchorId?: string; relation?: string };
-    let listed: Listed[] = primary;
-    if (mode === 'hybrid+graph' && this.adjacency.size > 0 && this.opts.graph.anchors > 0 && this.opts.graph.perAnchor > 0) {
-      const { anchors, perAnchor, minWeight, placement } = this.opts.graph;
-      const taken = new Set(primary.map((r) => r.slot));
-      const expansions = new Map<number, Listed[]>();
-      for (const a of primary.slice(0, anchors)) {
-        const af = this.frags[a.slot]!;
-        const out: Listed[] = [];
-        for (const e of this.adjacency.get(af.id) ?? []) {
-          if (out.length >= perAnchor) break;
-          if (e.weight < minWeight) continue;
-          const s = this.idToSlot.get(e.to);
-          if (s === undefined || taken.has(s)) continue;
-          if (mask && !mask[s]) continue;
-          taken.add(s);
-          out.push({ slot: s, score: a.score, fused: a.fused, via: 'expansion', anchorId: af.id, relation: e.type });
-        }
-        if (out.length) expansions.set(a.slot, out);
-      }
-      if (expansions.size) {
-        listed = [];
-        const tail: Listed[] = [];
-        for (const r of primary) {
-          listed.push(r);
-          const ex = expansions.get(r.slot);
-          if (ex) (placement === 'after-anchor' ? listed : tail).push(...ex);
-        }
-        listed.push(...tail);
-      }
-    }
+    const listed: Listed[] = mode !== 'hybrid+graph' ? primary : expandAlongRelations(primary, {
+      adjacency: this.adjacency, slotOf: (id) => this.idToSlot.get(id), idAt: (slot) => this.frags[slot]!.id, mask, options: this.opts.graph,
+    });
     t.expansionMs = now() - t5;
 
     // 6. Hits with context and media.
@@ -544,6 +470,46 @@ export class SearchEngine implements Retriever {
     t.contextMs = now() - t6;
     t.roundMs = now() - roundStart;
     return { query, hits, timings: t };
+  }
+
+  /** The unit query vector; undefined when the encoder knows nothing of the query (no direction: dense has nothing to say). */
+  private async queryVector(query: string, given: Float32Array | undefined): Promise<Float32Array | undefined> {
+    const raw = given ? this.checkVector(given, 'queryVector') : this.checkVector((await this.embedder.embed([query]))[0], `query embedding (${this.embedder.id})`);
+    const qv = unit(raw);
+    return qv.some((x) => x !== 0) ? qv : undefined;
+  }
+
+  /** Dense candidates scored by exact cosine: exact over a small docIds filter, else HNSW widened (widenDense). */
+  private denseCandidates(qv: Float32Array, depth: number, mask: Uint8Array | null, lexical: Int32Array | null): ScoredList {
+    if (mask) {
+      const allowed: number[] = [];
+      for (let s = 0; s < mask.length; s++) if (mask[s]) allowed.push(s);
+      if (allowed.length <= Math.max(2000, depth * 20)) return this.dense.exactSearch(qv, depth, null, allowed);
+      return this.widenDense(qv, this.dense.search(qv, depth, mask), lexical, depth, mask);
+    }
+    return this.widenDense(qv, this.dense.search(qv, depth), lexical, depth, mask);
+  }
+
+  /** The primary ranking: one list (bm25, dense), or both fused with every candidate's missing score completed exactly. */
+  private rankLists(mode: RetrievalMode, lex: ScoredList, den: ScoredList, x: { qv?: Float32Array; bq?: Bm25Query; fusion: FusionMethod }): Ranked[] {
+    if (mode === 'bm25') return Array.from(lex.slots, (s, i) => ({ slot: s, score: lex.scores[i], bm25: lex.scores[i], via: 'bm25' as const }));
+    if (mode === 'dense') return Array.from(den.slots, (s, i) => ({ slot: s, score: den.scores[i], dense: den.scores[i], via: 'dense' as const }));
+    const byId = new Map<number, FusionCandidate>();
+    lex.slots.forEach((s, i) => byId.set(s, { id: s, bm25: lex.scores[i], dense: NaN, bm25Rank: i + 1, denseRank: Infinity }));
+    den.slots.forEach((s, i) => {
+      const c = byId.get(s);
+      if (c) {
+        c.dense = den.scores[i];
+        c.denseRank = i + 1;
+      } else byId.set(s, { id: s, bm25: NaN, dense: den.scores[i], bm25Rank: Infinity, denseRank: i + 1 });
+    });
+    // Complete each candidate's missing score exactly: no imputed zeros.
+    for (const c of byId.values()) {
+      if (Number.isNaN(c.dense)) c.dense = x.qv ? this.dense.dot(x.qv, c.id) : 0;
+      if (Number.isNaN(c.bm25)) c.bm25 = x.bq ? this.bm25.scoreSlot(x.bq, c.id) : 0;
+    }
+    const fused = fuse([...byId.values()], { method: x.fusion, weights: this.opts.fusionWeights, rrfK: this.opts.rrfK, adaptive: this.opts.adaptiveFusion });
+    return fused.map(({ cand, fused: f }) => ({ slot: cand.id, score: f, bm25: cand.bm25, dense: cand.dense, fused: f, via: 'hybrid' as const }));
   }
 
   /**
@@ -751,55 +717,11 @@ export class SearchEngine implements Retriever {
       throw fsError(e, root, 'create index directory');
     }
     if (this.tombstoneRatio >= this.opts.compactRatio) this.compact();
-    const current = readPointer(root);
-    const nextGen = nextGeneration(root, current);
+    const nextGen = nextGeneration(root, readPointer(root));
     const tmp = path.join(root, `.${nextGen}.tmp-${process.pid}-${Date.now()}`);
-    const files: Record<string, number> = {};
-    const write = (name: string, data: string | Buffer) => {
-      const p = path.join(tmp, name);
-      writeSynced(p, data);
-      files[name] = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
-    };
     try {
       fs.mkdirSync(tmp, { recursive: true });
-      step('fragments');
-      const lines: string[] = [];
-      for (const f of this.frags) lines.push(f ? JSON.stringify(f) : 'null');
-      write('fragments.jsonl', lines.join('\n') + '\n');
-
-      step('bm25');
-      const st = this.bm25.exportState();
-      write('bm25.json', JSON.stringify({ options: st.options, nSlots: st.nSlots, terms: st.terms, keys: st.keys }));
-      write('bm25.bin', packArrays([st.fwdOff, st.fwdTerm, st.fwdTf, st.docLen, st.live]));
-
-      step('dense');
-      this.dense.save(path.join(tmp, 'dense.hnsw'), path.join(tmp, 'dense.vectors.bin'));
-      fsyncFile(path.join(tmp, 'dense.hnsw'));
-      fsyncFile(path.join(tmp, 'dense.vectors.bin'));
-      files['dense.hnsw'] = fs.statSync(path.join(tmp, 'dense.hnsw')).size;
-      files['dense.vectors.bin'] = fs.statSync(path.join(tmp, 'dense.vectors.bin')).size;
-      write('dense.live.bin', Buffer.from(this.dense.liveStates()));
-
-      step('relations');
-      write('relations.json', JSON.stringify(this.relations));
-
-      step('embedder');
-      const persisted = saveEmbedderState(this.embedder, tmp);
-
-      step('manifest');
-      const manifest: Manifest = {
-        format: INDEX_FORMAT,
-        createdAt: new Date().toISOString(),
-        embedder: { id: this.embedder.id, dim: this.embedder.dim, persisted },
-        options: this.opts,
-        bm25: { options: st.options, nSlots: st.nSlots, nTerms: st.terms.length, nPostings: st.fwdTerm.length },
-        slots: this.frags.length,
-        liveFragments: this.liveCount,
-        documents: this.docSlots.size,
-        relations: this.relations.length,
-        files,
-      };
-      write('manifest.json', JSON.stringify(manifest, null, 2) + '\n');
+      this.writeGenerationFiles(tmp, step);
       fsyncDir(tmp);
 
       step('rename');
@@ -821,15 +743,52 @@ export class SearchEngine implements Retriever {
       throw fsError(e, root, 'save the index into');
     }
     // The new generation is live: remove older ones and stray temporaries (best effort).
-    for (const name of fs.readdirSync(root)) {
-      if ((name.startsWith('gen-') && name !== nextGen) || (name.startsWith('.gen-') && name.includes('.tmp-'))) {
-        try {
-          fs.rmSync(path.join(root, name), { recursive: true, force: true });
-        } catch {
-          /* ignore */
-        }
-      }
+    removeOtherGenerations(root, nextGen);
+  }
+
+  /** Every file of one generation, fsynced, written into `tmp`; the manifest (with their sizes) last. */
+  private writeGenerationFiles(tmp: string, step: SaveStepHook): void {
+    const files: Record<string, number> = {};
+    const write = (name: string, data: string | Buffer) => {
+      writeSynced(path.join(tmp, name), data);
+      files[name] = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+    };
+    step('fragments');
+    write('fragments.jsonl', this.frags.map((f) => (f ? JSON.stringify(f) : 'null')).join('\n') + '\n');
+
+    step('bm25');
+    const st = this.bm25.exportState();
+    write('bm25.json', JSON.stringify({ options: st.options, nSlots: st.nSlots, terms: st.terms, keys: st.keys }));
+    write('bm25.bin', packArrays([st.fwdOff, st.fwdTerm, st.fwdTf, st.docLen, st.live]));
+
+    step('dense');
+    this.dense.save(path.join(tmp, 'dense.hnsw'), path.join(tmp, 'dense.vectors.bin'));
+    for (const name of ['dense.hnsw', 'dense.vectors.bin']) {
+      fsyncFile(path.join(tmp, name));
+      files[name] = fs.statSync(path.join(tmp, name)).size;
     }
+    write('dense.live.bin', Buffer.from(this.dense.liveStates()));
+
+    step('relations');
+    write('relations.json', JSON.stringify(this.relations));
+
+    step('embedder');
+    const persisted = saveEmbedderState(this.embedder, tmp);
+
+    step('manifest');
+    const manifest: Manifest = {
+      format: INDEX_FORMAT,
+      createdAt: new Date().toISOString(),
+      embedder: { id: this.embedder.id, dim: this.embedder.dim, persisted },
+      options: this.opts,
+      bm25: { options: st.options, nSlots: st.nSlots, nTerms: st.terms.length, nPostings: st.fwdTerm.length },
+      slots: this.frags.length,
+      liveFragments: this.liveCount,
+      documents: this.docSlots.size,
+      relations: this.relations.length,
+      files,
+    };
+    write('manifest.json', JSON.stringify(manifest, null, 2) + '\n');
   }
 
   /** True when `dir` holds a saved index. */
@@ -912,84 +871,5 @@ function unit(v: Float32Array): Float32Array {
   const inv = 1 / Math.sqrt(s);
   const out = new Float32Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = v[i] * inv;
-  return out;
-}
-
-function readPointer(root: string): string | undefined {
-  try {
-    const cur = fs.readFileSync(path.join(root, 'CURRENT'), 'utf8').trim();
-    return /^gen-\d+$/.test(cur) ? cur : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function nextGeneration(root: string, current: string | undefined): string {
-  let max = current ? Number(current.slice(4)) : 0;
-  try {
-    for (const name of fs.readdirSync(root)) {
-      const m = /^gen-(\d+)$/.exec(name);
-      if (m) max = Math.max(max, Number(m[1]));
-    }
-  } catch {
-    /* empty */
-  }
-  return `gen-${String(max + 1).padStart(6, '0')}`;
-}
-
-function writeSynced(file: string, data: string | Buffer): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-
-type ArrKind = 'i32' | 'u16' | 'u8';
-
-/** Concatenate typed arrays into one buffer: [count u32][byteLength u32 x count] then each array, 8-byte aligned. */
-function packArrays(arrays: (Int32Array | Uint16Array | Uint8Array)[]): Buffer {
-  const header = Buffer.alloc(4 + 4 * arrays.length);
-  header.writeUInt32LE(arrays.length, 0);
-  const parts: Buffer[] = [header];
-  let off = header.length;
-  const pad = (n: number) => (8 - (n % 8)) % 8;
-  arrays.forEach((a, i) => {
-    header.writeUInt32LE(a.byteLength, 4 + 4 * i);
-    const p = pad(off);
-    if (p) parts.push(Buffer.alloc(p));
-    off += p;
-    parts.push(Buffer.from(a.buffer, a.byteOffset, a.byteLength));
-    off += a.byteLength;
-  });
-  return Buffer.concat(parts);
-}
-
-function unpackArrays(buf: Buffer, kinds: ArrKind[]): (Int32Array | Uint16Array | Uint8Array)[] {
-  const n = buf.readUInt32LE(0);
-  if (n !== kinds.length) throw new KfError('index_corrupt', `bm25.bin holds ${n} arrays, expected ${kinds.length}`, 'rebuild the index');
-  let off = 4 + 4 * n;
-  const out: (Int32Array | Uint16Array | Uint8Array)[] = [];
-  for (let i = 0; i < n; i++) {
-    const len = buf.readUInt32LE(4 + 4 * i);
-    off += (8 - (off % 8)) % 8;
-    if (off + len > buf.length) throw new KfError('index_corrupt', 'bm25.bin is truncated', 'rebuild the index');
-    const copy = buf.buffer.slice(buf.byteOffset + off, buf.byteOffset + off + len);
-    const k = kinds[i];
-    out.push(k === 'i32' ? new Int32Array(copy) : k === 'u16' ? new Uint16Array(copy) : new Uint8Array(copy));
-    off += len;
-  }
   return out;
 }

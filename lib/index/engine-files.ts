@@ -1,0 +1,98 @@
+/**
+ * The engine's on-disk helpers: the CURRENT pointer and gen-NNNNNN generation
+ * folders, fsynced writes, and typed arrays packed into one buffer (bm25.bin).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { KfError } from '../util/errors';
+
+export function readPointer(root: string): string | undefined {
+  try {
+    const cur = fs.readFileSync(path.join(root, 'CURRENT'), 'utf8').trim();
+    return /^gen-\d+$/.test(cur) ? cur : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function nextGeneration(root: string, current: string | undefined): string {
+  let max = current ? Number(current.slice(4)) : 0;
+  try {
+    for (const name of fs.readdirSync(root)) {
+      const m = /^gen-(\d+)$/.exec(name);
+      if (m) max = Math.max(max, Number(m[1]));
+    }
+  } catch {
+    /* empty */
+  }
+  return `gen-${String(max + 1).padStart(6, '0')}`;
+}
+
+export function writeSynced(file: string, data: string | Buffer): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function fsyncFile(file: string): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export type ArrKind = 'i32' | 'u16' | 'u8';
+
+/** Concatenate typed arrays into one buffer: [count u32][byteLength u32 x count] then each array, 8-byte aligned. */
+export function packArrays(arrays: (Int32Array | Uint16Array | Uint8Array)[]): Buffer {
+  const header = Buffer.alloc(4 + 4 * arrays.length);
+  header.writeUInt32LE(arrays.length, 0);
+  const parts: Buffer[] = [header];
+  let off = header.length;
+  const pad = (n: number) => (8 - (n % 8)) % 8;
+  arrays.forEach((a, i) => {
+    header.writeUInt32LE(a.byteLength, 4 + 4 * i);
+    const p = pad(off);
+    if (p) parts.push(Buffer.alloc(p));
+    off += p;
+    parts.push(Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+    off += a.byteLength;
+  });
+  return Buffer.concat(parts);
+}
+
+export function unpackArrays(buf: Buffer, kinds: ArrKind[]): (Int32Array | Uint16Array | Uint8Array)[] {
+  const n = buf.readUInt32LE(0);
+  if (n !== kinds.length) throw new KfError('index_corrupt', `bm25.bin holds ${n} arrays, expected ${kinds.length}`, 'rebuild the index');
+  let off = 4 + 4 * n;
+  const out: (Int32Array | Uint16Array | Uint8Array)[] = [];
+  for (let i = 0; i < n; i++) {
+    const len = buf.readUInt32LE(4 + 4 * i);
+    off += (8 - (off % 8)) % 8;
+    if (off + len > buf.length) throw new KfError('index_corrupt', 'bm25.bin is truncated', 'rebuild the index');
+    const copy = buf.buffer.slice(buf.byteOffset + off, buf.byteOffset + off + len);
+    const k = kinds[i];
+    out.push(k === 'i32' ? new Int32Array(copy) : k === 'u16' ? new Uint16Array(copy) : new Uint8Array(copy));
+    off += len;
+  }
+  return out;
+}
+
+/** Remove every generation but `keep`, and stray temporary folders of killed saves (best effort). */
+export function removeOtherGenerations(root: string, keep: string): void {
+  for (const name of fs.readdirSync(root)) {
+    if ((name.startsWith('gen-') && name !== keep) || (name.startsWith('.gen-') && name.includes('.tmp-'))) {
+      try {
+        fs.rmSync(path.join(root, name), { recursive: true, force: true });
+      } catch {
+        /* ignore */
+      }
+    }
+  }
+}
