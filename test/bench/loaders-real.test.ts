@@ -12,6 +12,7 @@ import { loadBenchmark, defaultPaths } from '../../lib/bench/registry';
 import { loadPaperSubsets, selectSubset } from '../../lib/bench/subsets';
 import { loadMhrMdIndex, mhrDerivedDocName } from '../../lib/bench/multihop-rag';
 import { md5 } from '../../lib/util/hash';
+import { nonEmpty } from '../_shared/non-empty';
 
 const have = (...p: string[]) => fs.existsSync(benchDir(...p));
 const skipReason = (...p: string[]) => (have(...p) ? false : `real benchmark files absent: ${benchDir(...p)}`);
@@ -48,13 +49,13 @@ test('MMLongBench-Doc dev: 520 questions, formats, page-level gold, one document
     assert.equal(new Set(d.questions.map((q) => q.doc)).size, 62);
   }
   // Unanswerable questions without pages are excluded from recall (no gold documents).
-  assert.ok(d.questions.filter((q) => q.format === 'unanswerable' && !q.goldPages?.length).every((q) => q.goldDocs.length === 0));
+  assert.ok(nonEmpty(d.questions.filter((q) => q.format === 'unanswerable' && !q.goldPages?.length)).every((q) => q.goldDocs.length === 0));
 });
 
 test('M3DocVQA questions (= MMQA dev) load without PDFs: 1,709 here; paper smoke/mid ids resolve', { skip: skipReason('mmqa', 'MMQA_dev.dev.jsonl.gz') }, () => {
   const d = loadBenchmark('m3docvqa');
   assert.equal(d.questions.length, 1709);
-  assert.ok(d.questions.every((q) => q.goldDocs.length >= 1 && q.answer !== null));
+  assert.ok(nonEmpty(d.questions).every((q) => q.goldDocs.length >= 1 && q.answer !== null));
   const q = d.questions[0];
   assert.equal(q.id, 'a33985b1e8b2502fc18cc8147dc27db8');
   assert.equal(q.answer, 'Mask');
@@ -122,7 +123,7 @@ test('text multi-hop: 2Wiki 61 (no answers), MuSiQue 60, HotpotQA 60; gold title
   const w = loadBenchmark('2wiki');
   assert.equal(w.questions.length, 61);
   assert.equal(w.passages!.length, 6119);
-  assert.ok(w.questions.every((q) => q.answer === null));
+  assert.ok(nonEmpty(w.questions).every((q) => q.answer === null));
   assert.deepEqual(count(w.questions, (q) => String(q.hops)), { 2: 48, 4: 13 });
   assert.deepEqual(w.questions[0].goldDocs, ['Lothair II', 'Ermengarde of Tours']);
 
@@ -138,7 +139,7 @@ test('text multi-hop: 2Wiki 61 (no answers), MuSiQue 60, HotpotQA 60; gold title
   assert.equal(h.questions.length, 60);
   assert.equal(h.passages!.length, 994);
   assert.deepEqual(count(h.questions, (q) => q.type!), { bridge: 50, comparison: 10 });
-  assert.ok(h.questions.every((q) => q.evidence.every((e) => e.text && e.text.length > 0)));
+  assert.ok(nonEmpty(h.questions).every((q) => q.evidence.every((e) => e.text && e.text.length > 0)));
   for (const d of [w, m, h]) {
     const titles = new Set(d.passages!.map((p) => p.id));
     for (const q of d.questions) for (const g of q.goldDocs) assert.ok(titles.has(g));

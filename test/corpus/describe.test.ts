@@ -9,6 +9,7 @@ import type { ChatModel, ChatRequest, ChatResponse } from '../../lib/models/type
 import type { Fragment } from '../../lib/corpus/types';
 import { byKind, DOCS, scratch } from './helpers';
 import { textPng } from './pdf-fixtures';
+import { nonEmpty } from '../_shared/non-empty';
 
 /** A scripted vision model: records every request, answers from a function (or throws). */
 function fakeModel(answer: (req: ChatRequest) => string): ChatModel & { calls: ChatRequest[] } {
@@ -59,17 +60,17 @@ test('describe with a vision model: image sent as a ContentPart, structured task
   assert.equal(missing.describedBy, 'offline');
   assert.deepEqual(rep.described, { vlm: 2, offline: 1 });
   assert.equal(model.calls.length, 2);
-  assert.ok(rep.fragments.filter((f) => f.kind === 'text').every((f, i) => f === rep.fragments.filter((x) => x.kind === 'text')[i] && f.describedBy === undefined));
+  assert.ok(nonEmpty(rep.fragments.filter((f) => f.kind === 'text')).every((f, i) => f === rep.fragments.filter((x) => x.kind === 'text')[i] && f.describedBy === undefined));
 });
 
 test('describe: a failing model never loses a fragment (offline fallback, failure reported); stage is configurable', async () => {
   const frags = await harbor();
   const model = fakeModel(() => { throw new Error('HTTP 503 from the endpoint'); });
   const rep = await describeFragments(frags, { model, stage: 'vision', corpusRoot: DOCS, ocr: false });
-  assert.ok(model.calls.every((c) => c.stage === 'vision'));
+  assert.ok(nonEmpty(model.calls).every((c) => c.stage === 'vision'));
   assert.equal(rep.failures.length, 2);
   assert.match(rep.failures[0].error, /HTTP 503/);
-  assert.ok(rep.fragments.filter((f) => f.kind === 'image' || f.kind === 'table').every((f) => f.describedBy === 'offline'));
+  assert.ok(nonEmpty(rep.fragments.filter((f) => f.kind === 'image' || f.kind === 'table')).every((f) => f.describedBy === 'offline'));
 });
 
 test('describe offline: caption + OCR text of the asset + table header/first rows', async () => {

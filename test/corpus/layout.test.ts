@@ -7,6 +7,7 @@ import { splitProse, splitSentences } from '../../lib/corpus/split';
 import { makeTable, tableToText } from '../../lib/corpus/table';
 import { FragmentBuilder } from '../../lib/corpus/fragments';
 import { ocrBlocks } from '../../lib/corpus/ocr';
+import { nonEmpty } from '../_shared/non-empty';
 
 const run = (text: string, x0: number, y: number, opts: { fs?: number; bold?: boolean; w?: number } = {}): TextRun => {
   const fs = opts.fs ?? 10;
@@ -30,9 +31,9 @@ test('split: sentences respect abbreviations; pieces bounded', () => {
   assert.deepEqual(splitSentences('See Fig. 3 for details. It shows e.g. growth. Done!'), ['See Fig. 3 for details.', 'It shows e.g. growth.', 'Done!']);
   const text = Array.from({ length: 40 }, (_, i) => `Sentence ${i} is here and it is of moderate length for a test.`).join(' ');
   const pieces = splitProse(text, 300, 400);
-  assert.ok(pieces.every((p) => p.length <= 400));
+  assert.ok(nonEmpty(pieces).every((p) => p.length <= 400));
   assert.equal(pieces.join(' '), text);
-  assert.ok(splitProse('x'.repeat(5000), 1200, 1500).every((p) => p.length <= 1500), 'space-less runs are cut hard');
+  assert.ok(nonEmpty(splitProse('x'.repeat(5000), 1200, 1500)).every((p) => p.length <= 1500), 'space-less runs are cut hard');
 });
 
 test('table: ragged rows padded, empty rows dropped, text bounded', () => {

@@ -6,6 +6,7 @@ import { ingestMarkdown, inlineToText } from '../../lib/corpus/markdown';
 import { ingestText } from '../../lib/corpus/plaintext';
 import { ingestFile } from '../../lib/corpus/ingest';
 import { assertWellFormed, byKind, DOCS, scratch } from './helpers';
+import { nonEmpty } from '../_shared/non-empty';
 
 const HARBOR = path.join(DOCS, 'guides', 'harbor.md');
 
@@ -77,7 +78,7 @@ test('markdown: long prose is split into bounded fragments at sentence boundarie
   // Short paragraphs are packed together rather than one fragment each.
   assert.ok(texts.length < 12);
   const custom = await ingestMarkdown(path.join(dir, 'long.md'), { corpusRoot: dir, fragmentChars: { target: 300, max: 400 } });
-  assert.ok(byKind(custom, 'text').every((f) => f.text.length <= 400));
+  assert.ok(nonEmpty(byKind(custom, 'text')).every((f) => f.text.length <= 400));
 });
 
 test('markdown: a gigantic table is truncated with the full row count kept', async () => {
@@ -103,7 +104,7 @@ test('markdown: image paths escaping the corpus are refused, the fragment is kep
   const r = await ingestMarkdown(path.join(dir, 'corpus', 'a.md'), { corpusRoot: path.join(dir, 'corpus') });
   const imgs = byKind(r, 'image');
   assert.equal(imgs.length, 3);
-  assert.ok(imgs.every((f) => f.media === undefined));
+  assert.ok(nonEmpty(imgs).every((f) => f.media === undefined));
   assert.equal(imgs[0].label, 'Figure 1');
   assert.equal(r.issues.filter((i) => i.code === 'path_escape').length, 1, '../ escape');
   assert.ok(r.issues.some((i) => i.code === 'missing_media' && i.message.includes('etc/hostname')), 'a leading / is corpus-root relative, never the real /etc');

@@ -14,6 +14,7 @@ import { OcrPool, ocrText, type OcrPage } from '../../lib/corpus/ocr';
 import { OCR_ENGINE, OcrService } from '../../lib/corpus/offline/ocr-service';
 import { ModelCache } from '../../lib/models/cache';
 import { sha256 } from '../../lib/util/hash';
+import { nonEmpty } from '../_shared/non-empty';
 
 /** A bar chart with value labels above the bars: taller bars' labels sit higher, so OCR meets them out of year order. */
 function drawChart(): Buffer {
@@ -86,7 +87,7 @@ test('real OCR of a drawn bar chart: both OCR paths emit the year: value pairs; 
     const res = await ocr.read({ type: 'image', path: file });
     assert.equal(ocr.recognized, 1, 'the old-format entry was ignored and the image recognised again');
     assert.deepEqual(res.lines.filter((l) => l.kind === 'pair').map((l) => l.text), PAIRS);
-    assert.ok(res.lines.filter((l) => l.kind === 'pair').every((l) => l.bbox && l.bbox.y1 > l.bbox.y0));
+    assert.ok(nonEmpty(res.lines.filter((l) => l.kind === 'pair')).every((l) => l.bbox && l.bbox.y1 > l.bbox.y0));
     assert.match(res.engine, /rows-chartpairs/);
   } finally {
     await ocr.close();

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateWorld } from '../../lib/demo';
 import { checkAnswerable } from './helpers';
+import { nonEmpty } from '../_shared/non-empty';
 
 test('tiny world (two seeds): every gold answer is stated at its gold evidence; bridges are true bridges', async () => {
   assert.equal(await checkAnswerable({ preset: 'tiny' }), 30);
@@ -30,9 +31,9 @@ test('tiny and default worlds cover every answer format, modality and hop count,
     }
     assert.equal(new Set(w.questions.map((q) => q.id)).size, w.questions.length);
     assert.equal(new Set(w.questions.map((q) => q.question)).size, w.questions.length);
-    assert.ok(w.questions.every((q) => q.benchmark === 'demo'));
+    assert.ok(nonEmpty(w.questions).every((q) => q.benchmark === 'demo'));
     // No question is about a distractor.
     const distractors = new Set(w.docs.filter((d) => d.role === 'distractor').map((d) => d.id));
-    assert.ok(w.questions.every((q) => q.goldDocs.every((d) => !distractors.has(d))));
+    assert.ok(nonEmpty(w.questions).every((q) => q.goldDocs.every((d) => !distractors.has(d))));
   }
 });

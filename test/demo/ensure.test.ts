@@ -15,6 +15,7 @@ import { parseFor } from '../../lib/cli/main';
 import { command as demoGenerate } from '../../lib/cli/commands/demo-generate';
 import { isKfError } from '../../lib/util/errors';
 import { listFiles, pdfPageTexts } from './helpers';
+import { nonEmpty } from '../_shared/non-empty';
 
 const tmp = (label: string) => fs.mkdtempSync(path.join(os.tmpdir(), `kf-ensure-${label}-`));
 
@@ -53,7 +54,7 @@ test('concurrent callers both get the complete world; leftovers of an interrupte
   const [a, b] = await Promise.all([ensureDemoWorld({ preset: 'tiny', dir }), ensureDemoWorld({ preset: 'tiny', dir })]);
   assert.equal(a.manifest.optionsHash, b.manifest.optionsHash);
   assert.ok(fs.existsSync(path.join(dir, 'manifest.json')));
-  for (const rel of Object.keys(a.manifest.files)) assert.ok(fs.existsSync(path.join(dir, rel)), `${rel} exists`);
+  for (const rel of nonEmpty(Object.keys(a.manifest.files), 'manifest files')) assert.ok(fs.existsSync(path.join(dir, rel)), `${rel} exists`);
   assert.ok(!fs.existsSync(stale), 'stale temp dir of a dead process is removed');
   assert.deepEqual(fs.readdirSync(root), ['w']);
   fs.rmSync(root, { recursive: true, force: true });
@@ -84,7 +85,7 @@ test('written files follow the ingestion conventions (ids, images, captions, tab
     assert.equal(d.file, `corpus/${d.id}.${{ markdown: 'md', html: 'html', pdf: 'pdf' }[d.format]}`);
     assert.ok(files.includes(d.file.slice('corpus/'.length)));
   }
-  for (const im of manifest.images) assert.ok(files.includes(im.path), `${im.path} written`);
+  for (const im of nonEmpty(manifest.images, 'manifest images')) assert.ok(files.includes(im.path), `${im.path} written`);
   let mdFigures = 0, htmlFigures = 0, pdfFigures = 0, examples = 0;
   for (const d of world.documents) {
     const file = path.join(dir, d.file);
@@ -120,7 +121,7 @@ test('written files follow the ingestion conventions (ids, images, captions, tab
   }
   assert.ok(mdFigures > 0 && htmlFigures > 0 && pdfFigures > 0 && examples > 0, `figures md ${mdFigures} html ${htmlFigures} pdf ${pdfFigures}, examples ${examples}`);
   // Captions never give away the values drawn into the chart.
-  for (const im of manifest.images) for (const t of im.drawnText) if (/^\d[\d,]*$/.test(t)) assert.ok(!im.caption.includes(t), `${im.path}: caption leaks ${t}`);
+  for (const im of nonEmpty(manifest.images, 'manifest images')) for (const t of im.drawnText) if (/^\d[\d,]*$/.test(t)) assert.ok(!im.caption.includes(t), `${im.path}: caption leaks ${t}`);
   fs.rmSync(root, { recursive: true, force: true });
 });
 

@@ -11,6 +11,7 @@ import { createModelRouter } from '../../lib/models/router';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { makeRng } from '../../lib/util/rng';
 import { fakeModel } from './helpers';
+import { nonEmpty } from '../_shared/non-empty';
 
 function unit(xs: number[]): Float32Array {
   const n = Math.hypot(...xs) || 1;
@@ -28,7 +29,7 @@ const VECS = [unit([1, 0.05, 0]), unit([1, 0, 0.05]), unit([1, 0.1, 0.1]), unit(
 test('recallPairs: above the threshold, never within one fragment, undirected, sorted', () => {
   const pairs = recallPairs(POINTS, VECS, { k: 3, minCosine: 0.5 });
   assert.deepEqual(pairs.map((p) => [p.a, p.b]), [[0, 1], [1, 2]]);
-  assert.ok(pairs.every((p) => p.similarity >= 0.5 && p.similarity <= 1.0000001));
+  assert.ok(nonEmpty(pairs).every((p) => p.similarity >= 0.5 && p.similarity <= 1.0000001));
   assert.deepEqual(recallPairs(POINTS, VECS, { k: 3, minCosine: 0.9999 }), []);
   // Scopes.
   assert.deepEqual(recallPairs(POINTS, VECS, { k: 3, minCosine: 0.5, scope: 'document' }), []);
@@ -154,7 +155,7 @@ test('LLM typing through the router against the scripted HTTP server', async (t)
   t.after(() => router.close());
   const r = await buildRelations(POINTS, VECS, { k: 3, minCosine: 0.5, model: router.forStage('relations') });
   assert.equal(r.typed, 2);
-  assert.ok(r.relations.every((x) => x.type === 'same-topic' && x.by === 'llm'));
+  assert.ok(nonEmpty(r.relations).every((x) => x.type === 'same-topic' && x.by === 'llm'));
   assert.deepEqual(r.fragmentEdges.map((e) => e.type), ['same-topic']);
   assert.equal(server.chatRequests().length, 1);
   assert.equal(r.usage.promptTokens, server.usageTotals().promptTokens);

@@ -11,6 +11,7 @@ import { HashingEmbedder } from '../../lib/index/embedders/hashing';
 import { similarityEdges } from '../../lib/index/similarity-edges';
 import { KfError } from '../../lib/util/errors';
 import { makeRng } from '../../lib/util/rng';
+import { nonEmpty } from '../_shared/non-empty';
 
 function frag(id: string, text: string, extra: Partial<Fragment> = {}): Fragment {
   const [docId, ord] = id.split('#');
@@ -98,7 +99,7 @@ test('docIds restricts every mode to those documents; unknown documents are an e
   for (const mode of ['bm25', 'dense', 'hybrid', 'hybrid+graph'] as const) {
     const r = await e.search('Strasbourg Rhine Basel', { mode, topk: 5, docIds: ['beta'] });
     assert.ok(r.hits.length > 0, mode);
-    assert.ok(r.hits.every((h) => h.docId === 'beta'), `${mode}: ${r.hits.map((h) => h.docId)}`);
+    assert.ok(nonEmpty(r.hits).every((h) => h.docId === 'beta'), `${mode}: ${r.hits.map((h) => h.docId)}`);
   }
   await assert.rejects(e.search('Strasbourg', { docIds: ['nope'] }), (err: unknown) => err instanceof KfError && err.code === 'unknown_document');
 });
@@ -165,7 +166,7 @@ test('removeDocuments: removed fragments vanish and statistics equal a fresh bui
   for (const mode of ['bm25', 'dense', 'hybrid'] as const) {
     const a = await e.search('Rhine Strasbourg volcanoes Europe', { mode, topk: 5 });
     const b = await fresh.search('Rhine Strasbourg volcanoes Europe', { mode, topk: 5 });
-    assert.ok(a.hits.every((h) => h.docId !== 'alpha'));
+    assert.ok(nonEmpty(a.hits).every((h) => h.docId !== 'alpha'));
     assert.deepEqual(a.hits.map((h) => [h.fragmentId, h.score]), b.hits.map((h) => [h.fragmentId, h.score]), mode);
   }
   // Re-adding works (incremental rebuild of a changed document).
@@ -346,7 +347,7 @@ test('similarity edges: kNN above a threshold, each pair once, deterministic, us
   assert.equal(new Set(edges.map((x) => `${x.from}|${x.to}`)).size, edges.length);
   assert.deepEqual(similarityEdges(e, { k: 3, threshold: 0.5 }), edges);
   assert.deepEqual(similarityEdges(e, { k: 3, threshold: 0.5, exact: false }), edges, 'HNSW and exact kNN agree on a tiny index');
-  assert.ok(similarityEdges(e, { k: 3, threshold: 0.5, crossDocumentOnly: true }).every((x) => x.from.split('#')[0] !== x.to.split('#')[0]));
+  assert.ok(nonEmpty(similarityEdges(e, { k: 3, threshold: 0.5, crossDocumentOnly: true })).every((x) => x.from.split('#')[0] !== x.to.split('#')[0]));
   assert.throws(() => similarityEdges(e, { k: 0 }), KfError);
 });
 

@@ -8,21 +8,20 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ensureDemoWorld } from '../../lib/demo';
+import { demoPresetOverrides } from '../../lib/bench/benchmarks/demo';
+import { tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
 import { runSuite } from '../../lib/run/suite';
 import { repoRoot } from '../../lib/util/paths';
 
 test('demo suite offline: S3 and S4 beat S0 (paired), tables/comparisons/figures written and labelled offline', { timeout: 10 * 60_000 }, async () => {
-  const world = await ensureDemoWorld({ preset: 'tiny' });
+  const world = await tinyDemoWorld();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-demo-suite-'));
   const r = await runSuite(path.join(repoRoot(), 'experiments', 'suites', 'demo-one-shot.toml'), {
     out,
     formats: ['html'],
     log: () => {},
     overrides: [
-      `benchmark.paths.questions=${path.join(world.dir, 'questions.json')}`,
-      `benchmark.paths.corpus=${path.join(world.dir, 'corpus')}`,
-      `index.dir=${path.join(repoRoot(), '.kf-cache', 'index', 'demo-tiny')}`,
+      ...demoPresetOverrides('tiny', world.dir, { indexDir: tinyDemoIndexDir() }).overrides,
       `models.cache.mode=off`,
     ],
   });

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ensureDemoWorld } from '../../lib/demo';
+import { demoPresetOverrides } from '../../lib/bench/benchmarks/demo';
+import { tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
 import { loadExperiment } from '../../lib/run/config';
 import { runExperiment } from '../../lib/run/runner';
 import { repoRoot } from '../../lib/util/paths';
@@ -17,7 +18,7 @@ import { repoRoot } from '../../lib/util/paths';
 const QUESTIONS = 3;
 
 test('every agent configuration runs end to end on the demo world offline', { timeout: 15 * 60_000 }, async () => {
-  const world = await ensureDemoWorld({ preset: 'tiny' });
+  const world = await tinyDemoWorld();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-agent-configs-'));
   const dir = path.join(repoRoot(), 'experiments', 'knowforge', 'demo');
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.toml') && !f.startsWith('_')).sort();
@@ -25,9 +26,7 @@ test('every agent configuration runs end to end on the demo world offline', { ti
   for (const f of files) {
     const exp = loadExperiment(path.join(dir, f), {
       overrides: [
-        `benchmark.paths.questions=${path.join(world.dir, 'questions.json')}`,
-        `benchmark.paths.corpus=${path.join(world.dir, 'corpus')}`,
-        `index.dir=${path.join(repoRoot(), '.kf-cache', 'index', 'demo-tiny')}`,
+        ...demoPresetOverrides('tiny', world.dir, { indexDir: tinyDemoIndexDir() }).overrides,
         'models.cache.mode=off',
         `limits.maxQuestions=${QUESTIONS}`,
       ],

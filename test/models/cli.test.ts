@@ -9,6 +9,7 @@ import { commands as cacheCommands } from '../../lib/cli/commands/cache';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { isKfError } from '../../lib/util/errors';
 import { routerFor, tempDir } from './helpers';
+import { nonEmpty } from '../_shared/non-empty';
 
 let server: ScriptedServer;
 before(async () => {
@@ -64,7 +65,7 @@ test('kf models prints each stage with provenance from a TOML config; --check pi
   assert.match(bad.out, /judge\s+ERROR\s+stage judge routes to .* but no model is named for it/);
   const off = await withEnv(clean, () => capture(() => modelsCommand.run(parseFor(modelsCommand, ['--json']))));
   const parsed = JSON.parse(off.out);
-  assert.ok(parsed.stages.every((s: { backend: string }) => s.backend === 'offline'));
+  assert.ok(nonEmpty(parsed.stages as { backend: string }[]).every((s) => s.backend === 'offline'));
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

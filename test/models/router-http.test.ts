@@ -13,6 +13,7 @@ import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { isKfError } from '../../lib/util/errors';
 import { SECRET, routerFor, tempDir } from './helpers';
 import { registerOfflineHandlers } from '../../lib/offline-backend';
+import { nonEmpty } from '../_shared/non-empty';
 
 // Stages routed to the offline backend need its handlers registered.
 registerOfflineHandlers();
@@ -130,7 +131,7 @@ test('cache: a rerun makes ZERO HTTP calls; keys ignore stage, base URL, key and
   const first = routerFor(server, {}, { cacheFile, cacheMode: 'read-write', runId: 'run-1' });
   const answers = [];
   for (const r of reqs) answers.push(await first.forStage(r.stage).chat(r));
-  assert.ok(answers.every((a) => !a.cacheHit));
+  assert.ok(nonEmpty(answers).every((a) => !a.cacheHit));
   await first.close();
   const httpBefore = server.requests.length;
   assert.equal(httpBefore, 3);
@@ -144,7 +145,7 @@ test('cache: a rerun makes ZERO HTTP calls; keys ignore stage, base URL, key and
   again.push(await second.forStage('vision').chat({ ...reqs[2], messages: [{ role: 'user', content: [{ type: 'text', text: 'what' }, { type: 'image', path: path.join(dir, 'two.png') }] }] }));
   assert.equal(server.requests.length, httpBefore);
   assert.equal(other.requests.length, 0, 'zero HTTP calls on the rerun');
-  assert.ok(again.every((a) => a.cacheHit && a.usage.promptTokens === 0 && a.attempts === 0));
+  assert.ok(nonEmpty(again).every((a) => a.cacheHit && a.usage.promptTokens === 0 && a.attempts === 0));
   assert.deepEqual(again.slice(0, 3).map((a) => a.text), answers.map((a) => a.text));
   const t = second.ledger.totals();
   assert.equal(t.calls, 5);
@@ -221,7 +222,7 @@ test('embeddings: batched, unit-normalised, in input order, cached, with ledger 
   const vecs = await emb.embed(texts);
   assert.equal(vecs.length, 70);
   assert.equal(emb.dim, 8);
-  for (const v of vecs) assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-5);
+  for (const v of nonEmpty(vecs, 'vectors')) assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-5);
   const embReqs = server.requests.filter((r) => r.kind === 'embeddings');
   assert.deepEqual(embReqs.map((r) => r.body.input.length), [64, 6]);
   assert.equal(embReqs[0].body.model, 'bge-small');

@@ -10,6 +10,7 @@ import { KfError } from '../../lib/util/errors';
 import { gitInfo } from '../../lib/util/git';
 import type { Retriever } from '../../lib/index/types';
 import { experiment, fakePipeline, fakeRouter, makeQuestions, registerFake, tmpDir, writeBench } from './helpers';
+import { nonEmpty } from '../_shared/non-empty';
 
 function setup(n: number) {
   const dir = tmpDir();
@@ -240,9 +241,9 @@ test('index seam: the injected provider is used per question; index.search setti
   await runExperiment({ experiment: exp, runId: 'ix', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline(), retrieverFor: async (q) => { asked.push(q.id); return retriever; } });
   assert.deepEqual(asked.sort(), ['q000', 'q001', 'q002']);
   assert.equal(seen.length, 3);
-  assert.ok(seen.every((s) => s.mode === 'dense'));
+  assert.ok(nonEmpty(seen).every((s) => s.mode === 'dense'));
   const recs = readRecords(path.join(results, 'ix', 'records.jsonl')).records;
-  assert.ok(recs.every((r) => r.timings.searches === 1 && r.retrievalStats!.firstSearchDocs[0] === 'd1'));
+  assert.ok(nonEmpty(recs).every((r) => r.timings.searches === 1 && r.retrievalStats!.firstSearchDocs[0] === 'd1'));
 });
 
 test('registry: fakes register, unknown names get a did-you-mean, families load lazily', () => {
@@ -259,9 +260,9 @@ test('traces: one traces.jsonl, or none', async () => {
   assert.deepEqual(recs.map((r) => r.trace).sort(), ['traces.jsonl#q000', 'traces.jsonl#q001', 'traces.jsonl#q002']);
   const lines = fs.readFileSync(path.join(results, 'tj', 'traces.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.deepEqual(lines.map((l) => l.id).sort(), ['q000', 'q001', 'q002']);
-  assert.ok(lines.every((l) => l.events.some((e: { kind: string }) => e.kind === 'model-call')));
+  assert.ok(nonEmpty(lines).every((l) => l.events.some((e: { kind: string }) => e.kind === 'model-call')));
   assert.ok(!fs.existsSync(path.join(results, 'tj', 'traces')));
   await runExperiment({ experiment: experiment(files, { output: { traces: 'off' } }), runId: 'toff', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline() });
-  assert.ok(readRecords(path.join(results, 'toff', 'records.jsonl')).records.every((r) => r.trace === null));
+  assert.ok(nonEmpty(readRecords(path.join(results, 'toff', 'records.jsonl')).records).every((r) => r.trace === null));
   assert.deepEqual(fs.readdirSync(path.join(results, 'toff')).sort(), ['manifest.json', 'records.jsonl']);
 });

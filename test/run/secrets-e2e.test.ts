@@ -10,12 +10,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
-import { ensureDemoWorld } from '../../lib/demo';
+import { tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
 import { experimentFromObject } from '../../lib/run/config';
 import { runExperiment } from '../../lib/run/runner';
 import { loadRun } from '../../lib/run/results';
 import { writeRunReport } from '../../lib/run/report';
-import { repoRoot } from '../../lib/util/paths';
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -36,14 +35,14 @@ test('a real-HTTP run never writes the API key anywhere; records are labelled wi
   try {
     server.on({ model: 'synth-m', reply: { text: 'The answer is in [1].\nFINAL ANSWER: Kraenmox' } });
     server.on({ model: 'checker-m', reply: { text: '{"final": "Kraenmox"}' } });
-    const world = await ensureDemoWorld({ preset: 'tiny' });
+    const world = await tinyDemoWorld();
     const exp = experimentFromObject({
       name: 'secret-e2e',
       seed: 1,
       concurrency: 2,
       benchmark: { name: 'demo', paths: { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') } },
       pipeline: { name: 'S4' },
-      index: { dir: path.join(repoRoot(), '.kf-cache', 'index', 'demo-tiny'), build: 'ensure', embedder: 'fitted' },
+      index: { dir: tinyDemoIndexDir(), build: 'ensure', embedder: 'fitted' },
       models: {
         defaults: { baseUrl: server.url, model: 'synth-m', apiKeyEnv: 'KF_E2E_SECRET_KEY' },
         stages: { checker: { model: 'checker-m' } },
@@ -62,6 +61,7 @@ test('a real-HTTP run never writes the API key anywhere; records are labelled wi
     }
     writeRunReport([run], { out: path.join(tmp, 'report') });
     // The key reached the server...
+    assert.ok(server.requests.length >= 8, `every question called the server (${server.requests.length} requests)`);
     assert.ok(server.requests.every((r) => r.headers.authorization === `Bearer ${secret}`));
     // ...and nowhere else.
     const files = filesUnder(tmp);
@@ -74,5 +74,6 @@ test('a real-HTTP run never writes the API key anywhere; records are labelled wi
   } finally {
     delete process.env.KF_E2E_SECRET_KEY;
     await server.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
 });
