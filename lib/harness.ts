@@ -8,6 +8,7 @@
 // Data: the demo world and benchmark loaders
 export { ensureDemoWorld, generateWorld, demoFragments, PRESET_NAMES } from './demo';
 export { loadBenchmark, defaultPaths } from './bench/registry';
+export { BENCHMARKS, benchmarkSpec } from './bench/registry';
 export { stratifiedSample, paperSubset } from './bench/subsets';
 export type { Question, BenchmarkData } from './bench/types';
 
@@ -21,6 +22,8 @@ export type { SearchHit, SearchResult, RetrievalMode } from './index/types';
 
 // Models
 export { createModelRouter } from './models/router';
+// Call once before routing a stage to the offline backend yourself (runExperiment does it).
+export { registerOfflineHandlers } from './offline-backend';
 export type { ModelsConfig } from './models/config';
 
 // KnowForge pieces
