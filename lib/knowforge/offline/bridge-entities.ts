@@ -66,6 +66,10 @@ const norm = (s: string) => s.toLowerCase().replace(/\s*\([^)]*\)\s*$/, '').repl
 export function titleCovers(title: string, name: string): boolean {
   const t = norm(title);
   const n = norm(name);
+  // "Dark River (1990 film)" does not cover "Dark River (2017 Film)": when both carry a qualifier, it must agree.
+  const qt = /\(([^)]*)\)\s*$/.exec(title)?.[1]?.toLowerCase();
+  const qn = /\(([^)]*)\)\s*$/.exec(name)?.[1]?.toLowerCase();
+  if (qt && qn && qt !== qn) return false;
   return !!t && !!n && (t === n || (n.length >= 6 && t.startsWith(`${n} `)));
 }
 
@@ -136,8 +140,9 @@ export function bridgeNames(question: string, hits: readonly FoundHit[], opts: {
   const out: string[] = [];
   const push = (n: string) => { if (!out.some((o) => norm(o) === norm(n))) out.push(n); };
   const anchors = [...new Set(scored.map((s) => s.anchor))].sort((x, y) => x - y); // first-found first-hop first
-  for (const a of anchors) { const best = scored.find((s) => s.anchor === a && s.score >= 2); if (best) push(best.name); }
-  for (const s of scored) if (s.score >= 2) push(s.name);
+  const min = 2;
+  for (const a of anchors) { const best = scored.find((s) => s.anchor === a && s.score >= min); if (best) push(best.name); }
+  for (const s of scored) if (s.score >= min) push(s.name);
   return out.slice(0, opts.max ?? 6);
 }
 
