@@ -4,7 +4,8 @@
  *                      lib/dualg/gnn), falling back to the heuristic with a note
  *                      when no checkpoint exists;
  *   'dualg-heuristic'  the same with the untrained graph scorer;
- *   'ppr'              personalized PageRank on the same graph (HippoRAG-style).
+ *   'ppr'              personalized PageRank on the same graph (HippoRAG-style);
+ *   'dualg-no-micro', 'dualg-no-macro'   the paper's ablations.
  * On first use the graph of the index is prepared as artifact 'dualg-graph'
  * (built once, reused, refused for another index). Settings (experiment
  * `index.settings` / RetrieverSetup.settings): tau, micro, macro, lexicon,
@@ -69,8 +70,8 @@ export function searcherParts(g: DualGraph): SearcherParts {
   return { view: graphView(g), micro: new MicroIndex(g.micro), visualDocs };
 }
 
-async function create(setup: RetrieverSetup, scorer: ScorerName, name: string): Promise<ModeRetriever> {
-  const settings = searcherSettings(setup.settings, scorer);
+async function create(setup: RetrieverSetup, scorer: ScorerName, name: string, overrides: Record<string, unknown> = {}): Promise<ModeRetriever> {
+  const settings = searcherSettings({ ...setup.settings, ...overrides }, scorer);
   const g = await graphFor(setup);
   const parts = searcherParts(g);
   if (scorer === 'gnn') {
@@ -85,13 +86,15 @@ async function create(setup: RetrieverSetup, scorer: ScorerName, name: string): 
 }
 
 export function register(): void {
-  const entries: [string, ScorerName, string][] = [
-    ['dualg', 'gnn', 'DualG-MRAG: entity linking, micro matching, trained GNN over the macro graph (heuristic until a checkpoint exists), micro fusion'],
-    ['dualg-heuristic', 'heuristic', 'DualG-MRAG graph with the untrained scorer (seed-weighted title-mention/co-occurrence propagation with idf)'],
-    ['ppr', 'ppr', 'personalized PageRank over the DualG macro graph (HippoRAG-style baseline)'],
+  const entries: [string, ScorerName, string, Record<string, unknown>][] = [
+    ['dualg', 'gnn', 'DualG-MRAG: entity linking, micro matching, trained GNN over the macro graph (heuristic until a checkpoint exists), micro fusion', {}],
+    ['dualg-heuristic', 'heuristic', 'DualG-MRAG graph with the untrained scorer (seed-weighted title-mention/co-occurrence propagation with idf)', {}],
+    ['ppr', 'ppr', 'personalized PageRank over the DualG macro graph (HippoRAG-style baseline)', {}],
+    ['dualg-no-micro', 'gnn', 'DualG-MRAG ablation: without the micro graph', { micro: false }],
+    ['dualg-no-macro', 'gnn', 'DualG-MRAG ablation: without the macro graph (micro matching seeds only)', { macro: false }],
   ];
-  for (const [name, scorer, description] of entries) {
+  for (const [name, scorer, description, overrides] of entries) {
     if (getRetriever(name)) continue;
-    registerRetriever({ name, description, create: (setup) => create(setup, scorer, name) });
+    registerRetriever({ name, description, create: (setup) => create(setup, scorer, name, overrides) });
   }
 }

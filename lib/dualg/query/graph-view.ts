@@ -27,6 +27,8 @@ export interface GraphView {
   microByEntity: Map<number, number[]>;
   /** A document's stemmed words as a set (built on first use). */
   docStems(doc: number): Set<string>;
+  /** Documents holding a stemmed word (inverted index, built on first use). */
+  stemDocs(stem: string): readonly number[];
 }
 
 function csr(g: DualGraph): Pick<GraphView, 'adjOffset' | 'adjNode' | 'adjTriple'> {
@@ -67,5 +69,15 @@ export function graphView(g: DualGraph): GraphView {
   });
   const stemSets = new Map<number, Set<string>>();
   const docStems = (d: number) => stemSets.get(d) ?? stemSets.set(d, new Set(g.docs[d].stems)).get(d)!;
-  return { g, matcher, names: new EntityNameIndex(g), ...csr(g), docMentions, idf, titleDocsOf, microByEntity, docStems };
+  let inverted: Map<string, number[]> | undefined;
+  const stemDocs = (w: string) => {
+    if (!inverted) {
+      inverted = new Map();
+      g.docs.forEach((d, i) => {
+        for (const st of d.stems) (inverted!.get(st) ?? inverted!.set(st, []).get(st)!).push(i);
+      });
+    }
+    return inverted.get(w) ?? [];
+  };
+  return { g, matcher, names: new EntityNameIndex(g), ...csr(g), docMentions, idf, titleDocsOf, microByEntity, docStems, stemDocs };
 }

@@ -34,7 +34,7 @@ export interface HeuristicSettings {
   comention: number;
 }
 
-const MAX_COMENTION_DOCS = 200;
+const MAX_COMENTION_DOCS = 60;
 
 export const HEURISTIC_DEFAULTS: HeuristicSettings = { mention: 0.5, equivalent: 0.8, bridge: 0.45, context: 1, both: 0.25, lexical: 0.3, fanout: 8, hops: 2, comention: 0.3 };
 
@@ -74,6 +74,17 @@ function contextMatch(relWords: RelationWord[], lead: string | undefined, contex
   return Math.max(relationShare(relWords, (w) => near.has(w)), 0.5 * relationShare(relWords, (w) => far.has(w)));
 }
 
+/** Per document: the weighted share of the question's relation words it holds (through the inverted stem index). */
+function relationFit(view: GraphView, relWords: RelationWord[]): Map<number, number> {
+  const fit = new Map<number, number>();
+  for (const w of relWords) {
+    const docs = new Set<number>();
+    for (const st of w.stems) for (const d of view.stemDocs(st)) docs.add(d);
+    for (const d of docs) fit.set(d, (fit.get(d) ?? 0) + w.weight);
+  }
+  return fit;
+}
+
 export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: RelationWord[], s: HeuristicSettings = HEURISTIC_DEFAULTS): GraphScores {
   const g = view.g;
   const direct = new Map<number, number>();
@@ -87,7 +98,8 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: R
     }
   }
   const docScores = new Map(direct);
-  const paths: EvidencePath[] = [];
+  const fits = relationFit(view, relWords);
+  const best = new Map<number, [from: number, d: number, x: number, score: number]>();
   const maxIdf = Math.log(1 + Math.max(1, g.docs.length));
   let frontier = [...direct.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
   for (let hop = 0; hop < s.hops && frontier.length; hop++) {
@@ -99,7 +111,7 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: R
       docScores.set(d2, combined);
       reached.set(d2, link);
       nodeScores.set(x, Math.max(nodeScores.get(x) ?? 0, link));
-      paths.push(bridgePath(view, from, d, x, d2, link));
+      best.set(d2, [from, d, x, link]);
     };
     for (const [d, sd] of frontier) {
       for (const ti of view.docMentions[d]) {
@@ -114,19 +126,17 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: R
         const rarity = view.idf[t.tail] / maxIdf;
         for (const { doc: d2, weight } of docs) {
           if (d2 === d || weight >= 1) continue;
-          const stems = view.docStems(d2);
-          const fit = relationShare(relWords, (w) => stems.has(w));
+          const fit = fits.get(d2) ?? 0;
           if (fit > 0) offer(d2, sd * s.comention * rarity * fit, from, d, t.tail);
         }
       }
     }
     frontier = [...reached.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
   }
-  for (const [d, v] of docScores) {
-    const stems = view.docStems(d);
-    docScores.set(d, v + s.lexical * relationShare(relWords, (w) => stems.has(w)));
-  }
-  return { docScores, nodeScores, paths: topPaths(paths) };
+  for (const [d, v] of docScores) docScores.set(d, v + s.lexical * (fits.get(d) ?? 0));
+  // Paths are built for the ten best bridged documents only (building one per offer cost most of the time).
+  const top = [...best.entries()].sort((a, b) => b[1][3] - a[1][3] || a[0] - b[0]).slice(0, 10);
+  return { docScores, nodeScores, paths: top.map(([d2, [from, d, x, score]]) => bridgePath(view, from, d, x, d2, score)) };
 }
 
 function bridgePath(view: GraphView, seed: number, d: number, x: number, d2: number, score: number): EvidencePath {
@@ -137,14 +147,4 @@ function bridgePath(view: GraphView, seed: number, d: number, x: number, d2: num
     { from: g.entityNames[x], relation: 'titles', to: g.docs[d2].title, source: { docId: g.docs[d2].id } },
   ];
   return { score, steps, docs: [g.docs[d].id, g.docs[d2].id] };
-}
-
-/** The best path per target document, best first, at most 10. */
-function topPaths(paths: EvidencePath[]): EvidencePath[] {
-  const best = new Map<string, EvidencePath>();
-  for (const p of paths) {
-    const k = p.docs[p.docs.length - 1];
-    if ((best.get(k)?.score ?? -1) < p.score) best.set(k, p);
-  }
-  return [...best.values()].sort((a, b) => b.score - a.score).slice(0, 10);
 }
