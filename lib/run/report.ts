@@ -66,18 +66,23 @@ export function defaultReportDir(runs: LoadedRun[], resultsDir = defaultResultsD
   return path.join(resultsDir, `report-${shortHash(runs.map((r) => r.runId).join('\n'), 8)}`);
 }
 
-/** Write the report tables for these runs. */
-export function writeRunReport(runs: LoadedRun[], opts: ReportOptions = {}): ReportResult {
-  if (!runs.length) throw new KfError('no_runs', 'kf report needs at least one run', 'pass run ids or run folders (kf runs lists them)');
-  const dir = opts.out ?? defaultReportDir(runs, opts.resultsDir);
-  const summaries = runs.map(summarizeRun);
-  const { label, note } = backendCaption(summaries);
-  const benchmarks = [...new Set(summaries.map((s) => s.benchmark))].join(', ');
-  const ref = opts.ref ? runs.find((r) => r.runId === opts.ref || r.dir === path.resolve(opts.ref!)) : runs[0];
-  if (!ref) throw new KfError('bad_ref', `reference run "${opts.ref}" is not among the reported runs`, `pass one of: ${runs.map((r) => r.runId).join(', ')}`);
-  const metric = opts.metric ?? primaryMetric(ref);
-  // Check the asked-for metric and bucket fields before writing anything: a misspelt
-  // name would otherwise give empty "vs ref" cells or one "(none)" bucket.
+/** What every table of a report shares. */
+interface ReportContext {
+  runs: LoadedRun[];
+  summaries: ReturnType<typeof summarizeRun>[];
+  ref: LoadedRun;
+  metric?: string;
+  margin: number;
+  decimals: number;
+  dir: string;
+  label: string;
+  note?: string;
+  notes: string[];
+  retrievalKeys: string[];
+}
+
+/** Check the asked-for metric and bucket fields before writing anything: a misspelt name would otherwise give empty "vs ref" cells or one "(none)" bucket. */
+function checkMetricAndFields(runs: LoadedRun[], opts: ReportOptions): void {
   if (opts.metric) {
     let first: unknown;
     const found = runs.some((r) => {
@@ -92,33 +97,28 @@ export function writeRunReport(runs: LoadedRun[], opts: ReportOptions = {}): Rep
     if (!found) throw first;
   }
   for (const field of opts.by ?? []) assertBucketField(runs, field);
-  const margin = opts.margin ?? 0;
-  const decimals = opts.decimals ?? 1;
-  const notes = [
-    ...(note ? [note] : []),
-    'answer metrics and recall in %; failed questions score 0 on answer metrics; recall averages answered questions with gold documents',
-  ];
-  const tables: Record<string, TablePaths> = {};
+}
 
-  // --- runs (Table 6 shape) -------------------------------------------------
+/** The runs table (Table 6 shape). */
+function runsTable(c: ReportContext): TablePaths {
+  const { runs, summaries, ref, metric, margin } = c;
   const answerKeys = ANSWER_KEYS_ORDER.filter((k) => summaries.some((s) => k in s.scores));
   const otherScoreKeys = [...new Set(summaries.flatMap((s) => Object.keys(s.scores)))].filter((k) => !ANSWER_KEYS_ORDER.includes(k) && !HELPER_SCORE_KEYS.has(k)).sort();
-  const retrievalKeys = RETRIEVAL_KEYS.filter((k) => summaries.some((s) => k in s.retrieval));
   const rows: Row[] = runs.map((run, i) => {
     const s = summaries[i];
     const row: Row = { run: run.runId, pipeline: s.pipeline, benchmark: s.benchmark, backend: s.backend, n: s.n, errors: s.errors };
     for (const k of [...answerKeys, ...otherScoreKeys]) row[k] = pct(s.scores[k]);
     if (s.mmlongbench) row.mmlbF1 = pct(s.mmlongbench.f1);
     row.refused = pct(s.refusalRate);
-    for (const k of retrievalKeys) row[k] = pct(s.retrieval[k]);
+    for (const k of c.retrievalKeys) row[k] = pct(s.retrieval[k]);
     row.callsPerQ = s.perQuestion.calls;
     row.tokensPerQ = s.perQuestion.promptTokens + s.perQuestion.completionTokens;
     row.costUsd = s.usage.costUsd;
     row.p50s = s.time.p50Ms === null ? undefined : s.time.p50Ms / 1000;
     if (metric && run !== ref) {
       try {
-        const c = compareRuns(run, ref, { metric, margin });
-        row.vsRef = `${c.won}:${c.lost}`;
+        const cmp = compareRuns(run, ref, { metric, margin });
+        row.vsRef = `${cmp.won}:${cmp.lost}`;
       } catch {
         row.vsRef = undefined;
       }
@@ -132,112 +132,140 @@ export function writeRunReport(runs: LoadedRun[], opts: ReportOptions = {}): Rep
     ...otherScoreKeys.map((k) => ({ key: k })),
     ...(hasMmlb ? [{ key: 'mmlbF1', label: 'F1 (MMLB)' }] : []),
     { key: 'refused', label: 'refused %' },
-    ...retrievalKeys.map((k) => ({ key: k, label: k === 'docFound' ? 'doc found' : k === 'answerVisible' ? 'ans. visible' : k === 'poolTrimmed' ? 'pool trimmed' : k })),
+    ...c.retrievalKeys.map((k) => ({ key: k, label: k === 'docFound' ? 'doc found' : k === 'answerVisible' ? 'ans. visible' : k === 'poolTrimmed' ? 'pool trimmed' : k })),
     { key: 'callsPerQ', label: 'calls/q', decimals: 2 },
     { key: 'tokensPerQ', label: 'tokens/q', decimals: 0 },
     { key: 'costUsd', label: 'cost $', decimals: 4 },
     { key: 'p50s', label: 'time p50 s', decimals: 2 },
     { key: 'vsRef', label: `vs ${ref.runId}${metric ? ` (${metric})` : ''}` },
   ];
-  tables.runs = writeTable(rows, {
-    dir,
+  const benchmarks = [...new Set(summaries.map((s) => s.benchmark))].join(', ');
+  return writeTable(rows, {
+    dir: c.dir,
     name: 'runs',
     columns: runCols,
-    decimals,
-    caption: `Runs on ${benchmarks} (backend: ${label}). "vs ref" = questions won:lost against ${ref.runId}${metric ? ` on ${metric}` : ''} at margin ${margin}.`,
-    notes,
+    decimals: c.decimals,
+    caption: `Runs on ${benchmarks} (backend: ${c.label}). "vs ref" = questions won:lost against ${ref.runId}${metric ? ` on ${metric}` : ''} at margin ${margin}.`,
+    notes: c.notes,
   });
+}
 
-  // --- paired statistics against the reference --------------------------------
-  if (metric && runs.length > 1) {
-    const pairedRows: Row[] = [];
-    for (const run of runs) {
-      if (run === ref) continue;
-      try {
-        const c = compareRuns(run, ref, { metric, margin });
-        pairedRows.push({ run: run.runId, ref: ref.runId, metric, n: c.n, mean: pct(c.meanA), refMean: pct(c.meanB), diff: pct(c.diff), won: c.won, lost: c.lost, tied: c.tied, signTestP: c.signTestP, ciLow: pct(c.bootstrapCI[0]), ciHigh: pct(c.bootstrapCI[1]), se: pct(c.se), dropped: c.droppedA + c.droppedB, warnings: c.warnings.join('; ') || undefined });
-      } catch (e) {
-        pairedRows.push({ run: run.runId, ref: ref.runId, metric, warnings: (e as Error).message });
-      }
+/** Paired statistics of every run against the reference. */
+function pairedTable(c: ReportContext, metric: string): TablePaths {
+  const { ref, margin } = c;
+  const pairedRows: Row[] = [];
+  for (const run of c.runs) {
+    if (run === ref) continue;
+    try {
+      const cmp = compareRuns(run, ref, { metric, margin });
+      pairedRows.push({ run: run.runId, ref: ref.runId, metric, n: cmp.n, mean: pct(cmp.meanA), refMean: pct(cmp.meanB), diff: pct(cmp.diff), won: cmp.won, lost: cmp.lost, tied: cmp.tied, signTestP: cmp.signTestP, ciLow: pct(cmp.bootstrapCI[0]), ciHigh: pct(cmp.bootstrapCI[1]), se: pct(cmp.se), dropped: cmp.droppedA + cmp.droppedB, warnings: cmp.warnings.join('; ') || undefined });
+    } catch (e) {
+      pairedRows.push({ run: run.runId, ref: ref.runId, metric, warnings: (e as Error).message });
     }
-    tables.paired = writeTable(pairedRows, {
-      dir,
-      name: 'paired',
-      columns: [
-        { key: 'run' }, { key: 'ref' }, { key: 'metric' }, { key: 'n' }, { key: 'mean' }, { key: 'refMean', label: 'ref mean' }, { key: 'diff' },
-        { key: 'won' }, { key: 'lost' }, { key: 'tied' }, { key: 'signTestP', label: 'sign p', format: (v) => (typeof v === 'number' ? (v < 1e-4 ? v.toExponential(2) : v.toFixed(4)) : 'n/a') },
-        { key: 'ciLow', label: 'CI low' }, { key: 'ciHigh', label: 'CI high' }, { key: 'se' }, { key: 'dropped' }, { key: 'warnings' },
-      ],
-      decimals,
-      caption: `Paired comparison against ${ref.runId} on ${metric} (backend: ${label}): flips at margin ${margin}, two-sided exact sign test, 95% paired bootstrap CI (2,000 resamples, seeded), paired standard error.`,
-      notes,
-    });
   }
+  return writeTable(pairedRows, {
+    dir: c.dir,
+    name: 'paired',
+    columns: [
+      { key: 'run' }, { key: 'ref' }, { key: 'metric' }, { key: 'n' }, { key: 'mean' }, { key: 'refMean', label: 'ref mean' }, { key: 'diff' },
+      { key: 'won' }, { key: 'lost' }, { key: 'tied' }, { key: 'signTestP', label: 'sign p', format: (v) => (typeof v === 'number' ? (v < 1e-4 ? v.toExponential(2) : v.toFixed(4)) : 'n/a') },
+      { key: 'ciLow', label: 'CI low' }, { key: 'ciHigh', label: 'CI high' }, { key: 'se' }, { key: 'dropped' }, { key: 'warnings' },
+    ],
+    decimals: c.decimals,
+    caption: `Paired comparison against ${ref.runId} on ${metric} (backend: ${c.label}): flips at margin ${margin}, two-sided exact sign test, 95% paired bootstrap CI (2,000 resamples, seeded), paired standard error.`,
+    notes: c.notes,
+  });
+}
 
-  // --- usage (Tables 2 and 8 shape) ---------------------------------------------
-  const counterKeys = [...new Set(summaries.flatMap((s) => Object.keys(s.counters)))].sort();
-  if (counterKeys.length) {
-    const usageRows = runs.map((run, i) => {
-      const s = summaries[i];
-      const row: Row = { run: run.runId, n: s.answered };
-      for (const k of counterKeys) {
-        row[k] = s.counters[k];
-        row[`zero.${k}`] = pct(s.zeroShare[k]);
-      }
+/** Pipeline usage per answered question (Tables 2 and 8 shape); undefined when no pipeline counted anything. */
+function usageTable(c: ReportContext): TablePaths | undefined {
+  const counterKeys = [...new Set(c.summaries.flatMap((s) => Object.keys(s.counters)))].sort();
+  if (!counterKeys.length) return undefined;
+  const usageRows = c.runs.map((run, i) => {
+    const s = c.summaries[i];
+    const row: Row = { run: run.runId, n: s.answered };
+    for (const k of counterKeys) {
+      row[k] = s.counters[k];
+      row[`zero.${k}`] = pct(s.zeroShare[k]);
+    }
+    return row;
+  });
+  return writeTable(usageRows, {
+    dir: c.dir,
+    name: 'usage',
+    columns: [{ key: 'run' }, { key: 'n' }, ...counterKeys.flatMap((k) => [{ key: k, label: `${k}/q`, decimals: 2 }, { key: `zero.${k}`, label: `no ${k} %` }])],
+    decimals: c.decimals,
+    caption: `Pipeline usage per answered question (backend: ${c.label}): mean count, and share of questions where it is zero.`,
+    notes: c.note ? [c.note] : undefined,
+  });
+}
+
+/** The metric and the retrieval by the values of one bucket field (Tables 7, 10, 11 shape). */
+function bucketTables(c: ReportContext, field: string, tables: Record<string, TablePaths>): void {
+  const { runs, metric } = c;
+  const perRun = runs.map((r) => summarizeByBucket(r, field));
+  const buckets = [...new Set(perRun.flatMap((p) => Object.keys(p)))].sort();
+  const safe = field.replace(/[^A-Za-z0-9._-]+/g, '_');
+  if (metric) {
+    const bRows: Row[] = runs.map((run, i) => {
+      const row: Row = { run: run.runId };
+      for (const b of buckets) row[b] = pct(perRun[i][b]?.scores[metric]);
       return row;
     });
-    tables.usage = writeTable(usageRows, {
-      dir,
-      name: 'usage',
-      columns: [{ key: 'run' }, { key: 'n' }, ...counterKeys.flatMap((k) => [{ key: k, label: `${k}/q`, decimals: 2 }, { key: `zero.${k}`, label: `no ${k} %` }])],
-      decimals,
-      caption: `Pipeline usage per answered question (backend: ${label}): mean count, and share of questions where it is zero.`,
-      notes: note ? [note] : undefined,
+    const sizes = buckets.map((b) => `${b} ${perRun[0][b]?.n ?? 0}`).join(', ');
+    tables[`by-${safe}`] = writeTable(bRows, {
+      dir: c.dir,
+      name: `by-${safe}`,
+      columns: [{ key: 'run' }, ...buckets.map((b) => ({ key: b }))],
+      decimals: c.decimals,
+      caption: `${metric} (%) by ${field} (backend: ${c.label}). Bucket sizes (${runs[0].runId}): ${sizes}; a question with several values counts in each.`,
+      notes: c.notes,
     });
   }
-
-  // --- per bucket (Tables 7, 10, 11 shape) --------------------------------------
-  for (const field of opts.by ?? []) {
-    const perRun = runs.map((r) => summarizeByBucket(r, field));
-    const buckets = [...new Set(perRun.flatMap((p) => Object.keys(p)))].sort();
-    const safe = field.replace(/[^A-Za-z0-9._-]+/g, '_');
-    if (metric) {
-      const bRows: Row[] = runs.map((run, i) => {
-        const row: Row = { run: run.runId };
-        for (const b of buckets) row[b] = pct(perRun[i][b]?.scores[metric]);
-        return row;
-      });
-      const sizes = buckets.map((b) => `${b} ${perRun[0][b]?.n ?? 0}`).join(', ');
-      tables[`by-${safe}`] = writeTable(bRows, {
-        dir,
-        name: `by-${safe}`,
-        columns: [{ key: 'run' }, ...buckets.map((b) => ({ key: b }))],
-        decimals,
-        caption: `${metric} (%) by ${field} (backend: ${label}). Bucket sizes (${runs[0].runId}): ${sizes}; a question with several values counts in each.`,
-        notes,
-      });
-    }
-    const rRows: Row[] = [];
-    for (let i = 0; i < runs.length; i++) {
-      for (const b of buckets) {
-        const s = perRun[i][b];
-        if (!s || !s.retrievalN) continue;
-        const row: Row = { run: runs[i].runId, [field]: b, n: s.retrievalN };
-        for (const k of retrievalKeys) row[k] = pct(s.retrieval[k]);
-        rRows.push(row);
-      }
-    }
-    if (rRows.length) {
-      tables[`retrieval-by-${safe}`] = writeTable(rRows, {
-        dir,
-        name: `retrieval-by-${safe}`,
-        columns: [{ key: 'run' }, { key: field }, { key: 'n' }, ...retrievalKeys.map((k) => ({ key: k }))],
-        decimals,
-        caption: `Document-level retrieval by ${field} (backend: ${label}): recall in the first search (R@k) and over all searches (R@all).`,
-        notes,
-      });
+  const rRows: Row[] = [];
+  for (let i = 0; i < runs.length; i++) {
+    for (const b of buckets) {
+      const s = perRun[i][b];
+      if (!s || !s.retrievalN) continue;
+      const row: Row = { run: runs[i].runId, [field]: b, n: s.retrievalN };
+      for (const k of c.retrievalKeys) row[k] = pct(s.retrieval[k]);
+      rRows.push(row);
     }
   }
+  if (!rRows.length) return;
+  tables[`retrieval-by-${safe}`] = writeTable(rRows, {
+    dir: c.dir,
+    name: `retrieval-by-${safe}`,
+    columns: [{ key: 'run' }, { key: field }, { key: 'n' }, ...c.retrievalKeys.map((k) => ({ key: k }))],
+    decimals: c.decimals,
+    caption: `Document-level retrieval by ${field} (backend: ${c.label}): recall in the first search (R@k) and over all searches (R@all).`,
+    notes: c.notes,
+  });
+}
+
+/** Write the report tables for these runs. */
+export function writeRunReport(runs: LoadedRun[], opts: ReportOptions = {}): ReportResult {
+  if (!runs.length) throw new KfError('no_runs', 'kf report needs at least one run', 'pass run ids or run folders (kf runs lists them)');
+  const dir = opts.out ?? defaultReportDir(runs, opts.resultsDir);
+  const summaries = runs.map(summarizeRun);
+  const { label, note } = backendCaption(summaries);
+  const ref = opts.ref ? runs.find((r) => r.runId === opts.ref || r.dir === path.resolve(opts.ref!)) : runs[0];
+  if (!ref) throw new KfError('bad_ref', `reference run "${opts.ref}" is not among the reported runs`, `pass one of: ${runs.map((r) => r.runId).join(', ')}`);
+  const metric = opts.metric ?? primaryMetric(ref);
+  checkMetricAndFields(runs, opts);
+  const margin = opts.margin ?? 0;
+  const notes = [
+    ...(note ? [note] : []),
+    'answer metrics and recall in %; failed questions score 0 on answer metrics; recall averages answered questions with gold documents',
+  ];
+  const retrievalKeys = RETRIEVAL_KEYS.filter((k) => summaries.some((s) => k in s.retrieval));
+  const c: ReportContext = { runs, summaries, ref, metric, margin, decimals: opts.decimals ?? 1, dir, label, note, notes, retrievalKeys };
+  const tables: Record<string, TablePaths> = {};
+  tables.runs = runsTable(c);
+  if (metric && runs.length > 1) tables.paired = pairedTable(c, metric);
+  const usage = usageTable(c);
+  if (usage) tables.usage = usage;
+  for (const field of opts.by ?? []) bucketTables(c, field, tables);
 
   const stamp = resultManifest({
     config: { runs: runs.map((r) => ({ runId: r.runId, configHash: r.manifest?.configHash })), by: opts.by ?? [], ref: ref.runId, metric, margin },

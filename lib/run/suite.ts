@@ -155,17 +155,23 @@ function pct(x: number): number {
   return x * 100;
 }
 
-/** Run every experiment of a suite, then compare, tabulate and plot. */
-export async function runSuite(suiteFile: string, opts: SuiteOptions = {}): Promise<SuiteResult> {
-  const { spec, file, experimentFiles } = loadSuite(suiteFile);
-  const log = opts.log ?? ((l: string) => console.log(l));
-  const dir = ensureWritableDir(opts.out ?? path.join(repoRoot(), 'results', spec.name), 'suite results folder');
-  const runsDir = path.join(dir, 'runs');
-  const overrides = [...(opts.overrides ?? [])];
-  if (opts.limit !== undefined) overrides.push(`limits.maxQuestions=${opts.limit}`);
-  if (opts.concurrency !== undefined) overrides.push(`concurrency=${opts.concurrency}`);
+/** What the steps of a suite share once its runs are loaded. */
+interface SuiteContext {
+  spec: SuiteSpec;
+  dir: string;
+  byName: Map<string, LoadedRun>;
+  runs: LoadedRun[];
+  names: string[];
+  summaries: ReturnType<typeof summarizeRun>[];
+  metric: string;
+  margin: number;
+  by: string[];
+  note?: string;
+  log: (line: string) => void;
+}
 
-  // 1. Runs (sequential: each already answers `concurrency` questions at once).
+/** 1. Runs (sequential: each already answers `concurrency` questions at once). */
+async function runExperiments(spec: SuiteSpec, experimentFiles: string[], runsDir: string, overrides: string[], opts: SuiteOptions, log: (line: string) => void) {
   const outcomes: SuiteResult['runs'] = [];
   const byName = new Map<string, LoadedRun>();
   for (const f of experimentFiles) {
@@ -176,44 +182,35 @@ export async function runSuite(suiteFile: string, opts: SuiteOptions = {}): Prom
     outcomes.push({ experiment: exp.config.name, runId: outcome.runId, dir: outcome.dir, status: outcome.status });
     byName.set(exp.config.name, loadRun(outcome.dir));
   }
-  const runs = [...byName.values()];
-  if (!runs.length) throw new KfError('suite_empty', `suite ${spec.name} ran no experiment`, 'check the experiments list (or the run was interrupted before the first)');
-  const incomplete = outcomes.filter((o) => o.status !== 'completed').map((o) => `${o.runId} (${o.status})`);
+  if (!byName.size) throw new KfError('suite_empty', `suite ${spec.name} ran no experiment`, 'check the experiments list (or the run was interrupted before the first)');
+  return { outcomes, byName };
+}
 
-  const refName = spec.reference ?? outcomes[0].experiment;
-  const ref = byName.get(refName);
-  if (!ref) throw new KfError('bad_suite', `suite ${spec.name}: reference "${refName}" is not one of its experiments`, `use one of: ${[...byName.keys()].join(', ')}`);
-  const summaries = runs.map(summarizeRun);
-  const metric = spec.metric ?? Object.keys(summaries[0].scores).find((k) => ['f1', 'acc', 'rougeL', 'em'].includes(k)) ?? 'f1';
-  const margin = spec.margin ?? 0;
-  const by = spec.by ?? [];
-  const backend = backendLabel(summaries.map((s) => s.backend));
-  const note = backend === 'offline' ? OFFLINE_NOTE : backend === 'mixed' ? 'mixed backends: offline parts are not model results' : undefined;
-
-  // 2. Tables of the runs (the paper's Table 2-4/6-11 shapes).
-  const report = writeRunReport(runs, { out: path.join(dir, 'tables'), by, ref: ref.runId, metric, margin });
-
-  // 3. Declared comparisons (default: every run vs the reference).
+/** 3. Declared comparisons (default: every run vs the reference), as statistics, rows and a table. */
+function comparePairs(c: SuiteContext, ref: LoadedRun, refName: string) {
+  const { spec, byName, runs, metric, margin, by } = c;
+  const seed = spec.seed ?? 0;
+  const resamples = spec.resamples ?? 2000;
   const pairs = spec.pairs ?? runs.filter((r) => r !== ref).map((r) => [nameOf(byName, r), refName] as [string, string]);
   const comparisons: CompareResult[] = [];
   const pairRows: Row[] = [];
   for (const [a, b] of pairs) {
     const ra = byName.get(a), rb = byName.get(b);
     if (!ra || !rb) throw new KfError('bad_suite', `suite ${spec.name}: pair [${a}, ${b}] names an experiment that is not in the suite`, `use names from: ${[...byName.keys()].join(', ')}`);
-    const c = compareRuns(ra, rb, { metric, margin, seed: spec.seed ?? 0, resamples: spec.resamples ?? 2000 });
+    const cmp = compareRuns(ra, rb, { metric, margin, seed, resamples });
     const byBucket: Record<string, unknown> = {};
-    for (const field of by) byBucket[field] = compareRuns(ra, rb, { metric, margin, seed: spec.seed ?? 0, resamples: spec.resamples ?? 2000, by: field }).byBucket;
-    comparisons.push({ ...c, ...(by.length ? { byBucketFields: byBucket } : {}) } as CompareResult);
-    for (const w of c.warnings) log(`WARNING ${a} vs ${b}: ${w}`);
+    for (const field of by) byBucket[field] = compareRuns(ra, rb, { metric, margin, seed, resamples, by: field }).byBucket;
+    comparisons.push({ ...cmp, ...(by.length ? { byBucketFields: byBucket } : {}) } as CompareResult);
+    for (const w of cmp.warnings) c.log(`WARNING ${a} vs ${b}: ${w}`);
     pairRows.push({
-      A: a, B: b, n: c.n, meanA: pct(c.meanA), meanB: pct(c.meanB), diff: pct(c.diff),
-      ci: `[${pct(c.bootstrapCI[0]).toFixed(1)}, ${pct(c.bootstrapCI[1]).toFixed(1)}]`,
-      wonLostTied: `${c.won}:${c.lost}:${c.tied}`, signTestP: c.signTestP, se: pct(c.se), warnings: c.warnings.join('; '),
+      A: a, B: b, n: cmp.n, meanA: pct(cmp.meanA), meanB: pct(cmp.meanB), diff: pct(cmp.diff),
+      ci: `[${pct(cmp.bootstrapCI[0]).toFixed(1)}, ${pct(cmp.bootstrapCI[1]).toFixed(1)}]`,
+      wonLostTied: `${cmp.won}:${cmp.lost}:${cmp.tied}`, signTestP: cmp.signTestP, se: pct(cmp.se), warnings: cmp.warnings.join('; '),
     });
   }
-  writeJsonAtomic(path.join(dir, 'comparisons.json'), { metric, margin, resamples: spec.resamples ?? 2000, seed: spec.seed ?? 0, comparisons });
+  writeJsonAtomic(path.join(c.dir, 'comparisons.json'), { metric, margin, resamples, seed, comparisons });
   const compTable = writeTable(pairRows, {
-    dir,
+    dir: c.dir,
     name: 'comparisons',
     columns: [
       { key: 'A' }, { key: 'B' }, { key: 'n' }, { key: 'meanA', label: `${metric} A` }, { key: 'meanB', label: `${metric} B` }, { key: 'diff', label: 'A-B' },
@@ -221,92 +218,128 @@ export async function runSuite(suiteFile: string, opts: SuiteOptions = {}): Prom
       { key: 'se', label: 'paired se' }, { key: 'warnings' },
     ],
     decimals: 1,
-    caption: `Paired comparisons on ${metric} (x100; margin ${margin}; two-sided exact sign test on won:lost; ${spec.resamples ?? 2000} bootstrap resamples, seed ${spec.seed ?? 0}).`,
-    notes: note ? [note] : [],
+    caption: `Paired comparisons on ${metric} (x100; margin ${margin}; two-sided exact sign test on won:lost; ${resamples} bootstrap resamples, seed ${seed}).`,
+    notes: c.note ? [c.note] : [],
   });
+  return { comparisons, pairRows, compTable };
+}
 
-  // 4. Figures.
-  const figDir = path.join(dir, 'figures');
-  const formats = opts.formats ?? ['html', 'png', 'svg'];
+/** The metric by bucket of the first `by` field, one series per run. */
+function bucketSeries(c: SuiteContext, field: string): { buckets: string[]; series: Series[] } {
+  const bucketSets = c.runs.map((r) => {
+    const f = bucketsOf(r, field);
+    return [...metricValues(r, c.metric).values].map(([id, v]) => ({ b: f(id), v }));
+  });
+  const buckets = [...new Set(bucketSets.flatMap((s) => s.flatMap((x) => x.b)))].sort();
+  const series: Series[] = c.runs.map((_, i) => ({
+    name: c.names[i],
+    values: buckets.map((bk) => {
+      const xs = bucketSets[i].filter((x) => x.b.includes(bk)).map((x) => x.v);
+      return xs.length ? pct(mean(xs)) : null;
+    }),
+  }));
+  return { buckets, series };
+}
+
+/** 4. Figures: the metric by configuration, the paired differences, by bucket, retrieval. */
+async function suiteFigures(c: SuiteContext, comparisons: CompareResult[], formats: SuiteOptions['formats']): Promise<Record<string, FigurePaths>> {
+  const { spec, runs, names, metric, note } = c;
+  const out = { dir: path.join(c.dir, 'figures'), formats: formats ?? ['html', 'png', 'svg'] };
   const figures: Record<string, FigurePaths> = {};
-  const names = runs.map((r) => nameOf(byName, r));
+  const seed = spec.seed ?? 0;
   try {
     const values = runs.map((r) => [...metricValues(r, metric).values.values()]);
-    const cis = values.map((vs, i) => (vs.length ? pairedBootstrapCI(vs, { seed: `${spec.seed ?? 0}/${names[i]}`, resamples: spec.resamples ?? 2000 }) : [NaN, NaN]));
-    figures.byConfig = await writeFigure(
-      barFigure({
-        categories: names,
-        series: [{ name: metric, values: values.map((v) => (v.length ? pct(mean(v)) : null)), lo: cis.map((c) => pct(c[0])), hi: cis.map((c) => pct(c[1])) }],
-        title: `${spec.name}: ${metric} by configuration (95% bootstrap CI)`, yTitle: `${metric} x100`, note,
-      }),
-      { dir: figDir, name: `${metric}-by-config`, formats },
-    );
+    const cis = values.map((vs, i) => (vs.length ? pairedBootstrapCI(vs, { seed: `${seed}/${names[i]}`, resamples: spec.resamples ?? 2000 }) : [NaN, NaN]));
+    figures.byConfig = await writeFigure(barFigure({
+      categories: names,
+      series: [{ name: metric, values: values.map((v) => (v.length ? pct(mean(v)) : null)), lo: cis.map((x) => pct(x[0])), hi: cis.map((x) => pct(x[1])) }],
+      title: `${spec.name}: ${metric} by configuration (95% bootstrap CI)`, yTitle: `${metric} x100`, note,
+    }), { ...out, name: `${metric}-by-config` });
     if (comparisons.length) {
-      figures.paired = await writeFigure(
-        barFigure({
-          categories: comparisons.map((c) => `${nameOf(byName, byRunId(runs, c.runA))} - ${nameOf(byName, byRunId(runs, c.runB))}`),
-          series: [{ name: 'A-B', values: comparisons.map((c) => pct(c.diff)), lo: comparisons.map((c) => pct(c.bootstrapCI[0])), hi: comparisons.map((c) => pct(c.bootstrapCI[1])) }],
-          title: `${spec.name}: paired differences in ${metric} (95% paired bootstrap CI)`, yTitle: `difference x100`, note,
-        }),
-        { dir: figDir, name: `${metric}-paired-differences`, formats },
-      );
+      figures.paired = await writeFigure(barFigure({
+        categories: comparisons.map((x) => `${nameOf(c.byName, byRunId(runs, x.runA))} - ${nameOf(c.byName, byRunId(runs, x.runB))}`),
+        series: [{ name: 'A-B', values: comparisons.map((x) => pct(x.diff)), lo: comparisons.map((x) => pct(x.bootstrapCI[0])), hi: comparisons.map((x) => pct(x.bootstrapCI[1])) }],
+        title: `${spec.name}: paired differences in ${metric} (95% paired bootstrap CI)`, yTitle: `difference x100`, note,
+      }), { ...out, name: `${metric}-paired-differences` });
     }
-    if (by.length) {
-      const field = by[0];
-      const bucketSets = runs.map((r) => { const f = bucketsOf(r, field); return [...metricValues(r, metric).values].map(([id, v]) => ({ b: f(id), v })); });
-      const buckets = [...new Set(bucketSets.flatMap((s) => s.flatMap((x) => x.b)))].sort();
-      const series: Series[] = runs.map((_, i) => ({
-        name: names[i],
-        values: buckets.map((bk) => { const xs = bucketSets[i].filter((x) => x.b.includes(bk)).map((x) => x.v); return xs.length ? pct(mean(xs)) : null; }),
-      }));
-      figures.byBucket = await writeFigure(barFigure({ categories: buckets, series, title: `${spec.name}: ${metric} by ${field}`, xTitle: field, yTitle: `${metric} x100`, note }), { dir: figDir, name: `${metric}-by-${field}`, formats });
+    if (c.by.length) {
+      const { buckets, series } = bucketSeries(c, c.by[0]);
+      figures.byBucket = await writeFigure(barFigure({ categories: buckets, series, title: `${spec.name}: ${metric} by ${c.by[0]}`, xTitle: c.by[0], yTitle: `${metric} x100`, note }), { ...out, name: `${metric}-by-${c.by[0]}` });
     }
-    const recallKeys = ['R@1', 'R@3', 'R@8', 'R@all', 'docFound', 'answerVisible'].filter((k) => summaries.some((s) => k in s.retrieval));
-    const withRecall = summaries.map((s, i) => ({ s, name: names[i] })).filter((x) => Object.keys(x.s.retrieval).length);
+    const recallKeys = ['R@1', 'R@3', 'R@8', 'R@all', 'docFound', 'answerVisible'].filter((k) => c.summaries.some((s) => k in s.retrieval));
+    const withRecall = c.summaries.map((s, i) => ({ s, name: names[i] })).filter((x) => Object.keys(x.s.retrieval).length);
     if (recallKeys.length && withRecall.length) {
-      figures.recall = await writeFigure(
-        barFigure({
-          categories: recallKeys,
-          series: withRecall.map((x) => ({ name: x.name, values: recallKeys.map((k) => (k in x.s.retrieval ? pct(x.s.retrieval[k]) : null)) })),
-          title: `${spec.name}: retrieval (first search R@k; all searches R@all, doc found, answer visible)`, yTitle: '% of questions with gold', note,
-        }),
-        { dir: figDir, name: 'retrieval', formats },
-      );
+      figures.recall = await writeFigure(barFigure({
+        categories: recallKeys,
+        series: withRecall.map((x) => ({ name: x.name, values: recallKeys.map((k) => (k in x.s.retrieval ? pct(x.s.retrieval[k]) : null)) })),
+        title: `${spec.name}: retrieval (first search R@k; all searches R@all, doc found, answer visible)`, yTitle: '% of questions with gold', note,
+      }), { ...out, name: 'retrieval' });
     }
   } finally {
     await closeSharedExporter();
   }
+  return figures;
+}
 
-  // 5. SUMMARY.md: the headline table and where everything is.
-  const headline: Row[] = summaries.map((s, i) => {
-    const row: Row = { config: names[i], pipeline: s.pipeline, n: s.n, errors: s.errors };
+/** 5. SUMMARY.md: the headline table and where everything is. */
+function summaryMarkdown(c: SuiteContext, x: { backend: string; refName: string; pairRows: Row[]; outcomes: SuiteResult['runs']; tables: string[]; figures: Record<string, FigurePaths>; incomplete: string[] }): string {
+  const headline: Row[] = c.summaries.map((s, i) => {
+    const row: Row = { config: c.names[i], pipeline: s.pipeline, n: s.n, errors: s.errors };
     for (const k of ['em', 'f1', 'acc']) if (k in s.scores) row[k] = pct(s.scores[k]);
     for (const k of ['R@1', 'R@8', 'docFound', 'answerVisible']) if (k in s.retrieval) row[k] = pct(s.retrieval[k]);
     row.backend = s.backend;
     return row;
   });
-  const rel = (p: string | undefined) => (p ? path.relative(dir, p) : '');
-  const summary = [
-    `# ${spec.name}`,
+  const rel = (p: string | undefined) => (p ? path.relative(c.dir, p) : '');
+  const pValue = (v: unknown) => (typeof v === 'number' ? v.toPrecision(3) : v);
+  return [
+    `# ${c.spec.name}`,
     '',
-    spec.description ?? '',
+    c.spec.description ?? '',
     '',
-    note ? `> **${note}.** Numbers from the offline backend (rule-based policies, no model) show that the harness runs end to end; they are not model results.` : `> backend: ${backend}`,
+    c.note ? `> **${c.note}.** Numbers from the offline backend (rule-based policies, no model) show that the harness runs end to end; they are not model results.` : `> backend: ${x.backend}`,
     '',
-    toMarkdown(headline, { decimals: 1, caption: `Headline (${metric} and recall x100; reference ${refName})` }),
+    toMarkdown(headline, { decimals: 1, caption: `Headline (${c.metric} and recall x100; reference ${x.refName})` }),
     '',
-    toMarkdown(pairRows.map((r) => ({ A: r.A, B: r.B, n: r.n, diff: r.diff, ci: r.ci, wonLostTied: r.wonLostTied, p: typeof r.signTestP === 'number' ? (r.signTestP as number).toPrecision(3) : r.signTestP })), { decimals: 1, caption: 'Paired comparisons (A-B, x100)' }),
+    toMarkdown(x.pairRows.map((r) => ({ A: r.A, B: r.B, n: r.n, diff: r.diff, ci: r.ci, wonLostTied: r.wonLostTied, p: pValue(r.signTestP) })), { decimals: 1, caption: 'Paired comparisons (A-B, x100)' }),
     '',
     '## Files',
-    `- runs: ${outcomes.map((o) => `\`${rel(o.dir)}\``).join(', ')}`,
-    `- tables: ${Object.values(report.tables).map((t) => `\`${rel(t.md)}\``).join(', ')}, \`${rel(compTable.md)}\``,
+    `- runs: ${x.outcomes.map((o) => `\`${rel(o.dir)}\``).join(', ')}`,
+    `- tables: ${x.tables.map((t) => `\`${rel(t)}\``).join(', ')}`,
     `- comparisons (with per-bucket statistics): \`comparisons.json\``,
-    `- figures: ${Object.values(figures).flatMap((f) => [f.html, f.png, f.svg]).filter(Boolean).map((p) => `\`${rel(p as string)}\``).join(', ')}`,
-    incomplete.length ? `\n**Incomplete runs:** ${incomplete.join(', ')} (rerun the same command to resume).` : '',
+    `- figures: ${Object.values(x.figures).flatMap((f) => [f.html, f.png, f.svg]).filter(Boolean).map((p) => `\`${rel(p as string)}\``).join(', ')}`,
+    x.incomplete.length ? `\n**Incomplete runs:** ${x.incomplete.join(', ')} (rerun the same command to resume).` : '',
     '',
   ].join('\n');
+}
+
+/** Run every experiment of a suite, then compare, tabulate and plot. */
+export async function runSuite(suiteFile: string, opts: SuiteOptions = {}): Promise<SuiteResult> {
+  const { spec, file, experimentFiles } = loadSuite(suiteFile);
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const dir = ensureWritableDir(opts.out ?? path.join(repoRoot(), 'results', spec.name), 'suite results folder');
+  const overrides = [...(opts.overrides ?? [])];
+  if (opts.limit !== undefined) overrides.push(`limits.maxQuestions=${opts.limit}`);
+  if (opts.concurrency !== undefined) overrides.push(`concurrency=${opts.concurrency}`);
+  const { outcomes, byName } = await runExperiments(spec, experimentFiles, path.join(dir, 'runs'), overrides, opts, log);
+  const runs = [...byName.values()];
+  const incomplete = outcomes.filter((o) => o.status !== 'completed').map((o) => `${o.runId} (${o.status})`);
+  const refName = spec.reference ?? outcomes[0].experiment;
+  const ref = byName.get(refName);
+  if (!ref) throw new KfError('bad_suite', `suite ${spec.name}: reference "${refName}" is not one of its experiments`, `use one of: ${[...byName.keys()].join(', ')}`);
+  const summaries = runs.map(summarizeRun);
+  const metric = spec.metric ?? Object.keys(summaries[0].scores).find((k) => ['f1', 'acc', 'rougeL', 'em'].includes(k)) ?? 'f1';
+  const backend = backendLabel(summaries.map((s) => s.backend));
+  const note = backend === 'offline' ? OFFLINE_NOTE : backend === 'mixed' ? 'mixed backends: offline parts are not model results' : undefined;
+  const c: SuiteContext = { spec, dir, byName, runs, names: runs.map((r) => nameOf(byName, r)), summaries, metric, margin: spec.margin ?? 0, by: spec.by ?? [], note, log };
+
+  // 2. Tables of the runs (the paper's Table 2-4/6-11 shapes).
+  const report = writeRunReport(runs, { out: path.join(dir, 'tables'), by: c.by, ref: ref.runId, metric, margin: c.margin });
+  const { comparisons, pairRows, compTable } = comparePairs(c, ref, refName);
+  const figures = await suiteFigures(c, comparisons, opts.formats);
+  const tables = [...Object.values(report.tables).map((t) => t.md), compTable.md];
   const summaryPath = path.join(dir, 'SUMMARY.md');
-  writeFileAtomic(summaryPath, summary);
+  writeFileAtomic(summaryPath, summaryMarkdown(c, { backend, refName, pairRows, outcomes, tables, figures, incomplete }));
 
   const stamp = resultManifest({ config: { suite: spec, file: path.relative(repoRoot(), file), overrides }, seed: spec.seed ?? 0, backend, extra: { runs: outcomes, metric } });
   const manifest = writeManifest(dir, stamp, [summaryPath, path.join(dir, 'comparisons.json'), compTable, report.tables, figures]);
