@@ -105,7 +105,8 @@ export function configurationExperiment(c: Configuration, base: string[]): Resol
   // A demo experiment of that pipeline when one exists (it may carry settings), else the S4 one with the pipeline swapped.
   const own = path.join(experimentsDir, 'demo', `${pipeline}.toml`);
   const file = fs.existsSync(own) ? own : path.join(experimentsDir, 'demo', 'S4.toml');
-  const overrides = [...base, `name=nb-${safeName(c.label)}`, `pipeline.name=${pipeline}`, ...(c.overrides ?? [])];
+  // Named by the pipeline, not the label: the same configuration under two labels (two notebooks) is one run.
+  const overrides = [...base, `name=nb-${safeName(pipeline)}`, `pipeline.name=${pipeline}`, ...(c.overrides ?? [])];
   try { return loadExperiment(file, { overrides }); } catch (e) { return errorMessage(e); }
 }
 
@@ -167,20 +168,19 @@ const pct = (x: number | undefined): number | null => (x === undefined || !Numbe
 
 /** One row per run: answer metrics, first-search recall, all-search recall, usage, time (x100 where a share). */
 export function summaryRows(runs: Map<string, LoadedRun>, opts: { metrics?: string[]; recall?: string[] } = {}): Row[] {
-  const metrics = opts.metrics ?? ['em', 'f1', 'acc'];
-  const recall = opts.recall ?? ['R@1', 'R@3', 'R@8', 'R@all', 'docFound', 'answerVisible'];
-  const rows: Row[] = [];
-  for (const [label, run] of runs) {
-    const s = summarizeRun(run);
+  const summaries = [...runs].map(([label, run]) => ({ label, run, s: summarizeRun(run) }));
+  // The same columns in the same order for every row (a closed-book run has no recall: its cells are empty).
+  const metrics = (opts.metrics ?? ['em', 'f1', 'acc']).filter((m) => summaries.some((x) => m in x.s.scores));
+  const recall = (opts.recall ?? ['R@1', 'R@3', 'R@8', 'R@all', 'docFound', 'answerVisible']).filter((k) => summaries.some((x) => k in x.s.retrieval));
+  return summaries.map(({ label, run, s }) => {
     const row: Row = { config: label, run: run.runId, n: s.n, errors: s.errors };
-    for (const m of metrics) if (m in s.scores) row[m] = pct(s.scores[m]);
-    for (const k of recall) if (k in s.retrieval) row[k] = pct(s.retrieval[k]);
+    for (const m of metrics) row[m] = m in s.scores ? pct(s.scores[m]) : null;
+    for (const k of recall) row[k] = k in s.retrieval ? pct(s.retrieval[k]) : null;
     row.callsPerQ = Math.round(s.perQuestion.calls * 100) / 100;
     row.tokensPerQ = Math.round(s.perQuestion.promptTokens + s.perQuestion.completionTokens);
     row.backend = s.backend;
-    rows.push(row);
-  }
-  return rows;
+    return row;
+  });
 }
 
 export interface PairOptions {

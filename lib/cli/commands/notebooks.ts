@@ -25,7 +25,7 @@ export const command: CommandSpec = {
     only: { type: 'string', description: 'run only notebooks whose file name contains this text' },
     dir: { type: 'string', description: 'folder of the notebooks to run', default: 'notebooks' },
     out: { type: 'string', description: 'folder for the executed copies (sources are never overwritten)', default: 'results/notebooks' },
-    timeout: { type: 'string', description: 'seconds allowed for the cells of one notebook (the kernel start has its own 60 s)', default: '900', validate: (v) => isNumber(v) ?? (Number(v) > 0 ? undefined : `expected a positive number of seconds, got "${v}"`) },
+    timeout: { type: 'string', description: 'seconds allowed for the cells of one notebook (the kernel start has its own limit: KF_KERNEL_START_S, default 180 s)', default: '900', validate: (v) => isNumber(v) ?? (Number(v) > 0 ? undefined : `expected a positive number of seconds, got "${v}"`) },
     build: { type: 'boolean', description: 'compile the library (tsc -> dist/) first: notebooks import dist/' },
     list: { type: 'boolean', description: 'list the notebooks that would run, and exit' },
     verbose: { type: 'boolean', short: 'v', description: 'print every cell as it finishes' },
