@@ -95,73 +95,61 @@ function queryTexts(questions: string[], n: number, seed: string | number): stri
   return Array.from({ length: n }, (_, i) => pool[i % pool.length]);
 }
 
-async function benchOne(n: number, o: Required<Omit<RetrievalBenchOptions, 'progress' | 'engine' | 'sizes' | 'cacheDir'>> & { engine: Omit<EngineOptions, 'embedder'>; cacheDir?: string; progress: (l: string) => void }): Promise<SizeReport> {
-  const say = o.progress;
-  const t0 = performance.now();
-  const demo = demoFragments({ fragments: n, seed: o.seed });
-  const fragments: Fragment[] = demo.fragments;
-  const generateMs = performance.now() - t0;
-  say(`[${n}] demo world: ${fragments.length} fragments, ${demo.documents.length} documents, ${demo.questions.length} questions (${(generateMs / 1000).toFixed(1)} s)`);
+type BenchOneOptions = Required<Omit<RetrievalBenchOptions, 'progress' | 'engine' | 'sizes' | 'cacheDir'>> & { engine: Omit<EngineOptions, 'embedder'>; cacheDir?: string; progress: (l: string) => void; sizeLabel: string };
 
+/** A cached engine (query-time options are this run's, not those saved with it), or undefined. */
+async function loadCachedEngine(cached: string | undefined, o: BenchOneOptions): Promise<{ engine: SearchEngine; build: SizeReport['build'] } | undefined> {
+  if (!cached || !SearchEngine.exists(cached) || !fs.existsSync(path.join(cached, 'build.json'))) return undefined;
   const h = resolveHnswOptions(o.engine.hnsw);
-  const key = `n${n}-s${String(o.seed).replace(/[^A-Za-z0-9_-]/g, '_')}-${o.embedder}-k${o.edgesK}-M${h.M}-efc${h.efConstruction}`;
-  const cached = o.cacheDir ? path.join(o.cacheDir, key) : undefined;
-  let engine: SearchEngine;
-  let build: SizeReport['build'];
-  if (cached && SearchEngine.exists(cached) && fs.existsSync(path.join(cached, 'build.json'))) {
-    const tl = performance.now();
-    engine = await SearchEngine.load(cached);
-    // Query-time options are this run's (defaults + overrides), not those saved with the cached index.
-    const { hnsw: _h, ...queryTime } = o.engine;
-    engine.configure({
-      ...SearchEngine.defaultQueryOptions(),
-      ...queryTime,
-      fusionWeights: o.engine.fusionWeights ?? defaultFusionWeights(engine.embedder.id),
-      efSearch: h.efSearch,
-    });
-    const loadMs = performance.now() - tl;
-    build = { ...(JSON.parse(fs.readFileSync(path.join(cached, 'build.json'), 'utf8')) as SizeReport['build']), fromCache: true, loadMs };
-    say(`[${n}] loaded the cached index ${cached} in ${(loadMs / 1000).toFixed(1)} s`);
-  } else {
-    const texts = fragments.map(defaultIndexText);
-    const t1 = performance.now();
-    const embedder: Embedder = await makeOfflineEmbedder(o.embedder, texts);
-    const fitMs = performance.now() - t1;
-    const t2 = performance.now();
-    const vectors = await embedder.embed(texts);
-    const embedMs = performance.now() - t2;
-    say(`[${n}] embedder ${embedder.id} (${embedder.dim}-d): fit ${(fitMs / 1000).toFixed(1)} s, embed ${(embedMs / 1000).toFixed(1)} s`);
+  const tl = performance.now();
+  const engine = await SearchEngine.load(cached);
+  const { hnsw: _h, ...queryTime } = o.engine;
+  engine.configure({
+    ...SearchEngine.defaultQueryOptions(),
+    ...queryTime,
+    fusionWeights: o.engine.fusionWeights ?? defaultFusionWeights(engine.embedder.id),
+    efSearch: h.efSearch,
+  });
+  const loadMs = performance.now() - tl;
+  o.progress(`[${o.sizeLabel}] loaded the cached index ${cached} in ${(loadMs / 1000).toFixed(1)} s`);
+  return { engine, build: { ...(JSON.parse(fs.readFileSync(path.join(cached, 'build.json'), 'utf8')) as SizeReport['build']), fromCache: true, loadMs } };
+}
 
-    engine = SearchEngine.create({ embedder, ...o.engine });
-    const t3 = performance.now();
-    await engine.addFragments(fragments, vectors);
-    vectors.length = 0;
-    const indexMs = performance.now() - t3;
-    say(`[${n}] indexed (BM25 + HNSW) in ${(indexMs / 1000).toFixed(1)} s`);
-
-    let edges = 0;
-    const t4 = performance.now();
-    if (o.edgesK > 0) {
-      edges = engine.setRelations(similarityEdges(engine, { k: o.edgesK, threshold: o.edgesThreshold, exact: false }));
-      say(`[${n}] ${edges} kNN similarity edges in ${((performance.now() - t4) / 1000).toFixed(1)} s`);
-    }
-    const edgesMs = performance.now() - t4;
-    build = { generateMs, fitMs, embedMs, indexMs, edgesMs, edges, totalMs: performance.now() - t0, fromCache: false };
-    if (cached) {
-      await engine.save(cached);
-      fs.writeFileSync(path.join(cached, 'build.json'), JSON.stringify(build));
-      say(`[${n}] saved the index to ${cached}`);
-    }
+/** Fit, embed, index and (with edgesK) relate the fragments; saved to `cached` when given. */
+async function buildBenchEngine(fragments: Fragment[], o: BenchOneOptions, cached: string | undefined, t0: number, generateMs: number): Promise<{ engine: SearchEngine; build: SizeReport['build'] }> {
+  const say = (l: string) => o.progress(`[${o.sizeLabel}] ${l}`);
+  const texts = fragments.map(defaultIndexText);
+  const t1 = performance.now();
+  const embedder: Embedder = await makeOfflineEmbedder(o.embedder, texts);
+  const fitMs = performance.now() - t1;
+  const t2 = performance.now();
+  const vectors = await embedder.embed(texts);
+  const embedMs = performance.now() - t2;
+  say(`embedder ${embedder.id} (${embedder.dim}-d): fit ${(fitMs / 1000).toFixed(1)} s, embed ${(embedMs / 1000).toFixed(1)} s`);
+  const engine = SearchEngine.create({ embedder, ...o.engine });
+  const t3 = performance.now();
+  await engine.addFragments(fragments, vectors);
+  vectors.length = 0;
+  const indexMs = performance.now() - t3;
+  say(`indexed (BM25 + HNSW) in ${(indexMs / 1000).toFixed(1)} s`);
+  let edges = 0;
+  const t4 = performance.now();
+  if (o.edgesK > 0) {
+    edges = engine.setRelations(similarityEdges(engine, { k: o.edgesK, threshold: o.edgesThreshold, exact: false }));
+    say(`${edges} kNN similarity edges in ${((performance.now() - t4) / 1000).toFixed(1)} s`);
   }
-  const embedder = engine.embedder;
+  const edgesMs = performance.now() - t4;
+  const build = { generateMs, fitMs, embedMs, indexMs, edgesMs, edges, totalMs: performance.now() - t0, fromCache: false };
+  if (cached) {
+    await engine.save(cached);
+    fs.writeFileSync(path.join(cached, 'build.json'), JSON.stringify(build));
+    say(`saved the index to ${cached}`);
+  }
+  return { engine, build };
+}
 
-  const queries = queryTexts(demo.questions.map((q) => q.question), o.queries, o.seed);
-  await embedder.embed([queries[0] ?? '']); // load lazily held assets (GloVe) outside the timing
-  const t5 = performance.now();
-  const qvecs = await embedder.embed(queries);
-  const queryEmbedMsPerQuery = (performance.now() - t5) / queries.length;
-
-  // Warm up (JIT, postings built lazily on the first search), then time.
+/** Time every query's search (after a warm-up: JIT, postings built lazily on the first search). */
+async function timeSearches(engine: SearchEngine, queries: string[], qvecs: Float32Array[], o: BenchOneOptions): Promise<{ per: Record<string, number[]>; hits: number }> {
   for (let i = 0; i < Math.min(20, queries.length); i++) await engine.search(queries[i], { mode: o.mode, topk: o.topk, queryVector: qvecs[i] });
   const per: Record<string, number[]> = { bm25Ms: [], hnswMs: [], fusionMs: [], expansionMs: [], contextMs: [], roundMs: [] };
   let hits = 0;
@@ -170,8 +158,11 @@ async function benchOne(n: number, o: Required<Omit<RetrievalBenchOptions, 'prog
     for (const k of Object.keys(per)) per[k].push(r.timings[k as keyof typeof r.timings]);
     hits += r.hits.length;
   }
+  return { per, hits };
+}
 
-  // HNSW recall@8 vs exact search.
+/** HNSW recall@8 (and the dense stage's) against exact search. */
+function denseRecall(engine: SearchEngine, queries: string[], qvecs: Float32Array[], o: BenchOneOptions): { hnsw: number; stage: number } {
   const rq = Math.min(o.recallQueries, queries.length);
   let found = 0, foundStage = 0, total = 0;
   for (let i = 0; i < rq; i++) {
@@ -184,30 +175,38 @@ async function benchOne(n: number, o: Required<Omit<RetrievalBenchOptions, 'prog
     }
     total += exact.length;
   }
+  return { hnsw: total ? found / total : NaN, stage: total ? foundStage / total : NaN };
+}
 
+async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Promise<SizeReport> {
+  const o: BenchOneOptions = { ...opts, sizeLabel: String(n) };
+  const say = o.progress;
+  const t0 = performance.now();
+  const demo = demoFragments({ fragments: n, seed: o.seed });
+  const fragments: Fragment[] = demo.fragments;
+  const generateMs = performance.now() - t0;
+  say(`[${n}] demo world: ${fragments.length} fragments, ${demo.documents.length} documents, ${demo.questions.length} questions (${(generateMs / 1000).toFixed(1)} s)`);
+  const h = resolveHnswOptions(o.engine.hnsw);
+  const key = `n${n}-s${String(o.seed).replace(/[^A-Za-z0-9_-]/g, '_')}-${o.embedder}-k${o.edgesK}-M${h.M}-efc${h.efConstruction}`;
+  const cached = o.cacheDir ? path.join(o.cacheDir, key) : undefined;
+  const { engine, build } = (await loadCachedEngine(cached, o)) ?? (await buildBenchEngine(fragments, o, cached, t0, generateMs));
+  const embedder = engine.embedder;
+  const queries = queryTexts(demo.questions.map((q) => q.question), o.queries, o.seed);
+  await embedder.embed([queries[0] ?? '']); // load lazily held assets (GloVe) outside the timing
+  const t5 = performance.now();
+  const qvecs = await embedder.embed(queries);
+  const queryEmbedMsPerQuery = (performance.now() - t5) / queries.length;
+  const { per, hits } = await timeSearches(engine, queries, qvecs, o);
+  const recall = denseRecall(engine, queries, qvecs, o);
   const mem = process.memoryUsage();
   const im = engine.indexMemoryBytes();
   const report: SizeReport = {
-    fragments: fragments.length,
-    documents: demo.documents.length,
-    queries: queries.length,
-    embedder: embedder.id,
-    dim: embedder.dim,
-    mode: o.mode,
-    build,
-    queryEmbedMsPerQuery,
+    fragments: fragments.length, documents: demo.documents.length, queries: queries.length, embedder: embedder.id, dim: embedder.dim, mode: o.mode, build, queryEmbedMsPerQuery,
     stages: Object.fromEntries(Object.entries(per).map(([k, v]) => [k, stats(v)])) as SizeReport['stages'],
     hitsPerQuery: hits / queries.length,
-    hnswRecallAt8: total ? found / total : NaN,
-    denseStageRecallAt8: total ? foundStage / total : NaN,
-    memory: {
-      rssMB: mem.rss / MB,
-      heapUsedMB: mem.heapUsed / MB,
-      externalMB: mem.external / MB,
-      arrayBuffersMB: mem.arrayBuffers / MB,
-      bm25IndexMB: im.bm25 / MB,
-      denseIndexMB: im.dense / MB,
-    },
+    hnswRecallAt8: recall.hnsw,
+    denseStageRecallAt8: recall.stage,
+    memory: { rssMB: mem.rss / MB, heapUsedMB: mem.heapUsed / MB, externalMB: mem.external / MB, arrayBuffersMB: mem.arrayBuffers / MB, bm25IndexMB: im.bm25 / MB, denseIndexMB: im.dense / MB },
   };
   say(`[${n}] round p50 ${report.stages.roundMs.p50.toFixed(2)} ms, p90 ${report.stages.roundMs.p90.toFixed(2)} ms; HNSW recall@8 ${report.hnswRecallAt8.toFixed(3)} (dense stage ${report.denseStageRecallAt8.toFixed(3)}); RSS ${report.memory.rssMB.toFixed(0)} MB`);
   return report;

@@ -329,18 +329,8 @@ export class Bm25Index {
     const postOff = this.postOff, postDoc = this.postDoc, impact = this.postImpact, norm = this.norm;
     const acc = this.acc, mark = this.touchedMark;
 
-    // Per-term weight (idf x query weight) and upper bound; process highest bound first.
-    const order: { t: number; w: number; ub: number }[] = [];
-    for (let i = 0; i < n; i++) {
-      const t = q.termIds[i];
-      const df = postOff[t + 1] - postOff[t];
-      if (df === 0) continue;
-      const w = this.idf(df) * q.weights[i];
-      if (w <= 0) continue;
-      order.push({ t, w, ub: w * this.maxPart[t] });
-    }
+    const order = this.termOrder(q);
     if (!order.length) return empty;
-    order.sort((a, b) => b.ub - a.ub || a.t - b.t);
     let remainingUb = 0;
     for (const o of order) remainingUb += o.ub;
 
@@ -404,6 +394,21 @@ export class Bm25Index {
       mark[d] = 0;
     }
     return out;
+  }
+
+  /** Per-term weight (idf x query weight) and score upper bound of the query's terms, highest bound first. */
+  private termOrder(q: Bm25Query): { t: number; w: number; ub: number }[] {
+    const postOff = this.postOff;
+    const order: { t: number; w: number; ub: number }[] = [];
+    for (let i = 0; i < q.termIds.length; i++) {
+      const t = q.termIds[i];
+      const df = postOff[t + 1] - postOff[t];
+      if (df === 0) continue;
+      const w = this.idf(df) * q.weights[i];
+      if (w <= 0) continue;
+      order.push({ t, w, ub: w * this.maxPart[t] });
+    }
+    return order.sort((a, b) => b.ub - a.ub || a.t - b.t);
   }
 
   /** Term frequency of term id `t` in slot `d` (binary search in the sorted forward entries). */
