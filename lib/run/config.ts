@@ -47,6 +47,8 @@ export interface ExperimentConfig {
     dir?: string;
     build: 'never' | 'ensure';
     embedder: 'hash' | 'glove' | 'fitted' | 'openai';
+    /** Settings of the registered retrievers (RetrieverSetup.settings). */
+    settings?: Record<string, unknown>;
     /** A kp-index artifact key, or "auto" (lib/run/index-artifact.ts). */
     artifact?: string;
     options: Record<string, unknown>;

@@ -168,7 +168,7 @@ export function indexProviderFromConfig(
     return opened;
   };
   let kb: Promise<EngineKnowledgeBase> | undefined;
-  const knowledgeBase = () => (kb ??= open().then((idx) => engineKnowledgeBase(idx, { forced: ix.search, log: opts.log })));
+  const knowledgeBase = () => (kb ??= open().then((idx) => engineKnowledgeBase(idx, { forced: ix.search, settings: ix.settings, log: opts.log })));
   return {
     provider: async (q) => {
       const idx = await open();

@@ -195,6 +195,7 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
           { enum: ['never', 'ensure'] },
         ),
         embedder: str('dense encoder when building (index.build = "ensure")', { default: 'fitted' }, { enum: ['hash', 'glove', 'fitted', 'openai'] }),
+        settings: { type: { kind: 'any' }, doc: 'settings of the registered retrievers this run searches (RetrieverSetup.settings, e.g. DualG-MRAG tau, fusion); each retriever validates its own' },
         artifact: str(
           'a kp-index artifact instead of dir: its key (kf artifacts lists them; refused when stale or built from another corpus), or "auto": the artifact of this corpus and these index settings (built first with build = "ensure"; kf prepare <experiment> builds it ahead)',
         ),
