@@ -55,7 +55,10 @@ export const command: CommandSpec = {
       const ps = listPipelines();
       if (bool(args, 'json')) console.log(JSON.stringify(ps));
       else if (!ps.length) console.log('no pipeline is registered');
-      else for (const p of ps) console.log(`${p.name.padEnd(10)} ${p.family.padEnd(10)} ${p.description}`);
+      else {
+        const w = (k: 'name' | 'family') => Math.max(...ps.map((p) => p[k].length));
+        for (const p of ps) console.log(`${p.name.padEnd(w('name'))}  ${p.family.padEnd(w('family'))}  ${p.description}`);
+      }
       return 0;
     }
     const ref = args.positionals[0];
