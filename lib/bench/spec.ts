@@ -86,4 +86,6 @@ export interface BenchmarkSpec<P extends object = Record<string, string | undefi
   paperSubsets?: boolean;
   /** Breakdown fields its paper reports (bucket fields of lib/bench/fields.ts). */
   buckets: readonly string[];
+  /** Generated benchmarks with size presets (the demo world): overrides that point an experiment at one preset's files and index. */
+  presetOverrides?(preset: string, worldDir: string, opts?: { indexDir?: string }): { overrides: string[]; indexDir: string };
 }

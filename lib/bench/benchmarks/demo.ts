@@ -11,23 +11,6 @@ import { loadDemo, type DemoPaths } from '../demo';
 import type { BenchmarkSpec } from '../spec';
 import { existing } from './paths';
 
-export const DEMO: BenchmarkSpec<DemoPaths> = {
-  name: 'demo',
-  description: 'the generated demo world (lib/demo)',
-  pathKeys: ['questions', 'corpus'],
-  questionsKey: 'questions',
-  corpusKey: 'corpus',
-  nativeQuestions: true,
-  // The default preset's world (lib/demo writes data/demo/<preset>/{questions.json,corpus/}).
-  defaultPaths: () => ({ questions: path.join(repoRoot(), 'data', 'demo', 'default', 'questions.json'), corpus: existing(path.join(repoRoot(), 'data', 'demo', 'default', 'corpus')) }),
-  load: (paths) => loadDemo(paths),
-  convention: 'generic',
-  recallLevel: 'document',
-  relationsScope: 'corpus',
-  metrics: ['em', 'f1'],
-  score: emF1Scores,
-  buckets: ['modality', 'hops', 'format'],
-};
 
 /** The index folder of a demo preset (shared by the demo command, experiments and notebooks). */
 export function demoIndexDir(preset: string, indexRoot = path.join(repoRoot(), '.kf-cache', 'index')): string {
@@ -49,3 +32,22 @@ export function demoPresetOverrides(preset: string, worldDir: string, opts: { in
   const indexDir = opts.indexDir ?? demoIndexDir(preset);
   return { questions, corpus, indexDir, overrides: [`benchmark.paths.questions=${questions}`, `benchmark.paths.corpus=${corpus}`, `index.dir=${indexDir}`] };
 }
+
+export const DEMO: BenchmarkSpec<DemoPaths> = {
+  name: 'demo',
+  description: 'the generated demo world (lib/demo)',
+  pathKeys: ['questions', 'corpus'],
+  questionsKey: 'questions',
+  corpusKey: 'corpus',
+  nativeQuestions: true,
+  // The default preset's world (lib/demo writes data/demo/<preset>/{questions.json,corpus/}).
+  defaultPaths: () => ({ questions: path.join(repoRoot(), 'data', 'demo', 'default', 'questions.json'), corpus: existing(path.join(repoRoot(), 'data', 'demo', 'default', 'corpus')) }),
+  load: (paths) => loadDemo(paths),
+  convention: 'generic',
+  recallLevel: 'document',
+  relationsScope: 'corpus',
+  metrics: ['em', 'f1'],
+  score: emF1Scores,
+  buckets: ['modality', 'hops', 'format'],
+  presetOverrides: (preset, worldDir, opts) => demoPresetOverrides(preset, worldDir, opts),
+};
