@@ -27,7 +27,14 @@ import type { KnowledgeBase } from '../lib/pipeline/knowledge-base';
 import { makeRng } from '../lib/util/rng';
 import { repoRoot } from '../lib/util/paths';
 
-const { values } = parseArgs({ options: { questions: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '16' }, latency: { type: 'string', default: '100' }, serve: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: {
+    questions: { type: 'string', default: '100' },
+    concurrency: { type: 'string', default: '16' },
+    latency: { type: 'string', default: '100' },
+    serve: { type: 'boolean' },
+  },
+});
 const N = Number(values.questions);
 const C = Number(values.concurrency);
 const LATENCY = Number(values.latency);
@@ -38,19 +45,37 @@ const json = (o: unknown): ScriptedReply => ({ text: JSON.stringify(o), delayMs:
 
 /** Deterministic role replies: a function of the request only, so both runs see the same answers. */
 function script(server: ScriptedServer): void {
-  server.on({ model: 'loc', reply: (r) => {
-    const q = userText(r).replace(/^Question:\s*/, '');
-    const n = assistantTurns(r);
-    return n < 2 ? json({ thought: 'search', tool: 'search_knowledge', args: { query: n ? `${q} details` : q } }) : json({ thought: 'done', final: 'ok' });
-  } });
-  server.on({ model: 'jdg', reply: (r) => json({ need_more: true, bridge_entities: [], queries: [`${/Question: (.*)/.exec(userText(r))?.[1] ?? 'more'} background`], reason: 'one more hop' }) });
-  server.on({ model: 'rdr', reply: (r) => {
-    const id = /id=([^\s)·]+)/.exec(userText(r))?.[1];
-    return assistantTurns(r) === 0 && id ? json({ thought: 'read', tool: 'fragment_context', args: { fragment_id: id } }) : json({ thought: 'done', final: 'ok' });
-  } });
+  server.on({
+    model: 'loc',
+    reply: (r) => {
+      const q = userText(r).replace(/^Question:\s*/, '');
+      const n = assistantTurns(r);
+      return n < 2 ? json({ thought: 'search', tool: 'search_knowledge', args: { query: n ? `${q} details` : q } }) : json({ thought: 'done', final: 'ok' });
+    },
+  });
+  server.on({
+    model: 'jdg',
+    reply: (r) =>
+      json({ need_more: true, bridge_entities: [], queries: [`${/Question: (.*)/.exec(userText(r))?.[1] ?? 'more'} background`], reason: 'one more hop' }),
+  });
+  server.on({
+    model: 'rdr',
+    reply: (r) => {
+      const id = /id=([^\s)·]+)/.exec(userText(r))?.[1];
+      return assistantTurns(r) === 0 && id
+        ? json({ thought: 'read', tool: 'fragment_context', args: { fragment_id: id } })
+        : json({ thought: 'done', final: 'ok' });
+    },
+  });
   server.on({ model: 'vis', reply: { text: 'Where: top.\nAnswer: not shown', delayMs: LATENCY } });
-  server.on({ model: 'syn', reply: (r) => ({ text: `From [1].\nFINAL ANSWER: ${(/id=([^\s)·#]+)/.exec(JSON.stringify(r.body.messages))?.[1] ?? 'unknown')}`, delayMs: LATENCY }) });
-  server.on({ model: 'chk', reply: (r) => ({ text: JSON.stringify({ final: /FINAL ANSWER: ([^\\"]+)/.exec(JSON.stringify(r.body.messages))?.[1] ?? '' }), delayMs: LATENCY }) });
+  server.on({
+    model: 'syn',
+    reply: (r) => ({ text: `From [1].\nFINAL ANSWER: ${/id=([^\s)·#]+)/.exec(JSON.stringify(r.body.messages))?.[1] ?? 'unknown'}`, delayMs: LATENCY }),
+  });
+  server.on({
+    model: 'chk',
+    reply: (r) => ({ text: JSON.stringify({ final: /FINAL ANSWER: ([^\\"]+)/.exec(JSON.stringify(r.body.messages))?.[1] ?? '' }), delayMs: LATENCY }),
+  });
 }
 
 /** The scripted server lives in a child process (its own core where there is one): the bench measures the client side. */
@@ -64,11 +89,17 @@ function startServerProcess(): Promise<ServerHandle> {
   const child = fork(__filename, ['--serve', '--latency', String(LATENCY)], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('message', (m: { url: string }) => resolve({
-      url: m.url,
-      stats: () => new Promise((res) => { child.once('message', (x) => res(x as { chat: number; maxInFlight: number })); child.send('stats'); }),
-      close: () => child.kill(),
-    }));
+    child.once('message', (m: { url: string }) =>
+      resolve({
+        url: m.url,
+        stats: () =>
+          new Promise((res) => {
+            child.once('message', (x) => res(x as { chat: number; maxInFlight: number }));
+            child.send('stats');
+          }),
+        close: () => child.kill(),
+      }),
+    );
   });
 }
 
@@ -82,7 +113,10 @@ async function serve(): Promise<void> {
 async function runAll(server: { url: string }, kb: KnowledgeBase, questions: Question[], concurrency: number) {
   const stages = { locator: 'loc', bridge: 'jdg', reader: 'rdr', vision: 'vis', synth: 'syn', checker: 'chk' };
   const router = createModelRouter(
-    { defaults: { baseUrl: server.url, model: 'base', concurrency: 64, maxAttempts: 1 }, stages: Object.fromEntries(Object.entries(stages).map(([s, model]) => [s, { model }])) },
+    {
+      defaults: { baseUrl: server.url, model: 'base', concurrency: 64, maxAttempts: 1 },
+      stages: Object.fromEntries(Object.entries(stages).map(([s, model]) => [s, { model }])),
+    },
     { env: { OPENAI_API_KEY: 'bench' }, cacheMode: 'off' },
   );
   const pipeline = agentPipeline('M5', 'bench', agentSettings.parse({}));
@@ -93,7 +127,16 @@ async function runAll(server: { url: string }, kb: KnowledgeBase, questions: Que
     while (next < questions.length) {
       const i = next++;
       const q = questions[i];
-      const ctx: PipelineContext = { question: q, model: (s) => router.forStage(s), kb, convention: 'generic', settings: {}, rng: makeRng(`0/${q.id}`), signal: new AbortController().signal, trace: () => {} };
+      const ctx: PipelineContext = {
+        question: q,
+        model: (s) => router.forStage(s),
+        kb,
+        convention: 'generic',
+        settings: {},
+        rng: makeRng(`0/${q.id}`),
+        signal: new AbortController().signal,
+        trace: () => {},
+      };
       out[i] = await pipeline.run(ctx);
     }
   };
@@ -104,25 +147,34 @@ async function runAll(server: { url: string }, kb: KnowledgeBase, questions: Que
 }
 
 if (values.serve) void serve();
-else void (async () => {
-  const world = await ensureDemoWorld({ preset: 'tiny' });
-  const base = loadBenchmark('demo', { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') } as never).questions;
-  const questions = Array.from({ length: N }, (_, i) => ({ ...base[i % base.length], id: `${base[i % base.length].id}-${i}` }));
-  const idx = await openIndex(path.join(repoRoot(), '.kf-cache', 'index', 'demo-tiny'));
-  const kb = engineKnowledgeBase(idx);
-  await kb.search(questions[0].question); // warm the index (lazy loads) outside the timings
-  const server = await startServerProcess();
-  try {
-    const serial = await runAll(server, kb, questions, 1);
-    const calls = (await server.stats()).chat;
-    const parallel = await runAll(server, kb, questions, C);
-    const maxInFlight = (await server.stats()).maxInFlight;
-    const identical = serial.records.every((r, i) => r === parallel.records[i]);
-    console.log(JSON.stringify({
-      questions: N, latencyMs: LATENCY, callsPerQuestion: calls / N, concurrency1Seconds: serial.seconds, [`concurrency${C}Seconds`]: parallel.seconds,
-      speedup: Math.round((serial.seconds / parallel.seconds) * 10) / 10, identicalRecords: identical, serverMaxInFlight: maxInFlight,
-    }));
-  } finally {
-    server.close();
-  }
-})();
+else
+  void (async () => {
+    const world = await ensureDemoWorld({ preset: 'tiny' });
+    const base = loadBenchmark('demo', { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') } as never).questions;
+    const questions = Array.from({ length: N }, (_, i) => ({ ...base[i % base.length], id: `${base[i % base.length].id}-${i}` }));
+    const idx = await openIndex(path.join(repoRoot(), '.kf-cache', 'index', 'demo-tiny'));
+    const kb = engineKnowledgeBase(idx);
+    await kb.search(questions[0].question); // warm the index (lazy loads) outside the timings
+    const server = await startServerProcess();
+    try {
+      const serial = await runAll(server, kb, questions, 1);
+      const calls = (await server.stats()).chat;
+      const parallel = await runAll(server, kb, questions, C);
+      const maxInFlight = (await server.stats()).maxInFlight;
+      const identical = serial.records.every((r, i) => r === parallel.records[i]);
+      console.log(
+        JSON.stringify({
+          questions: N,
+          latencyMs: LATENCY,
+          callsPerQuestion: calls / N,
+          concurrency1Seconds: serial.seconds,
+          [`concurrency${C}Seconds`]: parallel.seconds,
+          speedup: Math.round((serial.seconds / parallel.seconds) * 10) / 10,
+          identicalRecords: identical,
+          serverMaxInFlight: maxInFlight,
+        }),
+      );
+    } finally {
+      server.close();
+    }
+  })();

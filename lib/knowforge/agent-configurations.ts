@@ -13,10 +13,27 @@
 import type { Configuration } from '../pipeline/spec';
 import { AGENTS_FAMILY } from './agent-settings';
 
-const row = (name: string, description: string, settings: Record<string, unknown>): Configuration => ({ name, family: AGENTS_FAMILY, paper: 'knowforge', description, settings });
+const row = (name: string, description: string, settings: Record<string, unknown>): Configuration => ({
+  name,
+  family: AGENTS_FAMILY,
+  paper: 'knowforge',
+  description,
+  settings,
+});
 
 export const ROUND_CAPS: readonly [number, number][] = [
-  [0, 0], [1, 0], [1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 6], [4, 1], [1, 4], [3, 4], [4, 3],
+  [0, 0],
+  [1, 0],
+  [1, 1],
+  [2, 2],
+  [3, 3],
+  [4, 4],
+  [5, 5],
+  [6, 6],
+  [4, 1],
+  [1, 4],
+  [3, 4],
+  [4, 3],
 ];
 
 /** The name of an L+R cap row ("L4R4"): '+' is a valid pipeline name character, but file names and shells like letters. */
@@ -32,5 +49,7 @@ export const AGENT_CONFIGURATIONS: Configuration[] = [
   row('M5S3', 'M5 without graph expansion (dense + BM25)', { mode: 'hybrid' }),
   row('P0', 'one agent with every tool, 8 rounds, same judge/pool/synthesizer/checker', { p0: true, p0Rounds: 8 }),
   row('P1', 'M5 without the Deep Reader', { reader: false, readerRounds: 0 }),
-  ...ROUND_CAPS.map(([l, r]) => row(capName(l, r), `round caps L+R = ${l}+${r} (Locator ${l}, Deep Reader ${r})`, { locatorRounds: l, readerRounds: r, reader: r > 0 })),
+  ...ROUND_CAPS.map(([l, r]) =>
+    row(capName(l, r), `round caps L+R = ${l}+${r} (Locator ${l}, Deep Reader ${r})`, { locatorRounds: l, readerRounds: r, reader: r > 0 }),
+  ),
 ];

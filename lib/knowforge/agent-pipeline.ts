@@ -39,7 +39,9 @@ export interface QuestionState {
 }
 
 function poolMedia(pool: EvidencePool): PoolMedia[] {
-  return pool.blocks.filter((b) => b.kind === 'image' || b.kind === 'table').map((b) => ({ fragmentId: b.fragmentId, kind: b.kind, caption: b.caption, text: b.text, page: b.page }));
+  return pool.blocks
+    .filter((b) => b.kind === 'image' || b.kind === 'table')
+    .map((b) => ({ fragmentId: b.fragmentId, kind: b.kind, caption: b.caption, text: b.text, page: b.page }));
 }
 
 function add(counters: Record<string, number>, key: string, n = 1): void {
@@ -57,11 +59,28 @@ async function locate(st: QuestionState): Promise<void> {
     return;
   }
   const task: LocatorTask | AgentTask = s.p0
-    ? { role: 'agent', question: q.question, searchTool: 'search_knowledge', readTool: 'read_media', topk: s.topk, maxQueries: Math.max(1, Math.min(3, maxRounds - 1)) }
+    ? {
+        role: 'agent',
+        question: q.question,
+        searchTool: 'search_knowledge',
+        readTool: 'read_media',
+        topk: s.topk,
+        maxQueries: Math.max(1, Math.min(3, maxRounds - 1)),
+      }
     : { role: 'locator', question: q.question, searchTool: 'search_knowledge', topk: s.topk, maxQueries: Math.max(1, Math.min(3, maxRounds - 1)) };
   const t = await runRole({
-    role, model: ctx.model(role), protocol: s.protocol, maxRounds, user: `Question: ${q.question}`, convention: ctx.convention, tools: st.tools,
-    task, questionId: q.id, signal: ctx.signal, trace: ctx.trace, onEvent: () => (st.firstEventMs ??= Date.now() - st.t0),
+    role,
+    model: ctx.model(role),
+    protocol: s.protocol,
+    maxRounds,
+    user: `Question: ${q.question}`,
+    convention: ctx.convention,
+    tools: st.tools,
+    task,
+    questionId: q.id,
+    signal: ctx.signal,
+    trace: ctx.trace,
+    onEvent: () => (st.firstEventMs ??= Date.now() - st.t0),
   });
   st.transcripts.push(t);
   const note = stopNoteFor(t);
@@ -71,13 +90,34 @@ async function locate(st: QuestionState): Promise<void> {
 /** Stage 3: the bridge judge, once; its follow-ups only add searches. */
 async function bridge(st: QuestionState, pool: EvidencePool): Promise<void> {
   const { ctx, s } = st;
-  const v = await runBridgeJudge(ctx.model('bridge'), { question: ctx.question.question, queriesRun: st.tools.searches.map((x) => x.query), poolText: pool.text, onNeedMoreFalse: s.judgeOnNeedMoreFalse, questionId: ctx.question.id }, ctx.signal);
+  const v = await runBridgeJudge(
+    ctx.model('bridge'),
+    {
+      question: ctx.question.question,
+      queriesRun: st.tools.searches.map((x) => x.query),
+      poolText: pool.text,
+      onNeedMoreFalse: s.judgeOnNeedMoreFalse,
+      questionId: ctx.question.id,
+    },
+    ctx.signal,
+  );
   st.firstEventMs ??= Date.now() - st.t0;
   add(st.counters, 'judgeCalls');
   if (v.needMore) add(st.counters, 'judgeNeedMore');
   if (v.parseError) add(st.counters, 'judgeParseErrors');
-  ctx.trace({ kind: 'judge', needMore: v.needMore, bridgeEntities: v.bridgeEntities, proposed: v.proposed, toRun: v.toRun, reason: v.reason, parseError: v.parseError, raw: v.response.text, latencyMs: v.response.latencyMs, cacheHit: v.response.cacheHit });
-  if (v.parseError) st.stops.push('The bridge judge\'s reply could not be read, so no follow-up search was run: a second hop may be missing.');
+  ctx.trace({
+    kind: 'judge',
+    needMore: v.needMore,
+    bridgeEntities: v.bridgeEntities,
+    proposed: v.proposed,
+    toRun: v.toRun,
+    reason: v.reason,
+    parseError: v.parseError,
+    raw: v.response.text,
+    latencyMs: v.response.latencyMs,
+    cacheHit: v.response.cacheHit,
+  });
+  if (v.parseError) st.stops.push("The bridge judge's reply could not be read, so no follow-up search was run: a second hop may be missing.");
   for (const query of v.toRun) await runSearch(st.tools, query, s.topk, 'bridge');
 }
 
@@ -85,11 +125,26 @@ async function bridge(st: QuestionState, pool: EvidencePool): Promise<void> {
 async function read(st: QuestionState, pool: EvidencePool, tools: KfToolContext): Promise<void> {
   const { ctx, s } = st;
   const q = ctx.question;
-  const task: ReaderTask = { role: 'reader', question: q.question, media: poolMedia(pool), readTool: 'read_media', maxReads: Math.max(1, Math.min(2, s.readerRounds - 1)) };
+  const task: ReaderTask = {
+    role: 'reader',
+    question: q.question,
+    media: poolMedia(pool),
+    readTool: 'read_media',
+    maxReads: Math.max(1, Math.min(2, s.readerRounds - 1)),
+  };
   const t = await runRole({
-    role: 'reader', model: ctx.model('reader'), protocol: s.protocol, maxRounds: s.readerRounds, convention: ctx.convention, tools,
+    role: 'reader',
+    model: ctx.model('reader'),
+    protocol: s.protocol,
+    maxRounds: s.readerRounds,
+    convention: ctx.convention,
+    tools,
     user: fillPrompt('reader-user', { question: q.question, pool: pool.text || '(no materials were found)' }),
-    task, questionId: q.id, signal: ctx.signal, trace: ctx.trace, onEvent: () => (st.firstEventMs ??= Date.now() - st.t0),
+    task,
+    questionId: q.id,
+    signal: ctx.signal,
+    trace: ctx.trace,
+    onEvent: () => (st.firstEventMs ??= Date.now() - st.t0),
   });
   st.transcripts.push(t);
   const note = stopNoteFor(t);
@@ -133,7 +188,11 @@ export function retrievalLog(st: QuestionState, pool: EvidencePool, notes: reado
   const first = st.tools.searches[0];
   return {
     firstSearch: (first?.hits ?? []).map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page, score: h.score })),
-    searches: st.tools.searches.map((x) => ({ query: x.query, by: x.by, hits: x.hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page })) })),
+    searches: st.tools.searches.map((x) => ({
+      query: x.query,
+      by: x.by,
+      hits: x.hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page })),
+    })),
     poolText: finalPoolText(pool, notes),
     poolChars: pool.stats.chars,
     poolTrimmed: pool.stats.trimmed,
@@ -143,9 +202,18 @@ export function retrievalLog(st: QuestionState, pool: EvidencePool, notes: reado
 /** A fresh question state: the tools over the question's knowledge-base view, with the vision stage. */
 export function questionState(ctx: PipelineContext, s: AgentSettings, name: string): QuestionState {
   const q = ctx.question;
-  if (!ctx.kb) throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure an [index] in the experiment', { concerns: q.id });
+  if (!ctx.kb)
+    throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure an [index] in the experiment', {
+      concerns: q.id,
+    });
   const readMedia = makeReadMedia(ctx.model('vision'), ctx.kb, { questionId: q.id, signal: ctx.signal });
-  const tools = newToolContext(ctx.kb, { mode: s.retriever ?? s.mode, docIds: q.doc ? [q.doc] : undefined, searchBy: s.p0 ? 'p0' : 'locator', readMedia, trace: ctx.trace });
+  const tools = newToolContext(ctx.kb, {
+    mode: s.retriever ?? s.mode,
+    docIds: q.doc ? [q.doc] : undefined,
+    searchBy: s.p0 ? 'p0' : 'locator',
+    readMedia,
+    trace: ctx.trace,
+  });
   return { ctx, s, tools, stops: [], transcripts: [], counters: {}, t0: Date.now() };
 }
 
@@ -155,7 +223,13 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
   const kb = st.tools.kb;
   const pool = await findEvidence(st);
   if (!s.p0 && s.reader && s.readerRounds > 0) {
-    const readerTools = newToolContext(kb, { mode: st.tools.mode, docIds: st.tools.docIds, searchBy: 'reader', readMedia: st.tools.readMedia, trace: ctx.trace });
+    const readerTools = newToolContext(kb, {
+      mode: st.tools.mode,
+      docIds: st.tools.docIds,
+      searchBy: 'reader',
+      readMedia: st.tools.readMedia,
+      trace: ctx.trace,
+    });
     await read(st, pool, readerTools);
     st.tools.reads.push(...readerTools.reads);
   }
@@ -164,8 +238,19 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
   for (const stop of st.stops) ctx.trace({ kind: 'forced-stop', note: stop });
   agentCounters(st);
   const answerStartMs = Date.now() - st.t0;
-  const synth = await synthesize(ctx.model('synth'), { question: q, convention: ctx.convention, template: s.template, pool, notes, forcedStop: st.stops.length ? st.stops.join(' ') : undefined }, ctx.signal);
-  ctx.trace({ kind: 'synth', text: synth.text, final: synth.final, cacheHit: synth.response.cacheHit, latencyMs: synth.response.latencyMs, toldStops: st.stops.length });
+  const synth = await synthesize(
+    ctx.model('synth'),
+    { question: q, convention: ctx.convention, template: s.template, pool, notes, forcedStop: st.stops.length ? st.stops.join(' ') : undefined },
+    ctx.signal,
+  );
+  ctx.trace({
+    kind: 'synth',
+    text: synth.text,
+    final: synth.final,
+    cacheHit: synth.response.cacheHit,
+    latencyMs: synth.response.latencyMs,
+    toldStops: st.stops.length,
+  });
   const checked = await checkFormat(ctx.model('checker'), { question: q, convention: ctx.convention, answerText: synth.text }, ctx.signal);
   ctx.trace({ kind: 'checker', final: checked.final, changed: checked.changed, parseError: checked.parseError, raw: checked.response.text });
   ctx.trace({ kind: 'timing', firstEventMs: st.firstEventMs ?? answerStartMs, answerStartMs, totalMs: Date.now() - st.t0 });
@@ -173,7 +258,15 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
     prediction: checked.text,
     finalAnswer: checked.final,
     retrieval: retrievalLog(st, pool, notes),
-    counters: { ...st.counters, poolChars: pool.stats.chars, poolBlocks: pool.stats.blocks, synthCalls: 1, checkerCalls: 1, checkerRewrites: checked.changed ? 1 : 0, checkerParseErrors: checked.parseError ? 1 : 0 },
+    counters: {
+      ...st.counters,
+      poolChars: pool.stats.chars,
+      poolBlocks: pool.stats.blocks,
+      synthCalls: 1,
+      checkerCalls: 1,
+      checkerRewrites: checked.changed ? 1 : 0,
+      checkerParseErrors: checked.parseError ? 1 : 0,
+    },
   };
 }
 

@@ -53,7 +53,11 @@ export const agentSettings = z
     if (s.retriever !== undefined && !isSearchMode(s.retriever)) {
       const names = searchModeNames();
       const near = didYouMean(s.retriever, names);
-      ctx.addIssue({ code: 'custom', path: ['retriever'], message: `names no registered retriever ("${s.retriever}")${near ? `; did you mean "${near}"?` : `; known: ${names.join(', ')}`}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['retriever'],
+        message: `names no registered retriever ("${s.retriever}")${near ? `; did you mean "${near}"?` : `; known: ${names.join(', ')}`}`,
+      });
     }
   });
 

@@ -41,7 +41,14 @@ export interface JudgeInput {
 }
 
 function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').map((x) => x.trim()).filter(Boolean) : typeof v === 'string' && v.trim() ? [v.trim()] : [];
+  return Array.isArray(v)
+    ? v
+        .filter((x): x is string => typeof x === 'string')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : typeof v === 'string' && v.trim()
+      ? [v.trim()]
+      : [];
 }
 
 /** Drop queries already run or repeated (case-insensitive); keep at most `max`. */
@@ -63,12 +70,28 @@ export async function runBridgeJudge(model: ChatModel, input: JudgeInput, signal
   const queries = input.queriesRun.length ? input.queriesRun.map((q) => `- ${q}`).join('\n') : '(none)';
   const task: JudgeTask = { role: 'judge', question: input.question, queriesRun: input.queriesRun, pool };
   const response = await model.chat(
-    { stage: 'bridge', messages: [{ role: 'user', content: fillPrompt('bridge-judge', { question: input.question, queries, pool: pool || '(nothing found)' }) }], temperature: 0, maxTokens: 512, json: true, questionId: input.questionId, task },
+    {
+      stage: 'bridge',
+      messages: [{ role: 'user', content: fillPrompt('bridge-judge', { question: input.question, queries, pool: pool || '(nothing found)' }) }],
+      temperature: 0,
+      maxTokens: 512,
+      json: true,
+      questionId: input.questionId,
+      task,
+    },
     signal,
   );
   const found = findJsonObject(response.text, (v) => 'need_more' in v || 'queries' in v);
   if (!found) {
-    return { needMore: false, bridgeEntities: [], proposed: [], toRun: [], reason: '', parseError: `no judge JSON in the reply: ${JSON.stringify(response.text.slice(0, 200))}`, response };
+    return {
+      needMore: false,
+      bridgeEntities: [],
+      proposed: [],
+      toRun: [],
+      reason: '',
+      parseError: `no judge JSON in the reply: ${JSON.stringify(response.text.slice(0, 200))}`,
+      response,
+    };
   }
   const v = found.value;
   const needMore = v.need_more === true || v.need_more === 'true';

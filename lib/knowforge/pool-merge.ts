@@ -23,23 +23,45 @@ export function poolOptions(s: AgentSettings, kb: KnowledgeBase): PoolOptions {
 /** Every fragment a set of searches offered (hits and their attached media). */
 function offeredIds(searches: readonly SearchLogEntry[]): Set<string> {
   const out = new Set<string>();
-  for (const s of searches) for (const h of s.hits) {
-    out.add(h.fragmentId);
-    for (const m of h.media) out.add(m.fragmentId);
-  }
+  for (const s of searches)
+    for (const h of s.hits) {
+      out.add(h.fragmentId);
+      for (const m of h.media) out.add(m.fragmentId);
+    }
   return out;
 }
 
-export function mergePool(stage: string, searches: readonly SearchLogEntry[], opts: PoolOptions, before: EvidencePool | undefined, trace: (e: TraceEvent) => void): EvidencePool {
-  const pool = buildPool(searches.map((s) => ({ query: s.query, by: s.by, hits: s.hits })), opts);
+export function mergePool(
+  stage: string,
+  searches: readonly SearchLogEntry[],
+  opts: PoolOptions,
+  before: EvidencePool | undefined,
+  trace: (e: TraceEvent) => void,
+): EvidencePool {
+  const pool = buildPool(
+    searches.map((s) => ({ query: s.query, by: s.by, hits: s.hits })),
+    opts,
+  );
   const kept = new Set(pool.blocks.map((b) => b.fragmentId));
   const evictedIds = [...offeredIds(searches)].filter((id) => !kept.has(id));
   const added = pool.blocks.filter((b) => !before?.numberOf.has(b.fragmentId)).map((b) => b.fragmentId);
   trace({
-    kind: 'pool', stage, searches: searches.length,
+    kind: 'pool',
+    stage,
+    searches: searches.length,
     before: before ? { blocks: before.stats.blocks, chars: before.stats.chars } : null,
     after: { blocks: pool.stats.blocks, chars: pool.stats.chars, byKind: pool.stats.byKind, trimmed: pool.stats.trimmed },
-    added, evicted: pool.stats.evicted, evictedIds, blocks: pool.blocks.map((b) => ({ n: pool.numberOf.get(b.fragmentId), id: b.fragmentId, kind: b.kind, score: Math.round(b.score * 1e4) / 1e4, protected: b.protected, via: b.via })),
+    added,
+    evicted: pool.stats.evicted,
+    evictedIds,
+    blocks: pool.blocks.map((b) => ({
+      n: pool.numberOf.get(b.fragmentId),
+      id: b.fragmentId,
+      kind: b.kind,
+      score: Math.round(b.score * 1e4) / 1e4,
+      protected: b.protected,
+      via: b.via,
+    })),
   });
   return pool;
 }

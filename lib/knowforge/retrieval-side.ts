@@ -46,15 +46,30 @@ export interface PipelineRetrievalOptions {
 /** Validate that the configuration is an agent configuration; its parsed settings. */
 export function agentSettingsOf(config: string, layers: { settings?: Record<string, unknown>; caps?: Record<string, unknown> }): AgentSettings {
   const r = checkSettings(config, layers);
-  if (r.ok === 'unknown') throw new KfError('pipeline_unknown', `no configuration named ${config}`, 'name a configuration of lib/knowforge/configurations.ts (M5, P0, L4R4...)', { concerns: config });
-  if (r.ok === false) throw new KfError('bad_setting', `configuration ${config}: ${r.problem.field} ${r.problem.problem}`, r.problem.hint, { concerns: r.problem.field });
+  if (r.ok === 'unknown')
+    throw new KfError('pipeline_unknown', `no configuration named ${config}`, 'name a configuration of lib/knowforge/configurations.ts (M5, P0, L4R4...)', {
+      concerns: config,
+    });
+  if (r.ok === false)
+    throw new KfError('bad_setting', `configuration ${config}: ${r.problem.field} ${r.problem.problem}`, r.problem.hint, { concerns: r.problem.field });
   if (r.configuration.family !== AGENTS_FAMILY) {
-    throw new KfError('not_agent_config', `configuration ${config} is of family ${r.configuration.family}, not ${AGENTS_FAMILY}`, 'use --mode for one-shot retrieval, or name an agent configuration (M5, P0...)', { concerns: config });
+    throw new KfError(
+      'not_agent_config',
+      `configuration ${config} is of family ${r.configuration.family}, not ${AGENTS_FAMILY}`,
+      'use --mode for one-shot retrieval, or name an agent configuration (M5, P0...)',
+      { concerns: config },
+    );
   }
   return r.settings as AgentSettings;
 }
 
-async function oneQuestion(idx: OpenIndex, q: Question, s: AgentSettings, opts: PipelineRetrievalOptions, level: 'document' | 'page'): Promise<PipelineRetrievalRecord> {
+async function oneQuestion(
+  idx: OpenIndex,
+  q: Question,
+  s: AgentSettings,
+  opts: PipelineRetrievalOptions,
+  level: 'document' | 'page',
+): Promise<PipelineRetrievalRecord> {
   const gold = goldUnits(q, level);
   if (!gold.length) return { id: q.id, question: q.question, gold, excluded: true, scores: null, searches: [] };
   const kb = engineKnowledgeBase(idx).restrictedTo(q.doc ? [q.doc] : undefined);
@@ -63,12 +78,26 @@ async function oneQuestion(idx: OpenIndex, q: Question, s: AgentSettings, opts: 
     return { id: m.id, backend: m.backend, chat: (req, sig) => m.chat({ ...req, questionId: req.questionId ?? q.id }, sig) };
   };
   const ctx: PipelineContext = {
-    question: q, model, kb, convention: conventionFor(q.benchmark), settings: s as unknown as Record<string, unknown>, rng: makeRng(`0/${q.id}`), signal: new AbortController().signal, trace: () => {},
+    question: q,
+    model,
+    kb,
+    convention: conventionFor(q.benchmark),
+    settings: s as unknown as Record<string, unknown>,
+    rng: makeRng(`0/${q.id}`),
+    signal: new AbortController().signal,
+    trace: () => {},
   };
   const st = questionState(ctx, s, opts.config);
   const pool = await findEvidence(st);
   const scores = retrievalScores(q, retrievalLog(st, pool, []), { ks: opts.ks, level });
-  return { id: q.id, question: q.question, gold, excluded: !scores, scores, searches: st.tools.searches.map((x) => ({ query: x.query, by: x.by, docs: [...new Set(x.hits.map((h) => h.docId))] })) };
+  return {
+    id: q.id,
+    question: q.question,
+    gold,
+    excluded: !scores,
+    scores,
+    searches: st.tools.searches.map((x) => ({ query: x.query, by: x.by, docs: [...new Set(x.hits.map((h) => h.docId))] })),
+  };
 }
 
 /** Run the retrieval side over the questions (bounded concurrency, records in question order). */
@@ -96,10 +125,21 @@ export async function evaluatePipelineRetrieval(idx: OpenIndex, data: BenchmarkD
   const searches = records.reduce((n, r) => n + r.searches.length, 0);
   const bridge = records.reduce((n, r) => n + r.searches.filter((x) => x.by === 'bridge').length, 0);
   const summary = {
-    n: agg.n, excluded: qs.length - agg.n, recall, allFound, recallAll: round(agg.mean['R@all']) ?? 0, docFound: round(agg.mean.docFound) ?? 0,
+    n: agg.n,
+    excluded: qs.length - agg.n,
+    recall,
+    allFound,
+    recallAll: round(agg.mean['R@all']) ?? 0,
+    docFound: round(agg.mean.docFound) ?? 0,
     ...(agg.count.answerVisible ? { answerVisible: round(agg.mean.answerVisible) } : {}),
-    bench: data.name, mode: `pipeline:${opts.config}`, config: opts.config, level: data.recallLevel, ks: opts.ks, topk: s.topk,
-    searchesPerQuestion: round(searches / Math.max(1, qs.length)), bridgeSearchesPerQuestion: round(bridge / Math.max(1, qs.length)),
+    bench: data.name,
+    mode: `pipeline:${opts.config}`,
+    config: opts.config,
+    level: data.recallLevel,
+    ks: opts.ks,
+    topk: s.topk,
+    searchesPerQuestion: round(searches / Math.max(1, qs.length)),
+    bridgeSearchesPerQuestion: round(bridge / Math.max(1, qs.length)),
   };
   return { summary, records };
 }
@@ -109,7 +149,12 @@ export async function evaluatePipelineRetrieval(idx: OpenIndex, data: BenchmarkD
  * (file or name under experiments/) whose pipeline is an agent configuration; its [models] are used
  * (offline policies unless an endpoint is configured).
  */
-export async function configRetrieval(ref: string, idx: OpenIndex, data: BenchmarkData, opts: { ks: number[]; limit?: number; onRecord?(r: PipelineRetrievalRecord): void }) {
+export async function configRetrieval(
+  ref: string,
+  idx: OpenIndex,
+  data: BenchmarkData,
+  opts: { ks: number[]; limit?: number; onRecord?(r: PipelineRetrievalRecord): void },
+) {
   let config = ref;
   let layers: { settings?: Record<string, unknown>; caps?: Record<string, unknown> } = {};
   let modelsConfig = {};

@@ -38,7 +38,10 @@ const STAGE_OF: Record<KfRole, string> = { locator: 'locator', reader: 'reader',
 export function kbProfile(tools: KfToolContext): string {
   const docs = tools.kb.documents();
   const more = docs.length >= 80 ? ' (at least; use list_books with a keyword)' : '';
-  const sample = docs.slice(0, 5).map((d) => d.title).join('; ');
+  const sample = docs
+    .slice(0, 5)
+    .map((d) => d.title)
+    .join('; ');
   return `Knowledge base: ${docs.length}${more} document(s) of text fragments, tables and figures with descriptions${sample ? `, e.g. ${sample}` : ''}.`;
 }
 
@@ -61,19 +64,52 @@ export async function runRole(r: RoleRun): Promise<AgentTranscript> {
     context: r.tools,
     onModelCall: (c) => {
       r.onEvent?.();
-      r.trace({ kind: 'model-call-detail', stage: c.stage, role: c.role, round: c.round, sent: c.sent, reply: c.text, toolCalls: c.toolCalls, promptTokens: c.usage.promptTokens, completionTokens: c.usage.completionTokens, latencyMs: c.latencyMs, cacheHit: c.cacheHit, model: c.model, backend: c.backend });
+      r.trace({
+        kind: 'model-call-detail',
+        stage: c.stage,
+        role: c.role,
+        round: c.round,
+        sent: c.sent,
+        reply: c.text,
+        toolCalls: c.toolCalls,
+        promptTokens: c.usage.promptTokens,
+        completionTokens: c.usage.completionTokens,
+        latencyMs: c.latencyMs,
+        cacheHit: c.cacheHit,
+        model: c.model,
+        backend: c.backend,
+      });
     },
     onStep: (s) => {
-      r.trace({ kind: 'step', role: r.role, round: s.round, step: s.kind, tool: s.tool, args: s.args, thought: s.thought, result: s.result && s.result.length > TRACE_RESULT_CHARS ? `${s.result.slice(0, TRACE_RESULT_CHARS)}…` : s.result });
+      r.trace({
+        kind: 'step',
+        role: r.role,
+        round: s.round,
+        step: s.kind,
+        tool: s.tool,
+        args: s.args,
+        thought: s.thought,
+        result: s.result && s.result.length > TRACE_RESULT_CHARS ? `${s.result.slice(0, TRACE_RESULT_CHARS)}…` : s.result,
+      });
     },
   });
-  r.trace({ kind: 'role-end', role: r.role, stopReason: t.stopReason, forced: t.forced, stopNote: t.stopNote, rounds: t.rounds, maxRounds: t.maxRounds, counters: t.counters });
+  r.trace({
+    kind: 'role-end',
+    role: r.role,
+    stopReason: t.stopReason,
+    forced: t.forced,
+    stopNote: t.stopNote,
+    rounds: t.rounds,
+    maxRounds: t.maxRounds,
+    counters: t.counters,
+  });
   return t;
 }
 
 /** The sentence the synthesizer gets for a role that did not finish normally (forced stop or prose), or undefined. */
 export function stopNoteFor(t: AgentTranscript): string | undefined {
   if (t.forced) return t.stopNote;
-  if (t.stopReason === 'prose_final') return `The ${t.role} replied in prose instead of calling a tool; its reply was taken as its finish, so its evidence may be incomplete.`;
+  if (t.stopReason === 'prose_final')
+    return `The ${t.role} replied in prose instead of calling a tool; its reply was taken as its finish, so its evidence may be incomplete.`;
   return undefined;
 }

@@ -6,11 +6,27 @@
 import type { TraceEvent } from '../run/types';
 
 const clip = (s: unknown, n: number): string => {
-  const t = String(s ?? '').replace(/\s+/g, ' ').trim();
+  const t = String(s ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
   return t.length <= n ? t : `${t.slice(0, n - 1)}…`;
 };
 
 type Ev = TraceEvent & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const opt = (cond: unknown, text: string): string => (cond ? text : '');
+
+function modelCallLine(e: Ev, w: number): string {
+  const what = e.toolCalls?.length ? e.toolCalls.map((c: { name: string; arguments: string }) => `${c.name}(${c.arguments})`).join(', ') : e.reply;
+  const head = `${e.role}#${e.round} model ${e.model}${opt(e.backend === 'offline', ' (offline)')} ${e.latencyMs}ms${opt(e.cacheHit, ' cached')}`;
+  return `${head} tokens ${e.promptTokens}+${e.completionTokens}: ${clip(what, w)}`;
+}
+
+function poolLine(e: Ev): string {
+  const was = opt(e.before, ` (was ${e.before?.blocks}/${e.before?.chars})`);
+  const evicted = opt(e.evictedIds?.length, `, evicted ${e.evictedIds?.length}: ${(e.evictedIds ?? []).slice(0, 6).join(', ')}`);
+  return `pool after ${e.stage ?? 'search'}: ${e.after?.blocks ?? e.blocks} blocks, ${e.after?.chars ?? e.chars} chars${was}${evicted}`;
+}
 
 /** One line for an event, or undefined for events shown elsewhere (model-call totals duplicate model-call-detail). */
 export function eventLine(e: Ev, opts: { width?: number } = {}): string | undefined {
@@ -18,28 +34,39 @@ export function eventLine(e: Ev, opts: { width?: number } = {}): string | undefi
   const t = typeof e.t === 'number' ? `${(e.t / 1000).toFixed(2).padStart(7)}s ` : '';
   switch (e.kind) {
     case 'model-call-detail':
-      return `${t}${e.role}#${e.round} model ${e.model}${e.backend === 'offline' ? ' (offline)' : ''} ${e.latencyMs}ms${e.cacheHit ? ' cached' : ''} tokens ${e.promptTokens}+${e.completionTokens}: ${clip(e.toolCalls?.length ? e.toolCalls.map((c: { name: string; arguments: string }) => `${c.name}(${c.arguments})`).join(', ') : e.reply, w)}`;
+      return `${t}${modelCallLine(e, w)}`;
     case 'model-call':
       return undefined;
-    case 'step':
+    case 'step': {
       if (e.step === 'tool') return `${t}  ${e.role} ${e.tool}(${clip(JSON.stringify(e.args), 80)}) -> ${clip(e.result, w - 40)}`;
-      return `${t}  ${e.role} ${e.step}${e.tool ? ` ${e.tool}` : ''}${e.result ? `: ${clip(e.result, w - 30)}` : e.thought ? `: ${clip(e.thought, w - 30)}` : ''}`;
-    case 'search':
-      return `${t}search [${e.by}] "${clip(e.query, 80)}" (${e.mode}) -> ${(e.hits ?? []).slice(0, 5).map((h: { id: string }) => h.id).join(', ')}${(e.hits?.length ?? 0) > 5 ? ` +${e.hits.length - 5}` : ''}`;
-    case 'role-end':
-      return `${t}${e.role} stopped: ${e.stopReason}${e.forced ? ' (forced)' : ''} after ${e.rounds}/${e.maxRounds} rounds${e.counters?.outOfRole ? `, ${e.counters.outOfRole} out-of-role call(s) refused` : ''}`;
-    case 'judge':
-      return `${t}bridge judge: need_more=${e.needMore}${e.parseError ? ` (unreadable: ${clip(e.parseError, 80)})` : ''}, entities ${JSON.stringify(e.bridgeEntities)}, runs ${JSON.stringify(e.toRun)}: ${clip(e.reason, 120)}`;
+      const detail = e.result ? `: ${clip(e.result, w - 30)}` : opt(e.thought, `: ${clip(e.thought, w - 30)}`);
+      return `${t}  ${e.role} ${e.step}${opt(e.tool, ` ${e.tool}`)}${detail}`;
+    }
+    case 'search': {
+      const ids = (e.hits ?? []).slice(0, 5).map((h: { id: string }) => h.id);
+      return `${t}search [${e.by}] "${clip(e.query, 80)}" (${e.mode}) -> ${ids.join(', ')}${opt((e.hits?.length ?? 0) > 5, ` +${(e.hits?.length ?? 0) - 5}`)}`;
+    }
+    case 'role-end': {
+      const refused = opt(e.counters?.outOfRole, `, ${e.counters?.outOfRole} out-of-role call(s) refused`);
+      return `${t}${e.role} stopped: ${e.stopReason}${opt(e.forced, ' (forced)')} after ${e.rounds}/${e.maxRounds} rounds${refused}`;
+    }
+    case 'judge': {
+      const bad = opt(e.parseError, ` (unreadable: ${clip(e.parseError, 80)})`);
+      const what = `entities ${JSON.stringify(e.bridgeEntities)}, runs ${JSON.stringify(e.toRun)}`;
+      return `${t}bridge judge: need_more=${e.needMore}${bad}, ${what}: ${clip(e.reason, 120)}`;
+    }
     case 'pool':
-      return `${t}pool after ${e.stage ?? 'search'}: ${e.after?.blocks ?? e.blocks} blocks, ${e.after?.chars ?? e.chars} chars${e.before ? ` (was ${e.before.blocks}/${e.before.chars})` : ''}${e.evictedIds?.length ? `, evicted ${e.evictedIds.length}: ${e.evictedIds.slice(0, 6).join(', ')}` : ''}`;
+      return `${t}${poolLine(e)}`;
     case 'pool-notes':
       return `${t}pool + ${e.added} reading note(s)`;
     case 'forced-stop':
       return `${t}FORCED STOP (told to the synthesizer): ${e.note}`;
     case 'synth':
-      return `${t}synthesizer${e.toldStops ? ` (told ${e.toldStops} stop(s))` : ''}: FINAL ANSWER ${JSON.stringify(e.final ?? null)}`;
-    case 'checker':
-      return `${t}checker: ${JSON.stringify(e.final)}${e.changed ? ' (rewritten)' : ''}${e.parseError ? ` (unreadable reply kept the answer: ${clip(e.parseError, 60)})` : ''}`;
+      return `${t}synthesizer${opt(e.toldStops, ` (told ${e.toldStops} stop(s))`)}: FINAL ANSWER ${JSON.stringify(e.final ?? null)}`;
+    case 'checker': {
+      const bad = opt(e.parseError, ` (unreadable reply kept the answer: ${clip(e.parseError, 60)})`);
+      return `${t}checker: ${JSON.stringify(e.final)}${opt(e.changed, ' (rewritten)')}${bad}`;
+    }
     case 'timing':
       return `${t}first event ${e.firstEventMs} ms, answer started ${e.answerStartMs} ms, total ${e.totalMs} ms`;
     case 'error':
@@ -50,13 +77,21 @@ export function eventLine(e: Ev, opts: { width?: number } = {}): string | undefi
 }
 
 /** The whole trace as text (header, events, counters). */
-export function formatTrace(doc: { id?: string; runId?: string; pipeline?: string; events?: Ev[]; counters?: Record<string, number>; error?: unknown }, opts: { width?: number } = {}): string {
+export function formatTrace(
+  doc: { id?: string; runId?: string; pipeline?: string; events?: Ev[]; counters?: Record<string, number>; error?: unknown },
+  opts: { width?: number } = {},
+): string {
   const lines = [`question ${doc.id ?? '?'}${doc.pipeline ? ` · pipeline ${doc.pipeline}` : ''}${doc.runId ? ` · run ${doc.runId}` : ''}`];
   for (const e of doc.events ?? []) {
     const l = eventLine(e, opts);
     if (l) lines.push(l);
   }
-  if (doc.counters && Object.keys(doc.counters).length) lines.push(`counters: ${Object.entries(doc.counters).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  if (doc.counters && Object.keys(doc.counters).length)
+    lines.push(
+      `counters: ${Object.entries(doc.counters)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
+    );
   if (doc.error) lines.push(`error: ${JSON.stringify(doc.error)}`);
   return lines.join('\n');
 }
@@ -70,9 +105,15 @@ export function traceSummary(events: Ev[]): string {
   const stops = events.filter((e) => e.kind === 'forced-stop').map((e) => e.note);
   const timing = events.find((e) => e.kind === 'timing');
   return [
-    `model calls: ${Object.entries(calls).map(([s, n]) => `${s} ${n}`).join(', ') || 'none'}`,
+    `model calls: ${
+      Object.entries(calls)
+        .map(([s, n]) => `${s} ${n}`)
+        .join(', ') || 'none'
+    }`,
     `searches: ${searches.length} (${searches.filter((e) => e.by === 'bridge').length} bridge); reads: ${reads.length}`,
     stops.length ? `forced stops: ${stops.join(' | ')}` : 'forced stops: none',
     timing ? `time: first event ${timing.firstEventMs} ms, answer start ${timing.answerStartMs} ms, total ${timing.totalMs} ms` : '',
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
 }

@@ -45,12 +45,20 @@ export function makeReadMedia(model: ChatModel, kb: KnowledgeBase, opts: VisionO
       const file = f.media ? opts.assetPath?.(f.media, f) : undefined;
       const prompt = fillPrompt('read-media', { kind: f.kind === 'table' ? 'table image' : 'image', label: f.label ? ` (${f.label})` : '', caption, question });
       const usable = file && fs.existsSync(file);
-      content = usable ? [{ type: 'text', text: prompt }, { type: 'image', path: file, mime: f.media?.mime }] : `${prompt}\n\n(The image file is not available; its stored description: ${f.text})`;
+      content = usable
+        ? [
+            { type: 'text', text: prompt },
+            { type: 'image', path: file, mime: f.media?.mime },
+          ]
+        : `${prompt}\n\n(The image file is not available; its stored description: ${f.text})`;
       if (usable) task.image = { path: file, mime: f.media?.mime };
       // OCR text stored by the index stands in for the pixels offline; without it, the description.
       task.ocrText = f.ocrText ?? (usable ? undefined : f.text);
     }
-    const res = await model.chat({ stage: 'vision', messages: [{ role: 'user', content }], temperature: 0, maxTokens: 256, questionId: opts.questionId, task }, opts.signal);
+    const res = await model.chat(
+      { stage: 'vision', messages: [{ role: 'user', content }], temperature: 0, maxTokens: 256, questionId: opts.questionId, task },
+      opts.signal,
+    );
     return { text: res.text.trim(), backend: res.backend };
   };
 }

@@ -42,7 +42,14 @@ async function runPipeline(server: ScriptedServer, settings: Record<string, unkn
   const kb = toyKb();
   const events: TraceEvent[] = [];
   const ctx: PipelineContext = {
-    question: { id: 'q1', benchmark: 'demo', question: 'Where was the director of Alpha Quest born?', answer: 'Paris', goldDocs: ['alpha', 'bob'], evidence: [] } as unknown as PipelineContext['question'],
+    question: {
+      id: 'q1',
+      benchmark: 'demo',
+      question: 'Where was the director of Alpha Quest born?',
+      answer: 'Paris',
+      goldDocs: ['alpha', 'bob'],
+      evidence: [],
+    } as unknown as PipelineContext['question'],
     model: (stage) => router.forStage(stage),
     kb,
     convention: 'generic',
@@ -63,9 +70,24 @@ const bodyText = (r: RecordedRequest): string => JSON.stringify(r.body.messages)
 
 test('native tools: Locator requests carry no reading tool, Reader requests no search tool; judge once, <= 2 fresh bridge searches', async () => {
   await withServer(async (server) => {
-    server.on({ model: 'loc', reply: [native('search_knowledge', { query: 'Alpha Quest director' }), native('list_books', {}), { text: 'found the film page' }] });
-    server.on({ model: 'jdg', reply: { text: '{"need_more": true, "bridge_entities": ["Bob Stone"], "queries": ["alpha quest DIRECTOR", "Bob Stone", "Bob Stone birthplace", "Bob Stone career"], "reason": "the director page is missing"}' } });
-    server.on({ model: 'rdr', reply: [native('read_media', { fragment_ids: ['alpha#1'], question: 'box office in 1951?' }), native('fragment_context', { fragment_id: 'alpha#2' }), { text: 'read enough' }] });
+    server.on({
+      model: 'loc',
+      reply: [native('search_knowledge', { query: 'Alpha Quest director' }), native('list_books', {}), { text: 'found the film page' }],
+    });
+    server.on({
+      model: 'jdg',
+      reply: {
+        text: '{"need_more": true, "bridge_entities": ["Bob Stone"], "queries": ["alpha quest DIRECTOR", "Bob Stone", "Bob Stone birthplace", "Bob Stone career"], "reason": "the director page is missing"}',
+      },
+    });
+    server.on({
+      model: 'rdr',
+      reply: [
+        native('read_media', { fragment_ids: ['alpha#1'], question: 'box office in 1951?' }),
+        native('fragment_context', { fragment_id: 'alpha#2' }),
+        { text: 'read enough' },
+      ],
+    });
     const { result, events, kb } = await runPipeline(server, {}, 'tools');
     const loc = byModel(server, 'loc');
     const rdr = byModel(server, 'rdr');
@@ -86,7 +108,11 @@ test('native tools: Locator requests carry no reading tool, Reader requests no s
     assert.match(first[1].content, /\[1\] /);
     assert.doesNotMatch(first[1].content, /list_books/);
     assert.equal(byModel(server, 'jdg').length, 1, 'the judge runs once');
-    assert.deepEqual(kb.searches, ['Alpha Quest director', 'Bob Stone', 'Bob Stone birthplace'], 'already-run query dropped case-insensitively, at most 2 kept');
+    assert.deepEqual(
+      kb.searches,
+      ['Alpha Quest director', 'Bob Stone', 'Bob Stone birthplace'],
+      'already-run query dropped case-insensitively, at most 2 kept',
+    );
     assert.equal(result.counters?.bridgeSearches, 2);
     assert.equal(byModel(server, 'vis').length, 1, 'one asset per vision call');
     assert.match(bodyText(byModel(server, 'syn')[0]), /1951: 30/, 'the reading note reaches the synthesizer');
@@ -96,9 +122,12 @@ test('native tools: Locator requests carry no reading tool, Reader requests no s
   });
 });
 
-test('JSON protocol: a call to another role\'s tool is refused (never run), gets an error result and is counted', async () => {
+test("JSON protocol: a call to another role's tool is refused (never run), gets an error result and is counted", async () => {
   await withServer(async (server) => {
-    server.on({ model: 'loc', reply: [call('read_media', { fragment_ids: ['alpha#1'], question: 'chart?' }), call('search_knowledge', { query: 'Alpha Quest' }), fin] });
+    server.on({
+      model: 'loc',
+      reply: [call('read_media', { fragment_ids: ['alpha#1'], question: 'chart?' }), call('search_knowledge', { query: 'Alpha Quest' }), fin],
+    });
     server.on({ model: 'jdg', reply: { text: '{"need_more": false, "bridge_entities": [], "queries": [], "reason": "ok"}' } });
     const { result } = await runPipeline(server, { reader: false, readerRounds: 0 });
     assert.equal(result.counters?.outOfRole, 1);
@@ -110,10 +139,16 @@ test('JSON protocol: a call to another role\'s tool is refused (never run), gets
 });
 
 test('judge: need_more=false runs nothing (paper) or its queries anyway (runner setting)', async () => {
-  for (const [mode, expected] of [['paper', 0], ['runner', 1]] as const) {
+  for (const [mode, expected] of [
+    ['paper', 0],
+    ['runner', 1],
+  ] as const) {
     await withServer(async (server) => {
       server.on({ model: 'loc', reply: [call('search_knowledge', { query: 'Alpha Quest' }), fin] });
-      server.on({ model: 'jdg', reply: { text: '```json\n{"need_more": false, "bridge_entities": ["Bob Stone"], "queries": ["Bob Stone"], "reason": "covered"}\n```' } });
+      server.on({
+        model: 'jdg',
+        reply: { text: '```json\n{"need_more": false, "bridge_entities": ["Bob Stone"], "queries": ["Bob Stone"], "reason": "covered"}\n```' },
+      });
       const { result } = await runPipeline(server, { reader: false, readerRounds: 0, judgeOnNeedMoreFalse: mode });
       assert.equal(result.counters?.bridgeSearches ?? 0, expected, mode);
       assert.equal(byModel(server, 'jdg').length, 1);
@@ -123,10 +158,34 @@ test('judge: need_more=false runs nothing (paper) or its queries anyway (runner 
 
 test('every forced stop (cap, bad JSON twice, circuit break, prose) happens as specified and reaches the synthesizer', async () => {
   const cases = [
-    { name: 'cap', replies: [call('search_knowledge', { query: 'a' }), call('search_knowledge', { query: 'b' })], rounds: 2, counter: 'stop_max_rounds', note: /round limit \(2 rounds\)/ },
-    { name: 'bad_json', replies: [{ text: '{"tool": "search_knowledge", "args": ' + '}'.repeat(0) + '[[' }, { text: 'nope {' }], rounds: 4, counter: 'stop_bad_json', note: /two malformed replies/ },
-    { name: 'circuit', replies: [call('search_knowledge', { query: 'same' })], rounds: 4, counter: 'stop_circuit_break', note: /repeating the same call \(search_knowledge\)/ },
-    { name: 'prose', replies: [{ text: 'I think the answer is clearly Paris because the director was born there, as everyone knows.' }], rounds: 4, counter: 'proseFinals', note: /replied in prose/ },
+    {
+      name: 'cap',
+      replies: [call('search_knowledge', { query: 'a' }), call('search_knowledge', { query: 'b' })],
+      rounds: 2,
+      counter: 'stop_max_rounds',
+      note: /round limit \(2 rounds\)/,
+    },
+    {
+      name: 'bad_json',
+      replies: [{ text: '{"tool": "search_knowledge", "args": ' + '}'.repeat(0) + '[[' }, { text: 'nope {' }],
+      rounds: 4,
+      counter: 'stop_bad_json',
+      note: /two malformed replies/,
+    },
+    {
+      name: 'circuit',
+      replies: [call('search_knowledge', { query: 'same' })],
+      rounds: 4,
+      counter: 'stop_circuit_break',
+      note: /repeating the same call \(search_knowledge\)/,
+    },
+    {
+      name: 'prose',
+      replies: [{ text: 'I think the answer is clearly Paris because the director was born there, as everyone knows.' }],
+      rounds: 4,
+      counter: 'proseFinals',
+      note: /replied in prose/,
+    },
   ];
   for (const c of cases) {
     await withServer(async (server) => {
@@ -135,7 +194,10 @@ test('every forced stop (cap, bad JSON twice, circuit break, prose) happens as s
       const { result, events } = await runPipeline(server, { locatorRounds: c.rounds, reader: false, readerRounds: 0 });
       assert.equal(result.counters?.[c.counter], 1, `${c.name}: ${JSON.stringify(result.counters)}`);
       assert.match(bodyText(byModel(server, 'syn')[0]), c.note, `${c.name}: the synthesizer is told`);
-      assert.ok(events.some((e) => e.kind === 'forced-stop'), `${c.name}: traced`);
+      assert.ok(
+        events.some((e) => e.kind === 'forced-stop'),
+        `${c.name}: traced`,
+      );
       if (c.name === 'circuit') assert.equal(result.counters?.locatorSearches, 2, 'the third identical call is not run');
       if (c.name === 'prose') assert.equal(byModel(server, 'loc').length, 2, 'one nudge, then the prose is accepted');
     });
@@ -144,7 +206,10 @@ test('every forced stop (cap, bad JSON twice, circuit break, prose) happens as s
 
 test('P0 requests list every tool of both roles', async () => {
   await withServer(async (server) => {
-    server.on({ model: 'p0m', reply: [native('search_knowledge', { query: 'Alpha Quest' }), native('read_media', { fragment_ids: ['alpha#1'], question: 'chart' }), { text: 'done' }] });
+    server.on({
+      model: 'p0m',
+      reply: [native('search_knowledge', { query: 'Alpha Quest' }), native('read_media', { fragment_ids: ['alpha#1'], question: 'chart' }), { text: 'done' }],
+    });
     server.on({ model: 'jdg', reply: { text: '{"need_more": false, "bridge_entities": [], "queries": [], "reason": "ok"}' } });
     const { result } = await runPipeline(server, { p0: true }, 'tools');
     const names = toolNames(byModel(server, 'p0m')[0]);

@@ -21,7 +21,10 @@ test('every agent configuration runs end to end on the demo world offline', { ti
   const world = await tinyDemoWorld();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-agent-configs-'));
   const dir = path.join(repoRoot(), 'experiments', 'knowforge', 'demo');
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.toml') && !f.startsWith('_')).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.toml') && !f.startsWith('_'))
+    .sort();
   assert.ok(files.length >= 19, `${files.length} configuration files`);
   for (const f of files) {
     const exp = loadExperiment(path.join(dir, f), {
@@ -33,7 +36,11 @@ test('every agent configuration runs end to end on the demo world offline', { ti
     });
     const r = await runExperiment({ experiment: exp, resultsDir: out, log: () => {} });
     assert.equal(r.status, 'completed', `${f}: ${r.status}`);
-    const records = fs.readFileSync(path.join(r.dir, 'records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = fs
+      .readFileSync(path.join(r.dir, 'records.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(records.length, QUESTIONS, f);
     for (const rec of records) {
       assert.equal(rec.error ?? null, null, `${f} ${rec.id}: ${JSON.stringify(rec.error)}`);

@@ -40,7 +40,10 @@ test('typed pool: per-type caps never exceeded while an unprotected block is lef
     // Every block protected in any search (top 3 of its own list, or attached/expanded from one) is kept.
     const protectedIds = new Set<string>();
     for (const s of searches) {
-      const own = s.hits.filter((h) => h.via !== 'expansion').sort((a, b) => b.score - a.score || a.rank - b.rank).slice(0, 3);
+      const own = s.hits
+        .filter((h) => h.via !== 'expansion')
+        .sort((a, b) => b.score - a.score || a.rank - b.rank)
+        .slice(0, 3);
       for (const h of own) {
         protectedIds.add(h.fragmentId);
         for (const m of h.media) protectedIds.add(m.fragmentId);
@@ -52,7 +55,11 @@ test('typed pool: per-type caps never exceeded while an unprotected block is lef
       evictions += pool.stats.evicted[k];
       const blocks = pool.blocks.filter((b) => b.kind === k);
       const used = blocks.reduce((n, b) => n + b.cost, 0);
-      if (pool.stats.trimmed) assert.ok(used <= capOf(k, caps) || blocks.every((b) => b.protected), `trial ${trial}: ${k} ${used} > cap ${capOf(k, caps)} with an unprotected block left`);
+      if (pool.stats.trimmed)
+        assert.ok(
+          used <= capOf(k, caps) || blocks.every((b) => b.protected),
+          `trial ${trial}: ${k} ${used} > cap ${capOf(k, caps)} with an unprotected block left`,
+        );
     }
   }
   assert.ok(trimmedPools > 20 && evictions > 100, `the property was exercised (${trimmedPools} trimmed pools, ${evictions} evictions)`);
@@ -66,7 +73,10 @@ test('one ranked list evicts a table/image hit in favour of text; the typed pool
   const image = hit('img#0', 1.5, 5, 'image', 'Figure 3: chart of revenue by region');
   const first = [hit('a#0', 10, 1, 'text', para(100)), hit('b#0', 9, 2, 'text', para(101)), hit('c#0', 8, 3, 'text', para(102)), table, image];
   const later = Array.from({ length: 20 }, (_, i) => hit(`t${i}#0`, 7 - i * 0.1, i + 1, 'text', para(i)));
-  const searches: PoolSearch[] = [{ query: 'q1', by: 'locator', hits: first }, { query: 'q2', by: 'locator', hits: later }];
+  const searches: PoolSearch[] = [
+    { query: 'q1', by: 'locator', hits: first },
+    { query: 'q2', by: 'locator', hits: later },
+  ];
   const plain = buildPool(searches, { kind: 'ranked', caps: { ...PAPER_CAPS, total: 12_000 }, textChars: 700 });
   const typed = buildPool(searches, { kind: 'typed', caps: { ...PAPER_CAPS, total: 12_000 }, textChars: 700 });
   const ids = (p: ReturnType<typeof buildPool>) => p.blocks.map((b) => b.fragmentId);

@@ -12,7 +12,21 @@ import { kfInProcess } from '../_shared/cli-in-process';
 
 test('kf eval retrieval --config M5: first-search R@k, R@all and doc found over every search', { timeout: 5 * 60_000 }, async () => {
   const world = await ensureDemoWorld({ preset: 'tiny' });
-  const common = ['eval', 'retrieval', '--bench', 'demo', '--corpus', path.join(world.dir, 'corpus'), '--questions', path.join(world.dir, 'questions.json'), '--index', path.join(repoRoot(), '.kf-cache', 'index', 'demo-tiny'), '--limit', '8', '--quiet'];
+  const common = [
+    'eval',
+    'retrieval',
+    '--bench',
+    'demo',
+    '--corpus',
+    path.join(world.dir, 'corpus'),
+    '--questions',
+    path.join(world.dir, 'questions.json'),
+    '--index',
+    path.join(repoRoot(), '.kf-cache', 'index', 'demo-tiny'),
+    '--limit',
+    '8',
+    '--quiet',
+  ];
   const side = await kfInProcess([...common, '--config', 'M5']);
   assert.equal(side.code, 0, side.err);
   const s = JSON.parse(side.out.trim().split('\n').pop()!);

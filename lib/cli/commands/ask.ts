@@ -35,7 +35,13 @@ function resolveConfig(ref: string): Resolved {
   if (configuration(ref)) return { pipeline: ref, settings: {}, models: {}, benchmark: 'demo' };
   const exp = loadExperiment(ref);
   const c = exp.config;
-  return { pipeline: c.pipeline.name, settings: { ...c.pipeline.settings, ...c.caps }, models: c.models as Record<string, unknown>, indexDir: c.index?.dir, benchmark: c.benchmark.name };
+  return {
+    pipeline: c.pipeline.name,
+    settings: { ...c.pipeline.settings, ...c.caps },
+    models: c.models as Record<string, unknown>,
+    indexDir: c.index?.dir,
+    benchmark: c.benchmark.name,
+  };
 }
 
 /** [N] / [fig N] citations of the answer, resolved to fragments through the last pool trace event. */
@@ -57,26 +63,49 @@ export const command: CommandSpec = {
   summary: 'Ask one question through a configuration (M5, P0, S4...): streamed progress, answer, FINAL ANSWER, cited fragments, trace summary',
   positionals: [{ name: 'question', description: 'the question (quote it)', required: true, variadic: true }],
   options: {
-    config: { type: 'string', required: true, description: 'experiment file or name (its pipeline, settings, models, index), or a configuration name (M5) with --index' },
-    index: { type: 'string', description: 'index folder (default: the experiment\'s index.dir)' },
+    config: {
+      type: 'string',
+      required: true,
+      description: 'experiment file or name (its pipeline, settings, models, index), or a configuration name (M5) with --index',
+    },
+    index: { type: 'string', description: "index folder (default: the experiment's index.dir)" },
     doc: { type: 'string', description: 'restrict to one document (single-document benchmarks)' },
     trace: { type: 'string', description: 'write the full trace as JSON to this file' },
     quiet: { type: 'boolean', description: 'no progress lines' },
   },
-  examples: ['kf ask --config experiments/knowforge/demo/M5.toml "Which city had more inhabitants in 2015, Novrem or Kraenmox?"', 'kf ask --config M5 --index .kf-cache/index/demo-default "..." --trace /tmp/t.json'],
+  examples: [
+    'kf ask --config experiments/knowforge/demo/M5.toml "Which city had more inhabitants in 2015, Novrem or Kraenmox?"',
+    'kf ask --config M5 --index .kf-cache/index/demo-default "..." --trace /tmp/t.json',
+  ],
   async run(args) {
     const text = args.positionals.join(' ').trim();
     if (!text) throw new KfError('bad_arguments', 'no question given', 'pass the question in quotes');
     const r = resolveConfig(str(args, 'config')!);
     const indexDir = str(args, 'index') ?? (r.indexDir ? expandPath(r.indexDir) : undefined);
-    if (!indexDir) throw new KfError('no_index', `configuration ${r.pipeline} needs an index`, 'pass --index <dir> (built with kf index build) or an experiment with [index] dir');
+    if (!indexDir)
+      throw new KfError(
+        'no_index',
+        `configuration ${r.pipeline} needs an index`,
+        'pass --index <dir> (built with kf index build) or an experiment with [index] dir',
+      );
     registerOfflineHandlers();
     const router = createModelRouter(r.models, { cacheMode: 'off' });
     try {
       const idx = await openIndex(indexDir, { models: router });
       const pipeline = createConfigured(r.pipeline, r.settings);
       if (!pipeline) throw new KfError('pipeline_unknown', `no configuration named ${r.pipeline}`, 'kf run --list-pipelines lists them');
-      const question: Question = { id: 'ask', benchmark: r.benchmark, question: text, answer: null, format: 'span', goldDocs: [], evidence: [], modality: [], meta: {}, ...(str(args, 'doc') ? { doc: str(args, 'doc') } : {}) };
+      const question: Question = {
+        id: 'ask',
+        benchmark: r.benchmark,
+        question: text,
+        answer: null,
+        format: 'span',
+        goldDocs: [],
+        evidence: [],
+        modality: [],
+        meta: {},
+        ...(str(args, 'doc') ? { doc: str(args, 'doc') } : {}),
+      };
       const events: TraceEvent[] = [];
       const t0 = Date.now();
       const quiet = bool(args, 'quiet');
@@ -96,7 +125,19 @@ export const command: CommandSpec = {
         },
       };
       // Model-call totals per stage come from the ledger, as in the runner.
-      const off = router.ledger.onRecord((e) => events.push({ kind: 'model-call', t: Date.now() - t0, stage: e.stage, model: e.model, backend: e.backend, latencyMs: e.latencyMs, cacheHit: e.cacheHit, promptTokens: e.promptTokens, completionTokens: e.completionTokens }));
+      const off = router.ledger.onRecord((e) =>
+        events.push({
+          kind: 'model-call',
+          t: Date.now() - t0,
+          stage: e.stage,
+          model: e.model,
+          backend: e.backend,
+          latencyMs: e.latencyMs,
+          cacheHit: e.cacheHit,
+          promptTokens: e.promptTokens,
+          completionTokens: e.completionTokens,
+        }),
+      );
       const result = await pipeline.run(ctx);
       off();
       const backends = [...new Set(events.filter((e) => e.kind === 'model-call').map((e) => String(e.backend)))];
@@ -107,7 +148,15 @@ export const command: CommandSpec = {
       if (cited.length) console.log(`cited: ${cited.join('; ')}`);
       console.log(`${pipeline.name} · backend ${backends.join('+') || 'none'}${backends.includes('offline') ? ' (offline backend: not model results)' : ''}`);
       console.log(traceSummary(events));
-      if (str(args, 'trace')) fs.writeFileSync(str(args, 'trace')!, JSON.stringify({ id: 'ask', question: text, pipeline: pipeline.name, events, counters: result.counters ?? {}, retrieval: result.retrieval ?? null }, null, 2));
+      if (str(args, 'trace'))
+        fs.writeFileSync(
+          str(args, 'trace')!,
+          JSON.stringify(
+            { id: 'ask', question: text, pipeline: pipeline.name, events, counters: result.counters ?? {}, retrieval: result.retrieval ?? null },
+            null,
+            2,
+          ),
+        );
     } finally {
       await router.close();
     }

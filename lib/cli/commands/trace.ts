@@ -30,13 +30,18 @@ export function readTrace(runDir: string, id: string): Record<string, unknown> {
     }
     if (found) return found;
   }
-  throw new KfError('trace_missing', `run ${runDir} has no trace for question ${id}`, 'check the question id (records.jsonl lists them) and that output.traces was not "off"', { concerns: id });
+  throw new KfError(
+    'trace_missing',
+    `run ${runDir} has no trace for question ${id}`,
+    'check the question id (records.jsonl lists them) and that output.traces was not "off"',
+    { concerns: id },
+  );
 }
 
 export const command: CommandSpec = {
   name: 'trace',
   group: 'evaluate',
-  summary: 'Print one question\'s trace readably (model calls, tools, searches, pool merges, judge, forced stops, times)',
+  summary: "Print one question's trace readably (model calls, tools, searches, pool merges, judge, forced stops, times)",
   positionals: [
     { name: 'run', description: 'run folder or run id under results/', required: true },
     { name: 'question', description: 'question id', required: true },

@@ -20,8 +20,47 @@ export interface FoundHit {
 }
 
 const CONNECT = new Set(['of', 'de', 'la', 'von', 'van', 'der', 'du', 'le', 'del', 'da', 'di', 'y', 'bin', 'al', 'ibn', 'and']);
-const NOT_NAME = new Set(['The', 'A', 'An', 'It', 'He', 'She', 'They', 'His', 'Her', 'This', 'That', 'In', 'On', 'At', 'For', 'As', 'By', 'After', 'Before', 'During', 'From', 'With']);
-const KIN = /\b(son|daughter|child|children|father|mother|parent|parents|wife|husband|spouse|married|marriage|brother|sister|sibling|uncle|aunt|grandfather|grandmother|grandson|granddaughter|nephew|niece|cousin|in-law|widow|consort|heir)\b/i;
+const NOT_NAME = new Set([
+  'The',
+  'A',
+  'An',
+  'It',
+  'He',
+  'She',
+  'They',
+  'His',
+  'Her',
+  'This',
+  'That',
+  'In',
+  'On',
+  'At',
+  'For',
+  'As',
+  'By',
+  'After',
+  'Before',
+  'During',
+  'From',
+  'With',
+]);
+const KIN_WORDS = ['son', 'daughter', 'child', 'children', 'father', 'mother', 'parents?', 'wife', 'husband', 'spouse', 'married', 'marriage'];
+const KIN_MORE = [
+  'brother',
+  'sister',
+  'sibling',
+  'uncle',
+  'aunt',
+  'grand(?:father|mother|son|daughter)',
+  'nephew',
+  'niece',
+  'cousin',
+  'in-law',
+  'widow',
+  'consort',
+  'heir',
+];
+const KIN = new RegExp(`\\b(${[...KIN_WORDS, ...KIN_MORE].join('|')})\\b`, 'i');
 const BY_CUE = /\bby\s*$/i;
 /** The relation a question asks about -> the words that introduce its value in an encyclopedic text. */
 const RELATION_CUES: [RegExp, RegExp][] = [
@@ -43,7 +82,14 @@ export function nameMentions(text: string): { name: string; index: number }[] {
   const flush = () => {
     while (cur.length && CONNECT.has(cur[cur.length - 1].w.toLowerCase())) cur.pop();
     while (cur.length && NOT_NAME.has(cur[0].w)) cur.shift();
-    if (cur.length) out.push({ name: cur.map((c) => c.w).join(' ').replace(/[.’']+$/, (m) => (/^[A-Z]\.$/.test(cur[cur.length - 1].w) ? m : '')), index: cur[0].i });
+    if (cur.length)
+      out.push({
+        name: cur
+          .map((c) => c.w)
+          .join(' ')
+          .replace(/[.’']+$/, (m) => (/^[A-Z]\.$/.test(cur[cur.length - 1].w) ? m : '')),
+        index: cur[0].i,
+      });
     cur = [];
   };
   for (const m of text.matchAll(re)) {
@@ -60,7 +106,13 @@ export function nameMentions(text: string): { name: string; index: number }[] {
   return out;
 }
 
-const norm = (s: string) => s.toLowerCase().replace(/\s*\([^)]*\)\s*$/, '').replace(/[^\p{L}\p{N}]+/gu, ' ').trim().replace(/^(?:the|a|an) /, '');
+const norm = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/\s*\([^)]*\)\s*$/, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
+    .replace(/^(?:the|a|an) /, '');
 
 /** A found title covers a name when they are the same once a "(film)" qualifier and punctuation are dropped. */
 export function titleCovers(title: string, name: string): boolean {
@@ -81,16 +133,31 @@ export function questionTitles(question: string): string[] {
   const q = question.trim().replace(/\?+\s*$/, '');
   const out: string[] = [];
   const push = (t: string | undefined) => {
-    const v = (t ?? '').replace(TAIL, '').replace(/^(?:.*\bof\s+)?(?:films?|movies?|songs?)\s+/, '').replace(/^(?:the movies|the films|both|the)\s+/i, '').replace(/['’]s$/i, '').replace(/^(?:[a-z][\w-]*\s+)+/, '').replace(/[\s,]+$/, '').trim();
+    const v = (t ?? '')
+      .replace(TAIL, '')
+      .replace(/^(?:.*\bof\s+)?(?:films?|movies?|songs?)\s+/, '')
+      .replace(/^(?:the movies|the films|both|the)\s+/i, '')
+      .replace(/['’]s$/i, '')
+      .replace(/^(?:[a-z][\w-]*\s+)+/, '')
+      .replace(/[\s,]+$/, '')
+      .trim();
     if (v.length > 2 && !GENERIC.has(v.toLowerCase()) && /[A-Z0-9]/.test(v) && !out.some((o) => o.toLowerCase() === v.toLowerCase())) out.push(v);
   };
   let m = /(?:,|\b(?:first|later|earlier|older|younger|out of))\s+(.+?)\s+or\s+(.+)$/i.exec(q);
-  if (m) { push(m[1].replace(/^.*?,\s*/, '')); push(m[2]); }
+  if (m) {
+    push(m[1].replace(/^.*?,\s*/, ''));
+    push(m[2]);
+  }
   m = /\b(?:[Aa]re|[Ww]ere|both|films|movies|of)\s+(.+?)\s+and\s+(.+?)(?:,|\s+(?:both|located|from|of|have|has|born|the same|in the same)\b|$)/.exec(q);
-  if (m && !out.length) { push(m[1]); push(m[2]); }
+  if (m && !out.length) {
+    push(m[1]);
+    push(m[2]);
+  }
   m = /\bof (?:the )?(?:film|song|album|movie|book|novel|band|group|series|show)\s+(.+?)(?:'s\s.*)?$/.exec(q);
   if (m) push(m[1]);
-  m = /^(?:who|what|where|when|which)\s+(?:is|was|were|did|does|do)\s+(?:the\s+)?(?:nationality\s+(?:is|of)\s+)?(.+?)'s\s/i.exec(q) ?? /^what nationality is\s+(.+?)'s\s/i.exec(q);
+  m =
+    /^(?:who|what|where|when|which)\s+(?:is|was|were|did|does|do)\s+(?:the\s+)?(?:nationality\s+(?:is|of)\s+)?(.+?)'s\s/i.exec(q) ??
+    /^what nationality is\s+(.+?)'s\s/i.exec(q);
   if (m) push(m[1]);
   m = /\bof\s+([A-Z][^?]*)$/.exec(q);
   if (m && !/\b(?:film|song|album)\s/i.test(m[1])) push(m[1]);
@@ -100,7 +167,11 @@ export function questionTitles(question: string): string[] {
 /** The question's entities: the titles it names, then other capitalised names not inside them. */
 export function questionEntities(question: string): string[] {
   const titles = questionTitles(question);
-  const rest = entities(question.replace(/[?]+\s*$/, '')).map((e) => e.replace(/['’]s$/i, '')).filter((e) => (e.split(/\s+/).length > 1 || e.length > 3) && !GENERIC.has(e.toLowerCase()) && !titles.some((t) => t.toLowerCase().includes(e.toLowerCase())));
+  const rest = entities(question.replace(/[?]+\s*$/, ''))
+    .map((e) => e.replace(/['’]s$/i, ''))
+    .filter(
+      (e) => (e.split(/\s+/).length > 1 || e.length > 3) && !GENERIC.has(e.toLowerCase()) && !titles.some((t) => t.toLowerCase().includes(e.toLowerCase())),
+    );
   return [...titles, ...rest];
 }
 
@@ -122,7 +193,14 @@ export function bridgeNames(question: string, hits: readonly FoundHit[], opts: {
     const text = h.text.slice(0, 600);
     for (const m of nameMentions(text)) {
       const n = norm(m.name);
-      if (!n || n.length < 4 || qEnts.some((q) => q === n || q.includes(n) || n.includes(q)) || titleCovers(h.doc, m.name) || found.some((t) => titleCovers(t, m.name))) continue;
+      if (
+        !n ||
+        n.length < 4 ||
+        qEnts.some((q) => q === n || q.includes(n) || n.includes(q)) ||
+        titleCovers(h.doc, m.name) ||
+        found.some((t) => titleCovers(t, m.name))
+      )
+        continue;
       const before = text.slice(Math.max(0, m.index - 40), m.index);
       let score = 1 - m.index / 1000;
       const cues = RELATION_CUES.filter(([q]) => q.test(question)).map(([, c]) => c);
@@ -138,10 +216,15 @@ export function bridgeNames(question: string, hits: readonly FoundHit[], opts: {
   // Best name per anchor first (each first-hop document gets its second hop), then the rest.
   scored.sort((x, y) => y.score - x.score);
   const out: string[] = [];
-  const push = (n: string) => { if (!out.some((o) => norm(o) === norm(n))) out.push(n); };
+  const push = (n: string) => {
+    if (!out.some((o) => norm(o) === norm(n))) out.push(n);
+  };
   const anchors = [...new Set(scored.map((s) => s.anchor))].sort((x, y) => x - y); // first-found first-hop first
   const min = 2;
-  for (const a of anchors) { const best = scored.find((s) => s.anchor === a && s.score >= min); if (best) push(best.name); }
+  for (const a of anchors) {
+    const best = scored.find((s) => s.anchor === a && s.score >= min);
+    if (best) push(best.name);
+  }
   for (const s of scored) if (s.score >= min) push(s.name);
   return out.slice(0, opts.max ?? 6);
 }

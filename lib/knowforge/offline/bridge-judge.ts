@@ -15,7 +15,10 @@ export function poolBlocks(pool: string): FoundHit[] {
   const out: FoundHit[] = [];
   const re = /^\[\d+\] \((?:text|worked example) · (.+?) · id=[^)\n]+\)\n([\s\S]*?)(?=\n\n\[(?:fig )?\d+\] |$)/gm;
   for (const m of pool.matchAll(re)) {
-    const title = m[1].split(' › ')[0].replace(/ · p\.\d+$/, '').trim();
+    const title = m[1]
+      .split(' › ')[0]
+      .replace(/ · p\.\d+$/, '')
+      .trim();
     out.push({ doc: title, text: m[2] });
   }
   return out;
@@ -29,7 +32,12 @@ export function bridgeJudge(task: JudgeTask): JudgeReply {
   const bridges = bridgeNames(task.question, hits).filter((b) => !ran.has(b.toLowerCase()));
   const queries = [...missing, ...bridges].slice(0, 2);
   if (!queries.length) {
-    return { need_more: false, bridge_entities: [], queries: [], reason: 'every entity of the question and every next-hop name found has its own document in the pool' };
+    return {
+      need_more: false,
+      bridge_entities: [],
+      queries: [],
+      reason: 'every entity of the question and every next-hop name found has its own document in the pool',
+    };
   }
   const reason = missing.length
     ? `no document about ${missing.map((e) => `"${e}"`).join(', ')} was found`

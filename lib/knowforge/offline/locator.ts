@@ -31,7 +31,13 @@ export function searchResultsSoFar(req: ChatRequest): FoundHit[] {
     if (!text.includes('"hits"')) continue;
     const found = findJsonObject(text.slice(text.indexOf('{')), (v) => Array.isArray(v.hits));
     for (const h of (found?.value.hits as { doc?: unknown; text?: unknown; id?: unknown; kind?: unknown }[] | undefined) ?? []) {
-      if (typeof h?.doc === 'string') out.push({ doc: h.doc, text: typeof h.text === 'string' ? h.text : '', id: typeof h.id === 'string' ? h.id : undefined, kind: typeof h.kind === 'string' ? h.kind : undefined });
+      if (typeof h?.doc === 'string')
+        out.push({
+          doc: h.doc,
+          text: typeof h.text === 'string' ? h.text : '',
+          id: typeof h.id === 'string' ? h.id : undefined,
+          kind: typeof h.kind === 'string' ? h.kind : undefined,
+        });
     }
   }
   return out;
@@ -68,7 +74,12 @@ export function locatorReply(req: ChatRequest, task: LocatorTask | AgentTask, af
   const budget = task.maxQueries ?? 3;
   const plan: PlannedCall[] = calls.map((c) => ({ tool: c.tool, args: c.args, thought: '' }));
   const query = ran.length < budget && calls.length === ran.length ? nextQuery(task.question, ran, searchResultsSoFar(req)) : undefined;
-  if (query) plan.push({ tool, args: { query, topk: task.topk ?? 8 }, thought: ran.length ? `Search for "${query}": the next hop named in what I found.` : `Search the knowledge base for "${query}".` });
+  if (query)
+    plan.push({
+      tool,
+      args: { query, topk: task.topk ?? 8 },
+      thought: ran.length ? `Search for "${query}": the next hop named in what I found.` : `Search the knowledge base for "${query}".`,
+    });
   else plan.push(...after.slice(calls.length - ran.length));
   return agentStep(req, plan);
 }

@@ -44,7 +44,10 @@ export interface KfToolContext {
   trace?(event: TraceEvent): void;
 }
 
-export function newToolContext(kb: KnowledgeBase, opts: { mode: KbMode; docIds?: string[]; searchBy: string; readMedia?: ReadMediaFn; trace?: (e: TraceEvent) => void }): KfToolContext {
+export function newToolContext(
+  kb: KnowledgeBase,
+  opts: { mode: KbMode; docIds?: string[]; searchBy: string; readMedia?: ReadMediaFn; trace?: (e: TraceEvent) => void },
+): KfToolContext {
   return { kb, mode: opts.mode, docIds: opts.docIds, searchBy: opts.searchBy, searches: [], reads: [], readMedia: opts.readMedia, trace: opts.trace };
 }
 

@@ -21,8 +21,14 @@ export function resolveBook(ctx: KfToolContext, book: string): string | undefine
 
 export const searchKnowledge: Tool = {
   name: 'search_knowledge',
-  description: `Search the knowledge base (hybrid retrieval). Returns the top hits with a short preview, their document, page and section. Default topk ${KB_LIMITS.searchTopk}.`,
-  parameters: { type: 'object', properties: { query: { type: 'string', description: 'search text' }, topk: { type: 'integer', description: `hits (default ${KB_LIMITS.searchTopk})` } }, required: ['query'] },
+  description:
+    'Search the knowledge base (hybrid retrieval). Returns the top hits with a short preview, their document, page and section. ' +
+    `Default topk ${KB_LIMITS.searchTopk}.`,
+  parameters: {
+    type: 'object',
+    properties: { query: { type: 'string', description: 'search text' }, topk: { type: 'integer', description: `hits (default ${KB_LIMITS.searchTopk})` } },
+    required: ['query'],
+  },
   isSearch: true,
   async handler(args, c) {
     const entry = await runSearch(c.context, String(args.query), Number(args.topk ?? KB_LIMITS.searchTopk), c.context.searchBy);
@@ -47,7 +53,10 @@ export const bookToc: Tool = {
   async handler(args, c) {
     const id = resolveBook(c.context, String(args.book));
     if (!id) return { error: { code: 'not_found', detail: `no document matches "${args.book}"; use list_books`, recoverable: true } };
-    return { book: c.context.kb.title(id) ?? id, headings: c.context.kb.toc(id).map((h) => ({ heading: h.path.join(' > '), ...(h.page !== undefined ? { page: h.page } : {}), fragment: h.fragmentId })) };
+    return {
+      book: c.context.kb.title(id) ?? id,
+      headings: c.context.kb.toc(id).map((h) => ({ heading: h.path.join(' > '), ...(h.page !== undefined ? { page: h.page } : {}), fragment: h.fragmentId })),
+    };
   },
 };
 
@@ -57,17 +66,39 @@ export const listTables: Tool = {
   parameters: { type: 'object', properties: {} },
   async handler(_args, c) {
     const tables = c.context.kb.tables().slice(0, KB_LIMITS.mediaList);
-    return { tables: tables.map((t) => ({ id: t.fragmentId, doc: c.context.kb.title(t.docId) ?? t.docId, page: t.page, label: t.label, caption: clip(t.caption, 120), header: t.header, rows: t.rowCount })) };
+    return {
+      tables: tables.map((t) => ({
+        id: t.fragmentId,
+        doc: c.context.kb.title(t.docId) ?? t.docId,
+        page: t.page,
+        label: t.label,
+        caption: clip(t.caption, 120),
+        header: t.header,
+        rows: t.rowCount,
+      })),
+    };
   },
 };
 
 export const queryTable: Tool = {
   name: 'query_table',
   description: `Rows of the tables (or of one table) that contain an item, at most ${KB_LIMITS.tableRows} rows per table.`,
-  parameters: { type: 'object', properties: { item: { type: 'string', description: 'text a row must contain' }, table_id: { type: 'string' } }, required: ['item'] },
+  parameters: {
+    type: 'object',
+    properties: { item: { type: 'string', description: 'text a row must contain' }, table_id: { type: 'string' } },
+    required: ['item'],
+  },
   async handler(args, c) {
     const found = c.context.kb.queryTable(String(args.item), str(args.table_id)).slice(0, 10);
-    return { matches: found.map((m) => ({ table: m.table.fragmentId, doc: c.context.kb.title(m.table.docId) ?? m.table.docId, label: m.table.label, header: m.header, rows: m.rows })) };
+    return {
+      matches: found.map((m) => ({
+        table: m.table.fragmentId,
+        doc: c.context.kb.title(m.table.docId) ?? m.table.docId,
+        label: m.table.label,
+        header: m.header,
+        rows: m.rows,
+      })),
+    };
   },
 };
 
@@ -78,7 +109,12 @@ export const getTable: Tool = {
   async handler(args, c) {
     const t = c.context.kb.table(String(args.table_id));
     if (!t) return { error: { code: 'not_found', detail: `no table ${args.table_id}; use list_tables`, recoverable: true } };
-    return { table: args.table_id, header: t.header, rows: t.rows.slice(0, 200), ...(t.truncated || t.rows.length > 200 ? { truncated: true, rowCount: t.rowCount ?? t.rows.length } : {}) };
+    return {
+      table: args.table_id,
+      header: t.header,
+      rows: t.rows.slice(0, 200),
+      ...(t.truncated || t.rows.length > 200 ? { truncated: true, rowCount: t.rowCount ?? t.rows.length } : {}),
+    };
   },
 };
 

@@ -27,8 +27,14 @@ function notFound(id: unknown) {
 
 export const fragmentContext: Tool = {
   name: 'fragment_context',
-  description: `Read a fragment in full (up to ${KB_LIMITS.hitChars} characters) with its neighbours (up to ${KB_LIMITS.neighbourChars} each); for a figure or table, its full description.`,
-  parameters: { type: 'object', properties: { fragment_id: { type: 'string' }, window: { type: 'integer', description: 'neighbours on each side (default 1)' } }, required: ['fragment_id'] },
+  description:
+    `Read a fragment in full (up to ${KB_LIMITS.hitChars} characters) with its neighbours (up to ${KB_LIMITS.neighbourChars} each); ` +
+    'for a figure or table, its full description.',
+  parameters: {
+    type: 'object',
+    properties: { fragment_id: { type: 'string' }, window: { type: 'integer', description: 'neighbours on each side (default 1)' } },
+    required: ['fragment_id'],
+  },
   async handler(args, c) {
     const kb = c.context.kb;
     const f = kb.fragment(String(args.fragment_id));
@@ -37,25 +43,55 @@ export const fragmentContext: Tool = {
     const body = clip(f.text, KB_LIMITS.hitChars);
     const neighbours = kb.neighbours(f.id, window).map((n) => ({ id: n.id, kind: n.kind, text: clip(n.text, KB_LIMITS.neighbourChars) }));
     const table = f.table ? { header: f.table.header, rows: f.table.rows.slice(0, KB_LIMITS.tableRows) } : undefined;
-    c.context.reads.push({ tool: 'fragment_context', fragmentIds: [f.id], note: `${f.id} (${kb.title(f.docId) ?? f.docId}${f.page !== undefined ? ` p.${f.page}` : ''}): ${clip(f.text, NOTE_CHARS)}` });
-    return { id: f.id, kind: f.kind, doc: kb.title(f.docId) ?? f.docId, page: f.page, section: f.section.join(' > '), ...(f.caption ? { caption: f.caption } : {}), text: body, ...(table ? { table } : {}), neighbours };
+    c.context.reads.push({
+      tool: 'fragment_context',
+      fragmentIds: [f.id],
+      note: `${f.id} (${kb.title(f.docId) ?? f.docId}${f.page !== undefined ? ` p.${f.page}` : ''}): ${clip(f.text, NOTE_CHARS)}`,
+    });
+    return {
+      id: f.id,
+      kind: f.kind,
+      doc: kb.title(f.docId) ?? f.docId,
+      page: f.page,
+      section: f.section.join(' > '),
+      ...(f.caption ? { caption: f.caption } : {}),
+      text: body,
+      ...(table ? { table } : {}),
+      neighbours,
+    };
   },
 };
 
 export const readMedia: Tool = {
   name: 'read_media',
-  description: `Look at figures/tables (ids from the materials) and answer one question about them: where in the image, and a one-line answer. One asset per look; at most ${MAX_MEDIA_PER_READ} ids per call.`,
-  parameters: { type: 'object', properties: { fragment_ids: { type: 'array', items: { type: 'string' } }, question: { type: 'string' } }, required: ['fragment_ids', 'question'] },
+  description:
+    'Look at figures/tables (ids from the materials) and answer one question about them: where in the image, and a one-line answer. ' +
+    `One asset per look; at most ${MAX_MEDIA_PER_READ} ids per call.`,
+  parameters: {
+    type: 'object',
+    properties: { fragment_ids: { type: 'array', items: { type: 'string' } }, question: { type: 'string' } },
+    required: ['fragment_ids', 'question'],
+  },
   async handler(args, c) {
     const ids = (Array.isArray(args.fragment_ids) ? args.fragment_ids : [args.fragment_ids]).map(String).slice(0, MAX_MEDIA_PER_READ);
     const question = String(args.question);
     const answers: Record<string, unknown>[] = [];
     for (const id of ids) {
       const f = c.context.kb.fragment(id);
-      if (!f) { answers.push({ id, ...notFound(id) }); continue; }
-      if (f.kind !== 'image' && f.kind !== 'table') { answers.push({ id, error: { code: 'not_media', detail: `${id} is a ${f.kind} fragment: use fragment_context`, recoverable: true } }); continue; }
+      if (!f) {
+        answers.push({ id, ...notFound(id) });
+        continue;
+      }
+      if (f.kind !== 'image' && f.kind !== 'table') {
+        answers.push({ id, error: { code: 'not_media', detail: `${id} is a ${f.kind} fragment: use fragment_context`, recoverable: true } });
+        continue;
+      }
       const r = c.context.readMedia ? await c.context.readMedia(id, question) : { text: `Where: the stored description.\nAnswer: ${clip(f.text, 300)}` };
-      c.context.reads.push({ tool: 'read_media', fragmentIds: [id], note: `${f.label ?? f.kind} ${id}${f.page !== undefined ? ` p.${f.page}` : ''}: ${clip(answerLine(r.text), NOTE_CHARS)}` });
+      c.context.reads.push({
+        tool: 'read_media',
+        fragmentIds: [id],
+        note: `${f.label ?? f.kind} ${id}${f.page !== undefined ? ` p.${f.page}` : ''}: ${clip(answerLine(r.text), NOTE_CHARS)}`,
+      });
       answers.push({ id, answer: r.text });
     }
     return { answers };
@@ -72,7 +108,11 @@ export const mediaContext: Tool = {
     if (!f) return notFound(args.fragment_id);
     const around = kb.neighbours(f.id, 6).filter((n) => n.kind === 'text' && (f.page === undefined || n.page === f.page));
     const body = clip(around.map((n) => n.text).join(' '), KB_LIMITS.hitChars);
-    c.context.reads.push({ tool: 'media_context', fragmentIds: [f.id], note: `${f.label ?? f.kind} ${f.id}: ${clip([f.caption, body].filter(Boolean).join(' — '), NOTE_CHARS)}` });
+    c.context.reads.push({
+      tool: 'media_context',
+      fragmentIds: [f.id],
+      note: `${f.label ?? f.kind} ${f.id}: ${clip([f.caption, body].filter(Boolean).join(' — '), NOTE_CHARS)}`,
+    });
     return { id: f.id, label: f.label, caption: f.caption ?? null, page: f.page, text: body };
   },
 };

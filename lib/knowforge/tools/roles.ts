@@ -32,5 +32,7 @@ export function toolsOf(role: KfRole): ToolSet {
 /** Every KnowForge tool name a role does NOT hold (the loop refuses and counts these). */
 export function foreignTools(role: KfRole): string[] {
   const own = new Set(toolsOf(role).names());
-  return toolsOf('p0').names().filter((n) => !own.has(n));
+  return toolsOf('p0')
+    .names()
+    .filter((n) => !own.has(n));
 }

@@ -17,9 +17,14 @@ export async function runSearch(ctx: KfToolContext, query: string, topk: number,
   const entry: SearchLogEntry = { query, by, topk: k, hits: r.hits, ms: Date.now() - t0 };
   ctx.searches.push(entry);
   ctx.trace?.({
-    kind: 'search', by, query, mode: r.retriever, topk: k,
+    kind: 'search',
+    by,
+    query,
+    mode: r.retriever,
+    topk: k,
     hits: r.hits.map((h) => ({ id: h.fragmentId, doc: h.docId, kind: h.kind, page: h.page, score: round(h.score), via: h.via })),
-    timings: r.timings, ...(r.notes?.length ? { notes: r.notes } : {}),
+    timings: r.timings,
+    ...(r.notes?.length ? { notes: r.notes } : {}),
   });
   return entry;
 }
@@ -40,7 +45,9 @@ export function renderHits(ctx: KfToolContext, entry: SearchLogEntry): Record<st
       ...(h.section.length ? { section: h.section.join(' > ') } : {}),
       ...(h.via === 'expansion' ? { via: `related to ${h.anchorId}` } : {}),
       text: clip(h.text, HIT_PREVIEW_CHARS),
-      ...(h.media.some((m) => m.fragmentId !== h.fragmentId) ? { media: h.media.filter((m) => m.fragmentId !== h.fragmentId).map((m) => `${m.kind} ${m.fragmentId}${m.label ? ` (${m.label})` : ''}`) } : {}),
+      ...(h.media.some((m) => m.fragmentId !== h.fragmentId)
+        ? { media: h.media.filter((m) => m.fragmentId !== h.fragmentId).map((m) => `${m.kind} ${m.fragmentId}${m.label ? ` (${m.label})` : ''}`) }
+        : {}),
     })),
   };
 }

@@ -13,22 +13,34 @@ type Tool = AgentTool<KfToolContext>;
 
 function mediaLine(c: KfToolContext, m: KbMedia): Record<string, unknown> {
   return {
-    id: m.fragmentId, kind: m.kind, doc: c.kb.title(m.docId) ?? m.docId,
-    ...(m.page !== undefined ? { page: m.page } : {}), ...(m.label ? { label: m.label } : {}),
-    ...(m.caption ? { caption: clip(m.caption, 160) } : {}), ...(m.section.length ? { section: m.section.join(' > ') } : {}),
+    id: m.fragmentId,
+    kind: m.kind,
+    doc: c.kb.title(m.docId) ?? m.docId,
+    ...(m.page !== undefined ? { page: m.page } : {}),
+    ...(m.label ? { label: m.label } : {}),
+    ...(m.caption ? { caption: clip(m.caption, 160) } : {}),
+    ...(m.section.length ? { section: m.section.join(' > ') } : {}),
   };
 }
 
 export const listMedia: Tool = {
   name: 'list_media',
   description: `List figures and tables, filtered by document, heading, kind (image|table) and page (at most ${KB_LIMITS.mediaList}).`,
-  parameters: { type: 'object', properties: { book: { type: 'string' }, heading: { type: 'string' }, kind: { type: 'string', description: 'image or table' }, page: { type: 'integer' } } },
+  parameters: {
+    type: 'object',
+    properties: { book: { type: 'string' }, heading: { type: 'string' }, kind: { type: 'string', description: 'image or table' }, page: { type: 'integer' } },
+  },
   shared: true,
   async handler(args, c) {
     const doc = typeof args.book === 'string' && args.book ? resolveBook(c.context, args.book) : undefined;
     if (typeof args.book === 'string' && args.book && !doc) return { media: [], note: `no document matches "${args.book}"` };
     const kind = args.kind === 'image' || args.kind === 'table' ? (args.kind as FragmentKind) : undefined;
-    const media = c.context.kb.media({ doc, heading: typeof args.heading === 'string' ? args.heading : undefined, kind, page: typeof args.page === 'number' ? args.page : undefined });
+    const media = c.context.kb.media({
+      doc,
+      heading: typeof args.heading === 'string' ? args.heading : undefined,
+      kind,
+      page: typeof args.page === 'number' ? args.page : undefined,
+    });
     return { media: media.map((m) => mediaLine(c.context, m)) };
   },
 };
