@@ -27,8 +27,8 @@ const KS = [1, 2, 5, 8];
 /** The grid: a few values of the constants chosen by hand while developing (see the report). */
 function grid(): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  for (const bridge of [0.35, 0.45, 0.6]) for (const lexical of [0.15, 0.3]) for (const comention of [0, 0.3]) for (const hybrid of [0, 0.5]) {
-    out.push({ heuristic: { bridge, lexical, comention, hops: comention ? 2 : 1 }, hybrid });
+  for (const bridge of [0.45, 0.6]) for (const both of [0, 0.25]) for (const seedFirst of [0, 1]) for (const comention of [0, 0.3]) for (const hybrid of [0, 0.5]) {
+    out.push({ heuristic: { bridge, both, seedFirst, comention, hops: comention ? 2 : 1 }, hybrid });
   }
   return out;
 }

@@ -15,7 +15,7 @@ import { NameMatcher } from './name-matcher';
 import { nameKey, titleVariants, wordTokens } from './names';
 import { BUILTIN_RELATIONS, REL_COOCCURS, REL_EQUIVALENT, REL_MENTIONS, REL_PART_OF, type DualGraph, type EntityOrigin } from './types';
 
-export const DUALG_GRAPH_VERSION = 2;
+export const DUALG_GRAPH_VERSION = 6;
 
 /** What the graph is built from: the documents and fragments of one index (see source.ts). */
 export interface GraphSource {
@@ -140,8 +140,42 @@ function docStems(frags: Fragment[]): string[] {
   return [...set];
 }
 
+const CONNECTOR_WORDS = new Set(['de', 'la', 'von', 'van', 'der', 'du', 'le', 'del', 'da', 'di', 'al', 'bin', 'ibn']);
+const HONORIFICS = new Set(
+  'king queen emperor empress prince princess duke duchess count countess saint st sir lord lady pope president general judge bishop archbishop dr mr mrs ms captain chief sultan shah tsar czar'.split(' '),
+);
+
+/**
+ * Surnames of person-like titles (two or three plain words, no digits, parentheses or commas) that no other
+ * such title shares: "King Dikkha" or a bare "Dikkha" in a passage then names "Min Dikkha".
+ */
+function surnameIndex(b: GraphBuilder): Map<string, number> {
+  const out = new Map<string, number>();
+  const clash = new Set<string>();
+  // A word in more than one title ("Burgundy") names no single person.
+  const titlesWith = new Map<string, number>();
+  for (const d of b.g.docs) for (const w of new Set(nameKey(d.title).split(' '))) titlesWith.set(w, (titlesWith.get(w) ?? 0) + 1);
+  for (const d of b.g.docs) {
+    if (d.titleEntity < 0 || /[\d(),]/.test(d.title)) continue;
+    const words = nameKey(d.title).split(' ');
+    const last = words[words.length - 1];
+    if (words.length < 2 || words.length > 3 || words.some((w) => STOPWORDS.has(w) || CONNECTOR_WORDS.has(w))) continue;
+    if (last.length < 4 || skipKey(last) || b.g.aliases.has(last) || titlesWith.get(last) !== 1) continue;
+    if (out.has(last) && out.get(last) !== d.titleEntity) clash.add(last);
+    out.set(last, d.titleEntity);
+  }
+  for (const w of clash) out.delete(w);
+  return out;
+}
+
+function bySurname(key: string, surnames: Map<string, number>): number | undefined {
+  const words = key.split(' ');
+  while (words.length > 1 && HONORIFICS.has(words[0])) words.shift();
+  return words.length === 1 ? surnames.get(words[0]) : undefined;
+}
+
 /** Macro extraction over one document's text. */
-function addDocumentText(b: GraphBuilder, doc: number, frags: Fragment[], titles: NameMatcher): void {
+function addDocumentText(b: GraphBuilder, doc: number, frags: Fragment[], titles: NameMatcher, surnames: Map<string, number>): void {
   const self = b.g.docs[doc].titleEntity;
   for (const f of frags) {
     const text = f.caption && !f.text.includes(f.caption) ? `${f.caption}. ${f.text}` : f.text;
@@ -150,7 +184,7 @@ function addDocumentText(b: GraphBuilder, doc: number, frags: Fragment[], titles
       const ids = new Map<string, number>();
       const leads = new Map<number, string>();
       for (const n of x.names) {
-        const id = b.entity(n.key, n.surface, n.title ? 'title' : 'text');
+        const id = (n.title ? undefined : bySurname(n.key, surnames)) ?? b.entity(n.key, n.surface, n.title ? 'title' : 'text');
         ids.set(n.key, id);
         if (!leads.has(id)) leads.set(id, n.lead ?? '');
         b.occurs(id, doc, 0.5);
@@ -190,13 +224,14 @@ export async function buildDualGraph(source: GraphSource, opts: GraphBuildOption
   const tau = opts.tau ?? 0.8;
   const b = new GraphBuilder(source, { tau, openie: opts.openie ? 'model' : 'offline', names: opts.embedNames ? 'model' : 'trigram' });
   const titles = addTitles(b, source);
+  const surnames = surnameIndex(b);
   let modelTriples = 0;
   const raw = [];
   for (let doc = 0; doc < b.g.docs.length; doc++) {
     const d = b.g.docs[doc];
     const frags = source.fragmentsOf(d.id);
     d.stems = docStems(frags);
-    addDocumentText(b, doc, frags, titles);
+    addDocumentText(b, doc, frags, titles, surnames);
     if (opts.openie) modelTriples += await addModelTriples(b, doc, frags, opts.openie);
     for (const f of microFacts(frags, d.title, opts.captions)) raw.push({ ...f, doc });
     if (doc % 2000 === 1999) opts.log?.(`dualg graph: ${doc + 1}/${b.g.docs.length} documents`);

@@ -46,6 +46,8 @@ export function skipKey(key: string): boolean {
 }
 
 const MAX_PAIR_NAMES = 8;
+const VERB_FORM = /^[a-z]{3,}(?:ed|ing|en)$/;
+const OPENING_WORDS = new Set(['born', 'written', 'starring', 'located', 'known', 'also', 'however', 'although', 'during', 'despite', 'later', 'formerly']);
 
 function capitalisedNames(sentence: string, taken: SentenceName[]): SentenceName[] {
   const out: SentenceName[] = [];
@@ -56,6 +58,8 @@ function capitalisedNames(sentence: string, taken: SentenceName[]): SentenceName
     const end = start + e.length;
     const key = nameKey(e);
     if (skipKey(key)) continue;
+    // "Directed by X", "Born in Y": a capitalised verb opening the sentence is not a name.
+    if (start === 0 && !key.includes(' ') && (VERB_FORM.test(key) || OPENING_WORDS.has(key))) continue;
     // A title match covering exactly this span already names it.
     if (taken.some((t) => t.start <= start && t.end >= end)) continue;
     out.push({ key, surface: e, start, end, title: false });
@@ -66,6 +70,23 @@ function capitalisedNames(sentence: string, taken: SentenceName[]): SentenceName
 function relationPhrase(words: WordToken[]): string {
   const content = words.map((w) => w.norm).filter((w) => !STOPWORDS.has(w) && !/^\d+$/.test(w));
   return content.slice(0, 4).map(stem).join(' ');
+}
+
+const CHILD_WORDS = new Set(['son', 'sons', 'daughter', 'daughters', 'child', 'children']);
+
+/**
+ * The lead words of a name; "his son X" (X is the child) becomes "offspring", unlike "son of X" (X is the
+ * parent), so a question about a father does not follow the link to a son.
+ */
+function leadPhrase(words: WordToken[]): string {
+  const phrase = relationPhrase(words);
+  const last = words.length - 1;
+  for (let i = last; i >= Math.max(0, last - 2); i--) {
+    if (CHILD_WORDS.has(words[i].norm) && words[i + 1]?.norm !== 'of') {
+      return `${relationPhrase(words.filter((w) => !CHILD_WORDS.has(w.norm)))} offspring`.trim();
+    }
+  }
+  return phrase;
 }
 
 /** Names, triples and co-occurrences of one sentence. */
@@ -79,7 +100,7 @@ export function extractSentence(sentence: string, titles: NameMatcher): Sentence
   let prevEnd = 0;
   let prevLead = '';
   for (const n of names) {
-    const lead = relationPhrase(toks.filter((t) => t.start >= prevEnd && t.end <= n.start));
+    const lead = leadPhrase(toks.filter((t) => t.start >= prevEnd && t.end <= n.start));
     n.lead = lead || prevLead;
     prevLead = n.lead;
     prevEnd = n.end;

@@ -32,11 +32,13 @@ export interface HeuristicSettings {
   hops: number;
   /** Weight of co-mention bridges (0 = off). */
   comention: number;
+  /** 1: documents titled by the strongest seeds rank first (0 = off). */
+  seedFirst: number;
 }
 
 const MAX_COMENTION_DOCS = 60;
 
-export const HEURISTIC_DEFAULTS: HeuristicSettings = { mention: 0.5, equivalent: 0.8, bridge: 0.45, context: 1, both: 0.25, lexical: 0.3, fanout: 8, hops: 2, comention: 0.3 };
+export const HEURISTIC_DEFAULTS: HeuristicSettings = { mention: 0.5, equivalent: 0.8, bridge: 0.45, context: 1, both: 0.25, lexical: 0.3, fanout: 8, hops: 2, comention: 0.3, seedFirst: 0 };
 
 export interface SeedInput {
   entity: number;
@@ -72,6 +74,19 @@ function contextMatch(relWords: RelationWord[], lead: string | undefined, contex
   const near = new Set(lead ? lead.split(' ') : []);
   const far = new Set(context ? context.split(' ') : []);
   return Math.max(relationShare(relWords, (w) => near.has(w)), 0.5 * relationShare(relWords, (w) => far.has(w)));
+}
+
+/**
+ * The documents titled by the strongest seeds (weight >= half the best) go first, in seed-weight order: the
+ * passages a question names are its first hop, whatever passes through them afterwards.
+ */
+function seedTitlesFirst(view: GraphView, seeds: SeedInput[], docScores: Map<number, number>): void {
+  const top = Math.max(0, ...seeds.map((x) => x.weight));
+  const ceiling = Math.max(0, ...docScores.values());
+  for (const x of seeds) {
+    if (x.weight < 0.5 * top) continue;
+    for (const d of view.titleDocsOf[x.entity]) docScores.set(d, ceiling + (docScores.get(d) ?? 0));
+  }
 }
 
 /** Per document: the weighted share of the question's relation words it holds (through the inverted stem index). */
@@ -134,6 +149,7 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: R
     frontier = [...reached.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
   }
   for (const [d, v] of docScores) docScores.set(d, v + s.lexical * (fits.get(d) ?? 0));
+  if (s.seedFirst) seedTitlesFirst(view, seeds, docScores);
   // Paths are built for the ten best bridged documents only (building one per offer cost most of the time).
   const top = [...best.entries()].sort((a, b) => b[1][3] - a[1][3] || a[0] - b[0]).slice(0, 10);
   return { docScores, nodeScores, paths: top.map(([d2, [from, d, x, score]]) => bridgePath(view, from, d, x, d2, score)) };

@@ -26,10 +26,12 @@ const LEXICON: Record<string, string[]> = {
   father: ['son', 'daughter', 'child', 'born', 'parent'],
   parent: ['son', 'daughter', 'child', 'born', 'mother', 'father'],
   grandfather: ['father', 'son', 'grandson'],
+  stepmother: ['father', 'married', 'wife', 'son', 'daughter'],
+  stepfather: ['mother', 'married', 'husband', 'son', 'daughter'],
   grandmother: ['mother', 'son', 'daughter', 'granddaughter'],
-  child: ['son', 'daughter', 'father', 'mother', 'children'],
-  son: ['father', 'mother', 'child', 'children'],
-  daughter: ['father', 'mother', 'child', 'children'],
+  child: ['son', 'daughter', 'father', 'mother', 'children', 'offspring'],
+  son: ['father', 'mother', 'child', 'children', 'offspring'],
+  daughter: ['father', 'mother', 'child', 'children', 'offspring'],
   husband: ['married', 'wife', 'marriage', 'consort', 'queen', 'spouse'],
   wife: ['married', 'husband', 'marriage', 'consort', 'king', 'spouse'],
   spouse: ['married', 'husband', 'wife', 'marriage'],
@@ -45,7 +47,7 @@ const LEXICON: Record<string, string[]> = {
 /** Relation words of a question: content words outside the linked names (`covered` word positions). */
 export function relationWords(question: string, covered: Set<number>, opts: { lexicon?: boolean } = {}): RelationWord[] {
   const toks = wordTokens(question);
-  const picked: { norm: string; distance: number }[] = [];
+  const picked: { norm: string; distance: number; inLaw: boolean }[] = [];
   toks.forEach((t, i) => {
     if (covered.has(i) || STOPWORDS.has(t.norm) || QUESTION_WORDS.has(t.norm) || /^\d+$/.test(t.norm) || t.norm.length < 3) return;
     const next = toks[i + 1]?.norm === 'the' ? i + 2 : i + 1;
@@ -54,13 +56,15 @@ export function relationWords(question: string, covered: Set<number>, opts: { le
     if (t.norm === 'law' && toks[i - 1]?.norm === 'in') return;
     let distance = toks.length;
     for (const c of covered) distance = Math.min(distance, Math.abs(c - i));
-    picked.push({ norm: t.norm, distance });
+    picked.push({ norm: t.norm, distance, inLaw: toks[i + 1]?.norm === 'in' && toks[i + 2]?.norm === 'law' });
   });
   const raw = picked.map((p) => 1 / (1 + 0.5 * Math.max(0, countContentBetween(p.distance))));
   const total = raw.reduce((a, b) => a + b, 0) || 1;
   return picked.map((p, i) => {
     const base = p.norm;
-    const alts = opts.lexicon === false ? [] : (LEXICON[base] ?? LEXICON[base.replace(/s$/, '')] ?? []);
+    let alts = opts.lexicon === false ? [] : (LEXICON[base] ?? LEXICON[base.replace(/s$/, '')] ?? []);
+    // "father-in-law": the hop out of the named person is the marriage.
+    if (opts.lexicon !== false && p.inLaw) alts = [...LEXICON.spouse, ...alts];
     return { stems: [...new Set([stem(p.norm), ...alts.map(stem)])], weight: raw[i] / total };
   });
 }
