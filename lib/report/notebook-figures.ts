@@ -11,7 +11,7 @@ import { barFigure, lineFigure, scatterFigure, type AxisTitles, type FigureSpec,
 import type { EvidencePath } from '../pipeline/ranked-evidence';
 
 /** Two series families over the same x: `left` on the left y axis, `right` on the right one (dashed). */
-export function dualAxisFigure(opts: AxisTitles & { x: (number | string)[]; left: Series[]; right: Series[]; y2Title?: string }): FigureSpec {
+export function dualAxisFigure(opts: AxisTitles & { x: (number | string)[]; left: Series[]; right: Series[]; y2Title?: string; yRange?: [number, number]; y2Range?: [number, number] }): FigureSpec {
   const spec = lineFigure({ ...opts, series: [...opts.left, ...opts.right] });
   spec.data.forEach((t, i) => {
     if (i >= opts.left.length) {
@@ -23,7 +23,8 @@ export function dualAxisFigure(opts: AxisTitles & { x: (number | string)[]; left
     ...spec.layout,
     showlegend: true,
     xaxis: { ...(spec.layout?.xaxis as object), type: 'category' },
-    yaxis2: { title: { text: opts.y2Title ?? '' }, overlaying: 'y', side: 'right', showgrid: false, automargin: true },
+    yaxis: { ...(spec.layout?.yaxis as object), ...(opts.yRange ? { range: opts.yRange } : {}) },
+    yaxis2: { title: { text: opts.y2Title ?? '' }, overlaying: 'y', side: 'right', showgrid: false, automargin: true, ...(opts.y2Range ? { range: opts.y2Range } : {}) },
   };
   return spec;
 }
@@ -90,10 +91,14 @@ export function pathGraphFigure(opts: AxisTitles & { paths: EvidencePath[]; maxP
   });
   const spec = scatterFigure({ ...opts, groups: [{ name: 'seed', x: [0], y: [0] }] });
   const maxRows = Math.max(1, ...nextRow);
+  const maxCol = Math.max(1, nextRow.length - 1);
   spec.data = data;
+  // Legend under the plot (many paths make a tall legend that would cover the title); room for end labels.
   spec.layout = {
     ...spec.layout, showlegend: true,
-    xaxis: { title: { text: opts.xTitle ?? 'hop' }, dtick: 1, zeroline: false, showgrid: false },
+    legend: { orientation: 'h', x: 0, y: -0.12, xanchor: 'left', yanchor: 'top' },
+    margin: { ...(spec.layout?.margin as object), b: 140 },
+    xaxis: { title: { text: opts.xTitle ?? 'hop' }, dtick: 1, zeroline: false, showgrid: false, range: [-0.6, maxCol + 0.6] },
     yaxis: { visible: false, range: [-maxRows + 0.5, 0.8] },
   };
   spec.height = opts.height ?? Math.max(350, 120 * maxRows + 150);

@@ -87,12 +87,13 @@ await kf.kit.showFigure(fig);
 // %%
 const df = kf.frames.recordsFrame([...runs.values()], { fields: ['hops', 'modality'] });
 console.log(`frame: ${df.shape[0]} rows x ${df.shape[1]} columns`);
+const byField: { csv: string; md: string }[] = [];
 for (const field of ['hops', 'modality']) {
   const g = kf.frames.groupMeans(df, ['run', field], [METRIC]);
   kf.kit.showTable(g, { decimals: 3, caption: `mean ${METRIC} by run and ${field}` });
-  kf.writeTable(g, { dir: out, name: `${METRIC}-by-${field}`, decimals: 3, notes: notes });
+  byField.push(kf.writeTable(g, { dir: out, name: `${METRIC}-by-${field}`, decimals: 3, notes: notes }));
 }
-kf.writeManifest(out, kf.resultManifest({ config: { preset: PRESET, limit: LIMIT, metric: METRIC, margin: MARGIN, seed: SEED }, seed: SEED, backend: suite.backend }), [pairs, fig]);
+kf.writeManifest(out, kf.resultManifest({ config: { preset: PRESET, limit: LIMIT, metric: METRIC, margin: MARGIN, seed: SEED }, seed: SEED, backend: suite.backend }), [pairs, fig, ...byField]);
 
 // %%
 await kf.kit.closeFigures();

@@ -41,7 +41,7 @@ await nb.figure(() => kf.notebook.dualAxisFigure({
   x: diag,
   left: [{ name: `${METRIC} (this run)`, values: diag.map((d) => val(d, METRIC)) }, { name: `${METRIC} ${paper.name}, mid300`, values: paper.values }],
   right: [{ name: 'R@all (this run)', values: diag.map((d) => val(d, 'R@all')) }],
-  title: 'Round-cap sweep L+R', xTitle: 'L+R (Locator + Deep Reader rounds)', yTitle: `${METRIC} x100`, y2Title: 'R@all x100 (dashed)',
+  title: 'Round-cap sweep L+R', xTitle: 'L+R (Locator + Deep Reader rounds)', yTitle: `${METRIC} x100`, y2Title: 'R@all x100 (dashed)', yRange: [0, 100], y2Range: [0, 100],
 }), 'sweep-two-axes');
 
 // %% [markdown]

@@ -1,30 +1,34 @@
 // %% [markdown]
 // # 40 · DualG-MRAG main QA table (paper Table 1: MMQA EM / F1)
 //
-// The same one-shot reader (S4v1: one search, typed pool, synthesizer,
-// checker) fed by each retriever of this harness: none (closed book, the
-// paper's "Base LLM"), the engine's dense / hybrid / hybrid + graph, and every
-// registered graph retriever (DualG-MRAG's `dualg`, `dualg-heuristic`, `ppr`
-// once they exist; skipped with a note otherwise), on the demo world. The
-// paper's Table 1 (Qwen3-VL-4B generator, MMQA) is the reference series; the
-// demo world is not MMQA.
+// The DualG-MRAG pipeline (`DG`: DualG search, evidence pool, decoded paths
+// serialised into the prompt, synthesizer, checker; `DG-nopaths` without the
+// paths), and, for a fair retriever comparison, the same one-shot reader
+// (S4v1: one search, typed pool, synthesizer, checker) fed by each retriever of
+// this harness: none (closed book, the paper's "Base LLM"), the engine's
+// dense / hybrid / hybrid + graph, and every registered graph retriever
+// (`dualg`, `dualg-heuristic`, `ppr`; skipped with a note where absent), on the
+// demo world. The paper's Table 1 (Qwen3-VL-4B generator, MMQA) is the
+// reference series; the demo world is not MMQA.
 
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
 const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;
 const GRAPH_RETRIEVERS = ['dualg', 'dualg-heuristic', 'ppr'];
+const DG_PIPELINES = ['DG', 'DG-nopaths'];
 const READER = 'S4v1';
 const SEED = 0;
 
 // %%
 import * as kf from '../dist/lib/harness';
-const nb = kf.notebook.open('40-dualg-main-qa', { params: { preset: PRESET, limit: LIMIT, graphRetrievers: GRAPH_RETRIEVERS, reader: READER }, seed: SEED });
+const nb = kf.notebook.open('40-dualg-main-qa', { params: { preset: PRESET, limit: LIMIT, graphRetrievers: GRAPH_RETRIEVERS, dgPipelines: DG_PIPELINES, reader: READER }, seed: SEED });
 const registered = kf.notebook.harnessRetrieverNames();
 for (const g of GRAPH_RETRIEVERS) if (!registered.includes(g)) nb.skip(`retriever ${g}`, 'not registered in this checkout (DualG-MRAG retrievers are being built)');
 const configs = [
   { label: 'no retrieval', pipeline: 'S0' },
   ...['dense', 'hybrid', 'hybrid+graph'].map((m) => ({ label: m, pipeline: READER, overrides: [`pipeline.settings.mode=${m}`] })),
   ...GRAPH_RETRIEVERS.filter((g) => registered.includes(g)).map((g) => ({ label: g, pipeline: READER, overrides: [`pipeline.settings.retriever=${g}`] })),
+  ...DG_PIPELINES.map((p) => ({ label: p, pipeline: p })),
 ];
 const runs = await kf.notebook.runConfigurations(nb, configs, { preset: PRESET, limit: LIMIT });
 
@@ -34,7 +38,7 @@ const pairs = [...runs.keys()].filter((l) => l !== 'hybrid').map((l) => [l, 'hyb
 nb.table(kf.notebook.pairedRows(runs, pairs, { metric: 'f1', seed: SEED }), 'paired-vs-hybrid', { decimals: 1, caption: 'F1 (x100): each retriever (A) vs hybrid (B), flips, exact sign test, 95% paired bootstrap CI' });
 
 // %%
-const paperName = (l: string) => (l === 'no retrieval' ? 'Base LLM (no retrieval)' : l === 'dualg' ? 'DualG-MRAG' : null);
+const paperName = (l: string) => (l === 'no retrieval' ? 'Base LLM (no retrieval)' : l === 'DG' ? 'DualG-MRAG' : null);
 const published = ['VisRAG', 'VLM2Vec-V2.0', 'CoRe-MMRAG', 'ViDoRAG', 'HM-RAG', 'MMGraphRAG'];
 const labels = [...runs.keys()];
 const cats = [...labels, ...published.map((p) => `${p} (published only)`)];

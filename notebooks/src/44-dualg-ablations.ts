@@ -11,13 +11,15 @@
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
 const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;
+// Retrieval variants (registered retrievers) and the QA pipeline of each (DualG-MRAG family rows).
 const VARIANTS = [
-  { label: 'full', mode: 'dualg', settings: {} },
-  { label: 'w/o micro graph', mode: 'dualg', settings: { micro: false } },
-  { label: 'w/o macro graph', mode: 'dualg', settings: { macro: false } },
-  { label: 'heuristic scorer', mode: 'dualg-heuristic', settings: {} },
-  { label: 'PPR', mode: 'ppr', settings: {} },
-  { label: 'hybrid (baseline)', mode: 'hybrid', settings: {} },
+  { label: 'full', mode: 'dualg', settings: {}, pipeline: 'DG' },
+  { label: 'w/o path injection', mode: 'dualg', settings: {}, pipeline: 'DG-nopaths' },
+  { label: 'w/o micro graph', mode: 'dualg-no-micro', settings: {}, pipeline: 'DG-nomicro' },
+  { label: 'w/o macro graph', mode: 'dualg-no-macro', settings: {}, pipeline: 'DG-nomacro' },
+  { label: 'heuristic scorer', mode: 'dualg-heuristic', settings: {}, pipeline: 'DG-heuristic' },
+  { label: 'PPR', mode: 'ppr', settings: {}, pipeline: 'DG-ppr' },
+  { label: 'hybrid (baseline)', mode: 'hybrid', settings: {}, pipeline: 'S4v1' },
 ];
 const SEED = 0;
 
@@ -32,7 +34,9 @@ const bench = kf.loadBenchmark('demo', { questions: path.join(world.dir, 'questi
 const idx = await kf.openIndex((await kf.ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: kf.notebook.demoIndexDir(PRESET), embedder: 'fitted' })).dir);
 const qs = bench.questions.filter((q) => q.goldDocs.length).slice(0, LIMIT ?? bench.questions.length);
 const gold = new Map(qs.map((q) => [q.question, q.goldDocs] as [string, string[]]));
-const systems = await kf.notebook.harnessRetrievals(idx, [...gold.keys()], present);
+// Path injection happens after retrieval: its retrieval is the full retriever's (as in the paper's Table 3).
+const searched = present.filter((v, i) => present.findIndex((w) => w.mode === v.mode && JSON.stringify(w.settings) === JSON.stringify(v.settings)) === i);
+const systems = await kf.notebook.harnessRetrievals(idx, [...gold.keys()], searched);
 for (const s of systems) if (s.note) nb.skip(`variant ${s.system}`, s.note);
 
 // %% [markdown]
@@ -54,15 +58,24 @@ await nb.figure(() => kf.barFigure({
 }), 'ablation-retrieval', { note: 'harness index built offline' });
 
 // %% [markdown]
-// ## Answer quality under the one-shot reader (registered retrievers only; settings variants need a pipeline setting and are retrieval-only here)
+// ## Answer quality: each variant's pipeline (DualG-MRAG family rows; the baseline is the one-shot reader on hybrid)
 
 // %%
-const engine: string[] = [...kf.notebook.ENGINE_MODES];
-const qaVariants = present.filter((v) => Object.keys(v.settings).length === 0);
-const runs = await kf.notebook.runConfigurations(nb, qaVariants.map((v) => ({ label: v.label, pipeline: 'S4v1', overrides: [engine.includes(v.mode) ? `pipeline.settings.mode=${v.mode}` : `pipeline.settings.retriever=${v.mode}`] })), { preset: PRESET, limit: LIMIT });
+const runs = await kf.notebook.runConfigurations(nb, VARIANTS.map((v) => ({ label: v.label, pipeline: v.pipeline, ...(v.pipeline === 'S4v1' ? { overrides: [`pipeline.settings.mode=${v.mode}`] } : {}) })), { preset: PRESET, limit: LIMIT });
 if (runs.size) {
-  nb.table(kf.notebook.summaryRows(runs, { metrics: ['em', 'f1'], recall: ['R@8'] }), 'qa', { decimals: 1, caption: 'EM / F1 per variant (one-shot reader S4v1)' });
-  if (runs.has('hybrid (baseline)')) nb.table(kf.notebook.pairedRows(runs, kf.notebook.pairsAgainst(runs, 'hybrid (baseline)'), { metric: 'f1', seed: SEED }), 'qa-paired', { decimals: 1, caption: 'F1 (x100): variant vs hybrid, flips, exact sign test, 95% paired bootstrap CI' });
+  nb.table(kf.notebook.summaryRows(runs, { metrics: ['em', 'f1'], recall: ['R@2', 'R@5', 'R@8'] }), 'qa', { decimals: 1, caption: 'EM / F1 per variant pipeline, and its first-search recall (x100)' });
+  const qaLabels = [...runs.keys()];
+  const qaCi = kf.notebook.metricWithCI(runs, 'f1', { seed: SEED });
+  await nb.figure(() => kf.barFigure({
+    categories: qaLabels,
+    series: [
+      { name: 'F1 this run (demo)', values: qaLabels.map((l) => qaCi.get(l)?.mean ?? null), lo: qaLabels.map((l) => qaCi.get(l)?.lo ?? null), hi: qaLabels.map((l) => qaCi.get(l)?.hi ?? null) },
+      { name: 'F1 published (DualG-MRAG Table 3, MMQA)', values: qaLabels.map((l) => kf.notebook.paperValue({ paper: 'dualg-mrag', source: 'Table 3', metric: 'f1', system: l })) },
+    ],
+    title: 'Ablations: answer quality', xTitle: 'variant', yTitle: 'F1 x100',
+  }), 'ablation-qa');
+  const ref = runs.has('full') ? 'full' : [...runs.keys()][0];
+  nb.table(kf.notebook.pairedRows(runs, kf.notebook.pairsAgainst(runs, ref), { metric: 'f1', seed: SEED }), 'qa-paired', { decimals: 1, caption: `F1 (x100): each variant (A) vs ${ref} (B), flips, exact sign test, 95% paired bootstrap CI` });
 }
 
 // %%
