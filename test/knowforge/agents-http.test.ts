@@ -24,8 +24,10 @@ const call = (tool: string, args: Record<string, unknown>) => ({ text: JSON.stri
 const fin = { text: JSON.stringify({ thought: 'done', final: 'ok' }) };
 const native = (name: string, args: Record<string, unknown>) => ({ toolCalls: [{ name, arguments: args }] });
 
-async function withServer(fn: (server: ScriptedServer) => Promise<void>): Promise<void> {
+/** `first` registers rules that win over the defaults (the first matching rule answers). */
+async function withServer(fn: (server: ScriptedServer) => Promise<void>, first?: (server: ScriptedServer) => void): Promise<void> {
   const server = await ScriptedServer.start();
+  first?.(server);
   server.on({ model: 'syn', reply: { text: 'Bob Stone was born in Paris [1].\nFINAL ANSWER: Paris' } });
   server.on({ model: 'chk', reply: { text: '{"final": "Paris"}' } });
   server.on({ model: 'vis', reply: { text: 'Where: line 2 of the chart.\nAnswer: 1951: 30' } });
@@ -217,4 +219,22 @@ test('P0 requests list every tool of both roles', async () => {
     assert.equal(byModel(server, 'rdr').length, 0, 'no separate reader in P0');
     assert.equal(result.counters?.reads, 1);
   });
+});
+
+test('an unreadable judge reply and a failing vision call end in explained outcomes, not a crash', async () => {
+  await withServer(
+    async (server) => {
+      server.on({ model: 'loc', reply: [call('search_knowledge', { query: 'Alpha Quest' }), fin] });
+      server.on({ model: 'jdg', reply: { text: 'I think we need more evidence about the director.' } });
+      server.on({ model: 'rdr', reply: [call('read_media', { fragment_ids: ['alpha#1'], question: 'chart?' }), fin] });
+      const { result, events } = await runPipeline(server, {});
+      assert.equal(result.counters?.judgeParseErrors, 1);
+      assert.equal(result.counters?.bridgeSearches ?? 0, 0, 'nothing runs on an unreadable verdict');
+      assert.match(bodyText(byModel(server, 'syn')[0]), /bridge judge's reply could not be read/);
+      const step = events.find((e) => e.kind === 'step' && e.tool === 'read_media');
+      assert.match(String(step?.result), /tool_failed/, 'the vision failure is a tool error the reader sees');
+      assert.equal(result.finalAnswer, 'Paris');
+    },
+    (server) => server.on({ model: 'vis', reply: { status: 400, error: 'image too large' } }),
+  );
 });
