@@ -7,6 +7,7 @@
  */
 import type { ArtifactKind } from '../pipeline/artifact';
 import { registerArtifactKind } from '../pipeline/artifact-store';
+import { defaultIndexDir } from '../run/index-provider';
 import { KfError } from '../util/errors';
 import { buildDualGraph, DUALG_GRAPH_VERSION } from './graph/build';
 import { indexIdentity, sourceFromIndexDir } from './graph/source';
@@ -34,6 +35,12 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     const g = await buildDualGraph(sourceFromIndexDir(indexDir), { tau: ctx.settings.tau, log: ctx.log });
     writeGraphFiles(ctx.dir, g);
     return { stats: g.meta.stats };
+  },
+  /** `kf prepare dualg-graph --set index=DIR [--set tau=0.8]`, or an experiment's index (prepared first by kf prepare). */
+  request(source) {
+    const indexDir = source.options.index ?? (source.experiment ? defaultIndexDir(source.experiment) : undefined);
+    if (!indexDir) throw new KfError('bad_request', 'dualg-graph needs the index it is built from', 'kf prepare dualg-graph --set index=<index folder>');
+    return graphRequest(indexDir, source.options.tau === undefined ? {} : { tau: Number(source.options.tau) });
   },
   async open(ref, args) {
     const indexDir = args.indexDir as string | undefined;

@@ -102,5 +102,6 @@ export const dualgFamily: PipelineSpec<typeof dualgSettings> = {
   description: 'DualG-MRAG: graph retrieval (+ hybrid pool) -> paths serialised into the prompt -> synthesizer -> checker',
   settings: dualgSettings,
   needsIndex: () => true,
+  artifacts: () => ['dualg-graph'],
   create: (name, s) => dualgPipeline(name, '', s),
 };
