@@ -92,8 +92,9 @@ export class DualgSearcher {
     if (this.s.scorer === 'gnn' && gnn) {
       const total = seeds.reduce((a, x) => a + x.weight, 0) || 1;
       const out = await gnn.scorer(gnn.graph, { seeds: Int32Array.from(seeds.map((x) => x.entity)), seedWeights: Float32Array.from(seeds.map((x) => x.weight / total)), queryVector: hashedQueryVector(query) });
+      // GNN document scores may be logits (any sign); documents outside the active subgraph are -Infinity or NaN.
       const docScores = new Map<number, number>();
-      out.docScores.forEach((v, d) => v > 0 && docScores.set(d, v));
+      out.docScores.forEach((v, d) => Number.isFinite(v) && docScores.set(d, v));
       return { docScores, paths: out.paths };
     }
     if (this.s.scorer === 'gnn') notes.push('no trained GNN for this graph: untrained heuristic scorer used');
