@@ -62,7 +62,17 @@ export interface SizeReport {
   embedder: string;
   dim: number;
   mode: RetrievalMode;
-  build: { generateMs: number; fitMs: number; embedMs: number; indexMs: number; edgesMs: number; edges: number; totalMs: number; fromCache: boolean; loadMs?: number };
+  build: {
+    generateMs: number;
+    fitMs: number;
+    embedMs: number;
+    indexMs: number;
+    edgesMs: number;
+    edges: number;
+    totalMs: number;
+    fromCache: boolean;
+    loadMs?: number;
+  };
   /** Per-query embedding cost, measured on the batch (not part of the round). */
   queryEmbedMsPerQuery: number;
   stages: Record<'bm25Ms' | 'hnswMs' | 'fusionMs' | 'expansionMs' | 'contextMs' | 'roundMs', StageStats>;
@@ -95,7 +105,12 @@ function queryTexts(questions: string[], n: number, seed: string | number): stri
   return Array.from({ length: n }, (_, i) => pool[i % pool.length]);
 }
 
-type BenchOneOptions = Required<Omit<RetrievalBenchOptions, 'progress' | 'engine' | 'sizes' | 'cacheDir'>> & { engine: Omit<EngineOptions, 'embedder'>; cacheDir?: string; progress: (l: string) => void; sizeLabel: string };
+type BenchOneOptions = Required<Omit<RetrievalBenchOptions, 'progress' | 'engine' | 'sizes' | 'cacheDir'>> & {
+  engine: Omit<EngineOptions, 'embedder'>;
+  cacheDir?: string;
+  progress: (l: string) => void;
+  sizeLabel: string;
+};
 
 /** A cached engine (query-time options are this run's, not those saved with it), or undefined. */
 async function loadCachedEngine(cached: string | undefined, o: BenchOneOptions): Promise<{ engine: SearchEngine; build: SizeReport['build'] } | undefined> {
@@ -116,7 +131,13 @@ async function loadCachedEngine(cached: string | undefined, o: BenchOneOptions):
 }
 
 /** Fit, embed, index and (with edgesK) relate the fragments; saved to `cached` when given. */
-async function buildBenchEngine(fragments: Fragment[], o: BenchOneOptions, cached: string | undefined, t0: number, generateMs: number): Promise<{ engine: SearchEngine; build: SizeReport['build'] }> {
+async function buildBenchEngine(
+  fragments: Fragment[],
+  o: BenchOneOptions,
+  cached: string | undefined,
+  t0: number,
+  generateMs: number,
+): Promise<{ engine: SearchEngine; build: SizeReport['build'] }> {
   const say = (l: string) => o.progress(`[${o.sizeLabel}] ${l}`);
   const texts = fragments.map(defaultIndexText);
   const t1 = performance.now();
@@ -149,7 +170,12 @@ async function buildBenchEngine(fragments: Fragment[], o: BenchOneOptions, cache
 }
 
 /** Time every query's search (after a warm-up: JIT, postings built lazily on the first search). */
-async function timeSearches(engine: SearchEngine, queries: string[], qvecs: Float32Array[], o: BenchOneOptions): Promise<{ per: Record<string, number[]>; hits: number }> {
+async function timeSearches(
+  engine: SearchEngine,
+  queries: string[],
+  qvecs: Float32Array[],
+  o: BenchOneOptions,
+): Promise<{ per: Record<string, number[]>; hits: number }> {
   for (let i = 0; i < Math.min(20, queries.length); i++) await engine.search(queries[i], { mode: o.mode, topk: o.topk, queryVector: qvecs[i] });
   const per: Record<string, number[]> = { bm25Ms: [], hnswMs: [], fusionMs: [], expansionMs: [], contextMs: [], roundMs: [] };
   let hits = 0;
@@ -164,7 +190,9 @@ async function timeSearches(engine: SearchEngine, queries: string[], qvecs: Floa
 /** HNSW recall@8 (and the dense stage's) against exact search. */
 function denseRecall(engine: SearchEngine, queries: string[], qvecs: Float32Array[], o: BenchOneOptions): { hnsw: number; stage: number } {
   const rq = Math.min(o.recallQueries, queries.length);
-  let found = 0, foundStage = 0, total = 0;
+  let found = 0,
+    foundStage = 0,
+    total = 0;
   for (let i = 0; i < rq; i++) {
     const exact = engine.exactDense(qvecs[i], 8);
     const approx = new Set(engine.approxDense(qvecs[i], 8));
@@ -185,13 +213,19 @@ async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Pr
   const demo = demoFragments({ fragments: n, seed: o.seed });
   const fragments: Fragment[] = demo.fragments;
   const generateMs = performance.now() - t0;
-  say(`[${n}] demo world: ${fragments.length} fragments, ${demo.documents.length} documents, ${demo.questions.length} questions (${(generateMs / 1000).toFixed(1)} s)`);
+  say(
+    `[${n}] demo world: ${fragments.length} fragments, ${demo.documents.length} documents, ${demo.questions.length} questions (${(generateMs / 1000).toFixed(1)} s)`,
+  );
   const h = resolveHnswOptions(o.engine.hnsw);
   const key = `n${n}-s${String(o.seed).replace(/[^A-Za-z0-9_-]/g, '_')}-${o.embedder}-k${o.edgesK}-M${h.M}-efc${h.efConstruction}`;
   const cached = o.cacheDir ? path.join(o.cacheDir, key) : undefined;
   const { engine, build } = (await loadCachedEngine(cached, o)) ?? (await buildBenchEngine(fragments, o, cached, t0, generateMs));
   const embedder = engine.embedder;
-  const queries = queryTexts(demo.questions.map((q) => q.question), o.queries, o.seed);
+  const queries = queryTexts(
+    demo.questions.map((q) => q.question),
+    o.queries,
+    o.seed,
+  );
   await embedder.embed([queries[0] ?? '']); // load lazily held assets (GloVe) outside the timing
   const t5 = performance.now();
   const qvecs = await embedder.embed(queries);
@@ -201,14 +235,30 @@ async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Pr
   const mem = process.memoryUsage();
   const im = engine.indexMemoryBytes();
   const report: SizeReport = {
-    fragments: fragments.length, documents: demo.documents.length, queries: queries.length, embedder: embedder.id, dim: embedder.dim, mode: o.mode, build, queryEmbedMsPerQuery,
+    fragments: fragments.length,
+    documents: demo.documents.length,
+    queries: queries.length,
+    embedder: embedder.id,
+    dim: embedder.dim,
+    mode: o.mode,
+    build,
+    queryEmbedMsPerQuery,
     stages: Object.fromEntries(Object.entries(per).map(([k, v]) => [k, stats(v)])) as SizeReport['stages'],
     hitsPerQuery: hits / queries.length,
     hnswRecallAt8: recall.hnsw,
     denseStageRecallAt8: recall.stage,
-    memory: { rssMB: mem.rss / MB, heapUsedMB: mem.heapUsed / MB, externalMB: mem.external / MB, arrayBuffersMB: mem.arrayBuffers / MB, bm25IndexMB: im.bm25 / MB, denseIndexMB: im.dense / MB },
+    memory: {
+      rssMB: mem.rss / MB,
+      heapUsedMB: mem.heapUsed / MB,
+      externalMB: mem.external / MB,
+      arrayBuffersMB: mem.arrayBuffers / MB,
+      bm25IndexMB: im.bm25 / MB,
+      denseIndexMB: im.dense / MB,
+    },
   };
-  say(`[${n}] round p50 ${report.stages.roundMs.p50.toFixed(2)} ms, p90 ${report.stages.roundMs.p90.toFixed(2)} ms; HNSW recall@8 ${report.hnswRecallAt8.toFixed(3)} (dense stage ${report.denseStageRecallAt8.toFixed(3)}); RSS ${report.memory.rssMB.toFixed(0)} MB`);
+  say(
+    `[${n}] round p50 ${report.stages.roundMs.p50.toFixed(2)} ms, p90 ${report.stages.roundMs.p90.toFixed(2)} ms; HNSW recall@8 ${report.hnswRecallAt8.toFixed(3)} (dense stage ${report.denseStageRecallAt8.toFixed(3)}); RSS ${report.memory.rssMB.toFixed(0)} MB`,
+  );
   return report;
 }
 
@@ -229,7 +279,8 @@ export async function benchRetrieval(opts: RetrievalBenchOptions): Promise<Retri
     engine: opts.engine ?? {},
     cacheDir: opts.cacheDir,
   };
-  if (!Number.isInteger(config.queries) || config.queries < 1) throw new KfError('bad_option', `queries must be a positive integer (got ${config.queries})`, 'pass e.g. --queries 300');
+  if (!Number.isInteger(config.queries) || config.queries < 1)
+    throw new KfError('bad_option', `queries must be a positive integer (got ${config.queries})`, 'pass e.g. --queries 300');
   const progress = opts.progress ?? (() => undefined);
   const sizes: SizeReport[] = [];
   for (const n of config.sizes) {
@@ -238,7 +289,8 @@ export async function benchRetrieval(opts: RetrievalBenchOptions): Promise<Retri
   }
   const report: RetrievalBenchReport = { config, sizes, node: process.version };
   if (sizes.length > 1) {
-    const a = sizes[0], b = sizes[sizes.length - 1];
+    const a = sizes[0],
+      b = sizes[sizes.length - 1];
     report.growth = { from: a.fragments, to: b.fragments, corpusRatio: b.fragments / a.fragments, roundP50Ratio: b.stages.roundMs.p50 / a.stages.roundMs.p50 };
   }
   return report;
@@ -248,20 +300,31 @@ export async function benchRetrieval(opts: RetrievalBenchOptions): Promise<Retri
 export function formatBenchReport(r: RetrievalBenchReport): string {
   const lines: string[] = [];
   const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '-');
-  lines.push(`retrieval round benchmark (offline; mode ${r.config.mode}, topk ${r.config.topk}, ${r.config.queries} queries, seed ${r.config.seed}, node ${r.node})`);
+  lines.push(
+    `retrieval round benchmark (offline; mode ${r.config.mode}, topk ${r.config.topk}, ${r.config.queries} queries, seed ${r.config.seed}, node ${r.node})`,
+  );
   for (const s of r.sizes) {
     lines.push('');
     lines.push(`${s.fragments} fragments / ${s.documents} documents, embedder ${s.embedder} (${s.dim}-d)`);
-    lines.push(`  build${s.build.fromCache ? ` (cached; loaded in ${f((s.build.loadMs ?? 0) / 1000, 1)} s)` : ''}: generate ${f(s.build.generateMs / 1000, 1)} s, fit ${f(s.build.fitMs / 1000, 1)} s, embed ${f(s.build.embedMs / 1000, 1)} s, index ${f(s.build.indexMs / 1000, 1)} s, edges ${f(s.build.edgesMs / 1000, 1)} s (${s.build.edges}), total ${f(s.build.totalMs / 1000, 1)} s`);
+    lines.push(
+      `  build${s.build.fromCache ? ` (cached; loaded in ${f((s.build.loadMs ?? 0) / 1000, 1)} s)` : ''}: generate ${f(s.build.generateMs / 1000, 1)} s, fit ${f(s.build.fitMs / 1000, 1)} s, embed ${f(s.build.embedMs / 1000, 1)} s, index ${f(s.build.indexMs / 1000, 1)} s, edges ${f(s.build.edgesMs / 1000, 1)} s (${s.build.edges}), total ${f(s.build.totalMs / 1000, 1)} s`,
+    );
     lines.push(`  stage          p50 ms   p90 ms   mean ms`);
-    for (const [k, v] of Object.entries(s.stages)) lines.push(`  ${k.replace('Ms', '').padEnd(12)} ${f(v.p50, 3).padStart(8)} ${f(v.p90, 3).padStart(8)} ${f(v.mean, 3).padStart(9)}`);
+    for (const [k, v] of Object.entries(s.stages))
+      lines.push(`  ${k.replace('Ms', '').padEnd(12)} ${f(v.p50, 3).padStart(8)} ${f(v.p90, 3).padStart(8)} ${f(v.mean, 3).padStart(9)}`);
     lines.push(`  query embedding (separate): ${f(s.queryEmbedMsPerQuery, 3)} ms/query; hits/query ${f(s.hitsPerQuery, 1)}`);
-    lines.push(`  recall@8 vs exact dense search: pure HNSW ${f(s.hnswRecallAt8, 4)}; dense stage as searched (HNSW + lexical seeds + document siblings) ${f(s.denseStageRecallAt8, 4)}`);
-    lines.push(`  memory: RSS ${f(s.memory.rssMB, 0)} MB, heap ${f(s.memory.heapUsedMB, 0)} MB, array buffers ${f(s.memory.arrayBuffersMB, 0)} MB (BM25 ${f(s.memory.bm25IndexMB, 0)} MB, dense ${f(s.memory.denseIndexMB, 0)} MB)`);
+    lines.push(
+      `  recall@8 vs exact dense search: pure HNSW ${f(s.hnswRecallAt8, 4)}; dense stage as searched (HNSW + lexical seeds + document siblings) ${f(s.denseStageRecallAt8, 4)}`,
+    );
+    lines.push(
+      `  memory: RSS ${f(s.memory.rssMB, 0)} MB, heap ${f(s.memory.heapUsedMB, 0)} MB, array buffers ${f(s.memory.arrayBuffersMB, 0)} MB (BM25 ${f(s.memory.bm25IndexMB, 0)} MB, dense ${f(s.memory.denseIndexMB, 0)} MB)`,
+    );
   }
   if (r.growth) {
     lines.push('');
-    lines.push(`growth: ${r.growth.from} -> ${r.growth.to} fragments (${f(r.growth.corpusRatio, 1)}x corpus): round p50 x${f(r.growth.roundP50Ratio, 3)} (${f((r.growth.roundP50Ratio - 1) * 100, 1)}% more time)`);
+    lines.push(
+      `growth: ${r.growth.from} -> ${r.growth.to} fragments (${f(r.growth.corpusRatio, 1)}x corpus): round p50 x${f(r.growth.roundP50Ratio, 3)} (${f((r.growth.roundP50Ratio - 1) * 100, 1)}% more time)`,
+    );
   }
   return lines.join('\n');
 }

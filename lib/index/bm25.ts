@@ -163,7 +163,12 @@ export class Bm25Index {
 
   /** Index a document under the next slot number (slots are dense and append-only: the caller's fragment table). */
   add(slot: number, tokens: string[]): void {
-    if (slot !== this.nSlots) throw new KfError('bm25_slot', `BM25 slots are append-only: expected slot ${this.nSlots}, got ${slot}`, 'add fragments through SearchEngine, which numbers them');
+    if (slot !== this.nSlots)
+      throw new KfError(
+        'bm25_slot',
+        `BM25 slots are append-only: expected slot ${this.nSlots}, got ${slot}`,
+        'add fragments through SearchEngine, which numbers them',
+      );
     const counts = new Map<number, number>();
     for (const tok of tokens) {
       let id = this.termIds.get(tok);
@@ -326,8 +331,12 @@ export class Bm25Index {
     if (n === 0 || k <= 0 || this.nLive === 0) return empty;
     const { k1 } = this.options;
     const k1p1 = k1 + 1;
-    const postOff = this.postOff, postDoc = this.postDoc, impact = this.postImpact, norm = this.norm;
-    const acc = this.acc, mark = this.touchedMark;
+    const postOff = this.postOff,
+      postDoc = this.postDoc,
+      impact = this.postImpact,
+      norm = this.norm;
+    const acc = this.acc,
+      mark = this.touchedMark;
 
     const order = this.termOrder(q);
     if (!order.length) return empty;
@@ -413,7 +422,8 @@ export class Bm25Index {
 
   /** Term frequency of term id `t` in slot `d` (binary search in the sorted forward entries). */
   private tfIn(d: number, t: number): number {
-    let lo = this.fwdOff[d], hi = this.fwdOff[d + 1] - 1;
+    let lo = this.fwdOff[d],
+      hi = this.fwdOff[d + 1] - 1;
     const ft = this.fwdTerm;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
@@ -451,7 +461,21 @@ export class Bm25Index {
   /** Bytes held in typed arrays (benchmarks). */
   memoryBytes(): number {
     this.prepare();
-    return [this.fwdOff, this.fwdTerm, this.fwdTf, this.docLen, this.live, this.postOff, this.postDoc, this.postTf, this.postImpact, this.norm, this.maxPart, this.acc, this.touchedMark].reduce((s, a) => s + a.byteLength, 0);
+    return [
+      this.fwdOff,
+      this.fwdTerm,
+      this.fwdTf,
+      this.docLen,
+      this.live,
+      this.postOff,
+      this.postDoc,
+      this.postTf,
+      this.postImpact,
+      this.norm,
+      this.maxPart,
+      this.acc,
+      this.touchedMark,
+    ].reduce((s, a) => s + a.byteLength, 0);
   }
 
   exportState(): Bm25State {
@@ -505,11 +529,13 @@ export class Bm25Index {
 function kthLargest(ids: number[], acc: Float64Array, k: number): number {
   const vals = new Float64Array(ids.length);
   for (let i = 0; i < ids.length; i++) vals[i] = acc[ids[i]];
-  let lo = 0, hi = vals.length - 1;
+  let lo = 0,
+    hi = vals.length - 1;
   const target = k - 1; // index in descending order
   while (lo < hi) {
     const pivot = vals[(lo + hi) >> 1];
-    let i = lo, j = hi;
+    let i = lo,
+      j = hi;
     while (i <= j) {
       while (vals[i] > pivot) i++;
       while (vals[j] < pivot) j--;
@@ -544,7 +570,8 @@ export function topK(ids: number[], acc: Float64Array, k: number): number[] {
   };
   const down = (i: number) => {
     for (;;) {
-      const l = 2 * i + 1, r = l + 1;
+      const l = 2 * i + 1,
+        r = l + 1;
       let m = i;
       if (l < heap.length && worse(heap[l], heap[m])) m = l;
       if (r < heap.length && worse(heap[r], heap[m])) m = r;

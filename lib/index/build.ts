@@ -49,12 +49,31 @@ import type { Embedder, KnowledgePoint, Relation } from './types';
 import { addUsage, emptyUsage, extractKnowledgePoints, pointText, type KnowledgePointOptions, type StageUsage } from './knowledge-points';
 import { buildRelations, projectToFragments, type RelationOptions, type RelationTypeCache } from './relations';
 import {
-  PAPER_APPENDIX_D, addLedgerCounts, countPages, emptyKinds, emptyLedgerCounts, finishTokens, issueOf, ledgerMarkdown, summarize, tokenCounts,
-  type BuildReport, type CostLedger, type DocumentReport, type LedgerCounts,
+  PAPER_APPENDIX_D,
+  addLedgerCounts,
+  countPages,
+  emptyKinds,
+  emptyLedgerCounts,
+  finishTokens,
+  issueOf,
+  ledgerMarkdown,
+  summarize,
+  tokenCounts,
+  type BuildReport,
+  type CostLedger,
+  type DocumentReport,
+  type LedgerCounts,
 } from './report';
 import {
-  BUILD_PREFIX, INDEX_MANIFEST_KIND, INDEX_POINTER, currentGeneration, readIndexedDocuments,
-  type IndexManifest, type IndexModels, type IndexedDocument, type StageBackend,
+  BUILD_PREFIX,
+  INDEX_MANIFEST_KIND,
+  INDEX_POINTER,
+  currentGeneration,
+  readIndexedDocuments,
+  type IndexManifest,
+  type IndexModels,
+  type IndexedDocument,
+  type StageBackend,
 } from './open';
 
 export type EmbedderChoice = 'hash' | 'glove' | 'fitted' | 'openai';
@@ -181,7 +200,12 @@ class WorkStore implements RelationTypeCache {
         CREATE TABLE IF NOT EXISTS relcache (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       `);
     } catch (e) {
-      throw new KfError('work_store', `cannot open the build checkpoint store ${file}: ${errorMessage(e)}`, 'check the folder is writable; if the file is damaged, delete it (the next build redoes the work)', { concerns: file, cause: e });
+      throw new KfError(
+        'work_store',
+        `cannot open the build checkpoint store ${file}: ${errorMessage(e)}`,
+        'check the folder is writable; if the file is damaged, delete it (the next build redoes the work)',
+        { concerns: file, cause: e },
+      );
     }
     this.getDoc = this.db.prepare('SELECT payload FROM docs WHERE key = ?');
     this.putDoc = this.db.prepare('INSERT OR REPLACE INTO docs (key, doc_id, payload, created) VALUES (?, ?, ?, ?)');
@@ -254,14 +278,18 @@ class WorkStore implements RelationTypeCache {
 
 // ---------------------------------------------------------------------------- lock
 
-
 /** One build at a time per index folder; a lock left by a killed build (dead pid) is taken over. */
 function acquireLock(root: string): () => void {
   const file = path.join(root, '.build.lock');
   const r = tryPidLock(file);
   if (isPidLock(r)) return r.release;
   if (r.holder && !r.ownProcess) {
-    throw new KfError('index_locked', `another build (pid ${r.holder.pid}) is writing the index in ${root}`, 'wait for it to finish, or stop it; a lock of a dead process is taken over automatically', { concerns: root });
+    throw new KfError(
+      'index_locked',
+      `another build (pid ${r.holder.pid}) is writing the index in ${root}`,
+      'wait for it to finish, or stop it; a lock of a dead process is taken over automatically',
+      { concerns: root },
+    );
   }
   throw new KfError('index_locked', `cannot take the build lock ${file}`, 'remove the file if no build is running', { concerns: file });
 }
@@ -281,7 +309,10 @@ function stageModel(models: IndexModels | undefined, stage: string): ChatModel |
   try {
     return models.forStage(stage);
   } catch (e) {
-    throw new KfError('index_models', `cannot get the model for stage ${stage}: ${errorMessage(e)}`, 'fix the models config for that stage, or build offline', { concerns: stage, cause: e });
+    throw new KfError('index_models', `cannot get the model for stage ${stage}: ${errorMessage(e)}`, 'fix the models config for that stage, or build offline', {
+      concerns: stage,
+      cause: e,
+    });
   }
 }
 
@@ -305,7 +336,6 @@ function backendOf(m: ChatModel | undefined): StageBackend {
 function numericSeed(seed: string): number {
   return Number.parseInt(sha256(`hnsw/${seed}`).slice(0, 8), 16) % 1_000_000_007;
 }
-
 
 function abortIf(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new KfError('aborted', 'the index build was cancelled', 'rerun the build: finished documents are kept and reused');
@@ -424,7 +454,10 @@ async function ingestPassage(d: ScannedDoc, ctx: DocContext): Promise<IngestResu
   return res;
 }
 
-async function processDocument(d: ScannedDoc, ctx: DocContext): Promise<{ work?: DocWork; failure?: { status: 'error' | 'skipped'; reason: string; issues: IngestIssue[] } }> {
+async function processDocument(
+  d: ScannedDoc,
+  ctx: DocContext,
+): Promise<{ work?: DocWork; failure?: { status: 'error' | 'skipped'; reason: string; issues: IngestIssue[] } }> {
   const t0 = Date.now();
   let res: IngestResult;
   if (d.passage) res = await ingestPassage(d, ctx);
@@ -464,10 +497,22 @@ async function processDocument(d: ScannedDoc, ctx: DocContext): Promise<{ work?:
       signal: ctx.signal,
     });
     fragments = described.fragments;
-    for (const f of described.failures) issues.push({ doc: d.id, severity: 'warning', code: 'describe_failed', message: `describing ${f.id} failed (${f.error}); the offline description is used` });
+    for (const f of described.failures)
+      issues.push({
+        doc: d.id,
+        severity: 'warning',
+        code: 'describe_failed',
+        message: `describing ${f.id} failed (${f.error}); the offline description is used`,
+      });
   }
   const kp = await extractKnowledgePoints(fragments, { ...ctx.kp, model: ctx.extractionModel, signal: ctx.signal });
-  for (const i of kp.issues) issues.push({ doc: d.id, severity: 'warning', code: `extraction_${i.code}`, message: `${i.message} (fragments ${i.fragmentIds.slice(0, 3).join(', ')}${i.fragmentIds.length > 3 ? ', ...' : ''})` });
+  for (const i of kp.issues)
+    issues.push({
+      doc: d.id,
+      severity: 'warning',
+      code: `extraction_${i.code}`,
+      message: `${i.message} (fragments ${i.fragmentIds.slice(0, 3).join(', ')}${i.fragmentIds.length > 3 ? ', ...' : ''})`,
+    });
   return {
     work: {
       doc: res.doc,
@@ -487,7 +532,13 @@ async function processDocument(d: ScannedDoc, ctx: DocContext): Promise<{ work?:
 /** The configured OpenAI-compatible embedder, with its dimension known (one probe call when needed). */
 async function endpointEmbedder(models: IndexModels | undefined): Promise<Embedder> {
   const e = models?.embedder?.();
-  if (!e) throw new KfError('embedder_unavailable', 'the openai embedder was chosen but no embedding endpoint/model is configured', 'configure the embedding stage (models config or OPENAI_BASE_URL + KF_EMBEDDING_MODEL), or use --embedder fitted|glove|hash', { concerns: 'embedding' });
+  if (!e)
+    throw new KfError(
+      'embedder_unavailable',
+      'the openai embedder was chosen but no embedding endpoint/model is configured',
+      'configure the embedding stage (models config or OPENAI_BASE_URL + KF_EMBEDDING_MODEL), or use --embedder fitted|glove|hash',
+      { concerns: 'embedding' },
+    );
   await (e as Embedder & { init?: () => Promise<unknown> }).init?.();
   return e;
 }
@@ -563,11 +614,24 @@ function buildSettings(input: BuildIndexInput, root: string, store: WorkStore): 
     describe,
     caption: describe ? backendOf(isOffline(captionModel) ? undefined : captionModel) : null,
     extraction: backendOf(isOffline(extractionModel) ? undefined : extractionModel),
-    kp: { maxPerFragment: o.knowledgePoints?.maxPerFragment ?? 8, batchFragments: o.knowledgePoints?.batchFragments, batchChars: o.knowledgePoints?.batchChars },
+    kp: {
+      maxPerFragment: o.knowledgePoints?.maxPerFragment ?? 8,
+      batchFragments: o.knowledgePoints?.batchFragments,
+      batchChars: o.knowledgePoints?.batchChars,
+    },
   };
   const shapeHash = shortHash(workShape, 16);
   return {
-    input, o, root, store, seed, corpusDir, describe, workShape, captionModel, extractionModel,
+    input,
+    o,
+    root,
+    store,
+    seed,
+    corpusDir,
+    describe,
+    workShape,
+    captionModel,
+    extractionModel,
     progress: async (e) => {
       if (o.onProgress) await o.onProgress(e);
     },
@@ -634,7 +698,14 @@ async function documentWork(b: Build, scanned: ScannedDoc[], ctx: DocContext): P
     }
     done++;
     const w = works.get(d.id);
-    await b.progress({ phase: 'document', docId: d.id, status: w ? 'ok' : failures.get(d.id)!.status, work: w ? (w.processed ? 'processed' : 'reused') : 'none', done, total: candidates.length });
+    await b.progress({
+      phase: 'document',
+      docId: d.id,
+      status: w ? 'ok' : failures.get(d.id)!.status,
+      work: w ? (w.processed ? 'processed' : 'reused') : 'none',
+      done,
+      total: candidates.length,
+    });
   });
   return { works, failures };
 }
@@ -656,12 +727,17 @@ async function embedderAndBase(b: Build, okDocs: OkDoc[]): Promise<{ embedder: E
     engine: prevEngine,
     fitted: (prev.manifest?.options.embedder as { fitted?: CorpusFittedOptions } | undefined)?.fitted,
   });
-  if (prevEngine && (prevEngine.embedder.id !== embedder.id || canonicalJson(prev.manifest?.options.engine ?? null) !== canonicalJson(b.engineOpts))) prevEngine = undefined;
+  if (prevEngine && (prevEngine.embedder.id !== embedder.id || canonicalJson(prev.manifest?.options.engine ?? null) !== canonicalJson(b.engineOpts)))
+    prevEngine = undefined;
   return { embedder, choiceName, prevEngine };
 }
 
 /** Vectors of fragments + points per document (checkpointed per document), embedded in batches of about 512 texts. */
-async function embedDocuments(b: Build, okDocs: OkDoc[], embedder: Embedder): Promise<{ vectors: Map<string, Float32Array[]>; embedMs: Map<string, number>; embeddedNow: number }> {
+async function embedDocuments(
+  b: Build,
+  okDocs: OkDoc[],
+  embedder: Embedder,
+): Promise<{ vectors: Map<string, Float32Array[]>; embedMs: Map<string, number>; embeddedNow: number }> {
   const vecKey = (docKey: string) => sha256(`${docKey}\u0000${embedder.id}`);
   const vectors = new Map<string, Float32Array[]>();
   const embedMs = new Map<string, number>();
@@ -677,7 +753,7 @@ async function embedDocuments(b: Build, okDocs: OkDoc[], embedder: Embedder): Pr
     return true;
   });
   const BATCH = 512;
-  for (let i = 0; i < missing.length; ) {
+  for (let i = 0; i < missing.length;) {
     abortIf(b.o.signal);
     const group: OkDoc[] = [];
     let n = 0;
@@ -691,9 +767,22 @@ async function embedDocuments(b: Build, okDocs: OkDoc[], embedder: Embedder): Pr
     try {
       vecs = await embedder.embed(texts);
     } catch (e) {
-      throw new KfError('embedder_failed', `embedding ${texts.length} texts of ${group.map((d) => d.id).slice(0, 3).join(', ')} with ${embedder.id} failed: ${errorMessage(e)}`, 'check the embedding endpoint, then rerun: documents already done are kept', { cause: e });
+      throw new KfError(
+        'embedder_failed',
+        `embedding ${texts.length} texts of ${group
+          .map((d) => d.id)
+          .slice(0, 3)
+          .join(', ')} with ${embedder.id} failed: ${errorMessage(e)}`,
+        'check the embedding endpoint, then rerun: documents already done are kept',
+        { cause: e },
+      );
     }
-    if (vecs.length !== texts.length) throw new KfError('embedder_failed', `embedder ${embedder.id} returned ${vecs.length} vectors for ${texts.length} texts`, 'check the embedding endpoint/model');
+    if (vecs.length !== texts.length)
+      throw new KfError(
+        'embedder_failed',
+        `embedder ${embedder.id} returned ${vecs.length} vectors for ${texts.length} texts`,
+        'check the embedding endpoint/model',
+      );
     const ms = Date.now() - t0;
     let at = 0;
     for (const d of group) {
@@ -712,7 +801,14 @@ async function embedDocuments(b: Build, okDocs: OkDoc[], embedder: Embedder): Pr
 }
 
 /** The engine: the previous build's engine updated by the difference, or a new one from the stored vectors. */
-async function assembleEngine(b: Build, okDocs: OkDoc[], vectors: Map<string, Float32Array[]>, embedder: Embedder, prevEngine: SearchEngine | undefined, change: (id: string, key: string) => DocumentReport['change']): Promise<SearchEngine> {
+async function assembleEngine(
+  b: Build,
+  okDocs: OkDoc[],
+  vectors: Map<string, Float32Array[]>,
+  embedder: Embedder,
+  prevEngine: SearchEngine | undefined,
+  change: (id: string, key: string) => DocumentReport['change'],
+): Promise<SearchEngine> {
   const addDoc = async (e: SearchEngine, d: OkDoc) => {
     const v = vectors.get(d.id)!;
     await e.addFragments(d.work.fragments, v.slice(0, d.work.fragments.length));
@@ -732,7 +828,12 @@ async function assembleEngine(b: Build, okDocs: OkDoc[], vectors: Map<string, Fl
 type Relations = { relations: Relation[]; fragmentEdges: Relation[]; recalled: number; typed: number; usage: StageUsage; by: 'llm' | 'offline' };
 
 /** Relations over every point (LLM typings of pairs seen before come from the store); reused as they are when nothing they depend on changed. */
-async function pointRelations(b: Build, okDocs: OkDoc[], vectors: Map<string, Float32Array[]>, embedder: Embedder): Promise<{ rel: Relations; relShape: string; indexIssues: BuildReport['indexIssues'] }> {
+async function pointRelations(
+  b: Build,
+  okDocs: OkDoc[],
+  vectors: Map<string, Float32Array[]>,
+  embedder: Embedder,
+): Promise<{ rel: Relations; relShape: string; indexIssues: BuildReport['indexIssues'] }> {
   const { prev, relOpts } = b;
   const indexIssues: BuildReport['indexIssues'] = [];
   const allPoints = okDocs.flatMap((d) => d.work.points);
@@ -741,19 +842,35 @@ async function pointRelations(b: Build, okDocs: OkDoc[], vectors: Map<string, Fl
   // Same documents, embedder and relation settings as the previous build: its relations are exactly what
   // recomputing would give (recall is deterministic, typings are cached), so they are reused as they are.
   const relShape = canonicalJson({ relOpts, embedder: embedder.id, model: backendOf(isOffline(b.relationsModel) ? undefined : b.relationsModel) });
-  const sameInputs = !!prev.dir && !!prev.manifest && prev.manifest.relationsShape === relShape && prev.docs.size === okDocs.length && okDocs.every((d) => prev.docs.get(d.id)?.workKey === d.key);
+  const sameInputs =
+    !!prev.dir &&
+    !!prev.manifest &&
+    prev.manifest.relationsShape === relShape &&
+    prev.docs.size === okDocs.length &&
+    okDocs.every((d) => prev.docs.get(d.id)?.workKey === d.key);
   let reused = false;
   if (relOpts !== false && allPoints.length > 1 && sameInputs) {
     const prevRel = readJsonl<Relation>(path.join(prev.dir!, 'relations.jsonl'));
     if (!prevRel.badLines && prevRel.records.length === prev.manifest!.counts.relations.pointEdges) {
-      rel = { ...rel, relations: prevRel.records, fragmentEdges: projectToFragments(prevRel.records, allPoints), recalled: prev.manifest!.counts.relations.recalled, typed: prev.manifest!.counts.relations.typed };
+      rel = {
+        ...rel,
+        relations: prevRel.records,
+        fragmentEdges: projectToFragments(prevRel.records, allPoints),
+        recalled: prev.manifest!.counts.relations.recalled,
+        typed: prev.manifest!.counts.relations.typed,
+      };
       reused = true;
     }
   }
   if (relOpts !== false && allPoints.length > 1 && !reused) {
     abortIf(b.o.signal);
     await b.progress({ phase: 'relations', total: allPoints.length });
-    const r = await buildRelations(allPoints, pointVecs, { ...relOpts, model: isOffline(b.relationsModel) ? undefined : b.relationsModel, cache: b.store, signal: b.o.signal });
+    const r = await buildRelations(allPoints, pointVecs, {
+      ...relOpts,
+      model: isOffline(b.relationsModel) ? undefined : b.relationsModel,
+      cache: b.store,
+      signal: b.o.signal,
+    });
     for (const i of r.issues) indexIssues.push({ step: 'relations', code: i.code, message: `${i.message} (${i.pairs} pairs)` });
     rel = r;
   }
@@ -761,7 +878,13 @@ async function pointRelations(b: Build, okDocs: OkDoc[], vectors: Map<string, Fl
 }
 
 /** One report line per scanned document: indexed, kept at its previous version, or why not. */
-function documentReports(b: Build, scanned: ScannedDoc[], works: Map<string, DocEntry>, failures: Map<string, DocFailure>, change: (id: string, key: string) => DocumentReport['change']): DocumentReport[] {
+function documentReports(
+  b: Build,
+  scanned: ScannedDoc[],
+  works: Map<string, DocEntry>,
+  failures: Map<string, DocFailure>,
+  change: (id: string, key: string) => DocumentReport['change'],
+): DocumentReport[] {
   const kindsOf = (w: DocWork) => {
     const kinds = emptyKinds();
     for (const x of w.fragments) kinds[x.kind]++;
@@ -772,27 +895,56 @@ function documentReports(b: Build, scanned: ScannedDoc[], works: Map<string, Doc
     if (w?.keptPrevious && failures.has(d.id)) {
       const f = failures.get(d.id)!;
       return {
-        id: d.id, source: d.source, title: w.work.doc.title, format: w.work.doc.format, status: 'error',
-        reason: `${f.reason} -- the previously indexed version is kept`, keptPrevious: true,
-        work: 'reused', change: 'unchanged', ...(d.sha ? { sha256: d.sha } : {}),
-        fragments: kindsOf(w.work), points: w.work.points.length, issues: f.issues.map(issueOf),
+        id: d.id,
+        source: d.source,
+        title: w.work.doc.title,
+        format: w.work.doc.format,
+        status: 'error',
+        reason: `${f.reason} -- the previously indexed version is kept`,
+        keptPrevious: true,
+        work: 'reused',
+        change: 'unchanged',
+        ...(d.sha ? { sha256: d.sha } : {}),
+        fragments: kindsOf(w.work),
+        points: w.work.points.length,
+        issues: f.issues.map(issueOf),
       };
     }
     if (w && !d.verdict) {
       return {
-        id: d.id, source: d.source, title: w.work.doc.title, format: w.work.doc.format, status: 'ok',
-        work: w.processed ? 'processed' : 'reused', change: change(d.id, w.key), sha256: d.sha,
-        ...(w.work.pages ? { pages: countPages(w.work.pages), pageSources: w.work.pages.map((p) => ({ page: p.page, source: p.source, chars: p.chars, ...(p.error ? { error: p.error } : {}) })) } : {}),
-        fragments: kindsOf(w.work), points: w.work.points.length, issues: w.work.issues.map(issueOf),
+        id: d.id,
+        source: d.source,
+        title: w.work.doc.title,
+        format: w.work.doc.format,
+        status: 'ok',
+        work: w.processed ? 'processed' : 'reused',
+        change: change(d.id, w.key),
+        sha256: d.sha,
+        ...(w.work.pages
+          ? {
+              pages: countPages(w.work.pages),
+              pageSources: w.work.pages.map((p) => ({ page: p.page, source: p.source, chars: p.chars, ...(p.error ? { error: p.error } : {}) })),
+            }
+          : {}),
+        fragments: kindsOf(w.work),
+        points: w.work.points.length,
+        issues: w.work.issues.map(issueOf),
       };
     }
     const f = d.verdict ?? failures.get(d.id);
     const v = d.verdict;
     return {
-      id: d.id, source: d.source, format: d.format, status: f?.status ?? 'error', reason: f?.reason ?? 'unknown failure',
+      id: d.id,
+      source: d.source,
+      format: d.format,
+      status: f?.status ?? 'error',
+      reason: f?.reason ?? 'unknown failure',
       ...(v?.duplicateOf ? { duplicateOf: v.duplicateOf } : {}),
-      work: 'none', change: b.prev.docs.has(d.id) ? 'changed' : 'added', ...(d.sha ? { sha256: d.sha } : {}),
-      fragments: emptyKinds(), points: 0,
+      work: 'none',
+      change: b.prev.docs.has(d.id) ? 'changed' : 'added',
+      ...(d.sha ? { sha256: d.sha } : {}),
+      fragments: emptyKinds(),
+      points: 0,
       issues: (failures.get(d.id)?.issues ?? []).map(issueOf),
     };
   });
@@ -838,11 +990,19 @@ function stageBackends(b: Build, needsOcr: boolean, choiceName: string, embedder
 }
 
 /** The cost ledger: the whole index (cumulative relation costs) and this build (documents processed now). */
-function costLedger(b: Build, okDocs: OkDoc[], x: { embedMs: Map<string, number>; embeddedNow: number; rel: Relations; backends: Record<string, StageBackend>; wallSeconds: number }) {
+function costLedger(
+  b: Build,
+  okDocs: OkDoc[],
+  x: { embedMs: Map<string, number>; embeddedNow: number; rel: Relations; backends: Record<string, StageBackend>; wallSeconds: number },
+) {
   const cumulativeRel = usageOf(b.prev.manifest?.cumulative?.relations ?? emptyUsage());
   addUsage(cumulativeRel, x.rel.usage);
   const indexCounts = summedCounts(okDocs, x.embedMs, cumulativeRel);
-  const buildCounts = summedCounts(okDocs.filter((d) => d.processed), x.embedMs, x.rel.usage);
+  const buildCounts = summedCounts(
+    okDocs.filter((d) => d.processed),
+    x.embedMs,
+    x.rel.usage,
+  );
   buildCounts.embeddings = x.embeddedNow;
   buildCounts.wallSeconds = x.wallSeconds;
   indexCounts.wallSeconds = (b.prev.manifest?.cumulative?.wallSeconds ?? 0) + x.wallSeconds;
@@ -868,7 +1028,23 @@ function costLedger(b: Build, okDocs: OkDoc[], x: { embedMs: Map<string, number>
 }
 
 /** The manifest of the new build. */
-function indexManifest(b: Build, x: { generation: string; okDocs: OkDoc[]; inputKey: string; relShape: string; embedder: Embedder; choiceName: string; backends: Record<string, StageBackend>; summary: BuildReport['summary']; relationsSummary: IndexManifest['counts']['relations']; indexCounts: LedgerCounts; cumulativeRel: StageUsage; points: number }): IndexManifest {
+function indexManifest(
+  b: Build,
+  x: {
+    generation: string;
+    okDocs: OkDoc[];
+    inputKey: string;
+    relShape: string;
+    embedder: Embedder;
+    choiceName: string;
+    backends: Record<string, StageBackend>;
+    summary: BuildReport['summary'];
+    relationsSummary: IndexManifest['counts']['relations'];
+    indexCounts: LedgerCounts;
+    cumulativeRel: StageUsage;
+    points: number;
+  },
+): IndexManifest {
   const { o, prev, corpusDir, okDocs } = { ...b, okDocs: x.okDocs };
   const byKind: Record<string, number> = { ...emptyKinds() };
   for (const d of okDocs) for (const f of d.work.fragments) byKind[f.kind]++;
@@ -930,7 +1106,19 @@ function indexedDocuments(okDocs: OkDoc[]): IndexedDocument[] {
 }
 
 /** Save: a complete build folder under a temporary name, renamed, then CURRENT switches; older builds and stale work go. */
-async function saveBuild(b: Build, x: { generation: string; engine: SearchEngine; okDocs: OkDoc[]; points: KnowledgePoint[]; rel: Relations; report: BuildReport; ledger: CostLedger; manifest: IndexManifest }): Promise<string> {
+async function saveBuild(
+  b: Build,
+  x: {
+    generation: string;
+    engine: SearchEngine;
+    okDocs: OkDoc[];
+    points: KnowledgePoint[];
+    rel: Relations;
+    report: BuildReport;
+    ledger: CostLedger;
+    manifest: IndexManifest;
+  },
+): Promise<string> {
   const { root } = b;
   const tmp = path.join(root, `.${x.generation}.tmp-${process.pid}`);
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -964,14 +1152,25 @@ async function saveBuild(b: Build, x: { generation: string; engine: SearchEngine
 async function scanAndWork(b: Build) {
   const { o, input, corpusDir, root } = b;
   await b.progress({ phase: 'scan', message: corpusDir ?? `${input.passages!.length} passages` });
-  const scanned = corpusDir ? scanDirectory(corpusDir, o.maxFileBytes ?? 1 << 30, o.include, new Set([...b.prev.docs.values()].map((d) => d.source))) : scanPassages(input.passages!);
+  const scanned = corpusDir
+    ? scanDirectory(corpusDir, o.maxFileBytes ?? 1 << 30, o.include, new Set([...b.prev.docs.values()].map((d) => d.source)))
+    : scanPassages(input.passages!);
   const needsOcr = !!corpusDir && (o.ingest?.ocr ?? 'auto') !== 'off';
   const ocrCacheDir = path.resolve(o.ocrCacheDir ?? path.join(root, 'work', 'ocr'));
   // PDF pages without text and images of HTML/Markdown share one pool; its workers start on first use.
   const ocrPool = needsOcr ? new OcrPool({ size: o.ocrWorkers ?? 2, cacheDir: ocrCacheDir }) : undefined;
   const ctx: DocContext = {
-    root, corpusRoot: corpusDir, assetsDir: path.join(root, 'assets'), ocrCacheDir, ocrPool, ingest: o.ingest, describe: b.describe,
-    captionModel: b.captionModel, extractionModel: b.extractionModel, kp: o.knowledgePoints ?? {}, signal: o.signal,
+    root,
+    corpusRoot: corpusDir,
+    assetsDir: path.join(root, 'assets'),
+    ocrCacheDir,
+    ocrPool,
+    ingest: o.ingest,
+    describe: b.describe,
+    captionModel: b.captionModel,
+    extractionModel: b.extractionModel,
+    kp: o.knowledgePoints ?? {},
+    signal: o.signal,
   };
   try {
     const { works, failures } = await documentWork(b, scanned, ctx);
@@ -985,7 +1184,11 @@ async function scanAndWork(b: Build) {
 export async function buildIndex(input: BuildIndexInput): Promise<BuildResult> {
   const started = Date.now();
   if (!input.corpusDir === !input.passages) {
-    throw new KfError('bad_input', 'buildIndex needs exactly one of corpusDir (a folder of documents) or passages', 'pass --corpus <dir> or a passages JSON file');
+    throw new KfError(
+      'bad_input',
+      'buildIndex needs exactly one of corpusDir (a folder of documents) or passages',
+      'pass --corpus <dir> or a passages JSON file',
+    );
   }
   if (!input.outDir) throw new KfError('bad_input', 'buildIndex needs outDir', 'pass --out <dir>');
   const root = ensureWritableDir(input.outDir, 'index directory');
@@ -993,7 +1196,8 @@ export async function buildIndex(input: BuildIndexInput): Promise<BuildResult> {
   const store = new WorkStore(path.join(root, 'work', 'work.sqlite'));
   try {
     // Stray temporary build folders of killed builds.
-    for (const name of fs.readdirSync(root)) if (name.startsWith(`.${BUILD_PREFIX}`) && name.includes('.tmp-')) fs.rmSync(path.join(root, name), { recursive: true, force: true });
+    for (const name of fs.readdirSync(root))
+      if (name.startsWith(`.${BUILD_PREFIX}`) && name.includes('.tmp-')) fs.rmSync(path.join(root, name), { recursive: true, force: true });
     const b: Build = { ...buildSettings(input, root, store), prev: readPrevious(root) };
     const { scanned, needsOcr, works, failures, inputKey } = await scanAndWork(b);
     const okDocs: OkDoc[] = [...works.keys()].sort().map((id) => ({ id, ...works.get(id)! })); // a stable order
@@ -1009,7 +1213,25 @@ export async function buildIndex(input: BuildIndexInput): Promise<BuildResult> {
     const engine = await assembleEngine(b, okDocs, vectors, embedder, prevEngine, change);
     const { rel, relShape, indexIssues } = await pointRelations(b, okDocs, vectors, embedder);
     engine.setRelations(rel.fragmentEdges.map((e): RelationEdge => ({ from: e.from, to: e.to, type: e.type, weight: e.weight })));
-    return await finishBuild(b, { started, scanned, works, failures, okDocs, inputKey, needsOcr, embedder, choiceName, vectors, embedMs, embeddedNow, engine, rel, relShape, indexIssues, change });
+    return await finishBuild(b, {
+      started,
+      scanned,
+      works,
+      failures,
+      okDocs,
+      inputKey,
+      needsOcr,
+      embedder,
+      choiceName,
+      vectors,
+      embedMs,
+      embeddedNow,
+      engine,
+      rel,
+      relShape,
+      indexIssues,
+      change,
+    });
   } finally {
     store.close();
     release();
@@ -1017,11 +1239,28 @@ export async function buildIndex(input: BuildIndexInput): Promise<BuildResult> {
 }
 
 /** Report, ledger and manifest of the build, then save it and switch CURRENT to it. */
-async function finishBuild(b: Build, x: {
-  started: number; scanned: ScannedDoc[]; works: Map<string, DocEntry>; failures: Map<string, DocFailure>; okDocs: OkDoc[]; inputKey: string; needsOcr: boolean;
-  embedder: Embedder; choiceName: string; vectors: Map<string, Float32Array[]>; embedMs: Map<string, number>; embeddedNow: number; engine: SearchEngine;
-  rel: Relations; relShape: string; indexIssues: BuildReport['indexIssues']; change: (id: string, key: string) => DocumentReport['change'];
-}): Promise<BuildResult> {
+async function finishBuild(
+  b: Build,
+  x: {
+    started: number;
+    scanned: ScannedDoc[];
+    works: Map<string, DocEntry>;
+    failures: Map<string, DocFailure>;
+    okDocs: OkDoc[];
+    inputKey: string;
+    needsOcr: boolean;
+    embedder: Embedder;
+    choiceName: string;
+    vectors: Map<string, Float32Array[]>;
+    embedMs: Map<string, number>;
+    embeddedNow: number;
+    engine: SearchEngine;
+    rel: Relations;
+    relShape: string;
+    indexIssues: BuildReport['indexIssues'];
+    change: (id: string, key: string) => DocumentReport['change'];
+  },
+): Promise<BuildResult> {
   const { okDocs, rel } = x;
   const reports = documentReports(b, x.scanned, x.works, x.failures, x.change);
   const okSet = new Set(okDocs.map((d) => d.id));
@@ -1031,14 +1270,45 @@ async function finishBuild(b: Build, x: {
   // A document done by an interrupted build (added/changed, yet already in the store) means this build resumed.
   const resumed = okDocs.some((d) => !d.processed && x.change(d.id, d.key) !== 'unchanged');
   const backends = stageBackends(b, x.needsOcr, x.choiceName, x.embedder);
-  const { ledger, cumulativeRel, indexCounts } = costLedger(b, okDocs, { embedMs: x.embedMs, embeddedNow: x.embeddedNow, rel, backends, wallSeconds: (Date.now() - x.started) / 1000 });
+  const { ledger, cumulativeRel, indexCounts } = costLedger(b, okDocs, {
+    embedMs: x.embedMs,
+    embeddedNow: x.embeddedNow,
+    rel,
+    backends,
+    wallSeconds: (Date.now() - x.started) / 1000,
+  });
   const generation = nextBuildName(b.root, b.prev.gen);
   const points = okDocs.flatMap((d) => d.work.points);
-  const manifest = indexManifest(b, { generation, okDocs, inputKey: x.inputKey, relShape: x.relShape, embedder: x.embedder, choiceName: x.choiceName, backends, summary, relationsSummary, indexCounts, cumulativeRel, points: points.length });
+  const manifest = indexManifest(b, {
+    generation,
+    okDocs,
+    inputKey: x.inputKey,
+    relShape: x.relShape,
+    embedder: x.embedder,
+    choiceName: x.choiceName,
+    backends,
+    summary,
+    relationsSummary,
+    indexCounts,
+    cumulativeRel,
+    points: points.length,
+  });
   const corpus = { kind: b.corpusDir ? ('directory' as const) : ('passages' as const), ...(b.corpusDir ? { path: b.corpusDir } : {}), name: b.corpusName };
   const report: BuildReport = {
-    kind: 'kf-build-report', version: 1, generation, ...(b.prev.gen ? { previousGeneration: b.prev.gen } : {}),
-    startedAt: new Date(x.started).toISOString(), finishedAt: new Date().toISOString(), outDir: b.root, corpus, resumed, summary, documents: reports, removed, indexIssues: x.indexIssues, ledger,
+    kind: 'kf-build-report',
+    version: 1,
+    generation,
+    ...(b.prev.gen ? { previousGeneration: b.prev.gen } : {}),
+    startedAt: new Date(x.started).toISOString(),
+    finishedAt: new Date().toISOString(),
+    outDir: b.root,
+    corpus,
+    resumed,
+    summary,
+    documents: reports,
+    removed,
+    indexIssues: x.indexIssues,
+    ledger,
   };
   abortIf(b.o.signal);
   await b.progress({ phase: 'save' });
@@ -1062,7 +1332,7 @@ function buildInputKey(input: BuildIndexInput, fingerprint: string): string {
     {
       v: WORK_VERSION,
       fingerprint,
-      embedder: typeof input.embedder === 'string' || input.embedder === undefined ? input.embedder ?? 'fitted' : `custom:${input.embedder.id}`,
+      embedder: typeof input.embedder === 'string' || input.embedder === undefined ? (input.embedder ?? 'fitted') : `custom:${input.embedder.id}`,
       seed: String(o.seed ?? 'kf-index'),
       benchmark: o.benchmark ?? null,
       ingest: o.ingest ?? {},
@@ -1114,8 +1384,13 @@ export interface EnsureIndexInput extends Omit<BuildIndexInput, 'outDir'> {
  */
 export async function ensureIndex(input: EnsureIndexInput): Promise<{ dir: string; built: boolean; result?: BuildResult }> {
   const key = currentInputKey(input);
-  const name = (input.options?.corpusName ?? input.options?.benchmark ?? (input.corpusDir ? path.basename(path.resolve(input.corpusDir)) : 'passages')).replace(/[^A-Za-z0-9._-]+/g, '_');
-  const dir = input.outDir ? path.resolve(input.outDir) : path.join(input.cacheRoot ?? path.join(repoRoot(), '.kf-cache', 'indexes'), `${name}-${key.slice(0, 16)}`);
+  const name = (input.options?.corpusName ?? input.options?.benchmark ?? (input.corpusDir ? path.basename(path.resolve(input.corpusDir)) : 'passages')).replace(
+    /[^A-Za-z0-9._-]+/g,
+    '_',
+  );
+  const dir = input.outDir
+    ? path.resolve(input.outDir)
+    : path.join(input.cacheRoot ?? path.join(repoRoot(), '.kf-cache', 'indexes'), `${name}-${key.slice(0, 16)}`);
   const gen = fs.existsSync(dir) ? currentGeneration(dir) : undefined;
   if (gen) {
     try {
@@ -1137,4 +1412,3 @@ function nextBuildName(root: string, current: string | undefined): string {
   }
   return `${BUILD_PREFIX}${String(max + 1).padStart(6, '0')}`;
 }
-

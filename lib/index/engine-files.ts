@@ -96,3 +96,48 @@ export function removeOtherGenerations(root: string, keep: string): void {
     }
   }
 }
+
+/** Readers of one generation's files whose failures say which file is missing or damaged. */
+export function generationReader(gen: string): { read(name: string): Buffer; parse<T>(name: string): T } {
+  const read = (name: string): Buffer => {
+    try {
+      return fs.readFileSync(path.join(gen, name));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new KfError('index_corrupt', `index file ${path.join(gen, name)} is missing or unreadable (${code})`, 'rebuild the index (kf index build)', {
+        concerns: path.join(gen, name),
+        cause: e,
+      });
+    }
+  };
+  const parse = <T>(name: string): T => {
+    try {
+      return JSON.parse(read(name).toString('utf8')) as T;
+    } catch (e) {
+      if (e instanceof KfError) throw e;
+      throw new KfError('index_corrupt', `index file ${path.join(gen, name)} is not valid JSON`, 'rebuild the index (kf index build)', {
+        concerns: path.join(gen, name),
+        cause: e,
+      });
+    }
+  };
+  return { read, parse };
+}
+
+/** Every file the manifest lists must have the size it recorded (a cut or swapped file is refused). */
+export function checkFileSizes(gen: string, files: Record<string, number>): void {
+  for (const [name, size] of Object.entries(files)) {
+    let actual = -1;
+    try {
+      actual = fs.statSync(path.join(gen, name)).size;
+    } catch {
+      /* reported below */
+    }
+    if (actual !== size) {
+      const what = actual < 0 ? 'gone missing' : `${actual} bytes, expected ${size}`;
+      throw new KfError('index_corrupt', `index file ${path.join(gen, name)} has ${what}`, 'rebuild the index (kf index build)', {
+        concerns: path.join(gen, name),
+      });
+    }
+  }
+}

@@ -19,7 +19,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Fragment } from '../corpus/types';
-import { RETRIEVAL_MODES, type Embedder, type FusionMethod, type RetrievalMode, type Retriever, type SearchHit, type SearchOptions, type SearchResult, type SearchTimings } from './types';
+import {
+  RETRIEVAL_MODES,
+  type Embedder,
+  type FusionMethod,
+  type RetrievalMode,
+  type Retriever,
+  type SearchHit,
+  type SearchOptions,
+  type SearchResult,
+  type SearchTimings,
+} from './types';
 import { Bm25Index, type Bm25Options, type Bm25Query, type Bm25State } from './bm25';
 import { DenseIndex, resolveHnswOptions, type HnswOptions, type ResolvedHnswOptions } from './dense';
 import { fuse, validateWeights, defaultFusionWeights, DEFAULT_RRF_K, type FusionCandidate, type FusionWeights } from './fusion';
@@ -27,7 +37,17 @@ import { Tokenizer, type ResolvedTokenizerOptions, type TokenizerOptions } from 
 import { restoreEmbedder, saveEmbedderState } from './embedders/registry';
 import { KfError } from '../util/errors';
 import { fsError, writeFileAtomic, fsyncDir } from '../util/fsx';
-import { fsyncFile, nextGeneration, packArrays, readPointer, removeOtherGenerations, unpackArrays, writeSynced } from './engine-files';
+import {
+  checkFileSizes,
+  fsyncFile,
+  generationReader,
+  nextGeneration,
+  packArrays,
+  readPointer,
+  removeOtherGenerations,
+  unpackArrays,
+  writeSynced,
+} from './engine-files';
 import { expandAlongRelations, type Listed, type Ranked } from './graph-expansion';
 
 type ScoredList = { slots: Int32Array; scores: Float64Array };
@@ -185,7 +205,11 @@ export class SearchEngine implements Retriever {
 
   static create(o: EngineOptions): SearchEngine {
     if (!o || !o.embedder || typeof o.embedder.embed !== 'function' || !(o.embedder.dim > 0)) {
-      throw new KfError('bad_option', 'SearchEngine.create needs an embedder with embed() and a positive dim', 'pass e.g. new HashingEmbedder(64) or a fitted CorpusFittedEmbedder');
+      throw new KfError(
+        'bad_option',
+        'SearchEngine.create needs an embedder with embed() and a positive dim',
+        'pass e.g. new HashingEmbedder(64) or a fitted CorpusFittedEmbedder',
+      );
     }
     const stored = SearchEngine.resolveOptions({ ...o, fusionWeights: o.fusionWeights ?? defaultFusionWeights(o.embedder.id) });
     const bm25 = new Bm25Index(o.bm25);
@@ -195,7 +219,8 @@ export class SearchEngine implements Retriever {
 
   private static resolveOptions(o: Omit<EngineOptions, 'embedder'>): StoredOptions {
     const fusion = o.fusion ?? 'weighted';
-    if (fusion !== 'rrf' && fusion !== 'weighted') throw new KfError('bad_option', `fusion must be rrf or weighted (got ${fusion})`, 'use weighted (default) or rrf');
+    if (fusion !== 'rrf' && fusion !== 'weighted')
+      throw new KfError('bad_option', `fusion must be rrf or weighted (got ${fusion})`, 'use weighted (default) or rrf');
     const mode = o.defaultMode ?? 'hybrid+graph';
     if (!MODES.includes(mode)) throw new KfError('bad_option', `defaultMode must be one of ${MODES.join(', ')} (got ${mode})`, 'use hybrid+graph');
     const g = o.graph ?? {};
@@ -207,14 +232,28 @@ export class SearchEngine implements Retriever {
       placement: g.placement ?? 'after-anchor',
     };
     if (!Number.isInteger(graph.anchors) || graph.anchors < 0 || !Number.isInteger(graph.perAnchor) || graph.perAnchor < 0) {
-      throw new KfError('bad_option', `graph.anchors and graph.perAnchor must be integers >= 0 (got ${graph.anchors}, ${graph.perAnchor})`, 'use anchors 8, perAnchor 2');
+      throw new KfError(
+        'bad_option',
+        `graph.anchors and graph.perAnchor must be integers >= 0 (got ${graph.anchors}, ${graph.perAnchor})`,
+        'use anchors 8, perAnchor 2',
+      );
     }
-    if (graph.placement !== 'after-anchor' && graph.placement !== 'append') throw new KfError('bad_option', `graph.placement must be after-anchor or append (got ${graph.placement})`, 'use after-anchor');
+    if (graph.placement !== 'after-anchor' && graph.placement !== 'append')
+      throw new KfError('bad_option', `graph.placement must be after-anchor or append (got ${graph.placement})`, 'use after-anchor');
     const chars = o.context?.chars ?? 300;
     if (!Number.isInteger(chars) || chars < 0) throw new KfError('bad_option', `context.chars must be an integer >= 0 (got ${chars})`, 'use 300');
     const denseWidening = { siblingDocs: o.denseWidening?.siblingDocs ?? 3, siblingWindow: o.denseWidening?.siblingWindow ?? 64 };
-    if (!Number.isInteger(denseWidening.siblingDocs) || denseWidening.siblingDocs < 0 || !Number.isInteger(denseWidening.siblingWindow) || denseWidening.siblingWindow < 0) {
-      throw new KfError('bad_option', `denseWidening.siblingDocs and siblingWindow must be integers >= 0 (got ${denseWidening.siblingDocs}, ${denseWidening.siblingWindow})`, 'use 3 and 64, or 0 to switch off');
+    if (
+      !Number.isInteger(denseWidening.siblingDocs) ||
+      denseWidening.siblingDocs < 0 ||
+      !Number.isInteger(denseWidening.siblingWindow) ||
+      denseWidening.siblingWindow < 0
+    ) {
+      throw new KfError(
+        'bad_option',
+        `denseWidening.siblingDocs and siblingWindow must be integers >= 0 (got ${denseWidening.siblingDocs}, ${denseWidening.siblingWindow})`,
+        'use 3 and 64, or 0 to switch off',
+      );
     }
     const compactRatio = o.compactRatio ?? 0.3;
     if (!(compactRatio > 0 && compactRatio <= 1)) throw new KfError('bad_option', `compactRatio must be in (0, 1] (got ${compactRatio})`, 'use 0.3');
@@ -248,7 +287,10 @@ export class SearchEngine implements Retriever {
   /** A document's live fragments in reading order. */
   fragmentsOf(docId: string): Fragment[] {
     const slots = this.docSlots.get(docId) ?? [];
-    return slots.map((s) => this.frags[s]).filter((f): f is Fragment => !!f).sort((a, b) => a.ordinal - b.ordinal || (a.id < b.id ? -1 : 1));
+    return slots
+      .map((s) => this.frags[s])
+      .filter((f): f is Fragment => !!f)
+      .sort((a, b) => a.ordinal - b.ordinal || (a.id < b.id ? -1 : 1));
   }
 
   /** Ids of documents with at least one live fragment, sorted. */
@@ -286,7 +328,11 @@ export class SearchEngine implements Retriever {
       const part = texts.slice(i, i + batch);
       const vecs = await this.embedder.embed(part);
       if (!Array.isArray(vecs) || vecs.length !== part.length) {
-        throw new KfError('embedder_failed', `embedder ${this.embedder.id} returned ${Array.isArray(vecs) ? vecs.length : 'no'} vectors for ${part.length} texts`, 'check the embedding endpoint/model');
+        throw new KfError(
+          'embedder_failed',
+          `embedder ${this.embedder.id} returned ${Array.isArray(vecs) ? vecs.length : 'no'} vectors for ${part.length} texts`,
+          'check the embedding endpoint/model',
+        );
       }
       for (const v of vecs) out.push(v);
     }
@@ -295,7 +341,11 @@ export class SearchEngine implements Retriever {
 
   private checkVector(v: Float32Array | undefined, what: string): Float32Array {
     if (!v || v.length !== this.dense.dim) {
-      throw new KfError('dim_mismatch', `${what}: vector has ${v ? v.length : 'no'} dimensions, the index expects ${this.dense.dim} (embedder ${this.embedder.id})`, 'embed with the index\'s embedder, or rebuild the index');
+      throw new KfError(
+        'dim_mismatch',
+        `${what}: vector has ${v ? v.length : 'no'} dimensions, the index expects ${this.dense.dim} (embedder ${this.embedder.id})`,
+        "embed with the index's embedder, or rebuild the index",
+      );
     }
     for (let i = 0; i < v.length; i++) {
       if (!Number.isFinite(v[i])) throw new KfError('bad_vector', `${what}: vector has a non-finite value at ${i}`, 'check the embedder output');
@@ -311,15 +361,24 @@ export class SearchEngine implements Retriever {
   async addFragments(fragments: Fragment[], vectors?: Float32Array[]): Promise<void> {
     if (!Array.isArray(fragments)) throw new KfError('bad_input', 'addFragments expects an array of fragments', 'pass Fragment[]');
     if (vectors && vectors.length !== fragments.length) {
-      throw new KfError('bad_input', `addFragments got ${fragments.length} fragments but ${vectors.length} vectors`, 'pass one vector per fragment, or none to embed them');
+      throw new KfError(
+        'bad_input',
+        `addFragments got ${fragments.length} fragments but ${vectors.length} vectors`,
+        'pass one vector per fragment, or none to embed them',
+      );
     }
     const seen = new Set<string>();
     for (const f of fragments) {
       const where = f && typeof f.id === 'string' ? `fragment ${f.id}` : 'a fragment without an id';
-      if (!f || typeof f.id !== 'string' || !f.id) throw new KfError('bad_fragment', `${where}: id must be a non-empty string`, 'fix the fragment producer (ids are `${docId}#${ordinal}`)');
-      if (typeof f.docId !== 'string' || !f.docId) throw new KfError('bad_fragment', `${where}: docId must be a non-empty string`, 'fix the fragment producer', { concerns: f.id });
+      if (!f || typeof f.id !== 'string' || !f.id)
+        throw new KfError('bad_fragment', `${where}: id must be a non-empty string`, 'fix the fragment producer (ids are `${docId}#${ordinal}`)');
+      if (typeof f.docId !== 'string' || !f.docId)
+        throw new KfError('bad_fragment', `${where}: docId must be a non-empty string`, 'fix the fragment producer', { concerns: f.id });
       if (typeof f.text !== 'string') throw new KfError('bad_fragment', `${where}: text must be a string`, 'fix the fragment producer', { concerns: f.id });
-      if (seen.has(f.id)) throw new KfError('duplicate_fragment', `fragment ${f.id} appears twice in one addFragments call`, 'deduplicate fragment ids (same input -> same id)', { concerns: f.id });
+      if (seen.has(f.id))
+        throw new KfError('duplicate_fragment', `fragment ${f.id} appears twice in one addFragments call`, 'deduplicate fragment ids (same input -> same id)', {
+          concerns: f.id,
+        });
       seen.add(f.id);
     }
     const texts = fragments.map((f) => this.indexText(f));
@@ -414,7 +473,11 @@ export class SearchEngine implements Retriever {
       for (const s of slots) mask[s] = 1;
     }
     if (unknown.length === docIds.length && docIds.length > 0) {
-      throw new KfError('unknown_document', `none of the requested documents is in the index: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', ...' : ''}`, 'check the document ids (engine.documents() lists them) or rebuild the index');
+      throw new KfError(
+        'unknown_document',
+        `none of the requested documents is in the index: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', ...' : ''}`,
+        'check the document ids (engine.documents() lists them) or rebuild the index',
+      );
     }
     return mask;
   }
@@ -453,14 +516,23 @@ export class SearchEngine implements Retriever {
 
     // 4. Fusion (or a single list).
     const t4 = now();
-    const primary = this.rankLists(mode, lex, den, { qv, bq, fusion: opts.fusion ?? this.opts.fusion }).filter((r) => this.frags[r.slot] !== undefined).slice(0, topk);
+    const primary = this.rankLists(mode, lex, den, { qv, bq, fusion: opts.fusion ?? this.opts.fusion })
+      .filter((r) => this.frags[r.slot] !== undefined)
+      .slice(0, topk);
     t.fusionMs = now() - t4;
 
     // 5. One-hop expansion of the top anchors along relations.
     const t5 = now();
-    const listed: Listed[] = mode !== 'hybrid+graph' ? primary : expandAlongRelations(primary, {
-      adjacency: this.adjacency, slotOf: (id) => this.idToSlot.get(id), idAt: (slot) => this.frags[slot]!.id, mask, options: this.opts.graph,
-    });
+    const listed: Listed[] =
+      mode !== 'hybrid+graph'
+        ? primary
+        : expandAlongRelations(primary, {
+            adjacency: this.adjacency,
+            slotOf: (id) => this.idToSlot.get(id),
+            idAt: (slot) => this.frags[slot]!.id,
+            mask,
+            options: this.opts.graph,
+          });
     t.expansionMs = now() - t5;
 
     // 6. Hits with context and media.
@@ -474,7 +546,9 @@ export class SearchEngine implements Retriever {
 
   /** The unit query vector; undefined when the encoder knows nothing of the query (no direction: dense has nothing to say). */
   private async queryVector(query: string, given: Float32Array | undefined): Promise<Float32Array | undefined> {
-    const raw = given ? this.checkVector(given, 'queryVector') : this.checkVector((await this.embedder.embed([query]))[0], `query embedding (${this.embedder.id})`);
+    const raw = given
+      ? this.checkVector(given, 'queryVector')
+      : this.checkVector((await this.embedder.embed([query]))[0], `query embedding (${this.embedder.id})`);
     const qv = unit(raw);
     return qv.some((x) => x !== 0) ? qv : undefined;
   }
@@ -524,7 +598,13 @@ export class SearchEngine implements Retriever {
    * documents' hits. Every candidate is scored by its exact cosine, so the
    * result can only get closer to exact search.
    */
-  private widenDense(qv: Float32Array, hnsw: { slots: Int32Array; scores: Float64Array }, lexical: Int32Array | null, depth: number, mask: Uint8Array | null): { slots: Int32Array; scores: Float64Array } {
+  private widenDense(
+    qv: Float32Array,
+    hnsw: { slots: Int32Array; scores: Float64Array },
+    lexical: Int32Array | null,
+    depth: number,
+    mask: Uint8Array | null,
+  ): { slots: Int32Array; scores: Float64Array } {
     const { siblingDocs, siblingWindow } = this.opts.denseWidening;
     if (siblingDocs <= 0 && !lexical) return hnsw;
     const score = new Map<number, number>();
@@ -546,11 +626,18 @@ export class SearchEngine implements Retriever {
         }
       }
     }
-    const ranked = [...score.entries()].filter(([s]) => this.dense.isLive(s)).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, depth);
+    const ranked = [...score.entries()]
+      .filter(([s]) => this.dense.isLive(s))
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, depth);
     return { slots: Int32Array.from(ranked.map((r) => r[0])), scores: Float64Array.from(ranked.map((r) => r[1])) };
   }
 
-  private makeHit(r: { slot: number; score: number; bm25?: number; dense?: number; fused?: number; via: SearchHit['via']; anchorId?: string; relation?: string }, rank: number, withContext: boolean): SearchHit {
+  private makeHit(
+    r: { slot: number; score: number; bm25?: number; dense?: number; fused?: number; via: SearchHit['via']; anchorId?: string; relation?: string },
+    rank: number,
+    withContext: boolean,
+  ): SearchHit {
     const f = this.frags[r.slot]!;
     const scores: SearchHit['scores'] = {};
     if (r.bm25 !== undefined) scores.bm25 = r.bm25;
@@ -620,9 +707,25 @@ export class SearchEngine implements Retriever {
   }
 
   /** The default query-time options (what create() uses when none are given; fusion weights depend on the embedder). */
-  static defaultQueryOptions(): { denseWidening: { siblingDocs: number; siblingWindow: number }; graph: Required<GraphExpansionOptions>; context: Required<ContextOptions>; fusion: FusionMethod; rrfK: number; adaptiveFusion: boolean; defaultMode: RetrievalMode } {
+  static defaultQueryOptions(): {
+    denseWidening: { siblingDocs: number; siblingWindow: number };
+    graph: Required<GraphExpansionOptions>;
+    context: Required<ContextOptions>;
+    fusion: FusionMethod;
+    rrfK: number;
+    adaptiveFusion: boolean;
+    defaultMode: RetrievalMode;
+  } {
     const d = SearchEngine.resolveOptions({});
-    return { denseWidening: d.denseWidening, graph: d.graph, context: d.context, fusion: d.fusion, rrfK: d.rrfK, adaptiveFusion: d.adaptiveFusion, defaultMode: d.defaultMode };
+    return {
+      denseWidening: d.denseWidening,
+      graph: d.graph,
+      context: d.context,
+      fusion: d.fusion,
+      rrfK: d.rrfK,
+      adaptiveFusion: d.adaptiveFusion,
+      defaultMode: d.defaultMode,
+    };
   }
 
   /**
@@ -630,7 +733,11 @@ export class SearchEngine implements Retriever {
    * context, default mode, efSearch); build-time ones (tokenizer, HNSW M and
    * efConstruction) are fixed by the build. Validated like create().
    */
-  configure(o: Partial<Pick<EngineOptions, 'fusion' | 'fusionWeights' | 'rrfK' | 'adaptiveFusion' | 'denseWidening' | 'graph' | 'context' | 'defaultMode'>> & { efSearch?: number }): void {
+  configure(
+    o: Partial<Pick<EngineOptions, 'fusion' | 'fusionWeights' | 'rrfK' | 'adaptiveFusion' | 'denseWidening' | 'graph' | 'context' | 'defaultMode'>> & {
+      efSearch?: number;
+    },
+  ): void {
     const cur = this.opts;
     const next = SearchEngine.resolveOptions({
       tokenizer: cur.tokenizer,
@@ -653,7 +760,8 @@ export class SearchEngine implements Retriever {
 
   /** Change how hybrid searches fuse from now on (experiments, tuning). */
   configureFusion(o: { method?: FusionMethod; weights?: FusionWeights; adaptive?: boolean; rrfK?: number }): void {
-    if (o.method !== undefined && o.method !== 'rrf' && o.method !== 'weighted') throw new KfError('bad_option', `fusion must be rrf or weighted (got ${o.method})`, 'use weighted or rrf');
+    if (o.method !== undefined && o.method !== 'rrf' && o.method !== 'weighted')
+      throw new KfError('bad_option', `fusion must be rrf or weighted (got ${o.method})`, 'use weighted or rrf');
     if (o.method !== undefined) this.opts.fusion = o.method;
     if (o.weights !== undefined) this.opts.fusionWeights = validateWeights(o.weights);
     if (o.adaptive !== undefined) this.opts.adaptiveFusion = o.adaptive;
@@ -665,7 +773,8 @@ export class SearchEngine implements Retriever {
 
   /** Change the HNSW query-time candidate list (recall/speed trade-off); 0 = automatic by corpus size (dense.ts autoEfSearch). */
   setEfSearch(ef: number): void {
-    if (!Number.isInteger(ef) || ef < 0) throw new KfError('bad_option', `efSearch must be a non-negative integer (got ${ef})`, 'use 0 (automatic by corpus size) or e.g. 1024');
+    if (!Number.isInteger(ef) || ef < 0)
+      throw new KfError('bad_option', `efSearch must be a non-negative integer (got ${ef})`, 'use 0 (automatic by corpus size) or e.g. 1024');
     this.dense.setEf(ef);
     this.opts.hnsw.efSearch = ef;
   }
@@ -791,6 +900,23 @@ export class SearchEngine implements Retriever {
     write('manifest.json', JSON.stringify(manifest, null, 2) + '\n');
   }
 
+  /** Fill the slots from fragments.jsonl lines ('null' = a removed fragment's slot). */
+  private restoreFragments(lines: string[], slots: number, gen: string): void {
+    for (let s = 0; s < slots; s++) {
+      const line = lines[s];
+      if (line === undefined)
+        throw new KfError('index_corrupt', `fragments.jsonl in ${gen} ends early (slot ${s} of ${slots})`, 'rebuild the index', { concerns: gen });
+      const f = line === 'null' ? undefined : (JSON.parse(line) as Fragment);
+      this.frags.push(f);
+      if (!f) continue;
+      this.idToSlot.set(f.id, s);
+      const l = this.docSlots.get(f.docId);
+      if (l) l.push(s);
+      else this.docSlots.set(f.docId, [s]);
+      this.liveCount++;
+    }
+  }
+
   /** True when `dir` holds a saved index. */
   static exists(dir: string): boolean {
     const cur = readPointer(path.resolve(dir));
@@ -805,60 +931,47 @@ export class SearchEngine implements Retriever {
   static async load(dir: string, embedder?: Embedder, overrides: { indexText?: (f: Fragment) => string } = {}): Promise<SearchEngine> {
     const root = path.resolve(dir);
     const cur = readPointer(root);
-    if (!cur) throw new KfError('index_missing', `no index in ${root} (no CURRENT file)`, 'build it first (kf index build) or check the path', { concerns: root });
+    if (!cur)
+      throw new KfError('index_missing', `no index in ${root} (no CURRENT file)`, 'build it first (kf index build) or check the path', { concerns: root });
     const gen = path.join(root, cur);
-    const read = (name: string): Buffer => {
-      try {
-        return fs.readFileSync(path.join(gen, name));
-      } catch (e) {
-        throw new KfError('index_corrupt', `index file ${path.join(gen, name)} is missing or unreadable (${(e as NodeJS.ErrnoException).code})`, 'rebuild the index (kf index build)', { concerns: path.join(gen, name), cause: e });
-      }
-    };
-    const parse = <T>(name: string): T => {
-      try {
-        return JSON.parse(read(name).toString('utf8')) as T;
-      } catch (e) {
-        if (e instanceof KfError) throw e;
-        throw new KfError('index_corrupt', `index file ${path.join(gen, name)} is not valid JSON`, 'rebuild the index (kf index build)', { concerns: path.join(gen, name), cause: e });
-      }
-    };
+    const { read, parse } = generationReader(gen);
     const m = parse<Manifest>('manifest.json');
-    if (m.format !== INDEX_FORMAT) throw new KfError('index_format', `index in ${gen} has format ${m.format}, this harness reads ${INDEX_FORMAT}`, 'rebuild the index with this version', { concerns: gen });
-    for (const [name, size] of Object.entries(m.files)) {
-      let actual = -1;
-      try {
-        actual = fs.statSync(path.join(gen, name)).size;
-      } catch {
-        /* reported below */
-      }
-      if (actual !== size) throw new KfError('index_corrupt', `index file ${path.join(gen, name)} has ${actual < 0 ? 'gone missing' : `${actual} bytes, expected ${size}`}`, 'rebuild the index (kf index build)', { concerns: path.join(gen, name) });
-    }
+    if (m.format !== INDEX_FORMAT)
+      throw new KfError('index_format', `index in ${gen} has format ${m.format}, this harness reads ${INDEX_FORMAT}`, 'rebuild the index with this version', {
+        concerns: gen,
+      });
+    checkFileSizes(gen, m.files);
     const emb = embedder ?? restoreEmbedder(gen, m.embedder.id);
     if (emb.id !== m.embedder.id || emb.dim !== m.embedder.dim) {
-      throw new KfError('embedder_mismatch', `index in ${root} was built with embedder ${m.embedder.id} (${m.embedder.dim}-d), got ${emb.id} (${emb.dim}-d)`, 'pass the same embedder, or rebuild the index with this one', { concerns: root });
+      throw new KfError(
+        'embedder_mismatch',
+        `index in ${root} was built with embedder ${m.embedder.id} (${m.embedder.dim}-d), got ${emb.id} (${emb.dim}-d)`,
+        'pass the same embedder, or rebuild the index with this one',
+        { concerns: root },
+      );
     }
     const bj = parse<{ options: Bm25State['options']; nSlots: number; terms: string[]; keys: string[] }>('bm25.json');
-    const [fwdOff, fwdTerm, fwdTf, docLen, live] = unpackArrays(read('bm25.bin'), ['i32', 'i32', 'u16', 'i32', 'u8']) as [Int32Array, Int32Array, Uint16Array, Int32Array, Uint8Array];
+    const [fwdOff, fwdTerm, fwdTf, docLen, live] = unpackArrays(read('bm25.bin'), ['i32', 'i32', 'u16', 'i32', 'u8']) as [
+      Int32Array,
+      Int32Array,
+      Uint16Array,
+      Int32Array,
+      Uint8Array,
+    ];
     const bm25 = Bm25Index.fromState({ options: bj.options, terms: bj.terms, keys: bj.keys, nSlots: bj.nSlots, fwdOff, fwdTerm, fwdTf, docLen, live });
     const denseLive = new Uint8Array(read('dense.live.bin'));
-    if (denseLive.length !== m.slots || bj.nSlots !== m.slots) throw new KfError('index_corrupt', `index in ${gen} has inconsistent slot counts`, 'rebuild the index (kf index build)', { concerns: gen });
+    if (denseLive.length !== m.slots || bj.nSlots !== m.slots)
+      throw new KfError('index_corrupt', `index in ${gen} has inconsistent slot counts`, 'rebuild the index (kf index build)', { concerns: gen });
     const dense = DenseIndex.load(path.join(gen, 'dense.hnsw'), path.join(gen, 'dense.vectors.bin'), m.embedder.dim, m.options.hnsw, denseLive);
     // Options pass through validation again: older manifests get defaults for switches added since.
-    const engine = new SearchEngine(emb, SearchEngine.resolveOptions(m.options as unknown as Omit<EngineOptions, 'embedder'>), bm25, dense, overrides.indexText);
-    const lines = read('fragments.jsonl').toString('utf8').split('\n');
-    for (let s = 0; s < m.slots; s++) {
-      const line = lines[s];
-      if (line === undefined) throw new KfError('index_corrupt', `fragments.jsonl in ${gen} ends early (slot ${s} of ${m.slots})`, 'rebuild the index', { concerns: gen });
-      const f = line === 'null' ? undefined : (JSON.parse(line) as Fragment);
-      engine.frags.push(f);
-      if (f) {
-        engine.idToSlot.set(f.id, s);
-        const l = engine.docSlots.get(f.docId);
-        if (l) l.push(s);
-        else engine.docSlots.set(f.docId, [s]);
-        engine.liveCount++;
-      }
-    }
+    const engine = new SearchEngine(
+      emb,
+      SearchEngine.resolveOptions(m.options as unknown as Omit<EngineOptions, 'embedder'>),
+      bm25,
+      dense,
+      overrides.indexText,
+    );
+    engine.restoreFragments(read('fragments.jsonl').toString('utf8').split('\n'), m.slots, gen);
     engine.setRelations(parse<RelationEdge[]>('relations.json'));
     return engine;
   }

@@ -6,7 +6,16 @@
  * with `mode: 'dualg'` is delegated to it, everything else reads the engine.
  */
 import type { Fragment, FragmentKind, MediaAsset, TableData } from '../corpus/types';
-import { KB_LIMITS, type KbDocument, type KbHeading, type KbMedia, type KbMediaFilter, type KbSearchOptions, type KbTable, type KnowledgeBase } from '../pipeline/knowledge-base';
+import {
+  KB_LIMITS,
+  type KbDocument,
+  type KbHeading,
+  type KbMedia,
+  type KbMediaFilter,
+  type KbSearchOptions,
+  type KbTable,
+  type KnowledgeBase,
+} from '../pipeline/knowledge-base';
 import { docScoresFromHits, type RankedEvidence } from '../pipeline/ranked-evidence';
 import { KfError } from '../util/errors';
 import type { SearchEngine } from './engine';
@@ -85,7 +94,12 @@ export class EngineKnowledgeBase implements KnowledgeBase {
     const r = await this.engine.search(query, { topk: want, mode: mode as RetrievalMode, docIds, queryVector: opts.queryVector, ...forced });
     // Without a type filter the engine's list is kept as it is: the k best plus, in hybrid+graph, the expansion
     // hits it attaches to its anchors (the one-shot baselines pool them); a filter keeps the k best of that kind.
-    const hits = opts.types ? r.hits.filter((h) => opts.types!.includes(h.kind)).slice(0, k).map((h, i) => ({ ...h, rank: i + 1 })) : r.hits;
+    const hits = opts.types
+      ? r.hits
+          .filter((h) => opts.types!.includes(h.kind))
+          .slice(0, k)
+          .map((h, i) => ({ ...h, rank: i + 1 }))
+      : r.hits;
     return { query, retriever: mode, hits, docs: docScoresFromHits(hits), timings: { ...r.timings, totalMs: r.timings.roundMs + r.timings.embedMs } };
   }
 
@@ -140,7 +154,15 @@ export class EngineKnowledgeBase implements KnowledgeBase {
   }
 
   private tableInfo(f: Fragment): KbTable {
-    return { fragmentId: f.id, docId: f.docId, page: f.page, label: f.label, caption: f.caption, header: f.table?.header ?? [], rowCount: f.table?.rowCount ?? f.table?.rows.length ?? 0 };
+    return {
+      fragmentId: f.id,
+      docId: f.docId,
+      page: f.page,
+      label: f.label,
+      caption: f.caption,
+      header: f.table?.header ?? [],
+      rowCount: f.table?.rowCount ?? f.table?.rows.length ?? 0,
+    };
   }
 
   tables(docId?: string): KbTable[] {

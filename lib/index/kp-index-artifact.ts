@@ -32,7 +32,8 @@ export interface KpIndexSettings {
 
 function normalise(raw: Record<string, unknown>): KpIndexSettings {
   const embedder = (raw.embedder ?? 'fitted') as EmbedderChoice;
-  if (!EMBEDDER_CHOICES.includes(embedder)) throw new KfError('bad_setting', `kp-index setting embedder = ${JSON.stringify(raw.embedder)}`, `use one of ${EMBEDDER_CHOICES.join(', ')}`);
+  if (!EMBEDDER_CHOICES.includes(embedder))
+    throw new KfError('bad_setting', `kp-index setting embedder = ${JSON.stringify(raw.embedder)}`, `use one of ${EMBEDDER_CHOICES.join(', ')}`);
   const given = (raw.options ?? {}) as Record<string, unknown>;
   const unknown = Object.keys(raw).filter((k) => k !== 'embedder' && k !== 'options');
   if (unknown.length) throw new KfError('bad_setting', `kp-index has no setting ${unknown.join(', ')}`, 'settings are embedder and options');
@@ -43,7 +44,11 @@ function normalise(raw: Record<string, unknown>): KpIndexSettings {
 }
 
 /** The request for an index over this corpus with these settings (the corpus is read and hashed now). */
-export function kpIndexRequest(corpus: { corpusDir?: string; passages?: readonly CorpusPassage[] }, settings: { embedder?: string; options?: Record<string, unknown> }, models?: IndexModels): ArtifactRequest {
+export function kpIndexRequest(
+  corpus: { corpusDir?: string; passages?: readonly CorpusPassage[] },
+  settings: { embedder?: string; options?: Record<string, unknown> },
+  models?: IndexModels,
+): ArtifactRequest {
   const s = normalise(settings as Record<string, unknown>);
   const source = corpus.corpusDir ? { corpusDir: path.resolve(corpus.corpusDir) } : { passages: corpus.passages ?? [] };
   return {
@@ -56,7 +61,12 @@ export function kpIndexRequest(corpus: { corpusDir?: string; passages?: readonly
 /** `kf prepare kp-index --set corpus=<dir|passages.json> [--set embedder=hash] [--set benchmark=demo]`. */
 function requestFromOptions(source: PrepareSource): ArtifactRequest {
   const o = source.options;
-  if (!o.corpus) throw new KfError('bad_flag', 'kf prepare kp-index needs --set corpus=<documents folder|passages.json>', 'e.g. kf prepare kp-index --set corpus=data/demo/tiny/corpus --set embedder=hash');
+  if (!o.corpus)
+    throw new KfError(
+      'bad_flag',
+      'kf prepare kp-index needs --set corpus=<documents folder|passages.json>',
+      'e.g. kf prepare kp-index --set corpus=data/demo/tiny/corpus --set embedder=hash',
+    );
   const corpus = path.resolve(o.corpus);
   const isFile = fs.existsSync(corpus) && fs.statSync(corpus).isFile();
   const passages = isFile ? (JSON.parse(fs.readFileSync(corpus, 'utf8')) as CorpusPassage[]) : undefined;
@@ -74,7 +84,8 @@ export const kpIndexKind: ArtifactKind<KpIndexSettings, OpenIndex> = {
   settings: (raw) => normalise(raw),
   async build(ctx) {
     const args = ctx.args as { corpusDir?: string; passages?: CorpusPassage[]; models?: IndexModels; onProgress?: BuildOptions['onProgress'] };
-    if (!args.corpusDir && !args.passages) throw new KfError('bad_request', 'a kp-index build needs args.corpusDir or args.passages', 'use kpIndexRequest() to make the request');
+    if (!args.corpusDir && !args.passages)
+      throw new KfError('bad_request', 'a kp-index build needs args.corpusDir or args.passages', 'use kpIndexRequest() to make the request');
     const r = await buildIndex({
       ...(args.corpusDir ? { corpusDir: args.corpusDir } : { passages: args.passages }),
       outDir: path.join(ctx.dir, 'index'),

@@ -22,7 +22,13 @@ export const CONFIGURATIONS: Configuration[] = [
   { name: 'S0', family: ONE_SHOT_FAMILY, paper: 'knowforge', description: 'closed book (no retrieval)', settings: { mode: 'none', template: 'closed-book' } },
   { name: 'S1', family: ONE_SHOT_FAMILY, paper: 'knowforge', description: 'dense only, one shot', settings: { mode: 'dense', template: 'ours' } },
   { name: 'S3', family: ONE_SHOT_FAMILY, paper: 'knowforge', description: 'dense + BM25, one shot', settings: { mode: 'hybrid', template: 'ours' } },
-  { name: 'S4v1', family: ONE_SHOT_FAMILY, paper: 'knowforge', description: 'dense + BM25 + graph, one shot, our prompt', settings: { mode: 'hybrid+graph', template: 'ours' } },
+  {
+    name: 'S4v1',
+    family: ONE_SHOT_FAMILY,
+    paper: 'knowforge',
+    description: 'dense + BM25 + graph, one shot, our prompt',
+    settings: { mode: 'hybrid+graph', template: 'ours' },
+  },
   {
     name: 'S4',
     family: ONE_SHOT_FAMILY,

@@ -42,7 +42,11 @@ export const oneShotSettings = z
     else if (!isSearchMode(s.retriever)) {
       const names = searchModeNames();
       const near = didYouMean(s.retriever, names);
-      ctx.addIssue({ code: 'custom', path: ['retriever'], message: `names no registered retriever ("${s.retriever}")${near ? `; did you mean "${near}"?` : `; known: ${names.join(', ')}`}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['retriever'],
+        message: `names no registered retriever ("${s.retriever}")${near ? `; did you mean "${near}"?` : `; known: ${names.join(', ')}`}`,
+      });
     }
   });
 
@@ -53,10 +57,22 @@ function searchMode(s: OneShotSettings): string | undefined {
   return s.mode === 'none' ? undefined : (s.retriever ?? s.mode);
 }
 
-async function searchOnce(ctx: PipelineContext, kb: KnowledgeBase, s: OneShotSettings, mode: string): Promise<{ pool: EvidencePool; retrieval: PipelineResult['retrieval'] }> {
+async function searchOnce(
+  ctx: PipelineContext,
+  kb: KnowledgeBase,
+  s: OneShotSettings,
+  mode: string,
+): Promise<{ pool: EvidencePool; retrieval: PipelineResult['retrieval'] }> {
   const q = ctx.question;
   const result = await kb.search(q.question, { k: s.topk, mode, docIds: q.doc ? [q.doc] : undefined });
-  ctx.trace({ kind: 'search', by: 'oneshot', query: q.question, mode, hits: result.hits.map((h) => ({ id: h.fragmentId, doc: h.docId, score: h.score, via: h.via })), timings: result.timings });
+  ctx.trace({
+    kind: 'search',
+    by: 'oneshot',
+    query: q.question,
+    mode,
+    hits: result.hits.map((h) => ({ id: h.fragmentId, doc: h.docId, score: h.score, via: h.via })),
+    timings: result.timings,
+  });
   const pool = buildPool([{ query: q.question, by: 'oneshot', hits: result.hits }], {
     kind: s.pool,
     caps: { ...PAPER_CAPS, total: s.poolChars },
@@ -88,7 +104,12 @@ export function oneShotPipeline(name: string, description: string, s: OneShotSet
       let searched: Awaited<ReturnType<typeof searchOnce>> | undefined;
       if (mode !== undefined) {
         if (!ctx.kb) {
-          throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure index settings in the experiment (or use S0 for closed book)', { concerns: q.id });
+          throw new KfError(
+            'no_index',
+            `pipeline ${name} needs an index but question ${q.id} has none`,
+            'configure index settings in the experiment (or use S0 for closed book)',
+            { concerns: q.id },
+          );
         }
         searched = await searchOnce(ctx, ctx.kb, s, mode);
       }
@@ -100,7 +121,13 @@ export function oneShotPipeline(name: string, description: string, s: OneShotSet
         prediction: checked.text,
         finalAnswer: checked.final,
         retrieval: searched?.retrieval,
-        counters: { searches: mode === undefined ? 0 : 1, synthCalls: 1, checkerCalls: 1, checkerRewrites: checked.changed ? 1 : 0, checkerParseErrors: checked.parseError ? 1 : 0 },
+        counters: {
+          searches: mode === undefined ? 0 : 1,
+          synthCalls: 1,
+          checkerCalls: 1,
+          checkerRewrites: checked.changed ? 1 : 0,
+          checkerParseErrors: checked.parseError ? 1 : 0,
+        },
       };
     },
   };

@@ -39,7 +39,8 @@ let kindModulesLoaded = false;
 export function registerArtifactKind(kind: ArtifactKind<any, any>): void {
   const old = kinds.get(kind.kind);
   if (old && old !== kind) throw new KfError('artifact_kind_exists', `artifact kind ${kind.kind} is already registered`, 'pick another kind name');
-  if (!/^[a-z0-9][a-z0-9-]*$/.test(kind.kind)) throw new KfError('bad_artifact_kind', `artifact kind "${kind.kind}" is not a plain folder name`, 'use lower-case letters, digits and "-"');
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(kind.kind))
+    throw new KfError('bad_artifact_kind', `artifact kind "${kind.kind}" is not a plain folder name`, 'use lower-case letters, digits and "-"');
   kinds.set(kind.kind, kind as ArtifactKind<never>);
 }
 
@@ -53,7 +54,13 @@ function loadKindModules(): void {
       m = require(mod) as Record<string, unknown>;
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
-      if (err?.code === 'MODULE_NOT_FOUND' && String(err.message).split('\n')[0].includes(mod.replace(/^\.\.\//, ''))) continue;
+      if (
+        err?.code === 'MODULE_NOT_FOUND' &&
+        String(err.message)
+          .split('\n')[0]
+          .includes(mod.replace(/^\.\.\//, ''))
+      )
+        continue;
       kindModulesLoaded = false;
       throw e;
     }
@@ -66,7 +73,9 @@ export function artifactKind(name: string): ArtifactKind<Record<string, unknown>
   const k = kinds.get(name);
   if (!k) {
     const names = [...kinds.keys()].sort();
-    throw new KfError('artifact_kind_unknown', `no artifact kind "${name}"`, names.length ? `registered kinds: ${names.join(', ')}` : 'no kind is registered', { concerns: name });
+    throw new KfError('artifact_kind_unknown', `no artifact kind "${name}"`, names.length ? `registered kinds: ${names.join(', ')}` : 'no kind is registered', {
+      concerns: name,
+    });
   }
   return k as unknown as ArtifactKind<Record<string, unknown>>;
 }
@@ -128,7 +137,8 @@ export class ArtifactStore {
   }
 
   dirOf(kindName: string, key: string): string {
-    if (!/^[A-Za-z0-9_-]+$/.test(key)) throw new KfError('bad_artifact_key', `"${key}" is not an artifact key`, 'copy the key from kf artifacts', { concerns: key });
+    if (!/^[A-Za-z0-9_-]+$/.test(key))
+      throw new KfError('bad_artifact_key', `"${key}" is not an artifact key`, 'copy the key from kf artifacts', { concerns: key });
     return path.join(this.root, kindName, key);
   }
 
@@ -171,8 +181,16 @@ export class ArtifactStore {
     if (existing) return this.checked(existing, kindName, request.inputs);
     const kindDir = path.join(this.root, kindName);
     fs.mkdirSync(kindDir, { recursive: true });
-    const lock = await waitForPidLock(path.join(kindDir, `.${key}.lock`), { onWait: (h) => opts.log?.(`artifact ${kindName}/${key}: waiting for pid ${h.pid}, which is building it`) });
-    if (!isPidLock(lock)) throw new KfError('artifact_locked', `cannot take the build lock of artifact ${kindName}/${key}`, 'another build of it is running: retry when it is done', { concerns: kindDir });
+    const lock = await waitForPidLock(path.join(kindDir, `.${key}.lock`), {
+      onWait: (h) => opts.log?.(`artifact ${kindName}/${key}: waiting for pid ${h.pid}, which is building it`),
+    });
+    if (!isPidLock(lock))
+      throw new KfError(
+        'artifact_locked',
+        `cannot take the build lock of artifact ${kindName}/${key}`,
+        'another build of it is running: retry when it is done',
+        { concerns: kindDir },
+      );
     try {
       const done = this.ref(kindName, key); // built by the process we waited for
       if (done) return this.checked(done, kindName, request.inputs);
@@ -184,7 +202,10 @@ export class ArtifactStore {
 
   private checked(ref: ArtifactRef, kindName: string, inputs?: ArtifactInputs): ArtifactRef {
     const problem = this.problemWith(ref, kindName, inputs);
-    if (problem) throw new KfError('artifact_refused', `artifact ${kindName}/${ref.key} is ${problem}`, `rebuild it: kf prepare ${kindName} (or delete ${ref.dir})`, { concerns: ref.dir });
+    if (problem)
+      throw new KfError('artifact_refused', `artifact ${kindName}/${ref.key} is ${problem}`, `rebuild it: kf prepare ${kindName} (or delete ${ref.dir})`, {
+        concerns: ref.dir,
+      });
     return ref;
   }
 
@@ -206,8 +227,15 @@ export class ArtifactStore {
       log(`artifact ${kindName}/${key}: building`);
       const out = (await kind.build({ dir: tmp, inputs: request.inputs, settings, args: request.args ?? {}, need, log, signal: opts.signal })) ?? {};
       const manifest: ArtifactManifest = {
-        kind: kindName, version: kind.version, key, inputs: request.inputs, settings, dependsOn: out.dependsOn ?? dependsOn,
-        createdAt: new Date().toISOString(), gitCommit: gitInfo().commit ?? undefined, ...(out.stats ? { stats: out.stats } : {}),
+        kind: kindName,
+        version: kind.version,
+        key,
+        inputs: request.inputs,
+        settings,
+        dependsOn: out.dependsOn ?? dependsOn,
+        createdAt: new Date().toISOString(),
+        gitCommit: gitInfo().commit ?? undefined,
+        ...(out.stats ? { stats: out.stats } : {}),
       };
       writeJsonAtomic(path.join(tmp, 'manifest.json'), manifest);
       fs.renameSync(tmp, dir);
@@ -215,7 +243,9 @@ export class ArtifactStore {
     } catch (e) {
       fs.rmSync(tmp, { recursive: true, force: true });
       if (e instanceof KfError) throw e;
-      throw new KfError('artifact_build_failed', `building artifact ${kindName}/${key} failed: ${errorMessage(e)}`, 'see the error above; nothing was stored', { cause: e });
+      throw new KfError('artifact_build_failed', `building artifact ${kindName}/${key} failed: ${errorMessage(e)}`, 'see the error above; nothing was stored', {
+        cause: e,
+      });
     }
   }
 
@@ -234,7 +264,12 @@ export class ArtifactStore {
     const key = byKey ? keyOrRequest : this.keyOf(kindName, keyOrRequest);
     const ref = this.ref(kindName, key);
     if (!ref) {
-      throw new KfError('artifact_missing', `no ${kindName} artifact ${key} under ${this.root}`, byKey ? 'check the key (kf artifacts lists them)' : `build it: kf prepare ${kindName}`, { concerns: key });
+      throw new KfError(
+        'artifact_missing',
+        `no ${kindName} artifact ${key} under ${this.root}`,
+        byKey ? 'check the key (kf artifacts lists them)' : `build it: kf prepare ${kindName}`,
+        { concerns: key },
+      );
     }
     this.checked(ref, kindName, byKey ? opts.inputs : keyOrRequest.inputs);
     const value = (await artifactKind(kindName).open(ref, { ...(byKey ? {} : (keyOrRequest.args ?? {})), ...args })) as V;
@@ -256,7 +291,18 @@ export class ArtifactStore {
         const m = ref.manifest;
         const registered = kinds.get(k);
         const staleReason = !registered ? `kind ${k} is not registered here` : this.problemWith(ref, k);
-        out.push({ kind: k, key, dir: ref.dir, createdAt: m.createdAt, bytes: dirBytes(ref.dir), inputs: m.inputs, settings: m.settings, version: m.version, stale: !!staleReason, ...(staleReason ? { staleReason } : {}) });
+        out.push({
+          kind: k,
+          key,
+          dir: ref.dir,
+          createdAt: m.createdAt,
+          bytes: dirBytes(ref.dir),
+          inputs: m.inputs,
+          settings: m.settings,
+          version: m.version,
+          stale: !!staleReason,
+          ...(staleReason ? { staleReason } : {}),
+        });
       }
     }
     return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.key.localeCompare(b.key));

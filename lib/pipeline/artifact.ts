@@ -72,7 +72,9 @@ export interface ArtifactKind<S = Record<string, unknown>, V = unknown> {
   description: string;
   /** Normalise and validate settings (defaults filled) before they are hashed. */
   settings(raw: Record<string, unknown>): S;
-  build(ctx: ArtifactBuildContext<S> & { args: Record<string, unknown> }): Promise<{ stats?: Record<string, unknown>; dependsOn?: { kind: string; key: string }[] } | void>;
+  build(
+    ctx: ArtifactBuildContext<S> & { args: Record<string, unknown> },
+  ): Promise<{ stats?: Record<string, unknown>; dependsOn?: { kind: string; key: string }[] } | void>;
   open(ref: ArtifactRef, args: Record<string, unknown>): Promise<V>;
   /** The request `kf prepare` builds from an experiment or from --set options (kinds without it are prepared by code only). */
   request?(source: PrepareSource): ArtifactRequest | Promise<ArtifactRequest>;

@@ -43,10 +43,19 @@ export function registerFamily(spec: PipelineSpec): void {
 /** Add a configuration row; its preset must parse with the family's schema (a broken row fails at registration). */
 export function registerConfiguration(row: Configuration, opts: { replace?: boolean } = {}): void {
   const spec = families.get(row.family);
-  if (!spec) throw new KfError('family_unknown', `configuration ${row.name} names family ${row.family}, which is not registered`, 'register the family first (registerFamily)');
+  if (!spec)
+    throw new KfError(
+      'family_unknown',
+      `configuration ${row.name} names family ${row.family}, which is not registered`,
+      'register the family first (registerFamily)',
+    );
   const old = rows.get(row.name);
   if (old && old !== row && !opts.replace) {
-    throw new KfError('configuration_exists', `configuration ${row.name} is already registered (family ${old.family})`, 'pick another name, or pass {replace: true} on purpose');
+    throw new KfError(
+      'configuration_exists',
+      `configuration ${row.name} is already registered (family ${old.family})`,
+      'pick another name, or pass {replace: true} on purpose',
+    );
   }
   const parsed = spec.settings.safeParse(row.settings);
   if (!parsed.success) {
@@ -128,7 +137,11 @@ function describeIssue(issue: Issue, fieldOf: (key: string) => string, known: st
     const bad = issue.keys[0];
     const near = didYouMean(bad, known);
     const field = fieldOf(bad);
-    return { field, problem: `is not a setting of ${owner}`, hint: near ? `did you mean "${field.slice(0, -bad.length)}${near}"?` : `known settings: ${known.join(', ')}` };
+    return {
+      field,
+      problem: `is not a setting of ${owner}`,
+      hint: near ? `did you mean "${field.slice(0, -bad.length)}${near}"?` : `known settings: ${known.join(', ')}`,
+    };
   }
   const field = [fieldOf(key), ...rest].join('.');
   const hint = issue.code === 'invalid_value' ? `use one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}` : 'fix the value';

@@ -21,7 +21,12 @@ export function retrieverKnowledgeBase(retriever: Retriever, opts: RetrieverKnow
     id: opts.id ?? 'retriever',
     async search(query: string, o: KbSearchOptions = {}): Promise<RankedEvidence> {
       const k = Math.min(Math.max(1, Math.floor(o.k ?? KB_LIMITS.searchTopk)), KB_LIMITS.maxTopk);
-      const r = await retriever.search(query, { topk: k, mode: o.mode as RetrievalMode | undefined, docIds: o.docIds, ...(o.queryVector ? { queryVector: o.queryVector } : {}) });
+      const r = await retriever.search(query, {
+        topk: k,
+        mode: o.mode as RetrievalMode | undefined,
+        docIds: o.docIds,
+        ...(o.queryVector ? { queryVector: o.queryVector } : {}),
+      });
       const hits = o.types ? r.hits.filter((h) => o.types!.includes(h.kind)) : r.hits;
       const totalMs = (r.timings?.roundMs ?? 0) + (r.timings?.embedMs ?? 0);
       return { query, retriever: String(o.mode ?? 'default'), hits, docs: docScoresFromHits(hits), timings: { ...r.timings, totalMs } };

@@ -73,7 +73,10 @@ const loadedModules = new Set<string>();
 
 /** Load the retriever modules (idempotent per module; KF_RETRIEVER_MODULES is read on every call so tests can set it). */
 export function loadRetrieverModules(): void {
-  const own = (process.env.KF_RETRIEVER_MODULES ?? '').split(path.delimiter).filter(Boolean).map((f) => path.resolve(f));
+  const own = (process.env.KF_RETRIEVER_MODULES ?? '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((f) => path.resolve(f));
   for (const mod of [...BUILT_IN_MODULES, ...own]) {
     if (loadedModules.has(mod)) continue;
     loadedModules.add(mod);
@@ -83,10 +86,19 @@ export function loadRetrieverModules(): void {
       m = require(mod) as Record<string, unknown>;
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
-      const missing = err?.code === 'MODULE_NOT_FOUND' && String(err.message).split('\n')[0].includes(mod.replace(/^\.\.\//, ''));
+      const missing =
+        err?.code === 'MODULE_NOT_FOUND' &&
+        String(err.message)
+          .split('\n')[0]
+          .includes(mod.replace(/^\.\.\//, ''));
       if (missing && !own.includes(mod)) continue;
       loadedModules.delete(mod);
-      throw new KfError('retriever_module', `cannot load retriever module ${mod}: ${errorMessage(e).split('\n')[0]}`, 'fix the path in KF_RETRIEVER_MODULES or the module', { concerns: mod, cause: e });
+      throw new KfError(
+        'retriever_module',
+        `cannot load retriever module ${mod}: ${errorMessage(e).split('\n')[0]}`,
+        'fix the path in KF_RETRIEVER_MODULES or the module',
+        { concerns: mod, cause: e },
+      );
     }
     if (typeof m.register === 'function') (m.register as () => void)();
   }

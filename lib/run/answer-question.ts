@@ -64,7 +64,11 @@ interface Timing {
 function checkResult(r: unknown, q: Question, pipeline: string): PipelineResult {
   const x = r as PipelineResult;
   if (!x || typeof x !== 'object' || typeof x.prediction !== 'string' || typeof x.finalAnswer !== 'string') {
-    throw new KfError('bad_pipeline_result', `pipeline ${pipeline} returned no {prediction, finalAnswer} strings for question ${q.id}`, 'fix the pipeline: run() must resolve to a PipelineResult');
+    throw new KfError(
+      'bad_pipeline_result',
+      `pipeline ${pipeline} returned no {prediction, finalAnswer} strings for question ${q.id}`,
+      'fix the pipeline: run() must resolve to a PipelineResult',
+    );
   }
   return x;
 }
@@ -77,7 +81,12 @@ function withSearchHook(kb: KnowledgeBase, hook: <T>(f: () => Promise<T>) => Pro
 }
 
 /** The question's index view: retriever and knowledge base with the run's forced search settings, every search timed. */
-async function questionView(env: QuestionEnv, q: Question, signal: AbortSignal, timing: Timing): Promise<Partial<Pick<PipelineContext, 'retriever' | 'kb' | 'fragment' | 'docTitle'>>> {
+async function questionView(
+  env: QuestionEnv,
+  q: Question,
+  signal: AbortSignal,
+  timing: Timing,
+): Promise<Partial<Pick<PipelineContext, 'retriever' | 'kb' | 'fragment' | 'docTitle'>>> {
   if (!env.retrieverFor) return {};
   const ti = Date.now();
   const idx = asQuestionIndex(await raceSignal(Promise.resolve(env.retrieverFor(q)), signal));
@@ -102,7 +111,11 @@ async function questionView(env: QuestionEnv, q: Question, signal: AbortSignal, 
 function attributedModel(env: QuestionEnv, q: Question, signal: AbortSignal): (stage: Stage) => ChatModel {
   return (stage) => {
     const m = env.models.forStage(stage);
-    return { id: m.id, backend: m.backend, chat: (req, s) => m.chat({ ...req, questionId: req.questionId ?? q.id, runId: req.runId ?? env.runId }, s ?? signal) };
+    return {
+      id: m.id,
+      backend: m.backend,
+      chat: (req, s) => m.chat({ ...req, questionId: req.questionId ?? q.id, runId: req.runId ?? env.runId }, s ?? signal),
+    };
   };
 }
 
@@ -118,11 +131,27 @@ async function solve(env: QuestionEnv, q: Question, signal: AbortSignal, trace: 
   const model = attributedModel(env, q, signal);
   const view = await questionView(env, q, signal, timing);
   const ctx: PipelineContext = {
-    question: q, model, kb: view.kb, retriever: view.retriever, fragment: view.fragment, docTitle: view.docTitle,
-    convention: conventionFor(q.benchmark), settings: env.settings, rng: makeRng(`${env.config.seed}/${q.id}`), signal, trace,
+    question: q,
+    model,
+    kb: view.kb,
+    retriever: view.retriever,
+    fragment: view.fragment,
+    docTitle: view.docTitle,
+    convention: conventionFor(q.benchmark),
+    settings: env.settings,
+    rng: makeRng(`${env.config.seed}/${q.id}`),
+    signal,
+    trace,
   };
   const tp = Date.now();
-  const result = checkResult(await raceSignal(Promise.resolve().then(() => env.pipeline.run(ctx)), signal), q, env.pipeline.name);
+  const result = checkResult(
+    await raceSignal(
+      Promise.resolve().then(() => env.pipeline.run(ctx)),
+      signal,
+    ),
+    q,
+    env.pipeline.name,
+  );
   out.result = result;
   timing.pipelineMs = Date.now() - tp;
   const ts = Date.now();
@@ -149,12 +178,21 @@ function retrievalStatsOf(log: PipelineResult['retrieval']): Pick<RunRecord, 're
   };
 }
 
-function recordOf(env: QuestionEnv, q: Question, x: { solved: Solved; error: RecordError | null; calls: QuestionCalls; tracePtr: RunRecord['trace']; t0: number; timing: Timing }): RunRecord {
+function recordOf(
+  env: QuestionEnv,
+  q: Question,
+  x: { solved: Solved; error: RecordError | null; calls: QuestionCalls; tracePtr: RunRecord['trace']; t0: number; timing: Timing },
+): RunRecord {
   const { solved, error } = x;
   const buckets: Record<string, string[]> = {};
   for (const f of [...RECORD_BUCKET_FIELDS, ...env.config.output.buckets]) buckets[f] = questionFieldValues(q, f);
   return {
-    v: RECORD_VERSION, id: q.id, runId: env.runId, configHash: env.configHash, benchmark: q.benchmark, pipeline: env.pipeline.name,
+    v: RECORD_VERSION,
+    id: q.id,
+    runId: env.runId,
+    configHash: env.configHash,
+    benchmark: q.benchmark,
+    pipeline: env.pipeline.name,
     backend: x.calls.backends.size ? backendLabel(x.calls.backends) : env.configured,
     models: [...x.calls.models].sort(),
     seed: `${env.config.seed}/${q.id}`,
@@ -193,15 +231,30 @@ export async function answerQuestion(env: QuestionEnv, q: Question): Promise<Run
     await solve(env, q, joined?.signal ?? timeout.signal, trace, timing, solved);
   } catch (e) {
     if (env.abortSignal?.aborted && !timeout.signal.aborted) return undefined; // aborted by the user
-    if (timeout.signal.aborted) error = { code: 'timeout', message: `question ${q.id} exceeded the per-question limit of ${env.config.limits.timeoutMs} ms (limits.timeoutMs)` };
+    if (timeout.signal.aborted)
+      error = { code: 'timeout', message: `question ${q.id} exceeded the per-question limit of ${env.config.limits.timeoutMs} ms (limits.timeoutMs)` };
     else error = { code: isKfError(e) ? e.code : 'pipeline_failed', message: errorMessage(e) };
-    trace({ kind: 'error', code: error.code, message: error.message, ...(e instanceof Error && !isKfError(e) ? { stack: e.stack?.split('\n').slice(0, 8).join('\n') } : {}) });
+    trace({
+      kind: 'error',
+      code: error.code,
+      message: error.message,
+      ...(e instanceof Error && !isKfError(e) ? { stack: e.stack?.split('\n').slice(0, 8).join('\n') } : {}),
+    });
   } finally {
     clearTimeout(timer);
     joined?.dispose();
     env.inFlight.delete(q.id);
   }
   const result = solved.result;
-  const tracePtr = env.traces.write(q.id, { id: q.id, runId: env.runId, seed: `${env.config.seed}/${q.id}`, pipeline: env.pipeline.name, events, retrieval: result?.retrieval ?? null, counters: result?.counters ?? {}, error });
+  const tracePtr = env.traces.write(q.id, {
+    id: q.id,
+    runId: env.runId,
+    seed: `${env.config.seed}/${q.id}`,
+    pipeline: env.pipeline.name,
+    events,
+    retrieval: result?.retrieval ?? null,
+    counters: result?.counters ?? {},
+    error,
+  });
   return recordOf(env, q, { solved, error, calls, tracePtr, t0, timing });
 }

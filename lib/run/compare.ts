@@ -49,7 +49,18 @@ export interface CompareResult extends PairedStats {
 }
 
 function stats(p: PairedComparison): PairedStats {
-  return { n: p.n, meanA: p.meanA, meanB: p.meanB, diff: p.diff, won: p.won, lost: p.lost, tied: p.tied, signTestP: p.signTestP, bootstrapCI: p.bootstrapCI, se: p.se };
+  return {
+    n: p.n,
+    meanA: p.meanA,
+    meanB: p.meanB,
+    diff: p.diff,
+    won: p.won,
+    lost: p.lost,
+    tied: p.tied,
+    signTestP: p.signTestP,
+    bootstrapCI: p.bootstrapCI,
+    se: p.se,
+  };
 }
 
 /** Why two runs' numbers are not directly comparable (empty when they are). */
@@ -58,7 +69,9 @@ export function comparabilityWarnings(a: LoadedRun, b: LoadedRun): string[] {
   const sb = summarizeRun(b);
   const w: string[] = [];
   if (sa.backend !== sb.backend) {
-    w.push(`backends differ: ${a.runId} is ${sa.backend}, ${b.runId} is ${sb.backend}${[sa.backend, sb.backend].some((x) => x === 'offline' || x === 'mixed') ? ' (offline results are not model results)' : ''}`);
+    w.push(
+      `backends differ: ${a.runId} is ${sa.backend}, ${b.runId} is ${sb.backend}${[sa.backend, sb.backend].some((x) => x === 'offline' || x === 'mixed') ? ' (offline results are not model results)' : ''}`,
+    );
   } else if (sa.backend === 'mixed') {
     w.push(`both runs mix backends (some stages offline): neither is a pure model result`);
   }
@@ -72,9 +85,13 @@ export function comparabilityWarnings(a: LoadedRun, b: LoadedRun): string[] {
     w.push(`scoring differs: ${a.runId} judge=${ja.judge}, ${b.runId} judge=${jb.judge} (scores follow different protocols)`);
   }
   for (const r of [a, b]) {
-    if (r.manifest && r.manifest.status !== 'completed') w.push(`run ${r.runId} is ${r.manifest.status} (${r.manifest.counts.remaining} question(s) not recorded)`);
+    if (r.manifest && r.manifest.status !== 'completed')
+      w.push(`run ${r.runId} is ${r.manifest.status} (${r.manifest.counts.remaining} question(s) not recorded)`);
     if (r.duplicates.length) w.push(`run ${r.runId} has ${r.duplicates.length} duplicate record(s); the first of each id was used`);
-    if (r.badLines) w.push(`run ${r.runId}: ${r.badLines} unreadable line(s) in ${recordsFileOf(r.dir)} were skipped (a resume with kf run keeps a copy and answers those questions again)`);
+    if (r.badLines)
+      w.push(
+        `run ${r.runId}: ${r.badLines} unreadable line(s) in ${recordsFileOf(r.dir)} were skipped (a resume with kf run keeps a copy and answers those questions again)`,
+      );
   }
   return w;
 }
@@ -89,7 +106,11 @@ export function compareRuns(a: LoadedRun, b: LoadedRun, opts: CompareOptions): C
   const resamples = opts.resamples ?? 2000;
   const paired = comparePaired(va.values, vb.values, { margin, seed, resamples });
   if (!paired.n) {
-    throw new KfError('no_paired_questions', `runs ${a.runId} and ${b.runId} share no question with a "${opts.metric}" value (${va.values.size} and ${vb.values.size} values)`, 'compare runs over the same questions (same benchmark and subset)');
+    throw new KfError(
+      'no_paired_questions',
+      `runs ${a.runId} and ${b.runId} share no question with a "${opts.metric}" value (${va.values.size} and ${vb.values.size} values)`,
+      'compare runs over the same questions (same benchmark and subset)',
+    );
   }
   const result: CompareResult = {
     ...stats(paired),
@@ -122,7 +143,11 @@ export function compareRuns(a: LoadedRun, b: LoadedRun, opts: CompareOptions): C
 
 /** Round floats for printing (JSON keeps 6 significant decimals; p-values keep their exponent). */
 export function roundForPrint<T>(x: T): T {
-  return JSON.parse(JSON.stringify(x, (k, v) => (typeof v === 'number' && !Number.isInteger(v) ? (k === 'signTestP' ? Number(v.toPrecision(4)) : Math.round(v * 1e6) / 1e6) : v))) as T;
+  return JSON.parse(
+    JSON.stringify(x, (k, v) =>
+      typeof v === 'number' && !Number.isInteger(v) ? (k === 'signTestP' ? Number(v.toPrecision(4)) : Math.round(v * 1e6) / 1e6) : v,
+    ),
+  ) as T;
 }
 
 function fmt(x: number, d = 4): string {

@@ -21,8 +21,15 @@ import { KfError, isKfError } from '../util/errors';
 import { canonicalJson, shortHash } from '../util/hash';
 import { benchDir, repoRoot, sharedDir } from '../util/paths';
 import {
-  BENCHMARK_PATH_KEYS, ENDPOINT_ALIASES, EXPERIMENT_SCHEMA, MODELS_SCHEMA, NON_RESULT_PATHS, didYouMean, typeName,
-  type Field, type FieldType,
+  BENCHMARK_PATH_KEYS,
+  ENDPOINT_ALIASES,
+  EXPERIMENT_SCHEMA,
+  MODELS_SCHEMA,
+  NON_RESULT_PATHS,
+  didYouMean,
+  typeName,
+  type Field,
+  type FieldType,
 } from './schema';
 
 export type TraceMode = 'files' | 'jsonl' | 'off';
@@ -149,7 +156,8 @@ function normalisePath(v: string, origin: Origin, field: string): string {
 
 function checkValue(v: unknown, t: FieldType, field: string, origin: Origin): unknown {
   if (typeof v === 'bigint') {
-    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) fail(origin, field, `is a too large integer (${v})`, 'use a smaller number');
+    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER))
+      fail(origin, field, `is a too large integer (${v})`, 'use a smaller number');
     v = Number(v);
   }
   const wrong = (): never => fail(origin, field, `must be ${typeName(t)}, got ${describeValue(v)}`, 'fix the value (see experiments/_schema.md)');
@@ -239,7 +247,12 @@ function checkObject(v: Obj, fields: Record<string, Field>, prefix: string, orig
     if (!f) {
       const names = Object.keys(fields);
       const near = didYouMean(k, names);
-      fail(origin, p, 'is not a known field', near ? `did you mean "${prefix ? `${prefix}.` : ''}${near}"?` : `known fields${prefix ? ` of ${prefix}` : ''}: ${names.join(', ')}`);
+      fail(
+        origin,
+        p,
+        'is not a known field',
+        near ? `did you mean "${prefix ? `${prefix}.` : ''}${near}"?` : `known fields${prefix ? ` of ${prefix}` : ''}: ${names.join(', ')}`,
+      );
     }
     if (x === undefined) continue;
     out[k] = checkValue(x, f.type, p, origin);
@@ -257,7 +270,12 @@ export function readConfigFile(file: string): Obj {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new KfError('experiment_missing', `experiment file ${label} cannot be read (${(e as NodeJS.ErrnoException).code})`, 'check the path (kf runs lists runs; experiments live in experiments/)', { concerns: file, cause: e });
+    throw new KfError(
+      'experiment_missing',
+      `experiment file ${label} cannot be read (${(e as NodeJS.ErrnoException).code})`,
+      'check the path (kf runs lists runs; experiments live in experiments/)',
+      { concerns: file, cause: e },
+    );
   }
   const ext = path.extname(file).toLowerCase();
   let raw: unknown;
@@ -270,18 +288,27 @@ export function readConfigFile(file: string): Obj {
     } catch (e) {
       const te = e as Error & { line?: number; column?: number };
       const first = te.message.split('\n')[0];
-      throw new KfError('bad_experiment', `${label}:${te.line ?? '?'}:${te.column ?? '?'}: invalid TOML: ${first}`, 'fix the syntax at that line', { concerns: file, cause: e });
+      throw new KfError('bad_experiment', `${label}:${te.line ?? '?'}:${te.column ?? '?'}: invalid TOML: ${first}`, 'fix the syntax at that line', {
+        concerns: file,
+        cause: e,
+      });
     }
   } else if (ext === '.json') {
     try {
       raw = JSON.parse(text);
     } catch (e) {
-      throw new KfError('bad_experiment', `${label}: invalid JSON: ${(e as Error).message}`, 'fix the syntax (JSON has no comments or trailing commas; TOML files may)', { concerns: file, cause: e });
+      throw new KfError(
+        'bad_experiment',
+        `${label}: invalid JSON: ${(e as Error).message}`,
+        'fix the syntax (JSON has no comments or trailing commas; TOML files may)',
+        { concerns: file, cause: e },
+      );
     }
   } else {
     throw new KfError('bad_experiment', `experiment file ${label} must end in .toml or .json`, 'rename it', { concerns: file });
   }
-  if (!isPlainObject(raw)) throw new KfError('bad_experiment', `${label}: the top level must be a table/object`, 'see experiments/_schema.md', { concerns: file });
+  if (!isPlainObject(raw))
+    throw new KfError('bad_experiment', `${label}: the top level must be a table/object`, 'see experiments/_schema.md', { concerns: file });
   return raw;
 }
 
@@ -296,7 +323,12 @@ function deepMerge(base: Obj, top: Obj): Obj {
 function loadLayered(file: string, stack: string[]): { merged: Obj; files: string[] } {
   const abs = path.resolve(file);
   if (stack.includes(abs)) {
-    throw new KfError('bad_experiment', `${displayPath(stack[stack.length - 1])}: field "extends" makes a cycle: ${[...stack, abs].map(displayPath).join(' -> ')}`, 'remove one of the extends links', { concerns: abs });
+    throw new KfError(
+      'bad_experiment',
+      `${displayPath(stack[stack.length - 1])}: field "extends" makes a cycle: ${[...stack, abs].map(displayPath).join(' -> ')}`,
+      'remove one of the extends links',
+      { concerns: abs },
+    );
   }
   const origin: Origin = { label: displayPath(abs), baseDir: path.dirname(abs), file: abs };
   const layer = checkObject(readConfigFile(abs), EXPERIMENT_SCHEMA, '', origin);
@@ -345,7 +377,10 @@ export function fieldTypeAt(dotted: string): { type: FieldType; canonical: strin
     if (!f) {
       const near = didYouMean(part, Object.keys(fields));
       const where = canon.length ? canon.join('.') : 'the top level';
-      return { error: `"${[...canon, raw].join('.')}" is not a known field`, hint: near ? `did you mean "${[...canon, near].join('.')}"?` : `fields of ${where}: ${Object.keys(fields).join(', ')}` };
+      return {
+        error: `"${[...canon, raw].join('.')}" is not a known field`,
+        hint: near ? `did you mean "${[...canon, near].join('.')}"?` : `fields of ${where}: ${Object.keys(fields).join(', ')}`,
+      };
     }
     canon.push(part);
     t = f.type;
@@ -382,9 +417,16 @@ function parseOverrideValue(text: string, t: FieldType, label: string): unknown 
     case 'seed':
       return /^-?\d+$/.test(text) ? Number(text) : text;
     case 'strings':
-      return text.trim().startsWith('[') ? (json() ?? bad('a JSON list of strings')) : text.split(',').map((s) => s.trim()).filter(Boolean);
+      return text.trim().startsWith('[')
+        ? (json() ?? bad('a JSON list of strings'))
+        : text
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
     case 'ints':
-      return text.trim().startsWith('[') ? (json() ?? bad('a JSON list of integers')) : text.split(',').map((s) => (s.trim() === '' || !Number.isFinite(Number(s)) ? bad('comma-separated integers') : Number(s)));
+      return text.trim().startsWith('[')
+        ? (json() ?? bad('a JSON list of integers'))
+        : text.split(',').map((s) => (s.trim() === '' || !Number.isFinite(Number(s)) ? bad('comma-separated integers') : Number(s)));
     case 'object':
     case 'map':
     case 'models': {
@@ -410,10 +452,16 @@ export interface ParsedOverride {
 /** `limits.maxErrors=5` -> {path, typed value}. Unknown paths fail with a did-you-mean. */
 export function parseOverride(text: string): ParsedOverride {
   const eq = text.indexOf('=');
-  if (eq <= 0) throw new KfError('bad_override', `override "${text}" is not key.path=value`, 'e.g. --override limits.maxErrors=5 or --override pipeline.settings.template=ours');
+  if (eq <= 0)
+    throw new KfError(
+      'bad_override',
+      `override "${text}" is not key.path=value`,
+      'e.g. --override limits.maxErrors=5 or --override pipeline.settings.template=ours',
+    );
   const key = text.slice(0, eq).trim();
   const raw = text.slice(eq + 1);
-  if (key === 'extends' || key.startsWith('extends.')) throw new KfError('bad_override', `override "${text}": extends cannot be overridden`, 'edit the file, or point kf run at another experiment file');
+  if (key === 'extends' || key.startsWith('extends.'))
+    throw new KfError('bad_override', `override "${text}": extends cannot be overridden`, 'edit the file, or point kf run at another experiment file');
   const at = fieldTypeAt(key);
   if ('error' in at) throw new KfError('bad_override', `override "${text}": ${at.error}`, at.hint);
   return { path: at.canonical, value: parseOverrideValue(raw, at.type, `override ${key}`), text };
@@ -462,12 +510,20 @@ function finalize(merged: Obj, origin: Origin, defaultName: string): ExperimentC
   for (const k of Object.keys(c.benchmark.paths)) {
     if (!known.includes(k)) {
       const near = didYouMean(k, known);
-      fail(origin, `benchmark.paths.${k}`, `is not a file of the ${c.benchmark.name} loader`, near ? `did you mean "benchmark.paths.${near}"?` : `its files: ${known.join(', ')}`);
+      fail(
+        origin,
+        `benchmark.paths.${k}`,
+        `is not a file of the ${c.benchmark.name} loader`,
+        near ? `did you mean "benchmark.paths.${near}"?` : `its files: ${known.join(', ')}`,
+      );
     }
   }
-  if (!isPlainObject(c.pipeline.settings)) fail(origin, 'pipeline.settings', `must be a table, got ${describeValue(c.pipeline.settings)}`, 'write it as a table of settings');
-  if (c.index && !isPlainObject(c.index.options)) fail(origin, 'index.options', `must be a table, got ${describeValue(c.index.options)}`, 'write it as a table of build options');
-  if (c.index?.artifact && c.index.dir) fail(origin, 'index.artifact', 'is set together with index.dir', 'name the index one way: a folder (dir) or an artifact (artifact)');
+  if (!isPlainObject(c.pipeline.settings))
+    fail(origin, 'pipeline.settings', `must be a table, got ${describeValue(c.pipeline.settings)}`, 'write it as a table of settings');
+  if (c.index && !isPlainObject(c.index.options))
+    fail(origin, 'index.options', `must be a table, got ${describeValue(c.index.options)}`, 'write it as a table of build options');
+  if (c.index?.artifact && c.index.dir)
+    fail(origin, 'index.artifact', 'is set together with index.dir', 'name the index one way: a folder (dir) or an artifact (artifact)');
   for (const k of Object.keys(c.caps)) {
     if (k in c.pipeline.settings) fail(origin, `caps.${k}`, `is also set in pipeline.settings.${k}`, 'set a budget in one place only (caps)');
   }
@@ -508,16 +564,30 @@ export function configDiff(a: unknown, b: unknown, prefix = ''): string[] {
 
 /** `m3d-s4` -> experiments/m3d-s4.toml (or .json); a path that exists is used as given. */
 export function resolveExperimentRef(ref: string, experimentsDir = path.join(repoRoot(), 'experiments')): string {
-  const candidates = [ref, `${ref}.toml`, `${ref}.json`, path.join(experimentsDir, ref), path.join(experimentsDir, `${ref}.toml`), path.join(experimentsDir, `${ref}.json`)];
+  const candidates = [
+    ref,
+    `${ref}.toml`,
+    `${ref}.json`,
+    path.join(experimentsDir, ref),
+    path.join(experimentsDir, `${ref}.toml`),
+    path.join(experimentsDir, `${ref}.json`),
+  ];
   for (const c of candidates) if (fs.existsSync(c) && fs.statSync(c).isFile()) return path.resolve(c);
   const available = fs.existsSync(experimentsDir)
-    ? fs.readdirSync(experimentsDir).filter((f) => /\.(toml|json)$/.test(f) && !f.startsWith('_')).map((f) => f.replace(/\.(toml|json)$/, ''))
+    ? fs
+        .readdirSync(experimentsDir)
+        .filter((f) => /\.(toml|json)$/.test(f) && !f.startsWith('_'))
+        .map((f) => f.replace(/\.(toml|json)$/, ''))
     : [];
   const near = didYouMean(path.basename(ref).replace(/\.(toml|json)$/, ''), available);
   throw new KfError(
     'experiment_missing',
     `no experiment file "${ref}" (looked in the current folder and ${displayPath(experimentsDir)})`,
-    near ? `did you mean "${near}"?` : available.length ? `available: ${available.slice(0, 20).join(', ')}${available.length > 20 ? ', ...' : ''}` : 'pass the path of a .toml or .json experiment file',
+    near
+      ? `did you mean "${near}"?`
+      : available.length
+        ? `available: ${available.slice(0, 20).join(', ')}${available.length > 20 ? ', ...' : ''}`
+        : 'pass the path of a .toml or .json experiment file',
     { concerns: ref },
   );
 }
@@ -556,7 +626,10 @@ export function loadExperiment(ref: string, opts: LoadExperimentOptions = {}): R
 }
 
 /** Build an experiment from an object (notebooks, tests): same checks as a file, relative paths against `baseDir`. */
-export function experimentFromObject(raw: Record<string, unknown>, opts: LoadExperimentOptions & { label?: string; baseDir?: string; name?: string } = {}): ResolvedExperiment {
+export function experimentFromObject(
+  raw: Record<string, unknown>,
+  opts: LoadExperimentOptions & { label?: string; baseDir?: string; name?: string } = {},
+): ResolvedExperiment {
   const origin: Origin = { label: opts.label ?? 'experiment object', baseDir: opts.baseDir ?? process.cwd() };
   if ('extends' in raw) fail(origin, 'extends', 'is only supported in files', 'load the file with loadExperiment');
   const layer = checkObject(raw, EXPERIMENT_SCHEMA, '', origin);

@@ -19,7 +19,11 @@ export function indexArtifactRequest(config: ExperimentConfig, data: BenchmarkDa
   const ix = config.index;
   if (!ix) throw new KfError('no_index', `experiment ${config.name} has no [index] table`, 'add one (index.artifact = "auto")');
   if (!data.passages?.length && !data.corpusDir) {
-    throw new KfError('no_corpus', `benchmark ${config.benchmark.name} has no corpus here (no passages, no documents folder)`, 'set the corpus path in benchmark.paths');
+    throw new KfError(
+      'no_corpus',
+      `benchmark ${config.benchmark.name} has no corpus here (no passages, no documents folder)`,
+      'set the corpus path in benchmark.paths',
+    );
   }
   const corpus = data.passages?.length ? { passages: data.passages } : { corpusDir: data.corpusDir };
   return kpIndexRequest(corpus, { embedder: ix.embedder, options: { benchmark: config.benchmark.name, ...(ix.options as object) } }, models);

@@ -112,7 +112,11 @@ type IndexOpenOptions = { models?: IndexModelsLike; data?: BenchmarkData; log?: 
 async function ensureIndexDir(config: ExperimentConfig, dir: string, opts: IndexOpenOptions): Promise<boolean> {
   const data = opts.data;
   if (!data?.passages?.length && !data?.corpusDir) {
-    throw new KfError('no_corpus', `index.build = "ensure" but benchmark ${config.benchmark.name} has no corpus here (no passages, no documents folder)`, 'set the corpus path in benchmark.paths, or build the index elsewhere and set index.dir with index.build = "never"');
+    throw new KfError(
+      'no_corpus',
+      `index.build = "ensure" but benchmark ${config.benchmark.name} has no corpus here (no passages, no documents folder)`,
+      'set the corpus path in benchmark.paths, or build the index elsewhere and set index.dir with index.build = "never"',
+    );
   }
   // Loaded lazily: the index engine pulls native addons that closed-book runs and `kf compare` never need.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -131,11 +135,20 @@ async function ensureIndexDir(config: ExperimentConfig, dir: string, opts: Index
 }
 
 /** The experiment's index: a kp-index artifact (index.artifact), or the folder `dir` (built first with build = "ensure"). */
-async function openConfiguredIndex(config: ExperimentConfig, dir: string, opts: IndexOpenOptions): Promise<{ idx: OpenIndex; built: boolean; artifact?: string }> {
+async function openConfiguredIndex(
+  config: ExperimentConfig,
+  dir: string,
+  opts: IndexOpenOptions,
+): Promise<{ idx: OpenIndex; built: boolean; artifact?: string }> {
   if (config.index!.artifact) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { openIndexArtifact } = require('./index-artifact') as typeof import('./index-artifact');
-    if (!opts.data) throw new KfError('no_corpus', 'index.artifact needs the benchmark loaded (its corpus is part of the artifact key)', 'run through kf run / runExperiment');
+    if (!opts.data)
+      throw new KfError(
+        'no_corpus',
+        'index.artifact needs the benchmark loaded (its corpus is part of the artifact key)',
+        'run through kf run / runExperiment',
+      );
     const r = await openIndexArtifact(config, { data: opts.data, models: opts.models, log: opts.log });
     return { idx: r.index, built: r.built, artifact: `${r.ref.kind}/${r.ref.key}` };
   }
@@ -162,7 +175,17 @@ export function indexProviderFromConfig(
   const open = () => {
     opened ??= openConfiguredIndex(config, dir, opts).then(({ idx, built, artifact }) => {
       const m = idx.manifest;
-      info = { dir: idx.dir, built, generation: m.generation, embedder: m.embedder, offline: m.offline, backends: m.backends, counts: m.counts, builtAt: m.builtAt, ...(artifact ? { artifact } : {}) };
+      info = {
+        dir: idx.dir,
+        built,
+        generation: m.generation,
+        embedder: m.embedder,
+        offline: m.offline,
+        backends: m.backends,
+        counts: m.counts,
+        builtAt: m.builtAt,
+        ...(artifact ? { artifact } : {}),
+      };
       return idx;
     });
     return opened;
@@ -174,7 +197,12 @@ export function indexProviderFromConfig(
       const idx = await open();
       // retrieverFor also refuses a question whose document is not in the index.
       const retriever = idx.retrieverFor(q);
-      return { retriever, fragment: (id) => idx.fragment(id), docTitle: (id) => idx.docTitle(id), kb: (await knowledgeBase()).restrictedTo(q.doc ? [q.doc] : undefined) };
+      return {
+        retriever,
+        fragment: (id) => idx.fragment(id),
+        docTitle: (id) => idx.docTitle(id),
+        kb: (await knowledgeBase()).restrictedTo(q.doc ? [q.doc] : undefined),
+      };
     },
     open,
     info: () => info,

@@ -16,7 +16,9 @@ export function acquireRunLock(runDir: string, runId: string): RunLock {
   const r = tryPidLock(file);
   if (isPidLock(r)) return r;
   if (r.holder === undefined) {
-    throw new KfError('run_locked', `cannot take the lock ${file} of run ${runId}`, 'another process is starting the same run: retry in a moment', { concerns: runDir });
+    throw new KfError('run_locked', `cannot take the lock ${file} of run ${runId}`, 'another process is starting the same run: retry in a moment', {
+      concerns: runDir,
+    });
   }
   const who = `pid ${r.holder.pid} on ${r.holder.hostname} (since ${r.holder.startedAt})`;
   throw new KfError(

@@ -119,7 +119,12 @@ export function readRunManifest(runDir: string): RunManifest | undefined {
   try {
     m = JSON.parse(fs.readFileSync(file, 'utf8')) as RunManifest;
   } catch (e) {
-    throw new KfError('bad_manifest', `run manifest ${file} is not valid JSON (${(e as Error).message})`, 'the records beside it are intact: move the manifest away and rerun with the same --run-id to rebuild it', { concerns: file, cause: e });
+    throw new KfError(
+      'bad_manifest',
+      `run manifest ${file} is not valid JSON (${(e as Error).message})`,
+      'the records beside it are intact: move the manifest away and rerun with the same --run-id to rebuild it',
+      { concerns: file, cause: e },
+    );
   }
   if (m?.kind !== MANIFEST_KIND) {
     throw new KfError('bad_manifest', `${file} is not a kf run manifest`, 'point at a folder written by kf run', { concerns: file });

@@ -51,7 +51,12 @@ export async function prepareExperiment(exp: ResolvedExperiment, opts: { store?:
     }
     for (const kindName of neededKinds(config)) {
       const kind = artifactKind(kindName);
-      if (!kind.request) throw new KfError('artifact_unpreparable', `artifact kind ${kindName} has no request hook`, `the kind's author adds request() so kf prepare can build it`);
+      if (!kind.request)
+        throw new KfError(
+          'artifact_unpreparable',
+          `artifact kind ${kindName} has no request hook`,
+          `the kind's author adds request() so kf prepare can build it`,
+        );
       const request: ArtifactRequest = await kind.request({ experiment: config, options: {}, models: router, log });
       const existed = !!store.ref(kindName, store.keyOf(kindName, request));
       const ref = await store.prepare(kindName, request, { log });
@@ -64,9 +69,18 @@ export async function prepareExperiment(exp: ResolvedExperiment, opts: { store?:
 }
 
 /** `kf prepare <kind> --set k=v ...`: one artifact of one kind. */
-export async function prepareKind(kindName: string, options: Record<string, string>, opts: { store?: ArtifactStore; log?: (line: string) => void } = {}): Promise<Prepared> {
+export async function prepareKind(
+  kindName: string,
+  options: Record<string, string>,
+  opts: { store?: ArtifactStore; log?: (line: string) => void } = {},
+): Promise<Prepared> {
   const kind = artifactKind(kindName);
-  if (!kind.request) throw new KfError('artifact_unpreparable', `artifact kind ${kindName} cannot be prepared from the command line (no request hook)`, 'prepare it through an experiment');
+  if (!kind.request)
+    throw new KfError(
+      'artifact_unpreparable',
+      `artifact kind ${kindName} cannot be prepared from the command line (no request hook)`,
+      'prepare it through an experiment',
+    );
   const store = opts.store ?? new ArtifactStore();
   const log = opts.log ?? (() => undefined);
   const request = await kind.request({ options, log });

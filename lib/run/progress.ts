@@ -58,7 +58,8 @@ export class Progress implements ProgressSink {
     this.base = alreadyDone;
     this.t0 = this.now();
     this.lastPlain = this.t0;
-    if (!this.tty) this.stream.write(`${this.opts.label ?? 'progress'}: ${alreadyDone ? `${alreadyDone}/${total} already recorded, ` : ''}${total - alreadyDone} to go\n`);
+    if (!this.tty)
+      this.stream.write(`${this.opts.label ?? 'progress'}: ${alreadyDone ? `${alreadyDone}/${total} already recorded, ` : ''}${total - alreadyDone} to go\n`);
     else this.draw(true);
   }
 

@@ -39,7 +39,12 @@ export function subsetIds(benchmark: string, subset: string): string[] | undefin
   if (subset === 'smoke' || subset === 'mid') return paperSubset(benchmark, subset);
   const file = expandPath(subset);
   if (!fs.existsSync(file)) {
-    throw new KfError('subset_missing', `subset "${subset}" is neither full/smoke/mid nor an existing id-list file (${file})`, 'pass --set full|smoke|mid or the path of a JSON id list', { concerns: subset });
+    throw new KfError(
+      'subset_missing',
+      `subset "${subset}" is neither full/smoke/mid nor an existing id-list file (${file})`,
+      'pass --set full|smoke|mid or the path of a JSON id list',
+      { concerns: subset },
+    );
   }
   return readIdList(file, 'subset id list');
 }
@@ -53,7 +58,11 @@ export function selectQuestions(data: BenchmarkData, config: ExperimentConfig): 
     questions = s.questions;
     missingIds = s.missing;
     if (!questions.length) {
-      throw new KfError('subset_empty', `none of the ${ids.length} ids of subset "${config.benchmark.subset}" is in the loaded ${config.benchmark.name} questions`, 'check that the subset belongs to this benchmark and split');
+      throw new KfError(
+        'subset_empty',
+        `none of the ${ids.length} ids of subset "${config.benchmark.subset}" is in the loaded ${config.benchmark.name} questions`,
+        'check that the subset belongs to this benchmark and split',
+      );
     }
   }
   let sample: Selection['sample'];

@@ -83,7 +83,10 @@ export interface RunRecord {
 /** A file name for a question's trace: the id when it is safe, else a cleaned id plus a hash (ids may hold '/', spaces...). */
 export function traceFileName(id: string): string {
   if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$/.test(id)) return `${id}.json`;
-  const clean = id.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._-]+/, '').slice(0, 60);
+  const clean = id
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._-]+/, '')
+    .slice(0, 60);
   return `${clean || 'q'}-${shortHash(id, 10)}.json`;
 }
 

@@ -72,7 +72,12 @@ export function loadPipelineFamilies(): void {
       m = require(abs) as Record<string, unknown>;
     } catch (e) {
       familiesLoaded = false;
-      throw new KfError('pipeline_module', `cannot load pipeline module ${abs} (from KF_PIPELINE_MODULES): ${(e as Error).message.split('\n')[0]}`, 'fix the path in KF_PIPELINE_MODULES or the module', { concerns: abs, cause: e });
+      throw new KfError(
+        'pipeline_module',
+        `cannot load pipeline module ${abs} (from KF_PIPELINE_MODULES): ${(e as Error).message.split('\n')[0]}`,
+        'fix the path in KF_PIPELINE_MODULES or the module',
+        { concerns: abs, cause: e },
+      );
     }
     if (typeof m.register === 'function') (m.register as () => void)();
   }
@@ -90,7 +95,11 @@ export function getPipeline(name: string, settings: Record<string, unknown> = {}
     throw new KfError(
       'pipeline_unknown',
       `no pipeline named "${name}"`,
-      near ? `did you mean "${near}"?` : names.length ? `registered: ${names.join(', ')}` : 'no pipeline is registered yet: lib/knowforge/configurations.ts registers them',
+      near
+        ? `did you mean "${near}"?`
+        : names.length
+          ? `registered: ${names.join(', ')}`
+          : 'no pipeline is registered yet: lib/knowforge/configurations.ts registers them',
       { concerns: name },
     );
   }
@@ -101,6 +110,10 @@ export function getPipeline(name: string, settings: Record<string, unknown> = {}
 
 export function listPipelines(): { name: string; description: string; family: string }[] {
   loadPipelineFamilies();
-  const rows = listConfigurations().filter((c) => !entries.has(c.name)).map(({ name, description, family }) => ({ name, description, family }));
-  return [...[...entries.values()].map(({ name, description, family }) => ({ name, description, family })), ...rows].sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+  const rows = listConfigurations()
+    .filter((c) => !entries.has(c.name))
+    .map(({ name, description, family }) => ({ name, description, family }));
+  return [...[...entries.values()].map(({ name, description, family }) => ({ name, description, family })), ...rows].sort((a, b) =>
+    a.name.localeCompare(b.name, 'en', { numeric: true }),
+  );
 }

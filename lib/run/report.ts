@@ -23,7 +23,17 @@ import { KfError } from '../util/errors';
 import { shortHash } from '../util/hash';
 import { backendLabel } from './aggregate';
 import { compareRuns } from './compare';
-import { HELPER_SCORE_KEYS, assertBucketField, defaultResultsDir, metricValues, primaryMetric, summarizeByBucket, summarizeRun, type LoadedRun, type RunSummary } from './results';
+import {
+  HELPER_SCORE_KEYS,
+  assertBucketField,
+  defaultResultsDir,
+  metricValues,
+  primaryMetric,
+  summarizeByBucket,
+  summarizeRun,
+  type LoadedRun,
+  type RunSummary,
+} from './results';
 
 export interface ReportOptions {
   /** Output folder (default: <run>/report for one run, results/report-<hash> for several). */
@@ -57,7 +67,12 @@ function pct(x: number | undefined): number | undefined {
 
 function backendCaption(runs: RunSummary[]): { label: string; note?: string } {
   const label = backendLabel(runs.map((r) => r.backend));
-  const note = label === 'offline' ? OFFLINE_NOTE : label === 'mixed' ? `mixed backends (${[...new Set(runs.map((r) => `${r.runId}: ${r.backend}`))].join(', ')}): offline parts are not model results` : undefined;
+  const note =
+    label === 'offline'
+      ? OFFLINE_NOTE
+      : label === 'mixed'
+        ? `mixed backends (${[...new Set(runs.map((r) => `${r.runId}: ${r.backend}`))].join(', ')}): offline parts are not model results`
+        : undefined;
   return { label, note };
 }
 
@@ -103,7 +118,9 @@ function checkMetricAndFields(runs: LoadedRun[], opts: ReportOptions): void {
 function runsTable(c: ReportContext): TablePaths {
   const { runs, summaries, ref, metric, margin } = c;
   const answerKeys = ANSWER_KEYS_ORDER.filter((k) => summaries.some((s) => k in s.scores));
-  const otherScoreKeys = [...new Set(summaries.flatMap((s) => Object.keys(s.scores)))].filter((k) => !ANSWER_KEYS_ORDER.includes(k) && !HELPER_SCORE_KEYS.has(k)).sort();
+  const otherScoreKeys = [...new Set(summaries.flatMap((s) => Object.keys(s.scores)))]
+    .filter((k) => !ANSWER_KEYS_ORDER.includes(k) && !HELPER_SCORE_KEYS.has(k))
+    .sort();
   const rows: Row[] = runs.map((run, i) => {
     const s = summaries[i];
     const row: Row = { run: run.runId, pipeline: s.pipeline, benchmark: s.benchmark, backend: s.backend, n: s.n, errors: s.errors };
@@ -127,12 +144,20 @@ function runsTable(c: ReportContext): TablePaths {
   });
   const hasMmlb = summaries.some((s) => s.mmlongbench);
   const runCols: ColumnSpec[] = [
-    { key: 'run' }, { key: 'pipeline' }, { key: 'benchmark' }, { key: 'backend' }, { key: 'n' }, { key: 'errors' },
+    { key: 'run' },
+    { key: 'pipeline' },
+    { key: 'benchmark' },
+    { key: 'backend' },
+    { key: 'n' },
+    { key: 'errors' },
     ...answerKeys.map((k) => ({ key: k, label: k === 'em' ? 'EM' : k === 'f1' ? 'F1' : k === 'acc' ? 'Acc' : k })),
     ...otherScoreKeys.map((k) => ({ key: k })),
     ...(hasMmlb ? [{ key: 'mmlbF1', label: 'F1 (MMLB)' }] : []),
     { key: 'refused', label: 'refused %' },
-    ...c.retrievalKeys.map((k) => ({ key: k, label: k === 'docFound' ? 'doc found' : k === 'answerVisible' ? 'ans. visible' : k === 'poolTrimmed' ? 'pool trimmed' : k })),
+    ...c.retrievalKeys.map((k) => ({
+      key: k,
+      label: k === 'docFound' ? 'doc found' : k === 'answerVisible' ? 'ans. visible' : k === 'poolTrimmed' ? 'pool trimmed' : k,
+    })),
     { key: 'callsPerQ', label: 'calls/q', decimals: 2 },
     { key: 'tokensPerQ', label: 'tokens/q', decimals: 0 },
     { key: 'costUsd', label: 'cost $', decimals: 4 },
@@ -145,7 +170,9 @@ function runsTable(c: ReportContext): TablePaths {
     name: 'runs',
     columns: runCols,
     decimals: c.decimals,
-    caption: `Runs on ${benchmarks} (backend: ${c.label}). "vs ref" = questions won:lost against ${ref.runId}${metric ? ` on ${metric}` : ''} at margin ${margin}.`,
+    caption:
+      `Runs on ${benchmarks} (backend: ${c.label}). ` +
+      `"vs ref" = questions won:lost against ${ref.runId}${metric ? ` on ${metric}` : ''} at margin ${margin}.`,
     notes: c.notes,
   });
 }
@@ -158,7 +185,24 @@ function pairedTable(c: ReportContext, metric: string): TablePaths {
     if (run === ref) continue;
     try {
       const cmp = compareRuns(run, ref, { metric, margin });
-      pairedRows.push({ run: run.runId, ref: ref.runId, metric, n: cmp.n, mean: pct(cmp.meanA), refMean: pct(cmp.meanB), diff: pct(cmp.diff), won: cmp.won, lost: cmp.lost, tied: cmp.tied, signTestP: cmp.signTestP, ciLow: pct(cmp.bootstrapCI[0]), ciHigh: pct(cmp.bootstrapCI[1]), se: pct(cmp.se), dropped: cmp.droppedA + cmp.droppedB, warnings: cmp.warnings.join('; ') || undefined });
+      pairedRows.push({
+        run: run.runId,
+        ref: ref.runId,
+        metric,
+        n: cmp.n,
+        mean: pct(cmp.meanA),
+        refMean: pct(cmp.meanB),
+        diff: pct(cmp.diff),
+        won: cmp.won,
+        lost: cmp.lost,
+        tied: cmp.tied,
+        signTestP: cmp.signTestP,
+        ciLow: pct(cmp.bootstrapCI[0]),
+        ciHigh: pct(cmp.bootstrapCI[1]),
+        se: pct(cmp.se),
+        dropped: cmp.droppedA + cmp.droppedB,
+        warnings: cmp.warnings.join('; ') || undefined,
+      });
     } catch (e) {
       pairedRows.push({ run: run.runId, ref: ref.runId, metric, warnings: (e as Error).message });
     }
@@ -167,12 +211,27 @@ function pairedTable(c: ReportContext, metric: string): TablePaths {
     dir: c.dir,
     name: 'paired',
     columns: [
-      { key: 'run' }, { key: 'ref' }, { key: 'metric' }, { key: 'n' }, { key: 'mean' }, { key: 'refMean', label: 'ref mean' }, { key: 'diff' },
-      { key: 'won' }, { key: 'lost' }, { key: 'tied' }, { key: 'signTestP', label: 'sign p', format: (v) => (typeof v === 'number' ? (v < 1e-4 ? v.toExponential(2) : v.toFixed(4)) : 'n/a') },
-      { key: 'ciLow', label: 'CI low' }, { key: 'ciHigh', label: 'CI high' }, { key: 'se' }, { key: 'dropped' }, { key: 'warnings' },
+      { key: 'run' },
+      { key: 'ref' },
+      { key: 'metric' },
+      { key: 'n' },
+      { key: 'mean' },
+      { key: 'refMean', label: 'ref mean' },
+      { key: 'diff' },
+      { key: 'won' },
+      { key: 'lost' },
+      { key: 'tied' },
+      { key: 'signTestP', label: 'sign p', format: (v) => (typeof v === 'number' ? (v < 1e-4 ? v.toExponential(2) : v.toFixed(4)) : 'n/a') },
+      { key: 'ciLow', label: 'CI low' },
+      { key: 'ciHigh', label: 'CI high' },
+      { key: 'se' },
+      { key: 'dropped' },
+      { key: 'warnings' },
     ],
     decimals: c.decimals,
-    caption: `Paired comparison against ${ref.runId} on ${metric} (backend: ${c.label}): flips at margin ${margin}, two-sided exact sign test, 95% paired bootstrap CI (2,000 resamples, seeded), paired standard error.`,
+    caption:
+      `Paired comparison against ${ref.runId} on ${metric} (backend: ${c.label}): flips at margin ${margin}, two-sided exact sign test, ` +
+      '95% paired bootstrap CI (2,000 resamples, seeded), paired standard error.',
     notes: c.notes,
   });
 }
@@ -193,7 +252,14 @@ function usageTable(c: ReportContext): TablePaths | undefined {
   return writeTable(usageRows, {
     dir: c.dir,
     name: 'usage',
-    columns: [{ key: 'run' }, { key: 'n' }, ...counterKeys.flatMap((k) => [{ key: k, label: `${k}/q`, decimals: 2 }, { key: `zero.${k}`, label: `no ${k} %` }])],
+    columns: [
+      { key: 'run' },
+      { key: 'n' },
+      ...counterKeys.flatMap((k) => [
+        { key: k, label: `${k}/q`, decimals: 2 },
+        { key: `zero.${k}`, label: `no ${k} %` },
+      ]),
+    ],
     decimals: c.decimals,
     caption: `Pipeline usage per answered question (backend: ${c.label}): mean count, and share of questions where it is zero.`,
     notes: c.note ? [c.note] : undefined,
@@ -271,8 +337,23 @@ export function writeRunReport(runs: LoadedRun[], opts: ReportOptions = {}): Rep
     config: { runs: runs.map((r) => ({ runId: r.runId, configHash: r.manifest?.configHash })), by: opts.by ?? [], ref: ref.runId, metric, margin },
     backend: label,
     models: [...new Set(summaries.flatMap((s) => s.models))],
-    extra: { runs: summaries.map((s) => ({ runId: s.runId, pipeline: s.pipeline, benchmark: s.benchmark, backend: s.backend, configHash: s.configHash, seed: s.seed, n: s.n, status: s.status })) },
+    extra: {
+      runs: summaries.map((s) => ({
+        runId: s.runId,
+        pipeline: s.pipeline,
+        benchmark: s.benchmark,
+        backend: s.backend,
+        configHash: s.configHash,
+        seed: s.seed,
+        n: s.n,
+        status: s.status,
+      })),
+    },
   });
-  const manifest = writeManifest(dir, stamp, Object.values(tables).flatMap((t) => [t.csv, t.md]));
+  const manifest = writeManifest(
+    dir,
+    stamp,
+    Object.values(tables).flatMap((t) => [t.csv, t.md]),
+  );
   return { dir, tables, manifest, backend: label, metric };
 }

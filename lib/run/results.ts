@@ -61,7 +61,11 @@ export function resolveRunDir(ref: string, resultsDir = defaultResultsDir()): st
 
 export function listRunIds(resultsDir = defaultResultsDir()): string[] {
   if (!fs.existsSync(resultsDir)) return [];
-  return fs.readdirSync(resultsDir, { withFileTypes: true }).filter((e) => e.isDirectory() && isRunDir(path.join(resultsDir, e.name))).map((e) => e.name).sort();
+  return fs
+    .readdirSync(resultsDir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && isRunDir(path.join(resultsDir, e.name)))
+    .map((e) => e.name)
+    .sort();
 }
 
 export function loadRun(ref: string, opts: { resultsDir?: string } = {}): LoadedRun {
@@ -114,7 +118,9 @@ function lookupMetric(r: RunRecord, metric: string): { value: number | undefined
 export function metricNames(run: LoadedRun): string[] {
   const names = new Set<string>();
   for (const r of run.records) {
-    for (const src of SOURCES) for (const [k, v] of Object.entries((r[src] as Record<string, unknown> | null) ?? {})) if (typeof v === 'number') names.add(src === 'scores' || src === 'retrieval' ? k : `${src}.${k}`);
+    for (const src of SOURCES)
+      for (const [k, v] of Object.entries((r[src] as Record<string, unknown> | null) ?? {}))
+        if (typeof v === 'number') names.add(src === 'scores' || src === 'retrieval' ? k : `${src}.${k}`);
   }
   return [...names].sort();
 }
@@ -135,10 +141,16 @@ export function metricValues(run: LoadedRun, metric: string, errors: ErrorPolicy
   if (!values.size && !source) {
     const names = metricNames(run);
     const near = didYouMean(metric, names);
-    throw new KfError('metric_missing', `run ${run.runId} has no metric "${metric}"`, near ? `did you mean "${near}"?` : names.length ? `its metrics: ${names.join(', ')}` : 'the run has no scored records', { concerns: metric });
+    throw new KfError(
+      'metric_missing',
+      `run ${run.runId} has no metric "${metric}"`,
+      near ? `did you mean "${near}"?` : names.length ? `its metrics: ${names.join(', ')}` : 'the run has no scored records',
+      { concerns: metric },
+    );
   }
   // Failed questions answered nothing: 0 on answer scores; nothing to say about retrieval/counters/time.
-  if (errors === 'zero' && (source === 'scores' || source === undefined)) for (const r of run.records) if (r.error && !values.has(r.id) && wouldBeScored(r)) values.set(r.id, 0);
+  if (errors === 'zero' && (source === 'scores' || source === undefined))
+    for (const r of run.records) if (r.error && !values.has(r.id) && wouldBeScored(r)) values.set(r.id, 0);
   return { values, missing, errors: errs, source };
 }
 
@@ -199,7 +211,6 @@ export interface RunSummary {
   perQuestion: { calls: number; promptTokens: number; completionTokens: number; costUsd: number };
   time: { p50Ms: number | null; p90Ms: number | null };
 }
-
 
 function means(rows: Record<string, number>[], keys?: Iterable<string>, denominator?: number): { mean: Record<string, number>; count: Record<string, number> } {
   const sum: Record<string, number> = {};
@@ -266,8 +277,14 @@ export function summarizeRecords(records: RunRecord[], base: Partial<RunSummary>
     usage,
     perQuestion: { calls: usage.calls / n, promptTokens: usage.promptTokens / n, completionTokens: usage.completionTokens / n, costUsd: usage.costUsd / n },
     time: {
-      p50Ms: percentile(answered.map((r) => r.timings?.totalMs).filter((x): x is number => typeof x === 'number'), 0.5),
-      p90Ms: percentile(answered.map((r) => r.timings?.totalMs).filter((x): x is number => typeof x === 'number'), 0.9),
+      p50Ms: percentile(
+        answered.map((r) => r.timings?.totalMs).filter((x): x is number => typeof x === 'number'),
+        0.5,
+      ),
+      p90Ms: percentile(
+        answered.map((r) => r.timings?.totalMs).filter((x): x is number => typeof x === 'number'),
+        0.9,
+      ),
     },
   };
   if (refused.length) out.refusalRate = refused.filter((r) => r.scores.refused === 1).length / refused.length;
@@ -302,7 +319,12 @@ const questionCache = new Map<string, Map<string, Question>>();
 
 /** The run's questions by id, reloaded from the benchmark files named in its manifest (for fields not stored in records). */
 export function questionsOfRun(run: LoadedRun): Map<string, Question> {
-  if (!run.manifest) throw new KfError('manifest_missing', `run ${run.runId} has no manifest.json, so its questions cannot be reloaded`, 'use a field stored in the records (modality, hops, type, format, page, source, answerable)');
+  if (!run.manifest)
+    throw new KfError(
+      'manifest_missing',
+      `run ${run.runId} has no manifest.json, so its questions cannot be reloaded`,
+      'use a field stored in the records (modality, hops, type, format, page, source, answerable)',
+    );
   const key = `${run.manifest.configHash}:${JSON.stringify(run.manifest.config.benchmark)}`;
   let m = questionCache.get(key);
   if (!m) {
@@ -339,7 +361,21 @@ export function bucketsOf(run: LoadedRun, field: string): (id: string) => string
 }
 
 /** Bucket fields every run knows (for the message when a --by field matches nothing). */
-export const KNOWN_BUCKET_FIELDS = ['modality', 'hops', 'type', 'format', 'page', 'source', 'answerable', 'subject', 'context', 'grade', 'pool', 'error', 'backend'];
+export const KNOWN_BUCKET_FIELDS = [
+  'modality',
+  'hops',
+  'type',
+  'format',
+  'page',
+  'source',
+  'answerable',
+  'subject',
+  'context',
+  'grade',
+  'pool',
+  'error',
+  'backend',
+];
 
 /**
  * Refuse a bucket field that is not a known one and that no record of these
@@ -378,7 +414,14 @@ export function summarizeByBucket(run: LoadedRun, field: string): Record<string,
   const base = summarizeRun(run);
   const out: Record<string, RunSummary> = {};
   for (const b of [...groups.keys()].sort()) {
-    out[b] = summarizeRecords(groups.get(b)!, { runId: run.runId, name: base.name, pipeline: base.pipeline, benchmark: base.benchmark, status: base.status, backend: base.backend });
+    out[b] = summarizeRecords(groups.get(b)!, {
+      runId: run.runId,
+      name: base.name,
+      pipeline: base.pipeline,
+      benchmark: base.benchmark,
+      status: base.status,
+      backend: base.backend,
+    });
   }
   return out;
 }
@@ -425,7 +468,16 @@ export function listRuns(resultsDir = defaultResultsDir()): RunListing[] {
         updatedAt: run.manifest?.updatedAt,
       });
     } catch (e) {
-      out.push({ runId: id, dir: path.join(resultsDir, id), status: `unreadable: ${(e as Error).message.slice(0, 80)}`, pipeline: '?', benchmark: '?', backend: '?', recorded: 0, errors: 0 });
+      out.push({
+        runId: id,
+        dir: path.join(resultsDir, id),
+        status: `unreadable: ${(e as Error).message.slice(0, 80)}`,
+        pipeline: '?',
+        benchmark: '?',
+        backend: '?',
+        recorded: 0,
+        errors: 0,
+      });
     }
   }
   return out.sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? '') || a.runId.localeCompare(b.runId));

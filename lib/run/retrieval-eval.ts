@@ -64,7 +64,13 @@ export async function evaluateRetrieval(
     let scores: Record<string, number> | null = null;
     if (gold.length) {
       const res = await search(q, topk);
-      hits = res.hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, ...(h.page !== undefined ? { page: h.page } : {}), via: h.via, score: Math.round(h.score * 1e6) / 1e6 }));
+      hits = res.hits.map((h) => ({
+        fragmentId: h.fragmentId,
+        docId: h.docId,
+        ...(h.page !== undefined ? { page: h.page } : {}),
+        via: h.via,
+        score: Math.round(h.score * 1e6) / 1e6,
+      }));
       scores = retrievalScores(q, { firstSearch: res.hits, searches: [] }, { ks, level });
     }
     if (scores) {
@@ -87,4 +93,3 @@ export async function evaluateRetrieval(
   }
   return { summary: { n, excluded: qs.length - n, recall, allFound, bench: data.name, mode: opts.mode, level, ks, topk }, records };
 }
-

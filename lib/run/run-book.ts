@@ -28,12 +28,21 @@ export function refuseChangedConfig(previous: RunManifest | undefined, exp: Reso
 }
 
 /** The records already there (resume), compacted when a crash cut a line or errors are to be retried. */
-export function resumeRecords(dir: string, exp: ResolvedExperiment, opts: { runId: string; retryErrors?: boolean; log: (line: string) => void }): { recFile: string; kept: RunRecord[] } {
+export function resumeRecords(
+  dir: string,
+  exp: ResolvedExperiment,
+  opts: { runId: string; retryErrors?: boolean; log: (line: string) => void },
+): { recFile: string; kept: RunRecord[] } {
   const recFile = recordsFileOf(dir);
   const existing = readRecords(recFile);
   const foreign = existing.records.filter((r) => r.configHash !== exp.hash);
   if (foreign.length) {
-    throw new KfError('run_config_changed', `${recFile} holds ${foreign.length} records of another config (hash ${foreign[0].configHash}, now ${exp.hash})`, 'pass a new --run-id for this config', { concerns: recFile });
+    throw new KfError(
+      'run_config_changed',
+      `${recFile} holds ${foreign.length} records of another config (hash ${foreign[0].configHash}, now ${exp.hash})`,
+      'pass a new --run-id for this config',
+      { concerns: recFile },
+    );
   }
   let kept = existing.records;
   const retried = opts.retryErrors ? kept.filter((r) => r.error).length : 0;
@@ -43,7 +52,11 @@ export function resumeRecords(dir: string, exp: ResolvedExperiment, opts: { runI
     // away: the file as it was stays beside it (a hand-edited or damaged line can be repaired).
     const copy = existing.badLines || existing.duplicates.length ? keepRecordsCopy(recFile) : undefined;
     rewriteRecords(recFile, kept);
-    const what = [existing.badLines ? `${existing.badLines} cut line(s) dropped` : '', existing.duplicates.length ? `${existing.duplicates.length} duplicate record(s) dropped` : '', retried ? `${retried} error record(s) to retry` : ''].filter(Boolean);
+    const what = [
+      existing.badLines ? `${existing.badLines} cut line(s) dropped` : '',
+      existing.duplicates.length ? `${existing.duplicates.length} duplicate record(s) dropped` : '',
+      retried ? `${retried} error record(s) to retry` : '',
+    ].filter(Boolean);
     opts.log(`run ${opts.runId}: records compacted (${what.join(', ')})${copy ? `; the file as it was is kept as ${path.basename(copy)}` : ''}`);
   }
   return { recFile, kept };
@@ -83,12 +96,17 @@ export interface RunFacts {
 
 /** The previous sessions (a 'running' one was interrupted) followed by this one. */
 export function sessionsWith(previous: RunManifest | undefined, session: RunSession): RunSession[] {
-  const old = (previous?.sessions ?? []).map((s) => (s.status === 'running' ? { ...s, status: 'interrupted' as RunStatus, endedAt: s.endedAt ?? previous?.updatedAt } : s));
+  const old = (previous?.sessions ?? []).map((s) =>
+    s.status === 'running' ? { ...s, status: 'interrupted' as RunStatus, endedAt: s.endedAt ?? previous?.updatedAt } : s,
+  );
   return [...old, session];
 }
 
 /** The manifest as of now. */
-export function runManifest(f: RunFacts, live: { status: RunStatus; detail?: string; done: Set<string>; tally: RunTally; ledger: RunnerRouter['ledger']; index?: IndexInfo }): RunManifest {
+export function runManifest(
+  f: RunFacts,
+  live: { status: RunStatus; detail?: string; done: Set<string>; tally: RunTally; ledger: RunnerRouter['ledger']; index?: IndexInfo },
+): RunManifest {
   const { config } = f.exp;
   const selectedIds = new Set(f.selected.map((q) => q.id));
   const recorded = live.done.size;
@@ -125,7 +143,13 @@ export function runManifest(f: RunFacts, live: { status: RunStatus; detail?: str
     updatedAt: now,
     ...(live.status !== 'running' ? { endedAt: now } : {}),
     sessions: f.sessions,
-    counts: { selected: f.selected.length, recorded, errors: live.tally.errors, remaining: f.selected.length - inSelection, outsideSelection: recorded - inSelection },
+    counts: {
+      selected: f.selected.length,
+      recorded,
+      errors: live.tally.errors,
+      remaining: f.selected.length - inSelection,
+      outsideSelection: recorded - inSelection,
+    },
     usage: { ...live.tally.usage, unpricedModels: [...live.tally.usage.unpricedModels] },
     ledger: { totals: j.totals, byStage: j.byStage, byModel: j.byModel, byBackend: j.byBackend },
     timing: { p50Ms: percentile(live.tally.okTimes, 0.5), p90Ms: percentile(live.tally.okTimes, 0.9) },

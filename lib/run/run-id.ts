@@ -8,7 +8,11 @@ const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,150}$/;
 
 export function checkRunId(runId: string): string {
   if (!RUN_ID.test(runId) || runId.includes('..')) {
-    throw new KfError('bad_run_id', `run id "${runId}" is not a plain folder name`, 'use letters, digits, ".", "_", "+" and "-" (it becomes results/<run-id>/)');
+    throw new KfError(
+      'bad_run_id',
+      `run id "${runId}" is not a plain folder name`,
+      'use letters, digits, ".", "_", "+" and "-" (it becomes results/<run-id>/)',
+    );
   }
   return runId;
 }

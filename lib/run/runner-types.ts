@@ -16,7 +16,19 @@ export interface RunnerRouter {
   forStage(stage: Stage): ChatModel;
   describe(): StageRoute[];
   readonly ledger: {
-    onRecord(listener: (e: { stage: string; model: string; backend: string; questionId?: string; promptTokens: number; completionTokens: number; latencyMs: number; cacheHit: boolean; error?: string }) => void): () => void;
+    onRecord(
+      listener: (e: {
+        stage: string;
+        model: string;
+        backend: string;
+        questionId?: string;
+        promptTokens: number;
+        completionTokens: number;
+        latencyMs: number;
+        cacheHit: boolean;
+        error?: string;
+      }) => void,
+    ): () => void;
     byQuestion(questionId: string): LedgerTotals;
     toJSON(): { totals: LedgerTotals; byStage: Record<string, LedgerTotals>; byModel: Record<string, LedgerTotals>; byBackend: Record<string, LedgerTotals> };
   };

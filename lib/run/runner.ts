@@ -110,7 +110,17 @@ function attributeCalls(models: RunnerRouter, inFlight: Map<string, QuestionCall
     if (!c) return;
     c.backends.add(e.backend);
     c.models.add(e.model);
-    c.trace({ kind: 'model-call', stage: e.stage, model: e.model, backend: e.backend, promptTokens: e.promptTokens, completionTokens: e.completionTokens, latencyMs: e.latencyMs, cacheHit: e.cacheHit, ...(e.error ? { error: e.error } : {}) });
+    c.trace({
+      kind: 'model-call',
+      stage: e.stage,
+      model: e.model,
+      backend: e.backend,
+      promptTokens: e.promptTokens,
+      completionTokens: e.completionTokens,
+      latencyMs: e.latencyMs,
+      cacheHit: e.cacheHit,
+      ...(e.error ? { error: e.error } : {}),
+    });
   });
 }
 
@@ -124,7 +134,8 @@ function announce(run: Run): void {
   const n = facts.selected.length;
   run.log(
     `run ${runId}: ${label}, ${n} question(s)${run.kept.length ? ` (${run.done.size} already recorded, ${run.todo.length} to go)` : ''}, ` +
-      `backend ${facts.configured}${facts.configured === 'offline' ? ' (offline backend: not model results)' : ''}, concurrency ${config.concurrency} -> ${run.dir}`,
+      `backend ${facts.configured}${facts.configured === 'offline' ? ' (offline backend: not model results)' : ''}, ` +
+      `concurrency ${config.concurrency} -> ${run.dir}`,
   );
   const missing = facts.selection.missingIds.length;
   if (missing) run.log(`run ${runId}: ${missing} id(s) of subset ${config.benchmark.subset} are not in the loaded questions (held back?) and are skipped`);
@@ -152,41 +163,49 @@ async function answerAll(run: Run, env: QuestionEnv, writer: JsonlWriter) {
   opts.abortSignal?.addEventListener('abort', onStop);
   if (opts.stopSignal?.aborted || opts.abortSignal?.aborted) onStop();
   run.progress.start(run.facts.selected.length, run.facts.selected.length - run.todo.length);
-  await runPool(run.todo, config.concurrency, async (q) => {
-    let rec: RunRecord | undefined;
-    try {
-      rec = await answerQuestion(env, q);
-      if (!rec || run.done.has(rec.id)) return; // aborted by the user; a duplicate cannot happen, but is never written
-      writer.write(rec);
-    } catch (e) {
-      // Only the harness's own failures land here (disk full, unwritable trace): stop, keep what is recorded.
-      state.fatal ??= e;
-      state.stopping = 'failed';
-      return;
-    }
-    run.done.add(rec.id);
-    run.tally.account(rec);
-    state.recordedNow++;
-    session.recorded++;
-    if (rec.error) {
-      state.errorsNow++;
-      session.errors++;
-      if (state.errorsNow >= config.limits.maxErrors && !state.stopping) {
-        state.stopping = 'max-errors';
-        run.log(`run ${run.runId}: ${state.errorsNow} failed question(s) reached limits.maxErrors=${config.limits.maxErrors}; finishing the questions in flight, then stopping (last error: ${rec.error.code}: ${rec.error.message})`);
-      }
-    }
-    run.progress.tick(!rec.error);
-    if (state.recordedNow % config.output.checkpointEvery === 0 || Date.now() - lastCheckpoint > 30_000) {
-      lastCheckpoint = Date.now();
+  await runPool(
+    run.todo,
+    config.concurrency,
+    async (q) => {
+      let rec: RunRecord | undefined;
       try {
-        writeRunManifest(run.dir, manifestOf(run, 'running'));
+        rec = await answerQuestion(env, q);
+        if (!rec || run.done.has(rec.id)) return; // aborted by the user; a duplicate cannot happen, but is never written
+        writer.write(rec);
       } catch (e) {
+        // Only the harness's own failures land here (disk full, unwritable trace): stop, keep what is recorded.
         state.fatal ??= e;
         state.stopping = 'failed';
+        return;
       }
-    }
-  }, () => !!state.stopping);
+      run.done.add(rec.id);
+      run.tally.account(rec);
+      state.recordedNow++;
+      session.recorded++;
+      if (rec.error) {
+        state.errorsNow++;
+        session.errors++;
+        if (state.errorsNow >= config.limits.maxErrors && !state.stopping) {
+          state.stopping = 'max-errors';
+          run.log(
+            `run ${run.runId}: ${state.errorsNow} failed question(s) reached limits.maxErrors=${config.limits.maxErrors}; ` +
+              `finishing the questions in flight, then stopping (last error: ${rec.error.code}: ${rec.error.message})`,
+          );
+        }
+      }
+      run.progress.tick(!rec.error);
+      if (state.recordedNow % config.output.checkpointEvery === 0 || Date.now() - lastCheckpoint > 30_000) {
+        lastCheckpoint = Date.now();
+        try {
+          writeRunManifest(run.dir, manifestOf(run, 'running'));
+        } catch (e) {
+          state.fatal ??= e;
+          state.stopping = 'failed';
+        }
+      }
+    },
+    () => !!state.stopping,
+  );
   opts.stopSignal?.removeEventListener('abort', onStop);
   opts.abortSignal?.removeEventListener('abort', onStop);
   run.progress.finish();
@@ -201,9 +220,12 @@ function finish(run: Run, state: Awaited<ReturnType<typeof answerAll>>): RunOutc
   session.status = status;
   session.endedAt = new Date().toISOString();
   const detail =
-    status === 'failed' ? errorMessage(state.fatal)
-      : status === 'max-errors' ? `${state.errorsNow} failed questions (limits.maxErrors=${config.limits.maxErrors})`
-        : status === 'interrupted' ? `stopped with ${remaining} question(s) left`
+    status === 'failed'
+      ? errorMessage(state.fatal)
+      : status === 'max-errors'
+        ? `${state.errorsNow} failed questions (limits.maxErrors=${config.limits.maxErrors})`
+        : status === 'interrupted'
+          ? `stopped with ${remaining} question(s) left`
           : undefined;
   const manifest = manifestOf(run, status, detail);
   try {
@@ -214,11 +236,27 @@ function finish(run: Run, state: Awaited<ReturnType<typeof answerAll>>): RunOutc
   }
   if (state.fatal) throw state.fatal;
   const { recordedNow, errorsNow } = state;
-  return { runId: run.runId, dir: run.dir, status, counts: manifest.counts, recordedNow, errorsNow, resumedWith: run.kept.length, manifest, resumeCommand: run.facts.resumeCommand };
+  return {
+    runId: run.runId,
+    dir: run.dir,
+    status,
+    counts: manifest.counts,
+    recordedNow,
+    errorsNow,
+    resumedWith: run.kept.length,
+    manifest,
+    resumeCommand: run.facts.resumeCommand,
+  };
 }
 
 /** Questions, records, pipeline, models and index of the run, checked before anything is written. */
-function prepareRun(opts: RunOptions, base: Pick<Run, 'runId' | 'dir' | 'log' | 'progress'>, previous: RunManifest | undefined, resumeCommand: string, held: Held) {
+function prepareRun(
+  opts: RunOptions,
+  base: Pick<Run, 'runId' | 'dir' | 'log' | 'progress'>,
+  previous: RunManifest | undefined,
+  resumeCommand: string,
+  held: Held,
+) {
   const config = opts.experiment.config;
   const picked = selectAndResume(opts, base.dir, base.runId, base.log);
   const settings: Record<string, unknown> = { ...config.pipeline.settings, ...config.caps };
@@ -228,17 +266,45 @@ function prepareRun(opts: RunOptions, base: Pick<Run, 'runId' | 'dir' | 'log' | 
   const indexSource = opts.retrieverFor ? undefined : indexProviderFromConfig(config, { models, data: picked.bench.data, log: base.log });
   const retrieverFor = opts.retrieverFor ?? indexSource?.provider;
   if (pipeline.needsIndex && !retrieverFor) {
-    throw new KfError('no_index', `pipeline ${pipeline.name} searches an index but experiment ${config.name} configures none`, 'add an [index] table (dir, or build = "ensure"), or use S0 for closed book', { concerns: config.name });
+    throw new KfError(
+      'no_index',
+      `pipeline ${pipeline.name} searches an index but experiment ${config.name} configures none`,
+      'add an [index] table (dir, or build = "ensure"), or use S0 for closed book',
+      { concerns: config.name },
+    );
   }
   const startedAt = new Date().toISOString();
   const session: RunSession = { startedAt, pid: process.pid, status: 'running', recorded: 0, errors: 0, resumedWith: picked.kept.length };
   const facts: RunFacts = {
-    exp: opts.experiment, runId: base.runId, pipeline: { name: pipeline.name, description: pipeline.description }, routes, configured: configuredBackend(routes),
-    bench: picked.bench, selection: picked.selection, selected: picked.selected, previous, startedAt, sessions: sessionsWith(previous, session), resumeCommand,
+    exp: opts.experiment,
+    runId: base.runId,
+    pipeline: { name: pipeline.name, description: pipeline.description },
+    routes,
+    configured: configuredBackend(routes),
+    bench: picked.bench,
+    selection: picked.selection,
+    selected: picked.selected,
+    previous,
+    startedAt,
+    sessions: sessionsWith(previous, session),
+    resumeCommand,
   };
   const tally = new RunTally();
   picked.kept.forEach((r) => tally.account(r));
-  const run: Run = { ...base, opts, config, facts, session, kept: picked.kept, done: picked.done, todo: picked.todo, tally, models, indexSource, recFile: picked.recFile };
+  const run: Run = {
+    ...base,
+    opts,
+    config,
+    facts,
+    session,
+    kept: picked.kept,
+    done: picked.done,
+    todo: picked.todo,
+    tally,
+    models,
+    indexSource,
+    recFile: picked.recFile,
+  };
   return { run, pipeline, settings, retrieverFor };
 }
 
@@ -255,7 +321,13 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
     if (lock.tookOver) log(`run ${runId}: taking over the lock of pid ${lock.tookOver.pid} (no longer running)`);
     const previous = readRunManifest(dir);
     refuseChangedConfig(previous, exp, runId, dir);
-    const { run, pipeline, settings, retrieverFor } = prepareRun(opts, { runId, dir, log, progress }, previous, opts.resumeCommand ?? resumeCommandFor(exp, runId), held);
+    const { run, pipeline, settings, retrieverFor } = prepareRun(
+      opts,
+      { runId, dir, log, progress },
+      previous,
+      opts.resumeCommand ?? resumeCommandFor(exp, runId),
+      held,
+    );
     const inFlight = new Map<string, QuestionCalls>();
     held.unsubscribe = attributeCalls(run.models, inFlight);
     writeRunManifest(dir, manifestOf(run, 'running'));
@@ -264,8 +336,20 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
     held.writer = new JsonlWriter(run.recFile);
     held.traces = openTraceStore(dir, exp.config.output.traces);
     const env: QuestionEnv = {
-      config: exp.config, configHash: exp.hash, runId, models: run.models, configured: run.facts.configured, pipeline, settings, retrieverFor,
-      forced: exp.config.index?.search ?? {}, scorer: opts.scorer ?? defaultScorer, recallLevel: run.facts.bench.data.recallLevel, traces: held.traces, inFlight, abortSignal: opts.abortSignal,
+      config: exp.config,
+      configHash: exp.hash,
+      runId,
+      models: run.models,
+      configured: run.facts.configured,
+      pipeline,
+      settings,
+      retrieverFor,
+      forced: exp.config.index?.search ?? {},
+      scorer: opts.scorer ?? defaultScorer,
+      recallLevel: run.facts.bench.data.recallLevel,
+      traces: held.traces,
+      inFlight,
+      abortSignal: opts.abortSignal,
     };
     return finish(run, await answerAll(run, env, held.writer));
   } finally {

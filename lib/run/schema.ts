@@ -50,7 +50,11 @@ export const SUBSET_KEYWORDS = ['full', 'all', 'smoke', 'mid'] as const;
 /** Benchmark file keys each loader reads (each benchmark's registry entry declares them). */
 export const BENCHMARK_PATH_KEYS: Record<string, readonly string[]> = Object.fromEntries(BENCHMARK_NAMES.map((n) => [n, benchmarkSpec(n)!.pathKeys]));
 
-const str = (doc: string, extra: Partial<Field> = {}, t: Partial<Extract<FieldType, { kind: 'string' }>> = {}): Field => ({ type: { kind: 'string', ...t }, doc, ...extra });
+const str = (doc: string, extra: Partial<Field> = {}, t: Partial<Extract<FieldType, { kind: 'string' }>> = {}): Field => ({
+  type: { kind: 'string', ...t },
+  doc,
+  ...extra,
+});
 const int = (doc: string, min: number, extra: Partial<Field> = {}): Field => ({ type: { kind: 'int', min }, doc, ...extra });
 const bool = (doc: string, dflt: boolean): Field => ({ type: { kind: 'boolean' }, doc, default: dflt });
 
@@ -73,24 +77,42 @@ export const ENDPOINT_SCHEMA: Record<string, Field> = Object.fromEntries(
   ENDPOINT_FIELDS.map((f): [string, Field] => {
     const doc = ENDPOINT_DOCS[f] ?? f;
     switch (f) {
-      case 'backend': return [f, str(doc, {}, { enum: ['openai', 'offline'] })];
-      case 'protocol': return [f, str(doc, {}, { enum: ['json', 'tools'] })];
-      case 'extraBody': return [f, { type: { kind: 'any' }, doc }];
-      case 'temperature': return [f, { type: { kind: 'number', min: 0, max: 2 }, doc }];
-      case 'timeoutMs': case 'maxTokens': case 'concurrency': case 'maxAttempts': return [f, int(doc, 1)];
-      default: return [f, str(doc)];
+      case 'backend':
+        return [f, str(doc, {}, { enum: ['openai', 'offline'] })];
+      case 'protocol':
+        return [f, str(doc, {}, { enum: ['json', 'tools'] })];
+      case 'extraBody':
+        return [f, { type: { kind: 'any' }, doc }];
+      case 'temperature':
+        return [f, { type: { kind: 'number', min: 0, max: 2 }, doc }];
+      case 'timeoutMs':
+      case 'maxTokens':
+      case 'concurrency':
+      case 'maxAttempts':
+        return [f, int(doc, 1)];
+      default:
+        return [f, str(doc)];
     }
   }),
 );
 
 /** snake_case spellings lib/models/config.ts accepts (overrides are typed through them too). */
 export const ENDPOINT_ALIASES: Record<string, string> = {
-  base_url: 'baseUrl', baseURL: 'baseUrl', api_key_env: 'apiKeyEnv', extra_body: 'extraBody', timeout_ms: 'timeoutMs', max_tokens: 'maxTokens', max_attempts: 'maxAttempts',
+  base_url: 'baseUrl',
+  baseURL: 'baseUrl',
+  api_key_env: 'apiKeyEnv',
+  extra_body: 'extraBody',
+  timeout_ms: 'timeoutMs',
+  max_tokens: 'maxTokens',
+  max_attempts: 'maxAttempts',
 };
 
 /** The models block's shape (documentation and override typing; validation is delegated). */
 export const MODELS_SCHEMA: Record<string, Field> = {
-  defaults: { type: { kind: 'object', fields: ENDPOINT_SCHEMA }, doc: 'endpoint settings for every stage (precedence: stage > experiment stages > experiment defaults > project defaults > environment > built-in)' },
+  defaults: {
+    type: { kind: 'object', fields: ENDPOINT_SCHEMA },
+    doc: 'endpoint settings for every stage (precedence: stage > experiment stages > experiment defaults > project defaults > environment > built-in)',
+  },
   stages: {
     type: { kind: 'map', keyDoc: 'stage', values: { kind: 'object', fields: ENDPOINT_SCHEMA } },
     doc: 'per-stage endpoint settings (locator, judge, reader, vision, synth, checker, scorer, extraction, relations, openie, pattern, caption, embedding, or any name); each inherits every field it does not set',
@@ -109,7 +131,13 @@ export const MODELS_SCHEMA: Record<string, Field> = {
     type: {
       kind: 'map',
       keyDoc: 'model id',
-      values: { kind: 'object', fields: { promptPer1M: { type: { kind: 'number', min: 0 }, doc: 'USD per 1M prompt tokens' }, completionPer1M: { type: { kind: 'number', min: 0 }, doc: 'USD per 1M completion tokens' } } },
+      values: {
+        kind: 'object',
+        fields: {
+          promptPer1M: { type: { kind: 'number', min: 0 }, doc: 'USD per 1M prompt tokens' },
+          completionPer1M: { type: { kind: 'number', min: 0 }, doc: 'USD per 1M completion tokens' },
+        },
+      },
     },
     doc: 'price table for the usage ledger (USD per 1M tokens, by model id)',
   },
@@ -117,11 +145,14 @@ export const MODELS_SCHEMA: Record<string, Field> = {
 
 /** The top level of an experiment file. */
 export const EXPERIMENT_SCHEMA: Record<string, Field> = {
-  extends: { type: { kind: 'strings', path: true }, doc: 'file(s) this one inherits from (relative to this file); later files and this file win; objects merge key by key, lists and scalars replace' },
+  extends: {
+    type: { kind: 'strings', path: true },
+    doc: 'file(s) this one inherits from (relative to this file); later files and this file win; objects merge key by key, lists and scalars replace',
+  },
   name: str('run name (default: the file name without extension); default run ids start with it'),
   description: str('one line for listings and report captions'),
   seed: { type: { kind: 'seed' }, doc: 'run seed; each question gets makeRng(`${seed}/${question.id}`)', default: 0 },
-  concurrency: int('questions answered at once (the paper\'s harness: 4)', 1, { default: 4 }),
+  concurrency: int("questions answered at once (the paper's harness: 4)", 1, { default: 4 }),
   benchmark: {
     required: true,
     doc: 'which questions (and corpus) to run',
@@ -142,14 +173,14 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
               allowMissingGold: { type: { kind: 'boolean' }, doc: 'text multi-hop: drop gold titles missing from the corpus instead of failing' },
               corpus: str('mmqa: which images become passages', {}, { enum: ['all', 'candidates'] }),
               imageOnly: { type: { kind: 'boolean' }, doc: 'mmqa: keep only questions whose gold is image-only (default true)' },
-              split: str('webqa (train|val|test|all, default val) / scienceqa (default test): the benchmark\'s own split field'),
+              split: str("webqa (train|val|test|all, default val) / scienceqa (default test): the benchmark's own split field"),
             },
           },
           doc: 'loader options',
           default: {},
         },
         subset: str(
-          'which questions: full (all), smoke / mid (the paper\'s id lists; m3docvqa and multihop-rag), or a path to an id list (JSON list, or {ids: [...]})',
+          "which questions: full (all), smoke / mid (the paper's id lists; m3docvqa and multihop-rag), or a path to an id list (JSON list, or {ids: [...]})",
           { default: 'full' },
           { path: true, keywords: SUBSET_KEYWORDS },
         ),
@@ -190,16 +221,23 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
       fields: {
         dir: str('folder of the built index (default .kf-cache/index/<benchmark>)', {}, { path: true }),
         build: str(
-          'never: open the index at dir (build it with kf index build); ensure: build or update it from the benchmark\'s corpus (passages or documents folder) before the first question when it is missing or stale',
+          "never: open the index at dir (build it with kf index build); ensure: build or update it from the benchmark's corpus (passages or documents folder) before the first question when it is missing or stale",
           { default: 'never' },
           { enum: ['never', 'ensure'] },
         ),
         embedder: str('dense encoder when building (index.build = "ensure")', { default: 'fitted' }, { enum: ['hash', 'glove', 'fitted', 'openai'] }),
-        settings: { type: { kind: 'any' }, doc: 'settings of the registered retrievers this run searches (RetrieverSetup.settings, e.g. DualG-MRAG tau, fusion); each retriever validates its own' },
+        settings: {
+          type: { kind: 'any' },
+          doc: 'settings of the registered retrievers this run searches (RetrieverSetup.settings, e.g. DualG-MRAG tau, fusion); each retriever validates its own',
+        },
         artifact: str(
           'a kp-index artifact instead of dir: its key (kf artifacts lists them; refused when stale or built from another corpus), or "auto": the artifact of this corpus and these index settings (built first with build = "ensure"; kf prepare <experiment> builds it ahead)',
         ),
-        options: { type: { kind: 'any' }, doc: 'build options when building (lib/index/build.ts BuildOptions: seed, ingest, relations, engine, ...)', default: {} },
+        options: {
+          type: { kind: 'any' },
+          doc: 'build options when building (lib/index/build.ts BuildOptions: seed, ingest, relations, engine, ...)',
+          default: {},
+        },
         search: {
           doc: 'settings forced onto every search of this run (e.g. mode = "dense" runs a pipeline on a dense-only index)',
           default: {},
@@ -215,7 +253,11 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
       },
     },
   },
-  models: { type: { kind: 'models' }, doc: 'model per stage: {defaults, stages, cache, prices} (lib/models/config.ts); no endpoint = the offline backend', default: {} },
+  models: {
+    type: { kind: 'models' },
+    doc: 'model per stage: {defaults, stages, cache, prices} (lib/models/config.ts); no endpoint = the offline backend',
+    default: {},
+  },
   scoring: {
     doc: 'how answers are scored',
     default: {},
@@ -248,14 +290,30 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
       fields: {
         traces: str('per-question traces: files (traces/<id>.json), jsonl (one traces.jsonl), off', { default: 'files' }, { enum: ['files', 'jsonl', 'off'] }),
         checkpointEvery: int('rewrite the manifest every N recorded questions (and every 30 s)', 1, { default: 25 }),
-        buckets: { type: { kind: 'strings' }, doc: 'extra question fields stored in each record for --by (modality, hops, type, format, page, source, answerable are always stored)', default: [] },
+        buckets: {
+          type: { kind: 'strings' },
+          doc: 'extra question fields stored in each record for --by (modality, hops, type, format, page, source, answerable are always stored)',
+          default: [],
+        },
       },
     },
   },
 };
 
 /** Config paths that do not change how a question is answered: left out of the config hash (so a run resumes across them). */
-export const NON_RESULT_PATHS = ['name', 'description', 'concurrency', 'index.build', 'benchmark.subset', 'benchmark.sample', 'limits.maxQuestions', 'limits.maxErrors', 'output', 'models.cache', 'extends'];
+export const NON_RESULT_PATHS = [
+  'name',
+  'description',
+  'concurrency',
+  'index.build',
+  'benchmark.subset',
+  'benchmark.sample',
+  'limits.maxQuestions',
+  'limits.maxErrors',
+  'output',
+  'models.cache',
+  'extends',
+];
 
 /** Edit distance with adjacent transpositions (optimal string alignment): "nmae" is 1 from "name". */
 export function editDistance(a: string, b: string): number {
@@ -294,16 +352,26 @@ export function typeName(t: FieldType): string {
       if (t.enum) return t.enum.map((e) => JSON.stringify(e)).join(' | ');
       if (t.keywords) return [...t.keywords.map((e) => JSON.stringify(e)), 'path'].join(' | ');
       return t.path ? 'path' : 'string';
-    case 'int': return t.min !== undefined ? `integer >= ${t.min}` : 'integer';
-    case 'number': return t.min !== undefined && t.max !== undefined ? `number in [${t.min}, ${t.max}]` : t.min !== undefined ? `number >= ${t.min}` : 'number';
-    case 'boolean': return 'boolean';
-    case 'seed': return 'integer or string';
-    case 'strings': return t.path ? 'path or list of paths' : 'string or list of strings';
-    case 'ints': return 'list of integers';
-    case 'object': return 'table';
-    case 'map': return `table of ${typeName(t.values)} by ${t.keyDoc}`;
-    case 'any': return 'any value';
-    case 'models': return 'table (models config)';
+    case 'int':
+      return t.min !== undefined ? `integer >= ${t.min}` : 'integer';
+    case 'number':
+      return t.min !== undefined && t.max !== undefined ? `number in [${t.min}, ${t.max}]` : t.min !== undefined ? `number >= ${t.min}` : 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'seed':
+      return 'integer or string';
+    case 'strings':
+      return t.path ? 'path or list of paths' : 'string or list of strings';
+    case 'ints':
+      return 'list of integers';
+    case 'object':
+      return 'table';
+    case 'map':
+      return `table of ${typeName(t.values)} by ${t.keyDoc}`;
+    case 'any':
+      return 'any value';
+    case 'models':
+      return 'table (models config)';
   }
 }
 

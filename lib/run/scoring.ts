@@ -15,7 +15,11 @@ export interface ScoreContext {
   runId: string;
 }
 
-export type Scorer = (q: Question, result: PipelineResult, ctx: ScoreContext) => Promise<{ scores: Record<string, number>; extraction?: RunRecord['extraction'] }>;
+export type Scorer = (
+  q: Question,
+  result: PipelineResult,
+  ctx: ScoreContext,
+) => Promise<{ scores: Record<string, number>; extraction?: RunRecord['extraction'] }>;
 
 /** The default scorer: the benchmark's rule-based metrics, or the model-judge protocols with scoring.judge. */
 export const defaultScorer: Scorer = async (q, result, ctx) => {

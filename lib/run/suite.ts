@@ -89,13 +89,17 @@ const SUITE_KEYS = new Set(['name', 'description', 'experiments', 'reference', '
 /** Read and validate a suite file; every error names the file and the field. */
 export function loadSuite(file: string): { spec: SuiteSpec; file: string; experimentFiles: string[] } {
   const abs = path.resolve(file);
-  if (!fs.existsSync(abs)) throw new KfError('suite_missing', `suite file ${abs} does not exist`, 'pass a suite file (see experiments/suites/)', { concerns: abs });
+  if (!fs.existsSync(abs))
+    throw new KfError('suite_missing', `suite file ${abs} does not exist`, 'pass a suite file (see experiments/suites/)', { concerns: abs });
   let raw: Record<string, unknown>;
   try {
     const text = fs.readFileSync(abs, 'utf8');
     raw = (abs.endsWith('.json') ? JSON.parse(text) : parseToml(text)) as Record<string, unknown>;
   } catch (e) {
-    throw new KfError('bad_suite', `suite file ${abs} does not parse: ${(e as Error).message.split('\n')[0]}`, 'fix the TOML/JSON syntax', { concerns: abs, cause: e });
+    throw new KfError('bad_suite', `suite file ${abs} does not parse: ${(e as Error).message.split('\n')[0]}`, 'fix the TOML/JSON syntax', {
+      concerns: abs,
+      cause: e,
+    });
   }
   const where = (f: string) => `${path.basename(abs)}: field "${f}"`;
   for (const k of Object.keys(raw)) {
@@ -113,28 +117,39 @@ export function loadSuite(file: string): { spec: SuiteSpec; file: string; experi
   const list = (k: string): string[] | undefined => {
     const v = raw[k];
     if (v === undefined) return undefined;
-    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new KfError('bad_suite', `${where(k)} must be a list of strings`, `write ${k} = ["a", "b"]`, { concerns: abs });
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+      throw new KfError('bad_suite', `${where(k)} must be a list of strings`, `write ${k} = ["a", "b"]`, { concerns: abs });
     return v as string[];
   };
   const experiments = list('experiments');
-  if (!experiments?.length) throw new KfError('bad_suite', `${where('experiments')} must list at least one experiment file`, 'write experiments = ["../demo/S0.toml", ...]', { concerns: abs });
+  if (!experiments?.length)
+    throw new KfError('bad_suite', `${where('experiments')} must list at least one experiment file`, 'write experiments = ["../demo/S0.toml", ...]', {
+      concerns: abs,
+    });
   const experimentFiles = experiments.map((e) => {
     const p = path.resolve(path.dirname(abs), e);
-    if (!fs.existsSync(p)) throw new KfError('bad_suite', `${where('experiments')}: ${e} does not exist (resolved to ${p})`, 'paths are relative to the suite file', { concerns: abs });
+    if (!fs.existsSync(p))
+      throw new KfError('bad_suite', `${where('experiments')}: ${e} does not exist (resolved to ${p})`, 'paths are relative to the suite file', {
+        concerns: abs,
+      });
     return p;
   });
   const pairs = raw.pairs;
   if (pairs !== undefined && (!Array.isArray(pairs) || pairs.some((p) => !Array.isArray(p) || p.length !== 2 || p.some((x) => typeof x !== 'string')))) {
-    throw new KfError('bad_suite', `${where('pairs')} must be a list of [A, B] experiment-name pairs`, 'write pairs = [["demo-S3", "demo-S0"]]', { concerns: abs });
+    throw new KfError('bad_suite', `${where('pairs')} must be a list of [A, B] experiment-name pairs`, 'write pairs = [["demo-S3", "demo-S0"]]', {
+      concerns: abs,
+    });
   }
   const num = (k: string): number | undefined => {
     const v = raw[k];
     if (v === undefined) return undefined;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new KfError('bad_suite', `${where(k)} must be a non-negative number`, `write ${k} = 0`, { concerns: abs });
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+      throw new KfError('bad_suite', `${where(k)} must be a non-negative number`, `write ${k} = 0`, { concerns: abs });
     return v;
   };
   const seed = raw.seed;
-  if (seed !== undefined && typeof seed !== 'string' && typeof seed !== 'number') throw new KfError('bad_suite', `${where('seed')} must be a string or a number`, 'write seed = 0', { concerns: abs });
+  if (seed !== undefined && typeof seed !== 'string' && typeof seed !== 'number')
+    throw new KfError('bad_suite', `${where('seed')} must be a string or a number`, 'write seed = 0', { concerns: abs });
   const spec: SuiteSpec = {
     name: str('name', true) as string,
     description: str('description'),
@@ -147,7 +162,10 @@ export function loadSuite(file: string): { spec: SuiteSpec; file: string; experi
     resamples: num('resamples'),
     seed: seed as string | number | undefined,
   };
-  if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(spec.name)) throw new KfError('bad_suite', `${where('name')} "${spec.name}" is not a plain folder name`, 'use letters, digits, ".", "_", "+" and "-"', { concerns: abs });
+  if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(spec.name))
+    throw new KfError('bad_suite', `${where('name')} "${spec.name}" is not a plain folder name`, 'use letters, digits, ".", "_", "+" and "-"', {
+      concerns: abs,
+    });
   return { spec, file: abs, experimentFiles };
 }
 
@@ -171,7 +189,14 @@ interface SuiteContext {
 }
 
 /** 1. Runs (sequential: each already answers `concurrency` questions at once). */
-async function runExperiments(spec: SuiteSpec, experimentFiles: string[], runsDir: string, overrides: string[], opts: SuiteOptions, log: (line: string) => void) {
+async function runExperiments(
+  spec: SuiteSpec,
+  experimentFiles: string[],
+  runsDir: string,
+  overrides: string[],
+  opts: SuiteOptions,
+  log: (line: string) => void,
+) {
   const outcomes: SuiteResult['runs'] = [];
   const byName = new Map<string, LoadedRun>();
   for (const f of experimentFiles) {
@@ -182,7 +207,8 @@ async function runExperiments(spec: SuiteSpec, experimentFiles: string[], runsDi
     outcomes.push({ experiment: exp.config.name, runId: outcome.runId, dir: outcome.dir, status: outcome.status });
     byName.set(exp.config.name, loadRun(outcome.dir));
   }
-  if (!byName.size) throw new KfError('suite_empty', `suite ${spec.name} ran no experiment`, 'check the experiments list (or the run was interrupted before the first)');
+  if (!byName.size)
+    throw new KfError('suite_empty', `suite ${spec.name} ran no experiment`, 'check the experiments list (or the run was interrupted before the first)');
   return { outcomes, byName };
 }
 
@@ -195,17 +221,31 @@ function comparePairs(c: SuiteContext, ref: LoadedRun, refName: string) {
   const comparisons: CompareResult[] = [];
   const pairRows: Row[] = [];
   for (const [a, b] of pairs) {
-    const ra = byName.get(a), rb = byName.get(b);
-    if (!ra || !rb) throw new KfError('bad_suite', `suite ${spec.name}: pair [${a}, ${b}] names an experiment that is not in the suite`, `use names from: ${[...byName.keys()].join(', ')}`);
+    const ra = byName.get(a),
+      rb = byName.get(b);
+    if (!ra || !rb)
+      throw new KfError(
+        'bad_suite',
+        `suite ${spec.name}: pair [${a}, ${b}] names an experiment that is not in the suite`,
+        `use names from: ${[...byName.keys()].join(', ')}`,
+      );
     const cmp = compareRuns(ra, rb, { metric, margin, seed, resamples });
     const byBucket: Record<string, unknown> = {};
     for (const field of by) byBucket[field] = compareRuns(ra, rb, { metric, margin, seed, resamples, by: field }).byBucket;
     comparisons.push({ ...cmp, ...(by.length ? { byBucketFields: byBucket } : {}) } as CompareResult);
     for (const w of cmp.warnings) c.log(`WARNING ${a} vs ${b}: ${w}`);
     pairRows.push({
-      A: a, B: b, n: cmp.n, meanA: pct(cmp.meanA), meanB: pct(cmp.meanB), diff: pct(cmp.diff),
+      A: a,
+      B: b,
+      n: cmp.n,
+      meanA: pct(cmp.meanA),
+      meanB: pct(cmp.meanB),
+      diff: pct(cmp.diff),
       ci: `[${pct(cmp.bootstrapCI[0]).toFixed(1)}, ${pct(cmp.bootstrapCI[1]).toFixed(1)}]`,
-      wonLostTied: `${cmp.won}:${cmp.lost}:${cmp.tied}`, signTestP: cmp.signTestP, se: pct(cmp.se), warnings: cmp.warnings.join('; '),
+      wonLostTied: `${cmp.won}:${cmp.lost}:${cmp.tied}`,
+      signTestP: cmp.signTestP,
+      se: pct(cmp.se),
+      warnings: cmp.warnings.join('; '),
     });
   }
   writeJsonAtomic(path.join(c.dir, 'comparisons.json'), { metric, margin, resamples, seed, comparisons });
@@ -213,9 +253,17 @@ function comparePairs(c: SuiteContext, ref: LoadedRun, refName: string) {
     dir: c.dir,
     name: 'comparisons',
     columns: [
-      { key: 'A' }, { key: 'B' }, { key: 'n' }, { key: 'meanA', label: `${metric} A` }, { key: 'meanB', label: `${metric} B` }, { key: 'diff', label: 'A-B' },
-      { key: 'ci', label: '95% paired bootstrap CI' }, { key: 'wonLostTied', label: 'won:lost:tied' }, { key: 'signTestP', label: 'sign test p', format: (v) => (typeof v === 'number' ? v.toPrecision(3) : String(v)) },
-      { key: 'se', label: 'paired se' }, { key: 'warnings' },
+      { key: 'A' },
+      { key: 'B' },
+      { key: 'n' },
+      { key: 'meanA', label: `${metric} A` },
+      { key: 'meanB', label: `${metric} B` },
+      { key: 'diff', label: 'A-B' },
+      { key: 'ci', label: '95% paired bootstrap CI' },
+      { key: 'wonLostTied', label: 'won:lost:tied' },
+      { key: 'signTestP', label: 'sign test p', format: (v) => (typeof v === 'number' ? v.toPrecision(3) : String(v)) },
+      { key: 'se', label: 'paired se' },
+      { key: 'warnings' },
     ],
     decimals: 1,
     caption: `Paired comparisons on ${metric} (x100; margin ${margin}; two-sided exact sign test on won:lost; ${resamples} bootstrap resamples, seed ${seed}).`,
@@ -250,30 +298,55 @@ async function suiteFigures(c: SuiteContext, comparisons: CompareResult[], forma
   try {
     const values = runs.map((r) => [...metricValues(r, metric).values.values()]);
     const cis = values.map((vs, i) => (vs.length ? pairedBootstrapCI(vs, { seed: `${seed}/${names[i]}`, resamples: spec.resamples ?? 2000 }) : [NaN, NaN]));
-    figures.byConfig = await writeFigure(barFigure({
-      categories: names,
-      series: [{ name: metric, values: values.map((v) => (v.length ? pct(mean(v)) : null)), lo: cis.map((x) => pct(x[0])), hi: cis.map((x) => pct(x[1])) }],
-      title: `${spec.name}: ${metric} by configuration (95% bootstrap CI)`, yTitle: `${metric} x100`, note,
-    }), { ...out, name: `${metric}-by-config` });
+    figures.byConfig = await writeFigure(
+      barFigure({
+        categories: names,
+        series: [{ name: metric, values: values.map((v) => (v.length ? pct(mean(v)) : null)), lo: cis.map((x) => pct(x[0])), hi: cis.map((x) => pct(x[1])) }],
+        title: `${spec.name}: ${metric} by configuration (95% bootstrap CI)`,
+        yTitle: `${metric} x100`,
+        note,
+      }),
+      { ...out, name: `${metric}-by-config` },
+    );
     if (comparisons.length) {
-      figures.paired = await writeFigure(barFigure({
-        categories: comparisons.map((x) => `${nameOf(c.byName, byRunId(runs, x.runA))} - ${nameOf(c.byName, byRunId(runs, x.runB))}`),
-        series: [{ name: 'A-B', values: comparisons.map((x) => pct(x.diff)), lo: comparisons.map((x) => pct(x.bootstrapCI[0])), hi: comparisons.map((x) => pct(x.bootstrapCI[1])) }],
-        title: `${spec.name}: paired differences in ${metric} (95% paired bootstrap CI)`, yTitle: `difference x100`, note,
-      }), { ...out, name: `${metric}-paired-differences` });
+      figures.paired = await writeFigure(
+        barFigure({
+          categories: comparisons.map((x) => `${nameOf(c.byName, byRunId(runs, x.runA))} - ${nameOf(c.byName, byRunId(runs, x.runB))}`),
+          series: [
+            {
+              name: 'A-B',
+              values: comparisons.map((x) => pct(x.diff)),
+              lo: comparisons.map((x) => pct(x.bootstrapCI[0])),
+              hi: comparisons.map((x) => pct(x.bootstrapCI[1])),
+            },
+          ],
+          title: `${spec.name}: paired differences in ${metric} (95% paired bootstrap CI)`,
+          yTitle: `difference x100`,
+          note,
+        }),
+        { ...out, name: `${metric}-paired-differences` },
+      );
     }
     if (c.by.length) {
       const { buckets, series } = bucketSeries(c, c.by[0]);
-      figures.byBucket = await writeFigure(barFigure({ categories: buckets, series, title: `${spec.name}: ${metric} by ${c.by[0]}`, xTitle: c.by[0], yTitle: `${metric} x100`, note }), { ...out, name: `${metric}-by-${c.by[0]}` });
+      figures.byBucket = await writeFigure(
+        barFigure({ categories: buckets, series, title: `${spec.name}: ${metric} by ${c.by[0]}`, xTitle: c.by[0], yTitle: `${metric} x100`, note }),
+        { ...out, name: `${metric}-by-${c.by[0]}` },
+      );
     }
     const recallKeys = ['R@1', 'R@3', 'R@8', 'R@all', 'docFound', 'answerVisible'].filter((k) => c.summaries.some((s) => k in s.retrieval));
     const withRecall = c.summaries.map((s, i) => ({ s, name: names[i] })).filter((x) => Object.keys(x.s.retrieval).length);
     if (recallKeys.length && withRecall.length) {
-      figures.recall = await writeFigure(barFigure({
-        categories: recallKeys,
-        series: withRecall.map((x) => ({ name: x.name, values: recallKeys.map((k) => (k in x.s.retrieval ? pct(x.s.retrieval[k]) : null)) })),
-        title: `${spec.name}: retrieval (first search R@k; all searches R@all, doc found, answer visible)`, yTitle: '% of questions with gold', note,
-      }), { ...out, name: 'retrieval' });
+      figures.recall = await writeFigure(
+        barFigure({
+          categories: recallKeys,
+          series: withRecall.map((x) => ({ name: x.name, values: recallKeys.map((k) => (k in x.s.retrieval ? pct(x.s.retrieval[k]) : null)) })),
+          title: `${spec.name}: retrieval (first search R@k; all searches R@all, doc found, answer visible)`,
+          yTitle: '% of questions with gold',
+          note,
+        }),
+        { ...out, name: 'retrieval' },
+      );
     }
   } finally {
     await closeSharedExporter();
@@ -282,7 +355,18 @@ async function suiteFigures(c: SuiteContext, comparisons: CompareResult[], forma
 }
 
 /** 5. SUMMARY.md: the headline table and where everything is. */
-function summaryMarkdown(c: SuiteContext, x: { backend: string; refName: string; pairRows: Row[]; outcomes: SuiteResult['runs']; tables: string[]; figures: Record<string, FigurePaths>; incomplete: string[] }): string {
+function summaryMarkdown(
+  c: SuiteContext,
+  x: {
+    backend: string;
+    refName: string;
+    pairRows: Row[];
+    outcomes: SuiteResult['runs'];
+    tables: string[];
+    figures: Record<string, FigurePaths>;
+    incomplete: string[];
+  },
+): string {
   const headline: Row[] = c.summaries.map((s, i) => {
     const row: Row = { config: c.names[i], pipeline: s.pipeline, n: s.n, errors: s.errors };
     for (const k of ['em', 'f1', 'acc']) if (k in s.scores) row[k] = pct(s.scores[k]);
@@ -297,17 +381,26 @@ function summaryMarkdown(c: SuiteContext, x: { backend: string; refName: string;
     '',
     c.spec.description ?? '',
     '',
-    c.note ? `> **${c.note}.** Numbers from the offline backend (rule-based policies, no model) show that the harness runs end to end; they are not model results.` : `> backend: ${x.backend}`,
+    c.note
+      ? `> **${c.note}.** Numbers from the offline backend (rule-based policies, no model) show that the harness runs end to end; they are not model results.`
+      : `> backend: ${x.backend}`,
     '',
     toMarkdown(headline, { decimals: 1, caption: `Headline (${c.metric} and recall x100; reference ${x.refName})` }),
     '',
-    toMarkdown(x.pairRows.map((r) => ({ A: r.A, B: r.B, n: r.n, diff: r.diff, ci: r.ci, wonLostTied: r.wonLostTied, p: pValue(r.signTestP) })), { decimals: 1, caption: 'Paired comparisons (A-B, x100)' }),
+    toMarkdown(
+      x.pairRows.map((r) => ({ A: r.A, B: r.B, n: r.n, diff: r.diff, ci: r.ci, wonLostTied: r.wonLostTied, p: pValue(r.signTestP) })),
+      { decimals: 1, caption: 'Paired comparisons (A-B, x100)' },
+    ),
     '',
     '## Files',
     `- runs: ${x.outcomes.map((o) => `\`${rel(o.dir)}\``).join(', ')}`,
     `- tables: ${x.tables.map((t) => `\`${rel(t)}\``).join(', ')}`,
     `- comparisons (with per-bucket statistics): \`comparisons.json\``,
-    `- figures: ${Object.values(x.figures).flatMap((f) => [f.html, f.png, f.svg]).filter(Boolean).map((p) => `\`${rel(p as string)}\``).join(', ')}`,
+    `- figures: ${Object.values(x.figures)
+      .flatMap((f) => [f.html, f.png, f.svg])
+      .filter(Boolean)
+      .map((p) => `\`${rel(p as string)}\``)
+      .join(', ')}`,
     x.incomplete.length ? `\n**Incomplete runs:** ${x.incomplete.join(', ')} (rerun the same command to resume).` : '',
     '',
   ].join('\n');
@@ -326,12 +419,25 @@ export async function runSuite(suiteFile: string, opts: SuiteOptions = {}): Prom
   const incomplete = outcomes.filter((o) => o.status !== 'completed').map((o) => `${o.runId} (${o.status})`);
   const refName = spec.reference ?? outcomes[0].experiment;
   const ref = byName.get(refName);
-  if (!ref) throw new KfError('bad_suite', `suite ${spec.name}: reference "${refName}" is not one of its experiments`, `use one of: ${[...byName.keys()].join(', ')}`);
+  if (!ref)
+    throw new KfError('bad_suite', `suite ${spec.name}: reference "${refName}" is not one of its experiments`, `use one of: ${[...byName.keys()].join(', ')}`);
   const summaries = runs.map(summarizeRun);
   const metric = spec.metric ?? Object.keys(summaries[0].scores).find((k) => ['f1', 'acc', 'rougeL', 'em'].includes(k)) ?? 'f1';
   const backend = backendLabel(summaries.map((s) => s.backend));
   const note = backend === 'offline' ? OFFLINE_NOTE : backend === 'mixed' ? 'mixed backends: offline parts are not model results' : undefined;
-  const c: SuiteContext = { spec, dir, byName, runs, names: runs.map((r) => nameOf(byName, r)), summaries, metric, margin: spec.margin ?? 0, by: spec.by ?? [], note, log };
+  const c: SuiteContext = {
+    spec,
+    dir,
+    byName,
+    runs,
+    names: runs.map((r) => nameOf(byName, r)),
+    summaries,
+    metric,
+    margin: spec.margin ?? 0,
+    by: spec.by ?? [],
+    note,
+    log,
+  };
 
   // 2. Tables of the runs (the paper's Table 2-4/6-11 shapes).
   const report = writeRunReport(runs, { out: path.join(dir, 'tables'), by: c.by, ref: ref.runId, metric, margin: c.margin });
@@ -341,9 +447,26 @@ export async function runSuite(suiteFile: string, opts: SuiteOptions = {}): Prom
   const summaryPath = path.join(dir, 'SUMMARY.md');
   writeFileAtomic(summaryPath, summaryMarkdown(c, { backend, refName, pairRows, outcomes, tables, figures, incomplete }));
 
-  const stamp = resultManifest({ config: { suite: spec, file: path.relative(repoRoot(), file), overrides }, seed: spec.seed ?? 0, backend, extra: { runs: outcomes, metric } });
+  const stamp = resultManifest({
+    config: { suite: spec, file: path.relative(repoRoot(), file), overrides },
+    seed: spec.seed ?? 0,
+    backend,
+    extra: { runs: outcomes, metric },
+  });
   const manifest = writeManifest(dir, stamp, [summaryPath, path.join(dir, 'comparisons.json'), compTable, report.tables, figures]);
-  return { name: spec.name, dir, runs: outcomes, metric, backend, comparisons, tables: { ...report.tables, comparisons: compTable }, figures, summary: summaryPath, manifest, incomplete };
+  return {
+    name: spec.name,
+    dir,
+    runs: outcomes,
+    metric,
+    backend,
+    comparisons,
+    tables: { ...report.tables, comparisons: compTable },
+    figures,
+    summary: summaryPath,
+    manifest,
+    incomplete,
+  };
 }
 
 function nameOf(byName: Map<string, LoadedRun>, run: LoadedRun): string {

@@ -34,7 +34,11 @@ export function openTraceStore(runDir: string, mode: TraceMode): TraceStore {
           fs.writeFileSync(tmp, JSON.stringify(doc));
           fs.renameSync(tmp, file);
         } catch (e) {
-          try { fs.unlinkSync(tmp); } catch { /* not created */ }
+          try {
+            fs.unlinkSync(tmp);
+          } catch {
+            /* not created */
+          }
           throw fsError(e, file, 'write the trace');
         }
         return `traces/${name}`;
@@ -51,7 +55,11 @@ export function openTraceStore(runDir: string, mode: TraceMode): TraceStore {
     if (size > 0) {
       const buf = Buffer.alloc(1);
       const rfd = fs.openSync(file, 'r');
-      try { fs.readSync(rfd, buf, 0, 1, size - 1); } finally { fs.closeSync(rfd); }
+      try {
+        fs.readSync(rfd, buf, 0, 1, size - 1);
+      } finally {
+        fs.closeSync(rfd);
+      }
       if (buf[0] !== 0x0a) fs.writeSync(fd, '\n');
     }
   } catch (e) {
@@ -68,7 +76,11 @@ export function openTraceStore(runDir: string, mode: TraceMode): TraceStore {
       return `traces.jsonl#${id}`;
     },
     close() {
-      try { fs.closeSync(fd); } catch { /* closed */ }
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* closed */
+      }
     },
   };
 }

@@ -74,7 +74,10 @@ export function isPidLock(x: PidLock | PidLockRefusal): x is PidLock {
 }
 
 /** Wait (polling) until the lock is free, then take it; `onWait` is told once who holds it. */
-export async function waitForPidLock(file: string, opts: { pollMs?: number; timeoutMs?: number; onWait?: (holder: PidLockInfo) => void } = {}): Promise<PidLock | PidLockRefusal> {
+export async function waitForPidLock(
+  file: string,
+  opts: { pollMs?: number; timeoutMs?: number; onWait?: (holder: PidLockInfo) => void } = {},
+): Promise<PidLock | PidLockRefusal> {
   const deadline = Date.now() + (opts.timeoutMs ?? 6 * 3600_000);
   let told = false;
   for (;;) {

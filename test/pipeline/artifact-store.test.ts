@@ -44,11 +44,19 @@ function refused(e: unknown, reason: RegExp): boolean {
 test('keys are stable over key order and change with kind, version, inputs and settings', () => {
   const a = artifactKey('k', 1, { corpus: 'c1', models: 'm' }, { x: 1, y: { b: 2, a: 1 } });
   assert.equal(a, artifactKey('k', 1, { models: 'm', corpus: 'c1' }, { y: { a: 1, b: 2 }, x: 1 }));
-  const others = [artifactKey('k2', 1, { corpus: 'c1', models: 'm' }, { x: 1, y: { b: 2, a: 1 } }), artifactKey('k', 2, { corpus: 'c1', models: 'm' }, { x: 1, y: { b: 2, a: 1 } }),
-    artifactKey('k', 1, { corpus: 'c2', models: 'm' }, { x: 1, y: { b: 2, a: 1 } }), artifactKey('k', 1, { corpus: 'c1', models: 'm' }, { x: 2, y: { b: 2, a: 1 } })];
+  const others = [
+    artifactKey('k2', 1, { corpus: 'c1', models: 'm' }, { x: 1, y: { b: 2, a: 1 } }),
+    artifactKey('k', 2, { corpus: 'c1', models: 'm' }, { x: 1, y: { b: 2, a: 1 } }),
+    artifactKey('k', 1, { corpus: 'c2', models: 'm' }, { x: 1, y: { b: 2, a: 1 } }),
+    artifactKey('k', 1, { corpus: 'c1', models: 'm' }, { x: 2, y: { b: 2, a: 1 } }),
+  ];
   assert.equal(new Set([a, ...others]).size, 5);
   const store = new ArtifactStore({ root: tmp('kf-art-') });
-  assert.equal(store.keyOf('test-echo', { inputs: {}, settings: {} }), store.keyOf('test-echo', { inputs: {}, settings: { word: 'hello' } }), 'settings are normalised (defaults) before hashing');
+  assert.equal(
+    store.keyOf('test-echo', { inputs: {}, settings: {} }),
+    store.keyOf('test-echo', { inputs: {}, settings: { word: 'hello' } }),
+    'settings are normalised (defaults) before hashing',
+  );
 });
 
 test('prepare builds once (concurrent calls share one build), atomically; open refuses stale and foreign artifacts', async () => {
@@ -69,10 +77,15 @@ test('prepare builds once (concurrent calls share one build), atomically; open r
   failNext = true;
   await assert.rejects(store.prepare('test-echo', { inputs: { corpus: 'abc' }, settings: { word: 'other' } }), /boom/);
   failNext = false;
-  assert.deepEqual(fs.readdirSync(path.join(root, 'test-echo')).filter((n) => !n.endsWith('.lock')), [refs[0].key]);
+  assert.deepEqual(
+    fs.readdirSync(path.join(root, 'test-echo')).filter((n) => !n.endsWith('.lock')),
+    [refs[0].key],
+  );
 
   // Foreign: other inputs than asked; another kind's folder.
-  await assert.rejects(store.open('test-echo', refs[0].key, {}, { inputs: { corpus: 'xyz' } }), (e) => refused(e, /foreign: built from other inputs \(corpus differ\)/));
+  await assert.rejects(store.open('test-echo', refs[0].key, {}, { inputs: { corpus: 'xyz' } }), (e) =>
+    refused(e, /foreign: built from other inputs \(corpus differ\)/),
+  );
   fs.cpSync(refs[0].dir, path.join(root, 'test-other', refs[0].key), { recursive: true });
   registerArtifactKind({ ...echoKind, kind: 'test-other' });
   await assert.rejects(store.open('test-other', refs[0].key), (e) => refused(e, /foreign: .* holds a test-echo artifact/));
@@ -103,7 +116,10 @@ test('a build lock held by another live process is waited for, and taken over on
   const p = store.prepare('test-echo', req, { log: (l) => waits.push(l) });
   await new Promise((r) => setTimeout(r, 400));
   assert.equal(builds, 0, 'no build while another process holds the lock');
-  assert.ok(waits.some((l) => l.includes(`waiting for pid ${holder.pid}`)), waits.join('\n'));
+  assert.ok(
+    waits.some((l) => l.includes(`waiting for pid ${holder.pid}`)),
+    waits.join('\n'),
+  );
   const exited = new Promise((r) => holder.once('exit', r));
   holder.kill('SIGKILL');
   await exited;
@@ -118,7 +134,22 @@ test('kf prepare + kf artifacts on the demo tiny index; an experiment runs on th
   const world = await ensureDemoWorld({ preset: 'tiny', dir: path.join(dir, 'world') });
   const root = path.join(dir, 'artifacts');
   const corpus = path.join(world.dir, 'corpus');
-  const prep = ['prepare', 'kp-index', '--set', `corpus=${corpus}`, '--set', 'embedder=hash', '--set', 'ocr=off', '--set', 'benchmark=demo', '--root', root, '--json', '--quiet'];
+  const prep = [
+    'prepare',
+    'kp-index',
+    '--set',
+    `corpus=${corpus}`,
+    '--set',
+    'embedder=hash',
+    '--set',
+    'ocr=off',
+    '--set',
+    'benchmark=demo',
+    '--root',
+    root,
+    '--json',
+    '--quiet',
+  ];
   const first = await kf(prep);
   assert.equal(first.code, 0, first.err);
   const [built] = JSON.parse(first.out);
@@ -140,15 +171,32 @@ test('kf prepare + kf artifacts on the demo tiny index; an experiment runs on th
   // An experiment over the same corpus and settings finds the same key; kf run uses it.
   const exp = path.join(dir, 'exp.toml');
   const questions = path.join(world.dir, 'questions.json');
-  const body = (artifact: string) => ['name = "art-S3"', 'seed = 0', '[benchmark]', 'name = "demo"', `paths = { questions = ${JSON.stringify(questions)}, corpus = ${JSON.stringify(corpus)} }`,
-    '[pipeline]', 'name = "S3"', '[index]', `artifact = "${artifact}"`, 'embedder = "hash"', 'options = { ingest = { ocr = "off" } }', '[models.cache]', 'mode = "off"'].join('\n');
+  const body = (artifact: string) =>
+    [
+      'name = "art-S3"',
+      'seed = 0',
+      '[benchmark]',
+      'name = "demo"',
+      `paths = { questions = ${JSON.stringify(questions)}, corpus = ${JSON.stringify(corpus)} }`,
+      '[pipeline]',
+      'name = "S3"',
+      '[index]',
+      `artifact = "${artifact}"`,
+      'embedder = "hash"',
+      'options = { ingest = { ocr = "off" } }',
+      '[models.cache]',
+      'mode = "off"',
+    ].join('\n');
   fs.writeFileSync(exp, body('auto'));
   const before = process.env.KF_ARTIFACTS;
   process.env.KF_ARTIFACTS = root;
   try {
     const p = await kf(['prepare', exp, '--json', '--quiet']);
     assert.equal(p.code, 0, p.err);
-    assert.deepEqual(JSON.parse(p.out).map((x: { key: string; built: boolean }) => [x.key, x.built]), [[built.key, false]]);
+    assert.deepEqual(
+      JSON.parse(p.out).map((x: { key: string; built: boolean }) => [x.key, x.built]),
+      [[built.key, false]],
+    );
     fs.writeFileSync(exp, body(built.key));
     const run = await kf(['run', exp, '--out', path.join(dir, 'results'), '--run-id', 'art', '--limit', '3', '--json']);
     assert.equal(run.code, 0, run.err);

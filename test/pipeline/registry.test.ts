@@ -85,7 +85,11 @@ test('a new family and rows plug in as data; a broken row fails at registration'
     description: 'echo',
     settings: z.strictObject({ word: z.string().default('hi') }),
     needsIndex: () => false,
-    create: (name, s) => ({ name, description: '', run: async () => ({ prediction: String((s as { word: string }).word), finalAnswer: String((s as { word: string }).word) }) }),
+    create: (name, s) => ({
+      name,
+      description: '',
+      run: async () => ({ prediction: String((s as { word: string }).word), finalAnswer: String((s as { word: string }).word) }),
+    }),
   };
   registerFamily(spec);
   registerConfiguration({ name: 'echo-a', family: 'test-echo', description: 'says a', settings: { word: 'a' } });
@@ -93,7 +97,10 @@ test('a new family and rows plug in as data; a broken row fails at registration'
     assert.equal(getPipeline('echo-a').description, 'says a');
     assert.throws(() => registerConfiguration({ name: 'echo-b', family: 'test-echo', description: '', settings: { wrd: 'b' } }), /echo-b/);
     assert.throws(() => registerConfiguration({ name: 'echo-c', family: 'nope', description: '', settings: {} }), /family nope/);
-    assert.throws(() => getPipeline('echo-a', { word: 3 }), (e: unknown) => e instanceof KfError && e.code === 'bad_setting' && /word/.test(e.message));
+    assert.throws(
+      () => getPipeline('echo-a', { word: 3 }),
+      (e: unknown) => e instanceof KfError && e.code === 'bad_setting' && /word/.test(e.message),
+    );
   } finally {
     unregisterConfiguration('echo-a');
   }

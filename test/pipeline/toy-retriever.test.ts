@@ -22,30 +22,74 @@ test('the toy retriever runs through kf eval retrieval and kf run', async () => 
   try {
     const corpus = path.join(world.dir, 'corpus');
     const questionsFile = path.join(world.dir, 'questions.json');
-    const ev = await kf(['eval', 'retrieval', '--bench', 'demo', '--corpus', corpus, '--questions', questionsFile, '--retriever', 'toy',
-      '--embedder', 'hash', '--offline', '--ocr', 'off', '--index', path.join(tmp, 'index'), '--out', path.join(tmp, 'eval'), '--quiet']);
+    const ev = await kf([
+      'eval',
+      'retrieval',
+      '--bench',
+      'demo',
+      '--corpus',
+      corpus,
+      '--questions',
+      questionsFile,
+      '--retriever',
+      'toy',
+      '--embedder',
+      'hash',
+      '--offline',
+      '--ocr',
+      'off',
+      '--index',
+      path.join(tmp, 'index'),
+      '--out',
+      path.join(tmp, 'eval'),
+      '--quiet',
+    ]);
     assert.equal(ev.code, 0, ev.err);
     const summary = JSON.parse(ev.out);
     assert.equal(summary.mode, 'toy');
     assert.ok(summary.n > 0, 'questions with gold were scored');
-    const evalRecs = fs.readFileSync(path.join(tmp, 'eval', 'records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.ok(evalRecs.some((r) => r.hits.length > 0), 'the toy found fragments');
+    const evalRecs = fs
+      .readFileSync(path.join(tmp, 'eval', 'records.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.ok(
+      evalRecs.some((r) => r.hits.length > 0),
+      'the toy found fragments',
+    );
 
     const bad = await kf(['eval', 'retrieval', '--bench', 'demo', '--corpus', corpus, '--questions', questionsFile, '--retriever', 'tyo', '--quiet']);
     assert.equal(bad.code, 1);
     assert.match(bad.err, /did you mean "toy"/);
 
     const exp = path.join(tmp, 'toy.toml');
-    fs.writeFileSync(exp, [
-      'name = "toy-S3"', 'seed = 0',
-      '[benchmark]', 'name = "demo"', `paths = { questions = ${JSON.stringify(questionsFile)}, corpus = ${JSON.stringify(corpus)} }`,
-      '[pipeline]', 'name = "S3"', 'settings = { retriever = "toy" }',
-      '[index]', `dir = ${JSON.stringify(path.join(tmp, 'index'))}`, 'build = "ensure"', 'embedder = "hash"', 'options = { ingest = { ocr = "off" } }',
-      '[models.cache]', 'mode = "off"',
-    ].join('\n'));
+    fs.writeFileSync(
+      exp,
+      [
+        'name = "toy-S3"',
+        'seed = 0',
+        '[benchmark]',
+        'name = "demo"',
+        `paths = { questions = ${JSON.stringify(questionsFile)}, corpus = ${JSON.stringify(corpus)} }`,
+        '[pipeline]',
+        'name = "S3"',
+        'settings = { retriever = "toy" }',
+        '[index]',
+        `dir = ${JSON.stringify(path.join(tmp, 'index'))}`,
+        'build = "ensure"',
+        'embedder = "hash"',
+        'options = { ingest = { ocr = "off" } }',
+        '[models.cache]',
+        'mode = "off"',
+      ].join('\n'),
+    );
     const run = await kf(['run', exp, '--out', path.join(tmp, 'results'), '--run-id', 'toy', '--json']);
     assert.equal(run.code, 0, run.err);
-    const recs = fs.readFileSync(path.join(tmp, 'results', 'toy', 'records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const recs = fs
+      .readFileSync(path.join(tmp, 'results', 'toy', 'records.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(recs.length, evalRecs.length);
     const evalDocs = new Map(evalRecs.map((r) => [r.id, r.hits.map((h: { docId: string }) => h.docId)]));
     let compared = 0;

@@ -36,8 +36,12 @@ export const command: CommandSpec = {
       return 0;
     }
     for (const a of all) {
-      const inputs = Object.entries(a.inputs).map(([k, v]) => `${k}=${v.length > 14 ? v.slice(0, 12) + '..' : v}`).join(' ');
-      console.log(`${a.kind.padEnd(14)} ${a.key}  ${a.createdAt.replace('T', ' ').slice(0, 16)}  ${size(a.bytes).padStart(7)}  ${a.stale ? `STALE (${a.staleReason})` : 'ok'}  ${inputs}`);
+      const inputs = Object.entries(a.inputs)
+        .map(([k, v]) => `${k}=${v.length > 14 ? v.slice(0, 12) + '..' : v}`)
+        .join(' ');
+      const created = a.createdAt.replace('T', ' ').slice(0, 16);
+      const state = a.stale ? `STALE (${a.staleReason})` : 'ok';
+      console.log(`${a.kind.padEnd(14)} ${a.key}  ${created}  ${size(a.bytes).padStart(7)}  ${state}  ${inputs}`);
     }
     return 0;
   },

@@ -33,7 +33,10 @@ export type { RetrievalEvalRecord, RetrievalEvalSummary } from '../../run/retrie
 import { MODES, DEFAULT_KS, loadBench, evaluateRetrieval } from '../../run/retrieval-eval';
 
 export function parseKs(s: string): number[] | string {
-  const ks = s.split(',').map((x) => x.trim()).filter(Boolean);
+  const ks = s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (!ks.length || ks.some((k) => !/^[1-9]\d*$/.test(k))) return `--k must be a comma-separated list of positive integers, got "${s}"`;
   return [...new Set(ks.map(Number))].sort((a, b) => a - b);
 }
@@ -48,7 +51,12 @@ function chosenRetriever(retriever: string | undefined, mode: string): string | 
   if (!isSearchMode(retriever)) {
     const names = searchModeNames();
     const near = didYouMean(retriever, names);
-    throw new KfError('bad_flag', `--retriever ${retriever}: no such retriever`, near ? `did you mean "${near}"?` : `registered: ${names.join(', ')} (modules in KF_RETRIEVER_MODULES are loaded)`, { concerns: retriever });
+    throw new KfError(
+      'bad_flag',
+      `--retriever ${retriever}: no such retriever`,
+      near ? `did you mean "${near}"?` : `registered: ${names.join(', ')} (modules in KF_RETRIEVER_MODULES are loaded)`,
+      { concerns: retriever },
+    );
   }
   return retriever;
 }
@@ -59,13 +67,28 @@ export const command: CommandSpec = {
   summary: 'Model-free retrieval recall (R@k, all-found@k) of one retrieval mode on a benchmark; builds the index when needed',
   options: {
     bench: { type: 'string', required: true, choices: BENCHMARK_NAMES, description: 'benchmark (question format, gold, recall level)' },
-    corpus: { type: 'string', description: 'passages JSON file or documents folder (default: the benchmark\'s own under ../shared/bench)' },
-    questions: { type: 'string', description: 'questions file (default: the benchmark\'s dev file)' },
-    index: { type: 'string', description: 'index folder to use; built or updated there when absent or stale (default: a content-hash folder under .kf-cache/indexes)' },
+    corpus: { type: 'string', description: "passages JSON file or documents folder (default: the benchmark's own under ../shared/bench)" },
+    questions: { type: 'string', description: "questions file (default: the benchmark's dev file)" },
+    index: {
+      type: 'string',
+      description: 'index folder to use; built or updated there when absent or stale (default: a content-hash folder under .kf-cache/indexes)',
+    },
     mode: { type: 'string', default: 'hybrid+graph', choices: MODES, description: 'retrieval mode' },
     retriever: { type: 'string', description: 'a registered retriever instead of --mode (kf eval retrieval --retriever list names them)' },
-    config: { type: 'string', description: 'an agent configuration (M5, P0, L4R4) or an experiment naming one: run its retrieval side (Locator, judge, bridge searches; offline policies unless an endpoint is configured); adds recallAll and docFound' },
-    k: { type: 'string', default: DEFAULT_KS.join(','), validate: (v) => { const r = parseKs(v); return typeof r === 'string' ? r : undefined; }, description: 'cut-offs for R@k and allFound@k' },
+    config: {
+      type: 'string',
+      description:
+        'an agent configuration (M5, P0, L4R4) or an experiment naming one: run its retrieval side (Locator, judge, bridge searches; offline policies unless an endpoint is configured); adds recallAll and docFound',
+    },
+    k: {
+      type: 'string',
+      default: DEFAULT_KS.join(','),
+      validate: (v) => {
+        const r = parseKs(v);
+        return typeof r === 'string' ? r : undefined;
+      },
+      description: 'cut-offs for R@k and allFound@k',
+    },
     embedder: { type: 'string', default: 'fitted', choices: EMBEDDER_CHOICES, description: 'dense encoder when the index is built here' },
     offline: { type: 'boolean', description: 'build with no model (offline knowledge points and relations)' },
     ocr: { type: 'string', choices: ['auto', 'off'], default: 'auto', description: 'OCR when the index is built (PDF pages without text, images)' },
@@ -93,7 +116,8 @@ export const command: CommandSpec = {
     if (data.passages) corpus = { passages: data.passages };
     else if (data.corpusDir) corpus = { corpusDir: data.corpusDir };
     else if (corpusArg && /\.json$/i.test(corpusArg)) corpus = { passages: loadTitledPassages(corpusArg, 'passages file').passages };
-    else throw new KfError('corpus_missing', `benchmark ${bench} has no corpus to index here`, 'pass --corpus <passages.json|documents dir>', { concerns: bench });
+    else
+      throw new KfError('corpus_missing', `benchmark ${bench} has no corpus to index here`, 'pass --corpus <passages.json|documents dir>', { concerns: bench });
     // Checked before the (possibly long) index build, so a bad --out costs nothing.
     const outDir = str(args, 'out') ? ensureWritableDir(str(args, 'out')!, '--out folder') : undefined;
     const { models, router } = modelsFor(args);
@@ -121,7 +145,8 @@ export const command: CommandSpec = {
           idx.retrieverFor(q); // refuses a question whose document is not in the index
           return kb.restrictedTo(q.doc ? [q.doc] : undefined).search(q.question, { k, mode });
         };
-        if (str(args, 'config')) ({ summary } = await configRetrieval(str(args, 'config')!, idx, data, { ks, limit: int(args, 'limit'), onRecord: (r) => w?.write(r) }));
+        if (str(args, 'config'))
+          ({ summary } = await configRetrieval(str(args, 'config')!, idx, data, { ks, limit: int(args, 'limit'), onRecord: (r) => w?.write(r) }));
         else ({ summary } = await evaluateRetrieval(search, data, { mode, ks, limit: int(args, 'limit'), onRecord: (r) => w?.write(r) }));
       } catch (e) {
         w?.close();
@@ -140,7 +165,16 @@ export const command: CommandSpec = {
       const out = {
         ...summary,
         questions: int(args, 'limit') ? Math.min(int(args, 'limit')!, data.questions.length) : data.questions.length,
-        index: { dir: ensured.dir, built: ensured.built, generation: m.generation, embedder: m.embedder.id, offline: m.offline, documents: m.counts.documents, fragments: m.counts.fragments, relations: m.counts.relations.fragmentEdges },
+        index: {
+          dir: ensured.dir,
+          built: ensured.built,
+          generation: m.generation,
+          embedder: m.embedder.id,
+          offline: m.offline,
+          documents: m.counts.documents,
+          fragments: m.counts.fragments,
+          relations: m.counts.relations.fragmentEdges,
+        },
         git: gitInfo().commit,
         seconds: Math.round((Date.now() - t0) / 100) / 10,
       };

@@ -22,7 +22,8 @@ export function splitSetFlags(values: string[]): { subset?: string; overrides: s
   let subset: string | undefined;
   for (const v of values) {
     if (/^[A-Za-z_][\w.]*=/.test(v)) overrides.push(v);
-    else if (subset !== undefined) throw new KfError('bad_flag', `--set given two subsets ("${subset}" and "${v}")`, 'pass one of smoke | mid | full | <ids file>');
+    else if (subset !== undefined)
+      throw new KfError('bad_flag', `--set given two subsets ("${subset}" and "${v}")`, 'pass one of smoke | mid | full | <ids file>');
     else subset = v;
   }
   return { subset, overrides };
@@ -34,7 +35,11 @@ export const command: CommandSpec = {
   summary: 'Run an experiment: one record per question in results/<run-id>/ (concurrent, resumable)',
   positionals: [{ name: 'experiment', description: 'experiment file (.toml/.json) or its name in experiments/' }],
   options: {
-    set: { type: 'string', multiple: true, description: 'questions: smoke | mid | full | <ids file> (benchmark.subset); a key.path=value is taken as --override' },
+    set: {
+      type: 'string',
+      multiple: true,
+      description: 'questions: smoke | mid | full | <ids file> (benchmark.subset); a key.path=value is taken as --override',
+    },
     limit: { type: 'string', description: 'answer at most N of the selected questions (limits.maxQuestions)', validate: isPositiveInt },
     out: { type: 'string', description: 'parent folder of run folders (default results/)' },
     'run-id': { type: 'string', description: 'run id (default <name>-<subset>-<config hash>); an existing run resumes' },
@@ -84,7 +89,16 @@ export const command: CommandSpec = {
       if (!listPipelines().some((p) => p.name === exp.config.pipeline.name)) getPipeline(exp.config.pipeline.name);
       const { data, files } = loadConfiguredBenchmark(exp.config);
       const sel = selectQuestions(data, exp.config);
-      const out = { runId, dir: path.join(resultsDir, runId), configHash: exp.hash, files: exp.files, benchmarkFiles: files, questions: sel.questions.length, missingIds: sel.missingIds.length, config: exp.config };
+      const out = {
+        runId,
+        dir: path.join(resultsDir, runId),
+        configHash: exp.hash,
+        files: exp.files,
+        benchmarkFiles: files,
+        questions: sel.questions.length,
+        missingIds: sel.missingIds.length,
+        config: exp.config,
+      };
       console.log(JSON.stringify(out, null, 2));
       return 0;
     }
@@ -111,7 +125,16 @@ export const command: CommandSpec = {
     process.on('SIGTERM', onSignal);
     let outcome;
     try {
-      outcome = await runExperiment({ experiment: exp, runId, resultsDir, retryErrors: bool(args, 'retry-errors'), resumeCommand, stopSignal: stop.signal, abortSignal: abort.signal, progress });
+      outcome = await runExperiment({
+        experiment: exp,
+        runId,
+        resultsDir,
+        retryErrors: bool(args, 'retry-errors'),
+        resumeCommand,
+        stopSignal: stop.signal,
+        abortSignal: abort.signal,
+        progress,
+      });
     } catch (e) {
       // A disk that filled up (or another file-system failure) mid-run: the records so far are
       // kept, so say how to go on once it is fixed.
@@ -127,17 +150,35 @@ export const command: CommandSpec = {
     const s = summarizeRun(run);
     const metric = primaryMetric(run);
     if (bool(args, 'json')) {
-      console.log(JSON.stringify({ runId: outcome.runId, dir: outcome.dir, status: outcome.status, counts: outcome.counts, recordedNow: outcome.recordedNow, errorsNow: outcome.errorsNow, backend: s.backend, scores: s.scores, retrieval: s.retrieval, resume: outcome.resumeCommand }));
+      console.log(
+        JSON.stringify({
+          runId: outcome.runId,
+          dir: outcome.dir,
+          status: outcome.status,
+          counts: outcome.counts,
+          recordedNow: outcome.recordedNow,
+          errorsNow: outcome.errorsNow,
+          backend: s.backend,
+          scores: s.scores,
+          retrieval: s.retrieval,
+          resume: outcome.resumeCommand,
+        }),
+      );
     } else {
       const c = outcome.counts;
       const main = metric ? `${metric} ${(100 * (s.scores[metric] ?? NaN)).toFixed(1)}` : 'no answer metric';
-      console.log(`${outcome.runId}: ${outcome.status}; ${c.recorded} recorded (${outcome.recordedNow} now), ${c.errors} failed, ${c.remaining} left; ${main} (backend ${s.backend}${s.backend === 'offline' ? ': not model results' : ''})`);
+      console.log(
+        `${outcome.runId}: ${outcome.status}; ${c.recorded} recorded (${outcome.recordedNow} now), ${c.errors} failed, ${c.remaining} left; ${main} (backend ${s.backend}${s.backend === 'offline' ? ': not model results' : ''})`,
+      );
       console.log(`  records  ${path.join(outcome.dir, 'records.jsonl')}`);
       console.log(`  manifest ${path.join(outcome.dir, 'manifest.json')}`);
-      if (c.errors && outcome.status === 'completed') console.log(`  ${c.errors} question(s) failed (error in their record); --retry-errors answers them again`);
+      if (c.errors && outcome.status === 'completed')
+        console.log(`  ${c.errors} question(s) failed (error in their record); --retry-errors answers them again`);
     }
     if (outcome.status === 'completed') return 0;
-    console.error(`kf run: ${outcome.status}${outcome.manifest.statusDetail ? ` (${outcome.manifest.statusDetail})` : ''} -- resume with: ${outcome.resumeCommand}`);
+    console.error(
+      `kf run: ${outcome.status}${outcome.manifest.statusDetail ? ` (${outcome.manifest.statusDetail})` : ''} -- resume with: ${outcome.resumeCommand}`,
+    );
     return outcome.status === 'interrupted' ? 130 : 1;
   },
 };
