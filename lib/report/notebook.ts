@@ -16,7 +16,7 @@ export {
   ENGINE_MODES, loadPeerRetrievals, loadRetrieverModules, load2WikiShared, harnessRetrieverNames, harnessRetrievals, passagesIndex, recallTable, perQuestionFound, pairedFound, peersDir,
 } from './notebook-retrieval';
 export type { SystemRetrieval, RetrieverSpec } from './notebook-retrieval';
-export { PAPER_NUMBERS, SCIENCEQA_BUCKETS, paperNumbers, paperValue, paperLabel, paperSeries } from './paper-numbers';
+export { PAPER_NUMBERS, PAPER_INDEX_COST, SCIENCEQA_BUCKETS, paperNumbers, paperValue, paperLabel, paperSeries } from './paper-numbers';
 export type { PaperNumber, PaperId, PaperQuery } from './paper-numbers';
 export { dualAxisFigure, radarFigure, logScatterFigure, stackedBarFigure, pathGraphFigure } from './notebook-figures';
 export { readTraceEvents, metricWithCI, usageRows, latencyRows, firstEventMs, flagSplitRows, failureClass, failureSample, classCounts, traceRows } from './notebook-analysis';

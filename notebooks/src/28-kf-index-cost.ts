@@ -25,12 +25,8 @@ const mine = kf.notebook.indexCostRow(ensured.dir, `demo ${PRESET}`);
 const others = LIST_OTHER_INDEXES ? kf.notebook.knownIndexDirs().filter((d) => d.dir !== ensured.dir).map((d) => kf.notebook.indexCostRow(d.dir, d.label)).filter((r) => r !== null) : [];
 
 // %%
-const pub = (bench: string, metric: string) => kf.notebook.paperNumbers({ paper: 'knowforge', source: 'Appendix D', benchmark: bench, metric: metric })[0]?.value ?? null;
-const paperRows = ['m3docvqa', 'mmlongbench-doc', 'multihop-rag'].map((b) => ({
-  corpus: b, source: 'paper (Appendix D)', embeddings: pub(b, 'embeddingsK') === null ? null : (pub(b, 'embeddingsK') as number) * 1000,
-  ocrPages: pub(b, 'ocrPagesK') === null ? null : (pub(b, 'ocrPagesK') as number) * 1000, totalTokens: (pub(b, 'tokensM') ?? 0) * 1e6, wallSeconds: pub(b, 'hours') === null ? null : (pub(b, 'hours') as number) * 3600,
-}));
-const rows = [...(mine ? [mine] : []), ...others, ...paperRows];
+const paperRows = kf.notebook.PAPER_INDEX_COST.map((r) => ({ ...r, backend: 'models of the paper (usage ledger)' }));
+const rows: Record<string, unknown>[] = [...(mine ? [mine] : []), ...others, ...paperRows];
 nb.table(rows, 'index-cost', { decimals: 0, caption: 'Index construction cost: this harness\'s indexes (offline estimates) and the paper\'s Appendix D' });
 const tokensPerChar = rows.filter((r) => 'markdownChars' in r && (r as { markdownChars: number }).markdownChars > 0)
   .map((r) => ({ corpus: r.corpus, tokensPerMarkdownChar: Math.round((100 * ((r as { totalTokens: number }).totalTokens)) / (r as { markdownChars: number }).markdownChars) / 100 }));
