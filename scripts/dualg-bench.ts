@@ -32,7 +32,14 @@ const SCORERS: Record<string, ScorerName> = { 'dualg-heuristic': 'heuristic', pp
 const round = (x: number | null) => (x === null ? null : Math.round(x * 100) / 100);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { bench: { type: 'string' }, index: { type: 'string' }, retriever: { type: 'string', default: 'dualg-heuristic' }, repeat: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({
+    options: {
+      bench: { type: 'string' },
+      index: { type: 'string' },
+      retriever: { type: 'string', default: 'dualg-heuristic' },
+      repeat: { type: 'string', default: '3' },
+    },
+  });
   const bench = assertBenchmarkName(values.bench ?? '2wiki', '--bench');
   const indexDir = values.index ?? newestIndex(bench);
   const scorer = SCORERS[values.retriever!];
@@ -56,12 +63,18 @@ async function main(): Promise<void> {
   }
   const all = total.reduce((a, b) => a + b, 0) || 1;
   const share = (keys: string[]) => round((100 * keys.reduce((a, k) => a + (sums[k] ?? 0), 0)) / all);
-  console.log(JSON.stringify({
-    bench, retriever: values.retriever, queries: total.length, graphBuildSeconds: round(buildSeconds), graph: g.meta.stats,
-    latencyMs: { p50: round(percentile(total, 0.5)), p90: round(percentile(total, 0.9)), mean: round(all / total.length) },
-    sharePercent: { micro: share(['matching']), macro: share(['linking', 'gnn', 'paths']), hybridPool: share(['hybrid']) },
-    stageMeanMs: Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, round(v / total.length)])),
-  }));
+  console.log(
+    JSON.stringify({
+      bench,
+      retriever: values.retriever,
+      queries: total.length,
+      graphBuildSeconds: round(buildSeconds),
+      graph: g.meta.stats,
+      latencyMs: { p50: round(percentile(total, 0.5)), p90: round(percentile(total, 0.9)), mean: round(all / total.length) },
+      sharePercent: { micro: share(['matching']), macro: share(['linking', 'gnn', 'paths']), hybridPool: share(['hybrid']) },
+      stageMeanMs: Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, round(v / total.length)])),
+    }),
+  );
 }
 
 main().catch((e) => {

@@ -27,9 +27,13 @@ const KS = [1, 2, 5, 8];
 /** The grid: a few values of the constants chosen by hand while developing (see the report). */
 function grid(): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  for (const bridge of [0.45, 0.6]) for (const both of [0, 0.25]) for (const seedFirst of [0, 1]) for (const comention of [0, 0.3]) for (const hybrid of [0, 0.5]) {
-    out.push({ heuristic: { bridge, both, seedFirst, comention, hops: comention ? 2 : 1 }, hybrid });
-  }
+  for (const bridge of [0.45, 0.6])
+    for (const both of [0, 0.25])
+      for (const seedFirst of [0, 1])
+        for (const comention of [0, 0.3])
+          for (const hybrid of [0, 0.5]) {
+            out.push({ heuristic: { bridge, both, seedFirst, comention, hops: comention ? 2 : 1 }, hybrid });
+          }
   return out;
 }
 
@@ -49,7 +53,16 @@ function mean(rows: Row[]): Row {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { bench: { type: 'string' }, index: { type: 'string' }, folds: { type: 'string', default: '5' }, seed: { type: 'string', default: '1' }, objective: { type: 'string', default: 'allFound@2' }, all: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: {
+      bench: { type: 'string' },
+      index: { type: 'string' },
+      folds: { type: 'string', default: '5' },
+      seed: { type: 'string', default: '1' },
+      objective: { type: 'string', default: 'allFound@2' },
+      all: { type: 'boolean' },
+    },
+  });
   const bench = assertBenchmarkName(values.bench ?? '2wiki', '--bench');
   const indexDir = values.index ?? newestIndex(bench);
   const data = loadBench(bench);
@@ -96,7 +109,18 @@ async function main(): Promise<void> {
     for (const i of test) held[i] = table[best][i];
   }
   if (values.all) configs.forEach((c, i) => console.error(JSON.stringify({ config: c, ...mean(table[i]) })));
-  console.log(JSON.stringify({ bench, questions: qs.length, folds, objective: obj, default: mean(table[0]), kfold: mean(held), chosen: chosen.map((c) => configs[c]), graph: g.meta.stats }));
+  console.log(
+    JSON.stringify({
+      bench,
+      questions: qs.length,
+      folds,
+      objective: obj,
+      default: mean(table[0]),
+      kfold: mean(held),
+      chosen: chosen.map((c) => configs[c]),
+      graph: g.meta.stats,
+    }),
+  );
 }
 
 main().catch((e) => {

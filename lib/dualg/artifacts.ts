@@ -20,7 +20,8 @@ export interface DualGraphSettings {
 
 export function graphSettings(raw: Record<string, unknown>): DualGraphSettings {
   const tau = raw.tau === undefined ? 0.8 : Number(raw.tau);
-  if (!Number.isFinite(tau) || tau <= 0 || tau > 1) throw new KfError('bad_setting', `dualg-graph tau must be in (0, 1], got ${String(raw.tau)}`, 'use e.g. tau = 0.8', { concerns: 'tau' });
+  if (!Number.isFinite(tau) || tau <= 0 || tau > 1)
+    throw new KfError('bad_setting', `dualg-graph tau must be in (0, 1], got ${String(raw.tau)}`, 'use e.g. tau = 0.8', { concerns: 'tau' });
   return { tau };
 }
 
@@ -31,7 +32,8 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
   settings: graphSettings,
   async build(ctx) {
     const indexDir = ctx.args.indexDir as string | undefined;
-    if (!indexDir) throw new KfError('bad_request', 'dualg-graph needs the index folder (args.indexDir)', 'prepare it through the dualg retriever or pass --index');
+    if (!indexDir)
+      throw new KfError('bad_request', 'dualg-graph needs the index folder (args.indexDir)', 'prepare it through the dualg retriever or pass --index');
     const g = await buildDualGraph(sourceFromIndexDir(indexDir), { tau: ctx.settings.tau, log: ctx.log });
     writeGraphFiles(ctx.dir, g);
     return { stats: g.meta.stats };

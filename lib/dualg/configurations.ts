@@ -9,11 +9,29 @@ import { registerConfiguration, registerFamily } from '../pipeline/registry';
 import { DUALG_FAMILY, dualgFamily } from './pipeline';
 
 export const CONFIGURATIONS: Configuration[] = [
-  { name: 'DG', family: DUALG_FAMILY, paper: 'dualg', description: 'DualG-MRAG full: linking + micro matching + GNN (heuristic until trained) + path injection', settings: { retriever: 'dualg' } },
+  {
+    name: 'DG',
+    family: DUALG_FAMILY,
+    paper: 'dualg',
+    description: 'DualG-MRAG full: linking + micro matching + GNN (heuristic until trained) + path injection',
+    settings: { retriever: 'dualg' },
+  },
   { name: 'DG-nopaths', family: DUALG_FAMILY, paper: 'dualg', description: 'DualG-MRAG w/o path injection', settings: { retriever: 'dualg', paths: false } },
   { name: 'DG-nomicro', family: DUALG_FAMILY, paper: 'dualg', description: 'DualG-MRAG w/o micro graph', settings: { retriever: 'dualg-no-micro' } },
-  { name: 'DG-nomacro', family: DUALG_FAMILY, paper: 'dualg', description: 'DualG-MRAG w/o macro graph (micro matching only, hybrid otherwise)', settings: { retriever: 'dualg-no-macro' } },
-  { name: 'DG-heuristic', family: DUALG_FAMILY, paper: 'dualg', description: 'DualG graph with the untrained graph scorer', settings: { retriever: 'dualg-heuristic' } },
+  {
+    name: 'DG-nomacro',
+    family: DUALG_FAMILY,
+    paper: 'dualg',
+    description: 'DualG-MRAG w/o macro graph (micro matching only, hybrid otherwise)',
+    settings: { retriever: 'dualg-no-macro' },
+  },
+  {
+    name: 'DG-heuristic',
+    family: DUALG_FAMILY,
+    paper: 'dualg',
+    description: 'DualG graph with the untrained graph scorer',
+    settings: { retriever: 'dualg-heuristic' },
+  },
   { name: 'DG-ppr', family: DUALG_FAMILY, paper: 'dualg', description: 'personalized PageRank over the DualG graph', settings: { retriever: 'ppr' } },
 ];
 

@@ -56,10 +56,24 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
   const kb = ctx.kb!;
   const docIds = q.doc ? [q.doc] : undefined;
   const ev = await kb.search(q.question, { k: s.topk, mode: s.retriever, docIds });
-  ctx.trace({ kind: 'search', by: 'dualg', query: q.question, mode: s.retriever, hits: ev.hits.map((h) => ({ id: h.fragmentId, doc: h.docId, score: h.score, via: h.via })), timings: ev.timings, notes: ev.notes, paths: ev.paths?.slice(0, s.maxPaths) });
+  ctx.trace({
+    kind: 'search',
+    by: 'dualg',
+    query: q.question,
+    mode: s.retriever,
+    hits: ev.hits.map((h) => ({ id: h.fragmentId, doc: h.docId, score: h.score, via: h.via })),
+    timings: ev.timings,
+    notes: ev.notes,
+    paths: ev.paths?.slice(0, s.maxPaths),
+  });
   const hybrid = s.hybridK ? (await kb.search(q.question, { k: s.hybridK, mode: 'hybrid', docIds })).hits : [];
   const hits = mergeHits(ev.hits, hybrid);
-  const pool = buildPool([{ query: q.question, by: 'dualg', hits }], { kind: 'typed', caps: { ...PAPER_CAPS, total: s.poolChars }, lookup: (id) => kb.fragment(id), docTitle: (id) => kb.title(id) });
+  const pool = buildPool([{ query: q.question, by: 'dualg', hits }], {
+    kind: 'typed',
+    caps: { ...PAPER_CAPS, total: s.poolChars },
+    lookup: (id) => kb.fragment(id),
+    docTitle: (id) => kb.title(id),
+  });
   const pathText = s.paths ? serialisePaths(ev.paths ?? [], s.maxPaths) : '';
   if (pathText) pool.text = `${pathText}\n\n${pool.text}`;
   ctx.trace({ kind: 'pool', ...pool.stats, pathsInjected: pathText ? Math.min(s.maxPaths, ev.paths?.length ?? 0) : 0 });
@@ -81,7 +95,10 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
     needsIndex: true,
     async run(ctx: PipelineContext): Promise<PipelineResult> {
       const q = ctx.question;
-      if (!ctx.kb) throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure index settings in the experiment', { concerns: q.id });
+      if (!ctx.kb)
+        throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure index settings in the experiment', {
+          concerns: q.id,
+        });
       const { pool, retrieval } = await retrieve(ctx, s);
       const synth = await synthesize(ctx.model('synth'), { question: q, convention: ctx.convention, template: s.template, pool }, ctx.signal);
       ctx.trace({ kind: 'synth', text: synth.text, final: synth.final, cacheHit: synth.response.cacheHit });
@@ -91,7 +108,13 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
         prediction: checked.text,
         finalAnswer: checked.final,
         retrieval,
-        counters: { searches: s.hybridK ? 2 : 1, synthCalls: 1, checkerCalls: 1, checkerRewrites: checked.changed ? 1 : 0, checkerParseErrors: checked.parseError ? 1 : 0 },
+        counters: {
+          searches: s.hybridK ? 2 : 1,
+          synthCalls: 1,
+          checkerCalls: 1,
+          checkerRewrites: checked.changed ? 1 : 0,
+          checkerParseErrors: checked.parseError ? 1 : 0,
+        },
       };
     },
   };

@@ -36,7 +36,10 @@ function numbers<T extends object>(raw: unknown, dflt: T, name: string): T {
   if (raw === undefined) return dflt;
   const out = { ...dflt } as Record<string, number>;
   for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
-    if (!(k in dflt) || typeof v !== 'number' || !Number.isFinite(v)) throw new KfError('bad_setting', `dualg setting ${name}.${k} is unknown or not a number`, `known: ${Object.keys(dflt).join(', ')}`, { concerns: `${name}.${k}` });
+    if (!(k in dflt) || typeof v !== 'number' || !Number.isFinite(v))
+      throw new KfError('bad_setting', `dualg setting ${name}.${k} is unknown or not a number`, `known: ${Object.keys(dflt).join(', ')}`, {
+        concerns: `${name}.${k}`,
+      });
     out[k] = v;
   }
   return out as T;
@@ -57,7 +60,12 @@ export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerNam
 
 /** The graph of the setup's index (prepared as an artifact on first use). */
 export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'settings' | 'log'>): Promise<DualGraph> {
-  if (!setup.indexDir) throw new KfError('index_required', 'the DualG retrievers need a built index folder', 'search through an opened index (kf eval retrieval / kf run build one)');
+  if (!setup.indexDir)
+    throw new KfError(
+      'index_required',
+      'the DualG retrievers need a built index folder',
+      'search through an opened index (kf eval retrieval / kf run build one)',
+    );
   registerArtifacts();
   const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
   const request = graphRequest(setup.indexDir, setup.settings.tau === undefined ? {} : { tau: setup.settings.tau });
@@ -77,7 +85,9 @@ async function create(setup: RetrieverSetup, scorer: ScorerName, name: string, o
   if (scorer === 'gnn') {
     const factory = gnnScorerFactory();
     const graph = toGnnGraph(g);
-    const gnn = factory ? await factory({ graph, graphFingerprint: g.meta.source.fingerprint, indexDir: setup.indexDir, settings: setup.settings, log: setup.log }) : undefined;
+    const gnn = factory
+      ? await factory({ graph, graphFingerprint: g.meta.source.fingerprint, indexDir: setup.indexDir, settings: setup.settings, log: setup.log })
+      : undefined;
     if (gnn) parts.gnn = { graph, scorer: gnn };
     else setup.log?.('dualg: no trained GNN for this graph; the untrained heuristic scores it');
   }

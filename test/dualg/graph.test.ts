@@ -12,8 +12,16 @@ import { nameKey, titleVariants } from '../../lib/dualg/graph/names';
 import { REL_EQUIVALENT, REL_MENTIONS } from '../../lib/dualg/graph/types';
 
 const PASSAGES = [
-  { id: 'Lothair II', title: 'Lothair II', text: 'Lothair II (835 - 869) was the king of Lotharingia. He was the second son of Emperor Lothair I and Ermengarde of Tours.' },
-  { id: 'Ermengarde of Tours', title: 'Ermengarde of Tours', text: 'Ermengarde of Tours (died 20 March 851) was the daughter of Hugh of Tours. She married Lothair I.' },
+  {
+    id: 'Lothair II',
+    title: 'Lothair II',
+    text: 'Lothair II (835 - 869) was the king of Lotharingia. He was the second son of Emperor Lothair I and Ermengarde of Tours.',
+  },
+  {
+    id: 'Ermengarde of Tours',
+    title: 'Ermengarde of Tours',
+    text: 'Ermengarde of Tours (died 20 March 851) was the daughter of Hugh of Tours. She married Lothair I.',
+  },
   { id: 'Lotharingia', title: 'Lotharingia', text: 'Lotharingia was a kingdom in Western Europe.' },
   { id: 'Frederick I, Holy Roman Emperor', title: 'Frederick I, Holy Roman Emperor', text: 'Frederick Barbarossa (1122 - 1190) was the Holy Roman Emperor.' },
   { id: 'Beatrice I', title: 'Beatrice I (countess)', text: 'Beatrice I was Holy Roman Empress by marriage to Frederick Barbarossa.' },
@@ -45,17 +53,28 @@ test('macro graph: title-mention links, opening-name aliases, documents linked t
   // "Frederick Barbarossa" opens the passage titled "Frederick I, Holy Roman Emperor": an alias of it.
   assert.equal(id('Frederick Barbarossa'), id('Frederick I, Holy Roman Emperor'));
   const beatriceDoc = g.docs.findIndex((d) => d.id === 'Beatrice I');
-  assert.ok(g.entityDocs[id('Frederick Barbarossa')].some((x) => x.doc === beatriceDoc), 'the Beatrice passage holds Frederick');
-  assert.ok(g.entityDocs[ermengarde].some((x) => x.weight === 1), 'an entity titles its document with weight 1');
+  assert.ok(
+    g.entityDocs[id('Frederick Barbarossa')].some((x) => x.doc === beatriceDoc),
+    'the Beatrice passage holds Frederick',
+  );
+  assert.ok(
+    g.entityDocs[ermengarde].some((x) => x.weight === 1),
+    'an entity titles its document with weight 1',
+  );
   assert.ok(g.meta.stats.triples > 0 && g.meta.stats.entities >= PASSAGES.length);
 });
 
 test('equivalence edges join near-identical names (cosine > tau) and not different ones', async () => {
-  const g = await buildDualGraph(sourceFromPassages([
-    { id: 'a', title: "St. Maurice's Abbey", text: 'An abbey.' },
-    { id: 'b', title: 'St Maurices Abbey', text: 'Another spelling.' },
-    { id: 'c', title: 'Maurice Ravel', text: 'A composer.' },
-  ], 'eq'));
+  const g = await buildDualGraph(
+    sourceFromPassages(
+      [
+        { id: 'a', title: "St. Maurice's Abbey", text: 'An abbey.' },
+        { id: 'b', title: 'St Maurices Abbey', text: 'Another spelling.' },
+        { id: 'c', title: 'Maurice Ravel', text: 'A composer.' },
+      ],
+      'eq',
+    ),
+  );
   const eq = g.triples.filter((t) => t.rel === REL_EQUIVALENT);
   assert.equal(eq.length, 1);
   assert.deepEqual(new Set([g.entityNames[eq[0].head], g.entityNames[eq[0].tail]]), new Set(["St. Maurice's Abbey", 'St Maurices Abbey']));
@@ -65,14 +84,53 @@ test('equivalence edges join near-identical names (cosine > tau) and not differe
 test('micro graph: table cells and chart labels become facts aligned to macro entities', async () => {
   const frags: Fragment[] = [
     { id: 'r#0', docId: 'r', kind: 'text', text: 'Revenue of Acme Corp and Globex grew.', section: [], ordinal: 0, attached: ['r#1', 'r#2'] },
-    { id: 'r#1', docId: 'r', kind: 'table', text: 'Revenue table', section: [], ordinal: 1, attached: [], table: { header: ['Company', 'Revenue 2020'], rows: [['Acme Corp', '12'], ['Globex', '7']] } },
-    { id: 'r#2', docId: 'r', kind: 'image', text: 'A bar chart', section: [], ordinal: 2, attached: [], label: 'Figure 1', ocrText: 'Acme Corp: 12\nGlobex: 7' },
+    {
+      id: 'r#1',
+      docId: 'r',
+      kind: 'table',
+      text: 'Revenue table',
+      section: [],
+      ordinal: 1,
+      attached: [],
+      table: {
+        header: ['Company', 'Revenue 2020'],
+        rows: [
+          ['Acme Corp', '12'],
+          ['Globex', '7'],
+        ],
+      },
+    },
+    {
+      id: 'r#2',
+      docId: 'r',
+      kind: 'image',
+      text: 'A bar chart',
+      section: [],
+      ordinal: 2,
+      attached: [],
+      label: 'Figure 1',
+      ocrText: 'Acme Corp: 12\nGlobex: 7',
+    },
   ];
-  const src: GraphSource = { id: 'micro', fingerprint: 'fp', documents: () => [{ id: 'r', title: 'Annual report' }, { id: 'acme', title: 'Acme Corp' }], fragmentsOf: (d) => (d === 'r' ? frags : []) };
+  const src: GraphSource = {
+    id: 'micro',
+    fingerprint: 'fp',
+    documents: () => [
+      { id: 'r', title: 'Annual report' },
+      { id: 'acme', title: 'Acme Corp' },
+    ],
+    fragmentsOf: (d) => (d === 'r' ? frags : []),
+  };
   const g = await buildDualGraph(src);
   const table = g.micro.filter((f) => f.kind === 'table');
   const image = g.micro.filter((f) => f.kind === 'image');
-  assert.deepEqual(table.map((f) => [f.u, f.r, f.v]), [['Acme Corp', 'Revenue 2020', '12'], ['Globex', 'Revenue 2020', '7']]);
+  assert.deepEqual(
+    table.map((f) => [f.u, f.r, f.v]),
+    [
+      ['Acme Corp', 'Revenue 2020', '12'],
+      ['Globex', 'Revenue 2020', '7'],
+    ],
+  );
   assert.ok(image.some((f) => f.r === 'Acme Corp' && f.v === '12'));
   assert.equal(g.entityNames[table[0].uEntity], 'Acme Corp', 'the row entity aligns to the macro entity');
 });
@@ -83,7 +141,15 @@ test('empty and disconnected graphs build; GnnGraph lists inverse relations as t
   const eg = toGnnGraph(empty);
   assert.equal(eg.numNodes, 0);
   assert.equal(eg.src.length, 0);
-  const lonely = await buildDualGraph(sourceFromPassages([{ id: 'x', title: 'Xylo', text: 'nothing here.' }, { id: 'y', title: 'Yam', text: 'nor here.' }], 'lonely'));
+  const lonely = await buildDualGraph(
+    sourceFromPassages(
+      [
+        { id: 'x', title: 'Xylo', text: 'nothing here.' },
+        { id: 'y', title: 'Yam', text: 'nor here.' },
+      ],
+      'lonely',
+    ),
+  );
   assert.equal(lonely.triples.length, 0);
   const full = toGnnGraph(await buildDualGraph(sourceFromPassages(PASSAGES, 'fixture')));
   assert.ok(full.src.length > 0);

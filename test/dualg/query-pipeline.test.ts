@@ -13,7 +13,19 @@ test('dualg family: rows for the method, its ablations and the scorer comparison
 });
 
 test('paths are serialised step by step with their sources', () => {
-  const text = serialisePaths([{ score: 1, docs: ['A', 'B'], steps: [{ from: 'X', relation: 'mentions', to: 'Y', source: { docId: 'A' } }, { from: 'Y', relation: 'titles', to: 'B', source: { docId: 'B' } }] }], 5);
+  const text = serialisePaths(
+    [
+      {
+        score: 1,
+        docs: ['A', 'B'],
+        steps: [
+          { from: 'X', relation: 'mentions', to: 'Y', source: { docId: 'A' } },
+          { from: 'Y', relation: 'titles', to: 'B', source: { docId: 'B' } },
+        ],
+      },
+    ],
+    5,
+  );
   assert.match(text, /1\. X -mentions-> Y \[A\]; Y -titles-> B \[B\]/);
   assert.equal(serialisePaths([], 5), '');
 });

@@ -24,13 +24,29 @@ const PASSAGES = [
 ];
 
 function fakeKb(frags: Fragment[]): KnowledgeBase & { searches: number } {
-  const hit = (f: Fragment, i: number): SearchHit => ({ fragmentId: f.id, docId: f.docId, kind: f.kind, rank: i + 1, score: 1 / (i + 1), scores: {}, via: 'hybrid', text: f.text, section: [], media: [] });
+  const hit = (f: Fragment, i: number): SearchHit => ({
+    fragmentId: f.id,
+    docId: f.docId,
+    kind: f.kind,
+    rank: i + 1,
+    score: 1 / (i + 1),
+    scores: {},
+    via: 'hybrid',
+    text: f.text,
+    section: [],
+    media: [],
+  });
   const kb = {
     id: 'fake',
     searches: 0,
     async search(query: string, o: { k?: number; docIds?: string[] } = {}) {
       kb.searches++;
-      const hits = frags.filter((f) => !o.docIds || o.docIds.includes(f.docId)).slice().reverse().slice(0, o.k ?? 8).map(hit);
+      const hits = frags
+        .filter((f) => !o.docIds || o.docIds.includes(f.docId))
+        .slice()
+        .reverse()
+        .slice(0, o.k ?? 8)
+        .map(hit);
       return { query, retriever: 'hybrid', hits, docs: hits.map((h) => ({ docId: h.docId, score: h.score })), timings: { totalMs: 0 } };
     },
     fragment: (id: string) => frags.find((f) => f.id === id),
@@ -76,7 +92,10 @@ test('searcher: ranked evidence with timings; no linkable entity falls back to h
   assert.equal(r.retriever, 'dualg-heuristic');
   assert.deepEqual(r.hits.map((h) => h.docId).slice(0, 2), ['Changed It', 'Nicki Minaj']);
   assert.equal(r.hits.length, 3);
-  assert.deepEqual(r.hits.map((h) => h.rank), [1, 2, 3]);
+  assert.deepEqual(
+    r.hits.map((h) => h.rank),
+    [1, 2, 3],
+  );
   for (const stage of ['linking', 'matching', 'gnn', 'totalMs']) assert.equal(typeof r.timings[stage], 'number', stage);
   assert.equal(r.notes, undefined);
   const none = await searcher.search('is it going to rain tomorrow?', { k: 2 }, kb);
@@ -98,9 +117,32 @@ test('searcher on an empty graph: every question falls back to hybrid', async ()
 test('micro matching: branch-and-bound finds the table fact, projects it to a macro seed, boosts its document; fusion keeps max(t, i*)', async () => {
   const frags: Fragment[] = [
     { id: 'r#0', docId: 'r', kind: 'text', text: 'Annual figures.', section: [], ordinal: 0, attached: [] },
-    { id: 'r#1', docId: 'r', kind: 'table', text: 'Revenue table', section: [], ordinal: 1, attached: [], table: { header: ['Company', 'Revenue'], rows: [['Acme Corp', '12'], ['Globex', '7']] } },
+    {
+      id: 'r#1',
+      docId: 'r',
+      kind: 'table',
+      text: 'Revenue table',
+      section: [],
+      ordinal: 1,
+      attached: [],
+      table: {
+        header: ['Company', 'Revenue'],
+        rows: [
+          ['Acme Corp', '12'],
+          ['Globex', '7'],
+        ],
+      },
+    },
   ];
-  const src: GraphSource = { id: 'm', fingerprint: 'fp', documents: () => [{ id: 'r', title: 'Report' }, { id: 'acme', title: 'Acme Corp' }], fragmentsOf: (d) => (d === 'r' ? frags : []) };
+  const src: GraphSource = {
+    id: 'm',
+    fingerprint: 'fp',
+    documents: () => [
+      { id: 'r', title: 'Report' },
+      { id: 'acme', title: 'Acme Corp' },
+    ],
+    fragmentsOf: (d) => (d === 'r' ? frags : []),
+  };
   const g = await buildDualGraph(src);
   const index = new MicroIndex(g.micro);
   const m = matchMicro(index, [['Acme Corp', 'revenue', '?x']], ['Acme Corp']);
@@ -110,7 +152,14 @@ test('micro matching: branch-and-bound finds the table fact, projects it to a ma
   assert.ok((m.sMicro.get(reportDoc) ?? 0) > 0.5);
   assert.ok(m.seeds.has(g.aliases.get('acme corp')![0]));
   assert.equal(matchMicro(index, [['Zebra Inc', 'revenue', '?x']], []).matched.length, 0, 'gated: no candidate for an unknown name');
-  const fused = fuseScores(new Map([[0, 2], [1, 1]]), new Set([1]), new Map([[1, 1]]));
+  const fused = fuseScores(
+    new Map([
+      [0, 2],
+      [1, 1],
+    ]),
+    new Set([1]),
+    new Map([[1, 1]]),
+  );
   assert.equal(fused.get(0), 1);
   assert.equal(fused.get(1), 1);
 });

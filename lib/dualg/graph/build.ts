@@ -49,7 +49,15 @@ class GraphBuilder {
   constructor(source: GraphSource, settings: Record<string, unknown>) {
     this.g = {
       meta: { version: DUALG_GRAPH_VERSION, source: { id: source.id, fingerprint: source.fingerprint }, settings, stats: {} },
-      entityNames: [], entityKeys: [], entityOrigin: [], aliases: new Map(), relations: [], triples: [], docs: [], entityDocs: [], micro: [],
+      entityNames: [],
+      entityKeys: [],
+      entityOrigin: [],
+      aliases: new Map(),
+      relations: [],
+      triples: [],
+      docs: [],
+      entityDocs: [],
+      micro: [],
     };
     for (const r of BUILTIN_RELATIONS) this.relation(r);
   }
@@ -141,9 +149,10 @@ function docStems(frags: Fragment[]): string[] {
 }
 
 const CONNECTOR_WORDS = new Set(['de', 'la', 'von', 'van', 'der', 'du', 'le', 'del', 'da', 'di', 'al', 'bin', 'ibn']);
-const HONORIFICS = new Set(
-  'king queen emperor empress prince princess duke duchess count countess saint st sir lord lady pope president general judge bishop archbishop dr mr mrs ms captain chief sultan shah tsar czar'.split(' '),
-);
+const HONORIFICS = new Set([
+  ...'king queen emperor empress prince princess duke duchess count countess saint st sir lord lady'.split(' '),
+  ...'pope president general judge bishop archbishop dr mr mrs ms captain chief sultan shah tsar czar'.split(' '),
+]);
 
 /**
  * Surnames of person-like titles (two or three plain words, no digits, parentheses or commas) that no other
@@ -188,9 +197,10 @@ function addDocumentText(b: GraphBuilder, doc: number, frags: Fragment[], titles
         ids.set(n.key, id);
         if (!leads.has(id)) leads.set(id, n.lead ?? '');
         b.occurs(id, doc, 0.5);
-        if (!n.title) for (const inner of titles.scan(n.surface, { requireCapital: true, skip: skipKey })) {
-          if (inner.key !== n.key) b.triple(id, REL_PART_OF, b.g.aliases.get(inner.key)![0], doc, 1);
-        }
+        if (!n.title)
+          for (const inner of titles.scan(n.surface, { requireCapital: true, skip: skipKey })) {
+            if (inner.key !== n.key) b.triple(id, REL_PART_OF, b.g.aliases.get(inner.key)![0], doc, 1);
+          }
       }
       const ctx = x.context.join(' ');
       if (self >= 0) for (const id of new Set(ids.values())) b.triple(self, REL_MENTIONS, id, doc, 1, ctx, leads.get(id));
@@ -241,9 +251,16 @@ export async function buildDualGraph(source: GraphSource, opts: GraphBuildOption
   b.g.micro = alignMicro(raw, b.g);
   const g = b.g;
   g.meta.stats = {
-    documents: g.docs.length, entities: g.entityNames.length, relations: g.relations.length, triples: g.triples.length,
-    mentions: g.triples.filter((t) => t.rel === REL_MENTIONS).length, cooccurs: g.triples.filter((t) => t.rel === REL_COOCCURS).length,
-    equivalent: eq.length, modelTriples, microFacts: g.micro.length, buildMs: Date.now() - t0,
+    documents: g.docs.length,
+    entities: g.entityNames.length,
+    relations: g.relations.length,
+    triples: g.triples.length,
+    mentions: g.triples.filter((t) => t.rel === REL_MENTIONS).length,
+    cooccurs: g.triples.filter((t) => t.rel === REL_COOCCURS).length,
+    equivalent: eq.length,
+    modelTriples,
+    microFacts: g.micro.length,
+    buildMs: Date.now() - t0,
   };
   return g;
 }

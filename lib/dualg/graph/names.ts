@@ -18,7 +18,11 @@ const WORD = /[\p{L}\p{N}]+(?:['’.\-][\p{L}\p{N}]+)*\.?/gu;
 
 /** Lower case, diacritics removed, curly quotes straightened. */
 export function fold(s: string): string {
-  return s.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[’‘]/g, "'");
+  return s
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[’‘]/g, "'");
 }
 
 function normWord(raw: string): string {

@@ -36,7 +36,10 @@ export function sourceFromPassages(passages: CorpusPassage[], id = 'passages'): 
 /** An index's identity: what a graph built from it records and what opening the graph checks. */
 export function indexIdentity(indexDir: string): { id: string; fingerprint: string; generationDir: string } {
   const m = readIndexManifest(indexDir);
-  if (!m) throw new KfError('index_missing', `no built index in ${path.resolve(indexDir)}`, 'build it first (kf index build / kf eval retrieval)', { concerns: indexDir });
+  if (!m)
+    throw new KfError('index_missing', `no built index in ${path.resolve(indexDir)}`, 'build it first (kf index build / kf eval retrieval)', {
+      concerns: indexDir,
+    });
   const root = path.resolve(indexDir);
   const generationDir = fs.existsSync(path.join(root, m.generation)) ? path.join(root, m.generation) : root;
   return { id: `${m.corpus.name}@${m.generation}`, fingerprint: `${m.inputKey}:${m.generation}`, generationDir };
@@ -56,7 +59,12 @@ export function sourceFromIndexDir(indexDir: string): GraphSource {
   const ident = indexIdentity(indexDir);
   const docs = readIndexedDocuments(ident.generationDir);
   const by = groupByDoc(engineFragments(ident.generationDir));
-  return { id: ident.id, fingerprint: ident.fingerprint, documents: () => docs.map((d) => ({ id: d.id, title: d.title })), fragmentsOf: (d) => by.get(d) ?? [] };
+  return {
+    id: ident.id,
+    fingerprint: ident.fingerprint,
+    documents: () => docs.map((d) => ({ id: d.id, title: d.title })),
+    fragmentsOf: (d) => by.get(d) ?? [],
+  };
 }
 
 /** A loaded engine's documents and fragments (titles from the caller). */

@@ -46,26 +46,53 @@ export function writeGraphFiles(dir: string, g: DualGraph): void {
 export function saveGraph(dir: string, g: DualGraph): void {
   writeGraphFiles(dir, g);
   writeJsonAtomic(path.join(dir, 'manifest.json'), {
-    kind: DUALG_GRAPH_KIND, version: g.meta.version, key: g.meta.source.fingerprint, inputs: { index: g.meta.source.fingerprint },
-    settings: g.meta.settings, dependsOn: [], createdAt: new Date().toISOString(), stats: g.meta.stats,
+    kind: DUALG_GRAPH_KIND,
+    version: g.meta.version,
+    key: g.meta.source.fingerprint,
+    inputs: { index: g.meta.source.fingerprint },
+    settings: g.meta.settings,
+    dependsOn: [],
+    createdAt: new Date().toISOString(),
+    stats: g.meta.stats,
   });
 }
 
 /** Load a graph; with `expect`, refuse one built from another index (or by another graph version). */
 export function loadGraph(dir: string, expect?: { fingerprint: string }): DualGraph {
   const gj = path.join(dir, 'graph.json');
-  if (!fs.existsSync(gj)) throw new KfError('graph_missing', `no DualG graph in ${dir} (graph.json missing)`, 'build it: kf eval retrieval --retriever dualg builds it on first use', { concerns: dir });
+  if (!fs.existsSync(gj))
+    throw new KfError(
+      'graph_missing',
+      `no DualG graph in ${dir} (graph.json missing)`,
+      'build it: kf eval retrieval --retriever dualg builds it on first use',
+      { concerns: dir },
+    );
   const raw = readJson<Omit<DualGraph, 'aliases' | 'triples'> & { aliases: [string, number[]][] }>(gj, 'DualG graph');
   if (raw.meta?.version !== DUALG_GRAPH_VERSION) {
-    throw new KfError('graph_stale', `the DualG graph in ${dir} has version ${raw.meta?.version}, this code reads ${DUALG_GRAPH_VERSION}`, 'rebuild the graph (delete the folder)', { concerns: dir });
+    throw new KfError(
+      'graph_stale',
+      `the DualG graph in ${dir} has version ${raw.meta?.version}, this code reads ${DUALG_GRAPH_VERSION}`,
+      'rebuild the graph (delete the folder)',
+      { concerns: dir },
+    );
   }
   if (expect && raw.meta.source.fingerprint !== expect.fingerprint) {
-    throw new KfError('foreign_graph', `the DualG graph in ${dir} was built for index ${raw.meta.source.id} (${raw.meta.source.fingerprint}), not for this index (${expect.fingerprint})`, 'build a graph for this index (another graph folder), or open the index it was built for', { concerns: dir });
+    throw new KfError(
+      'foreign_graph',
+      `the DualG graph in ${dir} was built for index ${raw.meta.source.id} (${raw.meta.source.fingerprint}), not for this index (${expect.fingerprint})`,
+      'build a graph for this index (another graph folder), or open the index it was built for',
+      { concerns: dir },
+    );
   }
   const c = readJson<TripleColumns>(path.join(dir, 'triples.json'), 'DualG triples');
   const triples: MacroTriple[] = c.head.map((head, i) => ({
-    head, rel: c.rel[i], tail: c.tail[i], doc: c.doc[i], weight: c.weight[i],
-    ...(c.context[i] ? { context: c.context[i]! } : {}), ...(c.lead[i] ? { lead: c.lead[i]! } : {}),
+    head,
+    rel: c.rel[i],
+    tail: c.tail[i],
+    doc: c.doc[i],
+    weight: c.weight[i],
+    ...(c.context[i] ? { context: c.context[i]! } : {}),
+    ...(c.lead[i] ? { lead: c.lead[i]! } : {}),
   }));
   return { ...raw, aliases: new Map(raw.aliases), triples };
 }

@@ -54,9 +54,16 @@ export function toGnnGraph(g: DualGraph): GnnGraph {
     }
   });
   return {
-    numNodes: g.entityNames.length, numRelations: 2 * R, src, dst, rel, weight,
+    numNodes: g.entityNames.length,
+    numRelations: 2 * R,
+    src,
+    dst,
+    rel,
+    weight,
     nodeDoc: { node: Int32Array.from(node), doc: Int32Array.from(doc), weight: Float32Array.from(w) },
-    numDocs: g.docs.length, docIds: g.docs.map((d) => d.id), nodeText: g.entityNames.slice(),
+    numDocs: g.docs.length,
+    docIds: g.docs.map((d) => d.id),
+    nodeText: g.entityNames.slice(),
     relationText: [...names, ...names.map((n) => `inverse of ${n}`)],
   };
 }

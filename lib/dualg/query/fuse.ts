@@ -27,7 +27,12 @@ function minMax(m: Map<number, number>): Map<number, number> {
   return out;
 }
 
-export function fuseScores(macro: Map<number, number>, visualDocs: Set<number>, sMicro: Map<number, number>, s: FusionSettings = FUSION_DEFAULTS): Map<number, number> {
+export function fuseScores(
+  macro: Map<number, number>,
+  visualDocs: Set<number>,
+  sMicro: Map<number, number>,
+  s: FusionSettings = FUSION_DEFAULTS,
+): Map<number, number> {
   const text = new Map<number, number>();
   const visual = new Map<number, number>();
   for (const [d, v] of macro) (visualDocs.has(d) ? visual : text).set(d, v);

@@ -38,7 +38,18 @@ export interface HeuristicSettings {
 
 const MAX_COMENTION_DOCS = 60;
 
-export const HEURISTIC_DEFAULTS: HeuristicSettings = { mention: 0.5, equivalent: 0.8, bridge: 0.45, context: 1, both: 0.25, lexical: 0.3, fanout: 8, hops: 2, comention: 0.3, seedFirst: 0 };
+export const HEURISTIC_DEFAULTS: HeuristicSettings = {
+  mention: 0.5,
+  equivalent: 0.8,
+  bridge: 0.45,
+  context: 1,
+  both: 0.25,
+  lexical: 0.3,
+  fanout: 8,
+  hops: 2,
+  comention: 0.3,
+  seedFirst: 0,
+};
 
 export interface SeedInput {
   entity: number;
@@ -67,13 +78,15 @@ function expandSeeds(view: GraphView, seeds: SeedInput[], factor: number): Map<n
   return out;
 }
 
-
 /** How well a mention's words fit the question's relation words: its lead words count fully, the rest of its sentence half. */
 function contextMatch(relWords: RelationWord[], lead: string | undefined, context: string | undefined): number {
   if (!relWords.length) return 0;
   const near = new Set(lead ? lead.split(' ') : []);
   const far = new Set(context ? context.split(' ') : []);
-  return Math.max(relationShare(relWords, (w) => near.has(w)), 0.5 * relationShare(relWords, (w) => far.has(w)));
+  return Math.max(
+    relationShare(relWords, (w) => near.has(w)),
+    0.5 * relationShare(relWords, (w) => far.has(w)),
+  );
 }
 
 /**

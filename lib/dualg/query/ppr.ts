@@ -11,7 +11,12 @@ import type { SeedInput } from './heuristic-scorer';
 export const PPR_DAMPING = 0.5;
 export const PPR_ITERATIONS = 20;
 
-export function pprScores(view: GraphView, seeds: SeedInput[], iterations = PPR_ITERATIONS, damping = PPR_DAMPING): { docScores: Map<number, number>; nodeScores: Float32Array } {
+export function pprScores(
+  view: GraphView,
+  seeds: SeedInput[],
+  iterations = PPR_ITERATIONS,
+  damping = PPR_DAMPING,
+): { docScores: Map<number, number>; nodeScores: Float32Array } {
   const n = view.g.entityNames.length;
   const restart = new Float32Array(n);
   const total = seeds.reduce((a, s) => a + s.weight, 0) || 1;

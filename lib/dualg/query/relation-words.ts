@@ -18,7 +18,25 @@ export interface RelationWord {
 }
 
 const QUESTION_WORDS = new Set(['what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how', 'did', 'does', 'do']);
-const TYPE_NOUNS = new Set(['film', 'movie', 'song', 'album', 'book', 'novel', 'band', 'series', 'show', 'company', 'single', 'play', 'game', 'magazine', 'newspaper', 'episode', 'opera']);
+const TYPE_NOUNS = new Set([
+  'film',
+  'movie',
+  'song',
+  'album',
+  'book',
+  'novel',
+  'band',
+  'series',
+  'show',
+  'company',
+  'single',
+  'play',
+  'game',
+  'magazine',
+  'newspaper',
+  'episode',
+  'opera',
+]);
 
 /** Relation word -> words a passage uses for it (stems are taken after lookup). */
 const LEXICON: Record<string, string[]> = {

@@ -37,7 +37,16 @@ export interface SearcherSettings {
   hybrid: number;
 }
 
-export const SEARCHER_DEFAULTS: SearcherSettings = { scorer: 'heuristic', macro: true, micro: true, lexicon: true, heuristic: HEURISTIC_DEFAULTS, fusion: FUSION_DEFAULTS, pool: 20, hybrid: 0 };
+export const SEARCHER_DEFAULTS: SearcherSettings = {
+  scorer: 'heuristic',
+  macro: true,
+  micro: true,
+  lexicon: true,
+  heuristic: HEURISTIC_DEFAULTS,
+  fusion: FUSION_DEFAULTS,
+  pool: 20,
+  hybrid: 0,
+};
 
 export interface SearcherParts {
   view: GraphView;
@@ -51,7 +60,11 @@ const now = () => performance.now();
 export class DualgSearcher {
   private readonly docIndex: Map<string, number>;
 
-  constructor(private readonly parts: SearcherParts, private readonly s: SearcherSettings, private readonly name: string) {
+  constructor(
+    private readonly parts: SearcherParts,
+    private readonly s: SearcherSettings,
+    private readonly name: string,
+  ) {
     this.docIndex = new Map(parts.view.g.docs.map((d, i) => [d.id, i]));
   }
 
@@ -64,14 +77,31 @@ export class DualgSearcher {
     timings.linking = now() - t0;
     const t1 = now();
     const conditions = (parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[];
-    const m = this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, [...link.seeds.map((x) => x.surface), ...entities(query)]) : undefined;
+    const m =
+      this.s.micro && this.parts.micro.facts.length
+        ? matchMicro(this.parts.micro, conditions, [...link.seeds.map((x) => x.surface), ...entities(query)])
+        : undefined;
     timings.matching = now() - t1;
     const seeds = mergeSeeds(link.seeds, m?.seeds);
-    const hybridP = kb.search(query, { mode: 'hybrid', k: Math.max(opts.k, this.s.pool), docIds: opts.docIds, types: opts.types, queryVector: opts.queryVector });
+    const hybridP = kb.search(query, {
+      mode: 'hybrid',
+      k: Math.max(opts.k, this.s.pool),
+      docIds: opts.docIds,
+      types: opts.types,
+      queryVector: opts.queryVector,
+    });
     if (!seeds.length && !m?.sMicro.size) {
       const h = await hybridP;
       notes.push('no linkable entity: fell back to hybrid');
-      return { ...h, query, retriever: this.name, hits: h.hits.slice(0, opts.k), docs: h.docs.slice(0, opts.k), notes, timings: { ...timings, hybrid: h.timings.totalMs ?? 0, totalMs: now() - t0 } };
+      return {
+        ...h,
+        query,
+        retriever: this.name,
+        hits: h.hits.slice(0, opts.k),
+        docs: h.docs.slice(0, opts.k),
+        notes,
+        timings: { ...timings, hybrid: h.timings.totalMs ?? 0, totalMs: now() - t0 },
+      };
     }
     const t2 = now();
     const { docScores, paths } = await this.score(seeds, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, notes);
@@ -83,15 +113,32 @@ export class DualgSearcher {
     const hits = this.rankHits(final, hybrid.hits, opts, kb);
     timings.paths = 0;
     timings.totalMs = now() - t0;
-    return { query, retriever: this.name, hits, docs: hits.map((h) => ({ docId: h.docId, score: h.score })), paths, timings, ...(notes.length ? { notes } : {}) };
+    return {
+      query,
+      retriever: this.name,
+      hits,
+      docs: hits.map((h) => ({ docId: h.docId, score: h.score })),
+      paths,
+      timings,
+      ...(notes.length ? { notes } : {}),
+    };
   }
 
-  private async score(seeds: SeedInput[], rel: ReturnType<typeof relationWords>, query: string, notes: string[]): Promise<{ docScores: Map<number, number>; paths: EvidencePath[] }> {
+  private async score(
+    seeds: SeedInput[],
+    rel: ReturnType<typeof relationWords>,
+    query: string,
+    notes: string[],
+  ): Promise<{ docScores: Map<number, number>; paths: EvidencePath[] }> {
     const { view, gnn } = this.parts;
     if (this.s.scorer === 'ppr') return { docScores: pprScores(view, seeds).docScores, paths: [] };
     if (this.s.scorer === 'gnn' && gnn) {
       const total = seeds.reduce((a, x) => a + x.weight, 0) || 1;
-      const out = await gnn.scorer(gnn.graph, { seeds: Int32Array.from(seeds.map((x) => x.entity)), seedWeights: Float32Array.from(seeds.map((x) => x.weight / total)), queryVector: hashedQueryVector(query) });
+      const out = await gnn.scorer(gnn.graph, {
+        seeds: Int32Array.from(seeds.map((x) => x.entity)),
+        seedWeights: Float32Array.from(seeds.map((x) => x.weight / total)),
+        queryVector: hashedQueryVector(query),
+      });
       // GNN document scores may be logits (any sign); documents outside the active subgraph are -Infinity or NaN.
       const docScores = new Map<number, number>();
       out.docScores.forEach((v, d) => Number.isFinite(v) && docScores.set(d, v));
@@ -131,7 +178,20 @@ export class DualgSearcher {
 
 function fragmentHit(f: Fragment | undefined): SearchHit | undefined {
   if (!f) return undefined;
-  return { fragmentId: f.id, docId: f.docId, kind: f.kind, rank: 0, score: 0, scores: {}, via: 'expansion', relation: 'dualg-graph', text: f.text, page: f.page, section: f.section, media: [] };
+  return {
+    fragmentId: f.id,
+    docId: f.docId,
+    kind: f.kind,
+    rank: 0,
+    score: 0,
+    scores: {},
+    via: 'expansion',
+    relation: 'dualg-graph',
+    text: f.text,
+    page: f.page,
+    section: f.section,
+    media: [],
+  };
 }
 
 /** Linked entities plus micro-projected entities (S_ext); a micro seed weighs its match score times the best linked weight. */
