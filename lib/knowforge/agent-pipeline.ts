@@ -10,6 +10,7 @@
  * start of the answer.
  */
 import type { AgentTranscript } from '../agents/loop';
+import type { AgentProtocol, ChatModel } from '../models/types';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
 import { KfError } from '../util/errors';
@@ -25,6 +26,11 @@ import { synthesize } from './synthesizer';
 import { newToolContext, type KfToolContext } from './tools/context';
 import { runSearch } from './tools/search';
 import { makeReadMedia } from './vision';
+
+/** The protocol of a role: the setting, else the one its model's endpoint declares, else the paper's JSON. */
+export function protocolFor(s: AgentSettings, model: ChatModel): AgentProtocol {
+  return s.protocol ?? (model as ChatModel & { protocol?: AgentProtocol }).protocol ?? 'json';
+}
 
 /** Per-question bookkeeping shared by the stages. */
 export interface QuestionState {
@@ -71,7 +77,7 @@ async function locate(st: QuestionState): Promise<void> {
   const t = await runRole({
     role,
     model: ctx.model(role),
-    protocol: s.protocol,
+    protocol: protocolFor(s, ctx.model(role)),
     maxRounds,
     user: `Question: ${q.question}`,
     convention: ctx.convention,
@@ -135,7 +141,7 @@ async function read(st: QuestionState, pool: EvidencePool, tools: KfToolContext)
   const t = await runRole({
     role: 'reader',
     model: ctx.model('reader'),
-    protocol: s.protocol,
+    protocol: protocolFor(s, ctx.model('reader')),
     maxRounds: s.readerRounds,
     convention: ctx.convention,
     tools,

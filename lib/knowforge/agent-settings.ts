@@ -46,8 +46,11 @@ export const agentSettings = z
     retriever: z.string().min(1).optional(),
     /** search_knowledge default top-k (and the bridge searches' k). */
     topk: z.number().int().positive().max(KB_LIMITS.maxTopk).default(KB_LIMITS.searchTopk),
-    /** Agent protocol: the paper's JSON object per round, or native tool calls. */
-    protocol: z.enum(['json', 'tools']).default('json'),
+    /**
+     * Agent protocol: the paper's JSON object per round, or native tool calls. Unset: the stage's endpoint
+     * protocol when the model carries it (models.stages.<stage>.protocol, KF_PROTOCOL), else json.
+     */
+    protocol: z.enum(['json', 'tools']).optional(),
   })
   .superRefine((s, ctx) => {
     if (s.retriever !== undefined && !isSearchMode(s.retriever)) {

@@ -21,6 +21,7 @@ import { makeRng } from '../util/rng';
 import { AGENTS_FAMILY, type AgentSettings } from './agent-settings';
 import { findEvidence, questionState, retrievalLog } from './agent-pipeline';
 import { conventionFor } from './conventions';
+import { stageModel, type StageRouter } from './stage-model';
 
 export interface PipelineRetrievalRecord {
   id: string;
@@ -36,7 +37,7 @@ export interface PipelineRetrievalOptions {
   config: string;
   settings?: Record<string, unknown>;
   caps?: Record<string, unknown>;
-  models: { forStage(stage: Stage): ChatModel };
+  models: StageRouter;
   ks: number[];
   limit?: number;
   concurrency?: number;
@@ -73,10 +74,8 @@ async function oneQuestion(
   const gold = goldUnits(q, level);
   if (!gold.length) return { id: q.id, question: q.question, gold, excluded: true, scores: null, searches: [] };
   const kb = engineKnowledgeBase(idx).restrictedTo(q.doc ? [q.doc] : undefined);
-  const model = (stage: Stage): ChatModel => {
-    const m = opts.models.forStage(stage);
-    return { id: m.id, backend: m.backend, chat: (req, sig) => m.chat({ ...req, questionId: req.questionId ?? q.id }, sig) };
-  };
+  const model = (stage: Stage): ChatModel => stageModel(opts.models, stage, q.id);
+
   const ctx: PipelineContext = {
     question: q,
     model,

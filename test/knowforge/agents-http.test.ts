@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agentPipeline } from '../../lib/knowforge/agent-pipeline';
 import { agentSettings } from '../../lib/knowforge/agent-settings';
+import { stageModel } from '../../lib/knowforge/stage-model';
 import { toolsOf } from '../../lib/knowforge/tools/roles';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import type { AgentProtocol } from '../../lib/models/types';
@@ -38,7 +39,8 @@ async function withServer(fn: (server: ScriptedServer) => Promise<void>, first?:
   }
 }
 
-async function runPipeline(server: ScriptedServer, settings: Record<string, unknown>, protocol: AgentProtocol = 'json') {
+/** `fromEndpoint`: the protocol is not a pipeline setting but the stage endpoint's (models.stages.<stage>.protocol). */
+async function runPipeline(server: ScriptedServer, settings: Record<string, unknown>, protocol: AgentProtocol = 'json', fromEndpoint = false) {
   const stages = Object.fromEntries(Object.entries(STAGE_MODELS).map(([s, model]) => [s, { model, protocol }]));
   const router = routerFor(server, { stages });
   const kb = toyKb();
@@ -52,7 +54,7 @@ async function runPipeline(server: ScriptedServer, settings: Record<string, unkn
       goldDocs: ['alpha', 'bob'],
       evidence: [],
     } as unknown as PipelineContext['question'],
-    model: (stage) => router.forStage(stage),
+    model: (stage) => (fromEndpoint ? stageModel(router, stage) : router.forStage(stage)),
     kb,
     convention: 'generic',
     settings: {},
@@ -60,7 +62,7 @@ async function runPipeline(server: ScriptedServer, settings: Record<string, unkn
     signal: new AbortController().signal,
     trace: (e) => events.push(e),
   };
-  const s = agentSettings.parse({ protocol, ...settings });
+  const s = agentSettings.parse(fromEndpoint ? settings : { protocol, ...settings });
   const result: PipelineResult = await agentPipeline('test', '', s).run(ctx);
   await router.close();
   return { result, events, kb };
@@ -237,4 +239,14 @@ test('an unreadable judge reply and a failing vision call end in explained outco
     },
     (server) => server.on({ model: 'vis', reply: { status: 400, error: 'image too large' } }),
   );
+});
+
+test('with no protocol setting, each role uses its endpoint\'s protocol (native tools configured per stage)', async () => {
+  await withServer(async (server) => {
+    server.on({ model: 'loc', reply: [native('search_knowledge', { query: 'Alpha Quest' }), { text: 'done' }] });
+    server.on({ model: 'jdg', reply: { text: '{"need_more": false, "bridge_entities": [], "queries": [], "reason": "ok"}' } });
+    const { result } = await runPipeline(server, { reader: false, readerRounds: 0 }, 'tools', true);
+    assert.deepEqual(toolNames(byModel(server, 'loc')[0]).sort(), toolsOf('locator').names().sort(), 'tools listed natively');
+    assert.equal(result.counters?.locatorSearches, 1);
+  });
 });

@@ -12,6 +12,7 @@ import { bool, str } from '../command';
 import type { Question } from '../../bench/types';
 import { openIndex } from '../../index/open';
 import { conventionFor } from '../../knowforge/conventions';
+import { stageModel } from '../../knowforge/stage-model';
 import { eventLine, traceSummary } from '../../knowforge/trace-format';
 import { createModelRouter } from '../../models/router';
 import { registerOfflineHandlers } from '../../offline-backend';
@@ -111,7 +112,7 @@ export const command: CommandSpec = {
       const quiet = bool(args, 'quiet');
       const ctx: PipelineContext = {
         question,
-        model: (stage) => router.forStage(stage),
+        model: (stage) => stageModel(router, stage),
         kb: engineKnowledgeBase(idx).restrictedTo(question.doc ? [question.doc] : undefined),
         convention: conventionFor(r.benchmark),
         settings: r.settings,
