@@ -163,3 +163,28 @@ test('micro matching: branch-and-bound finds the table fact, projects it to a ma
   assert.equal(fused.get(0), 1);
   assert.equal(fused.get(1), 1);
 });
+
+test('one-document search: the table fragment a micro fact matched moves ahead of the hybrid order', async () => {
+  const frags: Fragment[] = [
+    { id: 'r#0', docId: 'r', kind: 'text', text: 'Annual figures of the group.', section: [], ordinal: 0, attached: [] },
+    { id: 'r#1', docId: 'r', kind: 'text', text: 'Outlook for next year.', section: [], ordinal: 1, attached: [] },
+    {
+      id: 'r#2',
+      docId: 'r',
+      kind: 'table',
+      text: 'Revenue table',
+      section: [],
+      ordinal: 2,
+      attached: [],
+      table: { header: ['Company', 'Revenue'], rows: [['Acme Corp', '12'], ['Globex', '7']] },
+    },
+  ];
+  const src: GraphSource = { id: 'm', fingerprint: 'fp', documents: () => [{ id: 'r', title: 'Report' }], fragmentsOf: () => frags };
+  const searcher = new DualgSearcher(searcherParts(await buildDualGraph(src)), SEARCHER_DEFAULTS, 'dualg');
+  // The fake hybrid lists fragments in reverse order of the list given: r#0, r#1, then the table last.
+  const kb = fakeKb([frags[2], frags[1], frags[0]]);
+  const r = await searcher.search('What was the revenue of Acme Corp?', { k: 3, docIds: ['r'] }, kb);
+  assert.equal(r.hits[0].fragmentId, 'r#2');
+  assert.equal(r.hits.length, 3);
+  assert.ok(r.notes?.some((n) => n.startsWith('one document')));
+});

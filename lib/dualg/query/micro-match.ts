@@ -22,6 +22,8 @@ export type PatternTriple = [string, string, string];
 export interface MicroMatchResult {
   /** Document index -> max(s_graph, s_node). */
   sMicro: Map<number, number>;
+  /** Fragment id (table / image holding the fact) -> the same score, for ranking within one document. */
+  sFragment: Map<string, number>;
   /** Macro entities reached by matched facts (S_ext), with the match score. */
   seeds: Map<number, number>;
   /** Facts of the best subgraphs, best first. */
@@ -141,6 +143,7 @@ function factOptions(index: MicroIndex, h: string, r: string, t: string): { fact
 /** Graph-level matching plus node-level boosting for one query. */
 export function matchMicro(index: MicroIndex, conditions: PatternTriple[], queryNames: string[], k = TOP_K): MicroMatchResult {
   const sMicro = new Map<number, number>();
+  const sFragment = new Map<string, number>();
   const seeds = new Map<number, number>();
   const put = (m: Map<number, number>, key: number, v: number) => m.set(key, Math.max(m.get(key) ?? 0, v));
   const named = conditions.filter(([h, , t]) => !isVar(h) || !isVar(t));
@@ -150,12 +153,19 @@ export function matchMicro(index: MicroIndex, conditions: PatternTriple[], query
     for (const fi of sg.facts) {
       const f = index.facts[fi];
       put(sMicro, f.doc, score);
+      sFragment.set(f.fragmentId, Math.max(sFragment.get(f.fragmentId) ?? 0, score));
       for (const e of [f.uEntity, f.vEntity]) if (e >= 0) put(seeds, e, score);
     }
   }
   // Node-level boosting: documents of the micro nodes nearest to the query's names (not seeds).
   for (const name of queryNames) {
-    for (const c of index.candidates(name)) for (const fi of index.factsOf[c.node]) put(sMicro, index.facts[fi].doc, c.sim);
+    for (const c of index.candidates(name)) {
+      for (const fi of index.factsOf[c.node]) {
+        const f = index.facts[fi];
+        put(sMicro, f.doc, c.sim);
+        sFragment.set(f.fragmentId, Math.max(sFragment.get(f.fragmentId) ?? 0, c.sim));
+      }
+    }
   }
-  return { sMicro, seeds, matched: subgraphs.map((sg) => sg.facts.map((i) => index.facts[i])) };
+  return { sMicro, sFragment, seeds, matched: subgraphs.map((sg) => sg.facts.map((i) => index.facts[i])) };
 }

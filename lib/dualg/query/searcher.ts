@@ -10,7 +10,7 @@ import { parsePattern } from '../offline/pattern';
 import type { Fragment } from '../../corpus/types';
 import type { SearchHit } from '../../index/types';
 import type { KbSearchOptions, KnowledgeBase } from '../../pipeline/knowledge-base';
-import type { EvidencePath, RankedEvidence } from '../../pipeline/ranked-evidence';
+import { docScoresFromHits as docScoresOf, type EvidencePath, type RankedEvidence } from '../../pipeline/ranked-evidence';
 import { entities } from '../../util/text-rules';
 import type { GnnGraph } from '../types';
 import { fuseScores, FUSION_DEFAULTS, type FusionSettings } from './fuse';
@@ -90,6 +90,13 @@ export class DualgSearcher {
       types: opts.types,
       queryVector: opts.queryVector,
     });
+    if (opts.docIds?.length === 1) {
+      // One document (MMLongBench-Doc): rank its fragments, the micro matches pointing at tables and charts.
+      const h = await hybridP;
+      const hits = rankFragments(h.hits, m?.sFragment ?? new Map(), this.s.fusion.beta, opts, kb);
+      notes.push('one document: its fragments ranked by the hybrid plus micro matches');
+      return { query, retriever: this.name, hits, docs: docScoresOf(hits), timings: { ...timings, hybrid: h.timings.totalMs ?? 0, totalMs: now() - t0 }, notes };
+    }
     if (!seeds.length && !m?.sMicro.size) {
       const h = await hybridP;
       notes.push('no linkable entity: fell back to hybrid');
@@ -174,6 +181,35 @@ export class DualgSearcher {
     }
     return out;
   }
+}
+
+/**
+ * Fragments of one document: hybrid reciprocal rank plus beta/2 x s_micro of the table / image fragment
+ * a matched micro fact came from (a full match then weighs like the hybrid's first hit).
+ */
+export function rankFragments(
+  hybrid: SearchHit[],
+  sFragment: Map<string, number>,
+  beta: number,
+  opts: KbSearchOptions & { k: number },
+  kb: KnowledgeBase,
+): SearchHit[] {
+  const score = new Map<string, number>();
+  const hitOf = new Map<string, SearchHit>();
+  hybrid.forEach((h, i) => {
+    hitOf.set(h.fragmentId, h);
+    score.set(h.fragmentId, 1 / (2 + i));
+  });
+  for (const [id, s] of sFragment) {
+    const f = hitOf.get(id) ?? fragmentHit(kb.fragment(id));
+    if (!f || (opts.docIds && !opts.docIds.includes(f.docId)) || (opts.types && !opts.types.includes(f.kind))) continue;
+    hitOf.set(id, f);
+    score.set(id, (score.get(id) ?? 0) + (beta / 2) * s);
+  }
+  return [...score.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, opts.k)
+    .map(([id, sc], i) => ({ ...hitOf.get(id)!, rank: i + 1, score: sc }));
 }
 
 function fragmentHit(f: Fragment | undefined): SearchHit | undefined {
