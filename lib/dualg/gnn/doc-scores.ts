@@ -12,6 +12,8 @@ interface NodeDocIndex {
   weights: Float32Array;
   /** 1 / number of documents the entity occurs in (0 when none). */
   idf: Float32Array;
+  /** Largest entity weight per document (the graph gives the entity a document is titled by the top weight). */
+  docMaxWeight: Float32Array;
 }
 
 const cache = new WeakMap<GnnGraph, NodeDocIndex>();
@@ -35,7 +37,9 @@ export function nodeDocIndex(graph: GnnGraph): NodeDocIndex {
     const df = offsets[v + 1] - offsets[v];
     idf[v] = df ? 1 / df : 0;
   }
-  const index = { offsets, docs, weights, idf };
+  const docMaxWeight = new Float32Array(graph.numDocs);
+  for (let i = 0; i < node.length; i++) docMaxWeight[doc[i]] = Math.max(docMaxWeight[doc[i]], weight[i]);
+  const index = { offsets, docs, weights, idf, docMaxWeight };
   cache.set(graph, index);
   return index;
 }

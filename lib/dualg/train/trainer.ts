@@ -27,7 +27,10 @@ export interface TrainOptions {
   learningRate?: number;
   batchSize?: number;
   pretrain?: { epochs: number; examples: TrainExample[] };
-  finetune?: { epochs: number; examples: TrainExample[]; validation?: TrainExample[] };
+  /** validation picks the best epoch; monitor is only measured and reported (e.g. held-out questions). */
+  finetune?: { epochs: number; examples: TrainExample[]; validation?: TrainExample[]; monitor?: TrainExample[] };
+  /** Start from this checkpoint's weights (same graph) when not resuming, e.g. k-fold fine-tuning from a base model. */
+  initFrom?: string;
   /** Stop (after the current epoch, checkpoint written) once this many seconds have passed. */
   maxSeconds?: number;
   log?: (line: string) => void;
@@ -39,6 +42,7 @@ export interface EpochRecord {
   meanLoss: number;
   batchLosses: number[];
   val?: Validation;
+  monitor?: Validation;
   seconds: number;
 }
 
@@ -51,7 +55,7 @@ export interface TrainResult {
   graphFingerprint: string;
 }
 
-type Phase = { name: 'pretrain' | 'finetune'; epochs: number; examples: TrainExample[]; loss: LossWeights; validation?: TrainExample[] };
+type Phase = { name: 'pretrain' | 'finetune'; epochs: number; examples: TrainExample[]; loss: LossWeights; validation?: TrainExample[]; monitor?: TrainExample[] };
 
 export async function trainGnn(o: TrainOptions): Promise<TrainResult> {
   await initTf();
@@ -61,7 +65,7 @@ export async function trainGnn(o: TrainOptions): Promise<TrainResult> {
   const state = await resume(o, model, optimizer, fingerprint);
   const phases: Phase[] = [
     { name: 'pretrain', epochs: o.pretrain?.epochs ?? 0, examples: o.pretrain?.examples ?? [], loss: PRETRAIN_LOSS },
-    { name: 'finetune', epochs: o.finetune?.epochs ?? 0, examples: o.finetune?.examples ?? [], loss: FINETUNE_LOSS, validation: o.finetune?.validation },
+    { name: 'finetune', epochs: o.finetune?.epochs ?? 0, examples: o.finetune?.examples ?? [], loss: FINETUNE_LOSS, validation: o.finetune?.validation, monitor: o.finetune?.monitor },
   ];
   const t0 = Date.now();
   let stoppedBy: string | undefined;
@@ -71,7 +75,7 @@ export async function trainGnn(o: TrainOptions): Promise<TrainResult> {
       const rec = runEpoch(o, model, optimizer, phase, epoch);
       state.history.push(rec);
       state.progress[doneKey] = epoch;
-      o.log?.(`gnn ${phase.name} epoch ${epoch}/${phase.epochs}: loss ${rec.meanLoss.toFixed(4)}${rec.val ? `, val R@2 ${rec.val.r2.toFixed(3)} R@5 ${rec.val.r5.toFixed(3)} (n=${rec.val.n})` : ''} (${rec.seconds.toFixed(1)} s)`);
+      o.log?.(`gnn ${phase.name} epoch ${epoch}/${phase.epochs}: loss ${rec.meanLoss.toFixed(4)}${rec.val ? `, val R@2 ${rec.val.r2.toFixed(3)} R@5 ${rec.val.r5.toFixed(3)} (n=${rec.val.n})` : ''}${rec.monitor ? `, monitor R@2 ${rec.monitor.r2.toFixed(3)} R@5 ${rec.monitor.r5.toFixed(3)} (n=${rec.monitor.n})` : ''} (${rec.seconds.toFixed(1)} s)`);
       if (rec.val && (!state.progress.best || rec.val.r5 > state.progress.best.value)) {
         state.progress.best = { metric: 'val R@5', value: rec.val.r5, epoch };
         await save(path.join(o.dir, 'best'), model, optimizer, fingerprint, state);
@@ -95,8 +99,9 @@ function runEpoch(o: TrainOptions, model: GnnModel, optimizer: tf.Optimizer, pha
     losses.push(trainStep(model, optimizer, o.graph, order.slice(i, i + bs).map((j) => phase.examples[j]), phase.loss));
   }
   const val = phase.validation?.length ? validate(model, o.graph, phase.validation) : undefined;
+  const monitor = phase.monitor?.length ? validate(model, o.graph, phase.monitor) : undefined;
   const meanLoss = losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length);
-  return { phase: phase.name, epoch, meanLoss, batchLosses: losses, ...(val ? { val } : {}), seconds: (Date.now() - t) / 1000 };
+  return { phase: phase.name, epoch, meanLoss, batchLosses: losses, ...(val ? { val } : {}), ...(monitor ? { monitor } : {}), seconds: (Date.now() - t) / 1000 };
 }
 
 interface RunState { progress: TrainingProgress; history: EpochRecord[]; resumed: boolean }
@@ -114,7 +119,13 @@ async function save(dir: string, model: GnnModel, optimizer: tf.Optimizer, graph
 /** Continue from <dir>/last when it exists (same graph, same architecture), else start fresh. */
 async function resume(o: TrainOptions, model: GnnModel, optimizer: tf.Optimizer, fingerprint: string): Promise<RunState> {
   const last = path.join(o.dir, 'last');
-  if (!checkpointExists(last)) return { progress: { pretrainEpochs: 0, finetuneEpochs: 0 }, history: [], resumed: false };
+  if (!checkpointExists(last)) {
+    if (o.initFrom) {
+      model.setWeights(readCheckpoint(o.initFrom, { graphFingerprint: fingerprint }).params);
+      o.log?.(`gnn: starting from the weights in ${o.initFrom}`);
+    }
+    return { progress: { pretrainEpochs: 0, finetuneEpochs: 0 }, history: [], resumed: false };
+  }
   const ck = readCheckpoint(last, { graphFingerprint: fingerprint });
   for (const k of ['layers', 'hidden', 'inputDim', 'numRelations'] as const) {
     if (ck.manifest.config[k] !== o.config[k]) {

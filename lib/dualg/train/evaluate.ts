@@ -1,0 +1,44 @@
+/**
+ * Per-question document-ranking metrics for any scorer on the same graph and the
+ * same seeds (trained GNN, untrained GNN, heuristic, PPR), so they can be compared
+ * pairwise. A question no scorer can start from (no linked entity) scores 0 for all.
+ */
+export interface QuestionMetrics {
+  id: string;
+  r2: number;
+  r5: number;
+  allFound2: number;
+  allFound5: number;
+  allFound8: number;
+}
+
+/** Document indices ranked by score (positive scores only, ties by index). */
+export function rankDocs(scores: Float32Array | Map<number, number>): number[] {
+  const entries: [number, number][] = scores instanceof Map ? [...scores.entries()] : Array.from(scores, (v, i) => [i, v] as [number, number]);
+  return entries.filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([d]) => d);
+}
+
+export function questionMetrics(id: string, ranked: number[], gold: readonly number[]): QuestionMetrics {
+  const found = (k: number) => gold.filter((g) => ranked.slice(0, k).includes(g)).length;
+  const n = gold.length || 1;
+  return {
+    id, r2: found(2) / n, r5: found(5) / n,
+    allFound2: found(2) === gold.length ? 1 : 0, allFound5: found(5) === gold.length ? 1 : 0, allFound8: found(8) === gold.length ? 1 : 0,
+  };
+}
+
+export function meanMetrics(rows: QuestionMetrics[]): Omit<QuestionMetrics, 'id'> & { n: number } {
+  const m = (f: (r: QuestionMetrics) => number) => (rows.length ? rows.reduce((a, r) => a + f(r), 0) / rows.length : 0);
+  return { n: rows.length, r2: m((r) => r.r2), r5: m((r) => r.r5), allFound2: m((r) => r.allFound2), allFound5: m((r) => r.allFound5), allFound8: m((r) => r.allFound8) };
+}
+
+export function zeroMetrics(id: string): QuestionMetrics {
+  return { id, r2: 0, r5: 0, allFound2: 0, allFound5: 0, allFound8: 0 };
+}
+
+/** p-th percentile (0..100) of a list (nearest rank). */
+export function percentile(xs: number[], p: number): number {
+  if (!xs.length) return NaN;
+  const s = xs.slice().sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
