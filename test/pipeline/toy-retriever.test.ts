@@ -61,6 +61,11 @@ test('the toy retriever runs through kf eval retrieval and kf run', async () => 
     const bad = await kf(['eval', 'retrieval', '--bench', 'demo', '--corpus', corpus, '--questions', questionsFile, '--retriever', 'tyo', '--quiet']);
     assert.equal(bad.code, 1);
     assert.match(bad.err, /did you mean "toy"/);
+    const evalArgs = ['eval', 'retrieval', '--bench', 'demo', '--corpus', corpus, '--questions', questionsFile, '--retriever', 'toy'];
+    const cached = ['--embedder', 'hash', '--offline', '--ocr', 'off', '--index', path.join(tmp, 'index'), '--quiet'];
+    const badSettings = await kf([...evalArgs, ...cached, '--retriever-settings', '[1]']);
+    assert.equal(badSettings.code, 1);
+    assert.match(badSettings.err, /--retriever-settings must be a JSON object/);
 
     const exp = path.join(tmp, 'toy.toml');
     fs.writeFileSync(

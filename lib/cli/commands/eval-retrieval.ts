@@ -41,6 +41,20 @@ export function parseKs(s: string): number[] | string {
   return [...new Set(ks.map(Number))].sort((a, b) => a - b);
 }
 
+/** --retriever-settings: a JSON object, or nothing. */
+function retrieverSettings(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    v = undefined;
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new KfError('bad_flag', `--retriever-settings must be a JSON object, got ${text}`, `e.g. --retriever-settings '{"tau": 0.5}'`);
+  return v as Record<string, unknown>;
+}
+
 /** --retriever (validated against the registered ones) or --mode; `--retriever list` prints the names and returns undefined. */
 function chosenRetriever(retriever: string | undefined, mode: string): string | undefined {
   if (retriever === undefined) return mode;
@@ -75,6 +89,7 @@ export const command: CommandSpec = {
     },
     mode: { type: 'string', default: 'hybrid+graph', choices: MODES, description: 'retrieval mode' },
     retriever: { type: 'string', description: 'a registered retriever instead of --mode (kf eval retrieval --retriever list names them)' },
+    'retriever-settings': { type: 'string', description: 'settings of the registered retriever as a JSON object (as index.settings in an experiment)' },
     config: {
       type: 'string',
       description:
@@ -140,7 +155,8 @@ export const command: CommandSpec = {
       let summary;
       try {
         // Every retriever is searched through the knowledge-base view (contexts off: recall needs ids only).
-        const kb = engineKnowledgeBase(idx, { forced: { withContext: false }, maxTopk: Math.max(...ks) });
+        const settings = retrieverSettings(str(args, 'retriever-settings'));
+        const kb = engineKnowledgeBase(idx, { forced: { withContext: false }, maxTopk: Math.max(...ks), settings });
         const search = (q: Question, k: number) => {
           idx.retrieverFor(q); // refuses a question whose document is not in the index
           return kb.restrictedTo(q.doc ? [q.doc] : undefined).search(q.question, { k, mode });
