@@ -33,7 +33,7 @@ import { OcrPool } from '../corpus/ocr';
 import { KfError, errorMessage } from '../util/errors';
 import { canonicalJson, sha256, shortHash } from '../util/hash';
 import { ensureWritableDir, readJsonl } from '../util/fsx';
-import { isPidLock, tryPidLock } from '../util/pid-lock';
+import { isPidLock, tryPidLock, waitForPidLock } from '../util/pid-lock';
 import { runPool } from '../util/worker-pool';
 import { benchmarkSpec } from '../bench/registry';
 import { repoRoot } from '../util/paths';
@@ -603,6 +603,8 @@ export async function ensureIndex(input: EnsureIndexInput): Promise<{ dir: strin
   const dir = input.outDir
     ? path.resolve(input.outDir)
     : path.join(input.cacheRoot ?? path.join(repoRoot(), '.kf-cache', 'indexes'), `${name}-${key.slice(0, 16)}`);
+  // Another process building this very index (two runs or test files starting at once): wait, then reuse its build.
+  await waitWhileBuilt(dir);
   const gen = fs.existsSync(dir) ? currentGeneration(dir) : undefined;
   if (gen) {
     try {
@@ -614,6 +616,14 @@ export async function ensureIndex(input: EnsureIndexInput): Promise<{ dir: strin
   }
   const result = await buildIndex({ ...input, outDir: dir });
   return { dir, built: true, result };
+}
+
+/** Wait (polling) while a live process of this host holds the build lock of `root`. */
+async function waitWhileBuilt(root: string): Promise<void> {
+  const file = path.join(root, '.build.lock');
+  if (!fs.existsSync(file)) return;
+  const r = await waitForPidLock(file, { pollMs: 200, timeoutMs: 30 * 60_000 });
+  if (isPidLock(r)) r.release();
 }
 
 function nextBuildName(root: string, current: string | undefined): string {
