@@ -604,18 +604,28 @@ export async function ensureIndex(input: EnsureIndexInput): Promise<{ dir: strin
     ? path.resolve(input.outDir)
     : path.join(input.cacheRoot ?? path.join(repoRoot(), '.kf-cache', 'indexes'), `${name}-${key.slice(0, 16)}`);
   // Another process building this very index (two runs or test files starting at once): wait, then reuse its build.
-  await waitWhileBuilt(dir);
-  const gen = fs.existsSync(dir) ? currentGeneration(dir) : undefined;
-  if (gen) {
+  for (let attempt = 0; ; attempt++) {
+    await waitWhileBuilt(dir);
+    if (isCurrent(dir, key)) return { dir, built: false };
     try {
-      const m = JSON.parse(fs.readFileSync(path.join(dir, gen, 'manifest.json'), 'utf8')) as IndexManifest;
-      if (m.inputKey === key) return { dir, built: false };
-    } catch {
-      /* unreadable manifest: rebuild */
+      const result = await buildIndex({ ...input, outDir: dir });
+      return { dir, built: true, result };
+    } catch (e) {
+      if (!(e instanceof KfError && e.code === 'index_locked') || attempt >= 3) throw e;
     }
   }
-  const result = await buildIndex({ ...input, outDir: dir });
-  return { dir, built: true, result };
+}
+
+/** The index at `dir` exists and was built from the inputs with this key. */
+function isCurrent(dir: string, key: string): boolean {
+  const gen = fs.existsSync(dir) ? currentGeneration(dir) : undefined;
+  if (!gen) return false;
+  try {
+    const m = JSON.parse(fs.readFileSync(path.join(dir, gen, 'manifest.json'), 'utf8')) as IndexManifest;
+    return m.inputKey === key;
+  } catch {
+    return false; // unreadable manifest: rebuild
+  }
 }
 
 /** Wait (polling) while a live process of this host holds the build lock of `root`. */
