@@ -9,6 +9,7 @@
  * any registered retriever can stand in for the engine's modes (`retriever`).
  */
 import { z } from 'zod';
+import { RETRIEVAL_MODES } from '../index/types';
 import { KB_LIMITS, type KnowledgeBase } from '../pipeline/knowledge-base';
 import type { PipelineSpec } from '../pipeline/spec';
 import { isSearchMode, searchModeNames } from '../pipeline/retrievers';
@@ -24,7 +25,7 @@ export const ONE_SHOT_FAMILY = 'knowforge-one-shot';
 export const oneShotSettings = z
   .strictObject({
     /** Retrieval mode of the single search; 'none' = closed book. */
-    mode: z.enum(['none', 'bm25', 'dense', 'hybrid', 'hybrid+graph']).default('hybrid+graph'),
+    mode: z.enum(['none', ...RETRIEVAL_MODES]).default('hybrid+graph'),
     /** A registered retriever (lib/pipeline/retrievers.ts) searched instead of `mode`; default: the mode itself. */
     retriever: z.string().min(1).optional(),
     /** Synthesizer answer template. */
