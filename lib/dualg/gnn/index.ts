@@ -1,10 +1,12 @@
 /**
  * DG2's side of the scorer seam (lib/dualg/query/scorer.ts): createGnnScorer
- * finds the checkpoint trained for this graph (setting `gnnCheckpoint`, else
- * $KF_GNN_CHECKPOINTS or <repo>/.kf-cache/gnn-checkpoints searched by the graph's
- * fingerprint) and returns the trained scorer, or undefined when there is none
- * (the retriever then uses its heuristic and says so). A checkpoint named
- * explicitly but trained for another graph is refused with the reason.
+ * finds the checkpoint trained for this graph -- setting `gnnCheckpoint` (a
+ * folder), else a 'gnn-checkpoint' artifact for the graph's fingerprint (trained
+ * first when setting `gnnTrain` is true), else $KF_GNN_CHECKPOINTS or
+ * <repo>/.kf-cache/gnn-checkpoints (scripts/dualg-gnn-train.ts writes there) --
+ * and returns the trained scorer, or undefined when there is none (the retriever
+ * then uses its heuristic and says so). A checkpoint named explicitly but
+ * trained for another graph is refused with the reason.
  */
 import path from 'node:path';
 import { repoRoot } from '../../util/paths';
@@ -12,6 +14,9 @@ import type { GnnScorerSetup } from '../query/scorer';
 import { gnnGraphFingerprint } from '../train/fingerprint';
 import { findCheckpointFor, loadGnnModel } from './load';
 import { makeGnnScorer, type GnnScorer } from './scorer';
+import { ArtifactStore } from '../../pipeline/artifact-store';
+import { GNN_CHECKPOINT_ARTIFACT, gnnCheckpointRequest, register } from './artifact';
+import type { GnnModel } from './model';
 
 export { makeGnnScorer, scoreBatch } from './scorer';
 export type { GnnScore, GnnScorer } from './scorer';
@@ -26,9 +31,23 @@ export function defaultCheckpointRoot(): string {
 export async function createGnnScorer(setup: GnnScorerSetup): Promise<GnnScorer | undefined> {
   const fingerprint = gnnGraphFingerprint(setup.graph);
   const named = typeof setup.settings.gnnCheckpoint === 'string' ? path.resolve(setup.settings.gnnCheckpoint) : undefined;
-  const dir = named ?? findCheckpointFor(defaultCheckpointRoot(), fingerprint);
+  let model: GnnModel | undefined;
+  let dir = named;
+  if (!named) {
+    const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
+    register();
+    if (setup.settings.gnnTrain === true && setup.indexDir) {
+      const request = await gnnCheckpointRequest(setup.indexDir, (setup.settings.gnnTraining ?? {}) as Record<string, unknown>);
+      if (request.inputs.graph === fingerprint) {
+        await store.prepare(GNN_CHECKPOINT_ARTIFACT, request, { log: setup.log });
+        model = (await store.open<GnnModel>(GNN_CHECKPOINT_ARTIFACT, request)).value;
+        dir = `artifact ${GNN_CHECKPOINT_ARTIFACT}`;
+      }
+    }
+    dir ??= findCheckpointFor(path.join(store.root, GNN_CHECKPOINT_ARTIFACT), fingerprint) ?? findCheckpointFor(defaultCheckpointRoot(), fingerprint);
+  }
   if (!dir) return undefined;
-  const model = await loadGnnModel(dir, fingerprint);
+  model ??= await loadGnnModel(dir, fingerprint);
   setup.log?.(`dualg: trained GNN from ${dir} (${model.config.layers} layers x ${model.config.hidden})`);
   const paths = typeof setup.settings.gnnPaths === 'number' ? setup.settings.gnnPaths : 5;
   return makeGnnScorer(model, { paths });
