@@ -8,24 +8,18 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ensureDemoWorld } from '../../lib/demo';
+import { demoPresetOverrides } from '../../lib/bench/benchmarks/demo';
+import { ownScratch, tinyDemoWorld } from '../_shared/scratch';
 import { loadExperiment } from '../../lib/run/config';
 import { runExperiment } from '../../lib/run/runner';
 import { repoRoot } from '../../lib/util/paths';
 import { kfInProcess } from '../_shared/cli-in-process';
 
-const INDEX = path.join(repoRoot(), '.kf-cache', 'index', 'demo-tiny');
-
-async function tinyRun(out: string) {
-  const world = await ensureDemoWorld({ preset: 'tiny' });
+/** A run of M5 on the tiny world with an index of its own (built by the run: no other test file shares it). */
+async function tinyRun(out: string, index: string) {
+  const world = await tinyDemoWorld();
   const exp = loadExperiment(path.join(repoRoot(), 'experiments', 'knowforge', 'demo', 'M5.toml'), {
-    overrides: [
-      `benchmark.paths.questions=${path.join(world.dir, 'questions.json')}`,
-      `benchmark.paths.corpus=${path.join(world.dir, 'corpus')}`,
-      `index.dir=${INDEX}`,
-      'models.cache.mode=off',
-      'limits.maxQuestions=2',
-    ],
+    overrides: [...demoPresetOverrides('tiny', world.dir, { indexDir: index }).overrides, 'models.cache.mode=off', 'limits.maxQuestions=2'],
   });
   return runExperiment({ experiment: exp, resultsDir: out, log: () => {} });
 }
@@ -34,8 +28,9 @@ test(
   'kf trace prints a question of a run readably; kf ask answers with progress, FINAL ANSWER, citations and a trace file',
   { timeout: 5 * 60_000 },
   async () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-ask-trace-'));
-    const run = await tinyRun(out);
+    const out = ownScratch('kf-ask-trace-');
+    const INDEX = path.join(out, 'index');
+    const run = await tinyRun(out, INDEX);
     const id = JSON.parse(fs.readFileSync(path.join(run.dir, 'records.jsonl'), 'utf8').split('\n')[0]).id;
     const t = await kfInProcess(['trace', run.dir, id]);
     assert.equal(t.code, 0, t.err);

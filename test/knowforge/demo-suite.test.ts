@@ -8,23 +8,19 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ensureDemoWorld } from '../../lib/demo';
+import { demoPresetOverrides } from '../../lib/bench/benchmarks/demo';
+import { ownScratch, tinyDemoWorld } from '../_shared/scratch';
 import { runSuite } from '../../lib/run/suite';
 import { repoRoot } from '../../lib/util/paths';
 
 test('knowforge-demo suite offline: S0/S4/M4/M5/P0/P1 with paired comparisons against S4', { timeout: 15 * 60_000 }, async () => {
-  const world = await ensureDemoWorld({ preset: 'tiny' });
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-knowforge-suite-'));
+  const world = await tinyDemoWorld();
+  const out = ownScratch('kf-knowforge-suite-');
   const r = await runSuite(path.join(repoRoot(), 'experiments', 'suites', 'knowforge-demo.toml'), {
     out,
     formats: ['html'],
     log: () => {},
-    overrides: [
-      `benchmark.paths.questions=${path.join(world.dir, 'questions.json')}`,
-      `benchmark.paths.corpus=${path.join(world.dir, 'corpus')}`,
-      `index.dir=${path.join(repoRoot(), '.kf-cache', 'index', 'demo-tiny')}`,
-      'models.cache.mode=off',
-    ],
+    overrides: [...demoPresetOverrides('tiny', world.dir, { indexDir: path.join(out, 'index') }).overrides, 'models.cache.mode=off'],
   });
   assert.deepEqual(r.incomplete, []);
   assert.equal(r.backend, 'offline');

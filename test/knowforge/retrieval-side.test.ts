@@ -6,12 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { ensureDemoWorld } from '../../lib/demo';
-import { repoRoot } from '../../lib/util/paths';
+import { ownScratch, tinyDemoWorld } from '../_shared/scratch';
 import { kfInProcess } from '../_shared/cli-in-process';
 
 test('kf eval retrieval --config M5: first-search R@k, R@all and doc found over every search', { timeout: 5 * 60_000 }, async () => {
-  const world = await ensureDemoWorld({ preset: 'tiny' });
+  const world = await tinyDemoWorld();
+  // Its own index folder: kf eval retrieval builds with its own options, which must not rebuild the shared one.
+  const indexDir = path.join(ownScratch('kf-retrieval-side-'), 'index');
   const common = [
     'eval',
     'retrieval',
@@ -22,7 +23,8 @@ test('kf eval retrieval --config M5: first-search R@k, R@all and doc found over 
     '--questions',
     path.join(world.dir, 'questions.json'),
     '--index',
-    path.join(repoRoot(), '.kf-cache', 'index', 'demo-tiny'),
+    indexDir,
+    '--offline',
     '--limit',
     '8',
     '--quiet',
