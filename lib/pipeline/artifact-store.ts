@@ -32,7 +32,7 @@ const kinds = new Map<string, ArtifactKind<never>>();
 /** Prepares in flight in this process, by artifact folder: a second prepare of the same key (any store object) joins the first. */
 const inFlight = new Map<string, Promise<ArtifactRef>>();
 /** Modules (relative to this file) exporting `register()` for built-in kinds; a missing one is skipped. */
-const KIND_MODULES = ['../index/kp-index-artifact', '../dualg/artifacts'];
+const KIND_MODULES = ['../index/kp-index-artifact', '../dualg/artifacts', '../dualg/gnn/artifact'];
 let kindModulesLoaded = false;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
