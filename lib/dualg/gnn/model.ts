@@ -32,14 +32,17 @@ function paramSpecs(c: GnnConfig): ParamSpec[] {
     specs.push(
       { name: `layer${l}.relW`, shape: [d, d], std: glorotStd(d, d) },
       { name: `layer${l}.relU`, shape: [d, d], std: glorotStd(d, d) * 0.5 },
-      { name: `layer${l}.W`, shape: [2 * d, d], std: glorotStd(2 * d, d) },
+      // W_l [h; agg] as two halves: wasm's Concat cost more than the second matmul.
+      { name: `layer${l}.Wself`, shape: [d, d], std: glorotStd(2 * d, d) },
+      { name: `layer${l}.Wagg`, shape: [d, d], std: glorotStd(2 * d, d) },
       { name: `layer${l}.b`, shape: [d], std: 'zeros' },
       { name: `layer${l}.lnGain`, shape: [d], std: 'ones' },
       { name: `layer${l}.lnBias`, shape: [d], std: 'zeros' },
     );
   }
   specs.push(
-    { name: 'mlp.W1', shape: [2 * d, d], std: glorotStd(2 * d, d) },
+    { name: 'mlp.W1node', shape: [d, d], std: glorotStd(2 * d, d) },
+    { name: 'mlp.W1query', shape: [d, d], std: glorotStd(2 * d, d) },
     { name: 'mlp.b1', shape: [d], std: 'zeros' },
     { name: 'mlp.W2', shape: [d, 1], std: glorotStd(d, 1) },
     { name: 'mlp.b2', shape: [1], std: 'zeros' },
@@ -105,13 +108,14 @@ export class GnnModel {
         msg = tf.gather(h, src).mul(relE).mul(w) as tf.Tensor2D;
         agg = tf.unsortedSegmentSum(msg, dst, N).add(h0) as tf.Tensor2D;
       }
-      const upd = tf.concat([h, agg], 1).matMul(this.p(`layer${l}.W`)).add(this.p(`layer${l}.b`)) as tf.Tensor2D;
+      const upd = h.matMul(this.p(`layer${l}.Wself`)).add(agg.matMul(this.p(`layer${l}.Wagg`))).add(this.p(`layer${l}.b`)) as tf.Tensor2D;
       const next = h.add(tf.relu(this.layerNorm(upd, l))) as tf.Tensor2D;
       if (opts.edgeLogits) edgeLogits.push(msg ? msg.mul(tf.gather(next, dst)).sum(1) : tf.zeros([0]));
       h = next;
     }
-    const feat = tf.concat([h, zqNode], 1);
-    const hidden = tf.relu(feat.matMul(this.p('mlp.W1')).add(this.p('mlp.b1')));
+    // MLP([h; Enc'(q)]): the query half is computed once per query, then gathered per node.
+    const queryPart = tf.gather(zq.matMul(this.p('mlp.W1query')), nodeQ);
+    const hidden = tf.relu(h.matMul(this.p('mlp.W1node')).add(queryPart).add(this.p('mlp.b1')));
     const logits = hidden.matMul(this.p('mlp.W2')).add(this.p('mlp.b2')).reshape([N]) as tf.Tensor1D;
     return opts.edgeLogits ? { logits, edgeLogits } : { logits };
   }
