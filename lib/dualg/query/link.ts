@@ -27,6 +27,11 @@ export interface LinkResult {
 const NEAREST_MIN = 0.8;
 const MAX_PER_NAME = 3;
 
+/** A one-word name opening the question that no title gave ("Besides ..."): a capitalised word, not a name. */
+function openingWord(view: GraphView, m: { from: number; key: string }, entity: number): boolean {
+  return m.from === 0 && !m.key.includes(' ') && view.g.entityOrigin[entity] !== 'title';
+}
+
 export function linkQuery(view: GraphView, question: string): LinkResult {
   const toks = wordTokens(question);
   const byEntity = new Map<number, LinkedEntity>();
@@ -40,8 +45,9 @@ export function linkQuery(view: GraphView, question: string): LinkResult {
   // Lower-case questions (HotpotQA has some): multi-word names only, to keep common words out.
   if (!matches.length) matches = view.matcher.scan(question, { skip: (k) => skipKey(k) || !k.includes(' ') }, toks);
   for (const m of matches) {
+    const ids = (view.g.aliases.get(m.key) ?? []).filter((id) => !openingWord(view, m, id));
+    if (!ids.length) continue;
     for (let i = m.from; i < m.to; i++) covered.add(i);
-    const ids = view.g.aliases.get(m.key) ?? [];
     for (const id of ids.slice(0, MAX_PER_NAME)) add(id, question.slice(m.start, m.end), 'exact');
   }
   for (const e of entities(question)) {
