@@ -188,3 +188,12 @@ test('one-document search: the table fragment a micro fact matched moves ahead o
   assert.equal(r.hits.length, 3);
   assert.ok(r.notes?.some((n) => n.startsWith('one document')));
 });
+
+test('a question linking only entities found everywhere falls back to hybrid, saying so', async () => {
+  const passages = ['Alpha', 'Beta', 'Gamma', 'Delta', 'Epsilon'].map((t) => ({ id: t, title: t, text: `${t} is a town in Northern Europe.` }));
+  const g = await buildDualGraph(sourceFromPassages(passages, 'common'));
+  const searcher = new DualgSearcher(searcherParts(g), SEARCHER_DEFAULTS, 'dualg');
+  const r = await searcher.search('Which towns are in Northern Europe?', { k: 3 }, fakeKb(fragmentsOf(passages as typeof PASSAGES)));
+  assert.ok(r.notes?.some((n) => n.startsWith('only common entities linked')), JSON.stringify(r.notes));
+  assert.equal(r.hits.length, 3);
+});

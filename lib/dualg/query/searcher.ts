@@ -35,6 +35,8 @@ export interface SearcherSettings {
   pool: number;
   /** Weight of the hybrid's reciprocal rank added to s_final (0: the hybrid only fills up). */
   hybrid: number;
+  /** Share of the largest possible idf a linked seed needs for the graph to rank (else hybrid). */
+  minSeedIdf: number;
 }
 
 export const SEARCHER_DEFAULTS: SearcherSettings = {
@@ -46,6 +48,7 @@ export const SEARCHER_DEFAULTS: SearcherSettings = {
   fusion: FUSION_DEFAULTS,
   pool: 20,
   hybrid: 0,
+  minSeedIdf: 0.5,
 };
 
 export interface SearcherParts {
@@ -97,9 +100,12 @@ export class DualgSearcher {
       notes.push('one document: its fragments ranked by the hybrid plus micro matches');
       return { query, retriever: this.name, hits, docs: docScoresOf(hits), timings: { ...timings, hybrid: h.timings.totalMs ?? 0, totalMs: now() - t0 }, notes };
     }
-    if (!seeds.length && !m?.sMicro.size) {
+    // Seeds as common as "American" (idf below half the largest possible) say too little to steer the ranking.
+    const maxIdf = Math.log(1 + Math.max(1, view.g.docs.length));
+    const strong = link.seeds.some((x) => x.weight >= this.s.minSeedIdf * maxIdf);
+    if (!m?.sMicro.size && (!seeds.length || !strong)) {
       const h = await hybridP;
-      notes.push('no linkable entity: fell back to hybrid');
+      notes.push(seeds.length ? 'only common entities linked: fell back to hybrid' : 'no linkable entity: fell back to hybrid');
       return {
         ...h,
         query,
