@@ -45,7 +45,10 @@ function registerWasmSegmentSum(): void {
     kernelFunc: ({ inputs, backend, attrs }) => {
       const { x, segmentIds } = inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
       const { numSegments } = attrs as unknown as { numSegments: number };
-      const b = backend as unknown as { readSync(id: unknown): tf.TypedArray; makeOutput(shape: number[], dtype: string, memoryOffset?: number, values?: tf.TypedArray): tf.TensorInfo };
+      const b = backend as unknown as {
+        readSync(id: unknown): tf.TypedArray;
+        makeOutput(shape: number[], dtype: string, memoryOffset?: number, values?: tf.TypedArray): tf.TensorInfo;
+      };
       const xv = b.readSync(x.dataId) as Float32Array;
       const ids = b.readSync(segmentIds.dataId) as Int32Array;
       const inner = x.shape.slice(1).reduce((a, c) => a * c, 1);
@@ -53,7 +56,8 @@ function registerWasmSegmentSum(): void {
       for (let i = 0; i < ids.length; i++) {
         const s = ids[i];
         if (s < 0 || s >= numSegments) continue;
-        const src = i * inner, dst = s * inner;
+        const src = i * inner,
+          dst = s * inner;
         for (let j = 0; j < inner; j++) out[dst + j] += xv[src + j];
       }
       // Hand the values to the wasm backend as a new output tensor.
@@ -81,7 +85,10 @@ function registerWasmRowGather(): void {
       const { axis, batchDims } = attrs as unknown as { axis: number; batchDims?: number };
       const rowAxis = axis === 0 || axis === -x.shape.length;
       if (!rowAxis || (batchDims ?? 0) !== 0 || (x.dtype !== 'float32' && x.dtype !== 'int32') || x.shape.length < 1) return original.kernelFunc(args);
-      const b = backend as unknown as { readSync(id: unknown): tf.TypedArray; makeOutput(shape: number[], dtype: string, memoryOffset?: number, values?: tf.TypedArray): tf.TensorInfo };
+      const b = backend as unknown as {
+        readSync(id: unknown): tf.TypedArray;
+        makeOutput(shape: number[], dtype: string, memoryOffset?: number, values?: tf.TypedArray): tf.TensorInfo;
+      };
       const xv = b.readSync(x.dataId);
       const ids = b.readSync(indices.dataId);
       const rows = x.shape[0];
@@ -106,7 +113,10 @@ async function select(): Promise<TfInfo> {
   for (const name of order) {
     if (name === 'tensorflow') {
       const why = tryNative();
-      if (why) { fallbacks.push(why); continue; }
+      if (why) {
+        fallbacks.push(why);
+        continue;
+      }
       await tf.setBackend('tensorflow');
       return { backend: 'tensorflow', fallbacks, version: tf.version.tfjs };
     }

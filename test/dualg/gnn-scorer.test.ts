@@ -12,7 +12,12 @@ test('createGnnScorer: finds the checkpoint trained for the graph, refuses one f
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-gnn-scorer-'));
   const store = path.join(root, 'artifacts');
   const g = toyGraph(3);
-  const r = await trainGnn({ graph: g, config: gnnConfig({ inputDim: TOY_DIM, numRelations: 6, layers: 2, hidden: 8 }), dir: path.join(root, 'ck', 'toy'), finetune: { epochs: 1, examples: toyExamples(3) } });
+  const r = await trainGnn({
+    graph: g,
+    config: gnnConfig({ inputDim: TOY_DIM, numRelations: 6, layers: 2, hidden: 8 }),
+    dir: path.join(root, 'ck', 'toy'),
+    finetune: { epochs: 1, examples: toyExamples(3) },
+  });
   r.model.dispose();
   const old = process.env.KF_GNN_CHECKPOINTS;
   process.env.KF_GNN_CHECKPOINTS = path.join(root, 'ck');
@@ -26,10 +31,13 @@ test('createGnnScorer: finds the checkpoint trained for the graph, refuses one f
     assert.ok(out.docScores.some((x) => x > 0));
     const other = toyGraph(4);
     assert.equal(await createGnnScorer({ graph: other, graphFingerprint: 'other', settings: { artifacts: store } }), undefined);
-    await assert.rejects(createGnnScorer({ graph: other, graphFingerprint: 'other', settings: { artifacts: store, gnnCheckpoint: path.join(root, 'ck', 'toy', 'last') } }),
-      (e: Error & { code?: string }) => e.code === 'gnn_checkpoint_foreign');
+    await assert.rejects(
+      createGnnScorer({ graph: other, graphFingerprint: 'other', settings: { artifacts: store, gnnCheckpoint: path.join(root, 'ck', 'toy', 'last') } }),
+      (e: Error & { code?: string }) => e.code === 'gnn_checkpoint_foreign',
+    );
   } finally {
-    if (old === undefined) delete process.env.KF_GNN_CHECKPOINTS; else process.env.KF_GNN_CHECKPOINTS = old;
+    if (old === undefined) delete process.env.KF_GNN_CHECKPOINTS;
+    else process.env.KF_GNN_CHECKPOINTS = old;
     fs.rmSync(root, { recursive: true, force: true });
   }
 });

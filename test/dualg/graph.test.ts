@@ -175,3 +175,15 @@ test('save/load round trip; a graph built for another index is refused', async (
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the openie stage (offline backend here) adds model triples to the graph, and unparseable replies add none', async () => {
+  const { registerOfflineHandlers } = await import('../../lib/offline-backend');
+  const { InProcessModel } = await import('../../lib/models/in-process');
+  const { openieFromModel } = await import('../../lib/dualg/graph/openie-model');
+  registerOfflineHandlers();
+  const g = await buildDualGraph(sourceFromPassages(PASSAGES, 'fixture'), { openie: openieFromModel(new InProcessModel('openie')) });
+  assert.ok(g.meta.stats.modelTriples > 0, `model triples: ${g.meta.stats.modelTriples}`);
+  assert.equal(g.meta.settings.openie, 'model');
+  const silly = { id: 'x', backend: 'openai', chat: async () => ({ text: 'no json here' }) } as unknown as import('../../lib/models/types').ChatModel;
+  assert.deepEqual(await openieFromModel(silly)('Some text.', 'f#0'), []);
+});

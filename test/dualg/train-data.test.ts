@@ -8,8 +8,16 @@ import { kgCompletionExamples, questionExamples, syntheticLinkExamples } from '.
 import { makeRng } from '../../lib/util/rng';
 
 const PASSAGES = [
-  { id: 'Lothair II', title: 'Lothair II', text: 'Lothair II (835 - 869) was the king of Lotharingia. He was the second son of Emperor Lothair I and Ermengarde of Tours.' },
-  { id: 'Ermengarde of Tours', title: 'Ermengarde of Tours', text: 'Ermengarde of Tours (died 20 March 851) was the daughter of Hugh of Tours. She married Lothair I.' },
+  {
+    id: 'Lothair II',
+    title: 'Lothair II',
+    text: 'Lothair II (835 - 869) was the king of Lotharingia. He was the second son of Emperor Lothair I and Ermengarde of Tours.',
+  },
+  {
+    id: 'Ermengarde of Tours',
+    title: 'Ermengarde of Tours',
+    text: 'Ermengarde of Tours (died 20 March 851) was the daughter of Hugh of Tours. She married Lothair I.',
+  },
   { id: 'Lotharingia', title: 'Lotharingia', text: 'Lotharingia was a kingdom in Western Europe.' },
   { id: 'Lothair I', title: 'Lothair I', text: 'Lothair I was Emperor of the Franks. His wife was Ermengarde of Tours.' },
 ];
@@ -43,7 +51,10 @@ test('train data: synthetic link queries hide the linked title and target both p
     { id: 'q1', question: "When did Lothair II's mother die?", goldDocs: ['Lothair II', 'Ermengarde of Tours'] },
     { id: 'q2', question: 'what is this?', goldDocs: ['Lotharingia'] },
   ]);
-  assert.deepEqual(q.examples.map((e) => e.id), ['q1']);
+  assert.deepEqual(
+    q.examples.map((e) => e.id),
+    ['q1'],
+  );
   assert.deepEqual(q.unlinked, ['q2']);
   assert.equal(q.examples[0].targetDocs!.length, 2);
 });

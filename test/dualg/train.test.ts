@@ -34,7 +34,10 @@ test('train: the loss decreases and the GNN learns to follow the relation the qu
   const out = makeGnnScorer(r.model)(g, toyQuery(0, 'A'));
   const top = out.paths[0];
   assert.ok(top, 'a path was decoded');
-  assert.deepEqual(top.steps.map((s) => `${s.from} -${s.relation}-> ${s.to}`), ['s0 -A-> a10', 'a10 -A-> a20']);
+  assert.deepEqual(
+    top.steps.map((s) => `${s.from} -${s.relation}-> ${s.to}`),
+    ['s0 -A-> a10', 'a10 -A-> a20'],
+  );
   r.model.dispose();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -42,17 +45,31 @@ test('train: the loss decreases and the GNN learns to follow the relation the qu
 test('train: same seed, same losses; resume continues the same trajectory', async () => {
   const g = toyGraph(4);
   const ex = toyExamples(4);
-  const run = (dir: string, epochs: number) => trainGnn({ graph: g, config: cfg(), dir, seed: 3, learningRate: 0.01, batchSize: 4, pretrain: { epochs: 1, examples: ex }, finetune: { epochs, examples: ex } });
+  const run = (dir: string, epochs: number) =>
+    trainGnn({
+      graph: g,
+      config: cfg(),
+      dir,
+      seed: 3,
+      learningRate: 0.01,
+      batchSize: 4,
+      pretrain: { epochs: 1, examples: ex },
+      finetune: { epochs, examples: ex },
+    });
   const [d1, d2, d3] = [tmp(), tmp(), tmp()];
   const a = await run(d1, 4);
   const b = await run(d2, 4);
-  assert.deepEqual(a.history.map((h) => h.meanLoss), b.history.map((h) => h.meanLoss));
+  assert.deepEqual(
+    a.history.map((h) => h.meanLoss),
+    b.history.map((h) => h.meanLoss),
+  );
   const half = await run(d3, 2);
   assert.equal(half.resumed, false);
   const resumed = await run(d3, 4);
   assert.equal(resumed.resumed, true);
   assert.equal(resumed.history.length, 5);
-  const x = a.history.map((h) => h.meanLoss), y = resumed.history.map((h) => h.meanLoss);
+  const x = a.history.map((h) => h.meanLoss),
+    y = resumed.history.map((h) => h.meanLoss);
   x.forEach((v, i) => assert.ok(Math.abs(v - y[i]) < 1e-4 * Math.max(1, Math.abs(v)), `epoch ${i}: ${v} vs ${y[i]}`));
   for (const r of [a, b, half, resumed]) r.model.dispose();
   for (const d of [d1, d2, d3]) fs.rmSync(d, { recursive: true, force: true });
@@ -63,7 +80,10 @@ test('train: a checkpoint is refused for another graph, for resuming and for sco
   const r = await trainGnn({ graph: toyGraph(3), config: cfg(), dir, finetune: { epochs: 1, examples: toyExamples(3) } });
   r.model.dispose();
   const other = toyGraph(4);
-  await assert.rejects(trainGnn({ graph: other, config: cfg(), dir, finetune: { epochs: 2, examples: toyExamples(4) } }), (e: Error & { code?: string }) => e.code === 'gnn_checkpoint_foreign' && /not this graph/.test(e.message));
+  await assert.rejects(
+    trainGnn({ graph: other, config: cfg(), dir, finetune: { epochs: 2, examples: toyExamples(4) } }),
+    (e: Error & { code?: string }) => e.code === 'gnn_checkpoint_foreign' && /not this graph/.test(e.message),
+  );
   assert.throws(() => readCheckpoint(path.join(dir, 'last'), { graphFingerprint: 'f'.repeat(64) }), /not this graph/);
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -65,19 +65,29 @@ export function activeSubgraph(graph: GnnGraph, seeds: Int32Array, seedWeights: 
     if (s < 0 || s >= graph.numNodes) continue;
     const w = seedWeights[i] ?? 1;
     const at = local.get(s);
-    if (at !== undefined) { seedW[at] += w; continue; }
+    if (at !== undefined) {
+      seedW[at] += w;
+      continue;
+    }
     local.set(s, nodes.length);
-    nodes.push(s); hops.push(0); seedW.push(w);
+    nodes.push(s);
+    hops.push(0);
+    seedW.push(w);
   }
-  const eSrc: number[] = [], eDst: number[] = [], eIds: number[] = [];
+  const eSrc: number[] = [],
+    eDst: number[] = [],
+    eIds: number[] = [];
   let frontier = nodes.slice();
   let truncated = false;
   for (let hop = 1; hop <= opts.layers && frontier.length && !truncated; hop++) {
-    frontier.sort((a, b) => (adj.offsets[a + 1] - adj.offsets[a]) - (adj.offsets[b + 1] - adj.offsets[b]) || a - b);
+    frontier.sort((a, b) => adj.offsets[a + 1] - adj.offsets[a] - (adj.offsets[b + 1] - adj.offsets[b]) || a - b);
     const next: number[] = [];
     for (const u of frontier) {
       const deg = adj.offsets[u + 1] - adj.offsets[u];
-      if (eIds.length + deg > opts.maxEdges) { truncated = true; continue; }
+      if (eIds.length + deg > opts.maxEdges) {
+        truncated = true;
+        continue;
+      }
       for (let k = adj.offsets[u]; k < adj.offsets[u + 1]; k++) {
         const e = adj.edges[k];
         if (opts.exclude?.has(e)) continue;
@@ -86,10 +96,14 @@ export function activeSubgraph(graph: GnnGraph, seeds: Int32Array, seedWeights: 
         if (lv === undefined) {
           lv = nodes.length;
           local.set(v, lv);
-          nodes.push(v); hops.push(hop); seedW.push(0);
+          nodes.push(v);
+          hops.push(hop);
+          seedW.push(0);
           next.push(v);
         }
-        eSrc.push(local.get(u)!); eDst.push(lv); eIds.push(e);
+        eSrc.push(local.get(u)!);
+        eDst.push(lv);
+        eIds.push(e);
       }
     }
     frontier = next;

@@ -26,16 +26,34 @@ import type { GnnModel } from './model';
 export const GNN_CHECKPOINT_ARTIFACT = 'gnn-checkpoint';
 
 export interface GnnTrainSettings {
-  layers: number; hidden: number; seed: number; kg: number; synthetic: number; pretrainEpochs: number; epochs: number; learningRate: number;
+  layers: number;
+  hidden: number;
+  seed: number;
+  kg: number;
+  synthetic: number;
+  pretrainEpochs: number;
+  epochs: number;
+  learningRate: number;
 }
 
-export const GNN_TRAIN_DEFAULTS: GnnTrainSettings = { layers: 2, hidden: 64, seed: 1024, kg: 320, synthetic: 576, pretrainEpochs: 1, epochs: 2, learningRate: 0.005 };
+export const GNN_TRAIN_DEFAULTS: GnnTrainSettings = {
+  layers: 2,
+  hidden: 64,
+  seed: 1024,
+  kg: 320,
+  synthetic: 576,
+  pretrainEpochs: 1,
+  epochs: 2,
+  learningRate: 0.005,
+};
 
 function settings(raw: Record<string, unknown>): GnnTrainSettings {
   const out = { ...GNN_TRAIN_DEFAULTS };
   for (const [k, v] of Object.entries(raw)) {
     if (!(k in out) || typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-      throw new KfError('bad_setting', `gnn-checkpoint setting ${k} is unknown or not a non-negative number`, `known: ${Object.keys(out).join(', ')}`, { concerns: k });
+      throw new KfError('bad_setting', `gnn-checkpoint setting ${k} is unknown or not a non-negative number`, `known: ${Object.keys(out).join(', ')}`, {
+        concerns: k,
+      });
     }
     (out as Record<string, number>)[k] = v;
   }
@@ -44,19 +62,28 @@ function settings(raw: Record<string, unknown>): GnnTrainSettings {
 
 async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]): Promise<{ stats: Record<string, unknown> }> {
   const indexDir = ctx.args.indexDir as string | undefined;
-  if (!indexDir) throw new KfError('bad_request', 'gnn-checkpoint needs the index folder (args.indexDir)', 'prepare it through the dualg retriever or pass --index');
+  if (!indexDir)
+    throw new KfError('bad_request', 'gnn-checkpoint needs the index folder (args.indexDir)', 'prepare it through the dualg retriever or pass --index');
   const s = ctx.settings;
   const g = await graphFor({ indexDir, settings: {}, log: ctx.log });
   const gg = toGnnGraph(g);
   const view = graphView(g);
   const source = sourceFromIndexDir(indexDir);
-  const text = (d: number) => source.fragmentsOf(g.docs[d].id).map((f) => f.text).join(' ');
+  const text = (d: number) =>
+    source
+      .fragmentsOf(g.docs[d].id)
+      .map((f) => f.text)
+      .join(' ');
   const rng = makeRng(s.seed);
   const syn = syntheticLinkExamples(g, view, text, rng.fork('syn'), s.synthetic);
   const nVal = Math.max(20, Math.round(syn.length * 0.1));
   const extra = questionExamples(g, view, (ctx.args.questions ?? []) as { id: string; question: string; goldDocs: string[] }[]).examples;
   const r = await trainGnn({
-    graph: gg, config: gnnConfig({ inputDim: 64, numRelations: gg.numRelations, layers: s.layers, hidden: s.hidden, seed: s.seed }), dir: ctx.dir, seed: s.seed, learningRate: s.learningRate,
+    graph: gg,
+    config: gnnConfig({ inputDim: 64, numRelations: gg.numRelations, layers: s.layers, hidden: s.hidden, seed: s.seed }),
+    dir: ctx.dir,
+    seed: s.seed,
+    learningRate: s.learningRate,
     pretrain: { epochs: s.pretrainEpochs, examples: kgCompletionExamples(gg, rng.fork('kg'), s.kg) },
     finetune: { epochs: s.epochs, examples: [...syn.slice(nVal), ...extra], validation: syn.slice(0, nVal) },
     log: ctx.log,

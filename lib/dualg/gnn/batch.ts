@@ -29,15 +29,25 @@ export function batchSubgraphs(parts: ActiveSubgraph[]): SubgraphBatch {
     nodeOffsets[i + 1] = nodeOffsets[i] + p.nodes.length;
     edgeOffsets[i + 1] = edgeOffsets[i] + p.src.length;
   });
-  const N = nodeOffsets[parts.length], E = edgeOffsets[parts.length];
+  const N = nodeOffsets[parts.length],
+    E = edgeOffsets[parts.length];
   const b: SubgraphBatch = {
-    numQueries: parts.length, numNodes: N,
-    nodeQuery: new Int32Array(N), edgeQuery: new Int32Array(E), seedWeight: new Float32Array(N),
-    src: new Int32Array(E), dst: new Int32Array(E), rel: new Int32Array(E), weight: new Float32Array(E),
-    nodeOffsets, edgeOffsets, parts,
+    numQueries: parts.length,
+    numNodes: N,
+    nodeQuery: new Int32Array(N),
+    edgeQuery: new Int32Array(E),
+    seedWeight: new Float32Array(N),
+    src: new Int32Array(E),
+    dst: new Int32Array(E),
+    rel: new Int32Array(E),
+    weight: new Float32Array(E),
+    nodeOffsets,
+    edgeOffsets,
+    parts,
   };
   parts.forEach((p, i) => {
-    const n0 = nodeOffsets[i], e0 = edgeOffsets[i];
+    const n0 = nodeOffsets[i],
+      e0 = edgeOffsets[i];
     b.nodeQuery.fill(i, n0, nodeOffsets[i + 1]);
     b.edgeQuery.fill(i, e0, edgeOffsets[i + 1]);
     b.seedWeight.set(p.seedWeight, n0);

@@ -43,7 +43,8 @@ export function gnnConfig(partial: Partial<GnnConfig> & { inputDim: number; numR
   const positiveInts: (keyof GnnConfig)[] = ['layers', 'hidden', 'inputDim', 'numRelations', 'maxActiveEdges', 'docTopK'];
   for (const k of positiveInts) {
     const v = c[k] as number;
-    if (!Number.isInteger(v) || v < 1) throw new KfError('bad_option', `GNN setting ${k} must be a positive integer (got ${v})`, 'fix the GNN settings', { concerns: k });
+    if (!Number.isInteger(v) || v < 1)
+      throw new KfError('bad_option', `GNN setting ${k} must be a positive integer (got ${v})`, 'fix the GNN settings', { concerns: k });
   }
   if (!(c.flowTemperature > 0)) throw new KfError('bad_option', `GNN flowTemperature must be > 0 (got ${c.flowTemperature})`, 'use e.g. 1.0');
   return c;

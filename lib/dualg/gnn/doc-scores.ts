@@ -26,7 +26,8 @@ export function nodeDocIndex(graph: GnnGraph): NodeDocIndex {
   for (let i = 0; i < node.length; i++) offsets[node[i] + 1]++;
   for (let v = 0; v < graph.numNodes; v++) offsets[v + 1] += offsets[v];
   const fill = offsets.slice(0, graph.numNodes);
-  const docs = new Int32Array(node.length), weights = new Float32Array(node.length);
+  const docs = new Int32Array(node.length),
+    weights = new Float32Array(node.length);
   for (let i = 0; i < node.length; i++) {
     const at = fill[node[i]]++;
     docs[at] = doc[i];

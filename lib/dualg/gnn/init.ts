@@ -3,7 +3,8 @@ import { makeRng, type Rng } from '../../util/rng';
 
 function gaussian(rng: Rng): number {
   // Box-Muller; 1 - u keeps log away from 0.
-  const u = 1 - rng.next(), v = rng.next();
+  const u = 1 - rng.next(),
+    v = rng.next();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 

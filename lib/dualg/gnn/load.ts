@@ -25,7 +25,9 @@ export function findCheckpointFor(root: string, graphFingerprint: string): strin
     try {
       const m = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { graphFingerprint?: string; createdAt?: string };
       if (m.graphFingerprint === graphFingerprint) found.push({ dir, at: Date.parse(m.createdAt ?? '') || 0 });
-    } catch { /* an unreadable manifest is not a candidate */ }
+    } catch {
+      /* an unreadable manifest is not a candidate */
+    }
   };
   for (const e of fs.readdirSync(root, { withFileTypes: true })) {
     if (!e.isDirectory()) continue;

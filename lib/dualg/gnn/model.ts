@@ -19,7 +19,11 @@ export interface ForwardOutput {
   edgeLogits?: tf.Tensor1D[];
 }
 
-interface ParamSpec { name: string; shape: number[]; std: number | 'zeros' | 'ones' }
+interface ParamSpec {
+  name: string;
+  shape: number[];
+  std: number | 'zeros' | 'ones';
+}
 
 function paramSpecs(c: GnnConfig): ParamSpec[] {
   const d = c.hidden;
@@ -61,7 +65,8 @@ export class GnnModel {
     this.config = config;
     for (const s of paramSpecs(config)) {
       const size = s.shape.reduce((a, b) => a * b, 1);
-      const values = s.std === 'zeros' ? new Float32Array(size) : s.std === 'ones' ? new Float32Array(size).fill(1) : normalInit(config.seed, s.name, size, s.std);
+      const values =
+        s.std === 'zeros' ? new Float32Array(size) : s.std === 'ones' ? new Float32Array(size).fill(1) : normalInit(config.seed, s.name, size, s.std);
       this.params.set(s.name, tf.variable(tf.tensor(values, s.shape), true, `gnn${++modelCount}/${s.name}`));
     }
   }
@@ -78,7 +83,8 @@ export class GnnModel {
 
   /** The projected query Enc'(q): [B, d]. */
   encodeQueries(queryVectors: Float32Array[]): tf.Tensor2D {
-    const B = queryVectors.length, D = this.config.inputDim;
+    const B = queryVectors.length,
+      D = this.config.inputDim;
     const flat = new Float32Array(B * D);
     queryVectors.forEach((q, i) => {
       if (q.length !== D) throw new Error(`query vector has dimension ${q.length}, the GNN expects ${D}`);
@@ -88,27 +94,36 @@ export class GnnModel {
   }
 
   forward(batch: SubgraphBatch, queryVectors: Float32Array[], opts: { edgeLogits?: boolean } = {}): ForwardOutput {
-    const N = batch.numNodes, E = batch.src.length;
+    const N = batch.numNodes,
+      E = batch.src.length;
     const zq = this.encodeQueries(queryVectors);
     const nodeQ = tf.tensor1d(batch.nodeQuery, 'int32');
     const zqNode = tf.gather(zq, nodeQ);
     const h0 = zqNode.mul(tf.tensor2d(batch.seedWeight, [N, 1])) as tf.Tensor2D;
     let h: tf.Tensor2D = h0;
     const edgeLogits: tf.Tensor1D[] = [];
-    const src = tf.tensor1d(batch.src, 'int32'), dst = tf.tensor1d(batch.dst, 'int32');
-    const rel = tf.tensor1d(batch.rel, 'int32'), edgeQ = tf.tensor1d(batch.edgeQuery, 'int32');
+    const src = tf.tensor1d(batch.src, 'int32'),
+      dst = tf.tensor1d(batch.dst, 'int32');
+    const rel = tf.tensor1d(batch.rel, 'int32'),
+      edgeQ = tf.tensor1d(batch.edgeQuery, 'int32');
     const w = tf.tensor2d(batch.weight, [E, 1]);
     for (let l = 0; l < this.config.layers; l++) {
       let agg: tf.Tensor2D = h0;
       let msg: tf.Tensor2D | undefined;
       if (E > 0) {
         const relBase = this.p('relation.E').matMul(this.p(`layer${l}.relW`));
-        const gate = zq.matMul(this.p(`layer${l}.relU`)).tanh().add(1);
+        const gate = zq
+          .matMul(this.p(`layer${l}.relU`))
+          .tanh()
+          .add(1);
         const relE = tf.gather(relBase, rel).mul(tf.gather(gate, edgeQ));
         msg = tf.gather(h, src).mul(relE).mul(w) as tf.Tensor2D;
         agg = tf.unsortedSegmentSum(msg, dst, N).add(h0) as tf.Tensor2D;
       }
-      const upd = h.matMul(this.p(`layer${l}.Wself`)).add(agg.matMul(this.p(`layer${l}.Wagg`))).add(this.p(`layer${l}.b`)) as tf.Tensor2D;
+      const upd = h
+        .matMul(this.p(`layer${l}.Wself`))
+        .add(agg.matMul(this.p(`layer${l}.Wagg`)))
+        .add(this.p(`layer${l}.b`)) as tf.Tensor2D;
       const next = h.add(tf.relu(this.layerNorm(upd, l))) as tf.Tensor2D;
       if (opts.edgeLogits) edgeLogits.push(msg ? msg.mul(tf.gather(next, dst)).sum(1) : tf.zeros([0]));
       h = next;
@@ -122,7 +137,11 @@ export class GnnModel {
 
   private layerNorm(x: tf.Tensor2D, l: number): tf.Tensor2D {
     const { mean, variance } = tf.moments(x, 1, true);
-    return x.sub(mean).div(variance.add(1e-5).sqrt()).mul(this.p(`layer${l}.lnGain`)).add(this.p(`layer${l}.lnBias`));
+    return x
+      .sub(mean)
+      .div(variance.add(1e-5).sqrt())
+      .mul(this.p(`layer${l}.lnGain`))
+      .add(this.p(`layer${l}.lnBias`));
   }
 
   /** Parameter values by name (checkpoints). */

@@ -30,8 +30,11 @@ export interface ScorerOptions {
 
 export function checkGraphFits(model: GnnModel, graph: GnnGraph): void {
   if (graph.numRelations !== model.config.numRelations) {
-    throw new KfError('gnn_graph_mismatch', `the GNN was built for ${model.config.numRelations} relations, this graph has ${graph.numRelations}`,
-      'use the checkpoint trained for this graph (or train one)');
+    throw new KfError(
+      'gnn_graph_mismatch',
+      `the GNN was built for ${model.config.numRelations} relations, this graph has ${graph.numRelations}`,
+      'use the checkpoint trained for this graph (or train one)',
+    );
   }
 }
 
@@ -43,22 +46,32 @@ export function makeGnnScorer(model: GnnModel, opts: ScorerOptions = {}): GnnSco
     const active = activeSubgraph(graph, query.seeds, query.seedWeights, { layers: model.config.layers, maxEdges: model.config.maxActiveEdges });
     const { localScores, edgeLogits } = runForward(model, active, query.queryVector, wantPaths > 0);
     const nodeScores = new Float32Array(graph.numNodes).fill(-Infinity);
-    active.nodes.forEach((v, i) => { nodeScores[v] = localScores[i]; });
+    active.nodes.forEach((v, i) => {
+      nodeScores[v] = localScores[i];
+    });
     const docScores = documentScores(graph, nodeScores, model.config.docTopK);
     const t1 = performance.now();
-    const paths = wantPaths > 0 && active.src.length
-      ? decodePaths({ graph, active, localScores, edgeLogits, docScores }, { maxPaths: wantPaths, temperature: model.config.flowTemperature })
-      : [];
+    const paths =
+      wantPaths > 0 && active.src.length
+        ? decodePaths({ graph, active, localScores, edgeLogits, docScores }, { maxPaths: wantPaths, temperature: model.config.flowTemperature })
+        : [];
     const t2 = performance.now();
     return {
-      nodeScores, docScores, paths,
+      nodeScores,
+      docScores,
+      paths,
       active: { nodes: active.nodes.length, edges: active.src.length, truncated: active.truncated },
       timings: { gnnMs: t1 - t0, pathsMs: t2 - t1 },
     };
   };
 }
 
-function runForward(model: GnnModel, active: ActiveSubgraph, queryVector: Float32Array, keepEdges: boolean): { localScores: Float32Array; edgeLogits: Float32Array[] } {
+function runForward(
+  model: GnnModel,
+  active: ActiveSubgraph,
+  queryVector: Float32Array,
+  keepEdges: boolean,
+): { localScores: Float32Array; edgeLogits: Float32Array[] } {
   if (!active.nodes.length) return { localScores: new Float32Array(0), edgeLogits: [] };
   return tf.tidy(() => {
     const out = model.forward(batchSubgraphs([active]), [queryVector], { edgeLogits: keepEdges });
@@ -74,11 +87,23 @@ export function scoreBatch(model: GnnModel, graph: GnnGraph, queries: GnnQuery[]
   checkGraphFits(model, graph);
   const parts = queries.map((q) => activeSubgraph(graph, q.seeds, q.seedWeights, { layers: model.config.layers, maxEdges: model.config.maxActiveEdges }));
   const batch = batchSubgraphs(parts);
-  const logits = batch.numNodes ? tf.tidy(() => model.forward(batch, queries.map((q) => q.queryVector)).logits.dataSync() as Float32Array) : new Float32Array(0);
+  const logits = batch.numNodes
+    ? tf.tidy(
+        () =>
+          model
+            .forward(
+              batch,
+              queries.map((q) => q.queryVector),
+            )
+            .logits.dataSync() as Float32Array,
+      )
+    : new Float32Array(0);
   return parts.map((p, i) => {
     const nodeScores = new Float32Array(graph.numNodes).fill(-Infinity);
     const off = batch.nodeOffsets[i];
-    p.nodes.forEach((v, j) => { nodeScores[v] = logits[off + j]; });
+    p.nodes.forEach((v, j) => {
+      nodeScores[v] = logits[off + j];
+    });
     return { nodeScores, docScores: documentScores(graph, nodeScores, model.config.docTopK) };
   });
 }

@@ -90,7 +90,8 @@ function targetsFromDocuments(input: DecodeInput, best: Float32Array, max: numbe
 
 function namedStep(input: DecodeInput, e: number, flow: number): PathStep {
   const { graph, active } = input;
-  const u = active.nodes[active.src[e]], v = active.nodes[active.dst[e]];
+  const u = active.nodes[active.src[e]],
+    v = active.nodes[active.dst[e]];
   const doc = bestDoc(input, [u, v]) ?? bestDoc(input, [u]);
   return {
     from: graph.nodeText[u] ?? String(u),

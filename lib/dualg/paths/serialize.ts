@@ -36,6 +36,9 @@ export function snippetAround(text: string, names: string[], chars: number): str
     if (i >= 0 && (at < 0 || i < at)) at = i;
   }
   const start = Math.max(0, (at < 0 ? 0 : at) - Math.floor(chars / 4));
-  const cut = text.slice(start, start + chars).replace(/\s+/g, ' ').trim();
+  const cut = text
+    .slice(start, start + chars)
+    .replace(/\s+/g, ' ')
+    .trim();
   return `${start > 0 ? '...' : ''}${cut}${start + chars < text.length ? '...' : ''}`;
 }

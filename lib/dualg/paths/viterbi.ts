@@ -30,7 +30,10 @@ export function viterbi(edges: DagEdges, numNodes: number, seedWeight: Float32Ar
     for (let e = 0; e < edges.src.length; e++) {
       const cand = prev[edges.src[e]] + lf[e];
       const v = edges.dst[e];
-      if (cand > cur[v]) { cur[v] = cand; arg[v] = e; }
+      if (cand > cur[v]) {
+        cur[v] = cand;
+        arg[v] = e;
+      }
     }
     pred.push(arg);
     prev = cur;

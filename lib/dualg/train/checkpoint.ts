@@ -22,7 +22,12 @@ export interface TrainingProgress {
   best?: { metric: string; value: number; epoch: number };
 }
 
-export interface TensorRecord { name: string; shape: number[]; offset: number; length: number }
+export interface TensorRecord {
+  name: string;
+  shape: number[];
+  offset: number;
+  length: number;
+}
 
 export interface CheckpointManifest {
   kind: string;
@@ -55,15 +60,23 @@ function pack(items: Named[], start: number): { records: TensorRecord[]; end: nu
   return { records, end: offset };
 }
 
-export function writeCheckpoint(dir: string, data: Omit<CheckpointData, 'manifest'> & { manifest: Omit<CheckpointManifest, 'params' | 'optimizer' | 'kind' | 'version' | 'createdAt'> }): void {
+export function writeCheckpoint(
+  dir: string,
+  data: Omit<CheckpointData, 'manifest'> & { manifest: Omit<CheckpointManifest, 'params' | 'optimizer' | 'kind' | 'version' | 'createdAt'> },
+): void {
   const params: Named[] = [...data.params].map(([name, t]) => ({ name, ...t }));
   const p = pack(params, 0);
   const o = pack(data.optimizer, p.end);
   const buf = new Float32Array(o.end);
-  for (const [r, t] of [...p.records.map((r, i) => [r, params[i]] as const), ...o.records.map((r, i) => [r, data.optimizer[i]] as const)]) buf.set(t.values, r.offset);
+  for (const [r, t] of [...p.records.map((r, i) => [r, params[i]] as const), ...o.records.map((r, i) => [r, data.optimizer[i]] as const)])
+    buf.set(t.values, r.offset);
   const manifest: CheckpointManifest = {
-    kind: GNN_CHECKPOINT_KIND, version: GNN_CHECKPOINT_VERSION, ...data.manifest,
-    params: p.records, optimizer: o.records, createdAt: new Date().toISOString(),
+    kind: GNN_CHECKPOINT_KIND,
+    version: GNN_CHECKPOINT_VERSION,
+    ...data.manifest,
+    params: p.records,
+    optimizer: o.records,
+    createdAt: new Date().toISOString(),
   };
   const tmp = `${dir}.tmp-${process.pid}`;
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -82,13 +95,29 @@ export function checkpointExists(dir: string): boolean {
 
 /** Read a checkpoint; `graphFingerprint` given = refuse one built for another graph. */
 export function readCheckpoint(dir: string, expect?: { graphFingerprint?: string }): CheckpointData {
-  if (!checkpointExists(dir)) throw new KfError('gnn_checkpoint_missing', `no GNN checkpoint in ${dir}`, 'train one (kf prepare gnn-checkpoint / scripts/dualg-train.ts)', { concerns: dir });
+  if (!checkpointExists(dir))
+    throw new KfError('gnn_checkpoint_missing', `no GNN checkpoint in ${dir}`, 'train one (kf prepare gnn-checkpoint / scripts/dualg-train.ts)', {
+      concerns: dir,
+    });
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as CheckpointManifest;
-  if (manifest.kind !== GNN_CHECKPOINT_KIND) throw new KfError('gnn_checkpoint_foreign', `${dir} holds a '${manifest.kind}', not a GNN checkpoint`, 'point at a gnn-checkpoint folder', { concerns: dir });
-  if (manifest.version !== GNN_CHECKPOINT_VERSION) throw new KfError('gnn_checkpoint_stale', `${dir} is checkpoint format v${manifest.version}, this code reads v${GNN_CHECKPOINT_VERSION}`, 'retrain the GNN', { concerns: dir });
+  if (manifest.kind !== GNN_CHECKPOINT_KIND)
+    throw new KfError('gnn_checkpoint_foreign', `${dir} holds a '${manifest.kind}', not a GNN checkpoint`, 'point at a gnn-checkpoint folder', {
+      concerns: dir,
+    });
+  if (manifest.version !== GNN_CHECKPOINT_VERSION)
+    throw new KfError(
+      'gnn_checkpoint_stale',
+      `${dir} is checkpoint format v${manifest.version}, this code reads v${GNN_CHECKPOINT_VERSION}`,
+      'retrain the GNN',
+      { concerns: dir },
+    );
   if (expect?.graphFingerprint && manifest.graphFingerprint !== expect.graphFingerprint) {
-    throw new KfError('gnn_checkpoint_foreign', `the GNN checkpoint in ${dir} was trained for graph ${manifest.graphFingerprint.slice(0, 12)}, not this graph (${expect.graphFingerprint.slice(0, 12)})`,
-      'train a checkpoint for this graph; a GNN only scores the graph it was trained on (relation ids, entity ids)', { concerns: dir });
+    throw new KfError(
+      'gnn_checkpoint_foreign',
+      `the GNN checkpoint in ${dir} was trained for graph ${manifest.graphFingerprint.slice(0, 12)}, not this graph (${expect.graphFingerprint.slice(0, 12)})`,
+      'train a checkpoint for this graph; a GNN only scores the graph it was trained on (relation ids, entity ids)',
+      { concerns: dir },
+    );
   }
   const raw = fs.readFileSync(path.join(dir, 'weights.bin'));
   const all = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));

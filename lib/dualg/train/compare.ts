@@ -29,22 +29,37 @@ export interface Comparison {
 export function compareOnDev(o: CorpusRunOptions, d: CorpusData, base: GnnModel, folds: { models: GnnModel[]; foldOf: Map<string, number> }): Comparison {
   const untrained = new GnnModel(d.config);
   const rows = Object.fromEntries(METHODS.map((m) => [m, [] as QuestionMetrics[]])) as Record<Method, QuestionMetrics[]>;
-  const lat: number[] = [], gnnMs: number[] = [], pathMs: number[] = [];
-  let goldIn8 = 0, throughAll = 0, throughAny = 0;
+  const lat: number[] = [],
+    gnnMs: number[] = [],
+    pathMs: number[] = [];
+  let goldIn8 = 0,
+    throughAll = 0,
+    throughAny = 0;
   const byId = new Map(d.dev.map((e) => [e.id, e]));
-  const scorers = { base: makeGnnScorer(base, { paths: 0 }), untrained: makeGnnScorer(untrained, { paths: 0 }), folds: folds.models.map((m) => makeGnnScorer(m, { paths: 5 })) };
+  const scorers = {
+    base: makeGnnScorer(base, { paths: 0 }),
+    untrained: makeGnnScorer(untrained, { paths: 0 }),
+    folds: folds.models.map((m) => makeGnnScorer(m, { paths: 5 })),
+  };
   for (const q of o.questions) {
     const ex = byId.get(q.id);
-    if (!ex) { for (const m of METHODS) rows[m].push(zeroMetrics(q.id)); continue; }
+    if (!ex) {
+      for (const m of METHODS) rows[m].push(zeroMetrics(q.id));
+      continue;
+    }
     const gold = Array.from(ex.targetDocs!);
     const k = scorers.folds[folds.foldOf.get(q.id)!](d.gg, ex.query);
-    lat.push(k.timings.gnnMs + k.timings.pathsMs); gnnMs.push(k.timings.gnnMs); pathMs.push(k.timings.pathsMs);
+    lat.push(k.timings.gnnMs + k.timings.pathsMs);
+    gnnMs.push(k.timings.gnnMs);
+    pathMs.push(k.timings.pathsMs);
     const rankedK = rankDocs(k.docScores);
     rows['gnn-kfold'].push(questionMetrics(q.id, rankedK, gold));
     rows['gnn-base'].push(questionMetrics(q.id, rankDocs(scorers.base(d.gg, ex.query).docScores), gold));
     rows['gnn-untrained'].push(questionMetrics(q.id, rankDocs(scorers.untrained(d.gg, ex.query).docScores), gold));
     const link = linkQuery(d.view, q.question);
-    rows.heuristic.push(questionMetrics(q.id, rankDocs(heuristicScores(d.view, link.seeds, relationWords(q.question, link.covered), HEURISTIC_DEFAULTS).docScores), gold));
+    rows.heuristic.push(
+      questionMetrics(q.id, rankDocs(heuristicScores(d.view, link.seeds, relationWords(q.question, link.covered), HEURISTIC_DEFAULTS).docScores), gold),
+    );
     rows.ppr.push(questionMetrics(q.id, rankDocs(pprScores(d.view, link.seeds).docScores), gold));
     // Path check on questions with a bridge (a gold passage no seed entity titles) whose gold is all in the top 8.
     const seedTitled = new Set(Array.from(ex.query.seeds, (s) => o.graph.docs.findIndex((x) => x.titleEntity === s)));
@@ -69,7 +84,13 @@ export function compareOnDev(o: CorpusRunOptions, d: CorpusData, base: GnnModel,
   return {
     means: Object.fromEntries(METHODS.map((m) => [m, meanMetrics(rows[m])])) as Comparison['means'],
     paired,
-    paths: { questionsWithGoldInTop8: goldIn8, topPathThroughAllGold: throughAll, topPathThroughABridge: throughAny, share: goldIn8 ? throughAll / goldIn8 : NaN, shareAny: goldIn8 ? throughAny / goldIn8 : NaN },
+    paths: {
+      questionsWithGoldInTop8: goldIn8,
+      topPathThroughAllGold: throughAll,
+      topPathThroughABridge: throughAny,
+      share: goldIn8 ? throughAll / goldIn8 : NaN,
+      shareAny: goldIn8 ? throughAny / goldIn8 : NaN,
+    },
     latencyMs: { p50: percentile(lat, 50), p90: percentile(lat, 90), gnnP50: percentile(gnnMs, 50), pathsP50: percentile(pathMs, 50), n: lat.length },
     perQuestion: rows,
   };

@@ -19,20 +19,32 @@ import { outAdjacency } from '../gnn/active-subgraph';
 export function kgCompletionExamples(graph: GnnGraph, rng: Rng, max: number): TrainExample[] {
   const adj = outAdjacency(graph);
   const out: TrainExample[] = [];
-  const picks = rng.sample(Array.from({ length: graph.src.length }, (_, i) => i), max);
+  const picks = rng.sample(
+    Array.from({ length: graph.src.length }, (_, i) => i),
+    max,
+  );
   for (const e of picks) {
-    const h = graph.src[e], r = graph.rel[e];
+    const h = graph.src[e],
+      r = graph.rel[e];
     const tails: number[] = [];
     const exclude = new Set<number>();
     for (let k = adj.offsets[h]; k < adj.offsets[h + 1]; k++) {
       const f = adj.edges[k];
-      if (graph.rel[f] === r) { tails.push(graph.dst[f]); exclude.add(f); }
+      if (graph.rel[f] === r) {
+        tails.push(graph.dst[f]);
+        exclude.add(f);
+      }
     }
     // Hide the reverse edges too, or the answer is one inverse hop away.
     const tailSet = new Set(tails);
     for (const t of tailSet) for (let k = adj.offsets[t]; k < adj.offsets[t + 1]; k++) if (graph.dst[adj.edges[k]] === h) exclude.add(adj.edges[k]);
     const text = `${graph.nodeText[h]} ${graph.relationText[r]}`;
-    out.push({ id: `kg-${e}`, query: { seeds: Int32Array.of(h), seedWeights: Float32Array.of(1), queryVector: hashedQueryVector(text) }, targetNodes: Int32Array.from(tailSet), exclude });
+    out.push({
+      id: `kg-${e}`,
+      query: { seeds: Int32Array.of(h), seedWeights: Float32Array.of(1), queryVector: hashedQueryVector(text) },
+      targetNodes: Int32Array.from(tailSet),
+      exclude,
+    });
   }
   return out;
 }
@@ -45,7 +57,9 @@ function sentenceWith(text: string, name: string): string | undefined {
 /** Up to `max` synthetic two-passage queries. `passageText` maps a graph document index to its text. */
 export function syntheticLinkExamples(g: DualGraph, view: GraphView, passageText: (doc: number) => string | undefined, rng: Rng, max: number): TrainExample[] {
   const docOfTitle = new Map<number, number>();
-  g.docs.forEach((d, i) => { if (d.titleEntity >= 0 && !docOfTitle.has(d.titleEntity)) docOfTitle.set(d.titleEntity, i); });
+  g.docs.forEach((d, i) => {
+    if (d.titleEntity >= 0 && !docOfTitle.has(d.titleEntity)) docOfTitle.set(d.titleEntity, i);
+  });
   const links: [number, number][] = [];
   for (const t of g.triples) {
     if (t.rel !== REL_MENTIONS || g.docs[t.doc].titleEntity !== t.head) continue;
@@ -69,14 +83,21 @@ export function syntheticLinkExamples(g: DualGraph, view: GraphView, passageText
 }
 
 /** Question examples: gold document ids mapped to graph document indices (questions with no linkable entity are left out and counted). */
-export function questionExamples(g: DualGraph, view: GraphView, questions: { id: string; question: string; goldDocs: string[] }[]): { examples: TrainExample[]; unlinked: string[] } {
+export function questionExamples(
+  g: DualGraph,
+  view: GraphView,
+  questions: { id: string; question: string; goldDocs: string[] }[],
+): { examples: TrainExample[]; unlinked: string[] } {
   const docIndex = new Map(g.docs.map((d, i) => [d.id, i]));
   const examples: TrainExample[] = [];
   const unlinked: string[] = [];
   for (const q of questions) {
     const gold = q.goldDocs.map((d) => docIndex.get(d)).filter((d): d is number => d !== undefined);
     const query = gnnQueryFor(view, q.question);
-    if (!query || !gold.length) { unlinked.push(q.id); continue; }
+    if (!query || !gold.length) {
+      unlinked.push(q.id);
+      continue;
+    }
     examples.push({ id: q.id, query, targetDocs: Int32Array.from(gold) });
   }
   return { examples, unlinked };

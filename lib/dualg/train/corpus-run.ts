@@ -66,7 +66,12 @@ export async function trainBase(o: CorpusRunOptions, d: CorpusData): Promise<{ m
   await initTf();
   const t0 = Date.now();
   const r = await trainGnn({
-    graph: d.gg, config: d.config, dir: path.join(o.checkpoints, `${o.name}-base`), seed: o.seed, learningRate: o.learningRate, batchSize: 8,
+    graph: d.gg,
+    config: d.config,
+    dir: path.join(o.checkpoints, `${o.name}-base`),
+    seed: o.seed,
+    learningRate: o.learningRate,
+    batchSize: 8,
     pretrain: { epochs: o.pretrainEpochs, examples: d.kg },
     finetune: { epochs: o.epochs, examples: d.synTrain, validation: d.synVal, monitor: d.dev },
     log: o.log,
@@ -77,15 +82,24 @@ export async function trainBase(o: CorpusRunOptions, d: CorpusData): Promise<{ m
 /** k folds over the linked dev questions; fold i fine-tunes the base model on the other folds (plus synthetic queries against forgetting). */
 export async function trainFolds(o: CorpusRunOptions, d: CorpusData): Promise<{ models: GnnModel[]; foldOf: Map<string, number>; seconds: number }> {
   const t0 = Date.now();
-  const order = makeRng(o.seed).fork('folds').shuffle(d.dev.map((e) => e.id));
+  const order = makeRng(o.seed)
+    .fork('folds')
+    .shuffle(d.dev.map((e) => e.id));
   const foldOf = new Map(order.map((id, i) => [id, i % o.folds]));
   const models: GnnModel[] = [];
-  const replay = makeRng(o.seed).fork('replay').sample(d.synTrain, 2 * d.dev.length);
+  const replay = makeRng(o.seed)
+    .fork('replay')
+    .sample(d.synTrain, 2 * d.dev.length);
   for (let f = 0; f < o.folds; f++) {
     const train = d.dev.filter((e) => foldOf.get(e.id) !== f);
     const held = d.dev.filter((e) => foldOf.get(e.id) === f);
     const r = await trainGnn({
-      graph: d.gg, config: d.config, dir: path.join(o.checkpoints, 'kfold', `${o.name}-fold-${f}`), seed: o.seed + f, learningRate: (o.learningRate ?? 5e-3) / 2, batchSize: 8,
+      graph: d.gg,
+      config: d.config,
+      dir: path.join(o.checkpoints, 'kfold', `${o.name}-fold-${f}`),
+      seed: o.seed + f,
+      learningRate: (o.learningRate ?? 5e-3) / 2,
+      batchSize: 8,
       initFrom: path.join(o.checkpoints, `${o.name}-base`, 'best'),
       finetune: { epochs: o.foldEpochs, examples: [...train, ...train, ...replay], monitor: held },
       log: (l) => o.log(`fold ${f}: ${l}`),

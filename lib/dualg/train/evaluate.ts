@@ -15,21 +15,35 @@ export interface QuestionMetrics {
 /** Document indices ranked by score (positive scores only, ties by index). */
 export function rankDocs(scores: Float32Array | Map<number, number>): number[] {
   const entries: [number, number][] = scores instanceof Map ? [...scores.entries()] : Array.from(scores, (v, i) => [i, v] as [number, number]);
-  return entries.filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([d]) => d);
+  return entries
+    .filter(([, v]) => v > 0)
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .map(([d]) => d);
 }
 
 export function questionMetrics(id: string, ranked: number[], gold: readonly number[]): QuestionMetrics {
   const found = (k: number) => gold.filter((g) => ranked.slice(0, k).includes(g)).length;
   const n = gold.length || 1;
   return {
-    id, r2: found(2) / n, r5: found(5) / n,
-    allFound2: found(2) === gold.length ? 1 : 0, allFound5: found(5) === gold.length ? 1 : 0, allFound8: found(8) === gold.length ? 1 : 0,
+    id,
+    r2: found(2) / n,
+    r5: found(5) / n,
+    allFound2: found(2) === gold.length ? 1 : 0,
+    allFound5: found(5) === gold.length ? 1 : 0,
+    allFound8: found(8) === gold.length ? 1 : 0,
   };
 }
 
 export function meanMetrics(rows: QuestionMetrics[]): Omit<QuestionMetrics, 'id'> & { n: number } {
   const m = (f: (r: QuestionMetrics) => number) => (rows.length ? rows.reduce((a, r) => a + f(r), 0) / rows.length : 0);
-  return { n: rows.length, r2: m((r) => r.r2), r5: m((r) => r.r5), allFound2: m((r) => r.allFound2), allFound5: m((r) => r.allFound5), allFound8: m((r) => r.allFound8) };
+  return {
+    n: rows.length,
+    r2: m((r) => r.r2),
+    r5: m((r) => r.r5),
+    allFound2: m((r) => r.allFound2),
+    allFound5: m((r) => r.allFound5),
+    allFound8: m((r) => r.allFound8),
+  };
 }
 
 export function zeroMetrics(id: string): QuestionMetrics {

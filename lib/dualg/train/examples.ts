@@ -26,7 +26,11 @@ export function nodeTargets(graph: GnnGraph, active: ActiveSubgraph, ex: TrainEx
   active.nodes.forEach((v, i) => {
     if (nodes?.has(v)) out[i] = 1;
     else if (docs && index) {
-      for (let k = index.offsets[v]; k < index.offsets[v + 1]; k++) if (docs.has(index.docs[k])) { out[i] = 1; break; }
+      for (let k = index.offsets[v]; k < index.offsets[v + 1]; k++)
+        if (docs.has(index.docs[k])) {
+          out[i] = 1;
+          break;
+        }
     }
   });
   return out;
@@ -35,7 +39,10 @@ export function nodeTargets(graph: GnnGraph, active: ActiveSubgraph, ex: TrainEx
 /** Recall of the gold documents among the top k document scores. */
 export function recallAtK(docScores: Float32Array, gold: Int32Array, k: number): number {
   if (!gold.length) return 0;
-  const order = Array.from(docScores.keys()).filter((d) => docScores[d] > 0).sort((a, b) => docScores[b] - docScores[a] || a - b).slice(0, k);
+  const order = Array.from(docScores.keys())
+    .filter((d) => docScores[d] > 0)
+    .sort((a, b) => docScores[b] - docScores[a] || a - b)
+    .slice(0, k);
   const top = new Set(order);
   let hit = 0;
   for (const g of gold) if (top.has(g)) hit++;

@@ -22,7 +22,9 @@ export const PRETRAIN_LOSS: LossWeights = { bce: 1, rank: 0, temperature: 1 };
 export const FINETUNE_LOSS: LossWeights = { bce: 0.3, rank: 0.7, temperature: 0.2 };
 
 // tfjs has no stopGradient: an identity whose gradient is zero.
-const stopGradient = tf.customGrad(((x: tf.Tensor) => ({ value: x.clone(), gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy) })) as unknown as Parameters<typeof tf.customGrad>[0]) as (x: tf.Tensor) => tf.Tensor;
+const stopGradient = tf.customGrad(((x: tf.Tensor) => ({ value: x.clone(), gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy) })) as unknown as Parameters<
+  typeof tf.customGrad
+>[0]) as (x: tf.Tensor) => tf.Tensor;
 
 // tf.logSigmoid's gradient reads a disposed tensor on the wasm backend: the stable form from basic ops.
 function logSigmoid(x: tf.Tensor): tf.Tensor {
@@ -33,20 +35,30 @@ function logSigmoid(x: tf.Tensor): tf.Tensor {
 export function batchLoss(logits: tf.Tensor1D, targets: Float32Array, batch: SubgraphBatch, w: LossWeights): tf.Scalar {
   const losses: tf.Scalar[] = [];
   for (let q = 0; q < batch.numQueries; q++) {
-    const off = batch.nodeOffsets[q], n = batch.nodeOffsets[q + 1] - off;
+    const off = batch.nodeOffsets[q],
+      n = batch.nodeOffsets[q + 1] - off;
     const t = targets.subarray(off, off + n);
     const npos = t.reduce((a, b) => a + b, 0);
     if (npos === 0 || npos === n) continue;
     const l = logits.slice(off, n);
-    const pos = tf.tensor1d(t), neg = tf.sub(1, pos);
+    const pos = tf.tensor1d(t),
+      neg = tf.sub(1, pos);
     let loss = tf.scalar(0);
     if (w.bce > 0) {
       const scaled = l.div(w.temperature);
       const masked = scaled.add(pos.mul(-1e9));
       const negW = stopGradient(tf.softmax(masked)).mul(neg);
       const posLoss = tf.neg(logSigmoid(l)).mul(pos).sum();
-      const negLoss = tf.neg(logSigmoid(tf.neg(l))).mul(negW).sum();
-      loss = loss.add(posLoss.add(negLoss).div(npos + 1).mul(w.bce));
+      const negLoss = tf
+        .neg(logSigmoid(tf.neg(l)))
+        .mul(negW)
+        .sum();
+      loss = loss.add(
+        posLoss
+          .add(negLoss)
+          .div(npos + 1)
+          .mul(w.bce),
+      );
     }
     if (w.rank > 0) {
       const p = tf.sigmoid(l);

@@ -4,20 +4,41 @@ import path from 'node:path';
 import { lineFigure, writeFigure } from '../../report/figure';
 import type { EpochRecord } from './trainer';
 
-export async function writeTrainingReport(dir: string, name: string, report: Record<string, unknown>, history: EpochRecord[], log?: (l: string) => void): Promise<string[]> {
+export async function writeTrainingReport(
+  dir: string,
+  name: string,
+  report: Record<string, unknown>,
+  history: EpochRecord[],
+  log?: (l: string) => void,
+): Promise<string[]> {
   fs.mkdirSync(dir, { recursive: true });
   const jsonPath = path.join(dir, `${name}.json`);
   fs.writeFileSync(jsonPath, `${JSON.stringify(report, null, 1)}\n`);
   const written = [jsonPath];
   if (!history.length) return written;
   const x = history.map((h) => `${h.phase === 'pretrain' ? 'pre-train' : 'fine-tune'} ${h.epoch}`);
-  const specs = [lineFigure({ title: `GNN training loss: ${name}`, xTitle: 'epoch', yTitle: 'mean loss', x, series: [{ name: 'training loss', values: history.map((h) => h.meanLoss) }] })];
+  const specs = [
+    lineFigure({
+      title: `GNN training loss: ${name}`,
+      xTitle: 'epoch',
+      yTitle: 'mean loss',
+      x,
+      series: [{ name: 'training loss', values: history.map((h) => h.meanLoss) }],
+    }),
+  ];
   const ft = history.filter((h) => h.val || h.monitor);
   if (ft.length) {
     const series = [];
     if (ft.every((h) => h.val)) series.push({ name: 'synthetic validation R@5 (held out)', values: ft.map((h) => h.val!.r5) });
-    if (ft.every((h) => h.monitor)) series.push({ name: 'dev questions R@5 (never trained on)', values: ft.map((h) => h.monitor!.r5) }, { name: 'dev questions R@2', values: ft.map((h) => h.monitor!.r2) });
-    if (series.length) specs.push(lineFigure({ title: `GNN validation recall per epoch: ${name}`, xTitle: 'fine-tuning epoch', yTitle: 'recall', x: ft.map((h) => h.epoch), series }));
+    if (ft.every((h) => h.monitor))
+      series.push(
+        { name: 'dev questions R@5 (never trained on)', values: ft.map((h) => h.monitor!.r5) },
+        { name: 'dev questions R@2', values: ft.map((h) => h.monitor!.r2) },
+      );
+    if (series.length)
+      specs.push(
+        lineFigure({ title: `GNN validation recall per epoch: ${name}`, xTitle: 'fine-tuning epoch', yTitle: 'recall', x: ft.map((h) => h.epoch), series }),
+      );
   }
   for (const [i, spec] of specs.entries()) {
     try {

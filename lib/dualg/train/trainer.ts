@@ -55,7 +55,14 @@ export interface TrainResult {
   graphFingerprint: string;
 }
 
-type Phase = { name: 'pretrain' | 'finetune'; epochs: number; examples: TrainExample[]; loss: LossWeights; validation?: TrainExample[]; monitor?: TrainExample[] };
+type Phase = {
+  name: 'pretrain' | 'finetune';
+  epochs: number;
+  examples: TrainExample[];
+  loss: LossWeights;
+  validation?: TrainExample[];
+  monitor?: TrainExample[];
+};
 
 export async function trainGnn(o: TrainOptions): Promise<TrainResult> {
   await initTf();
@@ -65,7 +72,14 @@ export async function trainGnn(o: TrainOptions): Promise<TrainResult> {
   const state = await resume(o, model, optimizer, fingerprint);
   const phases: Phase[] = [
     { name: 'pretrain', epochs: o.pretrain?.epochs ?? 0, examples: o.pretrain?.examples ?? [], loss: PRETRAIN_LOSS },
-    { name: 'finetune', epochs: o.finetune?.epochs ?? 0, examples: o.finetune?.examples ?? [], loss: FINETUNE_LOSS, validation: o.finetune?.validation, monitor: o.finetune?.monitor },
+    {
+      name: 'finetune',
+      epochs: o.finetune?.epochs ?? 0,
+      examples: o.finetune?.examples ?? [],
+      loss: FINETUNE_LOSS,
+      validation: o.finetune?.validation,
+      monitor: o.finetune?.monitor,
+    },
   ];
   const t0 = Date.now();
   let stoppedBy: string | undefined;
@@ -75,13 +89,16 @@ export async function trainGnn(o: TrainOptions): Promise<TrainResult> {
       const rec = runEpoch(o, model, optimizer, phase, epoch);
       state.history.push(rec);
       state.progress[doneKey] = epoch;
-      o.log?.(`gnn ${phase.name} epoch ${epoch}/${phase.epochs}: loss ${rec.meanLoss.toFixed(4)}${rec.val ? `, val R@2 ${rec.val.r2.toFixed(3)} R@5 ${rec.val.r5.toFixed(3)} (n=${rec.val.n})` : ''}${rec.monitor ? `, monitor R@2 ${rec.monitor.r2.toFixed(3)} R@5 ${rec.monitor.r5.toFixed(3)} (n=${rec.monitor.n})` : ''} (${rec.seconds.toFixed(1)} s)`);
+      o.log?.(epochLine(rec, phase.epochs));
       if (rec.val && (!state.progress.best || rec.val.r5 > state.progress.best.value)) {
         state.progress.best = { metric: 'val R@5', value: rec.val.r5, epoch };
         await save(path.join(o.dir, 'best'), model, optimizer, fingerprint, state);
       }
       await save(path.join(o.dir, 'last'), model, optimizer, fingerprint, state);
-      if (o.maxSeconds !== undefined && (Date.now() - t0) / 1000 > o.maxSeconds) { stoppedBy = `time budget ${o.maxSeconds} s`; break outer; }
+      if (o.maxSeconds !== undefined && (Date.now() - t0) / 1000 > o.maxSeconds) {
+        stoppedBy = `time budget ${o.maxSeconds} s`;
+        break outer;
+      }
     }
   }
   if (state.progress.best && checkpointExists(path.join(o.dir, 'best'))) model.setWeights(readCheckpoint(path.join(o.dir, 'best')).params);
@@ -96,19 +113,47 @@ function runEpoch(o: TrainOptions, model: GnnModel, optimizer: tf.Optimizer, pha
   const bs = o.batchSize ?? 8;
   const losses: number[] = [];
   for (let i = 0; i < order.length; i += bs) {
-    losses.push(trainStep(model, optimizer, o.graph, order.slice(i, i + bs).map((j) => phase.examples[j]), phase.loss));
+    losses.push(
+      trainStep(
+        model,
+        optimizer,
+        o.graph,
+        order.slice(i, i + bs).map((j) => phase.examples[j]),
+        phase.loss,
+      ),
+    );
   }
   const val = phase.validation?.length ? validate(model, o.graph, phase.validation) : undefined;
   const monitor = phase.monitor?.length ? validate(model, o.graph, phase.monitor) : undefined;
   const meanLoss = losses.reduce((a, b) => a + b, 0) / Math.max(1, losses.length);
-  return { phase: phase.name, epoch, meanLoss, batchLosses: losses, ...(val ? { val } : {}), ...(monitor ? { monitor } : {}), seconds: (Date.now() - t) / 1000 };
+  return {
+    phase: phase.name,
+    epoch,
+    meanLoss,
+    batchLosses: losses,
+    ...(val ? { val } : {}),
+    ...(monitor ? { monitor } : {}),
+    seconds: (Date.now() - t) / 1000,
+  };
 }
 
-interface RunState { progress: TrainingProgress; history: EpochRecord[]; resumed: boolean }
+function epochLine(rec: EpochRecord, of: number): string {
+  const v = (name: string, x?: Validation) => (x ? `, ${name} R@2 ${x.r2.toFixed(3)} R@5 ${x.r5.toFixed(3)} (n=${x.n})` : '');
+  const metrics = `${v('val', rec.val)}${v('monitor', rec.monitor)}`;
+  return `gnn ${rec.phase} epoch ${rec.epoch}/${of}: loss ${rec.meanLoss.toFixed(4)}${metrics} (${rec.seconds.toFixed(1)} s)`;
+}
+
+interface RunState {
+  progress: TrainingProgress;
+  history: EpochRecord[];
+  resumed: boolean;
+}
 
 async function save(dir: string, model: GnnModel, optimizer: tf.Optimizer, graphFingerprint: string, state: RunState): Promise<void> {
   const opt = await optimizer.getWeights();
-  const optimizerValues = await Promise.all(opt.map(async (w) => ({ name: w.name, shape: w.tensor.shape.slice(), values: (await w.tensor.data()) as Float32Array })));
+  const optimizerValues = await Promise.all(
+    opt.map(async (w) => ({ name: w.name, shape: w.tensor.shape.slice(), values: (await w.tensor.data()) as Float32Array })),
+  );
   writeCheckpoint(dir, {
     manifest: { graphFingerprint, config: model.config, progress: state.progress, stats: { history: state.history } },
     params: await model.getWeights(),
@@ -129,13 +174,17 @@ async function resume(o: TrainOptions, model: GnnModel, optimizer: tf.Optimizer,
   const ck = readCheckpoint(last, { graphFingerprint: fingerprint });
   for (const k of ['layers', 'hidden', 'inputDim', 'numRelations'] as const) {
     if (ck.manifest.config[k] !== o.config[k]) {
-      throw new KfError('gnn_checkpoint_mismatch', `the checkpoint in ${last} has ${k} = ${ck.manifest.config[k]}, this run asks for ${o.config[k]}`,
-        'use another --out folder or the same settings to resume', { concerns: last });
+      throw new KfError(
+        'gnn_checkpoint_mismatch',
+        `the checkpoint in ${last} has ${k} = ${ck.manifest.config[k]}, this run asks for ${o.config[k]}`,
+        'use another --out folder or the same settings to resume',
+        { concerns: last },
+      );
     }
   }
   model.setWeights(ck.params);
   if (ck.optimizer.length) await optimizer.setWeights(ck.optimizer.map((w) => ({ name: w.name, tensor: tf.tensor(w.values, w.shape) })));
   o.log?.(`gnn: resuming from ${last} (pre-training epochs done ${ck.manifest.progress.pretrainEpochs}, fine-tuning ${ck.manifest.progress.finetuneEpochs})`);
-  const history = ((ck.manifest.stats?.history ?? []) as EpochRecord[]);
+  const history = (ck.manifest.stats?.history ?? []) as EpochRecord[];
   return { progress: ck.manifest.progress, history, resumed: true };
 }
