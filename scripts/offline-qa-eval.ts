@@ -41,7 +41,7 @@ import { checkFinal } from '../lib/knowforge/offline/checker';
 import { extractAnswer, synthReply } from '../lib/knowforge/offline/synth';
 import { explainRead } from '../lib/knowforge/offline/reader';
 import type { SynthTask } from '../lib/knowforge/offline/tasks';
-import type { ChatModel, Stage } from '../lib/models/types';
+import type { ChatModel, Stage } from '../lib/model-api/types';
 import { experimentFromObject, expandPath, loadExperiment, type ResolvedExperiment } from '../lib/run/config';
 import { loadConfiguredBenchmark } from '../lib/run/questions';
 import { readRecords, type RunRecord } from '../lib/run/records';

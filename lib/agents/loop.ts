@@ -23,8 +23,8 @@
  */
 import { canonicalJson } from '../util/hash';
 import { KfError, errorMessage } from '../util/errors';
-import { parseAgentObject, parseToolArguments } from '../models/json-repair';
-import type { AgentProtocol, ChatMessage, ChatModel, ContentPart, Stage, ToolCall, Usage } from '../models/types';
+import { parseAgentObject, parseToolArguments } from '../model-api/json-repair';
+import type { AgentProtocol, ChatMessage, ChatModel, ContentPart, Stage, ToolCall, Usage } from '../model-api/types';
 import { composeSystemPrompt, type SystemPromptSource } from './system-prompt';
 import { checkArgs, ToolSet, type AgentTool } from './tools';
 

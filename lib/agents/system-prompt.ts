@@ -6,7 +6,7 @@
  * shared loop rules and the two protocol paragraphs. With native tool calls the
  * tool list travels in the request's `tools` parameter instead of the prompt.
  */
-import type { AgentProtocol } from '../models/types';
+import type { AgentProtocol } from '../model-api/types';
 import type { ToolSet } from './tools';
 
 export interface SystemPromptParts {

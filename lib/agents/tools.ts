@@ -8,7 +8,7 @@
  * with every tool) is declared explicitly with `registerUnion`.
  */
 import { KfError } from '../util/errors';
-import type { ToolSpec } from '../models/types';
+import type { ToolSpec } from '../model-api/types';
 
 export interface ToolCallContext<Ctx = unknown> {
   role: string;

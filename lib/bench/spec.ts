@@ -5,7 +5,7 @@
  * breakdowns its paper reports. Entries live in lib/bench/benchmarks/<name>.ts
  * and are listed in lib/bench/registry.ts; nothing else tests a benchmark's name.
  */
-import type { ChatModel, Embedder } from '../models/types';
+import type { ChatModel, Embedder } from '../model-api/types';
 import type { JudgeExtraction } from '../eval/metrics/mmlongbench-judge';
 import type { MmqaOptions } from './mmqa';
 import type { BenchmarkName } from './names';

@@ -12,7 +12,7 @@ import type { CaptionTask } from './offline/tasks';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Fragment } from './types';
-import type { ChatModel, ContentPart, Stage } from '../models/types';
+import type { ChatModel, ContentPart, Stage } from '../model-api/types';
 import { OcrPool, ocrBlocks } from './ocr';
 import { DEFAULT_MIN_OCR_CONFIDENCE } from './options';
 import { tableSummary, tableToText } from './table';

@@ -1,5 +1,5 @@
 /** Small helpers shared by the build steps: models per stage, usage counting, seeds, cancellation. */
-import type { ChatModel } from '../models/types';
+import type { ChatModel } from '../model-api/types';
 import { KfError, errorMessage } from '../util/errors';
 import { sha256 } from '../util/hash';
 import { addUsage, emptyUsage, type StageUsage } from './knowledge-points';

@@ -3,7 +3,7 @@ import type { CorpusPassage } from '../bench/types';
 import type { DocumentFormat, Fragment, IngestIssue, IngestResult, PageStatus } from '../corpus/types';
 import type { IngestOptions } from '../corpus/options';
 import { OcrPool } from '../corpus/ocr';
-import type { ChatModel } from '../models/types';
+import type { ChatModel } from '../model-api/types';
 import type { EngineOptions } from './engine';
 import type { CorpusFittedOptions } from './embedders/corpus-fitted';
 import type { Embedder, KnowledgePoint, Relation } from './types';

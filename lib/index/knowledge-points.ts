@@ -17,10 +17,10 @@
  */
 import { fillPrompt } from '../util/prompts';
 import type { Fragment } from '../corpus/types';
-import type { ChatModel, ChatResponse } from '../models/types';
+import type { ChatModel, ChatResponse } from '../model-api/types';
 import type { ExtractionTask } from './offline/tasks';
 import { extractPoints } from './offline/knowledge-points';
-import { findJsonObject } from '../models/json-repair';
+import { findJsonObject } from '../model-api/json-repair';
 import { errorMessage } from '../util/errors';
 import type { KnowledgePoint } from './types';
 import { mapLimit } from '../util/worker-pool';

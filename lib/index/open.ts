@@ -31,7 +31,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DocumentRecord, Fragment } from '../corpus/types';
 import type { Question } from '../bench/types';
-import type { ChatModel, Stage } from '../models/types';
+import type { ChatModel, Stage } from '../model-api/types';
 import { KfError } from '../util/errors';
 import { readJson, readJsonl } from '../util/fsx';
 import { SearchEngine } from './engine';

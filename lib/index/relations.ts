@@ -16,9 +16,9 @@
  */
 import { loadPrompt } from '../util/prompts';
 import { HierarchicalNSW } from 'hnswlib-node';
-import type { ChatModel, ChatResponse } from '../models/types';
+import type { ChatModel, ChatResponse } from '../model-api/types';
 import type { RelationsTask } from './offline/tasks';
-import { findJsonObject } from '../models/json-repair';
+import { findJsonObject } from '../model-api/json-repair';
 import { errorMessage } from '../util/errors';
 import { sha256 } from '../util/hash';
 import type { KnowledgePoint, Relation, RelationType } from './types';

@@ -5,7 +5,7 @@
 import type { FragmentKind, MediaAsset } from '../corpus/types';
 
 // The dense text encoder is declared by the model layer (which implements the OpenAI one) and used here.
-export type { Embedder } from '../models/types';
+export type { Embedder } from '../model-api/types';
 
 /** An atomic knowledge point (title, one-sentence summary, source fragment). Offline: sentence-level points. */
 export interface KnowledgePoint {

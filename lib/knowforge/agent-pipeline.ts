@@ -10,7 +10,7 @@
  * start of the answer.
  */
 import type { AgentTranscript } from '../agents/loop';
-import type { AgentProtocol, ChatModel } from '../models/types';
+import type { AgentProtocol, ChatModel } from '../model-api/types';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
 import { KfError } from '../util/errors';

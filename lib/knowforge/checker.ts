@@ -8,9 +8,9 @@
  * final line is kept and the failure is reported (traced) instead.
  */
 import type { Question } from '../bench/types';
-import type { ChatModel, ChatResponse } from '../models/types';
+import type { ChatModel, ChatResponse } from '../model-api/types';
 import type { CheckerTask } from './offline/tasks';
-import { findJsonObject } from '../models/json-repair';
+import { findJsonObject } from '../model-api/json-repair';
 import type { Convention } from '../run/types';
 import { findFinalAnswer, formatFinalValue, replaceFinalAnswer } from './final-answer';
 import { fillPrompt } from '../util/prompts';

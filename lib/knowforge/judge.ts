@@ -9,8 +9,8 @@
  * need_more = false: the paper runs nothing; the released runner still runs the
  * queries (setting `judgeOnNeedMoreFalse: 'paper' | 'runner'`).
  */
-import type { ChatModel, ChatResponse } from '../models/types';
-import { findJsonObject } from '../models/json-repair';
+import type { ChatModel, ChatResponse } from '../model-api/types';
+import { findJsonObject } from '../model-api/json-repair';
 import { fillPrompt } from '../util/prompts';
 import type { JudgeTask } from './offline/tasks';
 

@@ -10,7 +10,7 @@ import type { BenchmarkData, Question } from '../bench/types';
 import { aggregateScores, goldUnits, retrievalScores } from '../eval/retrieval';
 import { engineKnowledgeBase } from '../run/index-provider';
 import type { OpenIndex } from '../index/open';
-import type { ChatModel, Stage } from '../models/types';
+import type { ChatModel, Stage } from '../model-api/types';
 import { checkSettings, configuration } from '../pipeline/registry';
 import { loadExperiment } from '../run/config';
 import { createModelRouter } from '../models/router';

@@ -5,7 +5,7 @@
  * tools of other roles.
  */
 import { runAgentLoop, type AgentTranscript } from '../agents/loop';
-import type { AgentProtocol, ChatModel, ContentPart } from '../models/types';
+import type { AgentProtocol, ChatModel, ContentPart } from '../model-api/types';
 import type { TraceEvent } from '../run/types';
 import { loadPrompt } from '../util/prompts';
 import { ruleParagraph } from './conventions';

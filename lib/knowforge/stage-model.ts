@@ -3,7 +3,7 @@
  * the protocol its endpoint declares (models.stages.<stage>.protocol,
  * KF_PROTOCOL), so a configured native-tools endpoint is used natively.
  */
-import type { AgentProtocol, ChatModel, Stage } from '../models/types';
+import type { AgentProtocol, ChatModel, Stage } from '../model-api/types';
 
 export interface StageRouter {
   forStage(stage: Stage): ChatModel;

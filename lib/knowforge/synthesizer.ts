@@ -8,7 +8,7 @@
  * The runner's temperature for this call is 0.3 (everything else runs at 0).
  */
 import type { Question } from '../bench/types';
-import type { ChatMessage, ChatModel, ChatResponse } from '../models/types';
+import type { ChatMessage, ChatModel, ChatResponse } from '../model-api/types';
 import type { Material, SynthTask } from './offline/tasks';
 import type { Convention } from '../run/types';
 import { guardrail, ruleParagraph } from './conventions';

@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import type { Fragment, MediaAsset, TableData } from '../corpus/types';
-import type { ChatModel, ContentPart } from '../models/types';
+import type { ChatModel, ContentPart } from '../model-api/types';
 import type { VisionTask } from './offline/tasks';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { fillPrompt } from '../util/prompts';

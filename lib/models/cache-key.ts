@@ -8,8 +8,8 @@
  */
 import { canonicalJson, sha256 } from '../util/hash';
 import type { ResolvedEndpoint } from './config';
-import { loadImage } from './images';
-import type { ChatMessage, ChatRequest, ToolSpec } from './types';
+import { loadImage } from '../model-api/images';
+import type { ChatMessage, ChatRequest, ToolSpec } from '../model-api/types';
 
 /** Built-in request defaults when neither the config nor the caller sets them (spec: loops use 0 and 2,048). */
 export const DEFAULT_TEMPERATURE = 0;

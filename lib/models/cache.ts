@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { KfError } from '../util/errors';
 import { repoRoot } from '../util/paths';
-import type { ToolCall, Usage } from './types';
+import type { ToolCall, Usage } from '../model-api/types';
 
 /** What is stored for one reply (enough to rebuild a ChatResponse). */
 export interface CachedReply {

@@ -41,7 +41,7 @@
  * takes no extraBody from the generic levels (chat template switches break /embeddings).
  */
 import { KfError } from '../util/errors';
-import type { AgentProtocol } from './types';
+import type { AgentProtocol } from '../model-api/types';
 
 export interface EndpointConfig {
   backend?: 'openai' | 'offline';

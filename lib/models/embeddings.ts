@@ -16,7 +16,7 @@ import type { Ledger } from './ledger';
 import { guardedAttempt, makeClient } from './openai-provider';
 import { retryCall, type RetryPolicy } from './retry';
 import type { Semaphore } from './semaphore';
-import type { Embedder } from './types';
+import type { Embedder } from '../model-api/types';
 
 export interface EmbedderDeps {
   env?: NodeJS.ProcessEnv;

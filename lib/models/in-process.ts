@@ -15,22 +15,19 @@
  */
 import { KfError } from '../util/errors';
 import type { ModelCache } from './cache';
+import type { Closable, HandlerResources, OfflineHandler } from '../model-api/handler';
+export type { Closable, InProcessContext, InProcessReply, OfflineHandler } from '../model-api/handler';
 import { throwIfAborted } from './middleware';
-import type { ChatModel, ChatRequest, ChatResponse, Stage, ToolCall } from './types';
+import type { ChatModel, ChatRequest, ChatResponse, Stage, ToolCall } from '../model-api/types';
 
 export const OFFLINE_MODEL_ID = 'offline';
-
-/** Something a handler keeps open across calls (an OCR worker): closed with the router that owns it. */
-export interface Closable {
-  close?(): Promise<void> | void;
-}
 
 /**
  * Services shared by the in-process handlers of one model router: created on
  * first use, closed by `close()` (the router's close). Services handed in from
  * outside (tests) are used but never closed here.
  */
-export class InProcessResources {
+export class InProcessResources implements HandlerResources {
   private readonly owned = new Map<string, Closable>();
 
   constructor(readonly cache?: ModelCache, private readonly given: Record<string, Closable> = {}) {}
@@ -48,30 +45,6 @@ export class InProcessResources {
     this.owned.clear();
     for (const r of all) await r.close?.();
   }
-}
-
-/** What a handler sees besides its task. */
-export interface InProcessContext {
-  req: ChatRequest;
-  stage: string;
-  /** The router's shared services; undefined for a model built outside a router. */
-  resources?: InProcessResources;
-}
-
-export interface InProcessReply {
-  text: string;
-  toolCalls?: ToolCall[];
-}
-
-/** One role's offline policy. `T` is its task payload (the role's `...Task` type). */
-export interface OfflineHandler<T = Record<string, unknown>> {
-  /** Stage names (besides the role's own) that mean this role when a request names none. */
-  stages?: readonly string[];
-  /** Task fields the policy cannot do without: a request lacking one fails with the field's name. */
-  needs?: readonly string[];
-  /** Where the role's task type is declared (named in error messages). */
-  taskFile?: string;
-  reply(task: T, ctx: InProcessContext): string | InProcessReply | Promise<string | InProcessReply>;
 }
 
 const handlers = new Map<string, OfflineHandler>();

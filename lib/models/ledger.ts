@@ -6,7 +6,7 @@
  * Everything is JSON-serialisable: the runner writes `toJSON()` into manifests.
  * It never holds request contents or credentials.
  */
-import type { Backend, Stage } from './types';
+import type { Backend, Stage } from '../model-api/types';
 
 export interface LedgerEntry {
   stage: Stage;

@@ -18,7 +18,7 @@ import type { CacheMode, ResolvedEndpoint } from './config';
 import type { Ledger } from './ledger';
 import { retryCall, type RetryPolicy, cancelledError } from './retry';
 import type { Semaphore } from './semaphore';
-import type { Backend, ChatModel, ChatRequest, ChatResponse } from './types';
+import type { Backend, ChatModel, ChatRequest, ChatResponse } from '../model-api/types';
 
 /** A provider that makes single attempts (OpenAIChatProvider). */
 export interface AttemptingModel {

@@ -13,8 +13,8 @@ import OpenAI from 'openai';
 import { AttemptError, displayUrl, parseRetryAfter, redactSecret } from './call-error';
 import type { EffectiveParams } from './cache-key';
 import type { ResolvedEndpoint } from './config';
-import { loadImage, toDataUrl } from './images';
-import type { ChatMessage, ChatRequest, ChatResponse, ToolCall } from './types';
+import { loadImage, toDataUrl } from '../model-api/images';
+import type { ChatMessage, ChatRequest, ChatResponse, ToolCall } from '../model-api/types';
 
 export interface OpenAIProviderOptions {
   endpoint: ResolvedEndpoint;

@@ -21,7 +21,7 @@ import { InProcessModel, InProcessResources, type Closable } from './in-process'
 import { OpenAIChatProvider } from './openai-provider';
 import { defaultRetryPolicy, type RetryPolicy } from './retry';
 import { Semaphore } from './semaphore';
-import { STAGES, type AgentProtocol, type Backend, type ChatModel, type Embedder, type Stage } from './types';
+import { STAGES, type AgentProtocol, type Backend, type ChatModel, type Embedder, type Stage } from '../model-api/types';
 
 /** One stage's route as printed by `kf models` and written into manifests. Never holds the key. */
 export interface StageRoute {

@@ -21,7 +21,7 @@ import { repoRoot } from '../util/paths';
 import { canonicalJson, sha256, shortHash } from '../util/hash';
 import { ensureWritableDir, writeJsonAtomic } from '../util/fsx';
 import { KfError } from '../util/errors';
-import type { Backend } from '../models/types';
+import type { Backend } from '../model-api/types';
 
 /** The label every table/figure made by the offline backend must show. */
 export const OFFLINE_NOTE = 'offline backend: not model results';

@@ -10,7 +10,7 @@ import { questionFieldValues } from '../bench/fields';
 import type { Retriever, SearchOptions } from '../index/types';
 import { retrievalScores } from '../eval/retrieval';
 import { conventionFor } from '../knowforge/conventions';
-import type { ChatModel, Stage } from '../models/types';
+import type { ChatModel, Stage } from '../model-api/types';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { retrieverKnowledgeBase } from '../pipeline/retriever-knowledge-base';
 import { KfError, errorMessage, isKfError } from '../util/errors';

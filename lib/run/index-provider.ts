@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { Fragment } from '../corpus/types';
 import type { BenchmarkData, Question } from '../bench/types';
 import type { Embedder, Retriever, SearchOptions } from '../index/types';
-import type { ChatModel, Stage } from '../models/types';
+import type { ChatModel, Stage } from '../model-api/types';
 import { KfError } from '../util/errors';
 import { repoRoot } from '../util/paths';
 import { EngineKnowledgeBase } from '../index/knowledge-base';

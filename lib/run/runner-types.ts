@@ -3,7 +3,7 @@ import type { BenchmarkData } from '../bench/types';
 import type { Embedder } from '../index/types';
 import type { LedgerTotals } from '../models/ledger';
 import type { StageRoute } from '../models/router';
-import type { ChatModel, Stage } from '../models/types';
+import type { ChatModel, Stage } from '../model-api/types';
 import type { ResolvedExperiment } from './config';
 import type { RetrieverProvider } from './index-provider';
 import type { RunCounts, RunManifest, RunStatus } from './manifest';

@@ -2,7 +2,7 @@
 import type { Question } from '../bench/types';
 import type { Embedder } from '../index/types';
 import { scoreAnswer, scoreAnswerWithJudge } from '../eval/score';
-import type { ChatModel, Stage } from '../models/types';
+import type { ChatModel, Stage } from '../model-api/types';
 import type { ExperimentConfig } from './config';
 import type { RunRecord } from './records';
 import type { PipelineResult } from './types';

@@ -6,7 +6,7 @@
 import type { Fragment } from '../corpus/types';
 import type { Question } from '../bench/types';
 import type { Retriever, SearchHit } from '../index/types';
-import type { ChatModel, Stage } from '../models/types';
+import type { ChatModel, Stage } from '../model-api/types';
 import type { AnswerConvention } from '../bench/spec';
 import type { Rng } from '../util/rng';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';

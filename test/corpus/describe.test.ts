@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { describeFragments } from '../../lib/corpus/describe';
 import { ingestMarkdown } from '../../lib/corpus/markdown';
 import { OcrPool } from '../../lib/corpus/ocr';
-import type { ChatModel, ChatRequest, ChatResponse } from '../../lib/models/types';
+import type { ChatModel, ChatRequest, ChatResponse } from '../../lib/model-api/types';
 import type { Fragment } from '../../lib/corpus/types';
 import { byKind, DOCS, scratch } from './helpers';
 import { textPng } from './pdf-fixtures';

@@ -184,6 +184,6 @@ test('the openie stage (offline backend here) adds model triples to the graph, a
   const g = await buildDualGraph(sourceFromPassages(PASSAGES, 'fixture'), { openie: openieFromModel(new InProcessModel('openie')) });
   assert.ok(g.meta.stats.modelTriples > 0, `model triples: ${g.meta.stats.modelTriples}`);
   assert.equal(g.meta.settings.openie, 'model');
-  const silly = { id: 'x', backend: 'openai', chat: async () => ({ text: 'no json here' }) } as unknown as import('../../lib/models/types').ChatModel;
+  const silly = { id: 'x', backend: 'openai', chat: async () => ({ text: 'no json here' }) } as unknown as import('../../lib/model-api/types').ChatModel;
   assert.deepEqual(await openieFromModel(silly)('Some text.', 'f#0'), []);
 });

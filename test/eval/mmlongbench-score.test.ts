@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { anls, getCleanString, isExactMatchType, isFloatEqual, levenshtein, mmlongbenchAccF1, mmlongbenchScore } from '../../lib/eval/metrics/mmlongbench';
 import { pyFloat, pyInt, pyRound, pyStrFloat } from '../../lib/eval/metrics/python-compat';
 import { extractAnswerWithJudge, FAILED_TO_EXTRACT, parseExtraction } from '../../lib/eval/metrics/mmlongbench-judge';
-import type { ChatModel, ChatRequest, ChatResponse } from '../../lib/models/types';
+import type { ChatModel, ChatRequest, ChatResponse } from '../../lib/model-api/types';
 import { makeRng } from '../../lib/util/rng';
 
 const close = (a: number, b: number, eps = 1e-12) => assert.ok(Math.abs(a - b) <= eps, `${a} != ${b}`);

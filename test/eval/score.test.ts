@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Question } from '../../lib/bench/types';
 import { aggregateMmlongbench, scoreAnswer, scoreAnswerWithJudge } from '../../lib/eval/score';
-import type { ChatModel, ChatRequest } from '../../lib/models/types';
+import type { ChatModel, ChatRequest } from '../../lib/model-api/types';
 import type { Embedder } from '../../lib/index/types';
 
 function q(over: Partial<Question>): Question {

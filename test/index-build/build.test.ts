@@ -13,7 +13,7 @@ import { buildIndex, ensureIndex, type BuildProgress } from '../../lib/index/bui
 import { openIndex, type IndexModels } from '../../lib/index/open';
 import { HashingEmbedder } from '../../lib/index/embedders/hashing';
 import { tinyDemoWorld } from '../_shared/scratch';
-import type { ChatModel, Stage } from '../../lib/models/types';
+import type { ChatModel, Stage } from '../../lib/model-api/types';
 import { DOCS, writeCorpus } from './corpus';
 import { fakeModel, tempDir } from './helpers';
 import PDFDocument from 'pdfkit';

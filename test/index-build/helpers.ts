@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Fragment } from '../../lib/corpus/types';
-import type { ChatModel, ChatRequest, ChatResponse } from '../../lib/models/types';
+import type { ChatModel, ChatRequest, ChatResponse } from '../../lib/model-api/types';
 
 export function tempDir(prefix = 'kf-index-build-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -11,7 +11,7 @@ import { agentSettings } from '../../lib/knowforge/agent-settings';
 import { stageModel } from '../../lib/knowforge/stage-model';
 import { toolsOf } from '../../lib/knowforge/tools/roles';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
-import type { AgentProtocol } from '../../lib/models/types';
+import type { AgentProtocol } from '../../lib/model-api/types';
 import type { PipelineContext, PipelineResult, TraceEvent } from '../../lib/run/types';
 import { makeRng } from '../../lib/util/rng';
 import { routerFor } from '../models/helpers';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { bridgeNames, nameMentions, questionTitles } from '../../lib/knowforge/offline/bridge-entities';
 import { bridgeJudge, poolBlocks } from '../../lib/knowforge/offline/bridge-judge';
 import { locatorReply, nextQuery } from '../../lib/knowforge/offline/locator';
-import type { ChatRequest } from '../../lib/models/types';
+import type { ChatRequest } from '../../lib/model-api/types';
 
 test('names keep initials and particles; question titles come from the usual multi-hop shapes', () => {
   assert.deepEqual(

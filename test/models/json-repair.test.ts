@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findJsonObject, parseAgentObject, parseJsonLoose, parseToolArguments, repairJson, stripCodeFences } from '../../lib/models/json-repair';
+import { findJsonObject, parseAgentObject, parseJsonLoose, parseToolArguments, repairJson, stripCodeFences } from '../../lib/model-api/json-repair';
 
 test('strips code fences, keeping the inside (also an unclosed fence)', () => {
   assert.equal(stripCodeFences('Sure:\n```json\n{"a": 1}\n```\nbye').includes('{"a": 1}'), true);

@@ -11,7 +11,7 @@ import type { Question } from '../../lib/bench/types';
 import { Ledger } from '../../lib/models/ledger';
 import { withLedger } from '../../lib/models/middleware';
 import type { StageRoute } from '../../lib/models/router';
-import type { Backend, ChatModel } from '../../lib/models/types';
+import type { Backend, ChatModel } from '../../lib/model-api/types';
 import { experimentFromObject, type ResolvedExperiment } from '../../lib/run/config';
 import type { RunnerRouter } from '../../lib/run/runner';
 import type { Pipeline } from '../../lib/run/types';

@@ -9,7 +9,7 @@ import { bool, list, str } from '../command';
 import { checkEndpoints } from '../../models/check';
 import { resolveStage, type ModelsConfig, type ResolvedEndpoint } from '../../models/config';
 import { readModelsConfigFile } from '../../models/config-file';
-import { STAGES } from '../../models/types';
+import { STAGES } from '../../model-api/types';
 import { errorMessage } from '../../util/errors';
 
 function row(r: ResolvedEndpoint, env: NodeJS.ProcessEnv): string[] {

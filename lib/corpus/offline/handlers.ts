@@ -2,7 +2,7 @@
  * The corpus roles' offline handlers (captioning media for retrieval).
  * Registered by lib/offline-backend.ts.
  */
-import type { OfflineHandler } from '../../models/in-process';
+import type { OfflineHandler } from '../../model-api/handler';
 import { captionReply } from './caption';
 import { sharedOcr } from './ocr-service';
 import type { CaptionTask } from './tasks';

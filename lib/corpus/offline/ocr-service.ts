@@ -14,9 +14,9 @@
  * recognised again.
  */
 import * as path from 'node:path';
-import type { ModelCache } from '../../models/cache';
-import { imageSize, loadImage, type ImagePart } from '../../models/images';
-import type { InProcessResources } from '../../models/in-process';
+import type { HandlerResources, OcrResultCache } from '../../model-api/handler';
+import { imageSize, loadImage, type ImagePart } from '../../model-api/images';
+
 import { recognizePage, type OcrEngine, type OcrPage } from '../ocr';
 import { OCR_LAYOUT_VERSION, ocrLayout } from '../ocr-layout';
 import type { ImageRef } from './tasks';
@@ -62,7 +62,7 @@ export class OcrService {
   /** Images actually run through tesseract (cache misses): lets tests see the cache work. */
   recognized = 0;
 
-  constructor(private readonly opts: { cache?: ModelCache; minConfidence?: number } = {}) {}
+  constructor(private readonly opts: { cache?: OcrResultCache; minConfidence?: number } = {}) {}
 
   private getWorker(): Promise<TesseractWorker> {
     if (!this.worker) {
@@ -124,7 +124,7 @@ export class OcrService {
 }
 
 /** The run's OCR service: one per model router (it owns the tesseract worker and closes it), shared by vision and caption. */
-export function sharedOcr(resources: InProcessResources | undefined): OcrService | undefined {
+export function sharedOcr(resources: HandlerResources | undefined): OcrService | undefined {
   return resources?.get('ocr', (cache) => new OcrService({ cache }));
 }
 

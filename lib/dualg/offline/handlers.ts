@@ -2,7 +2,7 @@
  * The DualG-MRAG roles' offline handlers (OpenIE for graph construction, the
  * query-pattern parser). Registered by lib/offline-backend.ts.
  */
-import type { OfflineHandler } from '../../models/in-process';
+import type { OfflineHandler } from '../../model-api/handler';
 import { openIE } from './openie';
 import { parsePattern } from './pattern';
 import type { OpenIETask, PatternTask } from './tasks';

@@ -10,7 +10,7 @@
  * description (not the official wording); pass `template` to use another
  * ({{question}} and {{analysis}} are filled in).
  */
-import type { ChatModel } from '../../models/types';
+import type { ChatModel } from '../../model-api/types';
 import { loadPrompt } from '../../util/prompts';
 
 /** The default extraction prompt: prompts/scorer-mmlongbench.txt. */

@@ -2,7 +2,7 @@
  * The index-time roles' offline handlers (knowledge-point extraction, relation
  * typing). Registered by lib/offline-backend.ts.
  */
-import type { OfflineHandler } from '../../models/in-process';
+import type { OfflineHandler } from '../../model-api/handler';
 import { extractPoints, typeRelations } from './knowledge-points';
 import type { ExtractionTask, RelationsTask } from './tasks';
 

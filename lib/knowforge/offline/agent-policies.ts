@@ -9,8 +9,8 @@
  * entity with the relation words around it), then stop.
  * Reader: open the pool media whose caption/label/description matches the question.
  */
-import { parseAgentObject, parseToolArguments } from '../../models/json-repair';
-import type { ChatRequest } from '../../models/types';
+import { parseAgentObject, parseToolArguments } from '../../model-api/json-repair';
+import type { ChatRequest } from '../../model-api/types';
 import type { AgentTask, LocatorTask, PoolMedia, ReaderTask } from './tasks';
 import { contentWords, entities, overlapScore, relationWords, stem, stemSet, tokens, STOPWORDS } from '../../util/text-rules';
 

@@ -3,7 +3,7 @@
  * the task fields each cannot do without. Registered by lib/offline-backend.ts.
  */
 import { sharedOcr } from '../../corpus/offline/ocr-service';
-import type { OfflineHandler } from '../../models/in-process';
+import type { OfflineHandler } from '../../model-api/handler';
 import { agentStep, readerPlan } from './agent-policies';
 import { checkerReply, scorerReply } from './checker';
 import { bridgeJudge } from './bridge-judge';

@@ -12,8 +12,8 @@
  * Queries already run are never repeated; it finishes when nothing is left or
  * its query budget (one round short of the cap) is spent.
  */
-import { findJsonObject } from '../../models/json-repair';
-import type { ChatRequest } from '../../models/types';
+import { findJsonObject } from '../../model-api/json-repair';
+import type { ChatRequest } from '../../model-api/types';
 import { agentStep, decomposeQuestion, previousCalls, readerPlan, type OfflineAgentReply, type PlannedCall } from './agent-policies';
 import { bridgeNames, uncoveredEntities, type FoundHit } from './bridge-entities';
 import type { AgentTask, LocatorTask, PoolMedia } from './tasks';
