@@ -9,20 +9,42 @@ import type { ArtifactKind } from '../pipeline/artifact';
 import { registerArtifactKind } from '../pipeline/artifact-store';
 import { defaultIndexDir } from '../run/index-provider';
 import { KfError } from '../util/errors';
-import { buildDualGraph, DUALG_GRAPH_VERSION } from './graph/build';
+import type { ChatModel } from '../model-api/types';
+import { buildDualGraph, DUALG_GRAPH_VERSION, type OpenIeExtractor } from './graph/build';
+import { openieFromModel } from './graph/openie-model';
 import { indexIdentity, sourceFromIndexDir } from './graph/source';
 import { DUALG_GRAPH_KIND, loadGraph, writeGraphFiles } from './graph/store';
 import type { DualGraph } from './graph/types';
 
 export interface DualGraphSettings {
   tau: number;
+  /** 'rules': the built-in offline extraction only; 'stage': plus the `openie` stage of the model layer (needs models). */
+  openie: 'rules' | 'stage';
 }
 
 export function graphSettings(raw: Record<string, unknown>): DualGraphSettings {
   const tau = raw.tau === undefined ? 0.8 : Number(raw.tau);
   if (!Number.isFinite(tau) || tau <= 0 || tau > 1)
     throw new KfError('bad_setting', `dualg-graph tau must be in (0, 1], got ${String(raw.tau)}`, 'use e.g. tau = 0.8', { concerns: 'tau' });
-  return { tau };
+  const openie = raw.openie ?? 'rules';
+  if (openie !== 'rules' && openie !== 'stage')
+    throw new KfError('bad_setting', `dualg-graph openie must be "rules" or "stage", got ${String(openie)}`, 'openie = "stage" calls the openie model stage', {
+      concerns: 'openie',
+    });
+  return { tau, openie };
+}
+
+/** The `openie` stage extractor when the settings ask for it (the models come from kf prepare / the caller). */
+function stageExtractor(settings: DualGraphSettings, models: unknown): OpenIeExtractor | undefined {
+  if (settings.openie !== 'stage') return undefined;
+  const router = models as { forStage?: (stage: string) => ChatModel } | undefined;
+  if (!router?.forStage)
+    throw new KfError(
+      'models_required',
+      'dualg-graph with openie = "stage" needs the model layer',
+      'prepare it through an experiment (kf prepare <experiment>)',
+    );
+  return openieFromModel(router.forStage('openie'));
 }
 
 export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
@@ -34,7 +56,8 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     const indexDir = ctx.args.indexDir as string | undefined;
     if (!indexDir)
       throw new KfError('bad_request', 'dualg-graph needs the index folder (args.indexDir)', 'prepare it through the dualg retriever or pass --index');
-    const g = await buildDualGraph(sourceFromIndexDir(indexDir), { tau: ctx.settings.tau, log: ctx.log });
+    const openie = stageExtractor(ctx.settings, ctx.args.models);
+    const g = await buildDualGraph(sourceFromIndexDir(indexDir), { tau: ctx.settings.tau, openie, log: ctx.log });
     writeGraphFiles(ctx.dir, g);
     return { stats: g.meta.stats };
   },
@@ -42,7 +65,10 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
   request(source) {
     const indexDir = source.options.index ?? (source.experiment ? defaultIndexDir(source.experiment) : undefined);
     if (!indexDir) throw new KfError('bad_request', 'dualg-graph needs the index it is built from', 'kf prepare dualg-graph --set index=<index folder>');
-    return graphRequest(indexDir, source.options.tau === undefined ? {} : { tau: Number(source.options.tau) });
+    const settings: Record<string, unknown> = {};
+    if (source.options.tau !== undefined) settings.tau = Number(source.options.tau);
+    if (source.options.openie !== undefined) settings.openie = source.options.openie;
+    return { ...graphRequest(indexDir, settings), args: { indexDir, models: source.models } };
   },
   async open(ref, args) {
     const indexDir = args.indexDir as string | undefined;

@@ -10,6 +10,10 @@ import { loadGraph, saveGraph } from '../../lib/dualg/graph/store';
 import { toGnnGraph } from '../../lib/dualg/graph/to-gnn';
 import { nameKey, titleVariants } from '../../lib/dualg/graph/names';
 import { REL_EQUIVALENT, REL_MENTIONS } from '../../lib/dualg/graph/types';
+import { openieFromModel } from '../../lib/dualg/graph/openie-model';
+import { InProcessModel } from '../../lib/models/in-process';
+import type { ChatModel } from '../../lib/models/types';
+import { registerOfflineHandlers } from '../../lib/offline-backend';
 
 const PASSAGES = [
   {
@@ -177,9 +181,6 @@ test('save/load round trip; a graph built for another index is refused', async (
 });
 
 test('the openie stage (offline backend here) adds model triples to the graph, and unparseable replies add none', async () => {
-  const { registerOfflineHandlers } = await import('../../lib/offline-backend');
-  const { InProcessModel } = await import('../../lib/models/in-process');
-  const { openieFromModel } = await import('../../lib/dualg/graph/openie-model');
   registerOfflineHandlers();
   const g = await buildDualGraph(sourceFromPassages(PASSAGES, 'fixture'), { openie: openieFromModel(new InProcessModel('openie')) });
   assert.ok(g.meta.stats.modelTriples > 0, `model triples: ${g.meta.stats.modelTriples}`);
