@@ -14,7 +14,10 @@
 //
 // No model is called: the index is built offline (knowledge points and
 // relations from the offline backend, corpus-fitted encoder), so these are
-// retrieval numbers of the offline index, labelled as such.
+// retrieval numbers of the offline index, labelled as such. Caution: the
+// settings of the offline DualG-MRAG scorers were chosen by k-fold
+// cross-validation on these same dev questions (scripts/dualg-kfold.ts); the
+// held-back 2Wiki questions are the independent measurement.
 
 // %% tags=["parameters"]
 const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;  // questions (all 61 by default)
