@@ -12,7 +12,8 @@ import * as path from 'node:path';
 import { kfInProcess as kf } from '../_shared/cli-in-process';
 import { ensureDemoWorld } from '../../lib/demo';
 
-const FIXTURE = path.join(__dirname, 'fixtures', 'toy-retriever.ts');
+// Compiled tests (npm test) load the built .js beside this file; the fast loop on sources loads the .ts.
+const FIXTURE = path.join(__dirname, 'fixtures', `toy-retriever${path.extname(__filename)}`);
 
 test('the toy retriever runs through kf eval retrieval and kf run', async () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-toy-'));
