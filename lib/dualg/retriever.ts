@@ -55,6 +55,9 @@ export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerNam
     heuristic: numbers(raw.heuristic, HEURISTIC_DEFAULTS, 'heuristic'),
     fusion: numbers(raw.fusion, FUSION_DEFAULTS, 'fusion'),
     hybrid: raw.hybrid === undefined ? SEARCHER_DEFAULTS.hybrid : Number(raw.hybrid),
+    minSeedIdf: raw.minSeedIdf === undefined ? SEARCHER_DEFAULTS.minSeedIdf : Number(raw.minSeedIdf),
+    pseudoSeeds: raw.pseudoSeeds === undefined ? SEARCHER_DEFAULTS.pseudoSeeds : Number(raw.pseudoSeeds),
+    pseudoOnNoLink: bool(raw.pseudoOnNoLink, SEARCHER_DEFAULTS.pseudoOnNoLink, 'pseudoOnNoLink'),
   };
 }
 

@@ -37,6 +37,10 @@ export interface SearcherSettings {
   hybrid: number;
   /** Share of the largest possible idf a linked seed needs for the graph to rank (else hybrid). */
   minSeedIdf: number;
+  /** With only common entities linked, seed the graph from this many top hybrid documents (0 = plain hybrid). */
+  pseudoSeeds: number;
+  /** Also when nothing at all was linked (else: plain hybrid, as the spec's fallback). */
+  pseudoOnNoLink: boolean;
 }
 
 export const SEARCHER_DEFAULTS: SearcherSettings = {
@@ -49,6 +53,8 @@ export const SEARCHER_DEFAULTS: SearcherSettings = {
   pool: 20,
   hybrid: 0,
   minSeedIdf: 0.5,
+  pseudoSeeds: 2,
+  pseudoOnNoLink: false,
 };
 
 export interface SearcherParts {
@@ -98,12 +104,25 @@ export class DualgSearcher {
       const h = await hybridP;
       const hits = rankFragments(h.hits, m?.sFragment ?? new Map(), this.s.fusion.beta, opts, kb);
       notes.push('one document: its fragments ranked by the hybrid plus micro matches');
-      return { query, retriever: this.name, hits, docs: docScoresOf(hits), timings: { ...timings, hybrid: h.timings.totalMs ?? 0, totalMs: now() - t0 }, notes };
+      return {
+        query,
+        retriever: this.name,
+        hits,
+        docs: docScoresOf(hits),
+        timings: { ...timings, hybrid: h.timings.totalMs ?? 0, totalMs: now() - t0 },
+        notes,
+      };
     }
     // Seeds as common as "American" (idf below half the largest possible) say too little to steer the ranking.
     const maxIdf = Math.log(1 + Math.max(1, view.g.docs.length));
     const strong = link.seeds.some((x) => x.weight >= this.s.minSeedIdf * maxIdf);
-    if (!m?.sMicro.size && (!seeds.length || !strong)) {
+    let seedsUsed = seeds;
+    if (!m?.sMicro.size && (seeds.length || this.s.pseudoOnNoLink) && !strong && this.s.pseudoSeeds > 0) {
+      // Only common entities (or none) linked: the hybrid's best passages are the first hop, the graph finds the bridges.
+      seedsUsed = pseudoSeeds(view, (await hybridP).hits, this.s.pseudoSeeds, maxIdf, this.docIndex);
+      const why = seeds.length ? 'only common entities linked' : 'no linkable entity';
+      if (seedsUsed.length) notes.push(`${why}: fell back to hybrid for the first hop; the graph starts from its top passages`);
+    } else if (!m?.sMicro.size && (!seeds.length || !strong)) {
       const h = await hybridP;
       notes.push(seeds.length ? 'only common entities linked: fell back to hybrid' : 'no linkable entity: fell back to hybrid');
       return {
@@ -117,7 +136,7 @@ export class DualgSearcher {
       };
     }
     const t2 = now();
-    const { docScores, paths } = await this.score(seeds, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, notes);
+    const { docScores, paths } = await this.score(seedsUsed, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, notes);
     timings.gnn = now() - t2;
     const final = fuseScores(docScores, this.parts.visualDocs, m?.sMicro ?? new Map(), this.s.fusion);
     const t3 = now();
@@ -216,6 +235,18 @@ export function rankFragments(
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, opts.k)
     .map(([id, sc], i) => ({ ...hitOf.get(id)!, rank: i + 1, score: sc }));
+}
+
+/** Title entities of the first `n` hybrid documents as seeds, weighted like a well-linked name, by rank. */
+function pseudoSeeds(view: GraphView, hits: SearchHit[], n: number, maxIdf: number, docIndex: Map<string, number>): SeedInput[] {
+  const out: SeedInput[] = [];
+  for (const h of hits) {
+    if (out.length >= n) break;
+    const d = docIndex.get(h.docId);
+    const e = d === undefined ? -1 : view.g.docs[d].titleEntity;
+    if (e >= 0 && !out.some((x) => x.entity === e)) out.push({ entity: e, weight: maxIdf / (1 + out.length) });
+  }
+  return out;
 }
 
 function fragmentHit(f: Fragment | undefined): SearchHit | undefined {
