@@ -31,8 +31,16 @@ export const RUNS: RunSpec[] = [
 ];
 
 export const BUCKETS = ['Text', 'Layout', 'Table', 'Chart', 'Figure'] as const;
-/** The metrics of the table; keys as in the per-question `scores` of records.jsonl. */
-export const METRICS = ['R@2', 'R@5', 'R@8', 'allFound@8'] as const;
+/**
+ * The metrics of the table: keys of the per-question `scores` of records.jsonl, plus pages@8, the distinct pages
+ * among the first 8 hits (R@k counts hits, so several fragments of one page use several of the k places).
+ */
+export const METRICS = ['R@2', 'R@5', 'R@8', 'allFound@8', 'pages@8'] as const;
+
+/** A record's scores plus pages@8. */
+function withPages(r: EvalRecord): Record<string, number> {
+  return { ...r.scores, 'pages@8': new Set(r.hits.slice(0, 8).map((h) => h.page)).size };
+}
 
 export interface EvalRecord {
   id: string;
@@ -52,8 +60,9 @@ export function bucketMeans(records: EvalRecord[], sourcesOf: Map<string, string
   const groups = new Map<string, Record<string, number>[]>([['all', []], ...BUCKETS.map((b): [string, Record<string, number>[]] => [b, []])]);
   for (const r of records) {
     if (r.excluded || !r.scores) continue;
-    groups.get('all')!.push(r.scores);
-    for (const s of new Set(sourcesOf.get(r.id) ?? [])) (groups.get(s) ?? groups.set(s, []).get(s)!).push(r.scores);
+    const scores = withPages(r);
+    groups.get('all')!.push(scores);
+    for (const s of new Set(sourcesOf.get(r.id) ?? [])) (groups.get(s) ?? groups.set(s, []).get(s)!).push(scores);
   }
   return [...groups.entries()].map(([bucket, rows]) => {
     const means: Record<string, number> = {};
@@ -94,7 +103,7 @@ function commandFor(run: RunSpec, o: { index: string; questions: string; corpus:
   ];
 }
 
-const f3 = (x: number) => (Number.isNaN(x) ? '  -  ' : x.toFixed(3));
+const f3 = (x: number) => (Number.isNaN(x) ? '-' : x.toFixed(3));
 
 /** The table: one block per bucket, one line per retriever. */
 export function formatTable(rows: Map<string, BucketRow[]>): string {

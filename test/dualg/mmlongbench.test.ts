@@ -6,7 +6,7 @@ const rec = (id: string, r8: number | null): EvalRecord => ({
   id,
   excluded: r8 === null,
   scores: r8 === null ? null : { 'R@2': r8 / 2, 'R@5': r8, 'R@8': r8, 'allFound@8': r8 === 1 ? 1 : 0 },
-  hits: [],
+  hits: [{ page: 1 }, { page: 1 }, { page: 2 }],
 });
 
 const SOURCES = new Map([
@@ -27,6 +27,7 @@ test('bucketMeans: overall and per evidence source, a two-source question in bot
   assert.equal(by.get('Chart')!.n, 1, 'the excluded Chart question is not counted');
   assert.equal(by.get('Figure')!.n, 0);
   assert.ok(Number.isNaN(by.get('Figure')!.means['R@8']));
+  assert.equal(by.get('all')!.means['pages@8'], 2, 'two distinct pages among three hits');
 });
 
 test('pairedCounts: better / same / worse on one metric, only questions scored by both', () => {
@@ -42,7 +43,7 @@ test('formatTable: one line per bucket and retriever, empty buckets shown as a d
   ]);
   const lines = formatTable(rows).split('\n');
   assert.equal(lines.length, 1 + 2 * rows.get('hybrid')!.length);
-  assert.ok(lines.some((l) => /^Table\s+1\s+hybrid\s+0\.500\s+1\.000\s+1\.000\s+1\.000$/.test(l)));
+  assert.ok(lines.some((l) => /^Table\s+1\s+hybrid\s+0\.500\s+1\.000\s+1\.000\s+1\.000\s+2\.000$/.test(l)));
   assert.ok(lines.some((l) => /^Figure\s+0\s+dualg\s+-/.test(l)));
   assert.ok(RUNS.some((r) => r.name === 'dualg-no-micro'));
 });
