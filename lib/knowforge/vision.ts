@@ -6,9 +6,11 @@
  * The offline backend answers the same request from the asset's OCR text.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Fragment, MediaAsset, TableData } from '../corpus/types';
 import type { ChatModel, ContentPart } from '../model-api/types';
 import type { VisionTask } from './offline/tasks';
+import { readIndexManifest } from '../index/open';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { fillPrompt } from '../util/prompts';
 import type { ReadMediaFn } from './tools/context';
@@ -20,6 +22,34 @@ export interface VisionOptions {
   signal?: AbortSignal;
   /** Most table rows sent in one call. */
   maxRows?: number;
+}
+
+const resolvers = new Map<string, VisionOptions['assetPath'] | undefined>();
+
+/**
+ * Where the media files of an engine knowledge base live, read from its index manifest: PDF-extracted
+ * assets under <index>/assets, source files under the corpus root. The engine view's id is
+ * `<index dir>#<generation>` (lib/run/index-provider.ts); another view gets no resolver (descriptions only).
+ */
+export function indexAssetResolver(kbId: string): VisionOptions['assetPath'] | undefined {
+  if (resolvers.has(kbId)) return resolvers.get(kbId);
+  let resolver: VisionOptions['assetPath'] | undefined;
+  try {
+    const dir = kbId.split('#')[0];
+    const m = dir && fs.existsSync(dir) ? readIndexManifest(dir) : undefined;
+    const corpusRoot = m?.corpus.kind === 'directory' ? m.corpus.path : undefined;
+    if (m) {
+      resolver = (asset) => {
+        if (path.isAbsolute(asset.path)) return asset.path;
+        if (asset.origin === 'pdf-embedded' || asset.origin === 'pdf-render') return path.join(dir, 'assets', asset.path);
+        return corpusRoot ? path.resolve(corpusRoot, asset.path) : undefined;
+      };
+    }
+  } catch {
+    resolver = undefined; // not an index folder: no files to show
+  }
+  resolvers.set(kbId, resolver);
+  return resolver;
 }
 
 /** Table rows as "header: cell; header: cell" lines (what the reader and the offline vision role read). */
@@ -42,7 +72,7 @@ export function makeReadMedia(model: ChatModel, kb: KnowledgeBase, opts: VisionO
       content = fillPrompt('read-table', { label: f.label ?? fragmentId, caption, table: lines.join('\n'), question });
       task.ocrText = lines.join('\n');
     } else {
-      const file = f.media ? opts.assetPath?.(f.media, f) : undefined;
+      const file = f.media ? (opts.assetPath ?? indexAssetResolver(kb.id))?.(f.media, f) : undefined;
       const prompt = fillPrompt('read-media', { kind: f.kind === 'table' ? 'table image' : 'image', label: f.label ? ` (${f.label})` : '', caption, question });
       const usable = file && fs.existsSync(file);
       content = usable
@@ -52,8 +82,9 @@ export function makeReadMedia(model: ChatModel, kb: KnowledgeBase, opts: VisionO
           ]
         : `${prompt}\n\n(The image file is not available; its stored description: ${f.text})`;
       if (usable) task.image = { path: file, mime: f.media?.mime };
-      // OCR text stored by the index stands in for the pixels offline; without it, the description.
-      task.ocrText = f.ocrText ?? (usable ? undefined : f.text);
+      // OCR text stored by the index stands in for the pixels offline; without it, the description
+      // (the offline backend never OCRs at question time; a real model gets the image).
+      task.ocrText = f.ocrText ?? (usable && model.backend !== 'offline' ? undefined : f.text);
     }
     const res = await model.chat(
       { stage: 'vision', messages: [{ role: 'user', content }], temperature: 0, maxTokens: 256, questionId: opts.questionId, task },
