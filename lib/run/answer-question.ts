@@ -114,6 +114,8 @@ function attributedModel(env: QuestionEnv, q: Question, signal: AbortSignal): (s
     return {
       id: m.id,
       backend: m.backend,
+      // The endpoint's agent protocol (models.stages.<stage>.protocol, KF_PROTOCOL) travels with the model for the agent roles.
+      protocol: env.models.endpoint?.(stage).protocol,
       chat: (req, s) => m.chat({ ...req, questionId: req.questionId ?? q.id, runId: req.runId ?? env.runId }, s ?? signal),
     };
   };

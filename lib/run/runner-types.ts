@@ -3,7 +3,7 @@ import type { BenchmarkData } from '../bench/types';
 import type { Embedder } from '../index/types';
 import type { LedgerTotals } from '../models/ledger';
 import type { StageRoute } from '../models/router';
-import type { ChatModel, Stage } from '../model-api/types';
+import type { AgentProtocol, ChatModel, Stage } from '../model-api/types';
 import type { ResolvedExperiment } from './config';
 import type { RetrieverProvider } from './index-provider';
 import type { RunCounts, RunManifest, RunStatus } from './manifest';
@@ -14,6 +14,8 @@ import type { Pipeline } from './types';
 /** The part of a ModelRouter the runner uses (createModelRouter's result satisfies it; tests pass small fakes). */
 export interface RunnerRouter {
   forStage(stage: Stage): ChatModel;
+  /** The resolved endpoint of a stage (the agent roles read its protocol); optional for test routers. */
+  endpoint?(stage: Stage): { protocol?: AgentProtocol };
   describe(): StageRoute[];
   readonly ledger: {
     onRecord(
