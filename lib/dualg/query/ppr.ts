@@ -11,6 +11,23 @@ import type { SeedInput } from './heuristic-scorer';
 export const PPR_DAMPING = 0.5;
 export const PPR_ITERATIONS = 20;
 
+const weightCache = new WeakMap<GraphView, { adjWeight: Float32Array; outWeight: Float32Array }>();
+
+/** Edge weights in adjacency order and weighted out-degrees, once per graph (reading triples per query cost most of the time). */
+function weightsOf(view: GraphView): { adjWeight: Float32Array; outWeight: Float32Array } {
+  let w = weightCache.get(view);
+  if (!w) {
+    const n = view.g.entityNames.length;
+    const adjWeight = new Float32Array(view.adjNode.length);
+    for (let k = 0; k < adjWeight.length; k++) adjWeight[k] = view.g.triples[view.adjTriple[k]].weight;
+    const outWeight = new Float32Array(n);
+    for (let v = 0; v < n; v++) for (let k = view.adjOffset[v]; k < view.adjOffset[v + 1]; k++) outWeight[v] += adjWeight[k];
+    w = { adjWeight, outWeight };
+    weightCache.set(view, w);
+  }
+  return w;
+}
+
 export function pprScores(
   view: GraphView,
   seeds: SeedInput[],
@@ -21,18 +38,18 @@ export function pprScores(
   const restart = new Float32Array(n);
   const total = seeds.reduce((a, s) => a + s.weight, 0) || 1;
   for (const s of seeds) restart[s.entity] += s.weight / total;
-  const outWeight = new Float32Array(n);
-  for (let v = 0; v < n; v++) for (let k = view.adjOffset[v]; k < view.adjOffset[v + 1]; k++) outWeight[v] += view.g.triples[view.adjTriple[k]].weight;
+  const { adjWeight, outWeight } = weightsOf(view);
   let p = Float32Array.from(restart);
+  let next = new Float32Array(n);
   for (let it = 0; it < iterations; it++) {
-    const next = new Float32Array(n);
+    next.fill(0);
     for (let v = 0; v < n; v++) {
       if (!p[v] || !outWeight[v]) continue;
       const share = (damping * p[v]) / outWeight[v];
-      for (let k = view.adjOffset[v]; k < view.adjOffset[v + 1]; k++) next[view.adjNode[k]] += share * view.g.triples[view.adjTriple[k]].weight;
+      for (let k = view.adjOffset[v]; k < view.adjOffset[v + 1]; k++) next[view.adjNode[k]] += share * adjWeight[k];
     }
     for (let v = 0; v < n; v++) next[v] += (1 - damping) * restart[v];
-    p = next;
+    [p, next] = [next, p];
   }
   const docScores = new Map<number, number>();
   p.forEach((x, e) => {
