@@ -13,7 +13,7 @@
 import { parseArgs } from 'node:util';
 import type { BenchmarkData } from '../lib/bench/types';
 import { openIndex } from '../lib/index/open';
-import { configRetrieval } from '../lib/knowforge/retrieval-side';
+import { configRetrieval } from '../lib/run/pipeline-retrieval';
 import { engineKnowledgeBase } from '../lib/run/index-provider';
 import { evaluateRetrieval, loadBench } from '../lib/run/retrieval-eval';
 

@@ -7,8 +7,9 @@
 import { z } from 'zod';
 import { KB_LIMITS } from '../pipeline/knowledge-base';
 import { isSearchMode, searchModeNames } from '../pipeline/retrievers';
-import { didYouMean } from '../run/schema';
+import { didYouMean } from '../util/did-you-mean';
 import { PAPER_CAPS } from './pool';
+import { RETRIEVAL_MODES } from '../index/types';
 
 export const AGENTS_FAMILY = 'knowforge-agents';
 
@@ -41,7 +42,7 @@ export const agentSettings = z
     /** Synthesizer template: ours, or the M3DocRAG-style one (M5OFF). */
     template: z.enum(['ours', 'm3docrag']).default('ours'),
     /** Index mode of every search: hybrid+graph (M5), dense (M5VEC), hybrid (M5S3). */
-    mode: z.enum(['bm25', 'dense', 'hybrid', 'hybrid+graph']).default('hybrid+graph'),
+    mode: z.enum(RETRIEVAL_MODES).default('hybrid+graph'),
     /** A registered retriever searched instead of `mode`. */
     retriever: z.string().min(1).optional(),
     /** search_knowledge default top-k (and the bridge searches' k). */

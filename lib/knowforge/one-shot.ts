@@ -13,7 +13,7 @@ import { RETRIEVAL_MODES } from '../index/types';
 import { KB_LIMITS, type KnowledgeBase } from '../pipeline/knowledge-base';
 import type { PipelineSpec } from '../pipeline/spec';
 import { isSearchMode, searchModeNames } from '../pipeline/retrievers';
-import { didYouMean } from '../run/schema';
+import { didYouMean } from '../util/did-you-mean';
 import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
 import { KfError } from '../util/errors';
 import { checkFormat } from './checker';

@@ -21,7 +21,7 @@
  */
 import type { z } from 'zod';
 import type { Pipeline } from '../run/types';
-import { didYouMean } from '../run/schema';
+import { didYouMean } from '../util/did-you-mean';
 import { KfError } from '../util/errors';
 import type { Configuration, PipelineSpec } from './spec';
 

@@ -6,54 +6,36 @@
  * from spawning the driver until its first cell starts (or it exits), so the
  * starts are serialised while the notebooks themselves still run in parallel.
  *
- * The lock is a file created exclusively in the temp folder holding the owner's
- * pid; a lock whose owner is gone, or older than `staleMs`, is taken over.
+ * Within a process the starts queue on a promise chain; across processes they
+ * share the harness's one pid lock (lib/util/pid-lock.ts: a lock of a dead
+ * process is taken over). Waiting gives up after `waitMs` and runs anyway: the
+ * lock must never stop a notebook, only spread the starts.
  */
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pidAlive } from '../util/fsx';
+import { isPidLock, waitForPidLock } from '../util/pid-lock';
 
 export const KERNEL_LOCK_FILE = path.join(os.tmpdir(), 'kf-kernel-start.lock');
 
-function stale(file: string, staleMs: number): boolean {
-  try {
-    const [pidText] = fs.readFileSync(file, 'utf8').split('\n');
-    const pid = Number(pidText);
-    if (!Number.isInteger(pid) || pid <= 0 || !pidAlive(pid)) return true;
-    return Date.now() - fs.statSync(file).mtimeMs > staleMs;
-  } catch {
-    return true;
-  }
-}
+let queue: Promise<void> = Promise.resolve();
 
-/**
- * Wait for the kernel-start lock and take it; resolves with its release
- * function. Gives up waiting after `waitMs` (then runs anyway: a lock must never
- * stop a notebook, only spread the starts).
- */
-export async function acquireKernelStart(opts: { file?: string; waitMs?: number; staleMs?: number } = {}): Promise<() => void> {
-  const file = opts.file ?? KERNEL_LOCK_FILE;
-  const until = Date.now() + (opts.waitMs ?? 10 * 60_000);
-  const staleMs = opts.staleMs ?? 5 * 60_000;
-  const token = `${process.pid}\n${Math.random()}`;
-  for (;;) {
-    try {
-      fs.writeFileSync(file, token, { flag: 'wx' });
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        try { if (fs.readFileSync(file, 'utf8') === token) fs.unlinkSync(file); } catch { /* already gone */ }
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return () => {};
-      if (stale(file, staleMs)) {
-        try { fs.unlinkSync(file); } catch { /* someone else took it over */ }
-        continue;
-      }
-      if (Date.now() > until) return () => {};
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
+/** Wait for the kernel-start lock and take it; resolves with its release function. */
+export async function acquireKernelStart(opts: { file?: string; waitMs?: number } = {}): Promise<() => void> {
+  const waitMs = opts.waitMs ?? 10 * 60_000;
+  let releaseLocal!: () => void;
+  const mine = new Promise<void>((resolve) => (releaseLocal = resolve));
+  const before = queue;
+  queue = queue.then(() => mine);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([before, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  clearTimeout(timer);
+  const r = await waitForPidLock(opts.file ?? KERNEL_LOCK_FILE, { timeoutMs: waitMs });
+  const lock = isPidLock(r) ? r : undefined;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    lock?.release();
+    releaseLocal();
+  };
 }

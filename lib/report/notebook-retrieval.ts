@@ -25,8 +25,10 @@ import { getRetriever, retrieverNames } from '../pipeline/retrievers';
 import type { RankedEvidence } from '../pipeline/ranked-evidence';
 import { comparePaired } from '../eval/stats';
 import type { Row } from './table';
+import { RETRIEVAL_MODES } from '../index/types';
 
-export const ENGINE_MODES = ['bm25', 'dense', 'hybrid', 'hybrid+graph'] as const;
+/** The engine's own modes (one table: lib/index/types.ts). */
+export const ENGINE_MODES = RETRIEVAL_MODES;
 
 /** One system's ranked documents per question text. */
 export interface SystemRetrieval {

@@ -26,7 +26,7 @@ import { KfError } from '../../util/errors';
 import { ensureWritableDir, fsError, JsonlWriter, writeJsonAtomic } from '../../util/fsx';
 import { gitInfo } from '../../util/git';
 import { modelsFor, progressPrinter } from './index-build';
-import { configRetrieval } from '../../knowforge/retrieval-side';
+import { configRetrieval } from '../../run/pipeline-retrieval';
 
 export { MODES, DEFAULT_KS, loadBench, evaluateRetrieval } from '../../run/retrieval-eval';
 export type { RetrievalEvalRecord, RetrievalEvalSummary } from '../../run/retrieval-eval';

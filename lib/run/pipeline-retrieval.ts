@@ -8,20 +8,21 @@
  */
 import type { BenchmarkData, Question } from '../bench/types';
 import { aggregateScores, goldUnits, retrievalScores } from '../eval/retrieval';
-import { engineKnowledgeBase } from '../run/index-provider';
+import { engineKnowledgeBase } from './index-provider';
 import type { OpenIndex } from '../index/open';
 import type { ChatModel, Stage } from '../model-api/types';
 import { checkSettings, configuration } from '../pipeline/registry';
-import { loadExperiment } from '../run/config';
+import { loadExperiment } from './config';
 import { createModelRouter } from '../models/router';
 import { registerOfflineHandlers } from '../offline-backend';
-import type { PipelineContext } from '../run/types';
+import type { PipelineContext } from './types';
 import { KfError } from '../util/errors';
 import { makeRng } from '../util/rng';
-import { AGENTS_FAMILY, type AgentSettings } from './agent-settings';
-import { findEvidence, questionState, retrievalLog } from './agent-pipeline';
-import { conventionFor } from './conventions';
-import { stageModel, type StageRouter } from './stage-model';
+import { AGENTS_FAMILY, type AgentSettings } from '../knowforge/agent-settings';
+import { findEvidence, questionState, retrievalLog } from '../knowforge/agent-pipeline';
+import { conventionFor } from '../knowforge/conventions';
+import { stageModel, type StageRouter } from '../knowforge/stage-model';
+import { mapLimit } from '../util/worker-pool';
 
 export interface PipelineRetrievalRecord {
   id: string;
@@ -103,15 +104,7 @@ async function oneQuestion(
 export async function evaluatePipelineRetrieval(idx: OpenIndex, data: BenchmarkData, opts: PipelineRetrievalOptions) {
   const s = agentSettingsOf(opts.config, { settings: opts.settings, caps: opts.caps });
   const qs = opts.limit ? data.questions.slice(0, opts.limit) : data.questions;
-  const records: PipelineRetrievalRecord[] = new Array(qs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < qs.length) {
-      const i = next++;
-      records[i] = await oneQuestion(idx, qs[i], s, opts, data.recallLevel);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, worker));
+  const records = await mapLimit(qs, opts.concurrency ?? 4, (q) => oneQuestion(idx, q, s, opts, data.recallLevel));
   for (const r of records) opts.onRecord?.(r);
   const agg = aggregateScores(records.map((r) => r.scores));
   const round = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1e4) / 1e4);
