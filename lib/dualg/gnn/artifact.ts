@@ -98,6 +98,14 @@ export const gnnCheckpointKind: ArtifactKind<GnnTrainSettings, GnnModel> = {
   description: 'DualG-MRAG GNN trained for one dualg-graph (KG completion + synthetic link queries [+ training questions])',
   settings,
   build,
+  /** `kf prepare gnn-checkpoint --set index=<index folder> [--set epochs=2 --set synthetic=576 ...]`. */
+  async request(source) {
+    const { index, ...rest } = source.options;
+    if (!index)
+      throw new KfError('bad_request', 'gnn-checkpoint needs the index whose graph it is trained for', 'kf prepare gnn-checkpoint --set index=<index folder>');
+    const raw = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, Number(v)]));
+    return gnnCheckpointRequest(path.resolve(index), raw);
+  },
   async open(ref) {
     const dir = checkpointExists(path.join(ref.dir, 'best')) ? path.join(ref.dir, 'best') : path.join(ref.dir, 'last');
     return loadGnnModel(dir, ref.manifest.inputs.graph);
