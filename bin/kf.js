@@ -15,4 +15,10 @@ if (process.env.KF_TSX === '1') {
 }
 require(mainPath)
   .main(process.argv.slice(2))
-  .then((code) => process.exit(code), (e) => { console.error('kf: internal error:', e && e.stack ? e.stack : e); process.exit(70); });
+  .then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error('kf: internal error:', e && e.stack ? e.stack : e);
+      process.exit(70);
+    },
+  );

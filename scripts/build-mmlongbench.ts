@@ -37,7 +37,10 @@ async function main(): Promise<number> {
     return 0;
   }
   const limit = values.limit ? Number(values.limit) : undefined;
-  const files = fs.readdirSync(docs).filter((f) => f.toLowerCase().endsWith('.pdf')).sort();
+  const files = fs
+    .readdirSync(docs)
+    .filter((f) => f.toLowerCase().endsWith('.pdf'))
+    .sort();
   const keep = new Set(limit ? files.slice(0, limit) : files);
   const t0 = Date.now();
   let last = t0;
@@ -70,10 +73,14 @@ async function main(): Promise<number> {
     const sum = p ? p.text + p.ocr + p.empty + p.error : 0;
     if (p && sum !== p.total) bad++;
     const f = d.fragments;
-    console.log(`| ${d.id} | ${d.status}${d.reason ? `: ${d.reason.slice(0, 80)}` : ''} | ${p?.total ?? '-'} | ${p?.text ?? '-'} | ${p?.ocr ?? '-'} | ${p?.empty ?? '-'} | ${p?.error ?? '-'} | ${f.text}/${f.image}/${f.table}/${f.example} |`);
+    console.log(
+      `| ${d.id} | ${d.status}${d.reason ? `: ${d.reason.slice(0, 80)}` : ''} | ${p?.total ?? '-'} | ${p?.text ?? '-'} | ${p?.ocr ?? '-'} | ${p?.empty ?? '-'} | ${p?.error ?? '-'} | ${f.text}/${f.image}/${f.table}/${f.example} |`,
+    );
   }
   const s = r.report.summary;
-  console.log(`| **total** | ok ${s.ok}, error ${s.error} | ${s.pages.total} | ${s.pages.text} | ${s.pages.ocr} | ${s.pages.empty} | ${s.pages.error} | ${s.fragments.text}/${s.fragments.image}/${s.fragments.table}/${s.fragments.example} |`);
+  console.log(
+    `| **total** | ok ${s.ok}, error ${s.error} | ${s.pages.total} | ${s.pages.text} | ${s.pages.ocr} | ${s.pages.empty} | ${s.pages.error} | ${s.fragments.text}/${s.fragments.image}/${s.fragments.table}/${s.fragments.example} |`,
+  );
   console.log(`\nEvery page accounted for: ${bad === 0 ? 'yes' : `NO (${bad} documents with a gap)`}.`);
 
   // Gold evidence pages of the dev questions that have indexed content (an upper bound of page-level recall).

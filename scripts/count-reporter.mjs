@@ -1,6 +1,8 @@
 // A node:test reporter that counts leaf tests and writes {passed, failed, skipped} as JSON.
 export default async function* countReporter(source) {
-  let passed = 0, failed = 0, skipped = 0;
+  let passed = 0,
+    failed = 0,
+    skipped = 0;
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     // Count leaf tests only (suites report their own pass/fail too); a file-level failure counts once.

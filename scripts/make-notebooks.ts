@@ -20,7 +20,10 @@ import { errorMessage } from '../lib/util/errors';
 
 function main(argv: string[]): number {
   const check = argv.includes('--check');
-  const opt = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+  const opt = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
   const filters = argv.filter((a, i) => !a.startsWith('--') && !['--src', '--out'].includes(argv[i - 1]));
   const root = repoRoot();
   const srcDir = path.resolve(opt('--src') ?? path.join(root, 'notebooks', 'src'));
@@ -29,7 +32,10 @@ function main(argv: string[]): number {
     console.error(`make-notebooks: ${path.relative(root, srcDir)}/ does not exist -- put notebook sources there as <name>.ts`);
     return 1;
   }
-  const sources = fs.readdirSync(srcDir).filter((f) => f.endsWith('.ts')).sort()
+  const sources = fs
+    .readdirSync(srcDir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
     .filter((f) => !filters.length || filters.some((x) => f.includes(x)));
   if (!sources.length) {
     console.error(`make-notebooks: no ${filters.length ? `matching ` : ''}.ts sources in ${path.relative(root, srcDir)}/`);
@@ -43,7 +49,10 @@ function main(argv: string[]): number {
     const out = path.join(outDir, f.replace(/\.ts$/, '.ipynb'));
     const same = fs.existsSync(out) && fs.readFileSync(out, 'utf8') === text;
     if (check) {
-      if (!same) { stale++; console.error(`out of date: ${path.relative(root, out)} (regenerate: node --import tsx scripts/make-notebooks.ts)`); }
+      if (!same) {
+        stale++;
+        console.error(`out of date: ${path.relative(root, out)} (regenerate: node --import tsx scripts/make-notebooks.ts)`);
+      }
       continue;
     }
     if (!same) writeFileAtomic(out, text);

@@ -138,12 +138,18 @@ async function capture(exp: ResolvedExperiment, file: string): Promise<void> {
   // The run's own scores, to check that re-answering below reproduces the pipeline.
   const scored = records.filter((r) => typeof r.scores?.f1 === 'number');
   const runF1 = scored.length ? scored.reduce((s, r) => s + r.scores.f1, 0) / scored.length : undefined;
-  process.stderr.write(`captured ${lines.length} synthesizer task(s) of ${exp.config.name} in ${((Date.now() - started) / 1000).toFixed(1)} s -> ${path.relative(process.cwd(), file)}${runF1 !== undefined ? ` (the run itself scored f1 ${(100 * runF1).toFixed(1)})` : ''}\n`);
+  process.stderr.write(
+    `captured ${lines.length} synthesizer task(s) of ${exp.config.name} in ${((Date.now() - started) / 1000).toFixed(1)} s -> ${path.relative(process.cwd(), file)}${runF1 !== undefined ? ` (the run itself scored f1 ${(100 * runF1).toFixed(1)})` : ''}\n`,
+  );
 }
 
 function readCapture(file: string): Captured[] {
   if (!fs.existsSync(file)) throw new KfError('no_capture', `no capture at ${file}`, 'run this script with --capture first');
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Captured);
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Captured);
 }
 
 /** Re-answer captured tasks with the current offline code, exactly as the S3 pipeline does (synth -> checker -> score). */
@@ -182,7 +188,15 @@ function reanswer(items: Captured[]): { rows: Row[]; msPerCall: number; maxMs: n
 
 function rowsFromRun(dir: string): Row[] {
   const recs: RunRecord[] = readRecords(path.join(dir, 'records.jsonl')).records;
-  return recs.map((r) => ({ id: r.id, question: r.question, gold: r.gold, final: r.finalAnswer ?? '', scores: r.scores, buckets: r.buckets, visible: r.retrieval?.answerVisible }));
+  return recs.map((r) => ({
+    id: r.id,
+    question: r.question,
+    gold: r.gold,
+    final: r.finalAnswer ?? '',
+    scores: r.scores,
+    buckets: r.buckets,
+    visible: r.retrieval?.answerVisible,
+  }));
 }
 
 const pct = (x: number) => (100 * x).toFixed(1);
@@ -229,26 +243,41 @@ async function main(): Promise<void> {
       json: { type: 'boolean', default: false },
     },
   });
-  const by = values.by!.split(',').map((s) => s.trim()).filter(Boolean);
+  const by = values
+    .by!.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   let rows: Row[];
   let timing = '';
   if (values.run) {
     rows = rowsFromRun(path.resolve(values.run));
   } else {
-    if (!values.experiment && !values.benchmark) throw new KfError('bad_args', 'offline-qa-eval: name --experiment <ref>, --benchmark <name> or --run <dir>', 'e.g. --experiment demo/S3 or --benchmark hotpotqa');
+    if (!values.experiment && !values.benchmark)
+      throw new KfError(
+        'bad_args',
+        'offline-qa-eval: name --experiment <ref>, --benchmark <name> or --run <dir>',
+        'e.g. --experiment demo/S3 or --benchmark hotpotqa',
+      );
     const limit = values.limit ? Number(values.limit) : undefined;
-    if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) throw new KfError('bad_args', `offline-qa-eval: --limit ${values.limit} is not a positive integer`, 'e.g. --limit 50');
+    if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
+      throw new KfError('bad_args', `offline-qa-eval: --limit ${values.limit} is not a positive integer`, 'e.g. --limit 50');
     const label = (values.experiment ?? `${values.benchmark}-${values.pipeline ?? 'S3'}`).replace(/[^A-Za-z0-9._-]+/g, '-');
     const file = path.resolve(values.file ?? path.join(repoRoot(), '.kf-cache', 'offline-qa', `${label}${limit ? `-n${limit}` : ''}.jsonl`));
-    if (values.capture || !fs.existsSync(file)) await capture(experimentFor({ experiment: values.experiment, benchmark: values.benchmark, pipeline: values.pipeline, limit }), file);
+    if (values.capture || !fs.existsSync(file))
+      await capture(experimentFor({ experiment: values.experiment, benchmark: values.benchmark, pipeline: values.pipeline, limit }), file);
     let items = readCapture(file);
     if (values.id) items = items.filter((c) => c.question.id.startsWith(values.id!));
     if (values.explain) {
       for (const c of items) {
         const x = explainRead(c.task);
         const q = x.question;
-        console.log(`${c.question.id}: ${q.text}\n  gold ${JSON.stringify(c.question.answer)}; type ${q.type}/${q.valueType}${q.typeNoun ? ` (${q.typeNoun})` : ''}; topics ${JSON.stringify(q.topics)}; terms ${q.terms.map((t) => t.word + (t.head ? '*' : '') + (t.typeWord ? '^' : '')).join(' ')}; ${x.facts} facts, ${x.series} series`);
-        for (const k of x.candidates) console.log(`  ${k.supported ? '+' : '-'} ${k.score.toFixed(2)} cov ${k.coverage.toFixed(2)} ${k.hops}h ${k.refs.join('>')} ${JSON.stringify(k.value)} <- ${k.last}`);
+        console.log(
+          `${c.question.id}: ${q.text}\n  gold ${JSON.stringify(c.question.answer)}; type ${q.type}/${q.valueType}${q.typeNoun ? ` (${q.typeNoun})` : ''}; topics ${JSON.stringify(q.topics)}; terms ${q.terms.map((t) => t.word + (t.head ? '*' : '') + (t.typeWord ? '^' : '')).join(' ')}; ${x.facts} facts, ${x.series} series`,
+        );
+        for (const k of x.candidates)
+          console.log(
+            `  ${k.supported ? '+' : '-'} ${k.score.toFixed(2)} cov ${k.coverage.toFixed(2)} ${k.hops}h ${k.refs.join('>')} ${JSON.stringify(k.value)} <- ${k.last}`,
+          );
       }
       return;
     }
@@ -256,7 +285,9 @@ async function main(): Promise<void> {
     rows = r.rows;
     timing = `synth: ${r.msPerCall.toFixed(2)} ms per call on average, slowest ${r.maxMs.toFixed(1)} ms (pool ${r.maxChars} chars)`;
   }
-  const failures = rows.filter((r) => (values['show-all'] ? (r.scores.f1 ?? r.scores.acc ?? 0) < 1 : r.visible === 1 && (r.scores.f1 ?? r.scores.acc ?? 0) < 1));
+  const failures = rows.filter((r) =>
+    values['show-all'] ? (r.scores.f1 ?? r.scores.acc ?? 0) < 1 : r.visible === 1 && (r.scores.f1 ?? r.scores.acc ?? 0) < 1,
+  );
   if (values.json) {
     console.log(JSON.stringify({ rows, timing }, null, 1));
     return;
@@ -265,9 +296,13 @@ async function main(): Promise<void> {
   console.log(summarise(rows, by));
   if (timing) console.log(`\n${timing}`);
   const n = Number(values.failures);
-  console.log(`\n${failures.length} ${values['show-all'] ? 'imperfect answers' : 'answers wrong although the gold answer is visible in the materials'}${failures.length > n ? ` (first ${n})` : ''}:`);
+  console.log(
+    `\n${failures.length} ${values['show-all'] ? 'imperfect answers' : 'answers wrong although the gold answer is visible in the materials'}${failures.length > n ? ` (first ${n})` : ''}:`,
+  );
   for (const f of failures.slice(0, n)) {
-    console.log(`- ${f.id} [${(f.buckets?.type ?? []).join(',')}|${(f.buckets?.format ?? []).join(',')}|${(f.buckets?.modality ?? []).join(',')}] ${f.question}`);
+    console.log(
+      `- ${f.id} [${(f.buckets?.type ?? []).join(',')}|${(f.buckets?.format ?? []).join(',')}|${(f.buckets?.modality ?? []).join(',')}] ${f.question}`,
+    );
     console.log(`    gold: ${JSON.stringify(f.gold)}  pred: ${JSON.stringify(f.final)}  f1=${(f.scores.f1 ?? f.scores.acc ?? 0).toFixed(2)}`);
     if (f.evidence) console.log(`    why: ${f.evidence.slice(0, 400)}`);
   }

@@ -45,7 +45,12 @@ export function readSet(name: string): SetData {
     try {
       return JSON.parse(fs.readFileSync(file(f), 'utf8'));
     } catch (e) {
-      throw new KfError('bench_missing', `cannot read ${file(f)}: ${(e as Error).message}`, 'put the benchmark data in ../shared/bench/text-multihop (or set KF_SHARED)', { concerns: file(f) });
+      throw new KfError(
+        'bench_missing',
+        `cannot read ${file(f)}: ${(e as Error).message}`,
+        'put the benchmark data in ../shared/bench/text-multihop (or set KF_SHARED)',
+        { concerns: file(f) },
+      );
     }
   };
   const rawCorpus = read(`${name}_corpus.json`);
@@ -56,9 +61,12 @@ export function readSet(name: string): SetData {
   const rawQs = read(`${name}_questions.dev.json`) as Record<string, unknown>[];
   const questions = rawQs.map((q) => {
     let gold: string[];
-    if (Array.isArray(q.gold_titles)) gold = q.gold_titles as string[]; // 2Wiki
-    else if (Array.isArray(q.paragraphs)) gold = (q.paragraphs as { title: string; is_supporting: boolean }[]).filter((p) => p.is_supporting).map((p) => p.title); // MuSiQue
-    else if (Array.isArray(q.supporting_facts)) gold = (q.supporting_facts as [string, number][]).map((f) => f[0]); // HotpotQA
+    if (Array.isArray(q.gold_titles))
+      gold = q.gold_titles as string[]; // 2Wiki
+    else if (Array.isArray(q.paragraphs))
+      gold = (q.paragraphs as { title: string; is_supporting: boolean }[]).filter((p) => p.is_supporting).map((p) => p.title); // MuSiQue
+    else if (Array.isArray(q.supporting_facts))
+      gold = (q.supporting_facts as [string, number][]).map((f) => f[0]); // HotpotQA
     else gold = [];
     return { question: String(q.question), gold: [...new Set(gold)] };
   });
@@ -91,7 +99,9 @@ export interface Recall {
 }
 
 export function recallOf(rankings: string[][], golds: string[][]): Recall {
-  let r2 = 0, r5 = 0, af = 0;
+  let r2 = 0,
+    r5 = 0,
+    af = 0;
   rankings.forEach((docs, i) => {
     const g = new Set(golds[i]);
     const at = (k: number) => new Set(docs.slice(0, k).filter((d) => g.has(d))).size / g.size;
@@ -129,18 +139,28 @@ async function main(): Promise<void> {
       sweep: { type: 'boolean', default: false },
     },
   });
-  const sets = String(values.sets).split(',').map((s) => s.trim()).filter(Boolean);
+  const sets = String(values.sets)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const s of sets) if (!(SETS as readonly string[]).includes(s)) throw new KfError('bad_option', `unknown set "${s}"`, `use ${SETS.join(', ')}`);
   if (!fs.existsSync(benchDir('text-multihop'))) {
     console.log(`skip: ${benchDir('text-multihop')} is absent (benchmark data lives in ../shared/bench; set KF_SHARED)`);
     return;
   }
   const depth = Number(values.depth);
-  const weights = values.weights ? (() => { const [b, d] = String(values.weights).split(',').map(Number); return { bm25: b, dense: d }; })() : undefined;
+  const weights = values.weights
+    ? (() => {
+        const [b, d] = String(values.weights).split(',').map(Number);
+        return { bm25: b, dense: d };
+      })()
+    : undefined;
   const edgeK = Number(values['edges-k']);
   const edgeT = Number(values['edges-threshold']);
   const rows: Row[] = [];
-  const log = (s: string) => { if (!values.json) console.log(s); };
+  const log = (s: string) => {
+    if (!values.json) console.log(s);
+  };
 
   for (const name of sets) {
     const t0 = Date.now();
@@ -152,12 +172,19 @@ async function main(): Promise<void> {
     const docsOf = (hits: SearchHit[]) => hits.map((h) => h.docId);
     const run = async (engine: SearchEngine, mode: RetrievalMode, qvecs: Float32Array[], fusion?: FusionMethod) => {
       const out: string[][] = [];
-      for (let i = 0; i < queries.length; i++) out.push(docsOf((await engine.search(queries[i], { mode, topk: 8, depth, fusion, queryVector: mode === 'bm25' ? undefined : qvecs[i], withContext: false })).hits));
+      for (let i = 0; i < queries.length; i++)
+        out.push(
+          docsOf(
+            (await engine.search(queries[i], { mode, topk: 8, depth, fusion, queryVector: mode === 'bm25' ? undefined : qvecs[i], withContext: false })).hits,
+          ),
+        );
       return recallOf(out, golds);
     };
     const push = (retriever: string, mode: RetrievalMode, r: Recall, extra: Partial<Row> = {}) => {
       rows.push({ set: name, retriever, mode, ...r, questions: queries.length, ...extra });
-      log(`  ${name.padEnd(9)} ${retriever.padEnd(52)} R@2 ${r.r2.toFixed(1).padStart(5)}  R@5 ${r.r5.toFixed(1).padStart(5)}  all@8 ${r.allFound8.toFixed(1).padStart(5)}`);
+      log(
+        `  ${name.padEnd(9)} ${retriever.padEnd(52)} R@2 ${r.r2.toFixed(1).padStart(5)}  R@5 ${r.r5.toFixed(1).padStart(5)}  all@8 ${r.allFound8.toFixed(1).padStart(5)}`,
+      );
     };
     log(`${name}: ${data.passages.length} passages, ${queries.length} questions`);
 
@@ -186,23 +213,57 @@ async function main(): Promise<void> {
     const wl = `${w.bm25}/${w.dense}`;
     push(`hybrid weighted ${wl}`, 'hybrid', await run(engine, 'hybrid', qv, 'weighted'), { encoder: fitted.id, fusion: `weighted ${wl}` });
     push(`hybrid rrf ${wl}`, 'hybrid', await run(engine, 'hybrid', qv, 'rrf'), { encoder: fitted.id, fusion: `rrf ${wl}` });
-    push(`hybrid rrf 0.5/0.5 (naive)`, 'hybrid', await (async () => { engine.configureFusion({ weights: { bm25: 0.5, dense: 0.5 } }); const r = await run(engine, 'hybrid', qv, 'rrf'); engine.configureFusion({ weights: w }); return r; })(), { encoder: fitted.id, fusion: 'rrf 0.5/0.5' });
-    push(`hybrid weighted ${wl} adaptive`, 'hybrid', await (async () => { engine.configureFusion({ adaptive: true }); const r = await run(engine, 'hybrid', qv, 'weighted'); engine.configureFusion({ adaptive: false }); return r; })(), { encoder: fitted.id, fusion: `weighted ${wl} adaptive` });
+    push(
+      `hybrid rrf 0.5/0.5 (naive)`,
+      'hybrid',
+      await (async () => {
+        engine.configureFusion({ weights: { bm25: 0.5, dense: 0.5 } });
+        const r = await run(engine, 'hybrid', qv, 'rrf');
+        engine.configureFusion({ weights: w });
+        return r;
+      })(),
+      { encoder: fitted.id, fusion: 'rrf 0.5/0.5' },
+    );
+    push(
+      `hybrid weighted ${wl} adaptive`,
+      'hybrid',
+      await (async () => {
+        engine.configureFusion({ adaptive: true });
+        const r = await run(engine, 'hybrid', qv, 'weighted');
+        engine.configureFusion({ adaptive: false });
+        return r;
+      })(),
+      { encoder: fitted.id, fusion: `weighted ${wl} adaptive` },
+    );
     if (values.sweep) {
       for (const d of [0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5]) {
         engine.configureFusion({ weights: { bm25: 1 - d, dense: d } });
-        push(`  sweep weighted ${(1 - d).toFixed(2)}/${d}`, 'hybrid', await run(engine, 'hybrid', qv, 'weighted'), { encoder: fitted.id, fusion: `weighted ${(1 - d).toFixed(2)}/${d}` });
+        push(`  sweep weighted ${(1 - d).toFixed(2)}/${d}`, 'hybrid', await run(engine, 'hybrid', qv, 'weighted'), {
+          encoder: fitted.id,
+          fusion: `weighted ${(1 - d).toFixed(2)}/${d}`,
+        });
       }
       engine.configureFusion({ weights: w });
     }
     const t1 = Date.now();
     const edges = similarityEdges(engine, { k: edgeK, threshold: edgeT });
     engine.setRelations(edges);
-    push(`hybrid+graph weighted ${wl} (${edges.length} kNN edges)`, 'hybrid+graph', await run(engine, 'hybrid+graph', qv, 'weighted'), { encoder: fitted.id, fusion: `weighted ${wl}` });
+    push(`hybrid+graph weighted ${wl} (${edges.length} kNN edges)`, 'hybrid+graph', await run(engine, 'hybrid+graph', qv, 'weighted'), {
+      encoder: fitted.id,
+      fusion: `weighted ${wl}`,
+    });
     log(`  (kNN edges k=${edgeK}, cos>=${edgeT}: ${((Date.now() - t1) / 1000).toFixed(1)} s)`);
     log(`  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   }
-  const result = { script: 'retrieval-quality', backend: 'offline', git: gitInfo(), depth, weights: weights ?? 'default', edges: { k: edgeK, threshold: edgeT }, rows };
+  const result = {
+    script: 'retrieval-quality',
+    backend: 'offline',
+    git: gitInfo(),
+    depth,
+    weights: weights ?? 'default',
+    edges: { k: edgeK, threshold: edgeT },
+    rows,
+  };
   if (values.out) fs.writeFileSync(String(values.out), JSON.stringify(result, null, 2) + '\n');
   if (values.json) console.log(JSON.stringify(result));
 }

@@ -49,13 +49,20 @@ const r = spawnSync(
   [
     '--test',
     `--test-concurrency=${concurrency}`,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    `--test-reporter=${path.join(root, 'scripts', 'count-reporter.mjs')}`, `--test-reporter-destination=${summaryFile}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(root, 'scripts', 'count-reporter.mjs')}`,
+    `--test-reporter-destination=${summaryFile}`,
     ...files,
   ],
   { stdio: 'inherit', cwd: root, env: { ...process.env, KF_TEST: '1' } },
 );
 let s = { passed: 0, failed: 0, skipped: 0 };
-try { s = JSON.parse(fs.readFileSync(summaryFile, 'utf8')); fs.unlinkSync(summaryFile); } catch { s.failed = s.failed || (r.status === 0 ? 0 : 1); }
+try {
+  s = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+  fs.unlinkSync(summaryFile);
+} catch {
+  s.failed = s.failed || (r.status === 0 ? 0 : 1);
+}
 console.log(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`);
 process.exit(r.status === 0 && s.failed === 0 ? 0 : 1);

@@ -57,20 +57,36 @@ function row(file: string, pdfPages: number, r: IngestResult, wallMs: number, cp
   const frag: Record<FragmentKind, number> = { text: 0, image: 0, table: 0, example: 0 };
   for (const f of r.fragments) frag[f.kind]++;
   return {
-    file, pdfPages, pages: pages.length, text: by('text'), ocr: by('ocr'), empty: by('empty'), error: by('error'), accounted,
+    file,
+    pdfPages,
+    pages: pages.length,
+    text: by('text'),
+    ocr: by('ocr'),
+    empty: by('empty'),
+    error: by('error'),
+    accounted,
     fragments: frag,
     images: frag.image,
     imagesWithMedia: r.fragments.filter((f) => f.kind === 'image' && f.media).length,
     tables: frag.table,
-    issues: { errors: r.issues.filter((i) => i.severity === 'error').length, warnings: r.issues.filter((i) => i.severity === 'warning').length, codes: [...new Set(r.issues.map((i) => i.code))] },
-    wallMs, cpuMs,
+    issues: {
+      errors: r.issues.filter((i) => i.severity === 'error').length,
+      warnings: r.issues.filter((i) => i.severity === 'warning').length,
+      codes: [...new Set(r.issues.map((i) => i.code))],
+    },
+    wallMs,
+    cpuMs,
   };
 }
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
-      docs: { type: 'string' }, assets: { type: 'string' }, cache: { type: 'string' }, only: { type: 'string' }, json: { type: 'string' },
+      docs: { type: 'string' },
+      assets: { type: 'string' },
+      cache: { type: 'string' },
+      only: { type: 'string' },
+      json: { type: 'string' },
       'ocr-workers': { type: 'string' },
     },
   });
@@ -82,7 +98,11 @@ async function main(): Promise<number> {
   const work = path.join(repoRoot(), '.kf-cache', 'verify-pdf');
   const assetsDir = values.assets ?? path.join(work, 'assets');
   const cacheDir = values.cache ?? path.join(repoRoot(), '.kf-cache', 'ocr');
-  const files = fs.readdirSync(docsDir).filter((f) => f.toLowerCase().endsWith('.pdf')).filter((f) => !values.only || f.includes(values.only)).sort();
+  const files = fs
+    .readdirSync(docsDir)
+    .filter((f) => f.toLowerCase().endsWith('.pdf'))
+    .filter((f) => !values.only || f.includes(values.only))
+    .sort();
   const pool = new OcrPool({ size: Number(values['ocr-workers'] ?? 2), cacheDir });
   const rows: DocRow[] = [];
   const t0 = Date.now();
@@ -97,9 +117,15 @@ async function main(): Promise<number> {
       const c0 = process.cpuUsage();
       let lastLog = Date.now();
       const r = await ingestFile(file, {
-        corpusRoot: docsDir, assetsDir, cacheDir, ocrPool: pool,
+        corpusRoot: docsDir,
+        assetsDir,
+        cacheDir,
+        ocrPool: pool,
         onPage: (p) => {
-          if (Date.now() - lastLog > 15000) { lastLog = Date.now(); process.stderr.write(`  [${i + 1}/${files.length}] ${f} page ${p.page}/${p.pages}\n`); }
+          if (Date.now() - lastLog > 15000) {
+            lastLog = Date.now();
+            process.stderr.write(`  [${i + 1}/${files.length}] ${f} page ${p.page}/${p.pages}\n`);
+          }
         },
       });
       const c = process.cpuUsage(c0);
@@ -108,9 +134,9 @@ async function main(): Promise<number> {
       const fr = d.fragments;
       console.log(
         `${f.slice(0, 58).padEnd(58)} ${String(d.pages).padStart(5)} ${String(d.text).padStart(5)} ${String(d.ocr).padStart(5)} ${String(d.empty).padStart(5)} ${String(d.error).padStart(5)} | ` +
-        `${String(r.fragments.length).padStart(6)} ${String(fr.text).padStart(6)} ${String(fr.image).padStart(6)} ${String(fr.table).padStart(6)} ${String(fr.example).padStart(3)} | ` +
-        `${String(d.imagesWithMedia).padStart(5)} ${String(d.tables).padStart(4)} | ${(d.wallMs / 1000).toFixed(1).padStart(8)} ${(d.wallMs / Math.max(1, d.pages)).toFixed(0).padStart(8)} ${d.accounted ? 'yes' : 'NO'}` +
-        (d.issues.errors ? `  errors: ${d.issues.codes.join(',')}` : ''),
+          `${String(r.fragments.length).padStart(6)} ${String(fr.text).padStart(6)} ${String(fr.image).padStart(6)} ${String(fr.table).padStart(6)} ${String(fr.example).padStart(3)} | ` +
+          `${String(d.imagesWithMedia).padStart(5)} ${String(d.tables).padStart(4)} | ${(d.wallMs / 1000).toFixed(1).padStart(8)} ${(d.wallMs / Math.max(1, d.pages)).toFixed(0).padStart(8)} ${d.accounted ? 'yes' : 'NO'}` +
+          (d.issues.errors ? `  errors: ${d.issues.codes.join(',')}` : ''),
       );
     }
   } finally {
@@ -120,7 +146,13 @@ async function main(): Promise<number> {
   const sum = (k: keyof DocRow) => rows.reduce((n, r) => n + (r[k] as number), 0);
   const textOnly = rows.filter((r) => r.ocr === 0 && r.pages > 0);
   const textOnlyPages = textOnly.reduce((n, r) => n + r.pages, 0);
-  const frags = rows.reduce((acc, r) => { for (const k of Object.keys(r.fragments) as FragmentKind[]) acc[k] = (acc[k] ?? 0) + r.fragments[k]; return acc; }, {} as Record<string, number>);
+  const frags = rows.reduce(
+    (acc, r) => {
+      for (const k of Object.keys(r.fragments) as FragmentKind[]) acc[k] = (acc[k] ?? 0) + r.fragments[k];
+      return acc;
+    },
+    {} as Record<string, number>,
+  );
   const summary = {
     documents: rows.length,
     pdfPages: sum('pdfPages'),
@@ -133,8 +165,19 @@ async function main(): Promise<number> {
     tables: sum('tables'),
     wallSeconds: (Date.now() - t0) / 1000,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    textPdfMsPerPage: { wall: textOnlyPages ? textOnly.reduce((n, r) => n + r.wallMs, 0) / textOnlyPages : 0, cpu: textOnlyPages ? textOnly.reduce((n, r) => n + r.cpuMs, 0) / textOnlyPages : 0, documents: textOnly.length, pages: textOnlyPages },
-    ocr: { recognised: pool.stats.recognised, cacheHits: pool.stats.cacheHits, tesseractSeconds: pool.stats.ms / 1000, secondsPerPage: pool.stats.recognised ? pool.stats.ms / 1000 / pool.stats.recognised : 0, workers: pool.size },
+    textPdfMsPerPage: {
+      wall: textOnlyPages ? textOnly.reduce((n, r) => n + r.wallMs, 0) / textOnlyPages : 0,
+      cpu: textOnlyPages ? textOnly.reduce((n, r) => n + r.cpuMs, 0) / textOnlyPages : 0,
+      documents: textOnly.length,
+      pages: textOnlyPages,
+    },
+    ocr: {
+      recognised: pool.stats.recognised,
+      cacheHits: pool.stats.cacheHits,
+      tesseractSeconds: pool.stats.ms / 1000,
+      secondsPerPage: pool.stats.recognised ? pool.stats.ms / 1000 / pool.stats.recognised : 0,
+      workers: pool.size,
+    },
     rows,
   };
   console.log('\nSUMMARY ' + JSON.stringify({ ...summary, rows: undefined }, null, 2));
@@ -142,4 +185,10 @@ async function main(): Promise<number> {
   return summary.everyPageAccounted && !summary.failedDocuments.length ? 0 : 1;
 }
 
-main().then((code) => process.exit(code), (e) => { console.error(e); process.exit(1); });
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

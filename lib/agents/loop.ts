@@ -33,7 +33,8 @@ export type StopReason = 'final' | 'prose_final' | 'max_rounds' | 'bad_json' | '
 export interface AgentStep {
   /** Round number (1-based) the step belongs to; nudges/retries carry the round they preceded. */
   round: number;
-  kind: 'tool' | 'unknown_tool' | 'out_of_role' | 'tool_error' | 'bad_args' | 'final' | 'prose_final' | 'nudge' | 'bad_json' | 'rejected_final' | 'circuit_break';
+  kind:
+    'tool' | 'unknown_tool' | 'out_of_role' | 'tool_error' | 'bad_args' | 'final' | 'prose_final' | 'nudge' | 'bad_json' | 'rejected_final' | 'circuit_break';
   tool?: string;
   args?: Record<string, unknown>;
   thought?: string;
@@ -149,7 +150,9 @@ function errorJson(code: string, detail: string): string {
 }
 
 function budgetNote(remaining: number): string {
-  return remaining <= 2 && remaining > 0 ? `\n\n[${remaining} round${remaining === 1 ? '' : 's'} left: ${remaining === 1 ? 'this is your last call; finish after it' : 'plan to finish soon'}.]` : '';
+  return remaining <= 2 && remaining > 0
+    ? `\n\n[${remaining} round${remaining === 1 ? '' : 's'} left: ${remaining === 1 ? 'this is your last call; finish after it' : 'plan to finish soon'}.]`
+    : '';
 }
 
 export function describeStop(t: Pick<AgentTranscript, 'role' | 'stopReason' | 'rounds' | 'maxRounds' | 'steps'>): string | undefined {
@@ -173,7 +176,11 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
   if (!(opts.maxRounds >= 0)) throw new KfError('bad_loop', `agent ${opts.role}: maxRounds must be >= 0, got ${opts.maxRounds}`, 'fix the round budget (L/R)');
   const searchTools = opts.requireSearch === true ? tools.searchTools() : Array.isArray(opts.requireSearch) ? opts.requireSearch : [];
   if (opts.requireSearch === true && !searchTools.length) {
-    throw new KfError('bad_loop', `agent ${opts.role} requires a search but none of its tools is marked isSearch`, 'mark the search tool(s) isSearch or pass requireSearch: [names]');
+    throw new KfError(
+      'bad_loop',
+      `agent ${opts.role} requires a search but none of its tools is marked isSearch`,
+      'mark the search tool(s) isSearch or pass requireSearch: [names]',
+    );
   }
   const stage = opts.stage ?? opts.role;
   const messages: ChatMessage[] = [
@@ -181,7 +188,20 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     { role: 'user', content: opts.user },
   ];
   const steps: AgentStep[] = [];
-  const counters: AgentCounters = { modelCalls: 0, toolCalls: 0, toolErrors: 0, unknownTools: 0, outOfRole: 0, badArgs: 0, badJson: 0, repairs: 0, nudges: 0, rejectedFinals: 0, cacheHits: 0, byTool: {} };
+  const counters: AgentCounters = {
+    modelCalls: 0,
+    toolCalls: 0,
+    toolErrors: 0,
+    unknownTools: 0,
+    outOfRole: 0,
+    badArgs: 0,
+    badJson: 0,
+    repairs: 0,
+    nudges: 0,
+    rejectedFinals: 0,
+    cacheHits: 0,
+    byTool: {},
+  };
   const usage: Usage = { promptTokens: 0, completionTokens: 0 };
   const seen = new Map<string, number>();
   let rounds = 0;
@@ -199,7 +219,21 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
   };
   const finish = (stopReason: StopReason, final?: string): AgentTranscript => {
     const forced = stopReason === 'max_rounds' || stopReason === 'bad_json' || stopReason === 'circuit_break';
-    const t: AgentTranscript = { role: opts.role, protocol, stopReason, forced, final, rounds, maxRounds: opts.maxRounds, steps, messages, counters, usage, model: modelId, backend };
+    const t: AgentTranscript = {
+      role: opts.role,
+      protocol,
+      stopReason,
+      forced,
+      final,
+      rounds,
+      maxRounds: opts.maxRounds,
+      steps,
+      messages,
+      counters,
+      usage,
+      model: modelId,
+      backend,
+    };
     t.stopNote = describeStop(t);
     return t;
   };
@@ -235,7 +269,10 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     if (!tool) {
       counters.unknownTools++;
       const detail = `there is no tool "${name}". Available tools: ${tools.names().join(', ')}.`;
-      const result = protocol === 'json' ? `Unknown tool "${name}". Use one of: ${tools.names().join(', ')}; or finish with {"thought": "...", "final": "ok"}.` : errorJson('unknown_tool', detail);
+      const result =
+        protocol === 'json'
+          ? `Unknown tool "${name}". Use one of: ${tools.names().join(', ')}; or finish with {"thought": "...", "final": "ok"}.`
+          : errorJson('unknown_tool', detail);
       step({ round: rounds + 1, kind: 'unknown_tool', tool: name, args, thought, result, repaired });
       return result;
     }
@@ -252,7 +289,13 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     let result: string;
     let kind: AgentStep['kind'] = 'tool';
     try {
-      const out = await tool.handler(args, { role: opts.role, round: rounds + 1, questionId: opts.questionId, signal: opts.signal, context: opts.context as Ctx });
+      const out = await tool.handler(args, {
+        role: opts.role,
+        round: rounds + 1,
+        questionId: opts.questionId,
+        signal: opts.signal,
+        context: opts.context as Ctx,
+      });
       result = typeof out === 'string' ? out : JSON.stringify(out ?? null);
     } catch (e) {
       if (opts.signal?.aborted) throw e;
@@ -260,7 +303,8 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
       kind = 'tool_error';
       result = errorJson('tool_failed', errorMessage(e).slice(0, 500));
     }
-    if (opts.maxResultChars && result.length > opts.maxResultChars) result = `${result.slice(0, opts.maxResultChars)}\n[... cut at ${opts.maxResultChars} characters]`;
+    if (opts.maxResultChars && result.length > opts.maxResultChars)
+      result = `${result.slice(0, opts.maxResultChars)}\n[... cut at ${opts.maxResultChars} characters]`;
     step({ round: rounds + 1, kind, tool: name, args, thought, result, repaired });
     return result;
   };
@@ -292,8 +336,18 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     backend = res.backend;
     const text = res.text ?? '';
     opts.onModelCall?.({
-      role: opts.role, stage, round: rounds + 1, sent, messageCount: sentUpTo, text, toolCalls: res.toolCalls, usage: res.usage,
-      latencyMs: res.latencyMs, cacheHit: res.cacheHit, model: res.model, backend: res.backend,
+      role: opts.role,
+      stage,
+      round: rounds + 1,
+      sent,
+      messageCount: sentUpTo,
+      text,
+      toolCalls: res.toolCalls,
+      usage: res.usage,
+      latencyMs: res.latencyMs,
+      cacheHit: res.cacheHit,
+      model: res.model,
+      backend: res.backend,
     });
 
     // Native tool calls (tools protocol; also accepted in json protocol if a server sends them).
@@ -303,7 +357,8 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
       if (parsed.every((p) => !p.args)) {
         consecutiveBad++;
         counters.badJson++;
-        for (const p of parsed) messages.push({ role: 'tool', toolCallId: p.call.id, name: p.call.name, content: errorJson('bad_arguments', 'the arguments are not a JSON object') });
+        for (const p of parsed)
+          messages.push({ role: 'tool', toolCallId: p.call.id, name: p.call.name, content: errorJson('bad_arguments', 'the arguments are not a JSON object') });
         step({ round: rounds + 1, kind: 'bad_json', tool: parsed[0].call.name, result: hint });
         if (consecutiveBad >= 2) return finish('bad_json');
         messages.push({ role: 'user', content: hint });
@@ -387,7 +442,8 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
 
     const v = obj.value;
     const thought = typeof v.thought === 'string' ? v.thought : undefined;
-    const toolName = typeof v.tool === 'string' && v.tool.trim() ? v.tool.trim() : typeof v.action === 'string' && v.action.trim() ? v.action.trim() : undefined;
+    const toolName =
+      typeof v.tool === 'string' && v.tool.trim() ? v.tool.trim() : typeof v.action === 'string' && v.action.trim() ? v.action.trim() : undefined;
     messages.push({ role: 'assistant', content: text });
     if (toolName || 'final' in v) {
       consecutiveBad = 0;
@@ -395,7 +451,12 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     }
     if (toolName) {
       const rawArgs = v.args ?? v.arguments ?? v.action_input ?? v.parameters ?? v.input ?? {};
-      const args = typeof rawArgs === 'string' ? (parseToolArguments(rawArgs)?.value ?? { input: rawArgs }) : rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? (rawArgs as Record<string, unknown>) : {};
+      const args =
+        typeof rawArgs === 'string'
+          ? (parseToolArguments(rawArgs)?.value ?? { input: rawArgs })
+          : rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs)
+            ? (rawArgs as Record<string, unknown>)
+            : {};
       const out = await runCall(toolName, args, thought, obj.repaired);
       if (out === 'circuit') return finish('circuit_break');
       rounds++;

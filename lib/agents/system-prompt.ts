@@ -32,7 +32,8 @@ export const JSON_PROTOCOL =
   '{"thought": "<why>", "tool": "<tool name>", "args": {<arguments>}}. To finish: {"thought": "<why>", "final": "ok"}. ' +
   'The final field is only a stop signal ("ok"), not the answer.';
 
-export const TOOLS_PROTOCOL = 'Protocol: call the tools through function calls, one per round. When you have gathered enough evidence, reply with a short text and no tool call to finish.';
+export const TOOLS_PROTOCOL =
+  'Protocol: call the tools through function calls, one per round. When you have gathered enough evidence, reply with a short text and no tool call to finish.';
 
 export function composeSystemPrompt(source: SystemPromptSource | undefined, tools: ToolSet, protocol: AgentProtocol): string {
   if (typeof source === 'string') return source;

@@ -19,7 +19,9 @@ export interface ToolCallContext<Ctx = unknown> {
   context: Ctx;
 }
 
-export interface AgentTool<Ctx = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// Tools are stored together whatever their context type, so the default is deliberately open.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface AgentTool<Ctx = any> {
   name: string;
   description: string;
   /** JSON schema of the arguments object (`type: object`, `properties`, `required`). */
@@ -37,9 +39,13 @@ const NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 export class ToolSet {
   private readonly byName = new Map<string, AgentTool>();
 
-  constructor(readonly role: string, tools: AgentTool[]) {
+  constructor(
+    readonly role: string,
+    tools: AgentTool[],
+  ) {
     for (const t of tools) {
-      if (!NAME_RE.test(t.name)) throw new KfError('bad_tool', `tool name "${t.name}" of role ${role} is not a valid function name`, 'use letters, digits, _ or - (at most 64)');
+      if (!NAME_RE.test(t.name))
+        throw new KfError('bad_tool', `tool name "${t.name}" of role ${role} is not a valid function name`, 'use letters, digits, _ or - (at most 64)');
       if (this.byName.has(t.name)) throw new KfError('bad_tool', `role ${role} lists tool ${t.name} twice`, 'register each tool once');
       this.byName.set(t.name, t);
     }
@@ -119,10 +125,18 @@ export class ToolRegistry {
     for (const t of tools) {
       const other = this.owner.get(t.name);
       if (other && !t.shared) {
-        throw new KfError('tool_not_disjoint', `tool ${t.name} belongs to role ${other}; role ${role} cannot hold it too`, 'each role owns a disjoint tool set: give the role a different tool, or mark a neutral lookup tool `shared`');
+        throw new KfError(
+          'tool_not_disjoint',
+          `tool ${t.name} belongs to role ${other}; role ${role} cannot hold it too`,
+          'each role owns a disjoint tool set: give the role a different tool, or mark a neutral lookup tool `shared`',
+        );
       }
       if (other && t.shared && !this.roleSets.get(other)!.get(t.name)?.shared) {
-        throw new KfError('tool_not_disjoint', `tool ${t.name} is owned by role ${other} and not shared`, 'mark the tool `shared` where it is first registered');
+        throw new KfError(
+          'tool_not_disjoint',
+          `tool ${t.name} is owned by role ${other} and not shared`,
+          'mark the tool `shared` where it is first registered',
+        );
       }
     }
     const set = new ToolSet(role, tools);
@@ -137,7 +151,8 @@ export class ToolRegistry {
     const tools: AgentTool[] = [];
     for (const r of roles) {
       const set = this.roleSets.get(r);
-      if (!set) throw new KfError('bad_tool', `union role ${role} names unknown role ${r}`, `register ${r} first (known: ${this.roles().join(', ') || 'none'})`);
+      if (!set)
+        throw new KfError('bad_tool', `union role ${role} names unknown role ${r}`, `register ${r} first (known: ${this.roles().join(', ') || 'none'})`);
       for (const t of set.tools) if (!tools.some((x) => x.name === t.name)) tools.push(t);
     }
     const set = new ToolSet(role, tools);

@@ -37,13 +37,21 @@ export function loadDemo(paths: DemoPaths): BenchmarkData {
   const questions = readQuestionsFile(paths.questions, 'demo questions');
   if (paths.corpus) {
     if (!fs.existsSync(paths.corpus)) {
-      throw new KfError('bench_file_missing', `demo corpus folder ${paths.corpus} does not exist`, 'generate the demo world first (kf demo)', { concerns: paths.corpus });
+      throw new KfError('bench_file_missing', `demo corpus folder ${paths.corpus} does not exist`, 'generate the demo world first (kf demo)', {
+        concerns: paths.corpus,
+      });
     }
     const docs = listDocIds(paths.corpus);
     const r: RecordReader = new RecordReader(paths.questions, 'demo questions');
     questions.forEach((q, i) => {
       q.goldDocs.forEach((d, j) => {
-        if (!docs.has(d)) r.fail(at(i, q.id), `goldDocs[${j}]`, `names "${d}", which is not a document of ${paths.corpus}`, 'regenerate the demo world (kf demo) so questions and corpus match');
+        if (!docs.has(d))
+          r.fail(
+            at(i, q.id),
+            `goldDocs[${j}]`,
+            `names "${d}", which is not a document of ${paths.corpus}`,
+            'regenerate the demo world (kf demo) so questions and corpus match',
+          );
       });
     });
   }

@@ -32,7 +32,12 @@ export function loadM3docvqa(paths: M3docvqaPaths): BenchmarkData {
     try {
       names = fs.readdirSync(paths.pdfs);
     } catch (e) {
-      throw new KfError('bench_file_missing', `M3DocVQA PDF folder ${paths.pdfs} cannot be read (${(e as NodeJS.ErrnoException).code})`, 'point at the pdfs_dev folder of M3DocVQA', { concerns: paths.pdfs, cause: e });
+      throw new KfError(
+        'bench_file_missing',
+        `M3DocVQA PDF folder ${paths.pdfs} cannot be read (${(e as NodeJS.ErrnoException).code})`,
+        'point at the pdfs_dev folder of M3DocVQA',
+        { concerns: paths.pdfs, cause: e },
+      );
     }
     available = new Set(names.filter((n) => n.toLowerCase().endsWith('.pdf')).map((n) => n.slice(0, -4)));
   }

@@ -79,10 +79,15 @@ export function loadMmlongbench(paths: MmlongbenchPaths): BenchmarkData {
       answer = answerRaw;
     }
     const unanswerable = fmt === 'None' || answerRaw.trim() === NOT_ANSWERABLE;
-    const format: AnswerFormat = unanswerable ? 'unanswerable'
-      : fmt === 'Int' || fmt === 'Float' ? 'number'
-        : fmt === 'List' ? 'list'
-          : /^(yes|no)$/i.test(answerRaw.trim()) ? 'yes-no' : 'span';
+    const format: AnswerFormat = unanswerable
+      ? 'unanswerable'
+      : fmt === 'Int' || fmt === 'Float'
+        ? 'number'
+        : fmt === 'List'
+          ? 'list'
+          : /^(yes|no)$/i.test(answerRaw.trim())
+            ? 'yes-no'
+            : 'span';
     const sources = uniq(sourcesRaw.map((s) => SOURCE_SHORT[s] ?? s));
     const modality = uniq(sources.map((s) => SOURCE_MODALITY[s]).filter((m): m is Modality => !!m));
     const doc = mmlbDocId(docFile);

@@ -84,9 +84,7 @@ export function mmqaHops(program: string): number {
 /** Question fields shared by every MMQA-based benchmark. */
 export function mmqaQuestionBase(rec: MmqaRecord, benchmark: string): Omit<Question, 'goldDocs' | 'evidence'> {
   const answer = rec.answers.length === 1 ? rec.answers[0] : uniq(rec.answers);
-  const format: AnswerFormat = Array.isArray(answer) ? 'list'
-    : rec.answerTypes[0] === 'yesno' ? 'yes-no'
-      : rec.answerTypes[0] === 'number' ? 'number' : 'span';
+  const format: AnswerFormat = Array.isArray(answer) ? 'list' : rec.answerTypes[0] === 'yesno' ? 'yes-no' : rec.answerTypes[0] === 'number' ? 'number' : 'span';
   return {
     id: rec.qid,
     benchmark,

@@ -63,7 +63,12 @@ export function loadMmqa(paths: MmqaPaths, opts: MmqaOptions = {}): BenchmarkDat
     const gold = [...new Set(rec.supporting.filter((s) => s.part === 'image').map((s) => s.docId))];
     for (const g of gold) {
       if (!captions.has(g)) {
-        rq.fail(at(i, rec.qid), 'supporting_context', `names image ${g}, which has no caption in ${paths.captions}`, 'use the caption file that belongs to these questions');
+        rq.fail(
+          at(i, rec.qid),
+          'supporting_context',
+          `names image ${g}, which has no caption in ${paths.captions}`,
+          'use the caption file that belongs to these questions',
+        );
       }
     }
     const base = mmqaQuestionBase(rec, 'mmqa');

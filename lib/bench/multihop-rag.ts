@@ -55,11 +55,17 @@ export function mhrQuestionId(query: string): string {
 
 /** The runner's squashed title key: lowercase letters and digits only, first 60. */
 export function mhrTitleKey(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 60);
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .slice(0, 60);
 }
 
 function sanitize(s: string): string {
-  return s.replace(/[\\/:*?"<>|]/g, ' ').replace(/\s+/g, ' ').trim();
+  return s
+    .replace(/[\\/:*?"<>|]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Document name of an article by the runner's rule (see the header). */
@@ -113,7 +119,8 @@ export function loadMultihopRag(paths: MultihopRagPaths): BenchmarkData {
     if (seen.has(id)) r.fail(q.where, 'query', `repeats the query of ${seen.get(id)} (ids are md5 of the query)`);
     seen.set(id, q.where);
     const type = q.type.replace(/_query$/, '');
-    if (!(MHR_TYPES as readonly string[]).includes(type)) r.fail(q.where, 'question_type', `must be inference/comparison/temporal/null(_query), got "${q.type}"`);
+    if (!(MHR_TYPES as readonly string[]).includes(type))
+      r.fail(q.where, 'question_type', `must be inference/comparison/temporal/null(_query), got "${q.type}"`);
     const evidence: Evidence[] = q.evidence.map((e, j) => {
       const er = r.object(e, q.where, `evidence_list[${j}]`);
       const w = `${q.where} evidence_list[${j}]`;
@@ -166,8 +173,12 @@ function readQuestions(paths: MultihopRagPaths): RawQuestion[] {
   const top = r.object(raw, 'top level', '(file)');
   const list = r.list(top, 'queries', 'top level');
   if (!paths.groundTruth) {
-    throw new KfError('bench_missing_file', `MultiHop-RAG questions ${file} are in the queries-only layout and need their ground-truth file`,
-      'pass groundTruth (ground_truth500.json beside it)', { concerns: file });
+    throw new KfError(
+      'bench_missing_file',
+      `MultiHop-RAG questions ${file} are in the queries-only layout and need their ground-truth file`,
+      'pass groundTruth (ground_truth500.json beside it)',
+      { concerns: file },
+    );
   }
   const gtFile = paths.groundTruth;
   const g: RecordReader = new RecordReader(gtFile, 'MultiHop-RAG ground truth');

@@ -76,7 +76,11 @@ class Parser {
       this.i++;
       return this.string(raw);
     }
-    for (const [word, v] of [['True', true], ['False', false], ['None', null]] as const) {
+    for (const [word, v] of [
+      ['True', true],
+      ['False', false],
+      ['None', null],
+    ] as const) {
       if (this.s.startsWith(word, this.i) && !/[\w]/.test(this.s[this.i + word.length] ?? '')) {
         this.i += word.length;
         return v;
@@ -130,7 +134,20 @@ class Parser {
       if (c === '\n' && !triple) throw new PyLiteralError('newline inside a string');
       if (c === '\\' && !raw) {
         const n = this.s[this.i + 1];
-        const simple: Record<string, string> = { '\\': '\\', "'": "'", '"': '"', n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', a: '\x07', '0': '\0', '\n': '' };
+        const simple: Record<string, string> = {
+          '\\': '\\',
+          "'": "'",
+          '"': '"',
+          n: '\n',
+          t: '\t',
+          r: '\r',
+          b: '\b',
+          f: '\f',
+          v: '\v',
+          a: '\x07',
+          '0': '\0',
+          '\n': '',
+        };
         if (n in simple) {
           out += simple[n];
           this.i += 2;

@@ -14,15 +14,21 @@ export function readText(file: string, what: string): string {
     buf = fs.readFileSync(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
-    throw new KfError('bench_file_missing', `${what} ${file} cannot be read (${code})`,
+    throw new KfError(
+      'bench_file_missing',
+      `${what} ${file} cannot be read (${code})`,
       code === 'ENOENT' ? 'check the path (benchmarks live in ../shared/bench or where --questions/--corpus point)' : 'check the path and its permissions',
-      { concerns: file, cause: e });
+      { concerns: file, cause: e },
+    );
   }
   if (buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
     try {
       buf = zlib.gunzipSync(buf);
     } catch (e) {
-      throw new KfError('bench_bad_gzip', `${what} ${file} is a damaged gzip file: ${(e as Error).message}`, 'download the file again', { concerns: file, cause: e });
+      throw new KfError('bench_bad_gzip', `${what} ${file} is a damaged gzip file: ${(e as Error).message}`, 'download the file again', {
+        concerns: file,
+        cause: e,
+      });
     }
   }
   return buf.toString('utf8');
@@ -33,7 +39,10 @@ export function readJsonFile(file: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new KfError('bench_bad_json', `${what} ${file} is not valid JSON: ${(e as Error).message}`, 'download or regenerate the file', { concerns: file, cause: e });
+    throw new KfError('bench_bad_json', `${what} ${file} is not valid JSON: ${(e as Error).message}`, 'download or regenerate the file', {
+      concerns: file,
+      cause: e,
+    });
   }
 }
 
@@ -47,7 +56,10 @@ export function readJsonLines(file: string, what: string): unknown[] {
     try {
       out.push(JSON.parse(line));
     } catch (e) {
-      throw new KfError('bench_bad_json', `${what} ${file}: line ${i + 1} is not valid JSON: ${(e as Error).message}`, 'download the file again', { concerns: file, cause: e });
+      throw new KfError('bench_bad_json', `${what} ${file}: line ${i + 1} is not valid JSON: ${(e as Error).message}`, 'download the file again', {
+        concerns: file,
+        cause: e,
+      });
     }
   }
   return out;
@@ -58,7 +70,10 @@ export function readJsonLines(file: string, what: string): unknown[] {
  * so the message names file + record + field.
  */
 export class RecordReader {
-  constructor(readonly file: string, readonly what: string) {}
+  constructor(
+    readonly file: string,
+    readonly what: string,
+  ) {}
 
   fail(at: string, field: string, problem: string, hint = 'fix the record or use the official file unchanged'): never {
     throw new KfError('bench_bad_record', `${this.what} ${this.file}: ${at}: field "${field}" ${problem}`, hint, { concerns: `${this.file}#${at}` });

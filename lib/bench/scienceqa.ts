@@ -84,7 +84,8 @@ export function loadScienceqa(paths: ScienceqaPaths, opts: ScienceqaOptions = {}
     let goldDocs: string[] = [];
     if (lecture) {
       const id = `lecture-${shortHash(lecture)}`;
-      if (!lectures.has(id)) lectures.set(id, { id, title: (r.optStr(rec, 'topic', where) ?? subject).trim(), text: lecture, meta: { kind: 'lecture', subject } });
+      if (!lectures.has(id))
+        lectures.set(id, { id, title: (r.optStr(rec, 'topic', where) ?? subject).trim(), text: lecture, meta: { kind: 'lecture', subject } });
       goldDocs = [id];
     }
     const modality: Modality[] = [...(hint.trim() || !image ? ['text' as const] : []), ...(image ? ['image' as const] : [])];

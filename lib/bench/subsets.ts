@@ -43,8 +43,14 @@ export function loadPaperSubsets(dir = benchDir('knowforge-subsets')): PaperSubs
 
 export function paperSubset(bench: string, name: string, dir?: string): string[] {
   if (!benchmarkSpec(bench)?.paperSubsets) {
-    const have = Object.values(BENCHMARKS).filter((b) => b.paperSubsets).map((b) => b.name);
-    throw new KfError('subset_unknown', `the paper has no fixed subsets for ${bench}`, `paper subsets exist for ${have.join(' and ')}; use the stratified sampler (--n/--by) instead`);
+    const have = Object.values(BENCHMARKS)
+      .filter((b) => b.paperSubsets)
+      .map((b) => b.name);
+    throw new KfError(
+      'subset_unknown',
+      `the paper has no fixed subsets for ${bench}`,
+      `paper subsets exist for ${have.join(' and ')}; use the stratified sampler (--n/--by) instead`,
+    );
   }
   if (name !== 'smoke' && name !== 'mid') throw new KfError('subset_unknown', `unknown paper subset "${name}"`, 'use smoke or mid');
   return loadPaperSubsets(dir)[bench as PaperSubsetBench][name];
@@ -85,7 +91,8 @@ export interface StratifiedSample {
  * the input order.
  */
 export function stratifiedSample(questions: Question[], opts: StratifiedOptions): StratifiedSample {
-  if (!Number.isInteger(opts.n) || opts.n < 1) throw new KfError('subset_bad_n', `subset size must be a positive integer, got ${opts.n}`, 'pass --n N with N >= 1');
+  if (!Number.isInteger(opts.n) || opts.n < 1)
+    throw new KfError('subset_bad_n', `subset size must be a positive integer, got ${opts.n}`, 'pass --n N with N >= 1');
   const groups = new Map<string, Question[]>();
   for (const q of questions) {
     const key = opts.by ? [...questionFieldValues(q, opts.by)].sort().join('+') : 'all';

@@ -37,11 +37,23 @@ function formatOf(answer: string | null): AnswerFormat {
 }
 
 /** Check gold titles against the corpus (when one is loaded). */
-function checkGold(r: RecordReader, where: string, field: string, gold: string[], titles: Set<string> | undefined, opts: TextMultihopOptions): { kept: string[]; missing: string[] } {
+function checkGold(
+  r: RecordReader,
+  where: string,
+  field: string,
+  gold: string[],
+  titles: Set<string> | undefined,
+  opts: TextMultihopOptions,
+): { kept: string[]; missing: string[] } {
   if (!titles) return { kept: gold, missing: [] };
   const missing = gold.filter((g) => !titles.has(g));
   if (missing.length && !opts.allowMissingGold) {
-    r.fail(where, field, `names "${missing[0]}", which is not a title of the corpus`, 'use the corpus file that belongs to these questions (or allowMissingGold)');
+    r.fail(
+      where,
+      field,
+      `names "${missing[0]}", which is not a title of the corpus`,
+      'use the corpus file that belongs to these questions (or allowMissingGold)',
+    );
   }
   return { kept: gold.filter((g) => titles.has(g)), missing };
 }
@@ -170,7 +182,8 @@ export function loadHotpotqa(paths: TextMultihopPaths, opts: TextMultihopOptions
     const question = r.str(rec, 'question', where);
     const answer = r.str(rec, 'answer', where, { allowEmpty: true });
     const facts = r.list(rec, 'supporting_facts', where).map((sf, j) => {
-      if (!Array.isArray(sf) || typeof sf[0] !== 'string' || typeof sf[1] !== 'number') r.fail(where, `supporting_facts[${j}]`, 'must be [title, sentence index]');
+      if (!Array.isArray(sf) || typeof sf[0] !== 'string' || typeof sf[1] !== 'number')
+        r.fail(where, `supporting_facts[${j}]`, 'must be [title, sentence index]');
       return { title: sf[0] as string, sent: sf[1] as number };
     });
     const gold = uniq(facts.map((f) => f.title));

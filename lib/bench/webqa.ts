@@ -53,7 +53,17 @@ export function loadWebqa(paths: WebqaPaths, opts: WebqaOptions = {}): Benchmark
           const id = String(imageId);
           const caption = r.str(fr, 'caption', w, { allowEmpty: true });
           if (!passages.has(id)) {
-            passages.set(id, { id, title, text: caption, meta: { kind: 'image', imageId, ...(typeof fr.url === 'string' ? { url: fr.url } : {}), ...(typeof fr.imgUrl === 'string' ? { imgUrl: fr.imgUrl } : {}) } });
+            passages.set(id, {
+              id,
+              title,
+              text: caption,
+              meta: {
+                kind: 'image',
+                imageId,
+                ...(typeof fr.url === 'string' ? { url: fr.url } : {}),
+                ...(typeof fr.imgUrl === 'string' ? { imgUrl: fr.imgUrl } : {}),
+              },
+            });
           }
           return { doc: id, modality: 'image' as const, ...(gold ? { text: caption } : {}) };
         }

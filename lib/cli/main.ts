@@ -45,7 +45,7 @@ export function loadCommands(): CommandSpec[] {
     if (!f.endsWith(ext) || f.endsWith('.d.ts') || f.startsWith('_')) continue;
     let mod: { command?: CommandSpec; commands?: CommandSpec[] };
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+       
       mod = require(path.join(dir, f)) as typeof mod;
     } catch (e) {
       // One command that cannot load (e.g. hnswlib-node not built) must not take `kf doctor` and the others down with it.
@@ -62,7 +62,10 @@ const LOAD_HINT = 'run `kf doctor` to see what is missing, then `bash scripts/se
 
 function usageLine(c: CommandSpec): string {
   const pos = (c.positionals ?? []).map((p) => (p.required ? `<${p.name}${p.variadic ? '...' : ''}>` : `[${p.name}${p.variadic ? '...' : ''}]`)).join(' ');
-  const req = Object.entries(c.options ?? {}).filter(([, o]) => o.required).map(([n, o]) => `--${n}${o.type === 'string' ? ' <value>' : ''}`).join(' ');
+  const req = Object.entries(c.options ?? {})
+    .filter(([, o]) => o.required)
+    .map(([n, o]) => `--${n}${o.type === 'string' ? ' <value>' : ''}`)
+    .join(' ');
   return ['kf', c.name, pos, req, Object.keys(c.options ?? {}).length ? '[options]' : ''].filter(Boolean).join(' ');
 }
 
@@ -96,8 +99,14 @@ export function commandHelp(c: CommandSpec): string {
     lines.push('Options:');
     for (const [n, o] of opts) {
       const flag = `${o.short ? `-${o.short}, ` : ''}--${n}${o.type === 'string' ? ' <v>' : ''}`;
-      const extra = [o.choices ? `one of ${o.choices.join('|')}` : '', o.default !== undefined ? `default ${o.default}` : '', o.required ? 'required' : '', o.multiple ? 'repeatable' : '']
-        .filter(Boolean).join('; ');
+      const extra = [
+        o.choices ? `one of ${o.choices.join('|')}` : '',
+        o.default !== undefined ? `default ${o.default}` : '',
+        o.required ? 'required' : '',
+        o.multiple ? 'repeatable' : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
       lines.push(`  ${flag.padEnd(24)} ${o.description}${extra ? ` (${extra})` : ''}`);
     }
     lines.push('  -h, --help               this help');
@@ -119,12 +128,16 @@ class UsageError extends Error {}
 function parseArgsMessage(m: string, cmd: string): string {
   const see = `(see kf ${cmd} --help)`;
   const ambiguous = /^Option '([^']+)' argument is ambiguous/.exec(m);
-  if (ambiguous) return `option '${ambiguous[1]}' of 'kf ${cmd}' is followed by a value starting with a dash -- if that is its value, write ${ambiguous[1]}=<value> ${see}`;
+  if (ambiguous)
+    return `option '${ambiguous[1]}' of 'kf ${cmd}' is followed by a value starting with a dash -- if that is its value, write ${ambiguous[1]}=<value> ${see}`;
   const missing = /^Option '([^' ]+)[^']*' argument missing/.exec(m);
   if (missing) return `option '${missing[1]}' of 'kf ${cmd}' needs a value ${see}`;
   const noArg = /^Option '([^']+)' does not take an argument/.exec(m);
   if (noArg) return `option '${noArg[1]}' of 'kf ${cmd}' takes no value ${see}`;
-  const first = m.replace(/\. To specify a positional argument.*$/s, '').replace(/^Unknown option/, 'unknown option').replace(/\s*\n\s*/g, ' ');
+  const first = m
+    .replace(/\. To specify a positional argument.*$/s, '')
+    .replace(/^Unknown option/, 'unknown option')
+    .replace(/\s*\n\s*/g, ' ');
   return `${first} for 'kf ${cmd}' ${see}`;
 }
 
@@ -234,7 +247,12 @@ export async function main(argv: string[]): Promise<number> {
       // Commands sharing the first two letters, plus the nearest by edit distance (typos like `rnu`).
       const typo = didYouMean(first, [...new Set(names.map((n) => n.split(' ')[0]))]);
       const near = [...new Set([...names.filter((n) => n.startsWith(first.slice(0, 2))), ...(typo ? [typo] : [])])];
-      console.error(`kf: unknown command '${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}'${near.length ? ` (did you mean: ${near.join(', ')}?)` : ''} -- see kf --help`);
+      console.error(
+        `kf: unknown command '${argv
+          .filter((a) => !a.startsWith('-'))
+          .slice(0, 2)
+          .join(' ')}'${near.length ? ` (did you mean: ${near.join(', ')}?)` : ''} -- see kf --help`,
+      );
     }
     return 2;
   }

@@ -14,13 +14,23 @@ export interface Caption {
 }
 
 const WORDS: Record<string, 'figure' | 'table'> = {
-  figure: 'figure', fig: 'figure', chart: 'figure', diagram: 'figure', exhibit: 'figure', plate: 'figure', image: 'figure', photo: 'figure', graph: 'figure',
-  table: 'table', tab: 'table',
+  figure: 'figure',
+  fig: 'figure',
+  chart: 'figure',
+  diagram: 'figure',
+  exhibit: 'figure',
+  plate: 'figure',
+  image: 'figure',
+  photo: 'figure',
+  graph: 'figure',
+  table: 'table',
+  tab: 'table',
 };
 
 // Word, number, then a separator (":", ".", "|", dash) or the end. "Figure 3 shows ..." is a
 // reference in prose, not a caption, which is why a separator is required.
-const CAPTION_RE = /^(Figure|Fig|Chart|Diagram|Exhibit|Plate|Image|Photo|Graph|Table|Tab)\.?\s*((?:[A-Z]?\d+|[IVXLC]+)(?:[.\-–]\d+)*[a-z]?)\s*(?:[:.|\-–—]\s*|$)/i;
+const CAPTION_RE =
+  /^(Figure|Fig|Chart|Diagram|Exhibit|Plate|Image|Photo|Graph|Table|Tab)\.?\s*((?:[A-Z]?\d+|[IVXLC]+)(?:[.\-–]\d+)*[a-z]?)\s*(?:[:.|\-–—]\s*|$)/i;
 
 /** Strip the emphasis markers a Markdown caption line is written with (`*...*`, `_..._`, `**...**`). */
 export function stripEmphasis(s: string): string {

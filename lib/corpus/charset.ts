@@ -17,9 +17,9 @@ export interface Decoded {
 /** The charset an HTML document declares in its first bytes, if any. */
 export function declaredHtmlCharset(bytes: Buffer): string | undefined {
   const head = bytes.subarray(0, 4096).toString('latin1');
-  const m1 = /<meta\s[^>]*charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)/i.exec(head);
+  const m1 = /<meta\s[^>]*charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)/i.exec(head);
   if (m1) return m1[1].toLowerCase();
-  const m2 = /<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)/i.exec(head);
+  const m2 = /<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_.:-]+)/i.exec(head);
   return m2 ? m2[1].toLowerCase() : undefined;
 }
 
@@ -64,7 +64,10 @@ export function decodeBytes(bytes: Buffer, opts: { html?: boolean } = {}): Decod
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: 'utf-8', warning: declWarning };
   } catch {
-    const why = declared && !declWarning ? `declared charset "${declared}" but the bytes are not valid UTF-8` : declWarning ?? 'no charset declared and the bytes are not valid UTF-8';
+    const why =
+      declared && !declWarning
+        ? `declared charset "${declared}" but the bytes are not valid UTF-8`
+        : (declWarning ?? 'no charset declared and the bytes are not valid UTF-8');
     return {
       text: decodeWindows1252(bytes),
       encoding: 'windows-1252',

@@ -100,17 +100,39 @@ function contextLine(f: Fragment): string {
 
 async function vlmImage(model: ChatModel, stage: Stage, f: Fragment, file: string, signal?: AbortSignal): Promise<string> {
   const content: ContentPart[] = [
-    { type: 'text', text: [contextLine(f), headLine(f) ? `Caption: ${headLine(f)}` : 'No caption.', f.ocrText ? `Text found in the image: ${f.ocrText.slice(0, 800)}` : ''].filter(Boolean).join('\n') },
+    {
+      type: 'text',
+      text: [contextLine(f), headLine(f) ? `Caption: ${headLine(f)}` : 'No caption.', f.ocrText ? `Text found in the image: ${f.ocrText.slice(0, 800)}` : '']
+        .filter(Boolean)
+        .join('\n'),
+    },
     { type: 'image', path: file, mime: f.media?.mime },
   ];
   const res = await model.chat(
     {
       stage,
-      messages: [{ role: 'system', content: systemPrompt() }, { role: 'user', content }],
+      messages: [
+        { role: 'system', content: systemPrompt() },
+        { role: 'user', content },
+      ],
       temperature: 0,
       maxTokens: 400,
       // role 'caption' + CaptionTask fields are what the offline backend reads; the rest documents the call in traces.
-      task: { ...({ role: 'caption', image: { path: file, mime: f.media?.mime }, ocrText: f.ocrText, caption: f.caption, label: f.label, context: contextLine(f) } satisfies CaptionTask), kind: 'image', fragmentId: f.id, docId: f.docId, page: f.page, section: f.section },
+      task: {
+        ...({
+          role: 'caption',
+          image: { path: file, mime: f.media?.mime },
+          ocrText: f.ocrText,
+          caption: f.caption,
+          label: f.label,
+          context: contextLine(f),
+        } satisfies CaptionTask),
+        kind: 'image',
+        fragmentId: f.id,
+        docId: f.docId,
+        page: f.page,
+        section: f.section,
+      },
     },
     signal,
   );
@@ -124,18 +146,34 @@ async function vlmTable(model: ChatModel, stage: Stage, f: Fragment, signal?: Ab
       stage,
       messages: [
         { role: 'system', content: systemPrompt() },
-        { role: 'user', content: `${contextLine(f)}\n${headLine(f) ? `Caption: ${headLine(f)}\n` : ''}Describe this table:\n${tableToText(table, undefined, 2500)}` },
+        {
+          role: 'user',
+          content: `${contextLine(f)}\n${headLine(f) ? `Caption: ${headLine(f)}\n` : ''}Describe this table:\n${tableToText(table, undefined, 2500)}`,
+        },
       ],
       temperature: 0,
       maxTokens: 400,
       // Offline, a table is described from its own text (the offline caption role reads `context`).
-      task: { ...({ role: 'caption', caption: f.caption, label: f.label, context: `${contextLine(f)}\n${tableToText(table, undefined, 1500)}` } satisfies CaptionTask), kind: 'table', fragmentId: f.id, docId: f.docId, page: f.page, header: table.header, rows: table.rows.slice(0, 20), rowCount: table.rowCount ?? table.rows.length },
+      task: {
+        ...({
+          role: 'caption',
+          caption: f.caption,
+          label: f.label,
+          context: `${contextLine(f)}\n${tableToText(table, undefined, 1500)}`,
+        } satisfies CaptionTask),
+        kind: 'table',
+        fragmentId: f.id,
+        docId: f.docId,
+        page: f.page,
+        header: table.header,
+        rows: table.rows.slice(0, 20),
+        rowCount: table.rowCount ?? table.rows.length,
+      },
     },
     signal,
   );
   return res.text.trim();
 }
-
 
 /**
  * Describe the image/table fragments of a list (others are copied unchanged).
@@ -158,13 +196,15 @@ export async function describeFragments(frags: Fragment[], opts: DescribeOptions
     pool ??= new OcrPool({ cacheDir: opts.cacheDir });
     try {
       const page = await pool.recognize(fs.readFileSync(file));
-      return ocrBlocks(page, minConf).map((b) => b.text).join('\n');
+      return ocrBlocks(page, minConf)
+        .map((b) => b.text)
+        .join('\n');
     } catch {
       return undefined; // an unreadable image keeps its caption-only description
     }
   };
   try {
-    await runPool(todo, opts.model ? opts.concurrency ?? 4 : 2, async (f) => {
+    await runPool(todo, opts.model ? (opts.concurrency ?? 4) : 2, async (f) => {
       if (opts.signal?.aborted) return;
       await describeOne(f);
       opts.onProgress?.(++done, todo.length);

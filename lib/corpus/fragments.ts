@@ -61,7 +61,10 @@ export class FragmentBuilder {
   /** First heading seen (document title candidate). */
   firstHeading?: string;
 
-  constructor(readonly docId: string, readonly sizes: ResolvedSizes) {}
+  constructor(
+    readonly docId: string,
+    readonly sizes: ResolvedSizes,
+  ) {}
 
   section(): string[] {
     return this.stack.map((s) => s.title);
@@ -157,11 +160,17 @@ export function attachMedia(frags: Fragment[]): void {
     if (isProse(m)) continue;
     let anchor: Fragment | undefined;
     for (let j = i - 1; j >= 0 && sameSection(frags[j].section, m.section); j--) {
-      if (isProse(frags[j])) { anchor = frags[j]; break; }
+      if (isProse(frags[j])) {
+        anchor = frags[j];
+        break;
+      }
     }
     if (!anchor) {
       for (let j = i + 1; j < frags.length && sameSection(frags[j].section, m.section); j++) {
-        if (isProse(frags[j])) { anchor = frags[j]; break; }
+        if (isProse(frags[j])) {
+          anchor = frags[j];
+          break;
+        }
       }
     }
     if (anchor) {

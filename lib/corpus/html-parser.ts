@@ -16,9 +16,7 @@ export interface HtmlElement {
 export type HtmlNode = HtmlElement | string;
 
 export type HtmlToken =
-  | { type: 'text'; text: string }
-  | { type: 'start'; name: string; attrs: Record<string, string>; selfClosing: boolean }
-  | { type: 'end'; name: string };
+  { type: 'text'; text: string } | { type: 'start'; name: string; attrs: Record<string, string>; selfClosing: boolean } | { type: 'end'; name: string };
 
 const RAW_TEXT = new Set(['script', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext']);
 const RCDATA = new Set(['title', 'textarea']);
@@ -40,7 +38,10 @@ export function tokenizeHtml(html: string): HtmlToken[] {
   };
   while (i < n) {
     const lt = html.indexOf('<', i);
-    if (lt < 0) { text += html.slice(i); break; }
+    if (lt < 0) {
+      text += html.slice(i);
+      break;
+    }
     text += html.slice(i, lt);
     i = lt;
     const c1 = html[i + 1];
@@ -70,7 +71,11 @@ export function tokenizeHtml(html: string): HtmlToken[] {
       i = end < 0 ? n : end + 1;
       continue;
     }
-    if (!isNameStart(c1)) { text += '<'; i++; continue; }
+    if (!isNameStart(c1)) {
+      text += '<';
+      i++;
+      continue;
+    }
     // Start tag: name, then attributes until an unquoted '>'.
     let j = i + 1;
     while (j < n && /[A-Za-z0-9:_-]/.test(html[j])) j++;
@@ -82,7 +87,10 @@ export function tokenizeHtml(html: string): HtmlToken[] {
         if (html[j] === '/' && html[j + 1] === '>') selfClosing = true;
         j++;
       }
-      if (j >= n || html[j] === '>') { j++; break; }
+      if (j >= n || html[j] === '>') {
+        j++;
+        break;
+      }
       const a0 = j;
       while (j < n && !/[\s=>/]/.test(html[j])) j++;
       const aname = html.slice(a0, j).toLowerCase();
@@ -123,8 +131,35 @@ export function tokenizeHtml(html: string): HtmlToken[] {
 }
 
 const CLOSES_P = new Set([
-  'address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset', 'figcaption', 'figure', 'footer', 'form',
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'main', 'menu', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'details',
+  'div',
+  'dl',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'main',
+  'menu',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'ul',
 ]);
 /** Elements whose start implicitly closes an open element of the listed names, not crossing the boundaries. */
 const IMPLIED: Record<string, { closes: string[]; boundary: string[] }> = {
@@ -147,7 +182,9 @@ export function parseHtml(html: string): HtmlElement {
   const root: HtmlElement = { name: '#document', attrs: {}, children: [] };
   const stack: HtmlElement[] = [root];
   const top = () => stack[stack.length - 1];
-  const popTo = (idx: number) => { stack.length = Math.max(1, idx); };
+  const popTo = (idx: number) => {
+    stack.length = Math.max(1, idx);
+  };
   const findOpen = (name: string, boundary: string[] = []) => {
     for (let k = stack.length - 1; k > 0; k--) {
       if (stack[k].name === name) return k;
@@ -171,7 +208,9 @@ export function parseHtml(html: string): HtmlElement {
       if (rule) {
         for (const c of rule.closes) {
           const k = findOpen(c, rule.boundary);
-          if (k > 0) { popTo(k); }
+          if (k > 0) {
+            popTo(k);
+          }
         }
       }
       const el: HtmlElement = { name: t.name, attrs: t.attrs, children: [], parent: top() };
@@ -180,7 +219,10 @@ export function parseHtml(html: string): HtmlElement {
       continue;
     }
     // End tag.
-    if (t.name === 'br') { top().children.push({ name: 'br', attrs: {}, children: [], parent: top() }); continue; }
+    if (t.name === 'br') {
+      top().children.push({ name: 'br', attrs: {}, children: [], parent: top() });
+      continue;
+    }
     const k = findOpen(t.name, TABLE_SCOPED.has(t.name) ? ['table'] : []);
     if (k > 0) popTo(k);
   }
@@ -206,5 +248,8 @@ export function findAll(el: HtmlElement, names: string[], stopAt: string[] = [])
 }
 
 export function classList(el: HtmlElement): string[] {
-  return (el.attrs.class ?? '').split(/\s+/).filter(Boolean).map((c) => c.toLowerCase());
+  return (el.attrs.class ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((c) => c.toLowerCase());
 }

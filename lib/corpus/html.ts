@@ -17,10 +17,61 @@ import { makeTable } from './table';
 import { emptyStats, finishResult } from './result';
 import { classList, findAll, isElement, parseHtml, type HtmlElement, type HtmlNode } from './html-parser';
 
-const DROP = new Set(['script', 'style', 'nav', 'noscript', 'template', 'svg', 'iframe', 'object', 'embed', 'canvas', 'head', 'select', 'datalist', 'button', 'input', 'textarea', 'map', 'audio', 'video']);
+const DROP = new Set([
+  'script',
+  'style',
+  'nav',
+  'noscript',
+  'template',
+  'svg',
+  'iframe',
+  'object',
+  'embed',
+  'canvas',
+  'head',
+  'select',
+  'datalist',
+  'button',
+  'input',
+  'textarea',
+  'map',
+  'audio',
+  'video',
+]);
 const BLOCK = new Set([
-  'p', 'div', 'section', 'article', 'main', 'header', 'footer', 'aside', 'blockquote', 'address', 'details', 'summary', 'dl', 'dt', 'dd',
-  'ul', 'ol', 'li', 'form', 'fieldset', 'legend', 'figcaption', 'hr', 'body', 'html', 'center', 'caption', 'tr', 'td', 'th', 'tbody', 'thead', 'tfoot',
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'aside',
+  'blockquote',
+  'address',
+  'details',
+  'summary',
+  'dl',
+  'dt',
+  'dd',
+  'ul',
+  'ol',
+  'li',
+  'form',
+  'fieldset',
+  'legend',
+  'figcaption',
+  'hr',
+  'body',
+  'html',
+  'center',
+  'caption',
+  'tr',
+  'td',
+  'th',
+  'tbody',
+  'thead',
+  'tfoot',
 ]);
 const HEADING = /^h([1-6])$/;
 const EXAMPLE_CLASSES = new Set(['example', 'worked-example', 'workedexample']);
@@ -104,7 +155,12 @@ function tableRows(t: HtmlElement): { header: string[]; rows: string[][]; captio
   if (headerRows.length) {
     // Several header rows: join their cells column-wise ("2019 / Revenue").
     const width = Math.max(...headerRows.map((r) => r.length));
-    header = Array.from({ length: width }, (_, k) => headerRows.map((r) => r[k] ?? '').filter(Boolean).join(' / '));
+    header = Array.from({ length: width }, (_, k) =>
+      headerRows
+        .map((r) => r[k] ?? '')
+        .filter(Boolean)
+        .join(' / '),
+    );
   } else header = rows.shift() ?? [];
   return { header, rows, caption };
 }
@@ -114,7 +170,12 @@ class HtmlWalker {
   private pendingImages: MediaBlock[] = [];
   title?: string;
 
-  constructor(private b: FragmentBuilder, private src: SourceFile, private issues: IngestIssue[], private maxRows: number) {}
+  constructor(
+    private b: FragmentBuilder,
+    private src: SourceFile,
+    private issues: IngestIssue[],
+    private maxRows: number,
+  ) {}
 
   /** End the current paragraph: prose (or an example), then images that sat inline in it. */
   flush(): void {
@@ -130,7 +191,13 @@ class HtmlWalker {
 
   private imageBlock(img: HtmlElement, caption?: { text: string; label?: string }): MediaBlock {
     const media = img.attrs.src ? resolveMediaRef(this.src, img.attrs.src, this.issues) : undefined;
-    if (!img.attrs.src) this.issues.push({ doc: this.src.docId, severity: 'warning', code: 'missing_media', message: `${this.src.rel}: an <img> without src; the fragment is kept without media` });
+    if (!img.attrs.src)
+      this.issues.push({
+        doc: this.src.docId,
+        severity: 'warning',
+        code: 'missing_media',
+        message: `${this.src.rel}: an <img> without src; the fragment is kept without media`,
+      });
     return { kind: 'image', media, caption: caption?.text, label: caption?.label, alt: (img.attrs.alt ?? img.attrs.title ?? '').trim() || undefined };
   }
 
@@ -158,9 +225,22 @@ class HtmlWalker {
 
   private table(t: HtmlElement, outerCaption?: { text: string; label?: string }): void {
     const { header, rows, caption } = tableRows(t);
-    const cap = outerCaption ?? (caption ? (() => { const c = parseCaption(caption, true); return { text: caption, label: c?.kind === 'table' ? c.label : undefined }; })() : undefined);
+    const cap =
+      outerCaption ??
+      (caption
+        ? (() => {
+            const c = parseCaption(caption, true);
+            return { text: caption, label: c?.kind === 'table' ? c.label : undefined };
+          })()
+        : undefined);
     const table = makeTable(header, rows, this.maxRows);
-    if (table.truncated) this.issues.push({ doc: this.src.docId, severity: 'warning', code: 'table_truncated', message: `${this.src.rel}: a table with ${table.rowCount} rows was cut to its first ${this.maxRows} rows (raise maxTableRows to keep more)` });
+    if (table.truncated)
+      this.issues.push({
+        doc: this.src.docId,
+        severity: 'warning',
+        code: 'table_truncated',
+        message: `${this.src.rel}: a table with ${table.rowCount} rows was cut to its first ${this.maxRows} rows (raise maxTableRows to keep more)`,
+      });
     if (!table.header.length && !table.rows.length) return;
     this.flush();
     this.b.media({ kind: 'table', table, caption: cap?.text, label: cap?.label });
@@ -177,7 +257,11 @@ class HtmlWalker {
       for (const t of tables) this.table(t, capText ? { text: capText, label: c?.label } : undefined);
       return;
     }
-    if (!imgs.length) { this.children(fig); this.flush(); return; }
+    if (!imgs.length) {
+      this.children(fig);
+      this.flush();
+      return;
+    }
     const c = capText ? parseCaption(capText, true) : undefined;
     for (const img of imgs) this.b.media(this.imageBlock(img, capText ? { text: capText, label: c?.label } : undefined));
   }
@@ -186,7 +270,10 @@ class HtmlWalker {
     const kids = el.children;
     for (let k = 0; k < kids.length; k++) {
       const c = kids[k];
-      if (!isElement(c)) { this.buf += c; continue; }
+      if (!isElement(c)) {
+        this.buf += c;
+        continue;
+      }
       if (DROP.has(c.name) || hidden(c)) continue;
       // Look-ahead for captions: the next element sibling (whitespace skipped).
       let nk = k + 1;
@@ -200,7 +287,10 @@ class HtmlWalker {
         if (cap) k = nk;
         continue;
       }
-      if (c.name === 'img') { this.pendingImages.push(this.imageBlock(c)); continue; }
+      if (c.name === 'img') {
+        this.pendingImages.push(this.imageBlock(c));
+        continue;
+      }
       if (c.name === 'table' && !isLayoutTable(c)) {
         // A caption line after the table ("Table 2: ...") belongs to it.
         // (Only when the table has no <caption> of its own.)
@@ -225,7 +315,10 @@ class HtmlWalker {
 
   element(el: HtmlElement): void {
     const name = el.name;
-    if (name === 'title') { this.title ??= normalize(el.children.filter((c): c is string => typeof c === 'string').join(' ')); return; }
+    if (name === 'title') {
+      this.title ??= normalize(el.children.filter((c): c is string => typeof c === 'string').join(' '));
+      return;
+    }
     if (DROP.has(name) || hidden(el)) return;
     const h = HEADING.exec(name);
     if (h) {
@@ -234,12 +327,24 @@ class HtmlWalker {
       this.b.heading(Number(h[1]), t);
       return;
     }
-    if (name === 'br') { this.buf += BR; return; }
-    if (name === 'img') { this.pendingImages.push(this.imageBlock(el)); return; }
-    if (name === 'figure') { this.figure(el); return; }
+    if (name === 'br') {
+      this.buf += BR;
+      return;
+    }
+    if (name === 'img') {
+      this.pendingImages.push(this.imageBlock(el));
+      return;
+    }
+    if (name === 'figure') {
+      this.figure(el);
+      return;
+    }
     if (name === 'table') {
-      if (isLayoutTable(el)) { this.flush(); this.children(el); this.flush(); }
-      else this.table(el);
+      if (isLayoutTable(el)) {
+        this.flush();
+        this.children(el);
+        this.flush();
+      } else this.table(el);
       return;
     }
     if (name === 'pre') {
@@ -271,7 +376,10 @@ class HtmlWalker {
 }
 
 function normalizePre(el: HtmlElement): string {
-  return textOf(el, true).split(BR).join('\n').replace(/^\n+|\n+$/g, '');
+  return textOf(el, true)
+    .split(BR)
+    .join('\n')
+    .replace(/^\n+|\n+$/g, '');
 }
 
 export async function ingestHtml(file: string, opts: IngestOptions = {}): Promise<IngestResult> {

@@ -24,7 +24,12 @@ export { ingestMarkdown, ingestHtml, ingestPdf, ingestText };
 export type { IngestOptions };
 
 export const FORMAT_BY_EXTENSION: Record<string, DocumentFormat> = {
-  '.md': 'markdown', '.markdown': 'markdown', '.html': 'html', '.htm': 'html', '.pdf': 'pdf', '.txt': 'text',
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.html': 'html',
+  '.htm': 'html',
+  '.pdf': 'pdf',
+  '.txt': 'text',
 };
 
 export function formatOf(file: string): DocumentFormat | undefined {
@@ -52,7 +57,12 @@ export async function ingestFile(file: string, opts: IngestOptions = {}): Promis
   const format = formatOf(file);
   const doc = docIdOf(file, opts);
   if (!format) {
-    throw new KfError('unsupported_format', `${file}: unsupported file type "${path.extname(file) || '(none)'}"`, `use one of ${Object.keys(FORMAT_BY_EXTENSION).join(' ')}`, { concerns: file });
+    throw new KfError(
+      'unsupported_format',
+      `${file}: unsupported file type "${path.extname(file) || '(none)'}"`,
+      `use one of ${Object.keys(FORMAT_BY_EXTENSION).join(' ')}`,
+      { concerns: file },
+    );
   }
   try {
     if (format !== 'pdf') {
@@ -62,10 +72,14 @@ export async function ingestFile(file: string, opts: IngestOptions = {}): Promis
       opts = { ...opts, content: bytes };
     }
     switch (format) {
-      case 'markdown': return await ingestMarkdown(file, opts);
-      case 'html': return await ingestHtml(file, opts);
-      case 'text': return await ingestText(file, opts);
-      case 'pdf': return await ingestPdf(file, opts);
+      case 'markdown':
+        return await ingestMarkdown(file, opts);
+      case 'html':
+        return await ingestHtml(file, opts);
+      case 'text':
+        return await ingestText(file, opts);
+      case 'pdf':
+        return await ingestPdf(file, opts);
     }
   } catch (e) {
     const code = isKfError(e) ? e.code : (e as NodeJS.ErrnoException)?.code === 'ENOENT' ? 'file_missing' : 'ingest_failed';
@@ -93,7 +107,9 @@ export interface CorpusFile {
 export function listCorpusFiles(dir: string): { files: CorpusFile[]; refused: { rel: string; reason: string }[] } {
   const root = path.resolve(dir);
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
-    throw new KfError('corpus_missing', `corpus directory ${root} does not exist or is not a directory`, 'pass the folder holding the documents', { concerns: root });
+    throw new KfError('corpus_missing', `corpus directory ${root} does not exist or is not a directory`, 'pass the folder holding the documents', {
+      concerns: root,
+    });
   }
   const files: CorpusFile[] = [];
   const refused: { rel: string; reason: string }[] = [];
@@ -145,7 +161,13 @@ export async function* ingestDirectoryStream(dir: string, opts: DirectoryIngestO
       const hash = sha256(bytes);
       const first = seen.get(hash);
       if (first !== undefined && bytes.length > 0) {
-        yield { fragments: [], issues: [{ doc: docId, severity: 'warning', code: 'duplicate', message: `${f.rel} has the same content (sha256 ${hash.slice(0, 12)}) as ${first}: skipped` }], stats: emptyStats() };
+        yield {
+          fragments: [],
+          issues: [
+            { doc: docId, severity: 'warning', code: 'duplicate', message: `${f.rel} has the same content (sha256 ${hash.slice(0, 12)}) as ${first}: skipped` },
+          ],
+          stats: emptyStats(),
+        };
         continue;
       }
       seen.set(hash, f.rel);
@@ -169,7 +191,10 @@ export interface DirectoryIngestReport {
 }
 
 /** Ingest a whole corpus folder and return every result with a summary. */
-export async function ingestDirectory(dir: string, opts: DirectoryIngestOptions & { onResult?: (r: IngestResult) => void } = {}): Promise<DirectoryIngestReport> {
+export async function ingestDirectory(
+  dir: string,
+  opts: DirectoryIngestOptions & { onResult?: (r: IngestResult) => void } = {},
+): Promise<DirectoryIngestReport> {
   const t0 = Date.now();
   const results: IngestResult[] = [];
   for await (const r of ingestDirectoryStream(dir, opts)) {

@@ -40,8 +40,16 @@ export function splitPipeRow(line: string): string[] {
   const cells: string[] = [];
   let cur = '';
   for (let i = 0; i < s.length; i++) {
-    if (s[i] === '\\' && s[i + 1] === '|') { cur += '|'; i++; continue; }
-    if (s[i] === '|') { cells.push(cur); cur = ''; continue; }
+    if (s[i] === '\\' && s[i + 1] === '|') {
+      cur += '|';
+      i++;
+      continue;
+    }
+    if (s[i] === '|') {
+      cells.push(cur);
+      cur = '';
+      continue;
+    }
     cur += s[i];
   }
   cells.push(cur);
@@ -61,7 +69,7 @@ export function inlineToText(s: string): string {
   t = t.replace(/(^|[^\w])_(?=\S)([^_\n]*?\S)_(?!\w)/g, '$1$2');
   t = t.replace(/~~(.+?)~~/g, '$1');
   t = t.replace(/<\/?[A-Za-z][^>]*>/g, '');
-  t = t.replace(/\\([\\`*_{}\[\]()#+\-.!|>~])/g, '$1');
+  t = t.replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1');
   return decodeEntities(t);
 }
 
@@ -92,7 +100,10 @@ function parseBlocks(text: string): { blocks: MdBlock[]; frontTitle?: string } {
   };
   for (; i < lines.length; i++) {
     const line = lines[i];
-    if (!line.trim()) { flushPara(); continue; }
+    if (!line.trim()) {
+      flushPara();
+      continue;
+    }
     const fence = FENCE.exec(line);
     if (fence) {
       flushPara();
@@ -103,7 +114,11 @@ function parseBlocks(text: string): { blocks: MdBlock[]; frontTitle?: string } {
       continue;
     }
     const atx = ATX.exec(line);
-    if (atx) { flushPara(); blocks.push({ type: 'heading', level: atx[1].length, text: inlineToText(atx[2] ?? '') }); continue; }
+    if (atx) {
+      flushPara();
+      blocks.push({ type: 'heading', level: atx[1].length, text: inlineToText(atx[2] ?? '') });
+      continue;
+    }
     // Setext heading: one paragraph line underlined with === or ---.
     if (para.length === 1 && /^\s{0,3}(=+|-+)\s*$/.test(line) && !LIST_ITEM.test(para[0])) {
       const level = line.trim()[0] === '=' ? 1 : 2;
@@ -111,7 +126,10 @@ function parseBlocks(text: string): { blocks: MdBlock[]; frontTitle?: string } {
       para = [];
       continue;
     }
-    if (HR.test(line)) { flushPara(); continue; }
+    if (HR.test(line)) {
+      flushPara();
+      continue;
+    }
     if (line.includes('|') && i + 1 < lines.length && TABLE_DELIM.test(lines[i + 1]) && lines[i + 1].includes('-')) {
       flushPara();
       const header = splitPipeRow(line);
@@ -207,7 +225,13 @@ export function markdownToResult(src: SourceFile, text: string, opts: IngestOpti
         let cap = captionAt(k + 1, 'table', false);
         if (cap) consumed.add(k + 1);
         const table = makeTable(blk.header, blk.rows, maxRows);
-        if (table.truncated) issues.push({ doc: src.docId, severity: 'warning', code: 'table_truncated', message: `${src.rel}: a table with ${table.rowCount} rows was cut to its first ${maxRows} rows (raise maxTableRows to keep more)` });
+        if (table.truncated)
+          issues.push({
+            doc: src.docId,
+            severity: 'warning',
+            code: 'table_truncated',
+            message: `${src.rel}: a table with ${table.rowCount} rows was cut to its first ${maxRows} rows (raise maxTableRows to keep more)`,
+          });
         // A caption above the table was held back when its paragraph was reached (see 'para').
         const above = (blk as { aboveCaption?: { text: string; label?: string } }).aboveCaption;
         if (above && !cap) cap = above;
@@ -220,7 +244,10 @@ export function markdownToResult(src: SourceFile, text: string, opts: IngestOpti
         const next = blocks[k + 1];
         if (next?.type === 'table') {
           const cap = captionAt(k, 'table', false);
-          if (cap) { (next as { aboveCaption?: unknown }).aboveCaption = cap; break; }
+          if (cap) {
+            (next as { aboveCaption?: unknown }).aboveCaption = cap;
+            break;
+          }
         }
         const t = paraText(blk);
         if (isWorkedExample(blk.text)) {

@@ -237,9 +237,7 @@ export function groupRows(words: LayoutWord[]): LayoutWord[][] {
       best.bottom = median(best.words.map((x) => x.bbox[3]));
     } else rows.push({ words: [w], top: w.bbox[1], bottom: w.bbox[3] });
   }
-  return rows
-    .sort((a, b) => (a.top + a.bottom) / 2 - (b.top + b.bottom) / 2)
-    .map((r) => r.words.sort((a, b) => a.bbox[0] - b.bbox[0]));
+  return rows.sort((a, b) => (a.top + a.bottom) / 2 - (b.top + b.bottom) / 2).map((r) => r.words.sort((a, b) => a.bbox[0] - b.bbox[0]));
 }
 
 /** A run of words of one row separated by no more than a word space: one label, one value, one phrase. */
@@ -259,7 +257,12 @@ export function rowCells(row: LayoutWord[]): Cell[] {
     if (cur && w.bbox[0] - cur[cur.length - 1].bbox[2] <= h) cur.push(w);
     else cells.push([w]);
   }
-  return cells.map((ws) => ({ text: ws.map((w) => w.text).join(' '), words: ws, bbox: unionBox(ws.map((w) => w.bbox)), conf: Math.min(...ws.map((w) => w.conf)) }));
+  return cells.map((ws) => ({
+    text: ws.map((w) => w.text).join(' '),
+    words: ws,
+    bbox: unionBox(ws.map((w) => w.bbox)),
+    conf: Math.min(...ws.map((w) => w.conf)),
+  }));
 }
 
 // A printed quantity: 544, 1,039, 12.5%, $3.2, (4.1), -7, 3.4bn; optionally one unit word after it.
@@ -279,7 +282,7 @@ export function isValueCell(c: Cell): boolean {
 }
 
 // An axis label starts with a letter or digit and holds only label punctuation ("R&B/Hip-Hop", "Age 65+", "Q1 2020").
-const LABEL = /^[\p{L}\p{N}][\p{L}\p{N} .,&/'’()%+\-]*$/u;
+const LABEL = /^[\p{L}\p{N}][\p{L}\p{N} .,&/'’()%+-]*$/u;
 
 /** An x-axis label: short (at most 3 words, 24 characters), 2+ letters or digits, with a letter or a year; not a bare quantity. */
 export function isCategoryCell(c: Cell): boolean {
@@ -350,7 +353,10 @@ function pairAxis(rows: Cell[][], axisRow: number, axis: Cell[]): { pairs: Chart
   const inBand = (c: Cell) => cx(c.bbox) >= lo && cx(c.bbox) <= hi;
   const axisBottom = Math.max(...axis.map((c) => c.bbox[3]));
   const axisH = median(axis.map((c) => bh(c.bbox)));
-  const alignedWith = (v: Cell) => axis.map((a, k) => ({ a, k })).filter(({ a }) => Math.abs(cx(a.bbox) - cx(v.bbox)) <= 0.3 * pitch || xOverlap(a.bbox, v.bbox) >= 0.5 * Math.min(bw(a.bbox), bw(v.bbox)));
+  const alignedWith = (v: Cell) =>
+    axis
+      .map((a, k) => ({ a, k }))
+      .filter(({ a }) => Math.abs(cx(a.bbox) - cx(v.bbox)) <= 0.3 * pitch || xOverlap(a.bbox, v.bbox) >= 0.5 * Math.min(bw(a.bbox), bw(v.bbox)));
   const found: (Cell | undefined)[] = axis.map(() => undefined);
   const valueRows = new Set<number>();
   for (const { row, cell: v } of valuesAbove(rows, axisRow, axis)) {
@@ -373,7 +379,15 @@ function pairAxis(rows: Cell[][], axisRow: number, axis: Cell[]): { pairs: Chart
   // labels: two or more make the whole axis a grid of figures. One under a one-word tag ("NET / 38") is
   // dropped; one under a longer text is kept (the y-axis title often sits right above the first bar's label).
   const caption = (v: Cell) =>
-    rows.flat().find((c) => isText(c) && c.bbox[3] <= v.bbox[1] + 2 && v.bbox[1] - c.bbox[3] <= 1.5 * bh(v.bbox) && xOverlap(c.bbox, v.bbox) >= 0.5 * Math.min(bw(c.bbox), bw(v.bbox)));
+    rows
+      .flat()
+      .find(
+        (c) =>
+          isText(c) &&
+          c.bbox[3] <= v.bbox[1] + 2 &&
+          v.bbox[1] - c.bbox[3] <= 1.5 * bh(v.bbox) &&
+          xOverlap(c.bbox, v.bbox) >= 0.5 * Math.min(bw(c.bbox), bw(v.bbox)),
+      );
   const captions = found.map((v) => (v ? caption(v) : undefined));
   if (captions.filter(Boolean).length >= 2) return undefined;
   captions.forEach((c, k) => {
@@ -409,7 +423,12 @@ export function findCharts(rows: LayoutWord[][]): ChartReading[] {
       used.add(r);
       for (const v of res.valueRows) used.add(v);
       const paired = axis.filter((a) => res.pairs.some((p) => p.categoryBox === a.bbox));
-      out.push({ pairs: res.pairs, axisRow: r, bbox: unionBox([...paired.map((a) => a.bbox), ...res.pairs.map((p) => p.valueBox)]), axisWords: paired.flatMap((a) => a.words) });
+      out.push({
+        pairs: res.pairs,
+        axisRow: r,
+        bbox: unionBox([...paired.map((a) => a.bbox), ...res.pairs.map((p) => p.valueBox)]),
+        axisWords: paired.flatMap((a) => a.words),
+      });
     }
   }
   return out.sort((a, b) => a.axisRow - b.axisRow);
@@ -457,7 +476,15 @@ function regions(paras: LayoutWord[][]): { words: LayoutWord[]; paragraphs: numb
 
 function rowOf(words: LayoutWord[], region: number, table: boolean): OcrRow {
   const bbox = unionBox(words.map((w) => w.bbox));
-  return { words, text: words.map((w) => w.text).join(' '), bbox, height: bbox[3] - bbox[1], conf: Math.round(words.reduce((s, w) => s + w.conf, 0) / words.length), region, table };
+  return {
+    words,
+    text: words.map((w) => w.text).join(' '),
+    bbox,
+    height: bbox[3] - bbox[1],
+    conf: Math.round(words.reduce((s, w) => s + w.conf, 0) / words.length),
+    region,
+    table,
+  };
 }
 
 /**
@@ -496,7 +523,15 @@ export function ocrLayout(src: LayoutSource, minConf: number): OcrLayout {
     for (const c of after.get(i) ?? []) {
       for (const p of c.pairs) {
         const bbox = unionBox([p.categoryBox, p.valueBox]);
-        lines.push({ text: `${p.category}: ${p.value}`, bbox, height: p.categoryBox[3] - p.categoryBox[1], conf: p.conf, kind: 'pair', region: r.region, table: false });
+        lines.push({
+          text: `${p.category}: ${p.value}`,
+          bbox,
+          height: p.categoryBox[3] - p.categoryBox[1],
+          conf: p.conf,
+          kind: 'pair',
+          region: r.region,
+          table: false,
+        });
       }
     }
   });

@@ -105,7 +105,12 @@ function engLangPath(): string {
   try {
     pkg = path.dirname(require.resolve('@tesseract.js-data/eng/package.json'));
   } catch (e) {
-    throw new KfError('ocr_unavailable', 'the OCR model package @tesseract.js-data/eng is not installed', 'run npm install (it ships the English traineddata; nothing is downloaded)', { cause: e });
+    throw new KfError(
+      'ocr_unavailable',
+      'the OCR model package @tesseract.js-data/eng is not installed',
+      'run npm install (it ships the English traineddata; nothing is downloaded)',
+      { cause: e },
+    );
   }
   return path.join(pkg, '4.0.0_best_int');
 }
@@ -172,24 +177,36 @@ export class OcrPool {
       // A record from before the sparse-numbers pass: decide it now (OCR only when a chart needs it).
       if (!wantsSparseNumbers(hit)) hit = { ...hit, sparseNumbers: null };
     }
-    const page = hit?.sparseNumbers === null ? hit : await new Promise<OcrPage>((resolve, reject) => {
-      this.queue.push({ png, page: hit, resolve, reject });
-      this.pump();
-    });
+    const page =
+      hit?.sparseNumbers === null
+        ? hit
+        : await new Promise<OcrPage>((resolve, reject) => {
+            this.queue.push({ png, page: hit, resolve, reject });
+            this.pump();
+          });
     const f = this.cacheFile(OcrPool.key(png));
     if (f) {
-      try { writeFileAtomic(f, JSON.stringify(page)); } catch { /* a cache write failure only costs time later */ }
+      try {
+        writeFileAtomic(f, JSON.stringify(page));
+      } catch {
+        /* a cache write failure only costs time later */
+      }
     }
     return page;
   }
 
   private async spawn(): Promise<TesseractWorker> {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+     
     const Tesseract = require('tesseract.js') as typeof import('tesseract.js');
     try {
       return await Tesseract.createWorker('eng', Tesseract.OEM.LSTM_ONLY, { langPath: engLangPath(), gzip: true, cacheMethod: 'none' });
     } catch (e) {
-      throw new KfError('ocr_unavailable', `cannot start an OCR worker: ${errorMessage(e)}`, 'check that tesseract.js and @tesseract.js-data/eng are installed', { cause: e });
+      throw new KfError(
+        'ocr_unavailable',
+        `cannot start an OCR worker: ${errorMessage(e)}`,
+        'check that tesseract.js and @tesseract.js-data/eng are installed',
+        { cause: e },
+      );
     }
   }
 
@@ -203,7 +220,10 @@ export class OcrPool {
       const p = this.spawn();
       this.workers.push(p);
       p.then(
-        (w) => { this.idle.push(w); this.pump(); },
+        (w) => {
+          this.idle.push(w);
+          this.pump();
+        },
         (e) => {
           // Fail the waiting jobs (all would fail the same way) and forget the broken worker.
           this.workers.splice(this.workers.indexOf(p), 1);
@@ -216,7 +236,9 @@ export class OcrPool {
   private async run(w: TesseractWorker, job: Job): Promise<void> {
     const t0 = Date.now();
     try {
-      const page = job.page ? await completeSparseNumbers(w as unknown as OcrEngine, job.png, job.page) : await recognizePage(w as unknown as OcrEngine, job.png);
+      const page = job.page
+        ? await completeSparseNumbers(w as unknown as OcrEngine, job.png, job.page)
+        : await recognizePage(w as unknown as OcrEngine, job.png);
       if (!job.page) this.stats.recognised++;
       if (page.sparseNumbers) this.stats.sparsePasses++;
       this.stats.ms += Date.now() - t0;
@@ -238,7 +260,12 @@ export class OcrPool {
   }
 }
 
-interface RawBox { x0: number; y0: number; x1: number; y1: number }
+interface RawBox {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
 /** What tesseract.js recognize() returns with the `blocks` output (the part read here). */
 export interface TesseractBlocksData {
   confidence: number;
@@ -290,10 +317,13 @@ export function ocrBlocks(page: OcrPage, minConf: number): OcrTextBlock[] {
   const flush = () => {
     if (group.length) {
       // Rows of one paragraph are wrapped lines (joined, hyphenation undone); rows of a table-like region are records.
-      const text = group[0].table ? group.map((l) => l.text).join('\n') : group.map((l) => l.text).reduce((acc, l) => (!acc ? l : /[a-z]-$/.test(acc) && /^[a-z]/.test(l) ? acc.slice(0, -1) + l : `${acc} ${l}`), '');
+      const text = group[0].table
+        ? group.map((l) => l.text).join('\n')
+        : group.map((l) => l.text).reduce((acc, l) => (!acc ? l : /[a-z]-$/.test(acc) && /^[a-z]/.test(l) ? acc.slice(0, -1) + l : `${acc} ${l}`), '');
       if (/[A-Za-z0-9]{2,}/.test(text)) out.push({ text, lineHeight: heightOf(group), lines: group.length, bbox: unionBox(group.map((l) => l.bbox)) });
     }
-    if (pairs.length) out.push({ text: pairs.map((l) => l.text).join('\n'), lineHeight: heightOf(pairs), lines: pairs.length, bbox: unionBox(pairs.map((l) => l.bbox)) });
+    if (pairs.length)
+      out.push({ text: pairs.map((l) => l.text).join('\n'), lineHeight: heightOf(pairs), lines: pairs.length, bbox: unionBox(pairs.map((l) => l.bbox)) });
     group = [];
     pairs = [];
   };

@@ -67,22 +67,60 @@ export function scanOperatorList(ops: { fnArray: number[]; argsArray: unknown[] 
   const vt = viewportTransform as Matrix;
   let ctm: Matrix = IDENTITY;
   const stack: Matrix[] = [];
-  const paintFns = new Set<number>([OPS.showText, OPS.showSpacedText, OPS.nextLineShowText, OPS.nextLineSetSpacingShowText, OPS.fill, OPS.eoFill, OPS.stroke, OPS.fillStroke, OPS.eoFillStroke, OPS.closeStroke, OPS.closeFillStroke, OPS.closeEOFillStroke, OPS.shadingFill, OPS.paintImageXObject, OPS.paintInlineImageXObject, OPS.paintImageMaskXObject, OPS.paintSolidColorImageMask, OPS.paintImageXObjectRepeat, OPS.paintInlineImageXObjectGroup, OPS.paintImageMaskXObjectGroup]);
-  const drawFns = new Set<number>([OPS.fill, OPS.eoFill, OPS.stroke, OPS.fillStroke, OPS.eoFillStroke, OPS.closeStroke, OPS.closeFillStroke, OPS.closeEOFillStroke]);
+  const paintFns = new Set<number>([
+    OPS.showText,
+    OPS.showSpacedText,
+    OPS.nextLineShowText,
+    OPS.nextLineSetSpacingShowText,
+    OPS.fill,
+    OPS.eoFill,
+    OPS.stroke,
+    OPS.fillStroke,
+    OPS.eoFillStroke,
+    OPS.closeStroke,
+    OPS.closeFillStroke,
+    OPS.closeEOFillStroke,
+    OPS.shadingFill,
+    OPS.paintImageXObject,
+    OPS.paintInlineImageXObject,
+    OPS.paintImageMaskXObject,
+    OPS.paintSolidColorImageMask,
+    OPS.paintImageXObjectRepeat,
+    OPS.paintInlineImageXObjectGroup,
+    OPS.paintImageMaskXObjectGroup,
+  ]);
+  const drawFns = new Set<number>([
+    OPS.fill,
+    OPS.eoFill,
+    OPS.stroke,
+    OPS.fillStroke,
+    OPS.eoFillStroke,
+    OPS.closeStroke,
+    OPS.closeFillStroke,
+    OPS.closeEOFillStroke,
+  ]);
   for (let i = 0; i < ops.fnArray.length; i++) {
     const fn = ops.fnArray[i];
     const args = ops.argsArray[i] as unknown[];
     switch (fn) {
-      case OPS.save: stack.push(ctm); break;
-      case OPS.restore: ctm = stack.pop() ?? IDENTITY; break;
-      case OPS.transform: ctm = mul(ctm, args as unknown as Matrix); break;
+      case OPS.save:
+        stack.push(ctm);
+        break;
+      case OPS.restore:
+        ctm = stack.pop() ?? IDENTITY;
+        break;
+      case OPS.transform:
+        ctm = mul(ctm, args as unknown as Matrix);
+        break;
       case OPS.paintFormXObjectBegin: {
         stack.push(ctm);
         const m = args?.[0] as number[] | null | undefined;
         if (Array.isArray(m) || ArrayBuffer.isView(m)) ctm = mul(ctm, Array.from(m as ArrayLike<number>) as Matrix);
         break;
       }
-      case OPS.paintFormXObjectEnd: ctm = stack.pop() ?? IDENTITY; break;
+      case OPS.paintFormXObjectEnd:
+        ctm = stack.pop() ?? IDENTITY;
+        break;
       case OPS.paintImageXObject:
         images.push({ objId: String(args[0]), box: boxOf(mul(vt, ctm), 0, 0, 1, 1) });
         break;
@@ -116,7 +154,10 @@ export function imageObject(page: PdfPage, objId: string, timeoutMs = 10000): Pr
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(undefined), timeoutMs);
     try {
-      store.get(objId, (v) => { clearTimeout(timer); resolve(v as RawImage | undefined); });
+      store.get(objId, (v) => {
+        clearTimeout(timer);
+        resolve(v as RawImage | undefined);
+      });
     } catch {
       clearTimeout(timer);
       resolve(undefined);
@@ -129,10 +170,16 @@ export function toRgba(img: RawImage): Uint8ClampedArray | undefined {
   const { width: w, height: h, kind, data } = img;
   if (!data || !w || !h) return undefined;
   const out = new Uint8ClampedArray(w * h * 4);
-  if (kind === 3 && data.length >= w * h * 4) { out.set(data.subarray(0, w * h * 4)); return out; }
+  if (kind === 3 && data.length >= w * h * 4) {
+    out.set(data.subarray(0, w * h * 4));
+    return out;
+  }
   if (kind === 2 && data.length >= w * h * 3) {
     for (let p = 0, q = 0; p < w * h; p++, q += 3) {
-      out[p * 4] = data[q]; out[p * 4 + 1] = data[q + 1]; out[p * 4 + 2] = data[q + 2]; out[p * 4 + 3] = 255;
+      out[p * 4] = data[q];
+      out[p * 4 + 1] = data[q + 1];
+      out[p * 4 + 2] = data[q + 2];
+      out[p * 4 + 3] = 255;
     }
     return out;
   }
@@ -155,7 +202,7 @@ export function toRgba(img: RawImage): Uint8ClampedArray | undefined {
 type NapiCanvas = typeof import('@napi-rs/canvas');
 let canvasMod: NapiCanvas | undefined;
 export function napiCanvas(): NapiCanvas {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   canvasMod ??= require('@napi-rs/canvas') as NapiCanvas;
   return canvasMod;
 }
@@ -164,7 +211,12 @@ export function napiCanvas(): NapiCanvas {
  * RGBA pixels -> PNG, scaled down so the long side is at most `maxSide` (giant scans:
  * a 2,000 px side is more than a vision model reads, and keeps encoding under a second).
  */
-export async function encodePng(rgba: Uint8ClampedArray, width: number, height: number, maxSide = 2000): Promise<{ png: Buffer; width: number; height: number }> {
+export async function encodePng(
+  rgba: Uint8ClampedArray,
+  width: number,
+  height: number,
+  maxSide = 2000,
+): Promise<{ png: Buffer; width: number; height: number }> {
   const { createCanvas, ImageData } = napiCanvas();
   const full = createCanvas(width, height);
   full.getContext('2d').putImageData(new ImageData(rgba, width, height), 0, 0);

@@ -97,7 +97,11 @@ export function runsToSegments(runs: TextRun[]): Segment[] {
   let lineY = 0;
   let lineFs = 0;
   for (const r of rs) {
-    if (cur.length && Math.abs(r.y - lineY) <= 0.45 * Math.max(r.fs, lineFs)) { cur.push(r); lineFs = Math.max(lineFs, r.fs); continue; }
+    if (cur.length && Math.abs(r.y - lineY) <= 0.45 * Math.max(r.fs, lineFs)) {
+      cur.push(r);
+      lineFs = Math.max(lineFs, r.fs);
+      continue;
+    }
     if (cur.length) lines.push(cur);
     cur = [r];
     lineY = r.y;
@@ -190,7 +194,10 @@ export function repeatedMarginLines(pages: { segs: Segment[]; height: number }[]
   return pageLines.map((lines) => {
     const drop = new Set<number>();
     for (const [id, segs] of lines) {
-      const text = segs.map((s) => s.text).join(' ').trim();
+      const text = segs
+        .map((s) => s.text)
+        .join(' ')
+        .trim();
       const key = marginKey(text);
       if (/^(page\s*)?[#ivxlc]+(\s*(of|\/)\s*#)?$/i.test(key) && text.length <= 14) drop.add(id);
       else if ((byKey.get(key)?.size ?? 0) >= minPages) drop.add(id);
@@ -323,7 +330,10 @@ export function detectTables(lines: LayoutLine[]): { start: number; end: number;
   const out: { start: number; end: number; table: TableBlock }[] = [];
   let i = 0;
   while (i < lines.length) {
-    if (lines[i].segs.length < 2) { i++; continue; }
+    if (lines[i].segs.length < 2) {
+      i++;
+      continue;
+    }
     // Grow a run of multi-cell lines, tolerating up to 2 single-cell lines (wrapped labels, group rows).
     let j = i;
     let multi = 0;
@@ -332,8 +342,10 @@ export function detectTables(lines: LayoutLine[]): { start: number; end: number;
       const l = lines[j];
       const gap = j > i ? l.y - lines[j - 1].y : 0;
       if (j > i && gap > 3.2 * Math.max(l.fs, lines[j - 1].fs)) break;
-      if (l.segs.length >= 2) { multi++; lastMulti = j; }
-      else if (j - lastMulti > 2) break;
+      if (l.segs.length >= 2) {
+        multi++;
+        lastMulti = j;
+      } else if (j - lastMulti > 2) break;
       j++;
     }
     const end = lastMulti + 1;
@@ -342,8 +354,10 @@ export function detectTables(lines: LayoutLine[]): { start: number; end: number;
     const captioned = i > 0 && parseCaption(lineText(lines[i - 1]))?.kind === 'table';
     const minRows = captioned ? 2 : 3;
     const table = multi >= minRows ? buildTable(run, minRows) : undefined;
-    if (table) { out.push({ start: i, end, table }); i = end; }
-    else i++;
+    if (table) {
+      out.push({ start: i, end, table });
+      i = end;
+    } else i++;
   }
   return out;
 }
@@ -378,7 +392,10 @@ function buildTable(run: LayoutLine[], minRows: number): TableBlock | undefined 
       let bestOv = 0;
       cols.forEach(([a, b], k) => {
         const ov = Math.min(b, s.x1) - Math.max(a, s.x0);
-        if (ov > bestOv) { bestOv = ov; best = k; }
+        if (ov > bestOv) {
+          bestOv = ov;
+          best = k;
+        }
       });
       if (best < 0) {
         const cx = (s.x0 + s.x1) / 2;
@@ -406,14 +423,22 @@ function buildTable(run: LayoutLine[], minRows: number): TableBlock | undefined 
     const r = rows[k];
     const next = rows[k + 1];
     const onlyFirst = r[0] && r.slice(1).every((c) => !c);
-    if (onlyFirst && next && next[0] && /^[a-z(]/.test(next[0])) { next[0] = `${r[0]} ${next[0]}`; continue; }
+    if (onlyFirst && next && next[0] && /^[a-z(]/.test(next[0])) {
+      next[0] = `${r[0]} ${next[0]}`;
+      continue;
+    }
     merged.push(r);
   }
   // Header: leading rows before the first row with a numeric cell (at most 3), else the first row.
   let h = merged.findIndex((r) => r.slice(1).some((c) => NUMERIC.test(c.replace(/\s/g, ''))));
   if (h <= 0 || h > 3) h = 1;
   const headRows = merged.slice(0, h);
-  const header = cols.map((_, k) => headRows.map((r) => r[k]).filter(Boolean).join(' '));
+  const header = cols.map((_, k) =>
+    headRows
+      .map((r) => r[k])
+      .filter(Boolean)
+      .join(' '),
+  );
   const box: Box = {
     x0: Math.min(...run.map((l) => l.x0)),
     x1: Math.max(...run.map((l) => l.x1)),

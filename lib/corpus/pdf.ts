@@ -26,7 +26,17 @@ import { makeTable } from './table';
 import { emptyStats, finishResult } from './result';
 import { openPdf, loadPdfjs, type PdfDocument, type PdfPage } from './pdfjs';
 import { encodePng, imageObject, isBlankCanvas, scanOperatorList, toRgba, type RawImage } from './pdf-graphics';
-import { layoutPage, marginKey, repeatedMarginLines, runsToSegments, type Box, type LayoutElement, type Segment, type TextBlock, type TextRun } from './pdf-layout';
+import {
+  layoutPage,
+  marginKey,
+  repeatedMarginLines,
+  runsToSegments,
+  type Box,
+  type LayoutElement,
+  type Segment,
+  type TextBlock,
+  type TextRun,
+} from './pdf-layout';
 import { OcrPool, ocrBlocks, type OcrTextBlock } from './ocr';
 import { errorMessage, isKfError } from '../util/errors';
 import { sha256 } from '../util/hash';
@@ -71,7 +81,10 @@ const pad = (n: number) => String(n).padStart(4, '0');
 
 /** Asset folder name of a document: its id, made safe for any file system. */
 export function assetFolder(docId: string): string {
-  return docId.split('/').map((p) => p.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_') || '_').join('/');
+  return docId
+    .split('/')
+    .map((p) => p.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_') || '_')
+    .join('/');
 }
 
 /** An asset written by an earlier build (same content hash in its name), with its PNG size. */
@@ -95,7 +108,12 @@ function existingAsset(ctx: Ctx, name: string, origin: MediaAsset['origin']): Me
 function warnNoAssets(ctx: Ctx): void {
   if (ctx.assetsWarned) return;
   ctx.assetsWarned = true;
-  ctx.issues.push({ doc: ctx.src.docId, severity: 'warning', code: 'assets_not_kept', message: `${ctx.src.rel}: no assetsDir was given, so PDF images are described but their pixels are not kept (pass assetsDir / --out)` });
+  ctx.issues.push({
+    doc: ctx.src.docId,
+    severity: 'warning',
+    code: 'assets_not_kept',
+    message: `${ctx.src.rel}: no assetsDir was given, so PDF images are described but their pixels are not kept (pass assetsDir / --out)`,
+  });
 }
 
 function writeAsset(ctx: Ctx, name: string, png: Buffer, width: number, height: number, origin: MediaAsset['origin']): MediaAsset | undefined {
@@ -117,7 +135,7 @@ function isBoldFont(name: string | undefined): boolean {
 function fontIsBold(ctx: Ctx, page: PdfPage, fontId: string, family: string | undefined): boolean {
   const known = ctx.fontBold.get(fontId);
   if (known !== undefined) return known;
-  let bold = false;
+  let bold: boolean;
   try {
     const objs = page.commonObjs as unknown as { has(id: string): boolean; get(id: string): { name?: string; bold?: boolean; black?: boolean } };
     if (objs.has(fontId)) {
@@ -140,7 +158,13 @@ interface RawTextItem {
 }
 
 /** pdfjs text items -> horizontal runs in viewport coordinates (vertical text returned apart). */
-function textRuns(ctx: Ctx, page: PdfPage, items: RawTextItem[], styles: Record<string, { fontFamily?: string }>, vt: number[]): { runs: TextRun[]; vertical: string[]; chars: number } {
+function textRuns(
+  ctx: Ctx,
+  page: PdfPage,
+  items: RawTextItem[],
+  styles: Record<string, { fontFamily?: string }>,
+  vt: number[],
+): { runs: TextRun[]; vertical: string[]; chars: number } {
   const runs: TextRun[] = [];
   const vertical: string[] = [];
   let chars = 0;
@@ -149,15 +173,32 @@ function textRuns(ctx: Ctx, page: PdfPage, items: RawTextItem[], styles: Record<
     chars += it.str.replace(/\s/g, '').length;
     const [a, b, c, d, e, f] = it.transform;
     // Item transform composed with the viewport transform.
-    const m = [vt[0] * a + vt[2] * b, vt[1] * a + vt[3] * b, vt[0] * c + vt[2] * d, vt[1] * c + vt[3] * d, vt[0] * e + vt[2] * f + vt[4], vt[1] * e + vt[3] * f + vt[5]];
+    const m = [
+      vt[0] * a + vt[2] * b,
+      vt[1] * a + vt[3] * b,
+      vt[0] * c + vt[2] * d,
+      vt[1] * c + vt[3] * d,
+      vt[0] * e + vt[2] * f + vt[4],
+      vt[1] * e + vt[3] * f + vt[5],
+    ];
     const len = Math.hypot(m[0], m[1]) || 1;
     const fs = Math.hypot(m[2], m[3]);
     const dirX = m[0] / len;
     const dirY = m[1] / len;
-    if (Math.abs(dirY) > 0.2 || dirX < 0) { vertical.push(it.str.trim()); continue; }
+    if (Math.abs(dirY) > 0.2 || dirX < 0) {
+      vertical.push(it.str.trim());
+      continue;
+    }
     const scale = Math.hypot(vt[0], vt[1]) || 1;
     const w = it.width * scale;
-    runs.push({ text: it.str, x0: m[4], x1: m[4] + w, y: m[5], fs: fs || it.height || 1, bold: fontIsBold(ctx, page, it.fontName, styles[it.fontName]?.fontFamily) });
+    runs.push({
+      text: it.str,
+      x0: m[4],
+      x1: m[4] + w,
+      y: m[5],
+      fs: fs || it.height || 1,
+      bold: fontIsBold(ctx, page, it.fontName, styles[it.fontName]?.fontFamily),
+    });
   }
   return { runs, vertical, chars };
 }
@@ -209,7 +250,13 @@ async function readPage(ctx: Ctx, pageNo: number, ocrQueue: Promise<void>[]): Pr
     const opList = await page.getOperatorList();
     const gfx = scanOperatorList(opList as unknown as { fnArray: number[]; argsArray: unknown[] }, pdfjs.OPS, vp.transform);
     const tc = await page.getTextContent();
-    const { runs, vertical, chars } = textRuns(ctx, page, tc.items as unknown as RawTextItem[], tc.styles as Record<string, { fontFamily?: string }>, vp.transform);
+    const { runs, vertical, chars } = textRuns(
+      ctx,
+      page,
+      tc.items as unknown as RawTextItem[],
+      tc.styles as Record<string, { fontFamily?: string }>,
+      vp.transform,
+    );
     if (vertical.join('').length > 0.3 * Math.max(1, chars)) {
       // Mostly vertical text (a rotated table/page): keep it as lines rather than lose it.
       runs.push(...vertical.map((t, k) => ({ text: t, x0: 0, x1: W, y: H + 20 + k * 12, fs: 10, bold: false })));
@@ -222,7 +269,13 @@ async function readPage(ctx: Ctx, pageNo: number, ocrQueue: Promise<void>[]): Pr
     const needsOcr = chars < 20 ? gfx.paintOps > 0 : chars < 200 && bigCover >= 0.5;
     if (needsOcr && opts.ocr === 'off') {
       data.status = { page: pageNo, source: 'empty', chars, error: 'no text layer and OCR is off' };
-      ctx.issues.push({ doc: ctx.src.docId, page: pageNo, severity: 'warning', code: 'ocr_off', message: `${ctx.src.rel} page ${pageNo}: no text layer and OCR is off; the page's text is missing` });
+      ctx.issues.push({
+        doc: ctx.src.docId,
+        page: pageNo,
+        severity: 'warning',
+        code: 'ocr_off',
+        message: `${ctx.src.rel} page ${pageNo}: no text layer and OCR is off; the page's text is missing`,
+      });
     } else if (needsOcr) {
       data.status = { page: pageNo, source: 'ocr', chars: 0 };
     } else if (chars === 0) {
@@ -245,7 +298,9 @@ async function readPage(ctx: Ctx, pageNo: number, ocrQueue: Promise<void>[]): Pr
       if (!raw || raw.width < minPx || raw.height < minPx) continue;
       if (!raw.data || ![1, 2, 3].includes(raw.kind ?? 0)) continue;
       // Hash the decoded pixels as pdfjs holds them (compact for 1-bit scans), with their shape.
-      const hash = sha256(Buffer.concat([Buffer.from(`${raw.width}x${raw.height}k${raw.kind}:`), Buffer.from(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength)]));
+      const hash = sha256(
+        Buffer.concat([Buffer.from(`${raw.width}x${raw.height}k${raw.kind}:`), Buffer.from(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength)]),
+      );
       if (seen.has(hash)) continue; // the same image painted twice on a page (tiling, masks)
       seen.add(hash);
       if (!ctx.imagePages.has(hash)) ctx.imagePages.set(hash, new Set());
@@ -288,7 +343,13 @@ async function readPage(ctx: Ctx, pageNo: number, ocrQueue: Promise<void>[]): Pr
         },
         (e) => {
           data.status = { page: pageNo, source: 'error', chars: 0, error: `OCR failed: ${errorMessage(e)}` };
-          ctx.issues.push({ doc: ctx.src.docId, page: pageNo, severity: 'error', code: 'ocr_failed', message: `${ctx.src.rel} page ${pageNo}: ${errorMessage(e)}` });
+          ctx.issues.push({
+            doc: ctx.src.docId,
+            page: pageNo,
+            severity: 'error',
+            code: 'ocr_failed',
+            message: `${ctx.src.rel} page ${pageNo}: ${errorMessage(e)}`,
+          });
         },
       );
       ocrQueue.push(job);
@@ -308,7 +369,11 @@ function bodyFontSize(blocks: TextBlock[]): number {
   }
   let best = 10;
   let n = -1;
-  for (const [k, v] of hist) if (v > n) { best = k; n = v; }
+  for (const [k, v] of hist)
+    if (v > n) {
+      best = k;
+      n = v;
+    }
   return best;
 }
 
@@ -341,7 +406,11 @@ function headingLevels(blocks: TextBlock[]): (b: TextBlock) => number | undefine
 export async function ingestPdf(file: string, opts: IngestOptions = {}): Promise<IngestResult> {
   const src = openSource(file, opts);
   const issues: IngestIssue[] = [];
-  const fail = (code: string, message: string): IngestResult => ({ fragments: [], issues: [...issues, { doc: src.docId, severity: 'error', code, message }], stats: emptyStats() });
+  const fail = (code: string, message: string): IngestResult => ({
+    fragments: [],
+    issues: [...issues, { doc: src.docId, severity: 'error', code, message }],
+    stats: emptyStats(),
+  });
   if (src.bytes.length === 0) return fail('empty', `${src.rel} is an empty file (0 bytes): nothing to ingest -- replace it with the real PDF or remove it`);
   let doc: PdfDocument;
   try {
@@ -399,9 +468,11 @@ async function ingestOpenPdf(ctx: Ctx): Promise<IngestResult> {
     const imgs = p.images.filter((im) => !decoration.has(im.hash));
     // Text inside an image is the image's own text only for figure-sized images; a page-size
     // background with text on top keeps its text as prose.
-    return layoutPage(segs, imgs.map((im) => ({ box: im.cover < 0.5 ? im.box : { x0: 0, y0: 0, x1: 0, y1: 0 }, ref: im })), p.width).map((e) =>
-      e.type === 'image' ? { ...e, box: e.ref.box } : e,
-    );
+    return layoutPage(
+      segs,
+      imgs.map((im) => ({ box: im.cover < 0.5 ? im.box : { x0: 0, y0: 0, x1: 0, y1: 0 }, ref: im })),
+      p.width,
+    ).map((e) => (e.type === 'image' ? { ...e, box: e.ref.box } : e));
   });
   const allBlocks = layouts.flat().filter((e): e is TextBlock => e.type === 'block');
   const levelOf = headingLevels(allBlocks);
@@ -412,7 +483,12 @@ async function ingestOpenPdf(ctx: Ctx): Promise<IngestResult> {
   let title: string | undefined;
   const info = ((await doc.getMetadata().catch(() => undefined))?.info ?? {}) as Record<string, unknown>;
   const metaTitle = typeof info.Title === 'string' ? info.Title.trim() : '';
-  if (metaTitle && !/^(untitled|microsoft (word|powerpoint)|powerpoint presentation|slide ?1|document\d*)\b/i.test(metaTitle) && !/\.(docx?|pptx?|pdf|indd|qxd)$/i.test(metaTitle)) title = metaTitle;
+  if (
+    metaTitle &&
+    !/^(untitled|microsoft (word|powerpoint)|powerpoint presentation|slide ?1|document\d*)\b/i.test(metaTitle) &&
+    !/\.(docx?|pptx?|pdf|indd|qxd)$/i.test(metaTitle)
+  )
+    title = metaTitle;
 
   for (let i = 0; i < pages.length; i++) {
     const p = pages[i];
@@ -427,7 +503,13 @@ async function ingestOpenPdf(ctx: Ctx): Promise<IngestResult> {
       }
     } catch (e) {
       p.status = { page: p.page, source: 'error', chars: 0, error: errorMessage(e) };
-      issues.push({ doc: src.docId, page: p.page, severity: 'error', code: 'page_failed', message: `${src.rel} page ${p.page} could not be laid out: ${errorMessage(e)}` });
+      issues.push({
+        doc: src.docId,
+        page: p.page,
+        severity: 'error',
+        code: 'page_failed',
+        message: `${src.rel} page ${p.page} could not be laid out: ${errorMessage(e)}`,
+      });
     }
   }
   if (decoration.size) removeDecorationAssets(ctx, pages, decoration);
@@ -435,7 +517,12 @@ async function ingestOpenPdf(ctx: Ctx): Promise<IngestResult> {
   const stats = emptyStats();
   stats.ocrPages = pages.filter((p) => p.status.source === 'ocr').length;
   return finishResult({
-    src, format: 'pdf', title: title ?? b.firstHeading, fragments, issues, stats,
+    src,
+    format: 'pdf',
+    title: title ?? b.firstHeading,
+    fragments,
+    issues,
+    stats,
     pages: pages.map((p) => p.status),
     meta: { producer: info.Producer, creator: info.Creator, pdfTitle: metaTitle || undefined },
   });
@@ -447,7 +534,11 @@ function removeDecorationAssets(ctx: Ctx, pages: PageData[], decoration: Set<str
   for (const p of pages) {
     for (const im of p.images) {
       if (!decoration.has(im.hash) || !im.asset) continue;
-      try { fs.unlinkSync(path.join(ctx.opts.assetsDir, ...im.asset.path.split('/'))); } catch { /* already removed */ }
+      try {
+        fs.unlinkSync(path.join(ctx.opts.assetsDir, ...im.asset.path.split('/')));
+      } catch {
+        /* already removed */
+      }
     }
   }
 }
@@ -484,7 +575,13 @@ const overlaps = (a: Box, b: Box, pad = 0) => a.x0 < b.x1 + pad && a.x1 > b.x0 -
  * text blocks inside the region (axis labels, legends -- even when the table
  * detector lined them up) are the figure's own text, not prose.
  */
-export function findVectorFigures(els: LayoutElement<unknown>[], drawings: Box[], width: number, height: number, isHeading: (b: TextBlock) => boolean = () => false): Map<number, VectorFigure> {
+export function findVectorFigures(
+  els: LayoutElement<unknown>[],
+  drawings: Box[],
+  width: number,
+  height: number,
+  isHeading: (b: TextBlock) => boolean = () => false,
+): Map<number, VectorFigure> {
   const out = new Map<number, VectorFigure>();
   const claimed = new Set<number>();
   els.forEach((cap, k) => {
@@ -496,14 +593,22 @@ export function findVectorFigures(els: LayoutElement<unknown>[], drawings: Box[]
     for (let j = k - 1; j >= 0; j--) {
       const e = els[j];
       if (e.box.y1 > cap.box.y0 + 2 || e.box.x1 < capBand.x0 || e.box.x0 > capBand.x1) continue;
-      if (claimed.has(j) || e.type === 'image' || proseLike(e) || (e.type === 'block' && isHeading(e))) { top = Math.max(top, e.box.y1); break; }
+      if (claimed.has(j) || e.type === 'image' || proseLike(e) || (e.type === 'block' && isHeading(e))) {
+        top = Math.max(top, e.box.y1);
+        break;
+      }
     }
     const usable = drawings.filter((d) => d.y0 >= top - 2 && d.y1 <= cap.box.y0 + 2);
     const seeds = usable.filter((d) => d.x1 > capBand.x0 && d.x0 < capBand.x1 && d.y1 >= cap.box.y0 - 60);
     if (!seeds.length) return;
-    let region: Box = { x0: Math.min(...seeds.map((d) => d.x0)), y0: Math.min(...seeds.map((d) => d.y0)), x1: Math.max(...seeds.map((d) => d.x1)), y1: Math.max(...seeds.map((d) => d.y1)) };
+    let region: Box = {
+      x0: Math.min(...seeds.map((d) => d.x0)),
+      y0: Math.min(...seeds.map((d) => d.y0)),
+      x1: Math.max(...seeds.map((d) => d.x1)),
+      y1: Math.max(...seeds.map((d) => d.y1)),
+    };
     let members = seeds.length;
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const d of usable) {
         if (d.x0 >= region.x0 && d.x1 <= region.x1 && d.y0 >= region.y0 && d.y1 <= region.y1) continue;
@@ -545,7 +650,14 @@ export function findVectorFigures(els: LayoutElement<unknown>[], drawings: Box[]
 }
 
 /** Emits one text page; returns a title candidate (the page's first level-1 heading). */
-async function emitTextPage(ctx: Ctx, b: FragmentBuilder, p: PageData, els: LayoutElement<PageImage>[], levelOf: (x: TextBlock) => number | undefined, maxRows: number): Promise<string | undefined> {
+async function emitTextPage(
+  ctx: Ctx,
+  b: FragmentBuilder,
+  p: PageData,
+  els: LayoutElement<PageImage>[],
+  levelOf: (x: TextBlock) => number | undefined,
+  maxRows: number,
+): Promise<string | undefined> {
   let title: string | undefined;
   let rendered: Awaited<ReturnType<typeof renderCanvas>> | undefined;
   const figures = findVectorFigures(els, p.drawings, p.width, p.height, (x) => levelOf(x) !== undefined);
@@ -613,8 +725,22 @@ async function emitTextPage(ctx: Ctx, b: FragmentBuilder, p: PageData, els: Layo
   return title;
 }
 
-function emitTable(ctx: Ctx, b: FragmentBuilder, page: number, t: Extract<LayoutElement<PageImage>, { type: 'table' }>, maxRows: number, cap?: { text: string; label: string }): void {
+function emitTable(
+  ctx: Ctx,
+  b: FragmentBuilder,
+  page: number,
+  t: Extract<LayoutElement<PageImage>, { type: 'table' }>,
+  maxRows: number,
+  cap?: { text: string; label: string },
+): void {
   const table = makeTable(t.header, t.rows, maxRows);
-  if (table.truncated) ctx.issues.push({ doc: ctx.src.docId, page, severity: 'warning', code: 'table_truncated', message: `${ctx.src.rel} page ${page}: a table with ${table.rowCount} rows was cut to ${maxRows} rows` });
+  if (table.truncated)
+    ctx.issues.push({
+      doc: ctx.src.docId,
+      page,
+      severity: 'warning',
+      code: 'table_truncated',
+      message: `${ctx.src.rel} page ${page}: a table with ${table.rowCount} rows was cut to ${maxRows} rows`,
+    });
   b.media({ kind: 'table', page, table, caption: cap?.text, label: cap?.label });
 }

@@ -47,11 +47,22 @@ export async function openPdf(bytes: Buffer, what: string, password?: string): P
   } catch (e) {
     const name = (e as { name?: string })?.name ?? '';
     if (name === 'PasswordException') {
-      throw new KfError('pdf_encrypted', `${what} is password-protected`, 'remove the password (e.g. qpdf --decrypt) and ingest the decrypted copy', { concerns: what, cause: e });
+      throw new KfError('pdf_encrypted', `${what} is password-protected`, 'remove the password (e.g. qpdf --decrypt) and ingest the decrypted copy', {
+        concerns: what,
+        cause: e,
+      });
     }
     if (name === 'InvalidPDFException' || name === 'FormatError') {
-      throw new KfError('pdf_corrupt', `${what} is not a readable PDF (${errorMessage(e)})`, 'the file is damaged or not a PDF: re-download or re-export it', { concerns: what, cause: e });
+      throw new KfError('pdf_corrupt', `${what} is not a readable PDF (${errorMessage(e)})`, 'the file is damaged or not a PDF: re-download or re-export it', {
+        concerns: what,
+        cause: e,
+      });
     }
-    throw new KfError('pdf_unreadable', `${what} could not be opened by pdfjs (${errorMessage(e)})`, 'check the file; if other viewers open it, report the pdfjs failure', { concerns: what, cause: e });
+    throw new KfError(
+      'pdf_unreadable',
+      `${what} could not be opened by pdfjs (${errorMessage(e)})`,
+      'check the file; if other viewers open it, report the pdfjs failure',
+      { concerns: what, cause: e },
+    );
   }
 }

@@ -17,7 +17,11 @@ export async function ingestText(file: string, opts: IngestOptions = {}): Promis
   const decoded = decodeBytes(src.bytes);
   if (decoded.warning) issues.push({ doc: src.docId, severity: 'warning', code: 'charset', message: `${src.rel}: ${decoded.warning}` });
   const b = new FragmentBuilder(src.docId, fragmentSizes(opts));
-  const paras = decoded.text.replace(/\r\n?/g, '\n').split(/\n\s*\n/).map((p) => p.replace(/[ \t]+\n/g, '\n').trim()).filter(Boolean);
+  const paras = decoded.text
+    .replace(/\r\n?/g, '\n')
+    .split(/\n\s*\n/)
+    .map((p) => p.replace(/[ \t]+\n/g, '\n').trim())
+    .filter(Boolean);
   for (const p of paras) {
     if (isWorkedExample(p)) b.example(p);
     else b.text(p.replace(/(?<=\S)\n(?=\S)/g, ' '));

@@ -39,15 +39,28 @@ export function openSource(file: string, opts: IngestOptions): SourceFile {
     try {
       bytes = fs.readFileSync(abs);
     } catch (e) {
-      throw new KfError('file_unreadable', `cannot read ${abs} (${(e as NodeJS.ErrnoException).code ?? errorMessage(e)})`, 'check that the file exists and is readable', { concerns: abs, cause: e });
+      throw new KfError(
+        'file_unreadable',
+        `cannot read ${abs} (${(e as NodeJS.ErrnoException).code ?? errorMessage(e)})`,
+        'check that the file exists and is readable',
+        { concerns: abs, cause: e },
+      );
     }
   }
   return { abs, rel, docId: opts.docId ?? docIdFromRel(rel), corpusRoot, bytes, sha256: sha256(bytes) };
 }
 
 const MIME: Record<string, string> = {
-  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp',
-  '.svg': 'image/svg+xml', '.bmp': 'image/bmp', '.tif': 'image/tiff', '.tiff': 'image/tiff', '.avif': 'image/avif',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.svg': 'image/svg+xml',
+  '.bmp': 'image/bmp',
+  '.tif': 'image/tiff',
+  '.tiff': 'image/tiff',
+  '.avif': 'image/avif',
 };
 
 export function mimeOf(p: string): string {
@@ -61,7 +74,10 @@ export function imageSize(buf: Buffer): { width: number; height: number } | unde
   if (buf.length >= 4 && buf[0] === 0xff && buf[1] === 0xd8) {
     let i = 2;
     while (i + 9 < buf.length) {
-      if (buf[i] !== 0xff) { i++; continue; }
+      if (buf[i] !== 0xff) {
+        i++;
+        continue;
+      }
       const marker = buf[i + 1];
       const len = buf.readUInt16BE(i + 2);
       // SOF0..SOF15 except DHT(C4), JPG(C8), DAC(CC) carry the frame size.
@@ -85,10 +101,23 @@ export function resolveMediaRef(src: SourceFile, ref: string, issues: IngestIssu
   let r = ref.trim().replace(/^<(.*)>$/, '$1');
   if (!r) return undefined;
   const warn = (code: string, message: string) => issues.push({ doc: src.docId, severity: 'warning', code, message });
-  if (/^data:/i.test(r)) { warn('inline_media', `${src.rel}: an inline data: image was not kept (only files inside the corpus are kept as media)`); return undefined; }
-  if (/^[a-z][a-z0-9+.-]*:/i.test(r)) { warn('remote_media', `${src.rel}: image "${r.slice(0, 120)}" is not a local file and was not kept (download it into the corpus and reference it relatively)`); return undefined; }
+  if (/^data:/i.test(r)) {
+    warn('inline_media', `${src.rel}: an inline data: image was not kept (only files inside the corpus are kept as media)`);
+    return undefined;
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(r)) {
+    warn(
+      'remote_media',
+      `${src.rel}: image "${r.slice(0, 120)}" is not a local file and was not kept (download it into the corpus and reference it relatively)`,
+    );
+    return undefined;
+  }
   r = r.replace(/[?#].*$/, '');
-  try { r = decodeURIComponent(r); } catch { /* keep as written */ }
+  try {
+    r = decodeURIComponent(r);
+  } catch {
+    /* keep as written */
+  }
   const fromRoot = r.startsWith('/') ? r.replace(/^\/+/, '') : path.relative(src.corpusRoot, path.resolve(path.dirname(src.abs), r));
   let abs: string;
   try {
@@ -99,7 +128,11 @@ export function resolveMediaRef(src: SourceFile, ref: string, issues: IngestIssu
   }
   const rel = path.relative(src.corpusRoot, abs).split(path.sep).join('/');
   let stat: fs.Stats | undefined;
-  try { stat = fs.statSync(abs); } catch { /* missing */ }
+  try {
+    stat = fs.statSync(abs);
+  } catch {
+    /* missing */
+  }
   if (!stat || !stat.isFile()) {
     warn('missing_media', `${src.rel}: image "${ref}" not found (${rel}); the fragment is kept without media -- add the file or fix the reference`);
     return undefined;
@@ -111,7 +144,12 @@ export function resolveMediaRef(src: SourceFile, ref: string, issues: IngestIssu
     fs.readSync(fd, head, 0, head.length, 0);
     fs.closeSync(fd);
     const size = imageSize(head);
-    if (size) { asset.width = size.width; asset.height = size.height; }
-  } catch { /* size is optional */ }
+    if (size) {
+      asset.width = size.width;
+      asset.height = size.height;
+    }
+  } catch {
+    /* size is optional */
+  }
   return asset;
 }

@@ -9,7 +9,7 @@ export function splitSentences(text: string): string[] {
   const out: string[] = [];
   // Abbreviations that end with a dot but do not end a sentence.
   const abbrev = /\b(?:e\.g|i\.e|etc|vs|cf|Fig|Figs|Eq|Eqs|No|Nos|Dr|Mr|Mrs|Ms|Prof|Inc|Ltd|Co|Corp|St|Jr|Sr|al|approx|Sec|Vol|pp)\.$/i;
-  const re = /[.!?。！？]["'”’)\]]*\s+(?=["'“‘(\[]?[A-Z0-9À-ÖØ-Þ])/g;
+  const re = /[.!?。！？]["'”’)\]]*\s+(?=["'“‘([]?[A-Z0-9À-ÖØ-Þ])/g;
   let start = 0;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text))) {
@@ -42,12 +42,18 @@ export function pack(units: string[], target: number, max: number, sep: string):
   const out: string[] = [];
   let cur = '';
   for (const u of units) {
-    if (!cur) { cur = u; continue; }
+    if (!cur) {
+      cur = u;
+      continue;
+    }
     const joined = cur.length + sep.length + u.length;
     // Join while under target; a small remainder may also join up to max, so we
     // do not leave crumbs of a few words as fragments of their own.
     if (joined <= target || (joined <= max && (cur.length < target * 0.25 || u.length < target * 0.15))) cur += sep + u;
-    else { out.push(cur); cur = u; }
+    else {
+      out.push(cur);
+      cur = u;
+    }
   }
   if (cur) out.push(cur);
   return out;
@@ -66,7 +72,10 @@ export function splitParagraph(para: string, target: number, max: number): strin
 
 /** Split prose (paragraphs separated by blank lines) into bounded pieces. */
 export function splitProse(text: string, target: number, max: number): string[] {
-  const paras = text.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+  const paras = text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   const units: string[] = [];
   for (const p of paras) units.push(...splitParagraph(p, target, max));
   return pack(units, target, max, '\n\n');

@@ -44,7 +44,7 @@ function mdCell(c: string): string {
 export function tableToText(table: TableData, caption?: string, maxChars = TABLE_TEXT_CHARS): string {
   const lines: string[] = [];
   if (caption) lines.push(caption);
-  const header = table.header.length ? table.header : table.rows[0]?.map(() => '') ?? [];
+  const header = table.header.length ? table.header : (table.rows[0]?.map(() => '') ?? []);
   if (header.length) {
     lines.push(`| ${header.map(mdCell).join(' | ')} |`);
     lines.push(`| ${header.map(() => '---').join(' | ')} |`);

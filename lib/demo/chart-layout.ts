@@ -42,12 +42,25 @@ export function layoutChart(spec: ChartSpec): ChartLayout {
 
 function layoutSeries(spec: Extract<ChartSpec, { kind: 'bar' | 'line' }>): ChartLayout {
   // 150 px per point keeps neighbouring value labels apart (OCR merges labels that touch into one word).
-  const width = Math.max(1000, 100 + spec.points.length * 150), height = spec.kind === 'line' ? 680 : 640;
+  const width = Math.max(1000, 100 + spec.points.length * 150),
+    height = spec.kind === 'line' ? 680 : 640;
   const ops: DrawOp[] = [{ op: 'rect', x: 0, y: 0, w: width, h: height, fill: '#ffffff' }];
   ops.push(text(spec.title, width / 2, 44, fit(spec.title, width - 40, 30), true));
   ops.push(text(spec.yLabel, 60, 88, 20, false, 'left'));
-  const left = 60, right = width - 40, top = 130, bottom = 530;
-  ops.push({ op: 'line', pts: [[left, top - 10], [left, bottom], [right, bottom]], stroke: INK, width: 2 });
+  const left = 60,
+    right = width - 40,
+    top = 130,
+    bottom = 530;
+  ops.push({
+    op: 'line',
+    pts: [
+      [left, top - 10],
+      [left, bottom],
+      [right, bottom],
+    ],
+    stroke: INK,
+    width: 2,
+  });
   const n = spec.points.length;
   const slot = (right - left) / n;
   const max = Math.max(...spec.points.map((p) => p.value));
@@ -88,10 +101,26 @@ function layoutDiagram(spec: Extract<ChartSpec, { kind: 'diagram' }>): ChartLayo
   if (spec.centerShape === 'device') ops.push({ op: 'rect', x: 14, y: 150, w: 26, h: Math.max(40, spec.labels.length * 70 - 30), stroke: INK, radius: 10 });
   const trunkX = 60;
   const mids = spec.labels.map((_, i) => top + i * rowH + rowH / 2);
-  ops.push({ op: 'line', pts: [[trunkX, 140], [trunkX, mids[mids.length - 1]]], stroke: INK, width: 3 });
+  ops.push({
+    op: 'line',
+    pts: [
+      [trunkX, 140],
+      [trunkX, mids[mids.length - 1]],
+    ],
+    stroke: INK,
+    width: 3,
+  });
   spec.labels.forEach((label, i) => {
     const mid = mids[i];
-    ops.push({ op: 'line', pts: [[trunkX, mid], [trunkX + 50, mid]], stroke: INK, width: 3 });
+    ops.push({
+      op: 'line',
+      pts: [
+        [trunkX, mid],
+        [trunkX + 50, mid],
+      ],
+      stroke: INK,
+      width: 3,
+    });
     ops.push({ op: 'circle', x: trunkX + 56, y: mid, r: 6, fill: BAR });
     ops.push(text(label, trunkX + 84, mid + 10, fit(label, width - trunkX - 110, 28), false, 'left'));
   });
@@ -100,5 +129,7 @@ function layoutDiagram(spec: Extract<ChartSpec, { kind: 'diagram' }>): ChartLayo
 
 /** Every string drawn into the image, in drawing order. */
 export function drawnTextOf(spec: ChartSpec): string[] {
-  return layoutChart(spec).ops.filter((o): o is Extract<DrawOp, { op: 'text' }> => o.op === 'text').map((o) => o.text);
+  return layoutChart(spec)
+    .ops.filter((o): o is Extract<DrawOp, { op: 'text' }> => o.op === 'text')
+    .map((o) => o.text);
 }

@@ -23,8 +23,15 @@ export function renderChart(spec: ChartSpec): RenderedChart {
         ctx.beginPath();
         if (o.radius) ctx.roundRect(o.x, o.y, o.w, o.h, o.radius);
         else ctx.rect(o.x, o.y, o.w, o.h);
-        if (o.fill) { ctx.fillStyle = o.fill; ctx.fill(); }
-        if (o.stroke) { ctx.strokeStyle = o.stroke; ctx.lineWidth = 2; ctx.stroke(); }
+        if (o.fill) {
+          ctx.fillStyle = o.fill;
+          ctx.fill();
+        }
+        if (o.stroke) {
+          ctx.strokeStyle = o.stroke;
+          ctx.lineWidth = 2;
+          ctx.stroke();
+        }
         break;
       case 'line':
         ctx.beginPath();

@@ -46,7 +46,11 @@ export function entityFacts(e: Entity, byId: Map<string, Entity>): FactDef[] {
   const n = e.name;
   const rn = (rel: keyof Entity['rel']) => byId.get(e.rel[rel]!)!.name;
   const f = (key: string, label: string, value: string | string[], sentence: string, display?: string): FactDef => ({
-    key, label, value, sentence, display: display ?? (Array.isArray(value) ? value.join(', ') : value),
+    key,
+    label,
+    value,
+    sentence,
+    display: display ?? (Array.isArray(value) ? value.join(', ') : value),
   });
   switch (e.type) {
     case 'company':
@@ -70,7 +74,13 @@ export function entityFacts(e: Entity, byId: Map<string, Entity>): FactDef[] {
     case 'city':
       return [
         f('settled', 'First settled', String(a.settled), `${n} was first settled in ${a.settled}.`),
-        f('elevation', 'Elevation', fmt(a.elevation as number), `${n} lies ${fmt(a.elevation as number)} m above sea level.`, `${fmt(a.elevation as number)} m`),
+        f(
+          'elevation',
+          'Elevation',
+          fmt(a.elevation as number),
+          `${n} lies ${fmt(a.elevation as number)} m above sea level.`,
+          `${fmt(a.elevation as number)} m`,
+        ),
         f('region', 'Province', a.region as string, `${n} is in the province of ${a.region}.`),
         f('area', 'Area', fmt(a.area as number), `${n} covers ${fmt(a.area as number)} square kilometres.`, `${fmt(a.area as number)} square km`),
       ];
@@ -101,23 +111,39 @@ function exampleFor(e: Entity): ExampleDef | undefined {
   switch (e.type) {
     case 'company': {
       const age = 2025 - (a.founded as number);
-      return { uses: ['founded'], key: 'age2025', value: String(age),
-        text: `Worked example: ${e.name} was founded in ${a.founded}, so in 2025 it is 2025 - ${a.founded} = ${age} years old.` };
+      return {
+        uses: ['founded'],
+        key: 'age2025',
+        value: String(age),
+        text: `Worked example: ${e.name} was founded in ${a.founded}, so in 2025 it is 2025 - ${a.founded} = ${age} years old.`,
+      };
     }
     case 'city': {
       const feet = Math.round((a.elevation as number) * 3.281);
-      return { uses: ['elevation'], key: 'elevationFeet', value: fmt(feet),
-        text: `Worked example: ${e.name} lies ${fmt(a.elevation as number)} m above sea level. One metre is 3.281 feet, so its elevation is ${fmt(a.elevation as number)} x 3.281 = ${fmt(feet)} feet (rounded).` };
+      return {
+        uses: ['elevation'],
+        key: 'elevationFeet',
+        value: fmt(feet),
+        text: `Worked example: ${e.name} lies ${fmt(a.elevation as number)} m above sea level. One metre is 3.281 feet, so its elevation is ${fmt(a.elevation as number)} x 3.281 = ${fmt(feet)} feet (rounded).`,
+      };
     }
     case 'product': {
       const three = 3 * (a.price as number);
-      return { uses: ['price'], key: 'price3', value: fmt(three),
-        text: `Worked example: the ${e.name} sells for ${fmt(a.price as number)} credits, so three units cost 3 x ${fmt(a.price as number)} = ${fmt(three)} credits.` };
+      return {
+        uses: ['price'],
+        key: 'price3',
+        value: fmt(three),
+        text: `Worked example: the ${e.name} sells for ${fmt(a.price as number)} credits, so three units cost 3 x ${fmt(a.price as number)} = ${fmt(three)} credits.`,
+      };
     }
     case 'institute': {
       const per = (a.researchers as number) / (a.departments as number);
-      return { uses: ['researchers', 'departments'], key: 'perDepartment', value: fmt(per),
-        text: `Worked example: ${e.name} has ${fmt(a.researchers as number)} researchers in ${a.departments} departments, so each department has on average ${fmt(a.researchers as number)} / ${a.departments} = ${fmt(per)} researchers.` };
+      return {
+        uses: ['researchers', 'departments'],
+        key: 'perDepartment',
+        value: fmt(per),
+        text: `Worked example: ${e.name} has ${fmt(a.researchers as number)} researchers in ${a.departments} departments, so each department has on average ${fmt(a.researchers as number)} / ${a.departments} = ${fmt(per)} researchers.`,
+      };
     }
     case 'person':
       return undefined;
@@ -133,19 +159,38 @@ const INTRO: Record<Entity['type'], (n: string) => string> = {
 };
 
 const SERIES_TEXT = {
-  revenue: { heading: 'Revenue', col: 'Revenue (million credits)', yLabel: 'Revenue (million credits)', kind: 'bar' as const,
+  revenue: {
+    heading: 'Revenue',
+    col: 'Revenue (million credits)',
+    yLabel: 'Revenue (million credits)',
+    kind: 'bar' as const,
     intro: (n: string, chart: boolean) => `The ${chart ? 'chart' : 'table'} below shows the annual revenue of ${n}, in million credits.`,
-    caption: (n: string) => `Annual revenue of ${n} by year` },
-  population: { heading: 'Population', col: 'Population', yLabel: 'Inhabitants', kind: 'line' as const,
+    caption: (n: string) => `Annual revenue of ${n} by year`,
+  },
+  population: {
+    heading: 'Population',
+    col: 'Population',
+    yLabel: 'Inhabitants',
+    kind: 'line' as const,
     intro: (n: string, chart: boolean) => `The ${chart ? 'chart' : 'table'} below shows the population of ${n} at each census.`,
-    caption: (n: string) => `Population of ${n} at each census` },
-  publications: { heading: 'Publications', col: 'Papers published', yLabel: 'Papers published', kind: 'bar' as const,
+    caption: (n: string) => `Population of ${n} at each census`,
+  },
+  publications: {
+    heading: 'Publications',
+    col: 'Papers published',
+    yLabel: 'Papers published',
+    kind: 'bar' as const,
     intro: (n: string, chart: boolean) => `The ${chart ? 'chart' : 'table'} below shows how many papers ${n} published each year.`,
-    caption: (n: string) => `Papers published by ${n} per year` },
+    caption: (n: string) => `Papers published by ${n} per year`,
+  },
 };
 
 const DIAGRAM_TITLE: Record<Entity['type'], string> = {
-  company: 'Company profile', person: 'Personal profile', city: 'City profile', product: 'Product diagram', institute: 'Institute profile',
+  company: 'Company profile',
+  person: 'Personal profile',
+  city: 'City profile',
+  product: 'Product diagram',
+  institute: 'Institute profile',
 };
 
 /** Builder for one document: numbers figures/tables and records fact locations. */
@@ -153,7 +198,10 @@ class DocBuilder {
   sections: DemoSection[] = [];
   private figures = 0;
   private tables = 0;
-  constructor(readonly id: string, readonly facts: Record<string, FactLocation>) {}
+  constructor(
+    readonly id: string,
+    readonly facts: Record<string, FactLocation>,
+  ) {}
   section(heading: string, filler = false): DemoSection {
     const s: DemoSection = { heading, page: this.sections.length + 1, blocks: [], ...(filler ? { filler: true } : {}) };
     this.sections.push(s);
@@ -163,13 +211,26 @@ class DocBuilder {
     s.blocks.push(b);
     return s.blocks.length - 1;
   }
-  nextTable(): string { return `Table ${++this.tables}`; }
+  nextTable(): string {
+    return `Table ${++this.tables}`;
+  }
   nextFigure(): { label: string; asset: string } {
     const n = ++this.figures;
     return { label: `Figure ${n}`, asset: `assets/${this.id}-fig${n}.png` };
   }
   record(entity: string, key: string, value: string | string[], modality: FactModality, text: string, s: DemoSection, block: number, asset?: string): void {
-    this.facts[`${entity}.${key}`] = { entity, key, value, doc: this.id, page: s.page, modality, text, section: this.sections.indexOf(s), block, ...(asset ? { asset } : {}) };
+    this.facts[`${entity}.${key}`] = {
+      entity,
+      key,
+      value,
+      doc: this.id,
+      page: s.page,
+      modality,
+      text,
+      section: this.sections.indexOf(s),
+      block,
+      ...(asset ? { asset } : {}),
+    };
   }
 }
 
@@ -195,7 +256,10 @@ function entityDoc(e: Entity, model: WorldModel, rng: Rng, facts: Record<string,
   // Placement of each fact: prose 50%, key-facts table 35%, profile diagram 15%.
   const place = new Map<string, 'text' | 'table' | 'image' | 'example'>();
   for (const d of defs) {
-    if (ex?.uses.includes(d.key)) { place.set(d.key, 'example'); continue; }
+    if (ex?.uses.includes(d.key)) {
+      place.set(d.key, 'example');
+      continue;
+    }
     const x = rng.next();
     place.set(d.key, x < 0.5 ? 'text' : x < 0.85 ? 'table' : 'image');
   }
@@ -217,7 +281,13 @@ function entityDoc(e: Entity, model: WorldModel, rng: Rng, facts: Record<string,
     const s = b.section('Key facts');
     b.block(s, { kind: 'paragraph', text: `The table below lists key facts about ${e.name}.` });
     const label = b.nextTable();
-    const bi = b.block(s, { kind: 'table', label, caption: `Key facts about ${e.name}`, header: ['Attribute', 'Value'], rows: tabled.map((d) => [d.label, d.display]) });
+    const bi = b.block(s, {
+      kind: 'table',
+      label,
+      caption: `Key facts about ${e.name}`,
+      header: ['Attribute', 'Value'],
+      rows: tabled.map((d) => [d.label, d.display]),
+    });
     for (const d of tabled) b.record(e.id, d.key, d.value, 'table', `${d.label}: ${d.display}`, s, bi);
   }
 
@@ -233,12 +303,23 @@ function entityDoc(e: Entity, model: WorldModel, rng: Rng, facts: Record<string,
       const fig = b.nextFigure();
       asset = fig.asset;
       modality = 'image';
-      const chart: ChartSpec = { kind: st.kind, title: `${e.name}: ${st.heading.toLowerCase()}`, xLabel: 'Year', yLabel: st.yLabel,
-        points: e.series.points.map((p) => ({ label: String(p.year), value: p.value, text: fmt(p.value) })) };
+      const chart: ChartSpec = {
+        kind: st.kind,
+        title: `${e.name}: ${st.heading.toLowerCase()}`,
+        xLabel: 'Year',
+        yLabel: st.yLabel,
+        points: e.series.points.map((p) => ({ label: String(p.year), value: p.value, text: fmt(p.value) })),
+      };
       bi = b.block(s, { kind: 'figure', label: fig.label, caption, alt: caption, asset: fig.asset, chart });
     } else {
       modality = 'table';
-      bi = b.block(s, { kind: 'table', label: b.nextTable(), caption, header: ['Year', st.col], rows: e.series.points.map((p) => [String(p.year), fmt(p.value)]) });
+      bi = b.block(s, {
+        kind: 'table',
+        label: b.nextTable(),
+        caption,
+        header: ['Year', st.col],
+        rows: e.series.points.map((p) => [String(p.year), fmt(p.value)]),
+      });
     }
     for (const p of e.series.points) b.record(e.id, `${e.series.name}:${p.year}`, fmt(p.value), modality, `${p.year}: ${fmt(p.value)}`, s, bi, asset);
     const peak = e.series.points.reduce((m, p) => (p.value > m.value ? p : m));
@@ -252,8 +333,14 @@ function entityDoc(e: Entity, model: WorldModel, rng: Rng, facts: Record<string,
     const fig = b.nextFigure();
     const caption = `${DIAGRAM_TITLE[e.type]} of ${e.name}`;
     const labels = drawn.map((d) => `${d.label}: ${d.display}`);
-    const bi = b.block(s, { kind: 'figure', label: fig.label, caption, alt: caption, asset: fig.asset,
-      chart: { kind: 'diagram', title: DIAGRAM_TITLE[e.type], center: e.name, centerShape: e.type === 'product' ? 'device' : 'box', labels } });
+    const bi = b.block(s, {
+      kind: 'figure',
+      label: fig.label,
+      caption,
+      alt: caption,
+      asset: fig.asset,
+      chart: { kind: 'diagram', title: DIAGRAM_TITLE[e.type], center: e.name, centerShape: e.type === 'product' ? 'device' : 'box', labels },
+    });
     drawn.forEach((d, i) => b.record(e.id, d.key, d.value, 'image', labels[i], s, bi, fig.asset));
   }
 
@@ -280,23 +367,46 @@ function digestDoc(id: string, title: string, model: WorldModel, rng: Rng, facts
     const also = twin && rng.bool(0.6) ? ` It is not to be confused with ${e.type === 'product' ? 'the ' : ''}${twin.name}.` : '';
     const v = rng.int(0, 1);
     switch (e.type) {
-      case 'company': return (v ? `${e.name}, ${article(a.sector as string)} ${a.sector} firm started in ${a.founded}, reported a workforce of ${fmt(a.employees as number)} people this season.`
-        : `${e.name} exhibited in ${a.brandColour} livery; it was started in ${a.founded} by ${model.byId.get(e.rel.founder!)!.name}.`) + also;
-      case 'product': return (v ? `The ${e.name}, made by ${model.byId.get(e.rel.manufacturer!)!.name}, was shown at ${fmt(a.price as number)} credits in ${listText(a.colours as string[])}.`
-        : `The ${e.name}, first sold in ${a.launched}, weighs ${fmt(a.weight as number)} g according to its maker, ${model.byId.get(e.rel.manufacturer!)!.name}.`) + also;
-      case 'person': return (v ? `${e.name}, ${article(a.profession as string)} ${a.profession} born in ${a.born}, gave a talk on the second day.`
-        : `${e.name}, who studied at ${model.byId.get(e.rel.almaMater!)!.name}, chaired a panel; the programme credits the speaker with ${a.awards} awards.`) + also;
-      case 'city': return (v ? `A delegation from ${e.name}, which lies ${fmt(a.elevation as number)} m above sea level, visited the fair.`
-        : `Guides from ${e.name}, in the province of ${a.region}, recalled that the town was first settled in ${a.settled}.`) + also;
-      case 'institute': return (v ? `${e.name}, ${article(a.field as string)} ${a.field} institute started in ${a.founded}, presented its ${a.departments} departments.`
-        : `${e.name}, based in ${model.byId.get(e.rel.location!)!.name}, brought ${fmt(a.researchers as number)} posters, one per researcher.`) + also;
+      case 'company':
+        return (
+          (v
+            ? `${e.name}, ${article(a.sector as string)} ${a.sector} firm started in ${a.founded}, reported a workforce of ${fmt(a.employees as number)} people this season.`
+            : `${e.name} exhibited in ${a.brandColour} livery; it was started in ${a.founded} by ${model.byId.get(e.rel.founder!)!.name}.`) + also
+        );
+      case 'product':
+        return (
+          (v
+            ? `The ${e.name}, made by ${model.byId.get(e.rel.manufacturer!)!.name}, was shown at ${fmt(a.price as number)} credits in ${listText(a.colours as string[])}.`
+            : `The ${e.name}, first sold in ${a.launched}, weighs ${fmt(a.weight as number)} g according to its maker, ${model.byId.get(e.rel.manufacturer!)!.name}.`) +
+          also
+        );
+      case 'person':
+        return (
+          (v
+            ? `${e.name}, ${article(a.profession as string)} ${a.profession} born in ${a.born}, gave a talk on the second day.`
+            : `${e.name}, who studied at ${model.byId.get(e.rel.almaMater!)!.name}, chaired a panel; the programme credits the speaker with ${a.awards} awards.`) +
+          also
+        );
+      case 'city':
+        return (
+          (v
+            ? `A delegation from ${e.name}, which lies ${fmt(a.elevation as number)} m above sea level, visited the fair.`
+            : `Guides from ${e.name}, in the province of ${a.region}, recalled that the town was first settled in ${a.settled}.`) + also
+        );
+      case 'institute':
+        return (
+          (v
+            ? `${e.name}, ${article(a.field as string)} ${a.field} institute started in ${a.founded}, presented its ${a.departments} departments.`
+            : `${e.name}, based in ${model.byId.get(e.rel.location!)!.name}, brought ${fmt(a.researchers as number)} posters, one per researcher.`) + also
+        );
     }
   };
-  const neutral = (e: Entity): string => rng.pick([
-    `Visitors asked several questions about ${e.type === 'product' ? 'the ' : ''}${e.name}.`,
-    `A panel discussed ${e.type === 'product' ? 'the ' : ''}${e.name} briefly.`,
-    `Posters mentioning ${e.type === 'product' ? 'the ' : ''}${e.name} were displayed near the entrance.`,
-  ]);
+  const neutral = (e: Entity): string =>
+    rng.pick([
+      `Visitors asked several questions about ${e.type === 'product' ? 'the ' : ''}${e.name}.`,
+      `A panel discussed ${e.type === 'product' ? 'the ' : ''}${e.name} briefly.`,
+      `Posters mentioning ${e.type === 'product' ? 'the ' : ''}${e.name} were displayed near the entrance.`,
+    ]);
   // Each sibling at most once per digest (a small world has few of them).
   const featured = pickDistinct(rng, siblings, 8);
   const sections = rng.int(2, 3);
@@ -314,8 +424,13 @@ function digestDoc(id: string, title: string, model: WorldModel, rng: Rng, facts
   if (shownProducts.length) {
     const s = b.section('Exhibitors');
     b.block(s, { kind: 'paragraph', text: 'The table below lists products shown by exhibitors.' });
-    b.block(s, { kind: 'table', label: b.nextTable(), caption: 'Products shown by exhibitors', header: ['Product', 'Maker', 'Price (credits)'],
-      rows: shownProducts.map((p) => [p.name, model.byId.get(p.rel.manufacturer!)!.name, fmt(p.attrs.price as number)]) });
+    b.block(s, {
+      kind: 'table',
+      label: b.nextTable(),
+      caption: 'Products shown by exhibitors',
+      header: ['Product', 'Maker', 'Price (credits)'],
+      rows: shownProducts.map((p) => [p.name, model.byId.get(p.rel.manufacturer!)!.name, fmt(p.attrs.price as number)]),
+    });
   }
   const withSeries = model.siblingsWithSeries;
   const charted = withSeries.length && rng.bool(0.5) ? rng.pick(withSeries) : undefined;
@@ -325,9 +440,20 @@ function digestDoc(id: string, title: string, model: WorldModel, rng: Rng, facts
     b.block(s, { kind: 'paragraph', text: `The chart below was handed out by ${charted.name}.` });
     const fig = b.nextFigure();
     const caption = st.caption(charted.name);
-    b.block(s, { kind: 'figure', label: fig.label, caption, alt: caption, asset: fig.asset,
-      chart: { kind: st.kind, title: `${charted.name}: ${st.heading.toLowerCase()}`, xLabel: 'Year', yLabel: st.yLabel,
-        points: charted.series.points.map((p) => ({ label: String(p.year), value: p.value, text: fmt(p.value) })) } });
+    b.block(s, {
+      kind: 'figure',
+      label: fig.label,
+      caption,
+      alt: caption,
+      asset: fig.asset,
+      chart: {
+        kind: st.kind,
+        title: `${charted.name}: ${st.heading.toLowerCase()}`,
+        xLabel: 'Year',
+        yLabel: st.yLabel,
+        points: charted.series.points.map((p) => ({ label: String(p.year), value: p.value, text: fmt(p.value) })),
+      },
+    });
   }
   return b;
 }
@@ -354,13 +480,22 @@ export function fillerSubject(doc: DemoDoc, model: WorldModel): FillerSubject {
   const e = doc.entity ? model.byId.get(doc.entity) : undefined;
   if (!e) return { name: 'the fair', type: 'digest', minYear: 2000 };
   const a = e.attrs;
-  const since = e.type === 'person' ? (a.born as number) + 20 : e.type === 'product' ? (a.launched as number) : e.type === 'city' ? 1961 : (a.founded as number) + 1;
+  const since =
+    e.type === 'person' ? (a.born as number) + 20 : e.type === 'product' ? (a.launched as number) : e.type === 'city' ? 1961 : (a.founded as number) + 1;
   return { name: e.type === 'product' ? `the ${e.name}` : e.name, type: e.type, minYear: since };
 }
 
 /** Formats in fixed proportions (markdown 40%, html 30%, pdf 30%), shuffled over documents. */
 function assignFormats(n: number, rng: Rng): DemoFormat[] {
-  const c = splitCounts(n, [['markdown', 0.4], ['html', 0.3], ['pdf', 0.3]] as [DemoFormat, number][], n >= 3 ? 1 : 0);
+  const c = splitCounts(
+    n,
+    [
+      ['markdown', 0.4],
+      ['html', 0.3],
+      ['pdf', 0.3],
+    ] as [DemoFormat, number][],
+    n >= 3 ? 1 : 0,
+  );
   const out: DemoFormat[] = [];
   for (const f of ['markdown', 'html', 'pdf'] as DemoFormat[]) for (let i = 0; i < c[f]; i++) out.push(f);
   return rng.shuffle(out).slice(0, n);
@@ -394,7 +529,9 @@ export function buildDocuments(model: WorldModel, opts: DemoOptions, rng: Rng, w
     docs.push({ id, format: 'markdown', title, role: 'distractor', sections: b.sections });
   }
   const formats = assignFormats(docs.length, rng.fork('formats'));
-  docs.forEach((d, i) => { d.format = formats[i]; });
+  docs.forEach((d, i) => {
+    d.format = formats[i];
+  });
   if (withFiller && opts.paragraphs > 0) {
     for (const d of docs) {
       appendFiller(d.sections, opts.paragraphs, rng.fork(`filler/${d.id}`), fillerSubject(d, model));

@@ -12,7 +12,20 @@
 import type { Rng } from '../util/rng';
 import type { EntityType } from './types';
 
-const ADJECTIVES = ['quiet', 'ambitious', 'methodical', 'unusual', 'well-documented', 'modest', 'energetic', 'careful', 'inventive', 'steady', 'curious', 'patient'];
+const ADJECTIVES = [
+  'quiet',
+  'ambitious',
+  'methodical',
+  'unusual',
+  'well-documented',
+  'modest',
+  'energetic',
+  'careful',
+  'inventive',
+  'steady',
+  'curious',
+  'patient',
+];
 
 const TOPICS: Record<EntityType | 'digest', string[]> = {
   company: ['supply contracts', 'training programmes', 'warehouse layout', 'quality audits', 'customer service', 'delivery routes'],

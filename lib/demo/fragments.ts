@@ -110,7 +110,10 @@ export function documentFragments(doc: DemoDoc, out: Fragment[] = []): Fragment[
       if (f.kind === 'text' || f.kind === 'example') {
         lastText = f;
         // Media that opened a section before any text attach to its first text.
-        for (const m of pendingMedia.splice(0)) { m.anchor = f.id; f.attached.push(m.id); }
+        for (const m of pendingMedia.splice(0)) {
+          m.anchor = f.id;
+          f.attached.push(m.id);
+        }
       } else if (lastText) {
         f.anchor = lastText.id;
         lastText.attached.push(f.id);
@@ -135,7 +138,9 @@ export function documentFragments(doc: DemoDoc, out: Fragment[] = []): Fragment[
 export function demoFragments(opts: DemoFragmentsOptions): DemoFragments {
   const n = opts.fragments;
   if (!Number.isInteger(n) || n < 1) {
-    throw new KfError('demo_bad_option', `demoFragments: fragments=${n} must be a positive integer`, 'pass e.g. {fragments: 200000}', { concerns: 'fragments' });
+    throw new KfError('demo_bad_option', `demoFragments: fragments=${n} must be a positive integer`, 'pass e.g. {fragments: 200000}', {
+      concerns: 'fragments',
+    });
   }
   let documents = opts.documents ?? Math.max(MIN_DOCS, Math.round(n / FRAGMENTS_PER_DOC));
   for (;;) {
@@ -154,12 +159,21 @@ export function demoFragments(opts: DemoFragmentsOptions): DemoFragments {
     const structural = docs.reduce((a, d) => a + blockCount(d), 0);
     if (structural > n) {
       if (opts.documents !== undefined) {
-        throw new KfError('demo_bad_option', `demoFragments: ${opts.documents} documents need at least ${structural} fragments, asked for ${n}`,
-          `ask for at least ${structural} fragments or fewer documents`, { concerns: 'fragments' });
+        throw new KfError(
+          'demo_bad_option',
+          `demoFragments: ${opts.documents} documents need at least ${structural} fragments, asked for ${n}`,
+          `ask for at least ${structural} fragments or fewer documents`,
+          { concerns: 'fragments' },
+        );
       }
       const fewer = Math.floor(documents * (n / structural));
       if (fewer >= documents || fewer < MIN_DOCS) {
-        throw new KfError('demo_bad_option', `demoFragments: ${n} fragments is too few for a demo world (the smallest needs ${structural})`, `ask for at least ${structural} fragments`, { concerns: 'fragments' });
+        throw new KfError(
+          'demo_bad_option',
+          `demoFragments: ${n} fragments is too few for a demo world (the smallest needs ${structural})`,
+          `ask for at least ${structural} fragments`,
+          { concerns: 'fragments' },
+        );
       }
       documents = fewer;
       continue;

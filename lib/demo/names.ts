@@ -6,7 +6,39 @@
 import type { Rng } from '../util/rng';
 
 // Weighted by repetition: plain consonants common, rare letters (which make names look foreign) less so.
-const ONSETS = ['b', 'd', 'f', 'g', 'k', 'k', 'l', 'l', 'm', 'm', 'n', 'n', 'p', 'r', 'r', 's', 's', 't', 't', 'v', 'v', 'z', 'z', 'th', 'kr', 'br', 'dr', 'tr', 'x', 'qu', 'y'];
+const ONSETS = [
+  'b',
+  'd',
+  'f',
+  'g',
+  'k',
+  'k',
+  'l',
+  'l',
+  'm',
+  'm',
+  'n',
+  'n',
+  'p',
+  'r',
+  'r',
+  's',
+  's',
+  't',
+  't',
+  'v',
+  'v',
+  'z',
+  'z',
+  'th',
+  'kr',
+  'br',
+  'dr',
+  'tr',
+  'x',
+  'qu',
+  'y',
+];
 const VOWELS = ['a', 'a', 'e', 'e', 'i', 'o', 'o', 'u', 'ae', 'ou', 'y'];
 const CODAS = ['', '', '', '', '', 'n', 'n', 'r', 'r', 'l', 'k', 'x', 's', 'm', 'v', 'z', 'th'];
 const RARE = /[zxqkvy]/;
@@ -54,5 +86,8 @@ export const CITY_FORMS_SIBLING = ['{} Heights', 'New {}', '{} Harbour', 'Upper 
 
 /** URL/file-safe slug: lower case, ascii letters/digits, hyphens. */
 export function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 }

@@ -60,22 +60,40 @@ export function validateDemoOptions(o: DemoOptions): void {
   };
   const isInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v);
   if (typeof o.seed !== 'string' && typeof o.seed !== 'number') bad(`seed must be a string or number, got ${typeof o.seed}`, 'pass --seed <text or number>');
-  if (!isInt(o.documents) || o.documents < 1 || o.documents > MAX_DOCUMENTS) bad(`documents=${o.documents} is out of range`, `use an integer in 1..${MAX_DOCUMENTS}`);
+  if (!isInt(o.documents) || o.documents < 1 || o.documents > MAX_DOCUMENTS)
+    bad(`documents=${o.documents} is out of range`, `use an integer in 1..${MAX_DOCUMENTS}`);
   if (!isInt(o.distractors) || o.distractors < 0) bad(`distractors=${o.distractors} must be a non-negative integer`, 'pass --distractors 0 or more');
   if (o.documents - o.distractors < MIN_CORE_DOCUMENTS) {
-    bad(`documents=${o.documents} with distractors=${o.distractors} leaves ${o.documents - o.distractors} core documents (need ${MIN_CORE_DOCUMENTS})`, `raise --documents or lower --distractors so that at least ${MIN_CORE_DOCUMENTS} documents are not distractors`);
+    bad(
+      `documents=${o.documents} with distractors=${o.distractors} leaves ${o.documents - o.distractors} core documents (need ${MIN_CORE_DOCUMENTS})`,
+      `raise --documents or lower --distractors so that at least ${MIN_CORE_DOCUMENTS} documents are not distractors`,
+    );
   }
   if (!isInt(o.questions) || o.questions < 0) bad(`questions=${o.questions} must be a non-negative integer`, 'pass --questions 0 or more');
-  if (!isInt(o.paragraphs) || o.paragraphs < 0 || o.paragraphs > MAX_PARAGRAPHS) bad(`paragraphs=${o.paragraphs} is out of range`, `use an integer in 0..${MAX_PARAGRAPHS}`);
+  if (!isInt(o.paragraphs) || o.paragraphs < 0 || o.paragraphs > MAX_PARAGRAPHS)
+    bad(`paragraphs=${o.paragraphs} is out of range`, `use an integer in 0..${MAX_PARAGRAPHS}`);
 }
 
 /** Hash of everything that determines the output (options + generator version). */
 export function demoOptionsHash(o: DemoOptions): string {
-  return shortHash({ v: DEMO_GENERATOR_VERSION, seed: String(o.seed), documents: o.documents, distractors: o.distractors, questions: o.questions, paragraphs: o.paragraphs });
+  return shortHash({
+    v: DEMO_GENERATOR_VERSION,
+    seed: String(o.seed),
+    documents: o.documents,
+    distractors: o.distractors,
+    questions: o.questions,
+    paragraphs: o.paragraphs,
+  });
 }
 
 /** True when the options are exactly the preset's (then the world lives in data/demo/<preset>). */
 export function isPlainPreset(o: DemoOptions): boolean {
   const p = PRESETS[o.preset];
-  return String(p.seed) === String(o.seed) && p.documents === o.documents && p.distractors === o.distractors && p.questions === o.questions && p.paragraphs === o.paragraphs;
+  return (
+    String(p.seed) === String(o.seed) &&
+    p.documents === o.documents &&
+    p.distractors === o.distractors &&
+    p.questions === o.questions &&
+    p.paragraphs === o.paragraphs
+  );
 }

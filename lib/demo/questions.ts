@@ -19,7 +19,10 @@ export const NOT_ANSWERABLE = 'Not answerable';
 
 type Stratum = 'h1' | 'h2' | 'h3' | 'un';
 
-interface Step { entity: string; key: string }
+interface Step {
+  entity: string;
+  key: string;
+}
 
 interface Candidate {
   template: string;
@@ -54,114 +57,231 @@ const val = (c: Ctx, e: Entity, key: string) => c.facts[`${e.id}.${key}`]?.value
 const seriesYear = (c: Ctx, e: Entity) => c.rng.pick(e.series!.points).year;
 
 function lookup(id: string, on: EntityType, key: string, format: AnswerFormat, q: (n: string) => string): Template {
-  return { id, stratum: 'h1', on, make: (e, c) => {
-    const v = c.facts[`${e.id}.${key}`];
-    return v && { type: 'lookup', format, hops: 1, question: q(the(e)), answer: v.value, steps: [{ entity: e.id, key }] };
-  } };
+  return {
+    id,
+    stratum: 'h1',
+    on,
+    make: (e, c) => {
+      const v = c.facts[`${e.id}.${key}`];
+      return v && { type: 'lookup', format, hops: 1, question: q(the(e)), answer: v.value, steps: [{ entity: e.id, key }] };
+    },
+  };
 }
 
 /** Bridge chain: follow relations `path` from e, then read `key` on the last entity. */
-function chain(id: string, on: EntityType, path: (keyof Entity['rel'])[], key: string | ((last: Entity, c: Ctx) => string | undefined), format: AnswerFormat,
-  q: (n: string, key: string) => string): Template {
-  return { id, stratum: path.length === 1 ? 'h2' : 'h3', on, make: (e, c) => {
-    const steps: Step[] = [];
-    let cur = e;
-    for (const r of path) {
-      if (!cur.rel[r]) return undefined;
-      steps.push({ entity: cur.id, key: r });
-      cur = rel(c, cur, r);
-    }
-    const k = typeof key === 'string' ? key : key(cur, c);
-    if (!k || !c.facts[`${cur.id}.${k}`]) return undefined;
-    steps.push({ entity: cur.id, key: k });
-    return { type: 'bridge', format, hops: path.length + 1, question: q(the(e), k), answer: c.facts[`${cur.id}.${k}`].value, steps };
-  } };
+function chain(
+  id: string,
+  on: EntityType,
+  path: (keyof Entity['rel'])[],
+  key: string | ((last: Entity, c: Ctx) => string | undefined),
+  format: AnswerFormat,
+  q: (n: string, key: string) => string,
+): Template {
+  return {
+    id,
+    stratum: path.length === 1 ? 'h2' : 'h3',
+    on,
+    make: (e, c) => {
+      const steps: Step[] = [];
+      let cur = e;
+      for (const r of path) {
+        if (!cur.rel[r]) return undefined;
+        steps.push({ entity: cur.id, key: r });
+        cur = rel(c, cur, r);
+      }
+      const k = typeof key === 'string' ? key : key(cur, c);
+      if (!k || !c.facts[`${cur.id}.${k}`]) return undefined;
+      steps.push({ entity: cur.id, key: k });
+      return { type: 'bridge', format, hops: path.length + 1, question: q(the(e), k), answer: c.facts[`${cur.id}.${k}`].value, steps };
+    },
+  };
 }
 
 function yesNoBefore(id: string, on: EntityType, path: (keyof Entity['rel'])[], key: string, q: (n: string, year: number) => string): Template {
-  return { id, stratum: path.length === 0 ? 'h1' : path.length === 1 ? 'h2' : 'h3', on, make: (e, c) => {
-    const steps: Step[] = [];
-    let cur = e;
-    for (const r of path) { steps.push({ entity: cur.id, key: r }); cur = rel(c, cur, r); }
-    const y = Number(val(c, cur, key));
-    if (!Number.isFinite(y)) return undefined;
-    const probe = y + (c.rng.bool() ? 1 : -1) * c.rng.int(1, 12);
-    steps.push({ entity: cur.id, key });
-    return { type: path.length ? 'bridge' : 'verification', format: 'yes-no', hops: path.length + 1, question: q(the(e), probe), answer: y < probe ? 'Yes' : 'No', steps };
-  } };
+  return {
+    id,
+    stratum: path.length === 0 ? 'h1' : path.length === 1 ? 'h2' : 'h3',
+    on,
+    make: (e, c) => {
+      const steps: Step[] = [];
+      let cur = e;
+      for (const r of path) {
+        steps.push({ entity: cur.id, key: r });
+        cur = rel(c, cur, r);
+      }
+      const y = Number(val(c, cur, key));
+      if (!Number.isFinite(y)) return undefined;
+      const probe = y + (c.rng.bool() ? 1 : -1) * c.rng.int(1, 12);
+      steps.push({ entity: cur.id, key });
+      return {
+        type: path.length ? 'bridge' : 'verification',
+        format: 'yes-no',
+        hops: path.length + 1,
+        question: q(the(e), probe),
+        answer: y < probe ? 'Yes' : 'No',
+        steps,
+      };
+    },
+  };
 }
 
 function unanswerable(id: string, on: EntityType, path: (keyof Entity['rel'])[], attribute: string, q: (n: string) => string): Template {
-  return { id, stratum: 'un', on, make: (e, c) => {
-    const steps: Step[] = [];
-    let cur = e;
-    for (const r of path) { steps.push({ entity: cur.id, key: r }); cur = rel(c, cur, r); }
-    return { type: 'unanswerable', format: 'unanswerable', hops: path.length + 1, question: q(the(e)), answer: NOT_ANSWERABLE, steps, missing: { entity: cur.id, attribute } };
-  } };
+  return {
+    id,
+    stratum: 'un',
+    on,
+    make: (e, c) => {
+      const steps: Step[] = [];
+      let cur = e;
+      for (const r of path) {
+        steps.push({ entity: cur.id, key: r });
+        cur = rel(c, cur, r);
+      }
+      return {
+        type: 'unanswerable',
+        format: 'unanswerable',
+        hops: path.length + 1,
+        question: q(the(e)),
+        answer: NOT_ANSWERABLE,
+        steps,
+        missing: { entity: cur.id, attribute },
+      };
+    },
+  };
 }
 
 const SERIES_Q = {
-  revenue: { value: (n: string, y: number) => `What was the revenue of ${n} in ${y}, in million credits?`,
+  revenue: {
+    value: (n: string, y: number) => `What was the revenue of ${n} in ${y}, in million credits?`,
     peak: (n: string) => `In which year was the revenue of ${n} highest?`,
-    over: (n: string, t: string) => `In which years did the revenue of ${n} exceed ${t} million credits?` },
-  population: { value: (n: string, y: number) => `What was the population of ${n} in ${y}?`,
+    over: (n: string, t: string) => `In which years did the revenue of ${n} exceed ${t} million credits?`,
+  },
+  population: {
+    value: (n: string, y: number) => `What was the population of ${n} in ${y}?`,
     peak: (n: string) => `In which census year was the population of ${n} largest?`,
-    over: (n: string, t: string) => `In which census years did the population of ${n} exceed ${t}?` },
-  publications: { value: (n: string, y: number) => `How many papers did ${n} publish in ${y}?`,
+    over: (n: string, t: string) => `In which census years did the population of ${n} exceed ${t}?`,
+  },
+  publications: {
+    value: (n: string, y: number) => `How many papers did ${n} publish in ${y}?`,
     peak: (n: string) => `In which year did ${n} publish the most papers?`,
-    over: (n: string, t: string) => `In which years did ${n} publish more than ${t} papers?` },
+    over: (n: string, t: string) => `In which years did ${n} publish more than ${t} papers?`,
+  },
 };
 
 function seriesTemplates(on: EntityType): Template[] {
   return [
-    { id: `${on}-series-value`, stratum: 'h1', on, make: (e, c) => {
-      if (!e.series) return undefined;
-      const y = seriesYear(c, e);
-      const key = `${e.series.name}:${y}`;
-      return { type: 'lookup', format: 'number', hops: 1, question: SERIES_Q[e.series.name].value(the(e), y), answer: val(c, e, key)!, steps: [{ entity: e.id, key }] };
-    } },
-    { id: `${on}-series-peak`, stratum: 'h1', on, make: (e, c) => {
-      if (!e.series) return undefined;
-      const key = `${e.series.name}:peak`;
-      return { type: 'superlative', format: 'number', hops: 1, question: SERIES_Q[e.series.name].peak(the(e)), answer: val(c, e, key)!, steps: [{ entity: e.id, key }] };
-    } },
-    { id: `${on}-series-threshold`, stratum: 'h1', on, make: (e, c) => {
-      if (!e.series) return undefined;
-      const sorted = e.series.points.map((p) => p.value).sort((a, b) => b - a);
-      const k = c.rng.int(2, 3);
-      // A round threshold t with lo <= t < hi (hi = k-th largest value, lo = the next one), so exactly k years exceed it.
-      const hi = sorted[k - 1], lo = sorted[k];
-      const t = [1000, 100, 10, 5, 1].map((s) => Math.ceil(lo / s) * s).find((x) => x >= lo && x < hi)!;
-      const years = e.series.points.filter((p) => p.value > t).map((p) => String(p.year));
-      if (years.length !== k) return undefined;
-      return { type: 'aggregation', format: 'list', hops: 1, question: SERIES_Q[e.series.name].over(the(e), fmt(t)), answer: years,
-        steps: years.map((y) => ({ entity: e.id, key: `${e.series!.name}:${y}` })) };
-    } },
+    {
+      id: `${on}-series-value`,
+      stratum: 'h1',
+      on,
+      make: (e, c) => {
+        if (!e.series) return undefined;
+        const y = seriesYear(c, e);
+        const key = `${e.series.name}:${y}`;
+        return {
+          type: 'lookup',
+          format: 'number',
+          hops: 1,
+          question: SERIES_Q[e.series.name].value(the(e), y),
+          answer: val(c, e, key)!,
+          steps: [{ entity: e.id, key }],
+        };
+      },
+    },
+    {
+      id: `${on}-series-peak`,
+      stratum: 'h1',
+      on,
+      make: (e, c) => {
+        if (!e.series) return undefined;
+        const key = `${e.series.name}:peak`;
+        return {
+          type: 'superlative',
+          format: 'number',
+          hops: 1,
+          question: SERIES_Q[e.series.name].peak(the(e)),
+          answer: val(c, e, key)!,
+          steps: [{ entity: e.id, key }],
+        };
+      },
+    },
+    {
+      id: `${on}-series-threshold`,
+      stratum: 'h1',
+      on,
+      make: (e, c) => {
+        if (!e.series) return undefined;
+        const sorted = e.series.points.map((p) => p.value).sort((a, b) => b - a);
+        const k = c.rng.int(2, 3);
+        // A round threshold t with lo <= t < hi (hi = k-th largest value, lo = the next one), so exactly k years exceed it.
+        const hi = sorted[k - 1],
+          lo = sorted[k];
+        const t = [1000, 100, 10, 5, 1].map((s) => Math.ceil(lo / s) * s).find((x) => x >= lo && x < hi)!;
+        const years = e.series.points.filter((p) => p.value > t).map((p) => String(p.year));
+        if (years.length !== k) return undefined;
+        return {
+          type: 'aggregation',
+          format: 'list',
+          hops: 1,
+          question: SERIES_Q[e.series.name].over(the(e), fmt(t)),
+          answer: years,
+          steps: years.map((y) => ({ entity: e.id, key: `${e.series!.name}:${y}` })),
+        };
+      },
+    },
   ];
 }
 
 function example(id: string, on: EntityType, key: string, q: (n: string) => string): Template {
-  return { id, stratum: 'h1', on, make: (e, c) => {
-    const v = val(c, e, key);
-    return v === undefined ? undefined : { type: 'calculation', format: 'number', hops: 1, question: q(the(e)), answer: v, steps: [{ entity: e.id, key }] };
-  } };
+  return {
+    id,
+    stratum: 'h1',
+    on,
+    make: (e, c) => {
+      const v = val(c, e, key);
+      return v === undefined ? undefined : { type: 'calculation', format: 'number', hops: 1, question: q(the(e)), answer: v, steps: [{ entity: e.id, key }] };
+    },
+  };
 }
 
-function compare(id: string, on: EntityType, key: (e: Entity, c: Ctx) => string, num: (e: Entity, c: Ctx) => number | undefined,
-  q: (a: string, b: string, c: Ctx, extra: string) => string, pick: 'min' | 'max', extra?: (c: Ctx, e: Entity) => string): Template {
-  return { id, stratum: 'h2', on, make: (e, c) => {
-    const others = c.model.coreByType[on].filter((x) => x !== e);
-    if (!others.length) return undefined;
-    const o = c.rng.pick(others);
-    const ex = extra ? extra(c, e) : '';
-    const k1 = key(e, c), k2 = key(o, c);
-    const a = num(e, c), b = num(o, c);
-    if (a === undefined || b === undefined || a === b) return undefined;
-    const winner = (pick === 'min' ? a < b : a > b) ? e : o;
-    const [first, second] = c.rng.bool() ? [e, o] : [o, e];
-    return { type: 'comparison', format: 'span', hops: 2, question: q(the(first), the(second), c, ex), answer: winner.name,
-      steps: [{ entity: e.id, key: k1 }, { entity: o.id, key: k2 }] };
-  } };
+function compare(
+  id: string,
+  on: EntityType,
+  key: (e: Entity, c: Ctx) => string,
+  num: (e: Entity, c: Ctx) => number | undefined,
+  q: (a: string, b: string, c: Ctx, extra: string) => string,
+  pick: 'min' | 'max',
+  extra?: (c: Ctx, e: Entity) => string,
+): Template {
+  return {
+    id,
+    stratum: 'h2',
+    on,
+    make: (e, c) => {
+      const others = c.model.coreByType[on].filter((x) => x !== e);
+      if (!others.length) return undefined;
+      const o = c.rng.pick(others);
+      const ex = extra ? extra(c, e) : '';
+      const k1 = key(e, c),
+        k2 = key(o, c);
+      const a = num(e, c),
+        b = num(o, c);
+      if (a === undefined || b === undefined || a === b) return undefined;
+      const winner = (pick === 'min' ? a < b : a > b) ? e : o;
+      const [first, second] = c.rng.bool() ? [e, o] : [o, e];
+      return {
+        type: 'comparison',
+        format: 'span',
+        hops: 2,
+        question: q(the(first), the(second), c, ex),
+        answer: winner.name,
+        steps: [
+          { entity: e.id, key: k1 },
+          { entity: o.id, key: k2 },
+        ],
+      };
+    },
+  };
 }
 
 const num = (key: string) => (e: Entity, c: Ctx) => {
@@ -199,77 +319,226 @@ export const TEMPLATES: Template[] = [
   lookup('institute-researchers', 'institute', 'researchers', 'number', (n) => `How many researchers does ${n} have?`),
   lookup('institute-departments', 'institute', 'departments', 'number', (n) => `Into how many departments is ${n} organised?`),
   lookup('institute-field', 'institute', 'field', 'span', (n) => `What does ${n} specialise in?`),
-  ...seriesTemplates('company'), ...seriesTemplates('city'), ...seriesTemplates('institute'),
+  ...seriesTemplates('company'),
+  ...seriesTemplates('city'),
+  ...seriesTemplates('institute'),
   example('company-age', 'company', 'age2025', (n) => `How old was ${n} in 2025, in years?`),
   example('city-feet', 'city', 'elevationFeet', (n) => `What is the elevation of ${n} in feet?`),
   example('product-three', 'product', 'price3', (n) => `How many credits do three units of ${n} cost?`),
   example('institute-per-department', 'institute', 'perDepartment', (n) => `On average, how many researchers work in each department of ${n}?`),
   yesNoBefore('company-founded-before', 'company', [], 'founded', (n, y) => `Was ${n} founded before ${y}?`),
   yesNoBefore('person-born-before', 'person', [], 'born', (n, y) => `Was ${n} born before ${y}?`),
-  { id: 'product-colour-yn', stratum: 'h1', on: 'product', make: (e, c) => {
-    const cols = e.attrs.colours as string[];
-    const yes = c.rng.bool();
-    const colour = yes ? c.rng.pick(cols) : c.rng.pick(COLOURS.filter((x) => !cols.includes(x)));
-    return { type: 'verification', format: 'yes-no', hops: 1, question: `Is ${the(e)} available in ${colour}?`, answer: yes ? 'Yes' : 'No', steps: [{ entity: e.id, key: 'colours' }] };
-  } },
+  {
+    id: 'product-colour-yn',
+    stratum: 'h1',
+    on: 'product',
+    make: (e, c) => {
+      const cols = e.attrs.colours as string[];
+      const yes = c.rng.bool();
+      const colour = yes ? c.rng.pick(cols) : c.rng.pick(COLOURS.filter((x) => !cols.includes(x)));
+      return {
+        type: 'verification',
+        format: 'yes-no',
+        hops: 1,
+        question: `Is ${the(e)} available in ${colour}?`,
+        answer: yes ? 'Yes' : 'No',
+        steps: [{ entity: e.id, key: 'colours' }],
+      };
+    },
+  },
 
   // ---- two hops: bridges through a name learnt from the first document ----
   chain('product-maker-founded', 'product', ['manufacturer'], 'founded', 'number', (n) => `In what year was the company that manufactures ${n} founded?`),
   chain('product-maker-ceo', 'product', ['manufacturer'], 'ceo', 'span', (n) => `Who is the chief executive of the company that makes ${n}?`),
-  chain('product-maker-revenue', 'product', ['manufacturer'], (l, c) => `revenue:${seriesYear(c, l)}`, 'number',
-    (n, k) => `What was the ${k.split(':')[1]} revenue of the company that makes ${n}, in million credits?`),
+  chain(
+    'product-maker-revenue',
+    'product',
+    ['manufacturer'],
+    (l, c) => `revenue:${seriesYear(c, l)}`,
+    'number',
+    (n, k) => `What was the ${k.split(':')[1]} revenue of the company that makes ${n}, in million credits?`,
+  ),
   chain('product-maker-hq', 'product', ['manufacturer'], 'headquarters', 'span', (n) => `In which city does the manufacturer of ${n} have its headquarters?`),
   chain('product-maker-employees', 'product', ['manufacturer'], 'employees', 'number', (n) => `How many people does the manufacturer of ${n} employ?`),
   chain('company-founder-birthplace', 'company', ['founder'], 'birthplace', 'span', (n) => `In which city was the founder of ${n} born?`),
   chain('company-ceo-born', 'company', ['ceo'], 'born', 'number', (n) => `In what year was the chief executive of ${n} born?`),
   chain('company-ceo-almamater', 'company', ['ceo'], 'almaMater', 'span', (n) => `Where did the chief executive of ${n} study?`),
-  chain('company-hq-population', 'company', ['headquarters'], (l, c) => `population:${seriesYear(c, l)}`, 'number',
-    (n, k) => `What was the population in ${k.split(':')[1]} of the city where ${n} has its headquarters?`),
+  chain(
+    'company-hq-population',
+    'company',
+    ['headquarters'],
+    (l, c) => `population:${seriesYear(c, l)}`,
+    'number',
+    (n, k) => `What was the population in ${k.split(':')[1]} of the city where ${n} has its headquarters?`,
+  ),
   chain('company-hq-province', 'company', ['headquarters'], 'region', 'span', (n) => `In which province is the city where ${n} has its headquarters?`),
   chain('person-almamater-founded', 'person', ['almaMater'], 'founded', 'number', (n) => `In what year was the institution where ${n} studied founded?`),
-  chain('person-birthplace-elevation', 'person', ['birthplace'], 'elevation', 'number', (n) => `How many metres above sea level does the birthplace of ${n} lie?`),
+  chain(
+    'person-birthplace-elevation',
+    'person',
+    ['birthplace'],
+    'elevation',
+    'number',
+    (n) => `How many metres above sea level does the birthplace of ${n} lie?`,
+  ),
   chain('institute-director-born', 'institute', ['director'], 'born', 'number', (n) => `In what year was the director of ${n} born?`),
   chain('institute-director-profession', 'institute', ['director'], 'profession', 'span', (n) => `What is the profession of the director of ${n}?`),
-  chain('institute-location-population', 'institute', ['location'], (l, c) => `population:${seriesYear(c, l)}`, 'number',
-    (n, k) => `What was the population in ${k.split(':')[1]} of the city where ${n} is located?`),
+  chain(
+    'institute-location-population',
+    'institute',
+    ['location'],
+    (l, c) => `population:${seriesYear(c, l)}`,
+    'number',
+    (n, k) => `What was the population in ${k.split(':')[1]} of the city where ${n} is located?`,
+  ),
   yesNoBefore('company-founder-born-before', 'company', ['founder'], 'born', (n, y) => `Was the founder of ${n} born before ${y}?`),
-  { id: 'product-maker-hq-yn', stratum: 'h2', on: 'product', make: (e, c) => {
-    const maker = rel(c, e, 'manufacturer');
-    const hq = rel(c, maker, 'headquarters');
-    const yes = c.rng.bool();
-    const others = c.model.coreByType.city.filter((x) => x !== hq);
-    if (!yes && !others.length) return undefined;
-    const city = yes ? hq : c.rng.pick(others);
-    return { type: 'bridge', format: 'yes-no', hops: 2, question: `Is the company that makes ${the(e)} headquartered in ${city.name}?`, answer: yes ? 'Yes' : 'No',
-      steps: [{ entity: e.id, key: 'manufacturer' }, { entity: maker.id, key: 'headquarters' }] };
-  } },
-  compare('company-older', 'company', () => 'founded', num('founded'), (a, b) => `Which was founded earlier, ${a} or ${b}?`, 'min'),
-  compare('product-heavier', 'product', () => 'weight', num('weight'), (a, b) => `Which is heavier, ${a} or ${b}?`, 'max'),
-  compare('institute-larger', 'institute', () => 'researchers', num('researchers'), (a, b) => `Which has more researchers, ${a} or ${b}?`, 'max'),
-  compare('person-older', 'person', () => 'born', num('born'), (a, b) => `Who was born earlier, ${a} or ${b}?`, 'min'),
-  { id: 'city-larger', stratum: 'h2', on: 'city', make: (e, c) => {
-    const others = c.model.coreByType.city.filter((x) => x !== e);
-    if (!others.length) return undefined;
-    const o = c.rng.pick(others);
-    const y = seriesYear(c, e);
-    const a = num(`population:${y}`)(e, c)!, b = num(`population:${y}`)(o, c)!;
-    if (a === b) return undefined;
-    const [first, second] = c.rng.bool() ? [e, o] : [o, e];
-    return { type: 'comparison', format: 'span', hops: 2, question: `Which city had more inhabitants in ${y}, ${first.name} or ${second.name}?`, answer: (a > b ? e : o).name,
-      steps: [{ entity: e.id, key: `population:${y}` }, { entity: o.id, key: `population:${y}` }] };
-  } },
+  {
+    id: 'product-maker-hq-yn',
+    stratum: 'h2',
+    on: 'product',
+    make: (e, c) => {
+      const maker = rel(c, e, 'manufacturer');
+      const hq = rel(c, maker, 'headquarters');
+      const yes = c.rng.bool();
+      const others = c.model.coreByType.city.filter((x) => x !== hq);
+      if (!yes && !others.length) return undefined;
+      const city = yes ? hq : c.rng.pick(others);
+      return {
+        type: 'bridge',
+        format: 'yes-no',
+        hops: 2,
+        question: `Is the company that makes ${the(e)} headquartered in ${city.name}?`,
+        answer: yes ? 'Yes' : 'No',
+        steps: [
+          { entity: e.id, key: 'manufacturer' },
+          { entity: maker.id, key: 'headquarters' },
+        ],
+      };
+    },
+  },
+  compare(
+    'company-older',
+    'company',
+    () => 'founded',
+    num('founded'),
+    (a, b) => `Which was founded earlier, ${a} or ${b}?`,
+    'min',
+  ),
+  compare(
+    'product-heavier',
+    'product',
+    () => 'weight',
+    num('weight'),
+    (a, b) => `Which is heavier, ${a} or ${b}?`,
+    'max',
+  ),
+  compare(
+    'institute-larger',
+    'institute',
+    () => 'researchers',
+    num('researchers'),
+    (a, b) => `Which has more researchers, ${a} or ${b}?`,
+    'max',
+  ),
+  compare(
+    'person-older',
+    'person',
+    () => 'born',
+    num('born'),
+    (a, b) => `Who was born earlier, ${a} or ${b}?`,
+    'min',
+  ),
+  {
+    id: 'city-larger',
+    stratum: 'h2',
+    on: 'city',
+    make: (e, c) => {
+      const others = c.model.coreByType.city.filter((x) => x !== e);
+      if (!others.length) return undefined;
+      const o = c.rng.pick(others);
+      const y = seriesYear(c, e);
+      const a = num(`population:${y}`)(e, c)!,
+        b = num(`population:${y}`)(o, c)!;
+      if (a === b) return undefined;
+      const [first, second] = c.rng.bool() ? [e, o] : [o, e];
+      return {
+        type: 'comparison',
+        format: 'span',
+        hops: 2,
+        question: `Which city had more inhabitants in ${y}, ${first.name} or ${second.name}?`,
+        answer: (a > b ? e : o).name,
+        steps: [
+          { entity: e.id, key: `population:${y}` },
+          { entity: o.id, key: `population:${y}` },
+        ],
+      };
+    },
+  },
 
   // ---- three hops ----
-  chain('product-ceo-birthplace', 'product', ['manufacturer', 'ceo'], 'birthplace', 'span', (n) => `In which city was the chief executive of the company that makes ${n} born?`),
-  chain('product-founder-born', 'product', ['manufacturer', 'founder'], 'born', 'number', (n) => `In what year was the founder of the company that manufactures ${n} born?`),
-  chain('product-hq-population', 'product', ['manufacturer', 'headquarters'], (l, c) => `population:${seriesYear(c, l)}`, 'number',
-    (n, k) => `What was the population in ${k.split(':')[1]} of the city where the manufacturer of ${n} has its headquarters?`),
-  chain('product-hq-province', 'product', ['manufacturer', 'headquarters'], 'region', 'span', (n) => `In which province is the headquarters city of the company that makes ${n}?`),
-  chain('company-founder-almamater-founded', 'company', ['founder', 'almaMater'], 'founded', 'number', (n) => `In what year was the institution where the founder of ${n} studied founded?`),
-  chain('company-ceo-almamater-location', 'company', ['ceo', 'almaMater'], 'location', 'span', (n) => `In which city is the institution where the chief executive of ${n} studied?`),
-  chain('institute-director-birthplace-elevation', 'institute', ['director', 'birthplace'], 'elevation', 'number',
-    (n) => `How many metres above sea level does the birthplace of the director of ${n} lie?`),
-  yesNoBefore('product-ceo-born-before', 'product', ['manufacturer', 'ceo'], 'born', (n, y) => `Was the chief executive of the company that makes ${n} born before ${y}?`),
+  chain(
+    'product-ceo-birthplace',
+    'product',
+    ['manufacturer', 'ceo'],
+    'birthplace',
+    'span',
+    (n) => `In which city was the chief executive of the company that makes ${n} born?`,
+  ),
+  chain(
+    'product-founder-born',
+    'product',
+    ['manufacturer', 'founder'],
+    'born',
+    'number',
+    (n) => `In what year was the founder of the company that manufactures ${n} born?`,
+  ),
+  chain(
+    'product-hq-population',
+    'product',
+    ['manufacturer', 'headquarters'],
+    (l, c) => `population:${seriesYear(c, l)}`,
+    'number',
+    (n, k) => `What was the population in ${k.split(':')[1]} of the city where the manufacturer of ${n} has its headquarters?`,
+  ),
+  chain(
+    'product-hq-province',
+    'product',
+    ['manufacturer', 'headquarters'],
+    'region',
+    'span',
+    (n) => `In which province is the headquarters city of the company that makes ${n}?`,
+  ),
+  chain(
+    'company-founder-almamater-founded',
+    'company',
+    ['founder', 'almaMater'],
+    'founded',
+    'number',
+    (n) => `In what year was the institution where the founder of ${n} studied founded?`,
+  ),
+  chain(
+    'company-ceo-almamater-location',
+    'company',
+    ['ceo', 'almaMater'],
+    'location',
+    'span',
+    (n) => `In which city is the institution where the chief executive of ${n} studied?`,
+  ),
+  chain(
+    'institute-director-birthplace-elevation',
+    'institute',
+    ['director', 'birthplace'],
+    'elevation',
+    'number',
+    (n) => `How many metres above sea level does the birthplace of the director of ${n} lie?`,
+  ),
+  yesNoBefore(
+    'product-ceo-born-before',
+    'product',
+    ['manufacturer', 'ceo'],
+    'born',
+    (n, y) => `Was the chief executive of the company that makes ${n} born before ${y}?`,
+  ),
 
   // ---- unanswerable: the world never states these attributes ----
   unanswerable('city-mayor', 'city', [], 'mayor', (n) => `Who is the mayor of ${n}?`),
@@ -280,11 +549,22 @@ export const TEMPLATES: Template[] = [
   unanswerable('institute-motto', 'institute', [], 'motto', (n) => `What is the motto of ${n}?`),
   unanswerable('product-maker-ticker', 'product', ['manufacturer'], 'ticker', (n) => `What is the stock ticker symbol of the company that makes ${n}?`),
   unanswerable('company-hq-mayor', 'company', ['headquarters'], 'mayor', (n) => `Who is the mayor of the city where ${n} has its headquarters?`),
-  unanswerable('product-hq-mayor', 'product', ['manufacturer', 'headquarters'], 'mayor', (n) => `Who is the mayor of the city where the manufacturer of ${n} has its headquarters?`),
+  unanswerable(
+    'product-hq-mayor',
+    'product',
+    ['manufacturer', 'headquarters'],
+    'mayor',
+    (n) => `Who is the mayor of the city where the manufacturer of ${n} has its headquarters?`,
+  ),
 ];
 
 /** Share of questions per stratum (one hop, two hops, three hops, unanswerable). */
-const STRATA: [Stratum, number][] = [['h1', 0.37], ['h2', 0.35], ['h3', 0.2], ['un', 0.08]];
+const STRATA: [Stratum, number][] = [
+  ['h1', 0.37],
+  ['h2', 0.35],
+  ['h3', 0.2],
+  ['un', 0.08],
+];
 
 /** Relative share of answer formats inside a stratum. */
 const FORMAT_WEIGHTS: Record<AnswerFormat, number> = { number: 0.35, span: 0.35, list: 0.12, 'yes-no': 0.18, unanswerable: 1 };
@@ -306,7 +586,16 @@ function toQuestion(c: Candidate, facts: Record<string, FactLocation>, docs: Map
   const goldDocs = [...new Set(evidence.map((e) => e.doc))];
   const modality = [...new Set(evidence.map((e) => e.modality!))] as Modality[];
   const q: Question = {
-    id: '', benchmark: 'demo', question: c.question, answer: c.answer, format: c.format, goldDocs, evidence, modality, hops: c.hops, type: c.type,
+    id: '',
+    benchmark: 'demo',
+    question: c.question,
+    answer: c.answer,
+    format: c.format,
+    goldDocs,
+    evidence,
+    modality,
+    hops: c.hops,
+    type: c.type,
     meta: {
       template: c.template,
       /** bridge: steps[i].value names steps[i+1]'s entity; parallel: independent facts compared; single: one entity. */
@@ -418,7 +707,11 @@ export function buildQuestions(model: WorldModel, docs: DemoDoc[], facts: Record
   targets[0][1] += wanted - targets.reduce((a, [, n]) => a + n, 0);
   // What coverage took counts toward its stratum; any excess comes off the largest stratum.
   let excess = 0;
-  for (const t of targets) { const d = Math.min(t[1], taken[t[0]]); excess += taken[t[0]] - d; t[1] -= d; }
+  for (const t of targets) {
+    const d = Math.min(t[1], taken[t[0]]);
+    excess += taken[t[0]] - d;
+    t[1] -= d;
+  }
   targets[0][1] = Math.max(0, targets[0][1] - excess);
   for (const [s, n] of targets) missing += n - takeFrom(s, n);
   // A small world may run out of one stratum: make up from the others in order.

@@ -40,7 +40,9 @@ export function renderPdf(doc: DemoDoc, png: (asset: string) => Buffer): Promise
     pdf.on('error', reject);
   });
   let pages = 1;
-  pdf.on('pageAdded', () => { pages++; });
+  pdf.on('pageAdded', () => {
+    pages++;
+  });
   const width = pdf.page.width - 2 * MARGIN;
 
   doc.sections.forEach((s, si) => {
@@ -82,7 +84,13 @@ function drawTable(pdf: PDFKit.PDFDocument, header: string[], rows: string[][], 
   const pad = 4;
   const x0 = MARGIN;
   let y = pdf.y;
-  const rule = (yy: number) => pdf.moveTo(x0, yy).lineTo(x0 + width, yy).lineWidth(0.7).strokeColor('#444444').stroke();
+  const rule = (yy: number) =>
+    pdf
+      .moveTo(x0, yy)
+      .lineTo(x0 + width, yy)
+      .lineWidth(0.7)
+      .strokeColor('#444444')
+      .stroke();
   const row = (cells: string[], bold: boolean) => {
     pdf.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(10);
     const h = Math.max(...cells.map((c, i) => pdf.heightOfString(c, { width: widths[i] - 2 * pad }))) + 2 * pad;

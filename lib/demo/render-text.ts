@@ -68,7 +68,12 @@ export function renderHtml(doc: DemoDoc): string {
           out.push(`<div class="example"><p>${e(b.text)}</p></div>`);
           break;
         case 'table':
-          out.push('<table>', `<caption>${e(b.label)}: ${e(b.caption)}</caption>`, `<thead><tr>${b.header.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead>`, '<tbody>');
+          out.push(
+            '<table>',
+            `<caption>${e(b.label)}: ${e(b.caption)}</caption>`,
+            `<thead><tr>${b.header.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead>`,
+            '<tbody>',
+          );
           for (const r of b.rows) out.push(`<tr>${r.map((c) => `<td>${e(c)}</td>`).join('')}</tr>`);
           out.push('</tbody>', '</table>');
           break;

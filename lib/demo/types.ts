@@ -27,7 +27,10 @@ export type EntityType = 'company' | 'person' | 'city' | 'product' | 'institute'
 
 export type RelationName = 'manufacturer' | 'founder' | 'ceo' | 'headquarters' | 'birthplace' | 'almaMater' | 'location' | 'director';
 
-export interface SeriesPoint { year: number; value: number }
+export interface SeriesPoint {
+  year: number;
+  value: number;
+}
 
 export interface TimeSeries {
   /** revenue (company, million credits), population (city), publications (institute). */
@@ -52,7 +55,11 @@ export interface Entity {
   siblingOf?: string;
 }
 
-export interface Relation { from: string; rel: RelationName; to: string }
+export interface Relation {
+  from: string;
+  rel: RelationName;
+  to: string;
+}
 
 export type FactModality = 'text' | 'table' | 'image';
 

@@ -11,14 +11,72 @@ import type { Rng } from '../util/rng';
 import { COMPANY_SUFFIXES, CITY_FORMS_SIBLING, INSTITUTE_FORMS, NameGenerator, slug } from './names';
 import type { DemoOptions, Entity, EntityType, Relation, RelationName, TimeSeries } from './types';
 
-export const SECTORS = ['logistics', 'textiles', 'optics', 'agritech', 'shipbuilding', 'ceramics', 'robotics', 'biotech', 'aerospace', 'furniture', 'acoustics', 'glassware'];
-export const PROFESSIONS = ['marine engineer', 'glassblower', 'economist', 'cartographer', 'chemist', 'architect', 'botanist', 'violinist', 'pilot', 'geologist', 'typographer', 'surveyor'];
-export const CATEGORIES = ['cordless kettle', 'survey drone', 'handloom', 'folding bicycle', 'storm lantern', 'field telescope', 'water filter', 'desk fan', 'sewing machine', 'e-reader', 'seed drill', 'tide clock'];
+export const SECTORS = [
+  'logistics',
+  'textiles',
+  'optics',
+  'agritech',
+  'shipbuilding',
+  'ceramics',
+  'robotics',
+  'biotech',
+  'aerospace',
+  'furniture',
+  'acoustics',
+  'glassware',
+];
+export const PROFESSIONS = [
+  'marine engineer',
+  'glassblower',
+  'economist',
+  'cartographer',
+  'chemist',
+  'architect',
+  'botanist',
+  'violinist',
+  'pilot',
+  'geologist',
+  'typographer',
+  'surveyor',
+];
+export const CATEGORIES = [
+  'cordless kettle',
+  'survey drone',
+  'handloom',
+  'folding bicycle',
+  'storm lantern',
+  'field telescope',
+  'water filter',
+  'desk fan',
+  'sewing machine',
+  'e-reader',
+  'seed drill',
+  'tide clock',
+];
 export const COLOURS = ['teal', 'amber', 'ochre', 'crimson', 'slate', 'ivory', 'cobalt', 'olive', 'magenta', 'saffron', 'graphite', 'coral'];
-export const FIELDS = ['tidal studies', 'applied optics', 'soil science', 'glacial research', 'textile chemistry', 'acoustics', 'orbital mechanics', 'marine biology', 'linguistics', 'metallurgy', 'seismology', 'mycology'];
+export const FIELDS = [
+  'tidal studies',
+  'applied optics',
+  'soil science',
+  'glacial research',
+  'textile chemistry',
+  'acoustics',
+  'orbital mechanics',
+  'marine biology',
+  'linguistics',
+  'metallurgy',
+  'seismology',
+  'mycology',
+];
 
 /** Share of core documents per entity type (products and people dominate, as chains start there). */
-const TYPE_WEIGHTS: [EntityType, number][] = [['product', 0.28], ['company', 0.2], ['person', 0.26], ['city', 0.12], ['institute', 0.14]];
+const TYPE_WEIGHTS: [EntityType, number][] = [
+  ['product', 0.28],
+  ['company', 0.2],
+  ['person', 0.26],
+  ['city', 0.12],
+  ['institute', 0.14],
+];
 
 /** Model-code letters that OCR never confuses with digits (no O/0, I/1, S/5, Z/2, B/8, G/6, Q). */
 const CODE_LETTERS = 'ACDEFHJKMNPRTVWXY'.split('');
@@ -33,7 +91,10 @@ export function splitCounts<K extends string>(n: number, weights: [K, number][],
   let left = n - min * weights.length;
   const raw = weights.map(([k, w]) => [k, Math.max(0, left) * w] as [K, number]);
   let used = 0;
-  for (const [k, v] of raw) { out[k] = min + Math.floor(v); used += Math.floor(v); }
+  for (const [k, v] of raw) {
+    out[k] = min + Math.floor(v);
+    used += Math.floor(v);
+  }
   left -= used;
   const byRem = raw.slice().sort((a, b) => (b[1] % 1) - (a[1] % 1));
   for (let i = 0; left > 0; i = (i + 1) % byRem.length, left--) out[byRem[i][0]]++;
@@ -129,27 +190,67 @@ export function buildWorldModel(opts: DemoOptions, rng: Rng): WorldModel {
   const cities: Entity[] = [];
   for (let i = 0; i < counts.city; i++) {
     const stem = names.word(2, 3);
-    cities.push(add({ id: '', type: 'city', name: stem, stem, role: 'core', rel: {}, series: populationSeries(r), attrs: {
-      settled: r.int(880, 1850), elevation: r.int(2, 2400), region: r.pick(regionPool), area: r.int(12, 940),
-    } }));
+    cities.push(
+      add({
+        id: '',
+        type: 'city',
+        name: stem,
+        stem,
+        role: 'core',
+        rel: {},
+        series: populationSeries(r),
+        attrs: {
+          settled: r.int(880, 1850),
+          elevation: r.int(2, 2400),
+          region: r.pick(regionPool),
+          area: r.int(12, 940),
+        },
+      }),
+    );
   }
   const institutes: Entity[] = [];
   for (let i = 0; i < counts.institute; i++) {
     const stem = names.word(2, 3);
     const departments = r.int(3, 12);
-    institutes.push(add({ id: '', type: 'institute', name: r.pick(INSTITUTE_FORMS).replace('{}', stem), stem, role: 'core', rel: {}, series: publicationSeries(r), attrs: {
-      // The first institute is old, so every person can have studied somewhere that existed.
-      founded: i === 0 ? r.int(1870, 1900) : r.int(1870, 2008), departments, researchers: departments * r.int(8, 160), field: r.pick(FIELDS),
-    } }));
+    institutes.push(
+      add({
+        id: '',
+        type: 'institute',
+        name: r.pick(INSTITUTE_FORMS).replace('{}', stem),
+        stem,
+        role: 'core',
+        rel: {},
+        series: publicationSeries(r),
+        attrs: {
+          // The first institute is old, so every person can have studied somewhere that existed.
+          founded: i === 0 ? r.int(1870, 1900) : r.int(1870, 2008),
+          departments,
+          researchers: departments * r.int(8, 160),
+          field: r.pick(FIELDS),
+        },
+      }),
+    );
   }
   const people: Entity[] = [];
   for (let i = 0; i < counts.person; i++) {
     const last = names.word(2, 3);
     let name = `${r.pick(firstNames)} ${last}`;
     while (usedNames.has(name)) name = `${r.pick(firstNames)} ${last}`;
-    people.push(add({ id: '', type: 'person', name, stem: last, role: 'core', rel: {}, attrs: {
-      born: r.int(1938, 1994), profession: r.pick(PROFESSIONS), awards: r.int(1, 14),
-    } }));
+    people.push(
+      add({
+        id: '',
+        type: 'person',
+        name,
+        stem: last,
+        role: 'core',
+        rel: {},
+        attrs: {
+          born: r.int(1938, 1994),
+          profession: r.pick(PROFESSIONS),
+          awards: r.int(1, 14),
+        },
+      }),
+    );
   }
   const companies: Entity[] = [];
   for (let i = 0; i < counts.company; i++) {
@@ -157,19 +258,46 @@ export function buildWorldModel(opts: DemoOptions, rng: Rng): WorldModel {
     const founder = r.pick(people);
     const founded = Math.min(2020, (founder.attrs.born as number) + r.int(24, 48));
     const ceoChoices = people.filter((p) => p !== founder);
-    companies.push(add({ id: '', type: 'company', name: `${stem} ${r.pick(COMPANY_SUFFIXES)}`, stem, role: 'core', series: revenueSeries(r), attrs: {
-      founded, employees: logInt(r, 40, 48000), brandColour: r.pick(COLOURS), sector: r.pick(SECTORS),
-    }, rel: { founder: founder.id, ceo: (ceoChoices.length ? r.pick(ceoChoices) : founder).id, headquarters: r.pick(cities).id } }));
+    companies.push(
+      add({
+        id: '',
+        type: 'company',
+        name: `${stem} ${r.pick(COMPANY_SUFFIXES)}`,
+        stem,
+        role: 'core',
+        series: revenueSeries(r),
+        attrs: {
+          founded,
+          employees: logInt(r, 40, 48000),
+          brandColour: r.pick(COLOURS),
+          sector: r.pick(SECTORS),
+        },
+        rel: { founder: founder.id, ceo: (ceoChoices.length ? r.pick(ceoChoices) : founder).id, headquarters: r.pick(cities).id },
+      }),
+    );
   }
   const products: Entity[] = [];
   for (let i = 0; i < counts.product; i++) {
     const stem = names.word(2, 3);
     const maker = r.pick(companies);
     const code = `${r.pick(CODE_LETTERS)}${r.int(2, 99)}`;
-    products.push(add({ id: '', type: 'product', name: `${stem} ${code}`, stem, role: 'core', rel: { manufacturer: maker.id }, attrs: {
-      launched: r.int(Math.min(2024, (maker.attrs.founded as number) + 1), 2024), price: logInt(r, 15, 4800), weight: logInt(r, 80, 25000),
-      colours: r.sample(COLOURS, r.int(2, 3)), category: r.pick(CATEGORIES),
-    } }));
+    products.push(
+      add({
+        id: '',
+        type: 'product',
+        name: `${stem} ${code}`,
+        stem,
+        role: 'core',
+        rel: { manufacturer: maker.id },
+        attrs: {
+          launched: r.int(Math.min(2024, (maker.attrs.founded as number) + 1), 2024),
+          price: logInt(r, 15, 4800),
+          weight: logInt(r, 80, 25000),
+          colours: r.sample(COLOURS, r.int(2, 3)),
+          category: r.pick(CATEGORIES),
+        },
+      }),
+    );
   }
   for (const p of people) {
     const born = p.attrs.born as number;
@@ -191,7 +319,10 @@ export function buildWorldModel(opts: DemoOptions, rng: Rng): WorldModel {
   for (let attempts = 0; made < siblingCount && attempts < siblingCount * 20 + 100; attempts++) {
     const of = coreList[s.int(0, coreList.length - 1)];
     const sib = makeSibling(of, s, { names, usedNames, firstNames, cities, people, companies, institutes });
-    if (sib) { add(sib); made++; }
+    if (sib) {
+      add(sib);
+      made++;
+    }
   }
   digestCount += siblingCount - made;
 
@@ -204,8 +335,17 @@ export function buildWorldModel(opts: DemoOptions, rng: Rng): WorldModel {
   };
   const coreEntities = entities.filter((e) => e.role === 'core');
   const siblings = entities.filter((e) => e.role === 'distractor');
-  return { entities, relations, byId, digestCount, core: coreEntities, siblings, coreByType: byType(coreEntities), siblingsByType: byType(siblings),
-    siblingsWithSeries: siblings.filter((e) => e.series) };
+  return {
+    entities,
+    relations,
+    byId,
+    digestCount,
+    core: coreEntities,
+    siblings,
+    coreByType: byType(coreEntities),
+    siblingsByType: byType(siblings),
+    siblingsWithSeries: siblings.filter((e) => e.series),
+  };
 }
 
 interface SiblingContext {
@@ -232,40 +372,83 @@ function makeSibling(of: Entity, s: Rng, c: SiblingContext): Entity | undefined 
     case 'company': {
       const names = free(COMPANY_SUFFIXES.map((x) => `${of.stem} ${x}`));
       if (!names.length) return undefined;
-      return { ...base, type: 'company', name: s.pick(names), series: revenueSeries(s), attrs: {
-        founded: near(s, a.founded as number, 4, 1900, 2020), employees: Math.max(10, Math.round((a.employees as number) * (0.6 + s.next() * 0.8))),
-        brandColour: s.pick(COLOURS), sector: s.pick(SECTORS),
-      }, rel: { founder: s.pick(c.people).id, ceo: s.pick(c.people).id, headquarters: s.pick(c.cities).id } };
+      return {
+        ...base,
+        type: 'company',
+        name: s.pick(names),
+        series: revenueSeries(s),
+        attrs: {
+          founded: near(s, a.founded as number, 4, 1900, 2020),
+          employees: Math.max(10, Math.round((a.employees as number) * (0.6 + s.next() * 0.8))),
+          brandColour: s.pick(COLOURS),
+          sector: s.pick(SECTORS),
+        },
+        rel: { founder: s.pick(c.people).id, ceo: s.pick(c.people).id, headquarters: s.pick(c.cities).id },
+      };
     }
     case 'person': {
       const names = free(c.firstNames.map((f) => `${f} ${of.stem}`));
       if (!names.length) return undefined;
-      return { ...base, type: 'person', name: s.pick(names), attrs: { born: near(s, a.born as number, 5, 1930, 1999), profession: s.pick(PROFESSIONS), awards: s.int(1, 14) },
-        rel: { birthplace: s.pick(c.cities).id, almaMater: s.pick(c.institutes).id } };
+      return {
+        ...base,
+        type: 'person',
+        name: s.pick(names),
+        attrs: { born: near(s, a.born as number, 5, 1930, 1999), profession: s.pick(PROFESSIONS), awards: s.int(1, 14) },
+        rel: { birthplace: s.pick(c.cities).id, almaMater: s.pick(c.institutes).id },
+      };
     }
     case 'city': {
       const names = free(CITY_FORMS_SIBLING.map((f) => f.replace('{}', of.stem)));
       if (!names.length) return undefined;
-      return { ...base, type: 'city', name: s.pick(names), series: populationSeries(s, 0.5), rel: {}, attrs: {
-        settled: near(s, a.settled as number, 40, 880, 1900), elevation: near(s, a.elevation as number, 30, 1, 2500), region: a.region, area: s.int(5, 300),
-      } };
+      return {
+        ...base,
+        type: 'city',
+        name: s.pick(names),
+        series: populationSeries(s, 0.5),
+        rel: {},
+        attrs: {
+          settled: near(s, a.settled as number, 40, 880, 1900),
+          elevation: near(s, a.elevation as number, 30, 1, 2500),
+          region: a.region,
+          area: s.int(5, 300),
+        },
+      };
     }
     case 'product': {
       const code = `${s.pick(CODE_LETTERS)}${s.int(2, 99)}`;
       const name = `${of.stem} ${code}`;
       if (c.usedNames.has(name)) return undefined;
-      return { ...base, type: 'product', name, rel: { manufacturer: s.pick(c.companies).id }, attrs: {
-        launched: near(s, a.launched as number, 3, 1990, 2024), price: Math.max(5, Math.round((a.price as number) * (0.7 + s.next() * 0.6))),
-        weight: Math.max(20, Math.round((a.weight as number) * (0.7 + s.next() * 0.6))), colours: s.sample(COLOURS, s.int(2, 3)), category: a.category,
-      } };
+      return {
+        ...base,
+        type: 'product',
+        name,
+        rel: { manufacturer: s.pick(c.companies).id },
+        attrs: {
+          launched: near(s, a.launched as number, 3, 1990, 2024),
+          price: Math.max(5, Math.round((a.price as number) * (0.7 + s.next() * 0.6))),
+          weight: Math.max(20, Math.round((a.weight as number) * (0.7 + s.next() * 0.6))),
+          colours: s.sample(COLOURS, s.int(2, 3)),
+          category: a.category,
+        },
+      };
     }
     case 'institute': {
       const names = free(INSTITUTE_FORMS.map((f) => f.replace('{}', of.stem)));
       if (!names.length) return undefined;
       const departments = s.int(3, 12);
-      return { ...base, type: 'institute', name: s.pick(names), series: publicationSeries(s), attrs: {
-        founded: near(s, a.founded as number, 6, 1860, 2010), departments, researchers: departments * s.int(8, 160), field: s.pick(FIELDS),
-      }, rel: { location: s.pick(c.cities).id, director: s.pick(c.people).id } };
+      return {
+        ...base,
+        type: 'institute',
+        name: s.pick(names),
+        series: publicationSeries(s),
+        attrs: {
+          founded: near(s, a.founded as number, 6, 1860, 2010),
+          departments,
+          researchers: departments * s.int(8, 160),
+          field: s.pick(FIELDS),
+        },
+        rel: { location: s.pick(c.cities).id, director: s.pick(c.people).id },
+      };
     }
   }
 }

@@ -43,7 +43,10 @@ export function demoGeneratorHash(): string {
   const src = path.join(repoRoot(), 'lib', 'demo');
   let h = `v${DEMO_GENERATOR_VERSION}`;
   try {
-    const files = fs.readdirSync(src).filter((f) => f.endsWith('.ts')).sort();
+    const files = fs
+      .readdirSync(src)
+      .filter((f) => f.endsWith('.ts'))
+      .sort();
     if (files.length) h += ':' + sha256(files.map((f) => `${f}\n${fs.readFileSync(path.join(src, f), 'utf8')}`).join('\n')).slice(0, 16);
   } catch {
     /* no sources: version only */
@@ -79,7 +82,12 @@ export async function writeDemoWorld(world: DemoWorld, outDir: string): Promise<
   const out = path.resolve(outDir);
   if (!isEmptyDir(out)) {
     if (!readDemoManifest(out)) {
-      throw new KfError('demo_dir_not_empty', `${out} is not empty and holds no demo world (no manifest.json)`, 'choose an empty or new directory for the demo world', { concerns: out });
+      throw new KfError(
+        'demo_dir_not_empty',
+        `${out} is not empty and holds no demo world (no manifest.json)`,
+        'choose an empty or new directory for the demo world',
+        { concerns: out },
+      );
     }
     for (const f of OUR_FILES) fs.rmSync(path.join(out, f), { recursive: true, force: true });
   }
@@ -98,7 +106,10 @@ export async function writeDemoWorld(world: DemoWorld, outDir: string): Promise<
   };
 
   const images: DemoImageRecord[] = [];
-  let tables = 0, examples = 0, paragraphs = 0, pdfPages = 0;
+  let tables = 0,
+    examples = 0,
+    paragraphs = 0,
+    pdfPages = 0;
   for (const doc of world.docs) {
     const pngs = new Map<string, Buffer>();
     for (const s of doc.sections) {
@@ -110,8 +121,16 @@ export async function writeDemoWorld(world: DemoWorld, outDir: string): Promise<
           const r = renderChart(b.chart);
           pngs.set(b.asset, r.png);
           write(`corpus/${b.asset}`, r.png);
-          images.push({ path: b.asset, doc: doc.id, label: b.label, caption: b.caption, ...(doc.format === 'pdf' ? { page: s.page } : {}),
-            width: r.width, height: r.height, drawnText: drawnTextOf(b.chart) });
+          images.push({
+            path: b.asset,
+            doc: doc.id,
+            label: b.label,
+            caption: b.caption,
+            ...(doc.format === 'pdf' ? { page: s.page } : {}),
+            width: r.width,
+            height: r.height,
+            drawnText: drawnTextOf(b.chart),
+          });
         }
       }
     }
@@ -124,13 +143,28 @@ export async function writeDemoWorld(world: DemoWorld, outDir: string): Promise<
     }
   }
   write('questions.json', JSON.stringify(world.questions, null, 2) + '\n');
-  write('world.json', JSON.stringify({
-    options: world.options,
-    entities: world.entities,
-    relations: world.relations,
-    documents: world.docs.map((d) => ({ id: d.id, file: `corpus/${d.id}.${EXT[d.format]}`, format: d.format, title: d.title, entity: d.entity, role: d.role, pages: d.sections.length })),
-    facts: world.facts,
-  }, null, 1) + '\n');
+  write(
+    'world.json',
+    JSON.stringify(
+      {
+        options: world.options,
+        entities: world.entities,
+        relations: world.relations,
+        documents: world.docs.map((d) => ({
+          id: d.id,
+          file: `corpus/${d.id}.${EXT[d.format]}`,
+          format: d.format,
+          title: d.title,
+          entity: d.entity,
+          role: d.role,
+          pages: d.sections.length,
+        })),
+        facts: world.facts,
+      },
+      null,
+      1,
+    ) + '\n',
+  );
 
   const qs = world.questions;
   const manifest: DemoManifest = {
@@ -191,7 +225,6 @@ function isComplete(dir: string, m: DemoManifest | undefined, hash: string): m i
   return Object.keys(m.files).every((rel) => fs.existsSync(path.join(dir, rel)));
 }
 
-
 /** Remove temporary directories left by generations that were interrupted (their process is gone). */
 function removeStaleTemps(parent: string, base: string): void {
   if (!fs.existsSync(parent)) return;
@@ -217,8 +250,12 @@ export async function ensureDemoWorld(options: EnsureDemoOptions = {}): Promise<
   const existing = readDemoManifest(dir);
   if (!force && isComplete(dir, existing, hash)) return { dir, manifest: existing, generated: false };
   if (!isEmptyDir(dir) && !existing) {
-    throw new KfError('demo_dir_not_demo', `${dir} exists, is not empty and holds no demo world (no manifest.json)`,
-      'pass an empty or new directory (--out), or remove this one', { concerns: dir });
+    throw new KfError(
+      'demo_dir_not_demo',
+      `${dir} exists, is not empty and holds no demo world (no manifest.json)`,
+      'pass an empty or new directory (--out), or remove this one',
+      { concerns: dir },
+    );
   }
   const parent = path.dirname(dir);
   const base = path.basename(dir);

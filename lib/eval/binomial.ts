@@ -39,7 +39,7 @@ function ratioToPow2(num: bigint, pow: number): number {
   const shift = L - 64;
   // Keep a sticky bit so the final rounding to 53 bits is correct.
   let hi = num >> BigInt(shift);
-  if ((hi << BigInt(shift)) !== num) hi |= 1n;
+  if (hi << BigInt(shift) !== num) hi |= 1n;
   return ldexp(Number(hi), shift - pow);
 }
 
@@ -52,7 +52,11 @@ function stirlerr(x: number): number {
     for (let i = 2; i <= x; i++) lf += Math.log(i);
     return lf - ((x + 0.5) * Math.log(x) - x + LN_SQRT_2PI);
   }
-  const S0 = 1 / 12, S1 = 1 / 360, S2 = 1 / 1260, S3 = 1 / 1680, S4 = 1 / 1188;
+  const S0 = 1 / 12,
+    S1 = 1 / 360,
+    S2 = 1 / 1260,
+    S3 = 1 / 1680,
+    S4 = 1 / 1188;
   const xx = x * x;
   return (S0 - (S1 - (S2 - (S3 - S4 / xx) / xx) / xx) / xx) / x;
 }

@@ -101,7 +101,11 @@ export function retrievalScores(q: Question, log: RetrievalLog, opts: RetrievalO
 }
 
 /** Mean of every key over the questions that have it (excluded questions are null), with per-key counts. */
-export function aggregateScores(rows: readonly (Record<string, number> | null | undefined)[]): { n: number; mean: Record<string, number>; count: Record<string, number> } {
+export function aggregateScores(rows: readonly (Record<string, number> | null | undefined)[]): {
+  n: number;
+  mean: Record<string, number>;
+  count: Record<string, number>;
+} {
   const sum: Record<string, number> = {};
   const count: Record<string, number> = {};
   let n = 0;

@@ -45,7 +45,12 @@ export function resolveHnswOptions(o: HnswOptions = {}): ResolvedHnswOptions {
   const r = { M: o.M ?? 32, efConstruction: o.efConstruction ?? 400, efSearch: o.efSearch ?? 0, seed: o.seed ?? 100 };
   for (const [k, v] of Object.entries(r)) {
     const min = k === 'seed' || k === 'efSearch' ? 0 : 2;
-    if (!Number.isInteger(v) || v < min) throw new KfError('bad_option', `hnsw.${k} must be an integer >= ${min} (got ${v})`, 'use the defaults (M 32, efConstruction 400, efSearch 0 = automatic)');
+    if (!Number.isInteger(v) || v < min)
+      throw new KfError(
+        'bad_option',
+        `hnsw.${k} must be an integer >= ${min} (got ${v})`,
+        'use the defaults (M 32, efConstruction 400, efSearch 0 = automatic)',
+      );
   }
   return r;
 }
@@ -120,8 +125,14 @@ export class DenseIndex {
 
   /** Add a unit vector under the next slot (append-only, like BM25). */
   add(slot: number, vec: Float32Array): void {
-    if (slot !== this.nSlots) throw new KfError('dense_slot', `dense slots are append-only: expected ${this.nSlots}, got ${slot}`, 'add fragments through SearchEngine');
-    if (vec.length !== this.dim) throw new KfError('dim_mismatch', `vector for slot ${slot} has ${vec.length} dimensions, the index has ${this.dim}`, 'use the same embedder for the whole index (or rebuild it)');
+    if (slot !== this.nSlots)
+      throw new KfError('dense_slot', `dense slots are append-only: expected ${this.nSlots}, got ${slot}`, 'add fragments through SearchEngine');
+    if (vec.length !== this.dim)
+      throw new KfError(
+        'dim_mismatch',
+        `vector for slot ${slot} has ${vec.length} dimensions, the index has ${this.dim}`,
+        'use the same embedder for the whole index (or rebuild it)',
+      );
     this.ensureCapacity(slot + 1);
     const off = slot * this.dim;
     let n2 = 0;
@@ -189,15 +200,20 @@ export class DenseIndex {
     let size = 0;
     const worse = (i: number, j: number) => hs[i] < hs[j] || (hs[i] === hs[j] && hd[i] > hd[j]);
     const swap = (i: number, j: number) => {
-      const s = hs[i]; hs[i] = hs[j]; hs[j] = s;
-      const d = hd[i]; hd[i] = hd[j]; hd[j] = d;
+      const s = hs[i];
+      hs[i] = hs[j];
+      hs[j] = s;
+      const d = hd[i];
+      hd[i] = hd[j];
+      hd[j] = d;
     };
     const consider = (d: number) => {
       if (this.live[d] !== 1) return;
       if (filter && filter[d] === 0) return;
       const s = this.dot(q, d);
       if (size < k) {
-        hs[size] = s; hd[size] = d;
+        hs[size] = s;
+        hd[size] = d;
         let i = size++;
         while (i > 0) {
           const p = (i - 1) >> 1;
@@ -206,10 +222,12 @@ export class DenseIndex {
           i = p;
         }
       } else if (s > hs[0] || (s === hs[0] && d < hd[0])) {
-        hs[0] = s; hd[0] = d;
+        hs[0] = s;
+        hd[0] = d;
         let i = 0;
         for (;;) {
-          const l = 2 * i + 1, r = l + 1;
+          const l = 2 * i + 1,
+            r = l + 1;
           let m = i;
           if (l < size && worse(l, m)) m = l;
           if (r < size && worse(r, m)) m = r;
@@ -243,7 +261,12 @@ export class DenseIndex {
     const ix = new DenseIndex(dim, opts, Math.max(16, nSlots));
     const buf = fs.readFileSync(vectorsFile);
     if (buf.byteLength !== nSlots * dim * 4) {
-      throw new KfError('index_corrupt', `${vectorsFile} holds ${buf.byteLength} bytes, expected ${nSlots * dim * 4} (${nSlots} vectors x ${dim})`, 'rebuild the index (kf index build)', { concerns: vectorsFile });
+      throw new KfError(
+        'index_corrupt',
+        `${vectorsFile} holds ${buf.byteLength} bytes, expected ${nSlots * dim * 4} (${nSlots} vectors x ${dim})`,
+        'rebuild the index (kf index build)',
+        { concerns: vectorsFile },
+      );
     }
     ix.vectors.set(new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)));
     ix.hnsw = new HierarchicalNSW('ip', dim);

@@ -83,7 +83,11 @@ export interface FusionCandidate {
 
 export function validateWeights(w: FusionWeights): FusionWeights {
   if (!(w.bm25 >= 0) || !(w.dense >= 0) || !Number.isFinite(w.bm25) || !Number.isFinite(w.dense) || w.bm25 + w.dense <= 0) {
-    throw new KfError('bad_option', `fusion weights must be finite, >= 0 and not both 0 (got bm25=${w.bm25}, dense=${w.dense})`, 'use e.g. {bm25: 0.8, dense: 0.2}');
+    throw new KfError(
+      'bad_option',
+      `fusion weights must be finite, >= 0 and not both 0 (got bm25=${w.bm25}, dense=${w.dense})`,
+      'use e.g. {bm25: 0.8, dense: 0.2}',
+    );
   }
   return w;
 }
@@ -103,7 +107,8 @@ export function rrfScores(cands: FusionCandidate[], weights: FusionWeights, k = 
 
 /** Min-max normalisation to [0, 1]; all-equal values map to 1 if positive (they all match), else 0. */
 export function minMax(xs: ArrayLike<number>): Float64Array {
-  let mn = Infinity, mx = -Infinity;
+  let mn = Infinity,
+    mx = -Infinity;
   for (let i = 0; i < xs.length; i++) {
     if (xs[i] < mn) mn = xs[i];
     if (xs[i] > mx) mx = xs[i];
@@ -119,7 +124,9 @@ export function minMax(xs: ArrayLike<number>): Float64Array {
  * than 2 values or a flat list. Used by adaptive fusion.
  */
 export function peakedness(xs: ArrayLike<number>): number {
-  const top = Array.from(xs).sort((a, b) => b - a).slice(0, 10);
+  const top = Array.from(xs)
+    .sort((a, b) => b - a)
+    .slice(0, 10);
   if (top.length < 2) return 0;
   const mu = top.reduce((a, b) => a + b, 0) / top.length;
   const sd = Math.sqrt(top.reduce((a, b) => a + (b - mu) * (b - mu), 0) / top.length);
@@ -129,7 +136,8 @@ export function peakedness(xs: ArrayLike<number>): number {
 /** Effective weights for this query (the adaptive switch), normalised to sum 1. */
 export function queryWeights(cands: FusionCandidate[], opts: FusionOptions): FusionWeights {
   const w = validateWeights(opts.weights ?? DEFAULT_FUSION_WEIGHTS);
-  let b = w.bm25, d = w.dense;
+  let b = w.bm25,
+    d = w.dense;
   if (opts.adaptive) {
     const pb = peakedness(cands.filter((c) => Number.isFinite(c.bm25Rank)).map((c) => c.bm25));
     const pd = peakedness(cands.filter((c) => Number.isFinite(c.denseRank)).map((c) => c.dense));
@@ -160,7 +168,5 @@ export function fuse(cands: FusionCandidate[], opts: FusionOptions = {}): { cand
   if (method === 'rrf') scores = rrfScores(cands, w, opts.rrfK ?? DEFAULT_RRF_K);
   else if (method === 'weighted') scores = weightedScores(cands, w);
   else throw new KfError('bad_option', `unknown fusion method "${String(method)}"`, 'use rrf or weighted');
-  return cands
-    .map((cand, i) => ({ cand, fused: scores[i] }))
-    .sort((x, y) => y.fused - x.fused || x.cand.id - y.cand.id);
+  return cands.map((cand, i) => ({ cand, fused: scores[i] })).sort((x, y) => y.fused - x.fused || x.cand.id - y.cand.id);
 }

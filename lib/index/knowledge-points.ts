@@ -138,7 +138,11 @@ export function extractionSystemPrompt(maxPerFragment: number): string {
 
 export function extractionUserPrompt(batch: readonly Fragment[]): string {
   const blocks = batch.map((f) => {
-    const where = [f.section.length ? `section: ${f.section.join(' > ')}` : '', f.page !== undefined ? `page ${f.page}` : '', f.kind !== 'text' ? `kind: ${f.kind}` : '']
+    const where = [
+      f.section.length ? `section: ${f.section.join(' > ')}` : '',
+      f.page !== undefined ? `page ${f.page}` : '',
+      f.kind !== 'text' ? `kind: ${f.kind}` : '',
+    ]
       .filter(Boolean)
       .join('; ');
     return `### fragment_id: ${f.id}${where ? ` (${where})` : ''}\n${f.text.trim()}`;
@@ -183,12 +187,17 @@ export function parseExtractionReply(text: string, batchIds: readonly string[]):
   const found = findJsonObject<{ points?: unknown }>(text, (v) => Array.isArray(v.points));
   let list: unknown[] | undefined = found ? (found.value.points as unknown[]) : undefined;
   if (!list) {
-    const t = text.trim().replace(/^```[a-z]*\s*|```$/g, '').trim();
+    const t = text
+      .trim()
+      .replace(/^```[a-z]*\s*|```$/g, '')
+      .trim();
     if (t.startsWith('[')) {
       try {
         const v = JSON.parse(t);
         if (Array.isArray(v)) list = v;
-      } catch { /* fall through */ }
+      } catch {
+        /* fall through */
+      }
     }
   }
   if (!list) return { points: [], unknownFragments: [], error: `no {"points": [...]} object in the reply (${clip(text, 80) || 'empty reply'})` };
@@ -212,7 +221,6 @@ export function parseExtractionReply(text: string, batchIds: readonly string[]):
   if (!points.length && list.length) return { points, unknownFragments: unknown, error: 'the reply listed points, but none named a fragment of the batch' };
   return { points, unknownFragments: unknown };
 }
-
 
 /**
  * Knowledge points of `fragments`: through `model` (stage 'extraction') when it is
@@ -263,7 +271,11 @@ export async function extractKnowledgePoints(
       return batch.flatMap((f) => offlinePointsOf(f, maxPer));
     }
     if (parsed.unknownFragments.length) {
-      issues.push({ code: 'unknown_fragment', fragmentIds: ids, message: `${parsed.unknownFragments.length} point(s) named fragments outside the batch (${clip(parsed.unknownFragments.join(', '), 120)}); dropped` });
+      issues.push({
+        code: 'unknown_fragment',
+        fragmentIds: ids,
+        message: `${parsed.unknownFragments.length} point(s) named fragments outside the batch (${clip(parsed.unknownFragments.join(', '), 120)}); dropped`,
+      });
     }
     const out: KnowledgePoint[] = [];
     for (const f of batch) {
@@ -274,7 +286,9 @@ export async function extractKnowledgePoints(
         out.push(...offlinePointsOf(f, maxPer));
         continue;
       }
-      mine.forEach((p, i) => out.push({ id: pointId(f.id, i), fragmentId: f.id, docId: f.docId, title: clip(p.title, MAX_TITLE), summary: clip(p.summary, MAX_SUMMARY), by: 'llm' }));
+      mine.forEach((p, i) =>
+        out.push({ id: pointId(f.id, i), fragmentId: f.id, docId: f.docId, title: clip(p.title, MAX_TITLE), summary: clip(p.summary, MAX_SUMMARY), by: 'llm' }),
+      );
     }
     return out;
   });

@@ -155,7 +155,10 @@ export function readIndexManifest(dir: string): IndexManifest | undefined {
   const g = resolveGeneration(dir);
   if (!g) return undefined;
   const m = readJson<IndexManifest>(path.join(g.generationDir, 'manifest.json'), 'index manifest');
-  if (m.kind !== INDEX_MANIFEST_KIND) throw new KfError('index_format', `${g.generationDir}/manifest.json is not a kf index manifest`, 'rebuild the index (kf index build)', { concerns: g.generationDir });
+  if (m.kind !== INDEX_MANIFEST_KIND)
+    throw new KfError('index_format', `${g.generationDir}/manifest.json is not a kf index manifest`, 'rebuild the index (kf index build)', {
+      concerns: g.generationDir,
+    });
   return m;
 }
 
@@ -178,14 +181,24 @@ export interface OpenIndexOptions {
 export async function openIndex(dir: string, opts: OpenIndexOptions = {}): Promise<OpenIndex> {
   const g = resolveGeneration(dir);
   if (!g) {
-    throw new KfError('index_missing', `no built index in ${path.resolve(dir)} (no ${INDEX_POINTER} pointing at a complete build)`, 'build it first: kf index build --corpus <dir> --out <dir>', { concerns: path.resolve(dir) });
+    throw new KfError(
+      'index_missing',
+      `no built index in ${path.resolve(dir)} (no ${INDEX_POINTER} pointing at a complete build)`,
+      'build it first: kf index build --corpus <dir> --out <dir>',
+      { concerns: path.resolve(dir) },
+    );
   }
   const manifest = readIndexManifest(dir)!;
   let embedder = opts.embedder;
   if (!embedder && manifest.embedder.choice === 'openai') {
     embedder = opts.models?.embedder?.();
     if (!embedder) {
-      throw new KfError('embedder_required', `the index in ${g.root} was built with the embedding model ${manifest.embedder.id}`, 'configure the same embedding endpoint (KF models config / OPENAI_BASE_URL + embedding model) or pass the embedder to openIndex', { concerns: g.root });
+      throw new KfError(
+        'embedder_required',
+        `the index in ${g.root} was built with the embedding model ${manifest.embedder.id}`,
+        'configure the same embedding endpoint (KF models config / OPENAI_BASE_URL + embedding model) or pass the embedder to openIndex',
+        { concerns: g.root },
+      );
     }
   }
   // An endpoint embedder learns its dimension with one probe call; the engine checks it against the index.
@@ -206,7 +219,12 @@ export async function openIndex(dir: string, opts: OpenIndexOptions = {}): Promi
       if (!question.doc) return retriever;
       const doc = question.doc;
       if (!byId.has(doc)) {
-        throw new KfError('unknown_document', `question ${question.id} is about document "${doc}", which is not in the index ${g.root}`, 'build the index over that benchmark\'s documents (kf index build --bench ...) or check the document id', { concerns: question.id });
+        throw new KfError(
+          'unknown_document',
+          `question ${question.id} is about document "${doc}", which is not in the index ${g.root}`,
+          "build the index over that benchmark's documents (kf index build --bench ...) or check the document id",
+          { concerns: question.id },
+        );
       }
       return {
         search: (q: string, o: SearchOptions = {}): Promise<SearchResult> => engine.search(q, { ...o, docIds: [doc] }),

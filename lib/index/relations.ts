@@ -215,10 +215,23 @@ export interface ParsedTyping {
 }
 
 const TYPE_ALIASES: Record<string, RelationType | 'none'> = {
-  'same-topic': 'same-topic', same_topic: 'same-topic', sametopic: 'same-topic', 'same topic': 'same-topic',
-  extends: 'extends', extend: 'extends', contrasts: 'contrasts', contrast: 'contrasts', supports: 'supports', support: 'supports',
-  prerequisite: 'prerequisite', prerequisites: 'prerequisite', 'prerequisite-of': 'prerequisite',
-  none: 'none', unrelated: 'none', no: 'none', similar: 'none',
+  'same-topic': 'same-topic',
+  same_topic: 'same-topic',
+  sametopic: 'same-topic',
+  'same topic': 'same-topic',
+  extends: 'extends',
+  extend: 'extends',
+  contrasts: 'contrasts',
+  contrast: 'contrasts',
+  supports: 'supports',
+  support: 'supports',
+  prerequisite: 'prerequisite',
+  prerequisites: 'prerequisite',
+  'prerequisite-of': 'prerequisite',
+  none: 'none',
+  unrelated: 'none',
+  no: 'none',
+  similar: 'none',
 };
 
 /** Parse a typing reply against the batch's (from, to) pairs; a `pair` number (1-based) is accepted too. */
@@ -322,7 +335,11 @@ export async function typeRelations(
       return;
     }
     if (parsed.unknownTypes.length) {
-      issues.push({ code: 'unknown_type', pairs: parsed.unknownTypes.length, message: `unknown relation type(s) ${[...new Set(parsed.unknownTypes)].slice(0, 5).join(', ')}; those pairs kept as 'similar'` });
+      issues.push({
+        code: 'unknown_type',
+        pairs: parsed.unknownTypes.length,
+        message: `unknown relation type(s) ${[...new Set(parsed.unknownTypes)].slice(0, 5).join(', ')}; those pairs kept as 'similar'`,
+      });
     }
     for (const [at, v] of parsed.types) {
       const i = batch[at];

@@ -167,7 +167,16 @@ export function tokenCounts(...usages: (StageUsage | undefined)[]): TokenCounts 
 export function emptyLedgerCounts(): LedgerCounts {
   const z = tokenCounts();
   return {
-    documents: 0, sourceBytes: 0, markdownChars: 0, images: 0, tables: 0, ocrPages: 0, pages: 0, fragments: 0, points: 0, embeddings: 0,
+    documents: 0,
+    sourceBytes: 0,
+    markdownChars: 0,
+    images: 0,
+    tables: 0,
+    ocrPages: 0,
+    pages: 0,
+    fragments: 0,
+    points: 0,
+    embeddings: 0,
     tokens: { preprocessing: { ...z }, extractionText: { ...z }, extractionMultimodal: { ...z }, total: { ...z } },
     wallSeconds: 0,
     documentSeconds: 0,
@@ -187,7 +196,21 @@ export function finishTokens(c: LedgerCounts): LedgerCounts {
 }
 
 export function addLedgerCounts(into: LedgerCounts, x: LedgerCounts): LedgerCounts {
-  for (const k of ['documents', 'sourceBytes', 'markdownChars', 'images', 'tables', 'ocrPages', 'pages', 'fragments', 'points', 'embeddings', 'wallSeconds', 'documentSeconds'] as const) into[k] += x[k];
+  for (const k of [
+    'documents',
+    'sourceBytes',
+    'markdownChars',
+    'images',
+    'tables',
+    'ocrPages',
+    'pages',
+    'fragments',
+    'points',
+    'embeddings',
+    'wallSeconds',
+    'documentSeconds',
+  ] as const)
+    into[k] += x[k];
   into.tokens.preprocessing = sumTokens(into.tokens.preprocessing, x.tokens.preprocessing);
   into.tokens.extractionText = sumTokens(into.tokens.extractionText, x.tokens.extractionText);
   into.tokens.extractionMultimodal = sumTokens(into.tokens.extractionMultimodal, x.tokens.extractionMultimodal);
@@ -196,9 +219,42 @@ export function addLedgerCounts(into: LedgerCounts, x: LedgerCounts): LedgerCoun
 
 /** Appendix D (Table 9) of the paper, for the corpora it reports. */
 export const PAPER_APPENDIX_D: Record<string, Record<string, string | number>> = {
-  m3docvqa: { source: '1.02 GB PDF', docs: 3368, markdownChars: '57.7M', images: 12556, ocrPages: 17223, embeddings: 201957, preprocessingTokens: '44.3M', extractionTokens: '72.1M / 21.7M', totalTokens: '138M', wall: 'about 12 h' },
-  'mmlongbench-doc': { source: '666 MB PDF', docs: 135, markdownChars: '11.8M', images: 7189, ocrPages: 3657, embeddings: 34234, preprocessingTokens: '8.4M', extractionTokens: '6.7M / 5.2M', totalTokens: '20M', wall: 'median 120 s per document (6.6 h)' },
-  'multihop-rag': { source: '5 MB Markdown', docs: 609, markdownChars: '5.2M', images: 0, ocrPages: 0, embeddings: 7608, preprocessingTokens: 0, extractionTokens: '3.1M / 0', totalTokens: '3.1M', wall: '62 min' },
+  m3docvqa: {
+    source: '1.02 GB PDF',
+    docs: 3368,
+    markdownChars: '57.7M',
+    images: 12556,
+    ocrPages: 17223,
+    embeddings: 201957,
+    preprocessingTokens: '44.3M',
+    extractionTokens: '72.1M / 21.7M',
+    totalTokens: '138M',
+    wall: 'about 12 h',
+  },
+  'mmlongbench-doc': {
+    source: '666 MB PDF',
+    docs: 135,
+    markdownChars: '11.8M',
+    images: 7189,
+    ocrPages: 3657,
+    embeddings: 34234,
+    preprocessingTokens: '8.4M',
+    extractionTokens: '6.7M / 5.2M',
+    totalTokens: '20M',
+    wall: 'median 120 s per document (6.6 h)',
+  },
+  'multihop-rag': {
+    source: '5 MB Markdown',
+    docs: 609,
+    markdownChars: '5.2M',
+    images: 0,
+    ocrPages: 0,
+    embeddings: 7608,
+    preprocessingTokens: 0,
+    extractionTokens: '3.1M / 0',
+    totalTokens: '3.1M',
+    wall: '62 min',
+  },
 };
 
 /** 57_700_000 -> "57.7M", 12_556 -> "12,556". */
@@ -223,8 +279,10 @@ export function humanSeconds(s: number): string {
 
 function formatsLabel(formats: Record<string, number>): string {
   const names: Record<string, string> = { pdf: 'PDF', markdown: 'Markdown', html: 'HTML', text: 'text', passages: 'passages' };
-  const entries = Object.entries(formats).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
-  return entries.map(([f, n]) => (entries.length > 1 ? `${n} ${names[f] ?? f}` : names[f] ?? f)).join(' + ') || '-';
+  const entries = Object.entries(formats)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
+  return entries.map(([f, n]) => (entries.length > 1 ? `${n} ${names[f] ?? f}` : (names[f] ?? f))).join(' + ') || '-';
 }
 
 function row(name: string, formats: Record<string, number>, c: LedgerCounts, backends: Record<string, string>): string {
@@ -242,10 +300,17 @@ export function ledgerMarkdown(l: CostLedger): string {
   ];
   if (l.paper) {
     const p = l.paper;
-    lines.push(`| ${l.corpus} (paper, Table 9) | ${p.source} | ${p.docs} | ${p.markdownChars} | ${p.images} | ${p.ocrPages} | ${p.embeddings} | ${p.preprocessingTokens} | ${p.extractionTokens} | ${p.totalTokens} | ${p.wall} |`);
+    lines.push(
+      `| ${l.corpus} (paper, Table 9) | ${p.source} | ${p.docs} | ${p.markdownChars} | ${p.images} | ${p.ocrPages} | ${p.embeddings} | ${p.preprocessingTokens} | ${p.extractionTokens} | ${p.totalTokens} | ${p.wall} |`,
+    );
   }
-  const back = Object.entries(l.backends).map(([g, b]) => `${g}: ${b}`).join('; ');
-  lines.push('', `Backends: ${back}. Pre-processing (file classification, heading tree) is rule-based here (lib/corpus), so it spends no tokens. "this build" counts only what this build computed; "index" sums every document's work, whenever it was done, and the wall clock of every build of the index. Offline numbers are not model results.`);
+  const back = Object.entries(l.backends)
+    .map(([g, b]) => `${g}: ${b}`)
+    .join('; ');
+  lines.push(
+    '',
+    `Backends: ${back}. Pre-processing (file classification, heading tree) is rule-based here (lib/corpus), so it spends no tokens. "this build" counts only what this build computed; "index" sums every document's work, whenever it was done, and the wall clock of every build of the index. Offline numbers are not model results.`,
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -267,8 +332,22 @@ export function issueOf(i: IngestIssue): DocumentReport['issues'][number] {
 /** Aggregate the per-document reports into the summary. */
 export function summarize(docs: readonly DocumentReport[], removed: number, relations: BuildSummary['relations']): BuildSummary {
   const s: BuildSummary = {
-    documents: docs.length, ok: 0, error: 0, duplicate: 0, skipped: 0, added: 0, changed: 0, unchanged: 0, removed, processed: 0, reused: 0,
-    pages: emptyPages(), fragments: { ...emptyKinds(), total: 0 }, points: 0, relations, issues: { errors: 0, warnings: 0 },
+    documents: docs.length,
+    ok: 0,
+    error: 0,
+    duplicate: 0,
+    skipped: 0,
+    added: 0,
+    changed: 0,
+    unchanged: 0,
+    removed,
+    processed: 0,
+    reused: 0,
+    pages: emptyPages(),
+    fragments: { ...emptyKinds(), total: 0 },
+    points: 0,
+    relations,
+    issues: { errors: 0, warnings: 0 },
   };
   for (const d of docs) {
     s[d.status]++;

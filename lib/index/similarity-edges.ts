@@ -24,7 +24,8 @@ export function similarityEdges(engine: SearchEngine, opts: SimilarityEdgeOption
   const k = opts.k ?? 5;
   const threshold = opts.threshold ?? 0.5;
   if (!Number.isInteger(k) || k < 1) throw new KfError('bad_option', `similarity edges: k must be a positive integer (got ${k})`, 'use e.g. 5');
-  if (!(threshold >= -1 && threshold <= 1)) throw new KfError('bad_option', `similarity edges: threshold must be a cosine in [-1, 1] (got ${threshold})`, 'use e.g. 0.5');
+  if (!(threshold >= -1 && threshold <= 1))
+    throw new KfError('bad_option', `similarity edges: threshold must be a cosine in [-1, 1] (got ${threshold})`, 'use e.g. 0.5');
   const ids = engine.fragmentIds();
   const exact = opts.exact ?? ids.length <= 2000;
   const seen = new Map<string, RelationEdge>();

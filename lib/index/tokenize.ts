@@ -36,21 +36,151 @@ export interface ResolvedTokenizerOptions {
 
 /** Common English function words. Deliberately short: content words such as "first", "film", "born" stay. */
 export const ENGLISH_STOPWORDS: readonly string[] = [
-  'a', 'about', 'above', 'after', 'again', 'against', 'all', 'am', 'an', 'and', 'any', 'are', 'as', 'at',
-  'be', 'because', 'been', 'before', 'being', 'below', 'between', 'both', 'but', 'by',
-  'can', 'could', 'did', 'do', 'does', 'doing', 'down', 'during', 'each', 'few', 'for', 'from', 'further',
-  'had', 'has', 'have', 'having', 'he', 'her', 'here', 'hers', 'herself', 'him', 'himself', 'his', 'how',
-  'i', 'if', 'in', 'into', 'is', 'it', 'its', 'itself', 'just', 'me', 'more', 'most', 'my', 'myself',
-  'no', 'nor', 'not', 'now', 'of', 'off', 'on', 'once', 'only', 'or', 'other', 'our', 'ours', 'ourselves', 'out', 'over', 'own',
-  'same', 'she', 'should', 'so', 'some', 'such', 'than', 'that', 'the', 'their', 'theirs', 'them', 'themselves', 'then',
-  'there', 'these', 'they', 'this', 'those', 'through', 'to', 'too', 'under', 'until', 'up', 'very',
-  'was', 'we', 'were', 'what', 'when', 'where', 'which', 'while', 'who', 'whom', 'why', 'will', 'with', 'would',
-  'you', 'your', 'yours', 'yourself', 'yourselves', 's', 't',
+  'a',
+  'about',
+  'above',
+  'after',
+  'again',
+  'against',
+  'all',
+  'am',
+  'an',
+  'and',
+  'any',
+  'are',
+  'as',
+  'at',
+  'be',
+  'because',
+  'been',
+  'before',
+  'being',
+  'below',
+  'between',
+  'both',
+  'but',
+  'by',
+  'can',
+  'could',
+  'did',
+  'do',
+  'does',
+  'doing',
+  'down',
+  'during',
+  'each',
+  'few',
+  'for',
+  'from',
+  'further',
+  'had',
+  'has',
+  'have',
+  'having',
+  'he',
+  'her',
+  'here',
+  'hers',
+  'herself',
+  'him',
+  'himself',
+  'his',
+  'how',
+  'i',
+  'if',
+  'in',
+  'into',
+  'is',
+  'it',
+  'its',
+  'itself',
+  'just',
+  'me',
+  'more',
+  'most',
+  'my',
+  'myself',
+  'no',
+  'nor',
+  'not',
+  'now',
+  'of',
+  'off',
+  'on',
+  'once',
+  'only',
+  'or',
+  'other',
+  'our',
+  'ours',
+  'ourselves',
+  'out',
+  'over',
+  'own',
+  'same',
+  'she',
+  'should',
+  'so',
+  'some',
+  'such',
+  'than',
+  'that',
+  'the',
+  'their',
+  'theirs',
+  'them',
+  'themselves',
+  'then',
+  'there',
+  'these',
+  'they',
+  'this',
+  'those',
+  'through',
+  'to',
+  'too',
+  'under',
+  'until',
+  'up',
+  'very',
+  'was',
+  'we',
+  'were',
+  'what',
+  'when',
+  'where',
+  'which',
+  'while',
+  'who',
+  'whom',
+  'why',
+  'will',
+  'with',
+  'would',
+  'you',
+  'your',
+  'yours',
+  'yourself',
+  'yourselves',
+  's',
+  't',
 ];
 
 /** Letters that NFKD leaves whole; folded by hand. */
 const EXTRA_FOLDS: Record<string, string> = {
-  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h', ŧ: 't', ŀ: 'l', ĸ: 'k',
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+  ŧ: 't',
+  ŀ: 'l',
+  ĸ: 'k',
 };
 const EXTRA_FOLD_RE = new RegExp(`[${Object.keys(EXTRA_FOLDS).join('')}]`, 'g');
 const COMBINING_RE = /\p{M}+/gu;
@@ -65,7 +195,10 @@ const TOKEN_RE = /\d+(?:[.,]\d+)+|[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
 export function foldText(text: string): string {
   let s = text.toLowerCase();
   if (!ASCII_RE.test(s)) {
-    s = s.normalize('NFKD').replace(COMBINING_RE, '').replace(EXTRA_FOLD_RE, (c) => EXTRA_FOLDS[c] ?? c);
+    s = s
+      .normalize('NFKD')
+      .replace(COMBINING_RE, '')
+      .replace(EXTRA_FOLD_RE, (c) => EXTRA_FOLDS[c] ?? c);
   }
   return s;
 }
@@ -81,7 +214,7 @@ export function sStem(w: string): string {
     if (/(?:x|ch|sh|ss|zz)$/.test(stem)) return stem;
     return w.slice(0, -1);
   }
-  if (w.endsWith('ss') || w.endsWith('us') || w.endsWith('is') || w.endsWith('\'s')) return w;
+  if (w.endsWith('ss') || w.endsWith('us') || w.endsWith('is') || w.endsWith("'s")) return w;
   if (/\d/.test(w)) return w;
   return w.slice(0, -1);
 }
@@ -130,7 +263,7 @@ export class Tokenizer {
       if (c0 >= 48 && c0 <= 57 && (t.includes(',') || t.includes('.'))) {
         // "2,441" -> "2441"; "1.355" stays a decimal
         t = t.replace(/,/g, '');
-      } else if (t.includes('\'') || t.includes('’')) {
+      } else if (t.includes("'") || t.includes('’')) {
         t = t.replace(/['’]s$/, '').replace(/['’]/g, '');
       }
       if (t.length < minLength) continue;

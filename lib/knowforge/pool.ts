@@ -130,7 +130,10 @@ function sourceLabel(docId: string, section: string[], page: number | undefined,
   return page !== undefined ? `${parts} · p.${page}` : parts;
 }
 
-function textBody(hit: { fragmentId: string; docId: string; kind: FragmentKind; text: string; page?: number; section: string[]; context?: { prev?: string; next?: string } }, opts: PoolOptions): string {
+function textBody(
+  hit: { fragmentId: string; docId: string; kind: FragmentKind; text: string; page?: number; section: string[]; context?: { prev?: string; next?: string } },
+  opts: PoolOptions,
+): string {
   const textChars = opts.textChars ?? 700;
   const ctxChars = opts.contextChars ?? 200;
   const head = `(${hit.kind === 'example' ? 'worked example' : 'text'} · ${sourceLabel(hit.docId, hit.section, hit.page, opts)} · id=${hit.fragmentId})`;
@@ -140,7 +143,12 @@ function textBody(hit: { fragmentId: string; docId: string; kind: FragmentKind; 
   return lines.join('\n');
 }
 
-function mediaBody(fragmentId: string, kind: FragmentKind, fallback: { docId: string; page?: number; label?: string; caption?: string; text?: string }, opts: PoolOptions): string {
+function mediaBody(
+  fragmentId: string,
+  kind: FragmentKind,
+  fallback: { docId: string; page?: number; label?: string; caption?: string; text?: string },
+  opts: PoolOptions,
+): string {
   const f = opts.lookup?.(fragmentId);
   const page = f?.page ?? fallback.page;
   const label = f?.label ?? fallback.label;
@@ -168,7 +176,10 @@ function collectBlocks(searches: PoolSearch[], opts: PoolOptions): PoolBlock[] {
   };
   searches.forEach((s, si) => {
     // Rank this search's own (non-expansion) hits by raw score; top 3 protected.
-    const own = s.hits.filter((h) => h.via !== 'expansion').slice().sort((a, b) => b.score - a.score || a.rank - b.rank);
+    const own = s.hits
+      .filter((h) => h.via !== 'expansion')
+      .slice()
+      .sort((a, b) => b.score - a.score || a.rank - b.rank);
     const protectedIds = new Set(own.slice(0, 3).map((h) => h.fragmentId));
     const scoreOf = new Map(s.hits.map((h) => [h.fragmentId, h.score] as const));
     for (const h of s.hits) {
@@ -176,21 +187,67 @@ function collectBlocks(searches: PoolSearch[], opts: PoolOptions): PoolBlock[] {
       const score = h.via === 'expansion' && h.anchorId && scoreOf.has(h.anchorId) ? (scoreOf.get(h.anchorId) as number) : h.score;
       const prot = protectedIds.has(h.fragmentId) || anchorProtected;
       const body = isMedia(h.kind)
-        ? mediaBody(h.fragmentId, h.kind, { docId: h.docId, page: h.page, text: h.text, label: h.media.find((m) => m.fragmentId === h.fragmentId)?.label, caption: h.media.find((m) => m.fragmentId === h.fragmentId)?.caption }, opts)
+        ? mediaBody(
+            h.fragmentId,
+            h.kind,
+            {
+              docId: h.docId,
+              page: h.page,
+              text: h.text,
+              label: h.media.find((m) => m.fragmentId === h.fragmentId)?.label,
+              caption: h.media.find((m) => m.fragmentId === h.fragmentId)?.caption,
+            },
+            opts,
+          )
         : textBody(h, opts);
       const hf = opts.lookup?.(h.fragmentId);
       upsert({
-        fragmentId: h.fragmentId, docId: h.docId, kind: h.kind, page: h.page, score, protected: prot, search: si, rank: h.rank, via: h.via, anchorId: h.anchorId, body, cost: body.length + 2,
-        text: h.text, table: hf?.table, ocrText: hf?.ocrText, caption: hf?.caption ?? h.media.find((m) => m.fragmentId === h.fragmentId)?.caption, source: sourceLabel(h.docId, h.section, h.page, opts),
+        fragmentId: h.fragmentId,
+        docId: h.docId,
+        kind: h.kind,
+        page: h.page,
+        score,
+        protected: prot,
+        search: si,
+        rank: h.rank,
+        via: h.via,
+        anchorId: h.anchorId,
+        body,
+        cost: body.length + 2,
+        text: h.text,
+        table: hf?.table,
+        ocrText: hf?.ocrText,
+        caption: hf?.caption ?? h.media.find((m) => m.fragmentId === h.fragmentId)?.caption,
+        source: sourceLabel(h.docId, h.section, h.page, opts),
       });
       // Media attached to a text hit travel with it (inherit score and protection).
       for (const m of h.media) {
         if (m.fragmentId === h.fragmentId) continue;
         const f = opts.lookup?.(m.fragmentId);
-        const mb = mediaBody(m.fragmentId, m.kind, { docId: f?.docId ?? h.docId, page: f?.page ?? h.page, label: m.label, caption: m.caption, text: f?.text }, opts);
+        const mb = mediaBody(
+          m.fragmentId,
+          m.kind,
+          { docId: f?.docId ?? h.docId, page: f?.page ?? h.page, label: m.label, caption: m.caption, text: f?.text },
+          opts,
+        );
         upsert({
-          fragmentId: m.fragmentId, docId: f?.docId ?? h.docId, kind: m.kind, page: f?.page ?? h.page, score, protected: prot, search: si, rank: h.rank, via: 'attached', anchorId: h.fragmentId, body: mb, cost: mb.length + 2,
-          text: f?.text ?? m.caption ?? '', table: f?.table, ocrText: f?.ocrText, caption: f?.caption ?? m.caption, source: sourceLabel(f?.docId ?? h.docId, f?.section ?? h.section, f?.page ?? h.page, opts),
+          fragmentId: m.fragmentId,
+          docId: f?.docId ?? h.docId,
+          kind: m.kind,
+          page: f?.page ?? h.page,
+          score,
+          protected: prot,
+          search: si,
+          rank: h.rank,
+          via: 'attached',
+          anchorId: h.fragmentId,
+          body: mb,
+          cost: mb.length + 2,
+          text: f?.text ?? m.caption ?? '',
+          table: f?.table,
+          ocrText: f?.ocrText,
+          caption: f?.caption ?? m.caption,
+          source: sourceLabel(f?.docId ?? h.docId, f?.section ?? h.section, f?.page ?? h.page, opts),
         });
       }
     }
@@ -209,7 +266,10 @@ export function buildPool(searches: PoolSearch[], opts: PoolOptions = {}): Evide
     kept = [];
     let used = 0;
     for (const b of all) {
-      if (used + b.cost > cap) { evicted[b.kind]++; continue; }
+      if (used + b.cost > cap) {
+        evicted[b.kind]++;
+        continue;
+      }
       kept.push(b);
       used += b.cost;
     }

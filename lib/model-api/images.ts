@@ -10,8 +10,15 @@ import { sha256 } from '../util/hash';
 import type { ContentPart } from './types';
 
 const MIME_BY_EXT: Record<string, string> = {
-  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp',
-  '.bmp': 'image/bmp', '.tif': 'image/tiff', '.tiff': 'image/tiff', '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.bmp': 'image/bmp',
+  '.tif': 'image/tiff',
+  '.tiff': 'image/tiff',
+  '.svg': 'image/svg+xml',
 };
 
 export interface LoadedImage {
@@ -35,7 +42,12 @@ export function loadImage(part: ImagePart): LoadedImage {
   try {
     bytes = fs.readFileSync(part.path);
   } catch (e) {
-    throw new KfError('image_unreadable', `image ${part.path} cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`, 'check the media path (relative paths resolve against the working directory)', { concerns: part.path, cause: e });
+    throw new KfError(
+      'image_unreadable',
+      `image ${part.path} cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`,
+      'check the media path (relative paths resolve against the working directory)',
+      { concerns: part.path, cause: e },
+    );
   }
   const mime = part.mime ?? MIME_BY_EXT[path.extname(part.path).toLowerCase()] ?? 'application/octet-stream';
   return { bytes, mime, sha256: sha256(bytes) };

@@ -153,7 +153,9 @@ function closeOne(out: string, closer: string): string {
 export function parseJsonLoose(text: string): { value: unknown; repaired: boolean } | undefined {
   try {
     return { value: JSON.parse(text), repaired: false };
-  } catch { /* try a repair */ }
+  } catch {
+    /* try a repair */
+  }
   try {
     return { value: JSON.parse(repairJson(text)), repaired: true };
   } catch {

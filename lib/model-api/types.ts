@@ -6,8 +6,19 @@
 
 /** Pipeline stages that call a model; each can be routed to its own endpoint/model. Extensible: any string works. */
 export const STAGES = [
-  'locator', 'judge', 'reader', 'vision', 'synth', 'checker', 'scorer',
-  'extraction', 'relations', 'openie', 'pattern', 'caption', 'embedding',
+  'locator',
+  'judge',
+  'reader',
+  'vision',
+  'synth',
+  'checker',
+  'scorer',
+  'extraction',
+  'relations',
+  'openie',
+  'pattern',
+  'caption',
+  'embedding',
 ] as const;
 export type Stage = (typeof STAGES)[number] | (string & {});
 

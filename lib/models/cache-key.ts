@@ -35,10 +35,7 @@ export function effectiveParams(req: ChatRequest, ep: ResolvedEndpoint): Effecti
 const KEY_VERSION = 1;
 
 function canonicalMessage(m: ChatMessage): unknown {
-  const content =
-    typeof m.content === 'string'
-      ? m.content
-      : m.content.map((p) => (p.type === 'text' ? { text: p.text } : { image: loadImage(p).sha256 }));
+  const content = typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? { text: p.text } : { image: loadImage(p).sha256 }));
   return {
     role: m.role,
     content,

@@ -73,7 +73,10 @@ export class ModelCache {
   private readonly putStmt: Database.Statement;
   private closed = false;
 
-  private constructor(readonly file: string, db: Database.Database) {
+  private constructor(
+    readonly file: string,
+    db: Database.Database,
+  ) {
     this.db = db;
     this.getStmt = db.prepare('SELECT reply FROM replies WHERE key = ?');
     this.putStmt = db.prepare('INSERT OR REPLACE INTO replies (key, stage, model, question_id, created_at, reply) VALUES (?, ?, ?, ?, ?, ?)');
@@ -86,7 +89,12 @@ export class ModelCache {
   static open(file: string, opts: { create?: boolean } = {}): ModelCache {
     const abs = path.resolve(file);
     if (!fs.existsSync(abs) && opts.create === false) {
-      throw new KfError('cache_missing', `model cache ${abs} does not exist`, 'check --file / models.cache.file, or run once with cache mode read-write to record replies', { concerns: abs });
+      throw new KfError(
+        'cache_missing',
+        `model cache ${abs} does not exist`,
+        'check --file / models.cache.file, or run once with cache mode read-write to record replies',
+        { concerns: abs },
+      );
     }
     let db: Database.Database;
     try {
@@ -102,7 +110,9 @@ export class ModelCache {
       throw new KfError(
         'cache_open_failed',
         `cannot open model cache ${abs}: ${(e as Error).message}${code ? ` (${code})` : ''}`,
-        code === 'SQLITE_NOTADB' ? 'the file is not a model cache: pass another --file or remove it' : 'choose a writable location with --file / models.cache.file',
+        code === 'SQLITE_NOTADB'
+          ? 'the file is not a model cache: pass another --file or remove it'
+          : 'choose a writable location with --file / models.cache.file',
         { concerns: abs, cause: e },
       );
     }
@@ -129,7 +139,9 @@ export class ModelCache {
   }
 
   putOcr(imageSha: string, engine: string, result: unknown): void {
-    this.db.prepare('INSERT OR REPLACE INTO ocr (image_sha, engine, created_at, result) VALUES (?, ?, ?, ?)').run(imageSha, engine, new Date().toISOString(), JSON.stringify(result));
+    this.db
+      .prepare('INSERT OR REPLACE INTO ocr (image_sha, engine, created_at, result) VALUES (?, ?, ?, ?)')
+      .run(imageSha, engine, new Date().toISOString(), JSON.stringify(result));
   }
 
   /** Vectors for the given keys (missing keys absent from the map). */
@@ -155,10 +167,14 @@ export class ModelCache {
     const count = (sql: string) => (this.db.prepare(sql).get() as { n: number }).n;
     const group = (col: string) => {
       const out: Record<string, number> = {};
-      for (const r of this.db.prepare(`SELECT ${col} AS k, COUNT(*) AS n FROM replies GROUP BY ${col} ORDER BY ${col}`).all() as { k: string; n: number }[]) out[r.k] = r.n;
+      for (const r of this.db.prepare(`SELECT ${col} AS k, COUNT(*) AS n FROM replies GROUP BY ${col} ORDER BY ${col}`).all() as { k: string; n: number }[])
+        out[r.k] = r.n;
       return out;
     };
-    const range = this.db.prepare('SELECT MIN(created_at) AS oldest, MAX(created_at) AS newest FROM replies').get() as { oldest: string | null; newest: string | null };
+    const range = this.db.prepare('SELECT MIN(created_at) AS oldest, MAX(created_at) AS newest FROM replies').get() as {
+      oldest: string | null;
+      newest: string | null;
+    };
     let bytes = 0;
     for (const f of [this.file, `${this.file}-wal`]) if (fs.existsSync(f)) bytes += fs.statSync(f).size;
     return {
@@ -195,7 +211,9 @@ export class ModelCache {
     this.closed = true;
     try {
       this.db.pragma('wal_checkpoint(PASSIVE)');
-    } catch { /* another process holds it: fine */ }
+    } catch {
+      /* another process holds it: fine */
+    }
     this.db.close();
   }
 }

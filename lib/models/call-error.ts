@@ -68,7 +68,6 @@ export function redactSecret(text: string, secret: string | undefined): string {
   return text.split(secret).join('[REDACTED]');
 }
 
-
 /** The final error of a model call (all attempts spent, or not retryable): a KfError that also carries the numbers. */
 export class ModelCallError extends KfError {
   constructor(

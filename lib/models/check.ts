@@ -19,7 +19,10 @@ export interface EndpointCheck {
   latencyMs: number;
 }
 
-export async function checkEndpoints(endpoints: ResolvedEndpoint[], opts: { env?: NodeJS.ProcessEnv; fetch?: typeof fetch; timeoutMs?: number } = {}): Promise<EndpointCheck[]> {
+export async function checkEndpoints(
+  endpoints: ResolvedEndpoint[],
+  opts: { env?: NodeJS.ProcessEnv; fetch?: typeof fetch; timeoutMs?: number } = {},
+): Promise<EndpointCheck[]> {
   const env = opts.env ?? process.env;
   const groups = new Map<string, ResolvedEndpoint[]>();
   for (const ep of endpoints) {
@@ -32,7 +35,15 @@ export async function checkEndpoints(endpoints: ResolvedEndpoint[], opts: { env?
     const ep = { ...eps[0], timeoutMs: opts.timeoutMs ?? 10_000 };
     const { client, key } = makeClient(ep, env, opts.fetch);
     const started = Date.now();
-    const check: EndpointCheck = { baseUrl: displayUrl(ep.baseUrl), apiKeyEnv: ep.apiKeyEnv, ok: false, served: [], models: {}, stages: eps.map((e) => e.stage), latencyMs: 0 };
+    const check: EndpointCheck = {
+      baseUrl: displayUrl(ep.baseUrl),
+      apiKeyEnv: ep.apiKeyEnv,
+      ok: false,
+      served: [],
+      models: {},
+      stages: eps.map((e) => e.stage),
+      latencyMs: 0,
+    };
     try {
       const page = await client.models.list({ timeout: ep.timeoutMs, maxRetries: 0 });
       const ids = (page.data ?? []).map((m) => m.id);
@@ -42,7 +53,11 @@ export async function checkEndpoints(endpoints: ResolvedEndpoint[], opts: { env?
     } catch (e) {
       const status = (e as { status?: number }).status;
       const chain: string[] = [];
-      for (let c = (e as { cause?: unknown }).cause as { code?: string; message?: string; cause?: unknown } | undefined; c && chain.length < 4; c = c.cause as typeof c) {
+      for (
+        let c = (e as { cause?: unknown }).cause as { code?: string; message?: string; cause?: unknown } | undefined;
+        c && chain.length < 4;
+        c = c.cause as typeof c
+      ) {
         chain.push([c.code, c.message].filter(Boolean).join(' '));
       }
       check.error = redactSecret(`${status ? `HTTP ${status}: ` : ''}${[(e as Error).message, ...chain].filter(Boolean).join(': ')}`, key).slice(0, 300);

@@ -16,13 +16,21 @@ export function readModelsConfigFile(file: string): ModelsConfig {
   try {
     text = fs.readFileSync(abs, 'utf8');
   } catch (e) {
-    throw new KfError('file_missing', `config file ${abs} cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`, 'check the path', { concerns: abs, cause: e });
+    throw new KfError('file_missing', `config file ${abs} cannot be read (${(e as NodeJS.ErrnoException).code ?? e})`, 'check the path', {
+      concerns: abs,
+      cause: e,
+    });
   }
   let raw: unknown;
   try {
     raw = /\.toml$/i.test(abs) ? parseToml(text) : JSON.parse(text);
   } catch (e) {
-    throw new KfError('bad_config_file', `config file ${abs} is not valid ${/\.toml$/i.test(abs) ? 'TOML' : 'JSON'}: ${(e as Error).message.split('\n')[0]}`, 'fix the syntax', { concerns: abs, cause: e });
+    throw new KfError(
+      'bad_config_file',
+      `config file ${abs} is not valid ${/\.toml$/i.test(abs) ? 'TOML' : 'JSON'}: ${(e as Error).message.split('\n')[0]}`,
+      'fix the syntax',
+      { concerns: abs, cause: e },
+    );
   }
   const obj = raw as Record<string, unknown>;
   const models = obj && typeof obj === 'object' && 'models' in obj ? obj.models : obj;

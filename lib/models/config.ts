@@ -76,7 +76,17 @@ export const CACHE_MODES: readonly CacheMode[] = ['off', 'read-write', 'replay-o
 
 export type EndpointField = keyof EndpointConfig;
 export const ENDPOINT_FIELDS: readonly EndpointField[] = [
-  'backend', 'baseUrl', 'model', 'apiKeyEnv', 'extraBody', 'timeoutMs', 'maxTokens', 'temperature', 'protocol', 'concurrency', 'maxAttempts',
+  'backend',
+  'baseUrl',
+  'model',
+  'apiKeyEnv',
+  'extraBody',
+  'timeoutMs',
+  'maxTokens',
+  'temperature',
+  'protocol',
+  'concurrency',
+  'maxAttempts',
 ];
 
 export interface ResolvedEndpoint {
@@ -110,8 +120,13 @@ export const BUILTIN = {
 
 /** snake_case spellings accepted in config files (TOML users write base_url). */
 const ALIASES: Record<string, EndpointField> = {
-  base_url: 'baseUrl', baseURL: 'baseUrl', api_key_env: 'apiKeyEnv', extra_body: 'extraBody', timeout_ms: 'timeoutMs',
-  max_tokens: 'maxTokens', max_attempts: 'maxAttempts',
+  base_url: 'baseUrl',
+  baseURL: 'baseUrl',
+  api_key_env: 'apiKeyEnv',
+  extra_body: 'extraBody',
+  timeout_ms: 'timeoutMs',
+  max_tokens: 'maxTokens',
+  max_attempts: 'maxAttempts',
 };
 
 /**
@@ -127,7 +142,10 @@ export function normalizeEndpointConfig(raw: unknown, where: string): EndpointCo
     if (v === undefined) continue;
     const k = (ALIASES[k0] ?? k0) as EndpointField;
     if (/^api_?key$/i.test(k0) || k0 === 'key') {
-      throw badConfig(`${where}.${k0}: API keys are never read from config files`, 'put the key in an environment variable and name it with apiKeyEnv (default OPENAI_API_KEY)');
+      throw badConfig(
+        `${where}.${k0}: API keys are never read from config files`,
+        'put the key in an environment variable and name it with apiKeyEnv (default OPENAI_API_KEY)',
+      );
     }
     if (!ENDPOINT_FIELDS.includes(k)) {
       const near = ENDPOINT_FIELDS.find((f) => f.toLowerCase() === k0.toLowerCase().replace(/_/g, ''));
@@ -144,7 +162,8 @@ export function normalizeEndpointConfig(raw: unknown, where: string): EndpointCo
         o[k] = v;
         break;
       case 'baseUrl': {
-        if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v)) throw badConfig(`${path} must be an http(s) URL, got ${JSON.stringify(v)}`, 'e.g. http://localhost:8000/v1');
+        if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v))
+          throw badConfig(`${path} must be an http(s) URL, got ${JSON.stringify(v)}`, 'e.g. http://localhost:8000/v1');
         o[k] = v.replace(/\/+$/, '');
         break;
       }
@@ -152,12 +171,16 @@ export function normalizeEndpointConfig(raw: unknown, where: string): EndpointCo
       case 'apiKeyEnv':
         if (typeof v !== 'string' || !v.trim()) throw badConfig(`${path} must be a non-empty string`, 'fix the value');
         if (k === 'apiKeyEnv' && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {
-          throw badConfig(`${path} must be the NAME of an environment variable (like OPENAI_API_KEY), not a key`, 'set apiKeyEnv to a variable name and export the key in that variable');
+          throw badConfig(
+            `${path} must be the NAME of an environment variable (like OPENAI_API_KEY), not a key`,
+            'set apiKeyEnv to a variable name and export the key in that variable',
+          );
         }
         o[k] = v.trim();
         break;
       case 'extraBody':
-        if (!v || typeof v !== 'object' || Array.isArray(v)) throw badConfig(`${path} must be an object`, 'e.g. {"chat_template_kwargs": {"enable_thinking": false}}');
+        if (!v || typeof v !== 'object' || Array.isArray(v))
+          throw badConfig(`${path} must be an object`, 'e.g. {"chat_template_kwargs": {"enable_thinking": false}}');
         // A plain JSON copy: TOML tables have null prototypes, and callers must not mutate our copy.
         o[k] = JSON.parse(JSON.stringify(v));
         break;
@@ -166,7 +189,8 @@ export function normalizeEndpointConfig(raw: unknown, where: string): EndpointCo
         o[k] = v;
         break;
       default: // timeoutMs, maxTokens, concurrency, maxAttempts
-        if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw badConfig(`${path} must be a positive integer, got ${JSON.stringify(v)}`, 'fix the value');
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+          throw badConfig(`${path} must be a positive integer, got ${JSON.stringify(v)}`, 'fix the value');
         o[k] = v;
     }
   }
@@ -183,7 +207,8 @@ export function normalizeModelsConfig(raw: unknown, where = 'models'): ModelsCon
   const out: ModelsConfig = {};
   if (r.defaults !== undefined) out.defaults = normalizeEndpointConfig(r.defaults, `${where}.defaults`);
   if (r.stages !== undefined) {
-    if (!r.stages || typeof r.stages !== 'object' || Array.isArray(r.stages)) throw badConfig(`${where}.stages must be an object keyed by stage`, 'e.g. stages.judge = { model = "..." }');
+    if (!r.stages || typeof r.stages !== 'object' || Array.isArray(r.stages))
+      throw badConfig(`${where}.stages must be an object keyed by stage`, 'e.g. stages.judge = { model = "..." }');
     out.stages = {};
     for (const [s, e] of Object.entries(r.stages as Record<string, unknown>)) out.stages[s] = normalizeEndpointConfig(e, `${where}.stages.${s}`);
   }
@@ -191,7 +216,8 @@ export function normalizeModelsConfig(raw: unknown, where = 'models'): ModelsCon
     const c = r.cache as Record<string, unknown>;
     if (!c || typeof c !== 'object') throw badConfig(`${where}.cache must be an object`, 'e.g. { mode = "read-write", file = ".kf-cache/models.sqlite" }');
     for (const k of Object.keys(c)) if (k !== 'mode' && k !== 'file') throw badConfig(`${where}.cache: unknown field "${k}"`, 'known fields: mode, file');
-    if (c.mode !== undefined && !CACHE_MODES.includes(c.mode as CacheMode)) throw badConfig(`${where}.cache.mode must be one of ${CACHE_MODES.join('|')}, got ${JSON.stringify(c.mode)}`, 'fix the value');
+    if (c.mode !== undefined && !CACHE_MODES.includes(c.mode as CacheMode))
+      throw badConfig(`${where}.cache.mode must be one of ${CACHE_MODES.join('|')}, got ${JSON.stringify(c.mode)}`, 'fix the value');
     if (c.file !== undefined && (typeof c.file !== 'string' || !c.file)) throw badConfig(`${where}.cache.file must be a path`, 'fix the value');
     out.cache = { mode: c.mode as CacheMode | undefined, file: c.file as string | undefined };
   }
@@ -247,7 +273,10 @@ export function environmentLayer(stage: string, env: NodeJS.ProcessEnv): { confi
     try {
       raw[field] = parse(value);
     } catch {
-      throw badConfig(`environment variable ${name} is not valid for ${field}`, field === 'extraBody' ? 'set it to a JSON object, e.g. {"chat_template_kwargs":{"enable_thinking":false}}' : 'fix or unset it');
+      throw badConfig(
+        `environment variable ${name} is not valid for ${field}`,
+        field === 'extraBody' ? 'set it to a JSON object, e.g. {"chat_template_kwargs":{"enable_thinking":false}}' : 'fix or unset it',
+      );
     }
     prov[field] = `env:${name}`;
   };
@@ -273,7 +302,8 @@ export function environmentLayer(stage: string, env: NodeJS.ProcessEnv): { confi
   } catch (e) {
     // Name the variable, not the internal field path.
     const field = Object.keys(raw).find((f) => (e as Error).message.includes(`environment.${f}`)) as EndpointField | undefined;
-    if (field && e instanceof KfError) throw badConfig(`environment variable ${prov[field]!.slice(4)}: ${e.message.replace(`environment.${field} `, '')}`, e.hint);
+    if (field && e instanceof KfError)
+      throw badConfig(`environment variable ${prov[field]!.slice(4)}: ${e.message.replace(`environment.${field} `, '')}`, e.hint);
     throw e;
   }
   return { config, provenance: prov };
@@ -304,8 +334,7 @@ export function resolveStage(
   // Likewise an inherited `backend: openai` does not force it onto an endpoint without an embedding model.
   const generic = (level: (typeof levels)[number]) => level.name.endsWith('.defaults') || level.name === 'env';
   const skip = (level: (typeof levels)[number], field: EndpointField) =>
-    isEmbedding &&
-    ((field === 'model' && level.name.endsWith('.defaults')) || (field === 'backend' && generic(level) && level.config.backend === 'openai'));
+    isEmbedding && ((field === 'model' && level.name.endsWith('.defaults')) || (field === 'backend' && generic(level) && level.config.backend === 'openai'));
   const pick = <K extends EndpointField>(field: K): EndpointConfig[K] | undefined => {
     for (const level of levels) {
       const v = level.config[field];
@@ -332,7 +361,12 @@ export function resolveStage(
   let backend = pick('backend');
   if (!backend) {
     backend = baseUrl && (!isEmbedding || model) ? 'openai' : 'offline';
-    provenance.backend = backend === 'openai' ? `builtin (base URL from ${provenance.baseUrl})` : isEmbedding && baseUrl ? 'builtin (no embedding model named)' : 'builtin (no endpoint configured)';
+    provenance.backend =
+      backend === 'openai'
+        ? `builtin (base URL from ${provenance.baseUrl})`
+        : isEmbedding && baseUrl
+          ? 'builtin (no embedding model named)'
+          : 'builtin (no endpoint configured)';
   }
   const num = <K extends 'timeoutMs' | 'concurrency' | 'maxAttempts'>(field: K, dflt: number): number => {
     const v = pick(field);

@@ -46,7 +46,10 @@ export class OpenAIEmbedder implements Embedder {
   private readonly key: string | undefined;
   private readonly batchSize: number;
 
-  constructor(readonly endpoint: ResolvedEndpoint, private readonly deps: EmbedderDeps) {
+  constructor(
+    readonly endpoint: ResolvedEndpoint,
+    private readonly deps: EmbedderDeps,
+  ) {
     this.id = `openai:${endpoint.model}`;
     const { client, key } = makeClient(endpoint, deps.env ?? process.env, deps.fetch);
     this.client = client;
@@ -56,7 +59,11 @@ export class OpenAIEmbedder implements Embedder {
 
   get dim(): number {
     if (!this.dimValue) {
-      throw new KfError('embedder_dim_unknown', `the dimension of embedding model ${this.endpoint.model} is not known yet`, 'call `await embedder.init()` (or embed something) before reading dim');
+      throw new KfError(
+        'embedder_dim_unknown',
+        `the dimension of embedding model ${this.endpoint.model} is not known yet`,
+        'call `await embedder.init()` (or embed something) before reading dim',
+      );
     }
     return this.dimValue;
   }
@@ -85,27 +92,50 @@ export class OpenAIEmbedder implements Embedder {
       this.setDim(out[0]!.length);
     }
     if (missing.length && mode === 'replay-only') {
-      throw new KfError('cache_miss', `replay-only: the cache has no embedding of ${missing.length} text(s) for model ${this.endpoint.model} (first: "${missing[0].slice(0, 60)}")`, 'rerun with cache mode read-write (calls the endpoint) or restore the recorded cache');
+      throw new KfError(
+        'cache_miss',
+        `replay-only: the cache has no embedding of ${missing.length} text(s) for model ${this.endpoint.model} (first: "${missing[0].slice(0, 60)}")`,
+        'rerun with cache mode read-write (calls the endpoint) or restore the recorded cache',
+      );
     }
     const fresh = new Map<string, Float32Array>();
     for (let b = 0; b < missing.length; b += this.batchSize) {
       const batch = missing.slice(b, b + this.batchSize);
       const vecs = await this.embedBatch(batch, signal);
       batch.forEach((t, i) => fresh.set(t, vecs[i]));
-      if (mode === 'read-write') this.deps.cache!.putEmbeddings(this.endpoint.model, batch.map((t, i) => [this.keyOf(t), vecs[i]]));
+      if (mode === 'read-write')
+        this.deps.cache!.putEmbeddings(
+          this.endpoint.model,
+          batch.map((t, i) => [this.keyOf(t), vecs[i]]),
+        );
     }
     return texts.map((t, i) => out[i] ?? fresh.get(t)!);
   }
 
   private setDim(d: number): void {
     if (this.dimValue && d !== this.dimValue) {
-      throw new KfError('embedder_dim_changed', `embedding model ${this.endpoint.model} returned ${d}-d vectors after ${this.dimValue}-d ones`, 'the endpoint changed models: clear the embedding cache (kf cache clear --everything) and rebuild the index');
+      throw new KfError(
+        'embedder_dim_changed',
+        `embedding model ${this.endpoint.model} returned ${d}-d vectors after ${this.dimValue}-d ones`,
+        'the endpoint changed models: clear the embedding cache (kf cache clear --everything) and rebuild the index',
+      );
     }
     this.dimValue = d;
   }
 
   private record(promptTokens: number, latencyMs: number, cacheHit: boolean, attempts: number, error?: string): void {
-    this.deps.ledger?.record({ stage: 'embedding', model: this.endpoint.model, backend: 'openai', runId: this.deps.runId, promptTokens, completionTokens: 0, latencyMs, cacheHit, attempts, error });
+    this.deps.ledger?.record({
+      stage: 'embedding',
+      model: this.endpoint.model,
+      backend: 'openai',
+      runId: this.deps.runId,
+      promptTokens,
+      completionTokens: 0,
+      latencyMs,
+      cacheHit,
+      attempts,
+      error,
+    });
   }
 
   private async embedBatch(batch: string[], signal?: AbortSignal): Promise<Float32Array[]> {
@@ -137,7 +167,11 @@ export class OpenAIEmbedder implements Embedder {
       );
       const data = (value as unknown as { data?: { index?: number; embedding?: number[] }[] }).data;
       if (!Array.isArray(data) || data.length !== batch.length || data.some((d) => !Array.isArray(d.embedding))) {
-        throw new KfError('bad_embeddings', `embedding endpoint ${ep.baseUrl} returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${batch.length} texts (model ${ep.model})`, 'check that the model is an embedding model and the server supports /embeddings');
+        throw new KfError(
+          'bad_embeddings',
+          `embedding endpoint ${ep.baseUrl} returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${batch.length} texts (model ${ep.model})`,
+          'check that the model is an embedding model and the server supports /embeddings',
+        );
       }
       const sorted = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
       const vecs = sorted.map((d) => normalize(Float32Array.from(d.embedding!)));

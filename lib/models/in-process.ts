@@ -18,7 +18,7 @@ import type { ModelCache } from './cache';
 import type { Closable, HandlerResources, OfflineHandler } from '../model-api/handler';
 export type { Closable, InProcessContext, InProcessReply, OfflineHandler } from '../model-api/handler';
 import { throwIfAborted } from './middleware';
-import type { ChatModel, ChatRequest, ChatResponse, Stage, ToolCall } from '../model-api/types';
+import type { ChatModel, ChatRequest, ChatResponse, Stage } from '../model-api/types';
 
 export const OFFLINE_MODEL_ID = 'offline';
 
@@ -30,7 +30,10 @@ export const OFFLINE_MODEL_ID = 'offline';
 export class InProcessResources implements HandlerResources {
   private readonly owned = new Map<string, Closable>();
 
-  constructor(readonly cache?: ModelCache, private readonly given: Record<string, Closable> = {}) {}
+  constructor(
+    readonly cache?: ModelCache,
+    private readonly given: Record<string, Closable> = {},
+  ) {}
 
   get<T extends Closable>(key: string, create: (cache: ModelCache | undefined) => T): T {
     const have = (this.given[key] ?? this.owned.get(key)) as T | undefined;
@@ -74,13 +77,23 @@ function roleFor(req: ChatRequest): string {
   const named = req.task?.role;
   if (typeof named === 'string') {
     if (!handlers.has(named)) {
-      throw new KfError('offline_unknown_role', `offline backend: stage ${req.stage} sent task role "${named}"`, `use one of ${offlineRoles().join(', ')}, or register a handler for it (lib/offline-backend.ts)`, { concerns: req.stage });
+      throw new KfError(
+        'offline_unknown_role',
+        `offline backend: stage ${req.stage} sent task role "${named}"`,
+        `use one of ${offlineRoles().join(', ')}, or register a handler for it (lib/offline-backend.ts)`,
+        { concerns: req.stage },
+      );
     }
     return named;
   }
   const byStage = roleOfStage.get(req.stage);
   if (!byStage) {
-    throw new KfError('offline_no_task', `offline backend: stage ${req.stage} sent no task and is not a known role`, 'attach ChatRequest.task with a role (see lib/offline-backend.ts for the roles), or route the stage to a real endpoint', { concerns: req.stage });
+    throw new KfError(
+      'offline_no_task',
+      `offline backend: stage ${req.stage} sent no task and is not a known role`,
+      'attach ChatRequest.task with a role (see lib/offline-backend.ts for the roles), or route the stage to a real endpoint',
+      { concerns: req.stage },
+    );
   }
   return byStage;
 }
@@ -89,7 +102,10 @@ export class InProcessModel implements ChatModel {
   readonly id = OFFLINE_MODEL_ID;
   readonly backend = 'offline' as const;
 
-  constructor(readonly stage: Stage, private readonly resources?: InProcessResources) {}
+  constructor(
+    readonly stage: Stage,
+    private readonly resources?: InProcessResources,
+  ) {}
 
   roleFor(req: ChatRequest): string {
     return roleFor(req);
@@ -103,7 +119,12 @@ export class InProcessModel implements ChatModel {
     const task: Record<string, unknown> = { ...(req.task ?? {}), role };
     for (const field of handler.needs ?? []) {
       if (task[field] === undefined) {
-        throw new KfError('offline_task_incomplete', `offline backend: the ${role} task of stage ${req.stage}${req.questionId ? ` (question ${req.questionId})` : ''} has no "${field}"`, `attach ChatRequest.task.${field} (see ${role} in ${handler.taskFile ?? 'its task type'})`, { concerns: req.questionId ?? req.stage });
+        throw new KfError(
+          'offline_task_incomplete',
+          `offline backend: the ${role} task of stage ${req.stage}${req.questionId ? ` (question ${req.questionId})` : ''} has no "${field}"`,
+          `attach ChatRequest.task.${field} (see ${role} in ${handler.taskFile ?? 'its task type'})`,
+          { concerns: req.questionId ?? req.stage },
+        );
       }
     }
     const out = await handler.reply(task, { req, stage: req.stage, resources: this.resources });

@@ -83,7 +83,10 @@ export class Ledger {
   private readonly questions = new Map<string, LedgerTotals>();
   private readonly listeners: ((e: LedgerEntry & { costUsd?: number }) => void)[] = [];
 
-  constructor(readonly prices: PriceTable = {}, readonly runId?: string) {}
+  constructor(
+    readonly prices: PriceTable = {},
+    readonly runId?: string,
+  ) {}
 
   /** USD for one call, or undefined when the model has no price (hits cost nothing). */
   cost(e: Pick<LedgerEntry, 'model' | 'promptTokens' | 'completionTokens'>): number | undefined {

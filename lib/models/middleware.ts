@@ -96,7 +96,11 @@ export function withCache(inner: ChatModel, ep: ResolvedEndpoint, deps: { cache?
         );
       }
       const res = await inner.chat(req, signal);
-      cache.put(key, { text: res.text, toolCalls: res.toolCalls, usage: res.usage, model: res.model, finishReason: res.finishReason }, { stage: req.stage, questionId: req.questionId });
+      cache.put(
+        key,
+        { text: res.text, toolCalls: res.toolCalls, usage: res.usage, model: res.model, finishReason: res.finishReason },
+        { stage: req.stage, questionId: req.questionId },
+      );
       return res;
     },
   };

@@ -48,7 +48,11 @@ export function toOpenAIMessages(messages: ChatMessage[]): OAMessage[] {
     const content =
       typeof m.content === 'string'
         ? m.content
-        : m.content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: { url: p.dataUrl && !p.path ? p.dataUrl : toDataUrl(loadImage(p)) } }));
+        : m.content.map((p) =>
+            p.type === 'text'
+              ? { type: 'text', text: p.text }
+              : { type: 'image_url', image_url: { url: p.dataUrl && !p.path ? p.dataUrl : toDataUrl(loadImage(p)) } },
+          );
     if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: typeof content === 'string' ? content : JSON.stringify(content) };
     const out: OAMessage = { role: m.role, content };
     if (m.name) out.name = m.name;
@@ -118,13 +122,19 @@ function classify(e: unknown, ep: ResolvedEndpoint, key: string | undefined, tim
     return new AttemptError('connection', scrub(`${code ? `${code} ` : ''}${detail} (${displayUrl(ep.baseUrl)})`));
   }
   if (e instanceof OpenAI.APIError && typeof e.status === 'number') {
-    return new AttemptError('http', scrub(e.message.replace(/^\d{3}\s*/, '') || 'no body'), e.status, parseRetryAfter(e.headers as { get(n: string): string | null } | undefined));
+    return new AttemptError(
+      'http',
+      scrub(e.message.replace(/^\d{3}\s*/, '') || 'no body'),
+      e.status,
+      parseRetryAfter(e.headers as { get(n: string): string | null } | undefined),
+    );
   }
   const name = (e as Error)?.name;
   if (name === 'AbortError') return new AttemptError('timeout', `no complete reply within ${ep.timeoutMs} ms`);
   if (e instanceof SyntaxError) return new AttemptError('bad_response', scrub(`reply is not valid JSON: ${e.message}`));
   // Body-read failures after the headers (a reset mid-body) surface as TypeErrors from undici.
-  if (e instanceof TypeError) return new AttemptError('connection', scrub(`${e.message}${(e as { cause?: Error }).cause ? `: ${(e as { cause?: Error }).cause!.message}` : ''}`));
+  if (e instanceof TypeError)
+    return new AttemptError('connection', scrub(`${e.message}${(e as { cause?: Error }).cause ? `: ${(e as { cause?: Error }).cause!.message}` : ''}`));
   return new AttemptError('bad_response', scrub(String((e as Error)?.message ?? e)));
 }
 
@@ -139,7 +149,10 @@ export class OpenAIChatProvider {
   private readonly client: OpenAI;
   private readonly key: string | undefined;
 
-  constructor(readonly endpoint: ResolvedEndpoint, opts: { env?: NodeJS.ProcessEnv; fetch?: typeof fetch } = {}) {
+  constructor(
+    readonly endpoint: ResolvedEndpoint,
+    opts: { env?: NodeJS.ProcessEnv; fetch?: typeof fetch } = {},
+  ) {
     const { client, key } = makeClient(endpoint, opts.env ?? process.env, opts.fetch);
     this.client = client;
     this.key = key;
@@ -158,7 +171,11 @@ export class OpenAIChatProvider {
     const body = buildChatBody(req, params);
     const started = Date.now();
     const res = await guardedAttempt(this.endpoint, this.key, signal, (s) =>
-      this.client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal: s, timeout: this.endpoint.timeoutMs, maxRetries: 0 }),
+      this.client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, {
+        signal: s,
+        timeout: this.endpoint.timeoutMs,
+        maxRetries: 0,
+      }),
     );
     const r = res as unknown as { choices?: OAChoice[]; usage?: { prompt_tokens?: number; completion_tokens?: number }; model?: string };
     const choice = Array.isArray(r?.choices) ? r.choices[0] : undefined;

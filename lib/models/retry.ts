@@ -62,16 +62,23 @@ function where(ctx: CallContext): string {
 }
 
 export function cancelledError(ctx: CallContext, cause?: unknown): KfError {
-  return new KfError('aborted', `${where(ctx)}: call cancelled`, 'the run was cancelled; rerun to resume (finished questions are kept)', { concerns: ctx.stage, cause });
+  return new KfError('aborted', `${where(ctx)}: call cancelled`, 'the run was cancelled; rerun to resume (finished questions are kept)', {
+    concerns: ctx.stage,
+    cause,
+  });
 }
 
 function hintFor(err: AttemptError, ctx: CallContext): string {
-  if (err.kind === 'timeout') return 'the endpoint did not answer in time: raise timeoutMs (KF_TIMEOUT_MS or models.*.timeoutMs), lower concurrency, or check the server load';
-  if (err.kind === 'connection') return `is the server running at ${displayUrl(ctx.baseUrl)}? check the base URL (OPENAI_BASE_URL / models.*.baseUrl) and \`kf models --check\``;
-  if (err.kind === 'bad_response') return 'the endpoint returned something that is not an OpenAI-compatible reply: check the base URL ends with /v1 and the server logs';
+  if (err.kind === 'timeout')
+    return 'the endpoint did not answer in time: raise timeoutMs (KF_TIMEOUT_MS or models.*.timeoutMs), lower concurrency, or check the server load';
+  if (err.kind === 'connection')
+    return `is the server running at ${displayUrl(ctx.baseUrl)}? check the base URL (OPENAI_BASE_URL / models.*.baseUrl) and \`kf models --check\``;
+  if (err.kind === 'bad_response')
+    return 'the endpoint returned something that is not an OpenAI-compatible reply: check the base URL ends with /v1 and the server logs';
   const s = err.status ?? 0;
   if (s === 429) return 'the endpoint is rate-limiting: lower concurrency (KF_CONCURRENCY / models.*.concurrency) or raise maxAttempts; rerun resumes';
-  if (s === 401 || s === 403) return `the endpoint refused the credentials: check the key in $${ctx.apiKeyEnv ?? 'OPENAI_API_KEY'} (or set apiKeyEnv to the right variable)`;
+  if (s === 401 || s === 403)
+    return `the endpoint refused the credentials: check the key in $${ctx.apiKeyEnv ?? 'OPENAI_API_KEY'} (or set apiKeyEnv to the right variable)`;
   if (s === 404) return 'unknown model or wrong path: `kf models --check` lists the models the endpoint serves; the base URL usually ends with /v1';
   if (s === 400 || s === 422) return 'the endpoint rejected the request: check extraBody, and that the model supports this input (images, tools, JSON mode)';
   if (s >= 500) return 'the server is failing: check its logs and rerun later (finished questions are kept)';

@@ -91,7 +91,8 @@ export function createModelRouter(config: ModelsConfig = {}, opts: RouterOptions
     throw new KfError('bad_models_config', `KF_CACHE must be one of ${CACHE_MODES.join('|')}, got "${envMode}"`, 'fix or unset KF_CACHE');
   }
   const fileGiven = opts.cacheFile ?? experiment.cache?.file ?? defaults?.cache?.file ?? (env.KF_CACHE_FILE || undefined);
-  const cacheMode: CacheMode = opts.cacheMode ?? experiment.cache?.mode ?? defaults?.cache?.mode ?? (envMode || undefined) ?? (fileGiven ? 'read-write' : 'off');
+  const cacheMode: CacheMode =
+    opts.cacheMode ?? experiment.cache?.mode ?? defaults?.cache?.mode ?? (envMode || undefined) ?? (fileGiven ? 'read-write' : 'off');
   const cacheFile = cacheMode === 'off' ? fileGiven : (fileGiven ?? defaultCacheFile());
   const cache = cacheMode !== 'off' && cacheFile ? ModelCache.open(cacheFile, { create: cacheMode !== 'replay-only' }) : undefined;
   const resources = new InProcessResources(cache, opts.resources);
@@ -119,7 +120,12 @@ export function createModelRouter(config: ModelsConfig = {}, opts: RouterOptions
   const policy: RetryPolicy = { ...defaultRetryPolicy(4, seed ?? 'kf-retry'), ...retryOverrides };
 
   // Resolve every known and configured stage now: a bad config fails before the first question.
-  const known = new Set<string>([...STAGES, ...Object.keys(experiment.stages ?? {}), ...Object.keys(defaults?.stages ?? {}), ...Object.keys(opts.overrides ?? {})]);
+  const known = new Set<string>([
+    ...STAGES,
+    ...Object.keys(experiment.stages ?? {}),
+    ...Object.keys(defaults?.stages ?? {}),
+    ...Object.keys(opts.overrides ?? {}),
+  ]);
   for (const s of known) resolve(s);
 
   const models = new Map<string, ChatModel>();
@@ -144,7 +150,10 @@ export function createModelRouter(config: ModelsConfig = {}, opts: RouterOptions
   const embedder = (): Embedder | undefined => {
     if (embedderInstance !== null) return embedderInstance;
     const r = resolve('embedding');
-    embedderInstance = r.backend === 'openai' ? new OpenAIEmbedder(r, { env, fetch: opts.fetch, cache, cacheMode, ledger, runId: opts.runId, policy, semaphore: semaphoreFor(r) }) : undefined;
+    embedderInstance =
+      r.backend === 'openai'
+        ? new OpenAIEmbedder(r, { env, fetch: opts.fetch, cache, cacheMode, ledger, runId: opts.runId, policy, semaphore: semaphoreFor(r) })
+        : undefined;
     return embedderInstance;
   };
 

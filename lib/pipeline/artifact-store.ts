@@ -50,7 +50,7 @@ function loadKindModules(): void {
   for (const mod of KIND_MODULES) {
     let m: Record<string, unknown>;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+       
       m = require(mod) as Record<string, unknown>;
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

@@ -82,7 +82,7 @@ export function loadConfigurationModules(): void {
   for (const mod of CONFIGURATION_MODULES) {
     let m: Obj;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+       
       m = require(mod) as Obj;
     } catch (e) {
       if (isMissingModule(e, mod)) continue;

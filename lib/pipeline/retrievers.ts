@@ -82,7 +82,7 @@ export function loadRetrieverModules(): void {
     loadedModules.add(mod);
     let m: Record<string, unknown>;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+       
       m = require(mod) as Record<string, unknown>;
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

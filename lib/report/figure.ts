@@ -65,7 +65,11 @@ function checkSeries(s: Series, n: number, what: string): void {
     if (arr === undefined && k !== 'values') continue;
     if (!Array.isArray(arr)) throw new KfError('bad_figure_data', `${what}: series "${s.name}" ${k} is not an array`, `pass ${k} as an array of numbers`);
     if (arr.length !== n) {
-      throw new KfError('bad_figure_data', `${what}: series "${s.name}" has ${arr.length} ${k} for ${n} categories`, 'give one value per category (null for a gap)');
+      throw new KfError(
+        'bad_figure_data',
+        `${what}: series "${s.name}" has ${arr.length} ${k} for ${n} categories`,
+        'give one value per category (null for a gap)',
+      );
     }
     arr.forEach((v, i) => {
       if (v !== null && (typeof v !== 'number' || !Number.isFinite(v))) {
@@ -102,7 +106,20 @@ function baseLayout(t: AxisTitles, extra: Record<string, unknown> = {}): Record<
   // title: it is the title's second line, or (without a title) a line above the plot.
   if (t.title) layout.title = { text: t.note ? `${t.title}<br><span style="font-size:12px;color:#666">${t.note}</span>` : t.title, x: 0.02, xanchor: 'left' };
   else if (t.note) {
-    layout.annotations = [{ text: t.note, xref: 'paper', yref: 'paper', x: 0, y: 1, yshift: 30, xanchor: 'left', yanchor: 'bottom', showarrow: false, font: { size: 12, color: '#666' } }];
+    layout.annotations = [
+      {
+        text: t.note,
+        xref: 'paper',
+        yref: 'paper',
+        x: 0,
+        y: 1,
+        yshift: 30,
+        xanchor: 'left',
+        yanchor: 'bottom',
+        showarrow: false,
+        font: { size: 12, color: '#666' },
+      },
+    ];
   }
   return layout;
 }
@@ -119,7 +136,8 @@ function sized(spec: FigureSpec, t: AxisTitles): FigureSpec {
  * question bucket, one colour per mode).
  */
 export function barFigure(opts: AxisTitles & { categories: string[]; series: Series[] }): FigureSpec {
-  if (!Array.isArray(opts.categories) || !opts.categories.length) throw new KfError('bad_figure_data', 'bar figure: no categories', 'pass at least one category');
+  if (!Array.isArray(opts.categories) || !opts.categories.length)
+    throw new KfError('bad_figure_data', 'bar figure: no categories', 'pass at least one category');
   if (!Array.isArray(opts.series) || !opts.series.length) throw new KfError('bad_figure_data', 'bar figure: no series', 'pass at least one series');
   opts.series.forEach((s) => checkSeries(s, opts.categories.length, 'bar figure'));
   const data = opts.series.map((s) => {
@@ -161,22 +179,41 @@ export interface ScatterGroup {
 
 /** Points, one trace per group; `diagonal` adds the y = x reference line (paired comparisons). */
 export function scatterFigure(opts: AxisTitles & { groups: ScatterGroup[]; diagonal?: boolean; showLabels?: boolean }): FigureSpec {
-  if (!Array.isArray(opts.groups) || !opts.groups.length) throw new KfError('bad_figure_data', 'scatter figure: no groups', 'pass at least one group of points');
+  if (!Array.isArray(opts.groups) || !opts.groups.length)
+    throw new KfError('bad_figure_data', 'scatter figure: no groups', 'pass at least one group of points');
   const data: PlotlyTrace[] = [];
-  let lo = Infinity, hi = -Infinity;
+  let lo = Infinity,
+    hi = -Infinity;
   for (const g of opts.groups) {
     if (!Array.isArray(g.x) || !Array.isArray(g.y) || g.x.length !== g.y.length) {
-      throw new KfError('bad_figure_data', `scatter figure: group "${g.name}" has ${g.x?.length} x and ${g.y?.length} y values`, 'give x and y the same length');
+      throw new KfError(
+        'bad_figure_data',
+        `scatter figure: group "${g.name}" has ${g.x?.length} x and ${g.y?.length} y values`,
+        'give x and y the same length',
+      );
     }
     if (g.labels && g.labels.length !== g.x.length) {
       throw new KfError('bad_figure_data', `scatter figure: group "${g.name}" has ${g.labels.length} labels for ${g.x.length} points`, 'one label per point');
     }
     for (const v of [...g.x, ...g.y]) {
-      if (typeof v !== 'number' || !Number.isFinite(v)) throw new KfError('bad_figure_data', `scatter figure: group "${g.name}" has a non-finite value ${String(v)}`, 'drop or fix that point');
-      lo = Math.min(lo, v); hi = Math.max(hi, v);
+      if (typeof v !== 'number' || !Number.isFinite(v))
+        throw new KfError('bad_figure_data', `scatter figure: group "${g.name}" has a non-finite value ${String(v)}`, 'drop or fix that point');
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
     }
-    const t: PlotlyTrace = { type: 'scatter', mode: opts.showLabels && g.labels ? 'markers+text' : 'markers', name: g.name, x: g.x, y: g.y, marker: { size: 8, opacity: 0.8 } };
-    if (g.labels) { t.text = g.labels; t.textposition = 'top center'; t.hovertemplate = '%{text}: (%{x}, %{y})<extra></extra>'; }
+    const t: PlotlyTrace = {
+      type: 'scatter',
+      mode: opts.showLabels && g.labels ? 'markers+text' : 'markers',
+      name: g.name,
+      x: g.x,
+      y: g.y,
+      marker: { size: 8, opacity: 0.8 },
+    };
+    if (g.labels) {
+      t.text = g.labels;
+      t.textposition = 'top center';
+      t.hovertemplate = '%{text}: (%{x}, %{y})<extra></extra>';
+    }
     data.push(t);
   }
   if (opts.diagonal && Number.isFinite(lo)) {
@@ -213,9 +250,13 @@ export function findChromium(): string | null {
   for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (fs.existsSync(p)) return p;
   for (const name of ['chromium', 'chromium-browser']) {
     try {
-      const p = execFileSync('sh', ['-c', `command -v ${name}`], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+      const p = execFileSync('sh', ['-c', `command -v ${name}`], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim();
       if (p) return p;
-    } catch { /* not on PATH */ }
+    } catch {
+      /* not on PATH */
+    }
   }
   return null;
 }
@@ -224,18 +265,31 @@ export const CHROMIUM_HINT = 'install it with `apt-get install chromium` (or set
 
 /** Chromium flags: headless, sandbox-less (containers, root), and no network chatter of its own. */
 const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run', '--disable-dev-shm-usage',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
 ];
 
 /** JSON that is safe inside a <script> element. */
 function scriptJson(v: unknown): string {
-  return JSON.stringify(v ?? {}).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(v ?? {})
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 function checkSpec(spec: FigureSpec, name: string): void {
   if (!spec || !Array.isArray(spec.data)) {
-    throw new KfError('bad_figure', `figure "${name}" has no data array`, 'build the spec with barFigure/lineFigure/scatterFigure or pass {data: [...], layout}');
+    throw new KfError(
+      'bad_figure',
+      `figure "${name}" has no data array`,
+      'build the spec with barFigure/lineFigure/scatterFigure or pass {data: [...], layout}',
+    );
   }
   for (const k of ['width', 'height'] as const) {
     const v = spec[k];
@@ -253,7 +307,8 @@ const escHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').re
  * 4.8 MB file you can mail around).
  */
 export function figureHtml(spec: FigureSpec, opts: { title?: string; plotlySrc?: string; inlinePlotly?: boolean } = {}): string {
-  const w = spec.width ?? 800, h = spec.height ?? 500;
+  const w = spec.width ?? 800,
+    h = spec.height ?? 500;
   const script = opts.inlinePlotly
     ? `<script>${fs.readFileSync(plotlyBundlePath(), 'utf8').replace(/<\/script/gi, '<\\/script')}</script>`
     : `<script src="${escHtml(opts.plotlySrc ?? 'plotly.min.js')}"></script>`;
@@ -300,7 +355,11 @@ export class FigureExporter {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
-  private constructor(private readonly browser: Browser, private readonly page: Page, readonly chromium: string) {}
+  private constructor(
+    private readonly browser: Browser,
+    private readonly page: Page,
+    readonly chromium: string,
+  ) {}
 
   /** Start chromium and load plotly (~2-4 s). Throws KfError 'chromium_missing' when there is no chromium. */
   static async open(opts: { executablePath?: string } = {}): Promise<FigureExporter> {
@@ -313,17 +372,28 @@ export class FigureExporter {
     try {
       browser = await chromium.launch({ executablePath: exe, args: CHROMIUM_ARGS, headless: true, timeout: 60_000 });
     } catch (e) {
-      throw new KfError('chromium_failed', `chromium at ${exe} did not start: ${(e as Error).message.split('\n')[0]}`, 'run `chromium --headless --no-sandbox --dump-dom about:blank` to see why, or reinstall it (apt-get install --reinstall chromium)', { cause: e });
+      throw new KfError(
+        'chromium_failed',
+        `chromium at ${exe} did not start: ${(e as Error).message.split('\n')[0]}`,
+        'run `chromium --headless --no-sandbox --dump-dom about:blank` to see why, or reinstall it (apt-get install --reinstall chromium)',
+        { cause: e },
+      );
     }
     try {
       const page = await browser.newPage();
       // Offline by construction: anything that is not a local file, data: URL or about:blank is aborted.
-      await page.route((u) => !/^(file|data|about):$/.test(u.protocol), (route) => route.abort());
+      await page.route(
+        (u) => !/^(file|data|about):$/.test(u.protocol),
+        (route) => route.abort(),
+      );
       // Loading plotly through a file:// page is ~1.5 s faster than addScriptTag (chromium reads it from disk).
       const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-plotly-'));
       try {
         const host = path.join(tmp, 'host.html');
-        fs.writeFileSync(host, `<!DOCTYPE html><html><head><meta charset="utf-8"><script src="${pathToFileURL(plotlyBundlePath()).href}"></script></head><body style="margin:0;background:white"></body></html>`);
+        fs.writeFileSync(
+          host,
+          `<!DOCTYPE html><html><head><meta charset="utf-8"><script src="${pathToFileURL(plotlyBundlePath()).href}"></script></head><body style="margin:0;background:white"></body></html>`,
+        );
         await page.goto(pathToFileURL(host).href);
       } finally {
         fs.rmSync(tmp, { recursive: true, force: true });
@@ -334,7 +404,12 @@ export class FigureExporter {
       return new FigureExporter(browser, page, exe);
     } catch (e) {
       await browser.close().catch(() => undefined);
-      throw new KfError('plotly_load_failed', `plotly could not be loaded into chromium: ${(e as Error).message.split('\n')[0]}`, 'check that node_modules/plotly.js-dist-min is installed (npm ci)', { cause: e });
+      throw new KfError(
+        'plotly_load_failed',
+        `plotly could not be loaded into chromium: ${(e as Error).message.split('\n')[0]}`,
+        'check that node_modules/plotly.js-dist-min is installed (npm ci)',
+        { cause: e },
+      );
     }
   }
 
@@ -384,7 +459,12 @@ export class FigureExporter {
       return await job;
     } catch (e) {
       if (e instanceof KfError) throw e;
-      throw new KfError('figure_render_failed', `plotly could not draw the figure: ${(e as Error).message.split('\n')[0]}`, 'check the figure spec (trace types, data arrays); the HTML file shows the same error in a browser console', { cause: e });
+      throw new KfError(
+        'figure_render_failed',
+        `plotly could not draw the figure: ${(e as Error).message.split('\n')[0]}`,
+        'check the figure spec (trace types, data arrays); the HTML file shows the same error in a browser console',
+        { cause: e },
+      );
     }
   }
 
@@ -404,7 +484,11 @@ function decodeSvgDataUrl(url: string): string {
 
 // A process-wide exporter for callers that do not manage one. It closes itself
 // after IDLE_MS without use, so a script that forgets close() still exits.
-interface SharedEntry { exporter: Promise<FigureExporter>; active: number; timer?: NodeJS.Timeout }
+interface SharedEntry {
+  exporter: Promise<FigureExporter>;
+  active: number;
+  timer?: NodeJS.Timeout;
+}
 let shared: SharedEntry | undefined;
 const IDLE_MS = 5_000;
 
@@ -413,11 +497,16 @@ async function acquireShared(): Promise<FigureExporter> {
   if (!shared) {
     const entry: SharedEntry = { exporter: FigureExporter.open(), active: 0 };
     shared = entry;
-    entry.exporter.catch(() => { if (shared === entry) shared = undefined; });
+    entry.exporter.catch(() => {
+      if (shared === entry) shared = undefined;
+    });
   }
   const entry = shared;
   entry.active++;
-  if (entry.timer) { clearTimeout(entry.timer); entry.timer = undefined; }
+  if (entry.timer) {
+    clearTimeout(entry.timer);
+    entry.timer = undefined;
+  }
   try {
     return await entry.exporter;
   } catch (e) {
@@ -430,7 +519,10 @@ function releaseShared(): void {
   const entry = shared;
   if (!entry) return;
   entry.active = Math.max(0, entry.active - 1);
-  if (entry.active === 0) entry.timer = setTimeout(() => { if (shared === entry) void closeSharedExporter(); }, IDLE_MS);
+  if (entry.active === 0)
+    entry.timer = setTimeout(() => {
+      if (shared === entry) void closeSharedExporter();
+    }, IDLE_MS);
 }
 
 /** Close the shared exporter now (CLI commands call this in `finally`). */
@@ -493,8 +585,14 @@ export async function writeFigure(spec: FigureSpec, opts: WriteFigureOptions): P
   }
   try {
     const r = await exporter.renderMany(spec, images, opts);
-    if (r.png) { out.png = path.join(dir, `${opts.name}.png`); writeFileAtomic(out.png, r.png); }
-    if (r.svg) { out.svg = path.join(dir, `${opts.name}.svg`); writeFileAtomic(out.svg, r.svg); }
+    if (r.png) {
+      out.png = path.join(dir, `${opts.name}.png`);
+      writeFileAtomic(out.png, r.png);
+    }
+    if (r.svg) {
+      out.svg = path.join(dir, `${opts.name}.svg`);
+      writeFileAtomic(out.svg, r.svg);
+    }
   } catch (e) {
     if (e instanceof KfError && e.code === 'figure_render_failed') {
       throw new KfError(e.code, `figure "${opts.name}": ${e.message}`, e.hint, { concerns: opts.name, cause: e });

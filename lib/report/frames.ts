@@ -18,7 +18,7 @@ let dfd: Dfd | undefined;
 
 /** The danfojs-node module (loaded on first use). */
 export function danfo(): Dfd {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   dfd ??= require('danfojs-node') as Dfd;
   return dfd;
 }
@@ -53,14 +53,16 @@ export function recordRows(run: LoadedRun, opts: RecordsFrameOptions = {}): Reco
 export function recordsFrame(runs: LoadedRun | LoadedRun[], opts: RecordsFrameOptions = {}): DataFrame {
   const list = Array.isArray(runs) ? runs : [runs];
   const rows = list.flatMap((r) => recordRows(r, opts));
-  if (!rows.length) throw new KfError('empty_frame', `no records in ${list.map((r) => r.runId).join(', ')}`, 'run the experiment first (kf run), or check the run id');
+  if (!rows.length)
+    throw new KfError('empty_frame', `no records in ${list.map((r) => r.runId).join(', ')}`, 'run the experiment first (kf run), or check the run id');
   return new (danfo().DataFrame)(rows);
 }
 
 /** Mean of `columns` per value of `by` (a column of the frame), with the group size as `n`. */
 export function groupMeans(df: DataFrame, by: string[], columns: string[]): DataFrame {
   const missing = [...by, ...columns].filter((c) => !df.columns.includes(c));
-  if (missing.length) throw new KfError('bad_frame_column', `the frame has no column ${missing.map((m) => `"${m}"`).join(', ')}`, `use one of: ${df.columns.join(', ')}`);
+  if (missing.length)
+    throw new KfError('bad_frame_column', `the frame has no column ${missing.map((m) => `"${m}"`).join(', ')}`, `use one of: ${df.columns.join(', ')}`);
   const g = df.groupby(by);
   const means = g.col(columns).mean();
   const counts = g.col([columns[0]]).count();

@@ -104,16 +104,26 @@ export function readNotebook(file: string): NotebookJson {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new KfError('notebook_missing', `notebook ${file} cannot be read (${(e as NodeJS.ErrnoException).code})`, 'check the path', { concerns: file, cause: e });
+    throw new KfError('notebook_missing', `notebook ${file} cannot be read (${(e as NodeJS.ErrnoException).code})`, 'check the path', {
+      concerns: file,
+      cause: e,
+    });
   }
   let nb: NotebookJson;
   try {
     nb = JSON.parse(text) as NotebookJson;
   } catch (e) {
-    throw new KfError('bad_notebook', `notebook ${file} is not valid JSON: ${(e as Error).message}`, 'regenerate it (scripts/make-notebooks.ts) or fix it in Jupyter', { concerns: file, cause: e });
+    throw new KfError(
+      'bad_notebook',
+      `notebook ${file} is not valid JSON: ${(e as Error).message}`,
+      'regenerate it (scripts/make-notebooks.ts) or fix it in Jupyter',
+      { concerns: file, cause: e },
+    );
   }
   if (!nb || !Array.isArray(nb.cells) || nb.nbformat !== 4) {
-    throw new KfError('bad_notebook', `notebook ${file} is not an nbformat 4 notebook`, 'regenerate it (scripts/make-notebooks.ts) or save it from Jupyter', { concerns: file });
+    throw new KfError('bad_notebook', `notebook ${file} is not an nbformat 4 notebook`, 'regenerate it (scripts/make-notebooks.ts) or save it from Jupyter', {
+      concerns: file,
+    });
   }
   return nb;
 }
@@ -149,7 +159,13 @@ export function parsePercentScript(text: string, file = 'script'): CellSpec[] {
       lines = lines.map((l, i) => {
         if (l.trim() === '') return '';
         const m = /^\s*\/\/ ?(.*)$/.exec(l);
-        if (!m) throw new KfError('bad_percent_script', `${file}:${cur.line + 1 + i}: a markdown cell line must start with "//"`, 'prefix markdown lines with "// " or start a code cell with "// %%"', { concerns: file });
+        if (!m)
+          throw new KfError(
+            'bad_percent_script',
+            `${file}:${cur.line + 1 + i}: a markdown cell line must start with "//"`,
+            'prefix markdown lines with "// " or start a code cell with "// %%"',
+            { concerns: file },
+          );
         return m[1];
       });
     }
@@ -160,7 +176,10 @@ export function parsePercentScript(text: string, file = 'script'): CellSpec[] {
   const src = text.replace(/\r\n?/g, '\n').split('\n');
   src.forEach((line, i) => {
     const m = /^\s*\/\/\s?%%(.*)$/.exec(line);
-    if (!m) { cur.lines.push(line); return; }
+    if (!m) {
+      cur.lines.push(line);
+      return;
+    }
     flush();
     const rest = m[1];
     const type: CellType = /\[markdown\]/.test(rest) ? 'markdown' : 'code';
@@ -170,7 +189,9 @@ export function parsePercentScript(text: string, file = 'script'): CellSpec[] {
       try {
         tags = JSON.parse(t[1]) as string[];
       } catch {
-        throw new KfError('bad_percent_script', `${file}:${i + 1}: tags must be a JSON list like tags=["parameters"]`, 'fix the cell marker', { concerns: file });
+        throw new KfError('bad_percent_script', `${file}:${i + 1}: tags must be a JSON list like tags=["parameters"]`, 'fix the cell marker', {
+          concerns: file,
+        });
       }
     }
     cur = { type, lines: [], tags, line: i + 1, explicit: true };

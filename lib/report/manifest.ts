@@ -154,7 +154,12 @@ export function writeManifest(dir: string, stamp: ResultManifest, files: Written
     try {
       data = fs.readFileSync(fp);
     } catch (e) {
-      throw new KfError('manifest_missing_file', `result file ${fp} listed for the manifest does not exist (${(e as NodeJS.ErrnoException).code})`, 'list only files that were written', { concerns: fp, cause: e });
+      throw new KfError(
+        'manifest_missing_file',
+        `result file ${fp} listed for the manifest does not exist (${(e as NodeJS.ErrnoException).code})`,
+        'list only files that were written',
+        { concerns: fp, cause: e },
+      );
     }
     const key = rel.split(path.sep).join('/');
     byPath.set(key, { path: key, bytes: data.length, sha256: sha256(data) });

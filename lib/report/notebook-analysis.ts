@@ -48,11 +48,19 @@ export function readTraceEvents(run: LoadedRun, rec: Pick<RunRecord, 'id' | 'tra
 }
 
 /** Mean of a metric per run with its 95% bootstrap interval (x100; seeded per label). */
-export function metricWithCI(runs: Map<string, LoadedRun>, metric: string, opts: { seed?: string | number; resamples?: number } = {}): Map<string, { mean: number | null; lo: number | null; hi: number | null; n: number }> {
+export function metricWithCI(
+  runs: Map<string, LoadedRun>,
+  metric: string,
+  opts: { seed?: string | number; resamples?: number } = {},
+): Map<string, { mean: number | null; lo: number | null; hi: number | null; n: number }> {
   const out = new Map<string, { mean: number | null; lo: number | null; hi: number | null; n: number }>();
   for (const [label, run] of runs) {
-    let vs: number[] = [];
-    try { vs = [...metricValues(run, metric).values.values()]; } catch { vs = []; }
+    let vs: number[];
+    try {
+      vs = [...metricValues(run, metric).values.values()];
+    } catch {
+      vs = [];
+    }
     const ci = vs.length ? pairedBootstrapCI(vs, { seed: `${opts.seed ?? 0}/${label}`, resamples: opts.resamples ?? 2000 }) : [NaN, NaN];
     out.set(label, { mean: vs.length ? pct(mean(vs)) : null, lo: pct(ci[0]), hi: pct(ci[1]), n: vs.length });
   }
@@ -116,10 +124,25 @@ export function latencyRows(runs: Map<string, LoadedRun>): { rows: Row[]; stages
     const s = summarizeRun(run);
     const n = Math.max(1, recs.length);
     const row: Row = {
-      config: label, n: recs.length, p50s: sec(percentile(recs.map((r) => r.timings.totalMs), 0.5)), p90s: sec(percentile(recs.map((r) => r.timings.totalMs), 0.9)),
-      pipelineMs: r1(recs.reduce((a, r) => a + r.timings.pipelineMs, 0) / n), searchMs: r1(recs.reduce((a, r) => a + r.timings.searchMs, 0) / n),
+      config: label,
+      n: recs.length,
+      p50s: sec(
+        percentile(
+          recs.map((r) => r.timings.totalMs),
+          0.5,
+        ),
+      ),
+      p90s: sec(
+        percentile(
+          recs.map((r) => r.timings.totalMs),
+          0.9,
+        ),
+      ),
+      pipelineMs: r1(recs.reduce((a, r) => a + r.timings.pipelineMs, 0) / n),
+      searchMs: r1(recs.reduce((a, r) => a + r.timings.searchMs, 0) / n),
       searches: Math.round((recs.reduce((a, r) => a + r.timings.searches, 0) / n) * 100) / 100,
-      callsPerQ: Math.round(s.perQuestion.calls * 100) / 100, tokensPerQ: Math.round(s.perQuestion.promptTokens + s.perQuestion.completionTokens),
+      callsPerQ: Math.round(s.perQuestion.calls * 100) / 100,
+      tokensPerQ: Math.round(s.perQuestion.promptTokens + s.perQuestion.completionTokens),
       firstEventMsP50: r1(percentile(first, 0.5)),
     };
     for (const st of stages) row[`${st} ms`] = r1((stage[st] ?? 0) / n);
@@ -136,8 +159,15 @@ export function flagSplitRows(runs: Map<string, LoadedRun>, metric: string, flag
   const off = new Set(refRun.records.filter((r) => r.retrieval && r.retrieval[flag] === 0).map((r) => r.id));
   return [...runs].map(([label, run]) => {
     let vals = new Map<string, number>();
-    try { vals = metricValues(run, metric).values; } catch { /* no such metric */ }
-    const m = (ids: Set<string>) => { const xs = [...ids].filter((id) => vals.has(id)).map((id) => vals.get(id)!); return xs.length ? pct(mean(xs)) : null; };
+    try {
+      vals = metricValues(run, metric).values;
+    } catch {
+      /* no such metric */
+    }
+    const m = (ids: Set<string>) => {
+      const xs = [...ids].filter((id) => vals.has(id)).map((id) => vals.get(id)!);
+      return xs.length ? pct(mean(xs)) : null;
+    };
     return { config: label, [`${flag}=1 (n ${on.size})`]: m(on), [`${flag}=0 (n ${off.size})`]: m(off) };
   });
 }
@@ -161,13 +191,23 @@ export function failureClass(rec: RunRecord): string {
 /** A seeded sample of failures (metric < threshold) with their class, answers and trace pointer. */
 export function failureSample(run: LoadedRun, opts: { n?: number; seed?: string | number; metric?: string; threshold?: number } = {}): Row[] {
   const metric = opts.metric ?? 'f1';
-  const failures = run.records.filter((r) => r.error || (typeof r.scores[metric] === 'number' && r.scores[metric] < (opts.threshold ?? 0.5)))
+  const failures = run.records
+    .filter((r) => r.error || (typeof r.scores[metric] === 'number' && r.scores[metric] < (opts.threshold ?? 0.5)))
     .sort((a, b) => a.id.localeCompare(b.id));
-  const picked = makeRng(opts.seed ?? 0).sample(failures, opts.n ?? 20).sort((a, b) => a.id.localeCompare(b.id));
+  const picked = makeRng(opts.seed ?? 0)
+    .sample(failures, opts.n ?? 20)
+    .sort((a, b) => a.id.localeCompare(b.id));
   return picked.map((r) => ({
-    id: r.id, class: failureClass(r), question: r.question, gold: Array.isArray(r.gold) ? JSON.stringify(r.gold) : r.gold ?? '', prediction: r.finalAnswer ?? '',
-    [metric]: pct(r.scores[metric]), docFound: r.retrieval?.docFound ?? null, answerVisible: r.retrieval?.answerVisible ?? null,
-    modality: (r.buckets.modality ?? []).join('+'), trace: r.trace ? path.join(path.basename(run.dir), r.trace) : '',
+    id: r.id,
+    class: failureClass(r),
+    question: r.question,
+    gold: Array.isArray(r.gold) ? JSON.stringify(r.gold) : (r.gold ?? ''),
+    prediction: r.finalAnswer ?? '',
+    [metric]: pct(r.scores[metric]),
+    docFound: r.retrieval?.docFound ?? null,
+    answerVisible: r.retrieval?.answerVisible ?? null,
+    modality: (r.buckets.modality ?? []).join('+'),
+    trace: r.trace ? path.join(path.basename(run.dir), r.trace) : '',
   }));
 }
 
@@ -188,15 +228,29 @@ export function traceRows(events: TraceEventLike[]): Row[] {
   const rows: Row[] = [];
   for (const e of events) {
     const who = String(e.role ?? e.stage ?? e.by ?? '');
-    let what = '';
+    let what: string;
     switch (e.kind) {
-      case 'search': what = `search "${short(e.query, 70)}" (${e.mode ?? ''})`; break;
-      case 'step': what = e.step === 'tool' ? `${e.tool}(${short(e.args, 70)})` : `final: ${short(e.thought, 70)}`; break;
-      case 'judge': what = `need_more=${e.needMore}; run ${short(e.toRun, 60)}; ${short(e.reason, 60)}`; break;
-      case 'pool': what = `pool ${short(e.after, 70)}`; break;
-      case 'synth': case 'checker': what = `final "${short(e.final, 60)}"`; break;
-      case 'role-end': what = `stop: ${e.stopReason} after ${e.rounds} round(s)`; break;
-      default: continue;
+      case 'search':
+        what = `search "${short(e.query, 70)}" (${e.mode ?? ''})`;
+        break;
+      case 'step':
+        what = e.step === 'tool' ? `${e.tool}(${short(e.args, 70)})` : `final: ${short(e.thought, 70)}`;
+        break;
+      case 'judge':
+        what = `need_more=${e.needMore}; run ${short(e.toRun, 60)}; ${short(e.reason, 60)}`;
+        break;
+      case 'pool':
+        what = `pool ${short(e.after, 70)}`;
+        break;
+      case 'synth':
+      case 'checker':
+        what = `final "${short(e.final, 60)}"`;
+        break;
+      case 'role-end':
+        what = `stop: ${e.stopReason} after ${e.rounds} round(s)`;
+        break;
+      default:
+        continue;
     }
     rows.push({ t: typeof e.t === 'number' ? e.t : null, kind: e.kind, who, what });
   }

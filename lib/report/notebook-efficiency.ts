@@ -48,19 +48,36 @@ export async function corpusScaleLatency(preset: DemoPreset | 'scale', opts: { q
   }
   const n = Math.max(1, qs.length);
   const row: Row = {
-    preset, documents: idx.manifest.counts.documents, fragments: idx.manifest.counts.fragments, queries: qs.length,
-    p50Ms: r2(percentile(rounds, 0.5)), p90Ms: r2(percentile(rounds, 0.9)),
+    preset,
+    documents: idx.manifest.counts.documents,
+    fragments: idx.manifest.counts.fragments,
+    queries: qs.length,
+    p50Ms: r2(percentile(rounds, 0.5)),
+    p90Ms: r2(percentile(rounds, 0.9)),
   };
   for (const k of ['embedMs', 'bm25Ms', 'hnswMs', 'fusionMs', 'expansionMs', 'contextMs'] as const) row[k] = r2((stage[k] ?? 0) / n);
   return row;
 }
 
-interface LedgerTokens { calls: number; promptTokens: number; completionTokens: number; total: number }
+interface LedgerTokens {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  total: number;
+}
 interface CostLedger {
   corpus?: string;
   backends?: Record<string, string>;
   index?: {
-    documents: number; sourceBytes: number; markdownChars: number; images: number; ocrPages: number; pages?: number; fragments?: number; points?: number; embeddings: number;
+    documents: number;
+    sourceBytes: number;
+    markdownChars: number;
+    images: number;
+    ocrPages: number;
+    pages?: number;
+    fragments?: number;
+    points?: number;
+    embeddings: number;
     tokens: { preprocessing: LedgerTokens; extractionText: LedgerTokens; extractionMultimodal: LedgerTokens; total: LedgerTokens };
     wallSeconds: number;
   };
@@ -71,14 +88,27 @@ export function indexCostRow(dir: string, label?: string): Row | null {
   const file = path.join(dir, 'cost-ledger.json');
   if (!fs.existsSync(file)) return null;
   let l: CostLedger;
-  try { l = JSON.parse(fs.readFileSync(file, 'utf8')) as CostLedger; } catch { return null; }
+  try {
+    l = JSON.parse(fs.readFileSync(file, 'utf8')) as CostLedger;
+  } catch {
+    return null;
+  }
   const i = l.index;
   if (!i) return null;
   const offline = Object.values(l.backends ?? {}).every((b) => b === 'offline');
   return {
-    corpus: label ?? l.corpus ?? path.basename(dir), source: 'this harness', documents: i.documents, markdownChars: i.markdownChars, images: i.images, ocrPages: i.ocrPages,
-    embeddings: i.embeddings, preprocessingTokens: i.tokens.preprocessing.total, extractionTokensText: i.tokens.extractionText.total,
-    extractionTokensMultimodal: i.tokens.extractionMultimodal.total, totalTokens: i.tokens.total.total, wallSeconds: Math.round(i.wallSeconds * 10) / 10,
+    corpus: label ?? l.corpus ?? path.basename(dir),
+    source: 'this harness',
+    documents: i.documents,
+    markdownChars: i.markdownChars,
+    images: i.images,
+    ocrPages: i.ocrPages,
+    embeddings: i.embeddings,
+    preprocessingTokens: i.tokens.preprocessing.total,
+    extractionTokensText: i.tokens.extractionText.total,
+    extractionTokensMultimodal: i.tokens.extractionMultimodal.total,
+    totalTokens: i.tokens.total.total,
+    wallSeconds: Math.round(i.wallSeconds * 10) / 10,
     backend: offline ? 'offline (token counts are the offline estimate, not model usage)' : Object.values(l.backends ?? {}).join('/'),
   };
 }
@@ -88,7 +118,10 @@ export function knownIndexDirs(): { label: string; dir: string }[] {
   const out: { label: string; dir: string }[] = [];
   const demoRoot = path.join(repoRoot(), '.kf-cache', 'index');
   const casRoot = path.join(repoRoot(), '.kf-cache', 'indexes');
-  for (const [root, prefix] of [[demoRoot, ''], [casRoot, '']] as const) {
+  for (const [root, prefix] of [
+    [demoRoot, ''],
+    [casRoot, ''],
+  ] as const) {
     if (!fs.existsSync(root)) continue;
     for (const name of fs.readdirSync(root).sort()) {
       const dir = path.join(root, name);

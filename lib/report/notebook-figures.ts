@@ -11,7 +11,9 @@ import { barFigure, lineFigure, scatterFigure, type AxisTitles, type FigureSpec,
 import type { EvidencePath } from '../pipeline/ranked-evidence';
 
 /** Two series families over the same x: `left` on the left y axis, `right` on the right one (dashed). */
-export function dualAxisFigure(opts: AxisTitles & { x: (number | string)[]; left: Series[]; right: Series[]; y2Title?: string; yRange?: [number, number]; y2Range?: [number, number] }): FigureSpec {
+export function dualAxisFigure(
+  opts: AxisTitles & { x: (number | string)[]; left: Series[]; right: Series[]; y2Title?: string; yRange?: [number, number]; y2Range?: [number, number] },
+): FigureSpec {
   const spec = lineFigure({ ...opts, series: [...opts.left, ...opts.right] });
   spec.data.forEach((t, i) => {
     if (i >= opts.left.length) {
@@ -24,21 +26,38 @@ export function dualAxisFigure(opts: AxisTitles & { x: (number | string)[]; left
     showlegend: true,
     xaxis: { ...(spec.layout?.xaxis as object), type: 'category' },
     yaxis: { ...(spec.layout?.yaxis as object), ...(opts.yRange ? { range: opts.yRange } : {}) },
-    yaxis2: { title: { text: opts.y2Title ?? '' }, overlaying: 'y', side: 'right', showgrid: false, automargin: true, ...(opts.y2Range ? { range: opts.y2Range } : {}) },
+    yaxis2: {
+      title: { text: opts.y2Title ?? '' },
+      overlaying: 'y',
+      side: 'right',
+      showgrid: false,
+      automargin: true,
+      ...(opts.y2Range ? { range: opts.y2Range } : {}),
+    },
   };
   return spec;
 }
 
 /** One closed polygon per series over the same axes (radar / spider chart). */
 export function radarFigure(opts: AxisTitles & { axes: string[]; series: Series[]; range?: [number, number] }): FigureSpec {
-  if (!opts.axes?.length || opts.axes.length < 3) throw new KfError('bad_figure_data', 'radar figure: needs at least 3 axes', 'pass three or more bucket names');
+  if (!opts.axes?.length || opts.axes.length < 3)
+    throw new KfError('bad_figure_data', 'radar figure: needs at least 3 axes', 'pass three or more bucket names');
   // Validate like a bar chart (one finite value or null per axis).
   barFigure({ categories: opts.axes, series: opts.series });
   const data: PlotlyTrace[] = opts.series.map((s) => ({
-    type: 'scatterpolar', name: s.name, r: [...s.values, s.values[0]], theta: [...opts.axes, opts.axes[0]], fill: 'toself', opacity: 0.6,
+    type: 'scatterpolar',
+    name: s.name,
+    r: [...s.values, s.values[0]],
+    theta: [...opts.axes, opts.axes[0]],
+    fill: 'toself',
+    opacity: 0.6,
   }));
   const base = barFigure({ ...opts, categories: opts.axes, series: opts.series });
-  const layout: Record<string, unknown> = { ...base.layout, showlegend: true, polar: { radialaxis: { visible: true, ...(opts.range ? { range: opts.range } : {}), title: { text: opts.yTitle ?? '' } } } };
+  const layout: Record<string, unknown> = {
+    ...base.layout,
+    showlegend: true,
+    polar: { radialaxis: { visible: true, ...(opts.range ? { range: opts.range } : {}), title: { text: opts.yTitle ?? '' } } },
+  };
   delete layout.xaxis;
   delete layout.yaxis;
   delete layout.barmode;
@@ -55,8 +74,19 @@ export function logScatterFigure(opts: AxisTitles & { groups: ScatterGroup[] }):
 /** Stacked horizontal bars: per category (a retriever), the share or time of each stage. */
 export function stackedBarFigure(opts: AxisTitles & { categories: string[]; series: Series[] }): FigureSpec {
   const spec = barFigure(opts);
-  spec.data.forEach((t) => { t.orientation = 'h'; const x = t.x; t.x = t.y; t.y = x; });
-  spec.layout = { ...spec.layout, barmode: 'stack', showlegend: true, xaxis: spec.layout?.yaxis, yaxis: { ...(spec.layout?.xaxis as object), automargin: true } };
+  spec.data.forEach((t) => {
+    t.orientation = 'h';
+    const x = t.x;
+    t.x = t.y;
+    t.y = x;
+  });
+  spec.layout = {
+    ...spec.layout,
+    barmode: 'stack',
+    showlegend: true,
+    xaxis: spec.layout?.yaxis,
+    yaxis: { ...(spec.layout?.xaxis as object), automargin: true },
+  };
   return spec;
 }
 
@@ -72,7 +102,11 @@ export function pathGraphFigure(opts: AxisTitles & { paths: EvidencePath[]; maxP
   const nextRow: number[] = [];
   const place = (name: string, col: number) => {
     const key = `${col}\u0000${name}`;
-    if (!pos.has(key)) { const y = nextRow[col] ?? 0; nextRow[col] = y + 1; pos.set(key, { x: col, y: -y }); }
+    if (!pos.has(key)) {
+      const y = nextRow[col] ?? 0;
+      nextRow[col] = y + 1;
+      pos.set(key, { x: col, y: -y });
+    }
     return pos.get(key)!;
   };
   const data: PlotlyTrace[] = [];
@@ -80,13 +114,25 @@ export function pathGraphFigure(opts: AxisTitles & { paths: EvidencePath[]; maxP
     const nodes = p.steps.length ? [p.steps[0].from, ...p.steps.map((s) => s.to)] : [];
     const pts = nodes.map((n, col) => place(n, col));
     data.push({
-      type: 'scatter', mode: 'lines+markers+text', name: `path ${i + 1} (score ${p.score.toFixed(3)})`,
-      x: pts.map((q) => q.x), y: pts.map((q) => q.y), text: nodes, textposition: 'top center', marker: { size: 12 }, line: { width: 2 },
+      type: 'scatter',
+      mode: 'lines+markers+text',
+      name: `path ${i + 1} (score ${p.score.toFixed(3)})`,
+      x: pts.map((q) => q.x),
+      y: pts.map((q) => q.y),
+      text: nodes,
+      textposition: 'top center',
+      marker: { size: 12 },
+      line: { width: 2 },
     });
     data.push({
-      type: 'scatter', mode: 'text', showlegend: false, hoverinfo: 'skip',
-      x: pts.slice(1).map((q, j) => (q.x + pts[j].x) / 2), y: pts.slice(1).map((q, j) => (q.y + pts[j].y) / 2 - 0.15),
-      text: p.steps.map((s) => s.relation), textfont: { size: 10, color: '#555' },
+      type: 'scatter',
+      mode: 'text',
+      showlegend: false,
+      hoverinfo: 'skip',
+      x: pts.slice(1).map((q, j) => (q.x + pts[j].x) / 2),
+      y: pts.slice(1).map((q, j) => (q.y + pts[j].y) / 2 - 0.15),
+      text: p.steps.map((s) => s.relation),
+      textfont: { size: 10, color: '#555' },
     });
   });
   const spec = scatterFigure({ ...opts, groups: [{ name: 'seed', x: [0], y: [0] }] });
@@ -95,7 +141,8 @@ export function pathGraphFigure(opts: AxisTitles & { paths: EvidencePath[]; maxP
   spec.data = data;
   // Legend under the plot (many paths make a tall legend that would cover the title); room for end labels.
   spec.layout = {
-    ...spec.layout, showlegend: true,
+    ...spec.layout,
+    showlegend: true,
     legend: { orientation: 'h', x: 0, y: -0.12, xanchor: 'left', yanchor: 'top' },
     margin: { ...(spec.layout?.margin as object), b: 140 },
     xaxis: { title: { text: opts.xTitle ?? 'hop' }, dtick: 1, zeroline: false, showgrid: false, range: [-0.6, maxCol + 0.6] },

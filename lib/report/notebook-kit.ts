@@ -68,7 +68,9 @@ let kitExporter: Promise<FigureExporter> | undefined;
 export function exporter(): Promise<FigureExporter> {
   if (!kitExporter) {
     kitExporter = FigureExporter.open();
-    kitExporter.catch(() => { kitExporter = undefined; });
+    kitExporter.catch(() => {
+      kitExporter = undefined;
+    });
   }
   return kitExporter;
 }
@@ -92,12 +94,14 @@ export async function showFigure(fig: FigureSpec | FigurePaths, opts: RenderOpti
     if (p.svg && fs.existsSync(p.svg)) svg = fs.readFileSync(p.svg, 'utf8');
     else {
       const msg = `figure: no SVG to show (${p.skipped ?? 'SVG not written'})${p.html ? `; open ${p.html}` : ''}`;
-      if (d) d.text(msg); else console.log(msg);
+      if (d) d.text(msg);
+      else console.log(msg);
       return;
     }
   } else if (!findChromium()) {
     const msg = `figure not shown inline: chromium not found -- ${CHROMIUM_HINT}; writeFigure still writes the HTML`;
-    if (d) d.text(msg); else console.log(msg);
+    if (d) d.text(msg);
+    else console.log(msg);
     return;
   } else {
     svg = await (await exporter()).render(fig as FigureSpec, 'svg', opts);

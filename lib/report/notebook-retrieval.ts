@@ -68,18 +68,28 @@ export function load2WikiShared(): BenchmarkData | null {
 export function loadPeerRetrievals(dir = peersDir()): SystemRetrieval[] {
   if (!fs.existsSync(dir)) return [];
   const out: SystemRetrieval[] = [];
-  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.2wiki_dev.json')).sort()) {
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((x) => x.endsWith('.2wiki_dev.json'))
+    .sort()) {
     const file = path.join(dir, f);
     let rows: { question?: unknown; evidence?: unknown }[];
     try {
       rows = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof rows;
     } catch (e) {
-      throw new KfError('bad_peer_file', `peer retrieval file ${file} does not parse: ${errorMessage(e)}`, 'restore the file from ../shared/bench', { concerns: file });
+      throw new KfError('bad_peer_file', `peer retrieval file ${file} does not parse: ${errorMessage(e)}`, 'restore the file from ../shared/bench', {
+        concerns: file,
+      });
     }
-    if (!Array.isArray(rows)) throw new KfError('bad_peer_file', `peer retrieval file ${file} is not a list`, 'restore the file from ../shared/bench', { concerns: file });
+    if (!Array.isArray(rows))
+      throw new KfError('bad_peer_file', `peer retrieval file ${file} is not a list`, 'restore the file from ../shared/bench', { concerns: file });
     const ranked = new Map<string, string[]>();
     for (const r of rows) {
-      if (typeof r.question === 'string' && Array.isArray(r.evidence)) ranked.set(r.question, r.evidence.filter((x): x is string => typeof x === 'string'));
+      if (typeof r.question === 'string' && Array.isArray(r.evidence))
+        ranked.set(
+          r.question,
+          r.evidence.filter((x): x is string => typeof x === 'string'),
+        );
     }
     out.push({ system: f.replace(/\.2wiki_dev\.json$/, ''), kind: 'recorded', ranked });
   }
@@ -90,7 +100,7 @@ export function loadPeerRetrievals(dir = peersDir()): SystemRetrieval[] {
 export function loadRetrieverModules(): void {
   for (const mod of ['../dualg/retriever']) {
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+       
       require(mod);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
@@ -132,7 +142,10 @@ function knowledgeBase(idx: OpenIndex, settings: Record<string, unknown>, log: (
  * a retriever that fails is reported with its error as the note and no rankings.
  */
 export async function harnessRetrievals(
-  idx: OpenIndex, questions: string[], retrievers: (string | RetrieverSpec)[], opts: { k?: number; log?: (line: string) => void } = {},
+  idx: OpenIndex,
+  questions: string[],
+  retrievers: (string | RetrieverSpec)[],
+  opts: { k?: number; log?: (line: string) => void } = {},
 ): Promise<SystemRetrieval[]> {
   const k = opts.k ?? 8;
   const log = opts.log ?? (() => {});
@@ -150,13 +163,23 @@ export async function harnessRetrievals(
         // Ask for more fragments than k: several fragments may share a document.
         const r = await kb.search(q, { mode: spec.mode, k: Math.max(k * 3, 24) });
         ms += performance.now() - t0;
-        ranked.set(q, r.docs.map((d) => d.docId));
+        ranked.set(
+          q,
+          r.docs.map((d) => d.docId),
+        );
         if (r.paths?.length) paths.set(q, r.paths);
         for (const [name, v] of Object.entries(r.timings ?? {})) if (typeof v === 'number' && Number.isFinite(v)) stage[name] = (stage[name] ?? 0) + v;
       }
       const n = Math.max(1, questions.length);
       const stageMs = Object.fromEntries(Object.entries(stage).map(([name, v]) => [name, v / n]));
-      out.push({ system: spec.label, kind: 'harness', ranked, msPerQuery: questions.length ? ms / questions.length : undefined, stageMs, ...(paths.size ? { paths } : {}) });
+      out.push({
+        system: spec.label,
+        kind: 'harness',
+        ranked,
+        msPerQuery: questions.length ? ms / questions.length : undefined,
+        stageMs,
+        ...(paths.size ? { paths } : {}),
+      });
     } catch (e) {
       out.push({ system: spec.label, kind: 'harness', ranked: new Map(), note: `failed: ${errorMessage(e)}` });
     }
@@ -182,9 +205,14 @@ export function recallTable(systems: SystemRetrieval[], gold: Map<string, string
   const usable = systems.filter((s) => s.ranked.size);
   const common = [...gold.keys()].filter((q) => gold.get(q)!.length && usable.every((s) => s.ranked.has(q)));
   return systems.map((s) => {
-    const row: Row = { system: s.system, source: s.kind === 'recorded' ? 'recorded (peer file)' : 'this harness (live search)', n: s.ranked.size ? common.length : 0 };
+    const row: Row = {
+      system: s.system,
+      source: s.kind === 'recorded' ? 'recorded (peer file)' : 'this harness (live search)',
+      n: s.ranked.size ? common.length : 0,
+    };
     for (const k of ks) {
-      let r = 0, all = 0;
+      let r = 0,
+        all = 0;
       for (const q of common) {
         const g = new Set(gold.get(q));
         const top = distinct(s.ranked.get(q) ?? []).slice(0, k);
@@ -209,7 +237,10 @@ export function perQuestionFound(systems: SystemRetrieval[], gold: Map<string, s
     if (!g.length) continue;
     const row: Row = { question: q, gold: g.join(' | ') };
     for (const s of systems) {
-      if (!s.ranked.has(q)) { row[s.system] = null; continue; }
+      if (!s.ranked.has(q)) {
+        row[s.system] = null;
+        continue;
+      }
       const top = new Set(distinct(s.ranked.get(q)!).slice(0, k));
       row[s.system] = g.every((t) => top.has(t)) ? 1 : 0;
     }
@@ -223,7 +254,12 @@ export function perQuestionFound(systems: SystemRetrieval[], gold: Map<string, s
  * won:lost:tied, exact sign test, 95% paired bootstrap CI (the same statistics
  * as kf compare), x100.
  */
-export function pairedFound(systems: SystemRetrieval[], gold: Map<string, string[]>, pairs: [string, string][], opts: { k?: number; seed?: string | number; resamples?: number } = {}): Row[] {
+export function pairedFound(
+  systems: SystemRetrieval[],
+  gold: Map<string, string[]>,
+  pairs: [string, string][],
+  opts: { k?: number; seed?: string | number; resamples?: number } = {},
+): Row[] {
   const k = opts.k ?? 8;
   const found = (s: SystemRetrieval): Map<string, number> => {
     const m = new Map<string, number>();
@@ -237,13 +273,25 @@ export function pairedFound(systems: SystemRetrieval[], gold: Map<string, string
   const bySystem = new Map(systems.map((s) => [s.system, s] as const));
   const rows: Row[] = [];
   for (const [a, b] of pairs) {
-    const sa = bySystem.get(a), sb = bySystem.get(b);
+    const sa = bySystem.get(a),
+      sb = bySystem.get(b);
     if (!sa?.ranked.size || !sb?.ranked.size) continue;
     const c = comparePaired(found(sa), found(sb), { margin: 0, seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 });
     const pct = (x: number) => Math.round(x * 1000) / 10;
     rows.push({
-      A: a, B: b, metric: `allFound@${k}`, n: c.n, meanA: pct(c.meanA), meanB: pct(c.meanB), diff: pct(c.diff),
-      ciLow: pct(c.bootstrapCI[0]), ciHigh: pct(c.bootstrapCI[1]), won: c.won, lost: c.lost, tied: c.tied, signTestP: formatP(c.signTestP),
+      A: a,
+      B: b,
+      metric: `allFound@${k}`,
+      n: c.n,
+      meanA: pct(c.meanA),
+      meanB: pct(c.meanB),
+      diff: pct(c.diff),
+      ciLow: pct(c.bootstrapCI[0]),
+      ciHigh: pct(c.bootstrapCI[1]),
+      won: c.won,
+      lost: c.lost,
+      tied: c.tied,
+      signTestP: formatP(c.signTestP),
     });
   }
   return rows;

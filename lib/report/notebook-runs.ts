@@ -84,7 +84,12 @@ export async function demoOverrides(preset: DemoPreset): Promise<{ overrides: st
 }
 
 function safeName(label: string): string {
-  return label.replace(/\+/g, 'p').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'config';
+  return (
+    label
+      .replace(/\+/g, 'p')
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'config'
+  );
 }
 
 /** The experiment of a configuration, or why it cannot be made (not registered, file missing, bad override). */
@@ -93,12 +98,22 @@ export function configurationExperiment(c: Configuration, base: string[]): Resol
   const experimentsDir = path.join(repoRoot(), 'experiments');
   if (c.config) {
     const raw = { name: `nb-${safeName(c.label)}`, ...c.config };
-    try { return experimentFromObject(raw, { overrides: c.overrides ?? [] }); } catch (e) { return errorMessage(e); }
+    try {
+      return experimentFromObject(raw, { overrides: c.overrides ?? [] });
+    } catch (e) {
+      return errorMessage(e);
+    }
   }
   if (c.experiment) {
-    const file = path.isAbsolute(c.experiment) ? c.experiment : path.join(experimentsDir, c.experiment.endsWith('.toml') ? c.experiment : `${c.experiment}.toml`);
+    const file = path.isAbsolute(c.experiment)
+      ? c.experiment
+      : path.join(experimentsDir, c.experiment.endsWith('.toml') ? c.experiment : `${c.experiment}.toml`);
     if (!fs.existsSync(file)) return `experiment file ${path.relative(repoRoot(), file)} does not exist in this checkout`;
-    try { return loadExperiment(file, { overrides: c.overrides ?? [] }); } catch (e) { return errorMessage(e); }
+    try {
+      return loadExperiment(file, { overrides: c.overrides ?? [] });
+    } catch (e) {
+      return errorMessage(e);
+    }
   }
   const registered = listPipelines().map((p) => p.name);
   if (!registered.includes(pipeline)) return `pipeline ${pipeline} is not registered in this checkout (registered: ${registered.join(', ')})`;
@@ -107,7 +122,11 @@ export function configurationExperiment(c: Configuration, base: string[]): Resol
   const file = fs.existsSync(own) ? own : path.join(experimentsDir, 'demo', 'S4.toml');
   // Named by the pipeline, not the label: the same configuration under two labels (two notebooks) is one run.
   const overrides = [...base, `name=nb-${safeName(pipeline)}`, `pipeline.name=${pipeline}`, ...(c.overrides ?? [])];
-  try { return loadExperiment(file, { overrides }); } catch (e) { return errorMessage(e); }
+  try {
+    return loadExperiment(file, { overrides });
+  } catch (e) {
+    return errorMessage(e);
+  }
 }
 
 /** A run restricted to the given question ids (records only; the manifest stays). */
@@ -142,7 +161,10 @@ export async function runConfigurations(nb: NotebookSession, configs: Configurat
     let exp: ResolvedExperiment | undefined;
     for (const t of tries) {
       const made = configurationExperiment(t, t.experiment || t.config ? [] : base);
-      if (typeof made !== 'string') { exp = made; break; }
+      if (typeof made !== 'string') {
+        exp = made;
+        break;
+      }
       why.push(made);
     }
     if (!exp) {
@@ -153,10 +175,13 @@ export async function runConfigurations(nb: NotebookSession, configs: Configurat
     try {
       const outcome = await runExperiment({ experiment: exp, resultsDir: runsDir, log });
       const run = restrictRun(loadRun(outcome.dir), firstIds(exp, opts.limit));
-      if (outcome.status !== 'completed') nb.skip(`part of ${c.label}`, `run ${outcome.runId} is ${outcome.status}; its ${run.records.length} recorded question(s) are shown`);
+      if (outcome.status !== 'completed')
+        nb.skip(`part of ${c.label}`, `run ${outcome.runId} is ${outcome.status}; its ${run.records.length} recorded question(s) are shown`);
       out.set(c.label, run);
       nb.useRun(c.label, run);
-      console.log(`${c.label}: ${outcome.runId} (${outcome.resumedWith ? `reused ${outcome.resumedWith}` : 'new'}, ${outcome.recordedNow} answered now, ${run.records.length} shown)`);
+      console.log(
+        `${c.label}: ${outcome.runId} (${outcome.resumedWith ? `reused ${outcome.resumedWith}` : 'new'}, ${outcome.recordedNow} answered now, ${run.records.length} shown)`,
+      );
     } catch (e) {
       nb.skip(`configuration ${c.label}`, `its run failed to start: ${errorMessage(e)}`);
     }
@@ -199,13 +224,27 @@ export function pairedRows(runs: Map<string, LoadedRun>, pairs: [string, string]
   const metric = opts.metric ?? 'f1';
   const rows: Row[] = [];
   for (const [a, b] of pairs) {
-    const ra = runs.get(a), rb = runs.get(b);
+    const ra = runs.get(a),
+      rb = runs.get(b);
     if (!ra || !rb) continue;
     try {
       const c = compareRuns(ra, rb, { metric, margin: opts.margin ?? 0, seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 });
       rows.push({
-        A: a, B: b, metric, n: c.n, meanA: pct(c.meanA), meanB: pct(c.meanB), diff: pct(c.diff), ciLow: pct(c.bootstrapCI[0]), ciHigh: pct(c.bootstrapCI[1]),
-        won: c.won, lost: c.lost, tied: c.tied, signTestP: formatP(c.signTestP), se: pct(c.se), warnings: c.warnings.filter((w) => !/offline results/.test(w)).join('; '),
+        A: a,
+        B: b,
+        metric,
+        n: c.n,
+        meanA: pct(c.meanA),
+        meanB: pct(c.meanB),
+        diff: pct(c.diff),
+        ciLow: pct(c.bootstrapCI[0]),
+        ciHigh: pct(c.bootstrapCI[1]),
+        won: c.won,
+        lost: c.lost,
+        tied: c.tied,
+        signTestP: formatP(c.signTestP),
+        se: pct(c.se),
+        warnings: c.warnings.filter((w) => !/offline results/.test(w)).join('; '),
       });
     } catch (e) {
       rows.push({ A: a, B: b, metric, warnings: errorMessage(e) });

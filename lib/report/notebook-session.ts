@@ -59,7 +59,7 @@ export function labelFigure(spec: FigureSpec, note: string | undefined): FigureS
   if (!note) return spec;
   const layout = { ...(spec.layout ?? {}) };
   const title = layout.title as { text?: string } | string | undefined;
-  const text = typeof title === 'string' ? title : title?.text ?? '';
+  const text = typeof title === 'string' ? title : (title?.text ?? '');
   if (text.includes(note)) return spec;
   const line = `<span style="font-size:12px;color:#666">${note}</span>`;
   layout.title = { ...(typeof title === 'object' ? title : { x: 0.02, xanchor: 'left' }), text: text ? `${text}<br>${line}` : line };
@@ -79,8 +79,16 @@ export class NotebookSession {
   private readonly written: WrittenPaths[] = [];
   private readonly verbose: boolean;
 
-  constructor(readonly name: string, opts: NotebookSessionOptions = {}) {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new KfError('bad_notebook_name', `notebook name "${name}" is not a plain folder name`, 'use the notebook file name without .ipynb, e.g. "21-role-ablation"');
+  constructor(
+    readonly name: string,
+    opts: NotebookSessionOptions = {},
+  ) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name))
+      throw new KfError(
+        'bad_notebook_name',
+        `notebook name "${name}" is not a plain folder name`,
+        'use the notebook file name without .ipynb, e.g. "21-role-ablation"',
+      );
     this.dir = path.join(notebookResultsRoot(), name);
     fs.mkdirSync(this.dir, { recursive: true });
     this.params = opts.params ?? {};
@@ -162,7 +170,8 @@ export class NotebookSession {
     const paths = await writeFigure(labelled, { dir: this.dir, name, exporter: findChromium() ? await exporter() : undefined });
     this.written.push(paths);
     await showFigure(paths);
-    if (this.verbose) console.log(`wrote ${path.relative(notebookResultsRoot(), paths.html ?? name)}${paths.png ? ' (+ .png, .svg)' : ` (${paths.skipped ?? 'HTML only'})`}`);
+    if (this.verbose)
+      console.log(`wrote ${path.relative(notebookResultsRoot(), paths.html ?? name)}${paths.png ? ' (+ .png, .svg)' : ` (${paths.skipped ?? 'HTML only'})`}`);
     return paths;
   }
 

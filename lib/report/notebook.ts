@@ -9,15 +9,45 @@
 export { NotebookSession, open, notebookResultsRoot, backendNotes, labelFigure } from './notebook-session';
 export type { SessionRun, NotebookSessionOptions } from './notebook-session';
 export {
-  runConfigurations, configurationExperiment, summaryRows, pairedRows, pairsAgainst, restrictRun, demoOverrides, notebookPreset, notebookRunsDir, envNumber,
+  runConfigurations,
+  configurationExperiment,
+  summaryRows,
+  pairedRows,
+  pairsAgainst,
+  restrictRun,
+  demoOverrides,
+  notebookPreset,
+  notebookRunsDir,
+  envNumber,
 } from './notebook-runs';
 export type { Configuration, RunConfigurationsOptions, DemoPreset } from './notebook-runs';
 export {
-  ENGINE_MODES, loadPeerRetrievals, loadRetrieverModules, load2WikiShared, harnessRetrieverNames, harnessRetrievals, passagesIndex, recallTable, perQuestionFound, pairedFound, peersDir,
+  ENGINE_MODES,
+  loadPeerRetrievals,
+  loadRetrieverModules,
+  load2WikiShared,
+  harnessRetrieverNames,
+  harnessRetrievals,
+  passagesIndex,
+  recallTable,
+  perQuestionFound,
+  pairedFound,
+  peersDir,
 } from './notebook-retrieval';
 export type { SystemRetrieval, RetrieverSpec } from './notebook-retrieval';
 export { PAPER_NUMBERS, PAPER_INDEX_COST, SCIENCEQA_BUCKETS, paperNumbers, paperValue, paperLabel, paperSeries } from './paper-numbers';
 export type { PaperNumber, PaperId, PaperQuery } from './paper-numbers';
 export { dualAxisFigure, radarFigure, logScatterFigure, stackedBarFigure, pathGraphFigure } from './notebook-figures';
-export { readTraceEvents, metricWithCI, usageRows, latencyRows, firstEventMs, flagSplitRows, failureClass, failureSample, classCounts, traceRows } from './notebook-analysis';
+export {
+  readTraceEvents,
+  metricWithCI,
+  usageRows,
+  latencyRows,
+  firstEventMs,
+  flagSplitRows,
+  failureClass,
+  failureSample,
+  classCounts,
+  traceRows,
+} from './notebook-analysis';
 export { corpusScaleLatency, indexCostRow, knownIndexDirs, demoIndexDir } from './notebook-efficiency';

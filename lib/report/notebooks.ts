@@ -123,10 +123,17 @@ export function findJupyterPython(): string {
 
 /** Names of the kernelspecs Jupyter sees (`jupyter kernelspec list`). */
 export function kernelNames(python: string, env: NodeJS.ProcessEnv = notebookEnv()): string[] {
-  const r = spawnSync(python, ['-c', 'import json; from jupyter_client.kernelspec import KernelSpecManager as K; print(json.dumps(sorted(K().find_kernel_specs())))'], {
-    env, encoding: 'utf8', timeout: 30_000,
-  });
-  if (r.status !== 0) throw new KfError('jupyter_broken', `cannot list Jupyter kernels with ${python}: ${(r.stderr || '').trim().split('\n').pop()}`, JUPYTER_APT);
+  const r = spawnSync(
+    python,
+    ['-c', 'import json; from jupyter_client.kernelspec import KernelSpecManager as K; print(json.dumps(sorted(K().find_kernel_specs())))'],
+    {
+      env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    },
+  );
+  if (r.status !== 0)
+    throw new KfError('jupyter_broken', `cannot list Jupyter kernels with ${python}: ${(r.stderr || '').trim().split('\n').pop()}`, JUPYTER_APT);
   return JSON.parse(r.stdout.trim().split('\n').pop() ?? '[]') as string[];
 }
 
@@ -142,7 +149,11 @@ export function ensureTslabKernel(python = findJupyterPython(), env: NodeJS.Proc
   const r = spawnSync(process.execPath, [tslabBin, 'install', `--python=${python}`], { env, encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0 || !kernelNames(python, env).includes('tslab')) {
     const why = `${r.stderr ?? ''}${r.stdout ?? ''}`.trim().split('\n').pop() ?? '';
-    throw new KfError('tslab_install_failed', `registering the tslab kernel failed${why ? `: ${why}` : ''}`, `run \`npx tslab install --python=${python}\` and check \`jupyter kernelspec list\``);
+    throw new KfError(
+      'tslab_install_failed',
+      `registering the tslab kernel failed${why ? `: ${why}` : ''}`,
+      `run \`npx tslab install --python=${python}\` and check \`jupyter kernelspec list\``,
+    );
   }
   return 'installed';
 }
@@ -151,14 +162,26 @@ export function ensureTslabKernel(python = findJupyterPython(), env: NodeJS.Proc
 export function listNotebooks(dir: string, only?: string): string[] {
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((f) => f.endsWith('.ipynb') && fs.statSync(path.join(dir, f)).isFile()).sort();
+    names = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.ipynb') && fs.statSync(path.join(dir, f)).isFile())
+      .sort();
   } catch (e) {
-    throw new KfError('notebooks_dir_missing', `notebook folder ${dir} cannot be read (${(e as NodeJS.ErrnoException).code})`, 'run from the project root, or check the folder', { concerns: dir, cause: e });
+    throw new KfError(
+      'notebooks_dir_missing',
+      `notebook folder ${dir} cannot be read (${(e as NodeJS.ErrnoException).code})`,
+      'run from the project root, or check the folder',
+      { concerns: dir, cause: e },
+    );
   }
   if (only) {
     const picked = names.filter((n) => n.includes(only));
     if (!picked.length) {
-      throw new KfError('no_notebook_matches', `no notebook in ${dir} has "${only}" in its name`, names.length ? `choose from: ${names.join(', ')}` : 'the folder has no .ipynb files');
+      throw new KfError(
+        'no_notebook_matches',
+        `no notebook in ${dir} has "${only}" in its name`,
+        names.length ? `choose from: ${names.join(', ')}` : 'the folder has no .ipynb files',
+      );
     }
     names = picked;
   }
@@ -170,7 +193,11 @@ export function staleBuild(root = repoRoot()): string[] {
   const stale: string[] = [];
   const walk = (dir: string) => {
     let entries: fs.Dirent[];
-    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
     for (const e of entries) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
@@ -244,20 +271,38 @@ export class NotebookError extends KfError {
     readonly outFile: string | null,
   ) {
     const where = cellIndex === null ? '' : ` at cell ${cellIndex}${cellFirstLine ? ` (${JSON.stringify(cellFirstLine)})` : ''}`;
-    const what = { error: 'failed', timeout: 'timed out', dead_kernel: 'lost its kernel', kernel_start: 'could not start its kernel', bad_notebook: 'could not be read', interrupted: 'was interrupted', other: 'failed' }[kind];
-    const hint = kind === 'timeout'
-      ? 'raise --timeout or make the notebook cheaper'
-      : kind === 'kernel_start'
-        ? 'check `jupyter kernelspec list` shows tslab and that node_modules/.bin/tslab exists (npm ci)'
-        : `fix the cell and rerun \`kf notebooks${dirFlag(notebook)} --only ${path.basename(notebook, '.ipynb')}\``;
-    super(`notebook_${kind}`, `notebook ${path.basename(notebook)} ${what}${where}: ${errorMessage}`, `${outFile && fs.existsSync(outFile) ? `outputs so far in ${outFile}; ` : ''}${hint}`, { concerns: notebook });
+    const what = {
+      error: 'failed',
+      timeout: 'timed out',
+      dead_kernel: 'lost its kernel',
+      kernel_start: 'could not start its kernel',
+      bad_notebook: 'could not be read',
+      interrupted: 'was interrupted',
+      other: 'failed',
+    }[kind];
+    const hint =
+      kind === 'timeout'
+        ? 'raise --timeout or make the notebook cheaper'
+        : kind === 'kernel_start'
+          ? 'check `jupyter kernelspec list` shows tslab and that node_modules/.bin/tslab exists (npm ci)'
+          : `fix the cell and rerun \`kf notebooks${dirFlag(notebook)} --only ${path.basename(notebook, '.ipynb')}\``;
+    super(
+      `notebook_${kind}`,
+      `notebook ${path.basename(notebook)} ${what}${where}: ${errorMessage}`,
+      `${outFile && fs.existsSync(outFile) ? `outputs so far in ${outFile}; ` : ''}${hint}`,
+      { concerns: notebook },
+    );
     this.name = 'KfError';
   }
 }
 
 /** First non-empty line of a cell's source, shortened for a one-line message. */
 export function firstLine(source: string, max = 80): string {
-  const line = source.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+  const line =
+    source
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? '';
   return line.length > max ? line.slice(0, max - 3) + '...' : line;
 }
 
@@ -269,7 +314,7 @@ interface CellOutput {
   evalue?: string;
 }
 
-const joinText = (t: string | string[] | undefined) => (Array.isArray(t) ? t.join('') : t ?? '');
+const joinText = (t: string | string[] | undefined) => (Array.isArray(t) ? t.join('') : (t ?? ''));
 
 /**
  * The error message of a failed cell, from its outputs. Python-style kernels
@@ -284,8 +329,14 @@ export function cellErrorMessage(outputs: CellOutput[] | undefined, max = 400): 
     const e = errs[errs.length - 1];
     return clip(`${e.ename ?? 'Error'}${e.evalue ? `: ${e.evalue}` : ''}`);
   }
-  const stderr = (outputs ?? []).filter((o) => o.output_type === 'stream' && o.name === 'stderr').map((o) => joinText(o.text)).join('');
-  const lines = stderr.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim());
+  const stderr = (outputs ?? [])
+    .filter((o) => o.output_type === 'stream' && o.name === 'stderr')
+    .map((o) => joinText(o.text))
+    .join('');
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim());
   const typeErrors = lines.filter((l) => /^\d+:\d+ - /.test(l));
   if (typeErrors.length) return clip(`TypeScript: ${typeErrors.slice(0, 3).join('; ')}${typeErrors.length > 3 ? ` (+${typeErrors.length - 3} more)` : ''}`);
   // The exception line of a Node stack: "TypeError: x", "Error: x", "KfError: x", "Uncaught 'x'".
@@ -294,10 +345,19 @@ export function cellErrorMessage(outputs: CellOutput[] | undefined, max = 400): 
     // Multi-line messages: keep the lines up to the stack ("    at ...").
     const i = lines.indexOf(exc);
     const more: string[] = [];
-    for (const l of lines.slice(i + 1)) { if (/^\s+at /.test(l) || /^\s*[{}]/.test(l)) break; more.push(l.trim()); }
+    for (const l of lines.slice(i + 1)) {
+      if (/^\s+at /.test(l) || /^\s*[{}]/.test(l)) break;
+      more.push(l.trim());
+    }
     return clip([exc.trim(), ...more].join(' '));
   }
-  if (lines.length) return clip(lines.slice(-3).map((l) => l.trim()).join(' '));
+  if (lines.length)
+    return clip(
+      lines
+        .slice(-3)
+        .map((l) => l.trim())
+        .join(' '),
+    );
   return 'the kernel reported an error without a message';
 }
 
@@ -393,8 +453,14 @@ export async function runNotebook(file: string, opts: RunNotebookOptions): Promi
     } catch (e2) {
       if (!(e2 instanceof NotebookError) || e2.kind !== 'kernel_start') throw e2;
       const kernel = opts.kernel || ((readNotebook(file).metadata?.kernelspec as { name?: string } | undefined)?.name ?? 'tslab');
-      throw new NotebookError(e2.notebook, 'kernel_start', null, null,
-        `the "${kernel}" kernel did not start within ${kernelStartSeconds()} s, twice (${e2.errorMessage}); raise KF_KERNEL_START_S on a busy machine`, e2.outFile);
+      throw new NotebookError(
+        e2.notebook,
+        'kernel_start',
+        null,
+        null,
+        `the "${kernel}" kernel did not start within ${kernelStartSeconds()} s, twice (${e2.errorMessage}); raise KF_KERNEL_START_S on a busy machine`,
+        e2.outFile,
+      );
     }
   }
 }
@@ -420,15 +486,23 @@ async function runNotebookOnce(file: string, opts: RunNotebookOptions): Promise<
   const releaseStart = await acquireKernelStart();
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(python, ['-X', 'frozen_modules=off', driver, src, outFile, opts.cwd ?? path.dirname(src), String(timeoutS), opts.kernel ?? '', resultFile], {
-        env, stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        python,
+        ['-X', 'frozen_modules=off', driver, src, outFile, opts.cwd ?? path.dirname(src), String(timeoutS), opts.kernel ?? '', resultFile],
+        {
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       // The driver enforces the limit per cell; this is the backstop for a hung kernel start or shutdown.
       let killTimer: NodeJS.Timeout | undefined;
-      const hard = setTimeout(() => {
-        child.kill('SIGTERM');
-        killTimer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      }, (timeoutS + kernelStartSeconds() + 60) * 1000);
+      const hard = setTimeout(
+        () => {
+          child.kill('SIGTERM');
+          killTimer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        },
+        (timeoutS + kernelStartSeconds() + 60) * 1000,
+      );
       const onSignal = () => child.kill('SIGTERM');
       process.once('SIGINT', onSignal);
       let buf = '';
@@ -441,7 +515,11 @@ async function runNotebookOnce(file: string, opts: RunNotebookOptions): Promise<
           buf = buf.slice(nl + 1);
           if (line.startsWith('KF-PROGRESS ')) {
             releaseStart(); // the kernel is up: the next notebook may start its own
-            try { opts.onProgress?.(JSON.parse(line.slice(12)) as CellProgress); } catch { /* a progress line is best effort */ }
+            try {
+              opts.onProgress?.(JSON.parse(line.slice(12)) as CellProgress);
+            } catch {
+              /* a progress line is best effort */
+            }
           } else if (!NOISE.test(line)) {
             stderrTail.push(line);
             if (stderrTail.length > 40) stderrTail.shift();
@@ -449,20 +527,41 @@ async function runNotebookOnce(file: string, opts: RunNotebookOptions): Promise<
         }
       });
       child.stdout.resume(); // the kernel inherits stdout; cell output is in the notebook, not here
-      child.on('error', (e) => { clearTimeout(hard); process.removeListener('SIGINT', onSignal); reject(e); });
-      child.on('close', (c) => { clearTimeout(hard); if (killTimer) clearTimeout(killTimer); process.removeListener('SIGINT', onSignal); resolve(c); });
+      child.on('error', (e) => {
+        clearTimeout(hard);
+        process.removeListener('SIGINT', onSignal);
+        reject(e);
+      });
+      child.on('close', (c) => {
+        clearTimeout(hard);
+        if (killTimer) clearTimeout(killTimer);
+        process.removeListener('SIGINT', onSignal);
+        resolve(c);
+      });
     });
     let res: { ok: boolean; kind?: string; cell?: number | null; message?: string; cells?: number; codeCells?: number; written?: boolean; writeError?: string };
     try {
       res = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
     } catch {
       const tail = stderrTail.slice(-5).join(' | ');
-      throw new NotebookError(src, 'other', null, null, `the Jupyter driver (${python}) exited with code ${code} and no result${tail ? `: ${tail}` : ''}`, null);
+      throw new NotebookError(
+        src,
+        'other',
+        null,
+        null,
+        `the Jupyter driver (${python}) exited with code ${code} and no result${tail ? `: ${tail}` : ''}`,
+        null,
+      );
     }
     if (res.kind === 'missing') throw new KfError('jupyter_missing', `Jupyter is incomplete for ${python}: ${res.message}`, JUPYTER_APT);
     const seconds = (Date.now() - started) / 1000;
     if (res.ok) {
-      if (res.writeError) throw new KfError('notebook_write_failed', `notebook ${path.basename(src)} ran but ${outFile} could not be written: ${res.writeError}`, 'check the output folder (space, permissions)');
+      if (res.writeError)
+        throw new KfError(
+          'notebook_write_failed',
+          `notebook ${path.basename(src)} ran but ${outFile} could not be written: ${res.writeError}`,
+          'check the output folder (space, permissions)',
+        );
       return { notebook: src, output: outFile, seconds, cells: res.cells ?? nb.cells.length, codeCells: res.codeCells ?? 0 };
     }
     const cellIndex = typeof res.cell === 'number' ? res.cell : null;
@@ -473,11 +572,18 @@ async function runNotebookOnce(file: string, opts: RunNotebookOptions): Promise<
       if (res.kind === 'error') {
         // The executed copy holds the failing cell's outputs; read the error there.
         let outputs: CellOutput[] | undefined;
-        try { outputs = readNotebook(outFile).cells[cellIndex]?.outputs as CellOutput[] | undefined; } catch { outputs = undefined; }
+        try {
+          outputs = readNotebook(outFile).cells[cellIndex]?.outputs as CellOutput[] | undefined;
+        } catch {
+          outputs = undefined;
+        }
         message = cellErrorMessage(outputs);
       }
     } else if (res.kind === 'kernel_start' || res.kind === 'other') {
-      const tail = stderrTail.filter((l) => !/^\s+at |Traceback|^\s+File /.test(l)).slice(-2).join(' | ');
+      const tail = stderrTail
+        .filter((l) => !/^\s+at |Traceback|^\s+File /.test(l))
+        .slice(-2)
+        .join(' | ');
       if (tail && !message.includes(tail)) message += ` (${tail})`;
     }
     throw new NotebookError(src, (res.kind ?? 'other') as NotebookError['kind'], cellIndex, first, message.split('\n')[0], res.written ? outFile : null);
@@ -506,7 +612,12 @@ export interface RunNotebooksOptions {
 export async function runNotebooks(opts: RunNotebooksOptions = {}): Promise<NotebookRun[]> {
   const dir = path.resolve(opts.notebooksDir ?? path.join(repoRoot(), 'notebooks'));
   const outDir = path.resolve(opts.outDir ?? path.join(repoRoot(), 'results', 'notebooks'));
-  if (outDir === dir) throw new KfError('notebook_overwrite', `--out ${outDir} is the notebooks folder: the sources would be overwritten`, 'choose another folder (default results/notebooks)');
+  if (outDir === dir)
+    throw new KfError(
+      'notebook_overwrite',
+      `--out ${outDir} is the notebooks folder: the sources would be overwritten`,
+      'choose another folder (default results/notebooks)',
+    );
   const files = listNotebooks(dir, opts.only);
   if (!files.length) throw new KfError('no_notebooks', `no .ipynb files in ${dir}`, 'add notebooks there (scripts/make-notebooks.ts generates them)');
   const python = findJupyterPython();

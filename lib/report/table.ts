@@ -71,7 +71,11 @@ export function rowsOf(input: Row[] | DataFrameLike): Row[] {
   if (Array.isArray(input)) {
     input.forEach((r, i) => {
       if (!r || typeof r !== 'object' || Array.isArray(r)) {
-        throw new KfError('bad_table_row', `table row ${i} is ${Array.isArray(r) ? 'an array' : typeof r}, not an object`, 'pass rows as objects like {mode: "S4", accuracy: 0.61}');
+        throw new KfError(
+          'bad_table_row',
+          `table row ${i} is ${Array.isArray(r) ? 'an array' : typeof r}, not an object`,
+          'pass rows as objects like {mode: "S4", accuracy: 0.61}',
+        );
       }
     });
     return input;
@@ -82,7 +86,11 @@ export function rowsOf(input: Row[] | DataFrameLike): Row[] {
     const values = (input.values as unknown[]).map((v) => (Array.isArray(v) ? v : [v]));
     return values.map((vals) => Object.fromEntries(cols.map((c, j) => [c, vals[j]])));
   }
-  throw new KfError('bad_table', `a table needs an array of row objects or a danfojs DataFrame, got ${typeof input}`, 'pass rows as objects like [{mode: "S4", accuracy: 0.61}]');
+  throw new KfError(
+    'bad_table',
+    `a table needs an array of row objects or a danfojs DataFrame, got ${typeof input}`,
+    'pass rows as objects like [{mode: "S4", accuracy: 0.61}]',
+  );
 }
 
 function resolveColumns(rows: Row[], columns?: (string | ColumnSpec)[]): ColumnSpec[] {
@@ -90,7 +98,8 @@ function resolveColumns(rows: Row[], columns?: (string | ColumnSpec)[]): ColumnS
     const specs = columns.map((c) => (typeof c === 'string' ? { key: c } : c));
     const seen = new Set<string>();
     for (const c of specs) {
-      if (!c || typeof c.key !== 'string' || c.key === '') throw new KfError('bad_table_column', 'a table column has no key', 'give every column a key naming a row field');
+      if (!c || typeof c.key !== 'string' || c.key === '')
+        throw new KfError('bad_table_column', 'a table column has no key', 'give every column a key naming a row field');
       if (seen.has(c.key)) throw new KfError('bad_table_column', `table column "${c.key}" is listed twice`, 'list each column once');
       seen.add(c.key);
     }
@@ -98,7 +107,12 @@ function resolveColumns(rows: Row[], columns?: (string | ColumnSpec)[]): ColumnS
   }
   const keys: string[] = [];
   const seen = new Set<string>();
-  for (const r of rows) for (const k of Object.keys(r)) if (!seen.has(k)) { seen.add(k); keys.push(k); }
+  for (const r of rows)
+    for (const k of Object.keys(r))
+      if (!seen.has(k)) {
+        seen.add(k);
+        keys.push(k);
+      }
   return keys.map((key) => ({ key }));
 }
 
@@ -229,7 +243,11 @@ const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Checks a base file name given to writeTable / writeFigure (no folders, no odd characters). */
 export function checkOutputName(name: string, what: string): void {
   if (typeof name !== 'string' || !SAFE_NAME.test(name) || name.includes('..')) {
-    throw new KfError('bad_output_name', `${what} name "${name}" is not a plain file name`, 'use letters, digits, ".", "_" and "-" only (the folder goes in `dir`)');
+    throw new KfError(
+      'bad_output_name',
+      `${what} name "${name}" is not a plain file name`,
+      'use letters, digits, ".", "_" and "-" only (the folder goes in `dir`)',
+    );
   }
 }
 
@@ -257,21 +275,51 @@ export function parseCsv(text: string): Row[] {
     const ch = text[i];
     if (quoted) {
       if (ch === '"') {
-        if (text[i + 1] === '"') { field += '"'; i += 2; continue; }
-        quoted = false; i++; continue;
+        if (text[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        i++;
+        continue;
       }
-      field += ch; i++; continue;
+      field += ch;
+      i++;
+      continue;
     }
-    if (ch === '"') { quoted = true; any = true; i++; continue; }
-    if (ch === ',') { rec.push(field); field = ''; any = true; i++; continue; }
+    if (ch === '"') {
+      quoted = true;
+      any = true;
+      i++;
+      continue;
+    }
+    if (ch === ',') {
+      rec.push(field);
+      field = '';
+      any = true;
+      i++;
+      continue;
+    }
     if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i++;
-      rec.push(field); records.push(rec); rec = []; field = ''; any = false; i++; continue;
+      rec.push(field);
+      records.push(rec);
+      rec = [];
+      field = '';
+      any = false;
+      i++;
+      continue;
     }
-    field += ch; any = true; i++;
+    field += ch;
+    any = true;
+    i++;
   }
   if (quoted) throw new KfError('bad_csv', 'CSV ends inside a quoted field', 'the file was cut short: regenerate it');
-  if (any || field) { rec.push(field); records.push(rec); }
+  if (any || field) {
+    rec.push(field);
+    records.push(rec);
+  }
   if (!records.length) return [];
   const [header, ...body] = records;
   return body.map((r) => Object.fromEntries(header.map((h, j) => [h, r[j] ?? ''])));

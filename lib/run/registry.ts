@@ -68,7 +68,7 @@ export function loadPipelineFamilies(): void {
     const abs = path.resolve(file);
     let m: Record<string, unknown>;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+       
       m = require(abs) as Record<string, unknown>;
     } catch (e) {
       familiesLoaded = false;

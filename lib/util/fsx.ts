@@ -73,7 +73,11 @@ export function writeFileAtomic(file: string, data: string | Buffer): void {
     }
     fs.renameSync(tmp, file);
   } catch (e) {
-    try { fs.unlinkSync(tmp); } catch { /* already gone */ }
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
     throw fsError(e, file, 'write');
   }
 }
@@ -115,11 +119,20 @@ export class JsonlWriter {
       if (size > 0) {
         const buf = Buffer.alloc(1);
         const rfd = fs.openSync(file, 'r');
-        try { fs.readSync(rfd, buf, 0, 1, size - 1); } finally { fs.closeSync(rfd); }
+        try {
+          fs.readSync(rfd, buf, 0, 1, size - 1);
+        } finally {
+          fs.closeSync(rfd);
+        }
         lastByte = buf[0];
       }
     } catch (e) {
-      if (fd !== undefined) try { fs.closeSync(fd); } catch { /* not open */ }
+      if (fd !== undefined)
+        try {
+          fs.closeSync(fd);
+        } catch {
+          /* not open */
+        }
       throw fsError(e, file, 'open for appending');
     }
     // A previous crash may have left a partial last line; terminate it so the next record starts clean.
@@ -139,7 +152,9 @@ export class JsonlWriter {
       if (progress.written > 0 && before >= 0) {
         try {
           if (fs.fstatSync(this.fd).size === before + progress.written) fs.ftruncateSync(this.fd, before);
-        } catch { /* readers drop a cut last line anyway (readJsonl) */ }
+        } catch {
+          /* readers drop a cut last line anyway (readJsonl) */
+        }
       }
       throw fsError(e, this.file, 'append to');
     }
@@ -148,7 +163,11 @@ export class JsonlWriter {
     this.writeRaw(JSON.stringify(record) + '\n');
   }
   close(): void {
-    try { fs.closeSync(this.fd); } catch { /* closed already */ }
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      /* closed already */
+    }
   }
 }
 

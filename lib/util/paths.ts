@@ -13,7 +13,9 @@ export function repoRoot(): string {
     if (fs.existsSync(pj)) {
       try {
         if (JSON.parse(fs.readFileSync(pj, 'utf8')).name === 'kf-harness') return (cachedRoot = dir);
-      } catch { /* keep looking */ }
+      } catch {
+        /* keep looking */
+      }
     }
     const up = path.dirname(dir);
     if (up === dir) throw new Error('kf-harness package.json not found above ' + __dirname);
@@ -41,13 +43,20 @@ export function resolveInside(root: string, rel: string, what = 'path'): string 
   const candidate = path.resolve(absRoot, rel);
   const inside = (p: string, r: string) => p === r || p.startsWith(r + path.sep);
   if (!inside(candidate, absRoot)) {
-    throw new KfError('path_escape', `${what} "${rel}" points outside ${absRoot}`, 'media and data references must stay inside the corpus directory', { concerns: rel });
+    throw new KfError('path_escape', `${what} "${rel}" points outside ${absRoot}`, 'media and data references must stay inside the corpus directory', {
+      concerns: rel,
+    });
   }
   if (fs.existsSync(candidate)) {
     const real = fs.realpathSync(candidate);
     const realRoot = fs.realpathSync(absRoot);
     if (!inside(real, realRoot)) {
-      throw new KfError('path_escape', `${what} "${rel}" is a link to ${real}, outside ${realRoot}`, 'media and data references must stay inside the corpus directory', { concerns: rel });
+      throw new KfError(
+        'path_escape',
+        `${what} "${rel}" is a link to ${real}, outside ${realRoot}`,
+        'media and data references must stay inside the corpus directory',
+        { concerns: rel },
+      );
     }
   }
   return candidate;

@@ -20,7 +20,9 @@ export function loadPrompt(name: string): string {
   const hit = cache.get(file);
   if (hit !== undefined) return hit;
   if (!fs.existsSync(file)) {
-    throw new KfError('prompt_missing', `prompt template ${file} does not exist`, `add prompts/${name}.txt or fix the template name in the config`, { concerns: file });
+    throw new KfError('prompt_missing', `prompt template ${file} does not exist`, `add prompts/${name}.txt or fix the template name in the config`, {
+      concerns: file,
+    });
   }
   const text = fs.readFileSync(file, 'utf8').replace(/\s+$/, '');
   cache.set(file, text);
@@ -30,12 +32,19 @@ export function loadPrompt(name: string): string {
 /** Fill `{{name}}` placeholders. Every placeholder must be supplied (use '' explicitly for "nothing"). */
 export function fillPrompt(name: string, vars: Record<string, string>): string {
   const template = loadPrompt(name);
-  return template.replace(/\{\{(\w+)\}\}/g, (_, key: string) => {
-    if (!(key in vars)) {
-      throw new KfError('prompt_var_missing', `prompt ${name} needs {{${key}}} but the caller did not supply it`, 'pass the variable (or an empty string) to fillPrompt', { concerns: name });
-    }
-    return vars[key];
-  }).replace(/\n{3,}/g, '\n\n');
+  return template
+    .replace(/\{\{(\w+)\}\}/g, (_, key: string) => {
+      if (!(key in vars)) {
+        throw new KfError(
+          'prompt_var_missing',
+          `prompt ${name} needs {{${key}}} but the caller did not supply it`,
+          'pass the variable (or an empty string) to fillPrompt',
+          { concerns: name },
+        );
+      }
+      return vars[key];
+    })
+    .replace(/\n{3,}/g, '\n\n');
 }
 
 /** Tests and long-running notebooks that edit prompts/ can drop the cache. */

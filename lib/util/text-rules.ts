@@ -10,7 +10,7 @@ export const STOPWORDS = new Set(
   (
     'a an the and or but if then than so of in on at to for from by with without about into onto over under between among through ' +
     'during before after above below up down out off is are was were be been being am do does did doing have has had having ' +
-    'it its it\'s this that these those there here which who whom whose what when where why how whether ' +
+    "it its it's this that these those there here which who whom whose what when where why how whether " +
     'i me my we our you your he him his she her they them their as not no nor can could would should will shall may might must ' +
     'also very more most less least such only own same too just any each every both few other some all many much ' +
     'one ones s t name named called according please tell give show find list state provide'
@@ -52,7 +52,7 @@ export function sentences(text: string): string[] {
   for (const para of text.split(/\n\s*\n|\n(?=[-*#|]|\d+\.\s)/)) {
     const flat = para.replace(/\s+/g, ' ').trim();
     if (!flat) continue;
-    const parts = flat.split(/(?<=[.!?])["')\]]?\s+(?=["'(\[]?[A-Z0-9])/);
+    const parts = flat.split(/(?<=[.!?])["')\]]?\s+(?=["'([]?[A-Z0-9])/);
     let buf = '';
     for (const p of parts) {
       buf = buf ? `${buf} ${p}` : p;
@@ -69,12 +69,98 @@ export function sentences(text: string): string[] {
 // Lower-case words allowed INSIDE a name ("University of Oxford", "Ludwig van Beethoven"); not and/in/for, which join two names.
 const CONNECTORS = new Set(['of', 'the', 'de', 'la', 'von', 'van', 'der', '&', 'du', 'le', 'del', 'da', 'di']);
 const NOT_ENTITY = new Set([
-  'the', 'a', 'an', 'what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how', 'is', 'are', 'was', 'were', 'do', 'does', 'did',
-  'in', 'on', 'at', 'of', 'for', 'and', 'or', 'but', 'if', 'it', 'this', 'that', 'these', 'those', 'there', 'according', 'based', 'as', 'by',
-  'can', 'could', 'would', 'should', 'has', 'have', 'had', 'yes', 'no', 'not', 'answer', 'final', 'question', 'i', 'we', 'you', 'he', 'she', 'they',
-  'table', 'figure', 'fig', 'page', 'section', 'chapter', 'image', 'photo', 'picture', 'both', 'after', 'before', 'between', 'from', 'with', 'to',
-  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
-  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
+  'the',
+  'a',
+  'an',
+  'what',
+  'which',
+  'who',
+  'whom',
+  'whose',
+  'when',
+  'where',
+  'why',
+  'how',
+  'is',
+  'are',
+  'was',
+  'were',
+  'do',
+  'does',
+  'did',
+  'in',
+  'on',
+  'at',
+  'of',
+  'for',
+  'and',
+  'or',
+  'but',
+  'if',
+  'it',
+  'this',
+  'that',
+  'these',
+  'those',
+  'there',
+  'according',
+  'based',
+  'as',
+  'by',
+  'can',
+  'could',
+  'would',
+  'should',
+  'has',
+  'have',
+  'had',
+  'yes',
+  'no',
+  'not',
+  'answer',
+  'final',
+  'question',
+  'i',
+  'we',
+  'you',
+  'he',
+  'she',
+  'they',
+  'table',
+  'figure',
+  'fig',
+  'page',
+  'section',
+  'chapter',
+  'image',
+  'photo',
+  'picture',
+  'both',
+  'after',
+  'before',
+  'between',
+  'from',
+  'with',
+  'to',
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
 ]);
 
 /**
@@ -86,7 +172,10 @@ export function entities(text: string): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   const push = (e: string) => {
-    const v = e.replace(/^(?:the|a|an)\s+/i, '').replace(/[\s,;:]+$/, '').trim();
+    const v = e
+      .replace(/^(?:the|a|an)\s+/i, '')
+      .replace(/[\s,;:]+$/, '')
+      .trim();
     const k = v.toLowerCase();
     if (v.length < 2 || seen.has(k) || NOT_ENTITY.has(k)) return;
     seen.add(k);
@@ -102,11 +191,14 @@ export function entities(text: string): string[] {
   };
   for (const raw of words) {
     if (/^\s+$/.test(raw) || raw === '') continue;
-    const w = raw.replace(/^[("'“‘\[]+|[)"'”’\],.;:!?]+$/g, '');
+    const w = raw.replace(/^[("'“‘[]+|[)"'”’\],.;:!?]+$/g, '');
     const endsClause = /[,.;:!?)"”]$/.test(raw);
     // Capitalised words and acronyms (with at least one letter: a bare number is a value, not a name).
     // A short number continues a name ("Apollo 11", "Orvo 7"); a year does not ("Paris 1990").
-    const isCap = /^[A-Z\u00c0-\u00de][\w\u00c0-\u024f'’.-]*$/.test(w) || /^(?=[A-Z0-9]*[A-Z])[A-Z0-9]{2,}$/.test(w) || (cur.length > 0 && /^\d{1,3}$/.test(w) && raw === w);
+    const isCap =
+      /^[A-Z\u00c0-\u00de][\w\u00c0-\u024f'’.-]*$/.test(w) ||
+      /^(?=[A-Z0-9]*[A-Z])[A-Z0-9]{2,}$/.test(w) ||
+      (cur.length > 0 && /^\d{1,3}$/.test(w) && raw === w);
     if (isCap && !(cur.length === 0 && NOT_ENTITY.has(w.toLowerCase()))) {
       cur.push(w);
     } else if (cur.length && CONNECTORS.has(w.toLowerCase()) && !endsClause) {
@@ -128,7 +220,8 @@ export interface NumberMention {
 }
 
 // A unit is a whole word: "120 members" has none (not "120 m").
-const UNIT = '(?:\\s?(?:%|(?:percent|per cent|million|billion|thousand|trillion|km|kg|m|cm|mm|mi|miles|lb|lbs|°C|°F|years?|days?|hours?|minutes?|people|GB|MB|TB|USD|EUR)(?![A-Za-z])))?';
+const UNIT =
+  '(?:\\s?(?:%|(?:percent|per cent|million|billion|thousand|trillion|km|kg|m|cm|mm|mi|miles|lb|lbs|°C|°F|years?|days?|hours?|minutes?|people|GB|MB|TB|USD|EUR)(?![A-Za-z])))?';
 const NUMBER_RE = new RegExp(`(?:[$€£¥]\\s?)?-?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?${UNIT}`, 'g');
 
 /** Numbers as written ("$3.5 million", "42%", "1,200"), with their value. */
@@ -157,7 +250,12 @@ export function questionKind(question: string): QuestionKind {
   if (/^(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b/.test(q) && !/\b(or)\b[^?]*\?\s*$/.test(q)) return 'yes-no';
   if (/\b(what|which) year\b|\bin what year\b|\byear (?:did|was|were|of)\b/.test(q)) return 'year';
   if (/^when\b|\bwhat date\b|\bon what day\b/.test(q)) return 'date';
-  if (/\bhow (many|much|long|far|old|tall|big|large|high)\b|\bwhat (?:is|was) the (?:number|total|amount|percentage|share|rate|ratio|value|count)\b|\bwhat percent(?:age)?\b|\bnumber of\b/.test(q)) return 'number';
+  if (
+    /\bhow (many|much|long|far|old|tall|big|large|high)\b|\bwhat (?:is|was) the (?:number|total|amount|percentage|share|rate|ratio|value|count)\b|\bwhat percent(?:age)?\b|\bnumber of\b/.test(
+      q,
+    )
+  )
+    return 'number';
   if (/^(who|whom|whose)\b|\bwhich (person|player|actor|actress|director|author|artist|company|team|country|city|band|singer|writer)\b/.test(q)) return 'name';
   if (/\b(list|name all|what are the|which are the|both)\b/.test(q)) return 'list';
   return 'span';
@@ -184,4 +282,21 @@ export function relationWords(question: string, ents: string[] = entities(questi
 }
 
 /** Words that name the answer's type ("what YEAR", "how MANY"), not a relation to look for. */
-export const ANSWER_TYPE_WORDS = new Set(['year', 'years', 'date', 'day', 'number', 'amount', 'total', 'percentage', 'percent', 'count', 'time', 'many', 'much', 'kind', 'type', 'value']);
+export const ANSWER_TYPE_WORDS = new Set([
+  'year',
+  'years',
+  'date',
+  'day',
+  'number',
+  'amount',
+  'total',
+  'percentage',
+  'percent',
+  'count',
+  'time',
+  'many',
+  'much',
+  'kind',
+  'type',
+  'value',
+]);

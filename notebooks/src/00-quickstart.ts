@@ -14,7 +14,7 @@
 // %% tags=["parameters"]
 // Parameters (headless runs: `kf notebooks` uses these defaults; override with env vars).
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
-const LIMIT = Number(process.env.KF_NB_LIMIT ?? 30);   // questions to answer
+const LIMIT = Number(process.env.KF_NB_LIMIT ?? 30); // questions to answer
 const PIPELINE = 'S4';
 
 // %%
@@ -34,7 +34,11 @@ console.log(`results go to ${out}`);
 const world = await kf.ensureDemoWorld({ preset: PRESET });
 console.log(`${world.generated ? 'generated' : 'reused'} ${world.dir}`);
 const bench = kf.loadBenchmark('demo', { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') });
-kf.kit.showTable(bench.questions.slice(0, 6).map((q) => ({ id: q.id, question: q.question, answer: JSON.stringify(q.answer), hops: q.hops, modality: q.modality.join('+'), format: q.format })));
+kf.kit.showTable(
+  bench.questions
+    .slice(0, 6)
+    .map((q) => ({ id: q.id, question: q.question, answer: JSON.stringify(q.answer), hops: q.hops, modality: q.modality.join('+'), format: q.format })),
+);
 
 // %% [markdown]
 // ## 2. The knowledge-point index
@@ -44,7 +48,11 @@ kf.kit.showTable(bench.questions.slice(0, 6).map((q) => ({ id: q.id, question: q
 // cached under `.kf-cache/`, incremental on change.
 
 // %%
-const ensured = await kf.ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: path.join(kf.repoRoot(), '.kf-cache', 'index', `demo-${PRESET}`), embedder: 'fitted' });
+const ensured = await kf.ensureIndex({
+  corpusDir: path.join(world.dir, 'corpus'),
+  outDir: path.join(kf.repoRoot(), '.kf-cache', 'index', `demo-${PRESET}`),
+  embedder: 'fitted',
+});
 const index = await kf.openIndex(ensured.dir);
 const m = index.manifest as unknown as Record<string, unknown>;
 console.log(`index ${ensured.built ? 'built' : 'reused'}: ${ensured.dir}`);
@@ -57,8 +65,11 @@ console.log(JSON.stringify(m.counts ?? {}, null, 0));
 const q0 = bench.questions.find((q) => (q.hops ?? 1) >= 2) ?? bench.questions[0];
 const res = await index.retriever.search(q0.question, { mode: 'hybrid+graph', topk: 8 });
 console.log(`Q: ${q0.question}\ngold docs: ${q0.goldDocs.join(', ')}`);
-kf.kit.showTable(res.hits.map((h) => ({ rank: h.rank, doc: h.docId, kind: h.kind, via: h.via, score: h.score, text: h.text.slice(0, 90) })), { decimals: 3 });
-kf.kit.showTable([{ ...res.timings }], { decimals: 2, caption: "timings (ms)" });
+kf.kit.showTable(
+  res.hits.map((h) => ({ rank: h.rank, doc: h.docId, kind: h.kind, via: h.via, score: h.score, text: h.text.slice(0, 90) })),
+  { decimals: 3 },
+);
+kf.kit.showTable([{ ...res.timings }], { decimals: 2, caption: 'timings (ms)' });
 
 // %% [markdown]
 // ## 3. Answer questions with the one-shot pipeline
@@ -84,16 +95,41 @@ console.log(`${outcome.runId}: ${outcome.status}, ${s.n} questions, backend ${s.
 
 // %%
 const byModality = kf.summarizeByBucket(run, 'modality');
-const rows = Object.entries(byModality).map(([bucket, b]) => ({ modality: bucket, n: b.n, em: 100 * (b.scores.em ?? 0), f1: 100 * (b.scores.f1 ?? 0), 'R@8': 100 * (b.retrieval['R@8'] ?? 0) }));
+const rows = Object.entries(byModality).map(([bucket, b]) => ({
+  modality: bucket,
+  n: b.n,
+  em: 100 * (b.scores.em ?? 0),
+  f1: 100 * (b.scores.f1 ?? 0),
+  'R@8': 100 * (b.retrieval['R@8'] ?? 0),
+}));
 const notes = s.backend === 'offline' ? [kf.OFFLINE_NOTE] : [];
-const table = kf.writeTable(rows, { dir: out, name: 'summary-by-modality', decimals: 1, caption: `${PIPELINE} on the demo world (${PRESET}), by evidence modality`, notes: notes });
+const table = kf.writeTable(rows, {
+  dir: out,
+  name: 'summary-by-modality',
+  decimals: 1,
+  caption: `${PIPELINE} on the demo world (${PRESET}), by evidence modality`,
+  notes: notes,
+});
 kf.kit.showTable(rows, { decimals: 1, notes: notes });
 const fig = await kf.writeFigure(
-  kf.barFigure({ categories: rows.map((r) => r.modality), series: [{ name: 'F1', values: rows.map((r) => r.f1) }, { name: 'R@8', values: rows.map((r) => r['R@8']) }], title: `${PIPELINE}: F1 and R@8 by modality`, xTitle: 'evidence modality', yTitle: 'x100', note: notes[0] }),
+  kf.barFigure({
+    categories: rows.map((r) => r.modality),
+    series: [
+      { name: 'F1', values: rows.map((r) => r.f1) },
+      { name: 'R@8', values: rows.map((r) => r['R@8']) },
+    ],
+    title: `${PIPELINE}: F1 and R@8 by modality`,
+    xTitle: 'evidence modality',
+    yTitle: 'x100',
+    note: notes[0],
+  }),
   { dir: out, name: 'f1-by-modality' },
 );
 await kf.kit.showFigure(fig);
-kf.writeManifest(out, kf.resultManifest({ config: { preset: PRESET, limit: LIMIT, pipeline: PIPELINE, runId: outcome.runId }, seed: 0, backend: s.backend }), [table, fig]);
+kf.writeManifest(out, kf.resultManifest({ config: { preset: PRESET, limit: LIMIT, pipeline: PIPELINE, runId: outcome.runId }, seed: 0, backend: s.backend }), [
+  table,
+  fig,
+]);
 console.log(`wrote ${table.csv}, ${table.md}, ${[fig.html, fig.png, fig.svg].filter(Boolean).join(', ')}`);
 
 // %%

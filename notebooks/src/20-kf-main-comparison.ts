@@ -22,8 +22,15 @@ const SEED = 0;
 
 // %%
 import * as kf from '../dist/lib/harness';
-const nb = kf.notebook.open('20-kf-main-comparison', { params: { preset: PRESET, limit: LIMIT, configs: CONFIGS, reference: REFERENCE, metric: METRIC }, seed: SEED });
-const runs = await kf.notebook.runConfigurations(nb, CONFIGS.map((c) => ({ label: c })), { preset: PRESET, limit: LIMIT });
+const nb = kf.notebook.open('20-kf-main-comparison', {
+  params: { preset: PRESET, limit: LIMIT, configs: CONFIGS, reference: REFERENCE, metric: METRIC },
+  seed: SEED,
+});
+const runs = await kf.notebook.runConfigurations(
+  nb,
+  CONFIGS.map((c) => ({ label: c })),
+  { preset: PRESET, limit: LIMIT },
+);
 
 // %% [markdown]
 // ## Summary (x100)
@@ -40,29 +47,61 @@ const ci = kf.notebook.metricWithCI(runs, METRIC, { seed: SEED });
 // The published M3DocRAG system used another model (ColPali + Qwen2-VL-7B): its category says so.
 const cats = [...labels, 'M3DocRAG (ColPali + Qwen2-VL-7B)'];
 const published = kf.notebook.paperSeries({ paper: 'knowforge', benchmark: 'm3docvqa', metric: METRIC }, [...labels, 'M3DocRAG']);
-nb.table(cats.map((c, i) => ({ config: c, demo: ci.get(c)?.mean ?? null, lo: ci.get(c)?.lo ?? null, hi: ci.get(c)?.hi ?? null, published: published.values[i] })), 'vs-published', {
-  decimals: 1, caption: `${METRIC} x100: this run (demo world, 95% bootstrap CI) and ${published.name} on M3DocVQA`,
-});
-await nb.figure(() => kf.barFigure({
-  categories: cats,
-  series: [
-    { name: `this run (demo ${PRESET})`, values: cats.map((c) => ci.get(c)?.mean ?? null), lo: cats.map((c) => ci.get(c)?.lo ?? null), hi: cats.map((c) => ci.get(c)?.hi ?? null) },
-    { name: `${published.name}, M3DocVQA`, values: published.values },
-  ],
-  title: `KnowForge configurations: ${METRIC} with the published numbers`, xTitle: 'configuration', yTitle: `${METRIC} x100`,
-}), 'f1-vs-published');
+nb.table(
+  cats.map((c, i) => ({ config: c, demo: ci.get(c)?.mean ?? null, lo: ci.get(c)?.lo ?? null, hi: ci.get(c)?.hi ?? null, published: published.values[i] })),
+  'vs-published',
+  {
+    decimals: 1,
+    caption: `${METRIC} x100: this run (demo world, 95% bootstrap CI) and ${published.name} on M3DocVQA`,
+  },
+);
+await nb.figure(
+  () =>
+    kf.barFigure({
+      categories: cats,
+      series: [
+        {
+          name: `this run (demo ${PRESET})`,
+          values: cats.map((c) => ci.get(c)?.mean ?? null),
+          lo: cats.map((c) => ci.get(c)?.lo ?? null),
+          hi: cats.map((c) => ci.get(c)?.hi ?? null),
+        },
+        { name: `${published.name}, M3DocVQA`, values: published.values },
+      ],
+      title: `KnowForge configurations: ${METRIC} with the published numbers`,
+      xTitle: 'configuration',
+      yTitle: `${METRIC} x100`,
+    }),
+  'f1-vs-published',
+);
 
 // %% [markdown]
 // ## Paired comparisons against S4
 
 // %%
 const paired = kf.notebook.pairedRows(runs, kf.notebook.pairsAgainst(runs, REFERENCE), { metric: METRIC, seed: SEED });
-nb.table(paired, 'paired-vs-S4', { decimals: 1, caption: `${METRIC} (x100), each configuration (A) vs ${REFERENCE} (B): flips, two-sided exact sign test, 95% paired bootstrap CI (2,000 resamples)` });
-await nb.figure(() => kf.barFigure({
-  categories: paired.map((r) => `${r.A} - ${r.B}`),
-  series: [{ name: 'A - B', values: paired.map((r) => r.diff as number | null), lo: paired.map((r) => r.ciLow as number | null), hi: paired.map((r) => r.ciHigh as number | null) }],
-  title: `Paired difference against ${REFERENCE} (${METRIC}, 95% paired bootstrap CI)`, xTitle: 'pair', yTitle: 'difference x100',
-}), 'paired-vs-S4');
+nb.table(paired, 'paired-vs-S4', {
+  decimals: 1,
+  caption: `${METRIC} (x100), each configuration (A) vs ${REFERENCE} (B): flips, two-sided exact sign test, 95% paired bootstrap CI (2,000 resamples)`,
+});
+await nb.figure(
+  () =>
+    kf.barFigure({
+      categories: paired.map((r) => `${r.A} - ${r.B}`),
+      series: [
+        {
+          name: 'A - B',
+          values: paired.map((r) => r.diff as number | null),
+          lo: paired.map((r) => r.ciLow as number | null),
+          hi: paired.map((r) => r.ciHigh as number | null),
+        },
+      ],
+      title: `Paired difference against ${REFERENCE} (${METRIC}, 95% paired bootstrap CI)`,
+      xTitle: 'pair',
+      yTitle: 'difference x100',
+    }),
+  'paired-vs-S4',
+);
 
 // %%
 await nb.finish();

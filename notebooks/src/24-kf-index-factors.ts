@@ -16,29 +16,50 @@ const SEED = 0;
 // %%
 import * as kf from '../dist/lib/harness';
 const nb = kf.notebook.open('24-kf-index-factors', { params: { preset: PRESET, limit: LIMIT, metric: METRIC }, seed: SEED });
-const runs = await kf.notebook.runConfigurations(nb, [
-  { label: 'S1' }, { label: 'S3' }, { label: 'S4v1' },
-  { label: 'M5VEC', alternatives: [{ pipeline: 'M5', overrides: ['pipeline.settings.mode=dense'] }] },
-  { label: 'M5S3', alternatives: [{ pipeline: 'M5', overrides: ['pipeline.settings.mode=hybrid'] }] },
-  { label: 'M5' },
-], { preset: PRESET, limit: LIMIT });
+const runs = await kf.notebook.runConfigurations(
+  nb,
+  [
+    { label: 'S1' },
+    { label: 'S3' },
+    { label: 'S4v1' },
+    { label: 'M5VEC', alternatives: [{ pipeline: 'M5', overrides: ['pipeline.settings.mode=dense'] }] },
+    { label: 'M5S3', alternatives: [{ pipeline: 'M5', overrides: ['pipeline.settings.mode=hybrid'] }] },
+    { label: 'M5' },
+  ],
+  { preset: PRESET, limit: LIMIT },
+);
 nb.table(kf.notebook.summaryRows(runs), 'summary', { decimals: 1, caption: `Index factors on the demo world (${PRESET})` });
 
 // %%
-const paired = kf.notebook.pairedRows(runs, [['M5VEC', 'M5'], ['M5S3', 'M5'], ['S1', 'S4v1'], ['S3', 'S4v1']], { metric: METRIC, seed: SEED });
+const paired = kf.notebook.pairedRows(
+  runs,
+  [
+    ['M5VEC', 'M5'],
+    ['M5S3', 'M5'],
+    ['S1', 'S4v1'],
+    ['S3', 'S4v1'],
+  ],
+  { metric: METRIC, seed: SEED },
+);
 nb.table(paired, 'paired', { decimals: 1, caption: `${METRIC} (x100): A vs B, flips, exact sign test, 95% paired bootstrap CI` });
 const labels = [...runs.keys()];
 const rows = kf.notebook.summaryRows(runs);
 const pub = kf.notebook.paperSeries({ paper: 'knowforge', benchmark: 'm3docvqa', metric: 'R@8' }, labels);
-await nb.figure(() => kf.barFigure({
-  categories: labels,
-  series: [
-    { name: `${METRIC} (this run)`, values: labels.map((l) => (rows.find((r) => r.config === l)?.[METRIC] as number | null) ?? null) },
-    { name: 'R@8 first search (this run)', values: labels.map((l) => (rows.find((r) => r.config === l)?.['R@8'] as number | null) ?? null) },
-    { name: `R@8 ${pub.name}, M3DocVQA`, values: pub.values },
-  ],
-  title: 'Index factors: answer score and first-search recall', xTitle: 'configuration', yTitle: 'x100',
-}), 'index-factors');
+await nb.figure(
+  () =>
+    kf.barFigure({
+      categories: labels,
+      series: [
+        { name: `${METRIC} (this run)`, values: labels.map((l) => (rows.find((r) => r.config === l)?.[METRIC] as number | null) ?? null) },
+        { name: 'R@8 first search (this run)', values: labels.map((l) => (rows.find((r) => r.config === l)?.['R@8'] as number | null) ?? null) },
+        { name: `R@8 ${pub.name}, M3DocVQA`, values: pub.values },
+      ],
+      title: 'Index factors: answer score and first-search recall',
+      xTitle: 'configuration',
+      yTitle: 'x100',
+    }),
+  'index-factors',
+);
 
 // %%
 await nb.finish();

@@ -10,7 +10,7 @@
 // Published accuracies are the reference series.
 
 // %% tags=["parameters"]
-const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : ((process.env.KF_NB_PRESET ?? 'tiny') === 'tiny' ? 40 : undefined);
+const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : (process.env.KF_NB_PRESET ?? 'tiny') === 'tiny' ? 40 : undefined;
 const RUN_MMLB_INDEX = process.env.KF_NB_MMLB_INDEX === '1';
 const SEED = 0;
 
@@ -24,21 +24,36 @@ const has = (p: string) => fs.existsSync(kf.benchDir(p));
 // ## MultiHop-RAG (closed book only: no corpus here)
 
 // %%
-const mhr = has('multihop-rag') ? await kf.notebook.runConfigurations(nb, [
-  { label: 'MultiHop-RAG S0', config: { benchmark: { name: 'multihop-rag' }, pipeline: { name: 'S0' } } },
-], { limit: LIMIT }) : new Map();
+const mhr = has('multihop-rag')
+  ? await kf.notebook.runConfigurations(nb, [{ label: 'MultiHop-RAG S0', config: { benchmark: { name: 'multihop-rag' }, pipeline: { name: 'S0' } } }], {
+      limit: LIMIT,
+    })
+  : new Map();
 if (!has('multihop-rag')) nb.skip('MultiHop-RAG', `no data under ${kf.benchDir('multihop-rag')}`);
 if (mhr.size) {
-  nb.table(kf.notebook.summaryRows(mhr, { metrics: ['acc'] }), 'multihop-rag-summary', { decimals: 1, caption: 'MultiHop-RAG, closed book (official accuracy x100)' });
+  nb.table(kf.notebook.summaryRows(mhr, { metrics: ['acc'] }), 'multihop-rag-summary', {
+    decimals: 1,
+    caption: 'MultiHop-RAG, closed book (official accuracy x100)',
+  });
   const byType = kf.summarizeByBucket([...mhr.values()][0], 'type');
   const types = Object.keys(byType).sort();
-  nb.table(types.map((t) => ({ type: t, n: byType[t].n, acc: Math.round(1000 * (byType[t].scores.acc ?? 0)) / 10 })), 'multihop-rag-by-type', { decimals: 1, caption: 'MultiHop-RAG S0 accuracy by question type (x100)' });
+  nb.table(
+    types.map((t) => ({ type: t, n: byType[t].n, acc: Math.round(1000 * (byType[t].scores.acc ?? 0)) / 10 })),
+    'multihop-rag-by-type',
+    { decimals: 1, caption: 'MultiHop-RAG S0 accuracy by question type (x100)' },
+  );
   const pub = kf.notebook.paperNumbers({ paper: 'knowforge', benchmark: 'multihop-rag', metric: 'acc' });
-  await nb.figure(() => kf.barFigure({
-    categories: [...types.map((t) => `S0 ${t}`), ...pub.map((p) => `published ${p.system}`)],
-    series: [{ name: 'accuracy', values: [...types.map((t) => Math.round(1000 * (byType[t].scores.acc ?? 0)) / 10), ...pub.map((p) => p.value)] }],
-    title: 'MultiHop-RAG: closed book here by type, published systems (full pipeline, 2,556 questions)', xTitle: 'system / bucket', yTitle: 'accuracy x100',
-  }), 'multihop-rag');
+  await nb.figure(
+    () =>
+      kf.barFigure({
+        categories: [...types.map((t) => `S0 ${t}`), ...pub.map((p) => `published ${p.system}`)],
+        series: [{ name: 'accuracy', values: [...types.map((t) => Math.round(1000 * (byType[t].scores.acc ?? 0)) / 10), ...pub.map((p) => p.value)] }],
+        title: 'MultiHop-RAG: closed book here by type, published systems (full pipeline, 2,556 questions)',
+        xTitle: 'system / bucket',
+        yTitle: 'accuracy x100',
+      }),
+    'multihop-rag',
+  );
 }
 
 // %% [markdown]
@@ -47,7 +62,12 @@ if (mhr.size) {
 // %%
 const mmlbConfigs = [
   { label: 'MMLongBench S0', config: { benchmark: { name: 'mmlongbench-doc' }, pipeline: { name: 'S0' } } },
-  ...(RUN_MMLB_INDEX ? ['S4', 'M5', 'P1'].map((p) => ({ label: `MMLongBench ${p}`, config: { benchmark: { name: 'mmlongbench-doc' }, pipeline: { name: p }, index: { build: 'ensure' } } })) : []),
+  ...(RUN_MMLB_INDEX
+    ? ['S4', 'M5', 'P1'].map((p) => ({
+        label: `MMLongBench ${p}`,
+        config: { benchmark: { name: 'mmlongbench-doc' }, pipeline: { name: p }, index: { build: 'ensure' } },
+      }))
+    : []),
 ];
 if (!RUN_MMLB_INDEX) nb.skip('MMLongBench-Doc S4 / M5 / P1', 'its index (OCR of 62 PDFs) is not built on this run: set KF_NB_MMLB_INDEX=1');
 const mmlb = has('mmlongbench-doc') ? await kf.notebook.runConfigurations(nb, mmlbConfigs, { limit: LIMIT }) : new Map();
@@ -58,17 +78,27 @@ if (mmlb.size) {
   for (const field of ['page', 'format', 'source']) {
     for (const [label, run] of mmlb) {
       const b = kf.summarizeByBucket(run, field);
-      for (const k of Object.keys(b).sort()) rows.push({ config: label, field: field, bucket: k, n: b[k].n, acc: Math.round(1000 * (b[k].scores.acc ?? 0)) / 10 });
+      for (const k of Object.keys(b).sort())
+        rows.push({ config: label, field: field, bucket: k, n: b[k].n, acc: Math.round(1000 * (b[k].scores.acc ?? 0)) / 10 });
     }
   }
-  nb.table(rows, 'mmlongbench-by-bucket', { decimals: 1, caption: 'MMLongBench-Doc accuracy by page span, answer format and evidence source (a question counts in each of its buckets)' });
+  nb.table(rows, 'mmlongbench-by-bucket', {
+    decimals: 1,
+    caption: 'MMLongBench-Doc accuracy by page span, answer format and evidence source (a question counts in each of its buckets)',
+  });
   const src = rows.filter((r) => r.field === 'source');
   const pub = kf.notebook.paperNumbers({ paper: 'knowforge', benchmark: 'mmlongbench-doc', metric: 'acc' });
-  await nb.figure(() => kf.barFigure({
-    categories: [...src.map((r) => `${r.config}: ${r.bucket}`), ...pub.map((p) => `published ${p.system}`)],
-    series: [{ name: 'accuracy', values: [...src.map((r) => r.acc as number), ...pub.map((p) => p.value)] }],
-    title: 'MMLongBench-Doc by evidence source, with published accuracies', xTitle: 'configuration: bucket', yTitle: 'accuracy x100',
-  }), 'mmlongbench-by-source');
+  await nb.figure(
+    () =>
+      kf.barFigure({
+        categories: [...src.map((r) => `${r.config}: ${r.bucket}`), ...pub.map((p) => `published ${p.system}`)],
+        series: [{ name: 'accuracy', values: [...src.map((r) => r.acc as number), ...pub.map((p) => p.value)] }],
+        title: 'MMLongBench-Doc by evidence source, with published accuracies',
+        xTitle: 'configuration: bucket',
+        yTitle: 'accuracy x100',
+      }),
+    'mmlongbench-by-source',
+  );
 }
 
 // %%

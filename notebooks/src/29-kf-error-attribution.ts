@@ -13,7 +13,7 @@
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
 const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;
-const CONFIG = 'M5';      // falls back to S4 when M5 does not exist here
+const CONFIG = 'M5'; // falls back to S4 when M5 does not exist here
 const SAMPLE = 20;
 const METRIC = 'f1';
 const THRESHOLD = 0.5;
@@ -21,21 +21,33 @@ const SEED = 0;
 
 // %%
 import * as kf from '../dist/lib/harness';
-const nb = kf.notebook.open('29-kf-error-attribution', { params: { preset: PRESET, limit: LIMIT, config: CONFIG, sample: SAMPLE, metric: METRIC, threshold: THRESHOLD }, seed: SEED });
+const nb = kf.notebook.open('29-kf-error-attribution', {
+  params: { preset: PRESET, limit: LIMIT, config: CONFIG, sample: SAMPLE, metric: METRIC, threshold: THRESHOLD },
+  seed: SEED,
+});
 const runs = await kf.notebook.runConfigurations(nb, [{ label: CONFIG, alternatives: [{ pipeline: 'S4' }] }], { preset: PRESET, limit: LIMIT });
 const run = runs.get(CONFIG);
 
 // %%
 const sample = run ? kf.notebook.failureSample(run, { n: SAMPLE, seed: SEED, metric: METRIC, threshold: THRESHOLD }) : [];
-nb.table(sample, 'failure-sample', { decimals: 1, caption: `Seeded sample of ${sample.length} failures (${METRIC} < ${THRESHOLD}) of ${CONFIG}, with a rule-based class` });
+nb.table(sample, 'failure-sample', {
+  decimals: 1,
+  caption: `Seeded sample of ${sample.length} failures (${METRIC} < ${THRESHOLD}) of ${CONFIG}, with a rule-based class`,
+});
 const counts = kf.notebook.classCounts(sample);
 nb.table(counts, 'class-counts', { caption: 'Failures per class in the sample' });
 if (counts.length) {
-  await nb.figure(() => kf.barFigure({
-    categories: counts.map((c) => String(c.class)),
-    series: [{ name: 'failures in the sample', values: counts.map((c) => c.n as number) }],
-    title: `Error attribution: ${CONFIG}, ${sample.length} sampled failures`, xTitle: 'class (rule-based)', yTitle: 'questions',
-  }), 'classes');
+  await nb.figure(
+    () =>
+      kf.barFigure({
+        categories: counts.map((c) => String(c.class)),
+        series: [{ name: 'failures in the sample', values: counts.map((c) => c.n as number) }],
+        title: `Error attribution: ${CONFIG}, ${sample.length} sampled failures`,
+        xTitle: 'class (rule-based)',
+        yTitle: 'questions',
+      }),
+    'classes',
+  );
 } else nb.skip('class figure', 'no failures in the sample');
 
 // %% [markdown]
@@ -44,7 +56,8 @@ if (counts.length) {
 // %%
 const firstId = sample.length ? String(sample[0].id) : undefined;
 const rec = run && firstId ? run.records.find((r) => r.id === firstId) : undefined;
-if (run && rec) nb.table(kf.notebook.traceRows(kf.notebook.readTraceEvents(run, rec)), 'first-failure-trace', { caption: `Trace of ${rec.id}: ${rec.question}` });
+if (run && rec)
+  nb.table(kf.notebook.traceRows(kf.notebook.readTraceEvents(run, rec)), 'first-failure-trace', { caption: `Trace of ${rec.id}: ${rec.question}` });
 
 // %%
 await nb.finish();

@@ -17,11 +17,17 @@ const SEED = 0;
 
 // %%
 import * as kf from '../dist/lib/harness';
-const nb = kf.notebook.open('41-dualg-breakdown-radar', { params: { preset: PRESET, limit: LIMIT, retrievers: RETRIEVERS, metric: METRIC, buckets: 'demo world: modality + hops' }, seed: SEED });
+const nb = kf.notebook.open('41-dualg-breakdown-radar', {
+  params: { preset: PRESET, limit: LIMIT, retrievers: RETRIEVERS, metric: METRIC, buckets: 'demo world: modality + hops' },
+  seed: SEED,
+});
 const registered = kf.notebook.harnessRetrieverNames();
 const engine: string[] = [...kf.notebook.ENGINE_MODES];
-const configs = RETRIEVERS.filter((r) => { const ok = registered.includes(r); if (!ok) nb.skip(`retriever ${r}`, 'not registered in this checkout'); return ok; })
-  .map((r) => ({ label: r, pipeline: 'S4v1', overrides: [engine.includes(r) ? `pipeline.settings.mode=${r}` : `pipeline.settings.retriever=${r}`] }));
+const configs = RETRIEVERS.filter((r) => {
+  const ok = registered.includes(r);
+  if (!ok) nb.skip(`retriever ${r}`, 'not registered in this checkout');
+  return ok;
+}).map((r) => ({ label: r, pipeline: 'S4v1', overrides: [engine.includes(r) ? `pipeline.settings.mode=${r}` : `pipeline.settings.retriever=${r}`] }));
 const runs = await kf.notebook.runConfigurations(nb, configs, { preset: PRESET, limit: LIMIT });
 
 // %%
@@ -37,11 +43,17 @@ const rows = [...runs].map(([label, run]) => {
 });
 nb.table(rows, 'breakdown', { decimals: 1, caption: `${METRIC} (x100) by demo-world bucket (a question with several modalities counts in each)` });
 if (rows.length && axes.length >= 3) {
-  await nb.figure(() => kf.notebook.radarFigure({
-    axes: axes,
-    series: rows.map((r) => ({ name: String(r.retriever), values: axes.map((a) => (r[a] as number | undefined) ?? null) })),
-    title: `Breakdown by demo-world bucket (${METRIC})`, yTitle: `${METRIC} x100`, range: [0, 100],
-  }), 'radar-demo');
+  await nb.figure(
+    () =>
+      kf.notebook.radarFigure({
+        axes: axes,
+        series: rows.map((r) => ({ name: String(r.retriever), values: axes.map((a) => (r[a] as number | undefined) ?? null) })),
+        title: `Breakdown by demo-world bucket (${METRIC})`,
+        yTitle: `${METRIC} x100`,
+        range: [0, 100],
+      }),
+    'radar-demo',
+  );
 } else nb.skip('demo radar', 'fewer than 3 buckets or no runs');
 
 // %% [markdown]
@@ -50,13 +62,33 @@ if (rows.length && axes.length >= 3) {
 // %%
 const sq = kf.notebook.SCIENCEQA_BUCKETS.filter((b) => b !== 'avg');
 const systems = ['Human', 'GPT-4 (CoT)', 'VLM2Vec-V2.0', 'HM-RAG', 'DualG-MRAG'];
-const pubRows = systems.map((s) => ({ system: s, ...Object.fromEntries(kf.notebook.SCIENCEQA_BUCKETS.map((b) => [b, kf.notebook.paperValue({ paper: 'dualg-mrag', benchmark: 'scienceqa', metric: `acc:${b}`, system: s })])) }));
-nb.table(pubRows, 'scienceqa-published', { decimals: 2, caption: 'ScienceQA accuracy by subject, context and grade: published (DualG-MRAG paper, Table 2)', notes: ['published numbers, not measured here'], sessionNotes: false });
-await nb.figure(() => kf.notebook.radarFigure({
-  axes: [...sq],
-  series: systems.map((s) => ({ name: s, values: sq.map((b) => kf.notebook.paperValue({ paper: 'dualg-mrag', benchmark: 'scienceqa', metric: `acc:${b}`, system: s })) })),
-  title: 'ScienceQA (published, DualG-MRAG Table 2)', yTitle: 'accuracy', range: [65, 100],
-}), 'radar-scienceqa-published', { note: 'published numbers (DualG-MRAG paper), not measured here', sessionNotes: false });
+const pubRows = systems.map((s) => ({
+  system: s,
+  ...Object.fromEntries(
+    kf.notebook.SCIENCEQA_BUCKETS.map((b) => [b, kf.notebook.paperValue({ paper: 'dualg-mrag', benchmark: 'scienceqa', metric: `acc:${b}`, system: s })]),
+  ),
+}));
+nb.table(pubRows, 'scienceqa-published', {
+  decimals: 2,
+  caption: 'ScienceQA accuracy by subject, context and grade: published (DualG-MRAG paper, Table 2)',
+  notes: ['published numbers, not measured here'],
+  sessionNotes: false,
+});
+await nb.figure(
+  () =>
+    kf.notebook.radarFigure({
+      axes: [...sq],
+      series: systems.map((s) => ({
+        name: s,
+        values: sq.map((b) => kf.notebook.paperValue({ paper: 'dualg-mrag', benchmark: 'scienceqa', metric: `acc:${b}`, system: s })),
+      })),
+      title: 'ScienceQA (published, DualG-MRAG Table 2)',
+      yTitle: 'accuracy',
+      range: [65, 100],
+    }),
+  'radar-scienceqa-published',
+  { note: 'published numbers (DualG-MRAG paper), not measured here', sessionNotes: false },
+);
 
 // %%
 await nb.finish();

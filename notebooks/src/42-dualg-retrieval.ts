@@ -22,12 +22,18 @@ const names = kf.notebook.harnessRetrieverNames();
 for (const g of ['dualg', 'dualg-heuristic', 'ppr']) if (!names.includes(g)) nb.skip(`retriever ${g}`, 'not registered in this checkout');
 const world = await kf.ensureDemoWorld({ preset: PRESET });
 const demoBench = kf.loadBenchmark('demo', { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') });
-const demoIdx = await kf.openIndex((await kf.ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: kf.notebook.demoIndexDir(PRESET), embedder: 'fitted' })).dir);
+const demoIdx = await kf.openIndex(
+  (await kf.ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: kf.notebook.demoIndexDir(PRESET), embedder: 'fitted' })).dir,
+);
 const demoGold = new Map(demoBench.questions.filter((q) => q.goldDocs.length).map((q) => [q.question, q.goldDocs] as [string, string[]]));
 const demoSystems = await kf.notebook.harnessRetrievals(demoIdx, [...demoGold.keys()], names);
 for (const s of demoSystems) if (s.note) nb.skip(`retriever ${s.system} on the demo world`, s.note);
 const demoRecall = kf.notebook.recallTable(demoSystems, demoGold, KS);
-nb.table(demoRecall, 'recall-demo', { decimals: 1, caption: `Demo world (${PRESET}, ${demoGold.size} questions with gold documents): R@2 / R@5 per retriever`, notes: ['index built offline; k counts distinct documents'] });
+nb.table(demoRecall, 'recall-demo', {
+  decimals: 1,
+  caption: `Demo world (${PRESET}, ${demoGold.size} questions with gold documents): R@2 / R@5 per retriever`,
+  notes: ['index built offline; k counts distinct documents'],
+});
 
 // %%
 const wiki = WITH_2WIKI ? kf.notebook.load2WikiShared() : null;
@@ -35,12 +41,24 @@ if (WITH_2WIKI && !wiki) nb.skip('2Wiki', 'data not found under ../shared/bench'
 const wikiGold = new Map((wiki?.questions ?? []).map((q) => [q.question, q.goldDocs] as [string, string[]]));
 const wikiSystems = wiki ? await kf.notebook.harnessRetrievals(await kf.notebook.passagesIndex(wiki), [...wikiGold.keys()], names) : [];
 const wikiRecall = kf.notebook.recallTable(wikiSystems, wikiGold, KS);
-if (wiki) nb.table(wikiRecall, 'recall-2wiki', { decimals: 1, caption: `2Wiki dev (${wikiGold.size} questions): R@2 / R@5 per retriever`, notes: ['index built offline; GFM-RAG published 2Wiki R@2/R@5: 90.1 / 93.6'] });
+if (wiki)
+  nb.table(wikiRecall, 'recall-2wiki', {
+    decimals: 1,
+    caption: `2Wiki dev (${wikiGold.size} questions): R@2 / R@5 per retriever`,
+    notes: ['index built offline; GFM-RAG published 2Wiki R@2/R@5: 90.1 / 93.6'],
+  });
 
 // %%
 const pub = (sys: string, bench: string, k: number) => kf.notebook.paperNumbers({ benchmark: bench, metric: `R@${k}`, system: sys })[0]?.value ?? null;
 const usable = demoRecall.filter((r) => r.n);
-const cats = [...usable.map((r) => `demo: ${r.system}`), ...wikiRecall.filter((r) => r.n).map((r) => `2wiki: ${r.system}`), 'MMQA: DualG-MRAG', 'MMQA: MMGraphRAG', 'WebQA: DualG-MRAG', '2wiki: GFM-RAG'];
+const cats = [
+  ...usable.map((r) => `demo: ${r.system}`),
+  ...wikiRecall.filter((r) => r.n).map((r) => `2wiki: ${r.system}`),
+  'MMQA: DualG-MRAG',
+  'MMQA: MMGraphRAG',
+  'WebQA: DualG-MRAG',
+  '2wiki: GFM-RAG',
+];
 const value = (c: string, k: number): number | null => {
   const [where, sys] = c.split(': ');
   if (where === 'demo') return (usable.find((r) => r.system === sys)?.[`R@${k}`] as number | null) ?? null;
@@ -54,14 +72,21 @@ const published = (c: string, k: number): number | null => {
   if (where === '2wiki' && sys === 'GFM-RAG') return pub(sys, '2wiki', k);
   return null;
 };
-await nb.figure(() => kf.barFigure({
-  categories: cats,
-  series: [
-    ...KS.map((k) => ({ name: `R@${k} this harness`, values: cats.map((c) => value(c, k)) })),
-    ...KS.map((k) => ({ name: `R@${k} published (DualG-MRAG / GFM-RAG papers)`, values: cats.map((c) => published(c, k)) })),
-  ],
-  title: 'Retrieval R@2 / R@5: harness retrievers and published systems', xTitle: 'corpus: retriever', yTitle: 'recall x100',
-}), 'recall-r2-r5', { note: 'harness indexes built offline (no model)' });
+await nb.figure(
+  () =>
+    kf.barFigure({
+      categories: cats,
+      series: [
+        ...KS.map((k) => ({ name: `R@${k} this harness`, values: cats.map((c) => value(c, k)) })),
+        ...KS.map((k) => ({ name: `R@${k} published (DualG-MRAG / GFM-RAG papers)`, values: cats.map((c) => published(c, k)) })),
+      ],
+      title: 'Retrieval R@2 / R@5: harness retrievers and published systems',
+      xTitle: 'corpus: retriever',
+      yTitle: 'recall x100',
+    }),
+  'recall-r2-r5',
+  { note: 'harness indexes built offline (no model)' },
+);
 
 // %%
 await nb.finish();

@@ -30,23 +30,51 @@ if (wiki) {
   const world = await kf.ensureDemoWorld({ preset: PRESET });
   const b = kf.loadBenchmark('demo', { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') });
   gold = new Map(b.questions.filter((q) => q.goldDocs.length).map((q) => [q.question, q.goldDocs] as [string, string[]]));
-  idx = await kf.openIndex((await kf.ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: kf.notebook.demoIndexDir(PRESET), embedder: 'fitted' })).dir);
+  idx = await kf.openIndex(
+    (await kf.ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: kf.notebook.demoIndexDir(PRESET), embedder: 'fitted' })).dir,
+  );
 }
 const systems = await kf.notebook.harnessRetrievals(idx, [...gold.keys()], names);
 for (const s of systems) if (s.note) nb.skip(`retriever ${s.system}`, s.note);
 
 // %%
 const recall = kf.notebook.recallTable(systems, gold, [5], { times: true }).filter((r) => r.n);
-nb.table(recall.map((r) => ({ retriever: r.system, 'R@5': r['R@5'], msPerQuery: r.msPerQuery })), 'efficiency', { decimals: 1, caption: `${corpusName}: R@5 and mean ms per query (this machine, one process, sequential)`, notes: ['times vary between runs and machines'] });
-const pubPts = ['DualG-MRAG', 'MMGraphRAG'].map((s) => ({ s: s, t: kf.notebook.paperValue({ paper: 'dualg-mrag', metric: 'secondsPerQuery', system: s }), r: kf.notebook.paperValue({ paper: 'dualg-mrag', benchmark: 'mmqa', metric: 'R@5', system: s }) }))
+nb.table(
+  recall.map((r) => ({ retriever: r.system, 'R@5': r['R@5'], msPerQuery: r.msPerQuery })),
+  'efficiency',
+  { decimals: 1, caption: `${corpusName}: R@5 and mean ms per query (this machine, one process, sequential)`, notes: ['times vary between runs and machines'] },
+);
+const pubPts = ['DualG-MRAG', 'MMGraphRAG']
+  .map((s) => ({
+    s: s,
+    t: kf.notebook.paperValue({ paper: 'dualg-mrag', metric: 'secondsPerQuery', system: s }),
+    r: kf.notebook.paperValue({ paper: 'dualg-mrag', benchmark: 'mmqa', metric: 'R@5', system: s }),
+  }))
   .filter((p) => p.t !== null && p.r !== null);
-await nb.figure(() => kf.notebook.logScatterFigure({
-  groups: [
-    { name: `this harness (${corpusName})`, x: recall.map((r) => (r.msPerQuery as number) / 1000), y: recall.map((r) => r['R@5'] as number), labels: recall.map((r) => String(r.system)) },
-    { name: 'published (DualG-MRAG paper, MMQA)', x: pubPts.map((p) => p.t as number), y: pubPts.map((p) => p.r as number), labels: pubPts.map((p) => p.s) },
-  ],
-  title: 'Efficiency vs effectiveness', xTitle: 'seconds per query (log)', yTitle: 'R@5 x100',
-}), 'efficiency-vs-effectiveness', { note: 'harness index built offline; published points are on MMQA' });
+await nb.figure(
+  () =>
+    kf.notebook.logScatterFigure({
+      groups: [
+        {
+          name: `this harness (${corpusName})`,
+          x: recall.map((r) => (r.msPerQuery as number) / 1000),
+          y: recall.map((r) => r['R@5'] as number),
+          labels: recall.map((r) => String(r.system)),
+        },
+        {
+          name: 'published (DualG-MRAG paper, MMQA)',
+          x: pubPts.map((p) => p.t as number),
+          y: pubPts.map((p) => p.r as number),
+          labels: pubPts.map((p) => p.s),
+        },
+      ],
+      title: 'Efficiency vs effectiveness',
+      xTitle: 'seconds per query (log)',
+      yTitle: 'R@5 x100',
+    }),
+  'efficiency-vs-effectiveness',
+  { note: 'harness index built offline; published points are on MMQA' },
+);
 
 // %% [markdown]
 // ## Latency breakdown per retriever (mean ms per query, by stage)
@@ -54,13 +82,24 @@ await nb.figure(() => kf.notebook.logScatterFigure({
 // %%
 const timed = systems.filter((s) => s.stageMs && Object.keys(s.stageMs).length);
 const stages = [...new Set(timed.flatMap((s) => Object.keys(s.stageMs ?? {})))].filter((k) => k !== 'totalMs' && k !== 'roundMs').sort();
-nb.table(timed.map((s) => ({ retriever: s.system, ...Object.fromEntries(stages.map((k) => [k, Math.round(100 * (s.stageMs?.[k] ?? 0)) / 100])) })), 'latency-breakdown', { decimals: 2, caption: 'Mean ms per query by stage (RankedEvidence timings)' });
+nb.table(
+  timed.map((s) => ({ retriever: s.system, ...Object.fromEntries(stages.map((k) => [k, Math.round(100 * (s.stageMs?.[k] ?? 0)) / 100])) })),
+  'latency-breakdown',
+  { decimals: 2, caption: 'Mean ms per query by stage (RankedEvidence timings)' },
+);
 if (timed.length && stages.length) {
-  await nb.figure(() => kf.notebook.stackedBarFigure({
-    categories: timed.map((s) => s.system),
-    series: stages.map((k) => ({ name: k, values: timed.map((s) => Math.round(100 * (s.stageMs?.[k] ?? 0)) / 100) })),
-    title: 'Where a query\'s retrieval time goes', xTitle: 'retriever', yTitle: 'ms per query',
-  }), 'latency-breakdown', { note: 'harness index built offline' });
+  await nb.figure(
+    () =>
+      kf.notebook.stackedBarFigure({
+        categories: timed.map((s) => s.system),
+        series: stages.map((k) => ({ name: k, values: timed.map((s) => Math.round(100 * (s.stageMs?.[k] ?? 0)) / 100) })),
+        title: "Where a query's retrieval time goes",
+        xTitle: 'retriever',
+        yTitle: 'ms per query',
+      }),
+    'latency-breakdown',
+    { note: 'harness index built offline' },
+  );
 } else nb.skip('latency breakdown figure', 'no retriever reported stage timings');
 
 // %%

@@ -28,10 +28,16 @@ import * as path from 'path';
 import * as kf from '../dist/lib/harness';
 const nb = kf.notebook.open('44-dualg-ablations', { params: { preset: PRESET, limit: LIMIT, variants: VARIANTS }, seed: SEED });
 const names = kf.notebook.harnessRetrieverNames();
-const present = VARIANTS.filter((v) => { const ok = names.includes(v.mode); if (!ok) nb.skip(`variant ${v.label}`, `retriever ${v.mode} is not registered in this checkout`); return ok; });
+const present = VARIANTS.filter((v) => {
+  const ok = names.includes(v.mode);
+  if (!ok) nb.skip(`variant ${v.label}`, `retriever ${v.mode} is not registered in this checkout`);
+  return ok;
+});
 const world = await kf.ensureDemoWorld({ preset: PRESET });
 const bench = kf.loadBenchmark('demo', { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') });
-const idx = await kf.openIndex((await kf.ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: kf.notebook.demoIndexDir(PRESET), embedder: 'fitted' })).dir);
+const idx = await kf.openIndex(
+  (await kf.ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: kf.notebook.demoIndexDir(PRESET), embedder: 'fitted' })).dir,
+);
 const qs = bench.questions.filter((q) => q.goldDocs.length).slice(0, LIMIT ?? bench.questions.length);
 const gold = new Map(qs.map((q) => [q.question, q.goldDocs] as [string, string[]]));
 // Path injection happens after retrieval: its retrieval is the full retriever's (as in the paper's Table 3).
@@ -48,34 +54,68 @@ nb.table(recall, 'retrieval', { decimals: 1, caption: `Demo world (${PRESET}): R
 const paperVariants = ['full', 'w/o path injection', 'w/o micro graph', 'w/o macro graph'];
 const ok = recall.filter((r) => r.n);
 const cats = [...new Set([...ok.map((r) => String(r.system)), ...paperVariants])];
-await nb.figure(() => kf.barFigure({
-  categories: cats,
-  series: [
-    { name: 'R@5 this harness (demo)', values: cats.map((c) => (ok.find((r) => r.system === c)?.['R@5'] as number | null) ?? null) },
-    { name: 'R@5 published (DualG-MRAG Table 3, MMQA)', values: cats.map((c) => kf.notebook.paperValue({ paper: 'dualg-mrag', source: 'Table 3', metric: 'R@5', system: c })) },
-  ],
-  title: 'Ablations: retrieval', xTitle: 'variant', yTitle: 'R@5 x100',
-}), 'ablation-retrieval', { note: 'harness index built offline' });
+await nb.figure(
+  () =>
+    kf.barFigure({
+      categories: cats,
+      series: [
+        { name: 'R@5 this harness (demo)', values: cats.map((c) => (ok.find((r) => r.system === c)?.['R@5'] as number | null) ?? null) },
+        {
+          name: 'R@5 published (DualG-MRAG Table 3, MMQA)',
+          values: cats.map((c) => kf.notebook.paperValue({ paper: 'dualg-mrag', source: 'Table 3', metric: 'R@5', system: c })),
+        },
+      ],
+      title: 'Ablations: retrieval',
+      xTitle: 'variant',
+      yTitle: 'R@5 x100',
+    }),
+  'ablation-retrieval',
+  { note: 'harness index built offline' },
+);
 
 // %% [markdown]
 // ## Answer quality: each variant's pipeline (DualG-MRAG family rows; the baseline is the one-shot reader on hybrid)
 
 // %%
-const runs = await kf.notebook.runConfigurations(nb, VARIANTS.map((v) => ({ label: v.label, pipeline: v.pipeline, ...(v.pipeline === 'S4v1' ? { overrides: [`pipeline.settings.mode=${v.mode}`] } : {}) })), { preset: PRESET, limit: LIMIT });
+const runs = await kf.notebook.runConfigurations(
+  nb,
+  VARIANTS.map((v) => ({ label: v.label, pipeline: v.pipeline, ...(v.pipeline === 'S4v1' ? { overrides: [`pipeline.settings.mode=${v.mode}`] } : {}) })),
+  { preset: PRESET, limit: LIMIT },
+);
 if (runs.size) {
-  nb.table(kf.notebook.summaryRows(runs, { metrics: ['em', 'f1'], recall: ['R@2', 'R@5', 'R@8'] }), 'qa', { decimals: 1, caption: 'EM / F1 per variant pipeline, and its first-search recall (x100)' });
+  nb.table(kf.notebook.summaryRows(runs, { metrics: ['em', 'f1'], recall: ['R@2', 'R@5', 'R@8'] }), 'qa', {
+    decimals: 1,
+    caption: 'EM / F1 per variant pipeline, and its first-search recall (x100)',
+  });
   const qaLabels = [...runs.keys()];
   const qaCi = kf.notebook.metricWithCI(runs, 'f1', { seed: SEED });
-  await nb.figure(() => kf.barFigure({
-    categories: qaLabels,
-    series: [
-      { name: 'F1 this run (demo)', values: qaLabels.map((l) => qaCi.get(l)?.mean ?? null), lo: qaLabels.map((l) => qaCi.get(l)?.lo ?? null), hi: qaLabels.map((l) => qaCi.get(l)?.hi ?? null) },
-      { name: 'F1 published (DualG-MRAG Table 3, MMQA)', values: qaLabels.map((l) => kf.notebook.paperValue({ paper: 'dualg-mrag', source: 'Table 3', metric: 'f1', system: l })) },
-    ],
-    title: 'Ablations: answer quality', xTitle: 'variant', yTitle: 'F1 x100',
-  }), 'ablation-qa');
+  await nb.figure(
+    () =>
+      kf.barFigure({
+        categories: qaLabels,
+        series: [
+          {
+            name: 'F1 this run (demo)',
+            values: qaLabels.map((l) => qaCi.get(l)?.mean ?? null),
+            lo: qaLabels.map((l) => qaCi.get(l)?.lo ?? null),
+            hi: qaLabels.map((l) => qaCi.get(l)?.hi ?? null),
+          },
+          {
+            name: 'F1 published (DualG-MRAG Table 3, MMQA)',
+            values: qaLabels.map((l) => kf.notebook.paperValue({ paper: 'dualg-mrag', source: 'Table 3', metric: 'f1', system: l })),
+          },
+        ],
+        title: 'Ablations: answer quality',
+        xTitle: 'variant',
+        yTitle: 'F1 x100',
+      }),
+    'ablation-qa',
+  );
   const ref = runs.has('full') ? 'full' : [...runs.keys()][0];
-  nb.table(kf.notebook.pairedRows(runs, kf.notebook.pairsAgainst(runs, ref), { metric: 'f1', seed: SEED }), 'qa-paired', { decimals: 1, caption: `F1 (x100): each variant (A) vs ${ref} (B), flips, exact sign test, 95% paired bootstrap CI` });
+  nb.table(kf.notebook.pairedRows(runs, kf.notebook.pairsAgainst(runs, ref), { metric: 'f1', seed: SEED }), 'qa-paired', {
+    decimals: 1,
+    caption: `F1 (x100): each variant (A) vs ${ref} (B), flips, exact sign test, 95% paired bootstrap CI`,
+  });
 }
 
 // %%

@@ -11,35 +11,73 @@
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
 const RETRIEVERS = ['dualg', 'dualg-heuristic', 'ppr'];
-const QUESTION_ID = process.env.KF_NB_QUESTION ?? '';  // empty: the first multi-hop question with gold documents
+const QUESTION_ID = process.env.KF_NB_QUESTION ?? ''; // empty: the first multi-hop question with gold documents
 const MAX_PATHS = 5;
 const SEED = 0;
 
 // %%
 import * as path from 'path';
 import * as kf from '../dist/lib/harness';
-const nb = kf.notebook.open('45-dualg-path-case', { params: { preset: PRESET, retrievers: RETRIEVERS, question: QUESTION_ID, maxPaths: MAX_PATHS }, seed: SEED });
+const nb = kf.notebook.open('45-dualg-path-case', {
+  params: { preset: PRESET, retrievers: RETRIEVERS, question: QUESTION_ID, maxPaths: MAX_PATHS },
+  seed: SEED,
+});
 const names = kf.notebook.harnessRetrieverNames();
-const present = RETRIEVERS.filter((r) => { const ok = names.includes(r); if (!ok) nb.skip(`retriever ${r}`, 'not registered in this checkout'); return ok; });
+const present = RETRIEVERS.filter((r) => {
+  const ok = names.includes(r);
+  if (!ok) nb.skip(`retriever ${r}`, 'not registered in this checkout');
+  return ok;
+});
 const world = await kf.ensureDemoWorld({ preset: PRESET });
 const bench = kf.loadBenchmark('demo', { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') });
 const q = QUESTION_ID ? bench.questions.find((x) => x.id === QUESTION_ID) : bench.questions.find((x) => (x.hops ?? 1) >= 2 && x.goldDocs.length >= 2);
 if (q) console.log(`question ${q.id}: ${q.question}\ngold documents: ${q.goldDocs.join(', ')}`);
 else nb.skip('the case study', 'no such question');
-const idx = present.length && q ? await kf.openIndex((await kf.ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: kf.notebook.demoIndexDir(PRESET), embedder: 'fitted' })).dir) : undefined;
+const idx =
+  present.length && q
+    ? await kf.openIndex(
+        (await kf.ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: kf.notebook.demoIndexDir(PRESET), embedder: 'fitted' })).dir,
+      )
+    : undefined;
 const systems = idx && q ? await kf.notebook.harnessRetrievals(idx, [q.question], present) : [];
 
 // %%
 let drawn = 0;
 for (const s of systems) {
-  const paths = q ? s.paths?.get(q.question) ?? [] : [];
-  if (!paths.length) { nb.skip(`paths of ${s.system}`, s.note ?? 'the retriever returned no decoded paths for this question'); continue; }
-  const steps = paths.slice(0, MAX_PATHS).flatMap((p, i) => p.steps.map((st, j) => ({ path: i + 1, score: Math.round(p.score * 1000) / 1000, step: j + 1, from: st.from, relation: st.relation, to: st.to, weight: st.weight ?? null, doc: st.source?.docId ?? '', snippet: (st.source?.snippet ?? '').slice(0, 120) })));
+  const paths = q ? (s.paths?.get(q.question) ?? []) : [];
+  if (!paths.length) {
+    nb.skip(`paths of ${s.system}`, s.note ?? 'the retriever returned no decoded paths for this question');
+    continue;
+  }
+  const steps = paths
+    .slice(0, MAX_PATHS)
+    .flatMap((p, i) =>
+      p.steps.map((st, j) => ({
+        path: i + 1,
+        score: Math.round(p.score * 1000) / 1000,
+        step: j + 1,
+        from: st.from,
+        relation: st.relation,
+        to: st.to,
+        weight: st.weight ?? null,
+        doc: st.source?.docId ?? '',
+        snippet: (st.source?.snippet ?? '').slice(0, 120),
+      })),
+    );
   nb.table(steps, `paths-${s.system}`, { caption: `${s.system}: decoded paths for ${q?.id} (gold: ${q?.goldDocs.join(', ')})` });
-  await nb.figure(() => kf.notebook.pathGraphFigure({ paths: paths, maxPaths: MAX_PATHS, title: `${s.system}: decoded paths for ${q?.id}`, xTitle: 'hop' }), `paths-${s.system}`);
+  await nb.figure(
+    () => kf.notebook.pathGraphFigure({ paths: paths, maxPaths: MAX_PATHS, title: `${s.system}: decoded paths for ${q?.id}`, xTitle: 'hop' }),
+    `paths-${s.system}`,
+  );
   drawn++;
 }
-const ranked = systems.filter((s) => s.ranked.size).map((s) => ({ retriever: s.system, top5: (s.ranked.get(q?.question ?? '') ?? []).slice(0, 5).join(' | '), goldInTop5: (s.ranked.get(q?.question ?? '') ?? []).slice(0, 5).filter((d) => q?.goldDocs.includes(d)).length }));
+const ranked = systems
+  .filter((s) => s.ranked.size)
+  .map((s) => ({
+    retriever: s.system,
+    top5: (s.ranked.get(q?.question ?? '') ?? []).slice(0, 5).join(' | '),
+    goldInTop5: (s.ranked.get(q?.question ?? '') ?? []).slice(0, 5).filter((d) => q?.goldDocs.includes(d)).length,
+  }));
 nb.table(ranked, 'ranked-documents', { caption: 'Top-5 documents per graph retriever for the case question' });
 console.log(`${drawn} retriever(s) drew paths`);
 

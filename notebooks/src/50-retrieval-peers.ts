@@ -20,7 +20,7 @@
 // held-back 2Wiki questions are the independent measurement.
 
 // %% tags=["parameters"]
-const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;  // questions (all 61 by default)
+const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined; // questions (all 61 by default)
 const KS = [2, 5, 8];
 const SEED = 0;
 
@@ -53,29 +53,47 @@ for (const s of mine) if (s.note) nb.skip(`retriever ${s.system}`, s.note);
 
 // %%
 const recall = kf.notebook.recallTable(systems, gold, KS);
-nb.table(recall, 'recall', { decimals: 1, caption: `2Wiki dev (${questions.length} questions): document recall of recorded peer retrievals and live harness retrievers`, notes: ['harness index built offline (no model); k counts distinct documents'] });
+nb.table(recall, 'recall', {
+  decimals: 1,
+  caption: `2Wiki dev (${questions.length} questions): document recall of recorded peer retrievals and live harness retrievers`,
+  notes: ['harness index built offline (no model); k counts distinct documents'],
+});
 
 // %%
 const times = kf.notebook.recallTable(mine, gold, [8], { times: true }).map((r) => ({ system: r.system, msPerQuery: r.msPerQuery }));
 nb.table(times, 'search-times', { decimals: 1, caption: 'Mean ms per question of each harness retriever (this machine; varies between runs)' });
 const usable = recall.filter((r) => r.n);
-await nb.figure(() => kf.barFigure({
-  categories: usable.map((r) => String(r.system)),
-  series: KS.map((k) => ({ name: `R@${k}`, values: usable.map((r) => r[`R@${k}`] as number | null) })),
-  title: '2Wiki: recall of peers (recorded) and harness retrievers (live)', xTitle: 'system', yTitle: 'recall x100',
-}), 'recall-by-system', { note: 'harness index built offline (no model)' });
+await nb.figure(
+  () =>
+    kf.barFigure({
+      categories: usable.map((r) => String(r.system)),
+      series: KS.map((k) => ({ name: `R@${k}`, values: usable.map((r) => r[`R@${k}`] as number | null) })),
+      title: '2Wiki: recall of peers (recorded) and harness retrievers (live)',
+      xTitle: 'system',
+      yTitle: 'recall x100',
+    }),
+  'recall-by-system',
+  { note: 'harness index built offline (no model)' },
+);
 
 // %%
 const published = kf.notebook.paperNumbers({ paper: 'fast-graphrag', metric: 'allFound@8' });
 const cats = usable.map((r) => String(r.system));
-await nb.figure(() => kf.barFigure({
-  categories: cats,
-  series: [
-    { name: 'allFound@8 (this notebook)', values: usable.map((r) => r['allFound@8'] as number | null) },
-    { name: 'published (fast-graphrag benchmark, 101 questions)', values: cats.map((c) => published.find((p) => p.system === c)?.value ?? null) },
-  ],
-  title: '2Wiki: all gold titles among the first 8', xTitle: 'system', yTitle: '% of questions',
-}), 'all-found-8', { note: 'harness index built offline (no model)' });
+await nb.figure(
+  () =>
+    kf.barFigure({
+      categories: cats,
+      series: [
+        { name: 'allFound@8 (this notebook)', values: usable.map((r) => r['allFound@8'] as number | null) },
+        { name: 'published (fast-graphrag benchmark, 101 questions)', values: cats.map((c) => published.find((p) => p.system === c)?.value ?? null) },
+      ],
+      title: '2Wiki: all gold titles among the first 8',
+      xTitle: 'system',
+      yTitle: '% of questions',
+    }),
+  'all-found-8',
+  { note: 'harness index built offline (no model)' },
+);
 
 // %% [markdown]
 // ## Paired: each harness retriever against each peer (allFound@8 flips, exact sign test, bootstrap CI)
@@ -83,7 +101,10 @@ await nb.figure(() => kf.barFigure({
 // %%
 const pairs: [string, string][] = mine.filter((m) => m.ranked.size).flatMap((m) => peers.map((p) => [m.system, p.system] as [string, string]));
 const paired = kf.notebook.pairedFound(systems, gold, pairs, { k: 8, seed: SEED });
-nb.table(paired, 'paired-all-found-8', { decimals: 1, caption: 'allFound@8, harness retriever (A) vs peer (B): won:lost:tied per question, two-sided exact sign test, 95% paired bootstrap CI (2,000 resamples)' });
+nb.table(paired, 'paired-all-found-8', {
+  decimals: 1,
+  caption: 'allFound@8, harness retriever (A) vs peer (B): won:lost:tied per question, two-sided exact sign test, 95% paired bootstrap CI (2,000 resamples)',
+});
 const perQ = kf.notebook.perQuestionFound(systems, gold, 8);
 nb.table(perQ, 'per-question-all-found-8', { caption: 'per question: 1 = every gold title among the first 8' });
 

@@ -74,7 +74,10 @@ async function loop(overrides: Partial<AgentLoopOptions<Ctx>> = {}, protocol: 'j
 
 test('json protocol: fenced JSON and trailing commas are repaired; full history, temperature 0, 2,048 tokens every round', async () => {
   server.reset();
-  server.enqueue({ text: damage.fenced({ thought: 'look', tool: 'search_knowledge', args: { query: 'alpha' } }) }, { text: '{"thought": "enough", "final": "ok",}' });
+  server.enqueue(
+    { text: damage.fenced({ thought: 'look', tool: 'search_knowledge', args: { query: 'alpha' } }) },
+    { text: '{"thought": "enough", "final": "ok",}' },
+  );
   const { t, ctx } = await loop();
   assert.equal(t.stopReason, 'final');
   assert.equal(t.forced, false);
@@ -128,7 +131,10 @@ test('json protocol: bad JSON gets one retry with a hint; two in a row force a s
 
 test('json protocol: a reply cut mid-string is repaired and the call runs', async () => {
   server.reset();
-  server.enqueue({ text: damage.truncated({ thought: 'go', tool: 'search_knowledge', args: { query: 'director of Inception' } }, 0.9), finishReason: 'length' }, { text: fin() });
+  server.enqueue(
+    { text: damage.truncated({ thought: 'go', tool: 'search_knowledge', args: { query: 'director of Inception' } }, 0.9), finishReason: 'length' },
+    { text: fin() },
+  );
   const { t, ctx } = await loop();
   assert.equal(t.stopReason, 'final');
   assert.equal(ctx.searches.length, 1);
@@ -190,7 +196,10 @@ test('the remaining budget is shown only when <= 2 rounds remain; the cap forces
   assert.equal(t.rounds, 4);
   assert.equal(t.counters.modelCalls, 4);
   assert.match(t.stopNote!, /round limit \(4 rounds\)/);
-  const results = t.messages.filter((m) => m.role === 'user').slice(1).map((m) => String(m.content));
+  const results = t.messages
+    .filter((m) => m.role === 'user')
+    .slice(1)
+    .map((m) => String(m.content));
   assert.equal(results.length, 4);
   assert.ok(!/rounds? left/.test(results[0]), '3 left: not shown');
   assert.match(results[1], /\[2 rounds left/);
@@ -201,7 +210,12 @@ test('the remaining budget is shown only when <= 2 rounds remain; the cap forces
 test('tools protocol: native tool_calls run, results go back as tool messages; a text reply finishes', async () => {
   server.reset();
   server.enqueue(
-    { toolCalls: [{ id: 'a1', name: 'search_knowledge', arguments: { query: 'alpha' } }, { id: 'a2', name: 'no_such_tool', arguments: {} }] },
+    {
+      toolCalls: [
+        { id: 'a1', name: 'search_knowledge', arguments: { query: 'alpha' } },
+        { id: 'a2', name: 'no_such_tool', arguments: {} },
+      ],
+    },
     { toolCalls: [{ id: 'b1', name: 'search_knowledge', arguments: '{"query": "beta",}' }] },
     { text: 'I have what I need.' },
   );
@@ -213,7 +227,10 @@ test('tools protocol: native tool_calls run, results go back as tool messages; a
   assert.equal(t.rounds, 2);
   assert.equal(t.counters.unknownTools, 1);
   const reqs = server.chatRequests();
-  assert.deepEqual(reqs[0].body.tools.map((x: { function: { name: string } }) => x.function.name), ['search_knowledge', 'list_books']);
+  assert.deepEqual(
+    reqs[0].body.tools.map((x: { function: { name: string } }) => x.function.name),
+    ['search_knowledge', 'list_books'],
+  );
   const m = reqs[1].body.messages;
   assert.equal(m[2].tool_calls.length, 2);
   assert.equal(m[3].role, 'tool');
@@ -228,7 +245,11 @@ test('tools protocol: malformed arguments get a hint, twice in a row force bad_j
   const { t } = await loop({}, 'tools');
   assert.equal(t.stopReason, 'bad_json');
   server.reset();
-  server.enqueue({ text: 'Christopher Nolan directed it; I am quite sure about this one from memory.' }, { toolCalls: [{ name: 'search_knowledge', arguments: { query: 'x' } }] }, { text: 'done' });
+  server.enqueue(
+    { text: 'Christopher Nolan directed it; I am quite sure about this one from memory.' },
+    { toolCalls: [{ name: 'search_knowledge', arguments: { query: 'x' } }] },
+    { text: 'done' },
+  );
   const n = await loop({}, 'tools');
   assert.equal(n.t.counters.nudges, 1);
   assert.equal(n.t.stopReason, 'final');
@@ -264,10 +285,28 @@ test('offline locator and reader drive the same loop in both protocols', async (
   const reader = await runAgentLoop({
     role: 'reader',
     model: router.forStage('reader'),
-    tools: [{ name: 'read_media', description: 'Read media.', parameters: { type: 'object', properties: { fragment_ids: { type: 'array', items: { type: 'string' } }, question: { type: 'string' } }, required: ['fragment_ids'] }, handler: async (a) => (reads.push(a.fragment_ids), 'Where: top.\nAnswer: 5.2') }],
+    tools: [
+      {
+        name: 'read_media',
+        description: 'Read media.',
+        parameters: {
+          type: 'object',
+          properties: { fragment_ids: { type: 'array', items: { type: 'string' } }, question: { type: 'string' } },
+          required: ['fragment_ids'],
+        },
+        handler: async (a) => (reads.push(a.fragment_ids), 'Where: top.\nAnswer: 5.2'),
+      },
+    ],
     maxRounds: 4,
     user: 'q',
-    task: { role: 'reader', question: 'What was the revenue in 2021?', media: [{ fragmentId: 'd#4', kind: 'image', caption: 'Revenue by year' }, { fragmentId: 'd#5', kind: 'image', caption: 'Staff photo' }] },
+    task: {
+      role: 'reader',
+      question: 'What was the revenue in 2021?',
+      media: [
+        { fragmentId: 'd#4', kind: 'image', caption: 'Revenue by year' },
+        { fragmentId: 'd#5', kind: 'image', caption: 'Staff photo' },
+      ],
+    },
   });
   assert.equal(reader.stopReason, 'final');
   assert.deepEqual(reads, [['d#4']]);
@@ -276,7 +315,13 @@ test('offline locator and reader drive the same loop in both protocols', async (
 });
 
 test('tool registry: each role owns a disjoint tool set; shared lookups and an explicit union role are allowed', () => {
-  const mk = (name: string, shared = false): AgentTool => ({ name, description: name, parameters: { type: 'object', properties: {} }, shared, handler: async () => null });
+  const mk = (name: string, shared = false): AgentTool => ({
+    name,
+    description: name,
+    parameters: { type: 'object', properties: {} },
+    shared,
+    handler: async () => null,
+  });
   const reg = new ToolRegistry();
   reg.registerRole('locator', [mk('search_knowledge'), mk('find_figure', true), mk('list_media', true)]);
   reg.registerRole('reader', [mk('read_media'), mk('fragment_context'), mk('find_figure', true), mk('list_media', true)]);
@@ -290,8 +335,25 @@ test('tool registry: each role owns a disjoint tool set; shared lookups and an e
   assert.ok(reg.isUnion('p0'));
   assert.equal(reg.ownerOf('read_media'), 'reader');
   assert.throws(() => reg.toolsFor('judge'), /no tools registered for role judge/);
-  const prompt = composeSystemPrompt({ kbProfile: 'KB: 3 books.', roleRules: 'Only find.', benchmarkRule: 'Answer yes or no.' }, reg.toolsFor('locator'), 'json');
-  const order = ['KB: 3 books.', 'You work in rounds', 'Only find.', 'Answer yes or no.', '- search_knowledge:', 'Protocol: reply with exactly ONE JSON object'].map((s) => prompt.indexOf(s));
-  assert.ok(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1])), `sections in order: ${order}`);
-  assert.equal(composeSystemPrompt((tools, protocol) => `${tools.role}/${protocol}`, reg.toolsFor('reader'), 'tools'), 'reader/tools');
+  const prompt = composeSystemPrompt(
+    { kbProfile: 'KB: 3 books.', roleRules: 'Only find.', benchmarkRule: 'Answer yes or no.' },
+    reg.toolsFor('locator'),
+    'json',
+  );
+  const order = [
+    'KB: 3 books.',
+    'You work in rounds',
+    'Only find.',
+    'Answer yes or no.',
+    '- search_knowledge:',
+    'Protocol: reply with exactly ONE JSON object',
+  ].map((s) => prompt.indexOf(s));
+  assert.ok(
+    order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1])),
+    `sections in order: ${order}`,
+  );
+  assert.equal(
+    composeSystemPrompt((tools, protocol) => `${tools.role}/${protocol}`, reg.toolsFor('reader'), 'tools'),
+    'reader/tools',
+  );
 });

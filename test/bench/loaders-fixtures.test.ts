@@ -47,7 +47,7 @@ test('MultiHop-RAG official layout + corpus.json: ids, types, article names shar
   assert.deepEqual(nul.goldDocs, []);
   // Naming rule: forbidden characters become spaces, source cut to 40, title to 80, trailing dots dropped.
   assert.deepEqual(cmp.goldDocs, [
-    '2023-09-26_The Verge_Apple defends Google Search deal in court \'There wasn\'t a valid alternative\'',
+    "2023-09-26_The Verge_Apple defends Google Search deal in court 'There wasn't a valid alternative'",
     '2023-10-22_The Age_Is Google Search better than the rest And is that fair',
   ]);
   assert.equal(inf.goldDocs[0], '2023-09-28_Cnbc World Business News Leader_Nike misses revenue expectations for the first time in two years, beats on earni');
@@ -55,18 +55,34 @@ test('MultiHop-RAG official layout + corpus.json: ids, types, article names shar
   const corpusIds = new Set(d.passages!.map((p) => p.id));
   for (const q of d.questions) for (const g of q.goldDocs) assert.ok(corpusIds.has(g), g);
   assert.equal(d.passages![2].meta!.category, 'business');
-  assert.equal(mhrDerivedDocName({ title: 'Some of our favorite devices are on sale for Black Friday.', source: 'The Verge', published_at: '2023-11-24T10:00:00+00:00' }),
-    '2023-11-24_The Verge_Some of our favorite devices are on sale for Black Friday');
+  assert.equal(
+    mhrDerivedDocName({ title: 'Some of our favorite devices are on sale for Black Friday.', source: 'The Verge', published_at: '2023-11-24T10:00:00+00:00' }),
+    '2023-11-24_The Verge_Some of our favorite devices are on sale for Black Friday',
+  );
 });
 
 test('MultiHop-RAG search-datasets layout (queries + ground truth) gives the same questions', () => {
-  const official = JSON.parse(fs.readFileSync(fx('multihop-rag', 'MultiHopRAG.json'), 'utf8')) as { query: string; answer: string; question_type: string; evidence_list: unknown[] }[];
+  const official = JSON.parse(fs.readFileSync(fx('multihop-rag', 'MultiHopRAG.json'), 'utf8')) as {
+    query: string;
+    answer: string;
+    question_type: string;
+    evidence_list: unknown[];
+  }[];
   const dir = tmp();
-  fs.writeFileSync(path.join(dir, 'queries.json'), JSON.stringify({ task: 'multihop_rag', total: 3, queries: official.map((q, i) => ({ id: String(i), question: q.query, question_type: q.question_type })) }));
-  fs.writeFileSync(path.join(dir, 'gt.json'), JSON.stringify(Object.fromEntries(official.map((q, i) => [String(i), { answer: q.answer, evidence_list: q.evidence_list }]))));
+  fs.writeFileSync(
+    path.join(dir, 'queries.json'),
+    JSON.stringify({ task: 'multihop_rag', total: 3, queries: official.map((q, i) => ({ id: String(i), question: q.query, question_type: q.question_type })) }),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'gt.json'),
+    JSON.stringify(Object.fromEntries(official.map((q, i) => [String(i), { answer: q.answer, evidence_list: q.evidence_list }]))),
+  );
   const a = loadMultihopRag({ queries: fx('multihop-rag', 'MultiHopRAG.json') });
   const b = loadMultihopRag({ queries: path.join(dir, 'queries.json'), groundTruth: path.join(dir, 'gt.json') });
-  assert.deepEqual(b.questions.map((q) => [q.id, q.goldDocs, q.answer, q.type]), a.questions.map((q) => [q.id, q.goldDocs, q.answer, q.type]));
+  assert.deepEqual(
+    b.questions.map((q) => [q.id, q.goldDocs, q.answer, q.type]),
+    a.questions.map((q) => [q.id, q.goldDocs, q.answer, q.type]),
+  );
   assert.equal(b.questions[1].meta.sourceId, '1');
   throwsKf(() => loadMultihopRag({ queries: path.join(dir, 'queries.json') }), /ground-truth/);
   fs.writeFileSync(path.join(dir, 'gt2.json'), JSON.stringify({ 0: { answer: 'x', evidence_list: [] } }));
@@ -91,7 +107,10 @@ test('M3DocVQA: MMQA records over <doc_id>.pdf; gold ids without a PDF are liste
   // Gzip is detected from the bytes; a holdout copy in the same format loads unchanged.
   const dir = tmp();
   fs.writeFileSync(path.join(dir, 'MMQA_dev.holdout.jsonl.gz'), zlib.gzipSync(fs.readFileSync(fx('m3docvqa', 'MMQA_dev.jsonl'))));
-  assert.deepEqual(loadM3docvqa({ questions: path.join(dir, 'MMQA_dev.holdout.jsonl.gz') }).questions.map((q) => q.id), d.questions.map((q) => q.id));
+  assert.deepEqual(
+    loadM3docvqa({ questions: path.join(dir, 'MMQA_dev.holdout.jsonl.gz') }).questions.map((q) => q.id),
+    d.questions.map((q) => q.id),
+  );
 });
 
 test('MMQA image side on fixture files: image-only filter, captions as passages', () => {
@@ -101,16 +120,29 @@ test('MMQA image side on fixture files: image-only filter, captions as passages'
     { title: 'Junie Moon', url: 'https://example.org/Junie', id: 'aaaa0000aaaa0000aaaa0000aaaa0004', path: 'aaaa0000aaaa0000aaaa0000aaaa0004.jpg' },
   ];
   fs.writeFileSync(path.join(dir, 'images.jsonl'), imgs.map((x) => JSON.stringify(x)).join('\n'));
-  fs.writeFileSync(path.join(dir, 'captions.json'), JSON.stringify({ aaaa0000aaaa0000aaaa0000aaaa0003: ' A poster with a face.', aaaa0000aaaa0000aaaa0000aaaa0004: 'A poster with a woman.' }));
+  fs.writeFileSync(
+    path.join(dir, 'captions.json'),
+    JSON.stringify({ aaaa0000aaaa0000aaaa0000aaaa0003: ' A poster with a face.', aaaa0000aaaa0000aaaa0000aaaa0004: 'A poster with a woman.' }),
+  );
   const d = loadMmqa({ questions: fx('m3docvqa', 'MMQA_dev.jsonl'), images: path.join(dir, 'images.jsonl'), captions: path.join(dir, 'captions.json') });
-  assert.deepEqual(d.questions.map((q) => q.id), ['f0000000000000000000000000000002']);
-  assert.deepEqual(d.passages!.map((p) => [p.id, p.title, p.text]), [
-    ['aaaa0000aaaa0000aaaa0000aaaa0003', 'Mask (1985 film)', 'A poster with a face.'],
-    ['aaaa0000aaaa0000aaaa0000aaaa0004', 'Junie Moon', 'A poster with a woman.'],
-  ]);
+  assert.deepEqual(
+    d.questions.map((q) => q.id),
+    ['f0000000000000000000000000000002'],
+  );
+  assert.deepEqual(
+    d.passages!.map((p) => [p.id, p.title, p.text]),
+    [
+      ['aaaa0000aaaa0000aaaa0000aaaa0003', 'Mask (1985 film)', 'A poster with a face.'],
+      ['aaaa0000aaaa0000aaaa0000aaaa0004', 'Junie Moon', 'A poster with a woman.'],
+    ],
+  );
   fs.writeFileSync(path.join(dir, 'captions2.json'), JSON.stringify({ aaaa0000aaaa0000aaaa0000aaaa0003: 'x' }));
-  throwsKf(() => loadMmqa({ questions: fx('m3docvqa', 'MMQA_dev.jsonl'), images: path.join(dir, 'images.jsonl'), captions: path.join(dir, 'captions2.json') }),
-    /record 1 \(id f0000000000000000000000000000002\)/, /supporting_context/, /aaaa0000aaaa0000aaaa0000aaaa0004/);
+  throwsKf(
+    () => loadMmqa({ questions: fx('m3docvqa', 'MMQA_dev.jsonl'), images: path.join(dir, 'images.jsonl'), captions: path.join(dir, 'captions2.json') }),
+    /record 1 \(id f0000000000000000000000000000002\)/,
+    /supporting_context/,
+    /aaaa0000aaaa0000aaaa0000aaaa0004/,
+  );
 });
 
 test('WebQA official layout: val split, quotes stripped, image/text facts as passages, positives as gold', () => {
@@ -126,7 +158,13 @@ test('WebQA official layout: val split, quotes stripped, image/text facts as pas
   assert.deepEqual(txt.goldDocs, ['d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6']);
   assert.deepEqual(txt.modality, ['text']);
   // 3 images + 2 text snippets, each once.
-  assert.deepEqual(d.passages!.map((p) => p.id).sort(), ['30000101', '30000102', '30000103', 'aa11bb22cc33dd44ee55ff6600778899', 'd1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6']);
+  assert.deepEqual(d.passages!.map((p) => p.id).sort(), [
+    '30000101',
+    '30000102',
+    '30000103',
+    'aa11bb22cc33dd44ee55ff6600778899',
+    'd1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6',
+  ]);
   assert.equal(d.passages!.find((p) => p.id === '30000103')!.text, 'A grey steel tower at night.');
   assert.equal(loadWebqa({ data: fx('webqa', 'WebQA_train_val.json') }, { split: 'all' }).questions.length, 3);
   assert.equal(loadWebqa({ data: fx('webqa', 'WebQA_train_val.json') }, { split: 'train' }).questions[0].type, 'shape');
@@ -134,7 +172,10 @@ test('WebQA official layout: val split, quotes stripped, image/text facts as pas
 
 test('ScienceQA official layout: split via pid_splits or the split field; NAT/SOC/LAN, TXT/IMG/NO, grade bands', () => {
   const d = loadScienceqa({ problems: fx('scienceqa', 'problems.json'), splits: fx('scienceqa', 'pid_splits.json'), images: '/data/sqa/images' });
-  assert.deepEqual(d.questions.map((q) => q.id), ['1', '2', '3']);
+  assert.deepEqual(
+    d.questions.map((q) => q.id),
+    ['1', '2', '3'],
+  );
   const [map, tense, hare] = d.questions;
   assert.equal(map.answer, 'West Virginia');
   assert.equal(map.meta.subjectCode, 'SOC');
@@ -150,8 +191,14 @@ test('ScienceQA official layout: split via pid_splits or the split field; NAT/SO
   assert.equal(hare.goldDocs.length, 1);
   assert.ok(d.passages!.some((p) => p.id === hare.goldDocs[0] && /adaptation/.test(p.text)));
   // Without pid_splits the record's split field decides.
-  assert.deepEqual(loadScienceqa({ problems: fx('scienceqa', 'problems.json') }).questions.map((q) => q.id), ['1', '2', '3']);
-  assert.deepEqual(loadScienceqa({ problems: fx('scienceqa', 'problems.json'), splits: fx('scienceqa', 'pid_splits.json') }, { split: 'minitest' }).questions.map((q) => q.id), ['3']);
+  assert.deepEqual(
+    loadScienceqa({ problems: fx('scienceqa', 'problems.json') }).questions.map((q) => q.id),
+    ['1', '2', '3'],
+  );
+  assert.deepEqual(
+    loadScienceqa({ problems: fx('scienceqa', 'problems.json'), splits: fx('scienceqa', 'pid_splits.json') }, { split: 'minitest' }).questions.map((q) => q.id),
+    ['3'],
+  );
   const dir = tmp();
   const bad = JSON.parse(fs.readFileSync(fx('scienceqa', 'problems.json'), 'utf8'));
   bad['2'].answer = 7;
@@ -168,7 +215,12 @@ test('demo world: Question-shaped file is validated, gold documents checked agai
   const qs = JSON.parse(fs.readFileSync(fx('demo', 'questions.json'), 'utf8'));
   qs[0].goldDocs = ['velm', 'nowhere'];
   fs.writeFileSync(path.join(dir, 'questions.json'), JSON.stringify(qs));
-  throwsKf(() => loadDemo({ questions: path.join(dir, 'questions.json'), corpus: fx('demo', 'corpus') }), /record 0 \(id demo-q1\)/, /goldDocs\[1\]/, /nowhere/);
+  throwsKf(
+    () => loadDemo({ questions: path.join(dir, 'questions.json'), corpus: fx('demo', 'corpus') }),
+    /record 0 \(id demo-q1\)/,
+    /goldDocs\[1\]/,
+    /nowhere/,
+  );
   qs[0].goldDocs = ['velm'];
   qs[1].format = 'maybe';
   fs.writeFileSync(path.join(dir, 'questions.json'), JSON.stringify(qs));
@@ -198,19 +250,40 @@ test('text multi-hop fixtures: both 2Wiki layouts, MuSiQue same-title paragraphs
 
   const h = loadHotpotqa({ questions: fx('text-multihop', 'fixture-hotpotqa_questions.json'), corpus: fx('text-multihop', 'fixture-hotpotqa_corpus.json') });
   assert.equal(h.passages!.find((p) => p.id === 'Ann Lee')!.text, 'Ann Lee was an engineer. She was born in 1570.');
-  assert.deepEqual(h.questions[0].evidence.map((e) => e.text), ['The harbor of Velm was built by Ann Lee.', 'She was born in 1570.']);
+  assert.deepEqual(
+    h.questions[0].evidence.map((e) => e.text),
+    ['The harbor of Velm was built by Ann Lee.', 'She was born in 1570.'],
+  );
   assert.equal(h.questions[0].format, 'yes-no');
 
   // A gold title absent from the corpus is an error naming the record and field (or dropped on request).
-  throwsKf(() => load2Wiki({ questions: fx('text-multihop', 'fixture-2wiki_questions.json'), corpus: fx('text-multihop', 'fixture-musique_corpus.json') }), /fixture-2wiki_questions\.json/, /record 0/, /gold_titles/, /Harbor Lights/);
-  const lax = load2Wiki({ questions: fx('text-multihop', 'fixture-2wiki_questions.json'), corpus: fx('text-multihop', 'fixture-musique_corpus.json') }, { allowMissingGold: true });
+  throwsKf(
+    () => load2Wiki({ questions: fx('text-multihop', 'fixture-2wiki_questions.json'), corpus: fx('text-multihop', 'fixture-musique_corpus.json') }),
+    /fixture-2wiki_questions\.json/,
+    /record 0/,
+    /gold_titles/,
+    /Harbor Lights/,
+  );
+  const lax = load2Wiki(
+    { questions: fx('text-multihop', 'fixture-2wiki_questions.json'), corpus: fx('text-multihop', 'fixture-musique_corpus.json') },
+    { allowMissingGold: true },
+  );
   assert.deepEqual(lax.questions[0].goldDocs, ['Ann Lee']);
   assert.deepEqual(lax.questions[0].meta.goldMissing, ['Harbor Lights']);
 });
 
 test('MMLongBench-Doc validation: file, record index and field in every message', () => {
   const dir = tmp();
-  const good = { doc_id: 'a.pdf', doc_type: 'Guidebook', question: 'Q?', answer: '3', evidence_pages: '[2]', evidence_sources: "['Table']", answer_format: 'Int', sample_index: 4 };
+  const good = {
+    doc_id: 'a.pdf',
+    doc_type: 'Guidebook',
+    question: 'Q?',
+    answer: '3',
+    evidence_pages: '[2]',
+    evidence_sources: "['Table']",
+    answer_format: 'Int',
+    sample_index: 4,
+  };
   const write = (recs: unknown) => {
     const f = path.join(dir, 'samples.holdout.json');
     fs.writeFileSync(f, JSON.stringify(recs));
@@ -219,7 +292,12 @@ test('MMLongBench-Doc validation: file, record index and field in every message'
   const d = loadMmlongbench({ samples: write([good]) });
   assert.equal(d.questions[0].id, 'mmlb-4');
   assert.deepEqual(d.questions[0].modality, ['table']);
-  throwsKf(() => loadMmlongbench({ samples: write([good, { ...good, sample_index: 5, answer_format: 'Integer' }]) }), /samples\.holdout\.json/, /record 1 \(id 5\)/, /"answer_format"/);
+  throwsKf(
+    () => loadMmlongbench({ samples: write([good, { ...good, sample_index: 5, answer_format: 'Integer' }]) }),
+    /samples\.holdout\.json/,
+    /record 1 \(id 5\)/,
+    /"answer_format"/,
+  );
   throwsKf(() => loadMmlongbench({ samples: write([{ ...good, question: undefined }]) }), /record 0/, /"question" is missing/);
   throwsKf(() => loadMmlongbench({ samples: write([{ ...good, evidence_pages: '[2, x]' }]) }), /"evidence_pages"/);
   throwsKf(() => loadMmlongbench({ samples: write([good, good]) }), /record 1/, /"sample_index"/, /repeats/);

@@ -30,15 +30,31 @@ test('conventions, recall levels and paper subsets come from the entries', () =>
   assert.equal(conventionOf('mmlongbench-doc'), 'mmlongbench');
   assert.equal(conventionOf('demo'), 'generic');
   assert.equal(conventionOf('elsewhere'), 'generic');
-  assert.deepEqual(BENCHMARK_NAMES.filter((n) => BENCHMARKS[n].recallLevel === 'page'), ['mmlongbench-doc']);
-  assert.deepEqual(BENCHMARK_NAMES.filter((n) => BENCHMARKS[n].paperSubsets), ['m3docvqa', 'multihop-rag']);
+  assert.deepEqual(
+    BENCHMARK_NAMES.filter((n) => BENCHMARKS[n].recallLevel === 'page'),
+    ['mmlongbench-doc'],
+  );
+  assert.deepEqual(
+    BENCHMARK_NAMES.filter((n) => BENCHMARKS[n].paperSubsets),
+    ['m3docvqa', 'multihop-rag'],
+  );
   assert.deepEqual(pathsFromFlags('mmlongbench-doc', { questions: 'q.json', corpus: 'docs' }), { samples: 'q.json', documents: 'docs' });
   assert.deepEqual(pathsFromFlags('2wiki', { questions: 'q.json' }), { questions: 'q.json' });
 });
 
 test('scoring dispatches to the entry; an unknown benchmark gets EM/F1; every result has refused', () => {
-  const q = (benchmark: string, answer: string, extra: Partial<Question> = {}): Question =>
-    ({ id: 'q', benchmark, question: 'q?', answer, format: 'span', goldDocs: [], evidence: [], modality: ['text'], meta: {}, ...extra });
+  const q = (benchmark: string, answer: string, extra: Partial<Question> = {}): Question => ({
+    id: 'q',
+    benchmark,
+    question: 'q?',
+    answer,
+    format: 'span',
+    goldDocs: [],
+    evidence: [],
+    modality: ['text'],
+    meta: {},
+    ...extra,
+  });
   assert.deepEqual(scoreAnswer(q('demo', 'Paris'), 'Paris'), { em: 1, f1: 1, refused: 0 });
   assert.deepEqual(scoreAnswer(q('elsewhere', 'Paris'), 'paris'), { em: 1, f1: 1, refused: 0 });
   assert.deepEqual(Object.keys(scoreAnswer(q('multihop-rag', 'Yes'), 'Yes')), ['acc', 'refused']);

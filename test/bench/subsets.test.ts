@@ -32,9 +32,15 @@ test('stratified sample: proportional by field, seeded, input order kept, strata
   assert.deepEqual(stratifiedSample(pool, { n: 20, by: 'type', seed: 5 }).ids, s.ids);
   assert.notDeepEqual(stratifiedSample(pool, { n: 20, by: 'type', seed: 6 }).ids, s.ids);
   const order = new Map(pool.map((x, i) => [x.id, i]));
-  assert.deepEqual([...s.ids].sort((x, y) => order.get(x)! - order.get(y)!), s.ids);
+  assert.deepEqual(
+    [...s.ids].sort((x, y) => order.get(x)! - order.get(y)!),
+    s.ids,
+  );
   // Largest remainders: 7 of 100 -> 4.2, 2.1, 0.7 -> 4, 2, 1.
-  assert.deepEqual(Object.values(stratifiedSample(pool, { n: 7, by: 'type', seed: 1 }).strata).map((x) => x.taken), [2, 4, 1]);
+  assert.deepEqual(
+    Object.values(stratifiedSample(pool, { n: 7, by: 'type', seed: 1 }).strata).map((x) => x.taken),
+    [2, 4, 1],
+  );
   // n beyond the pool takes everything; no field = one stratum.
   assert.equal(stratifiedSample(pool, { n: 500, seed: 1 }).ids.length, 100);
   assert.deepEqual(Object.keys(stratifiedSample(pool, { n: 5, seed: 1 }).strata), ['all']);
@@ -46,7 +52,10 @@ test('stratified sample: proportional by field, seeded, input order kept, strata
 
 test('selectSubset keeps list order and reports ids not in the file', () => {
   const r = selectSubset(pool, ['b3', 'zz', 'a1']);
-  assert.deepEqual(r.questions.map((x) => x.id), ['b3', 'a1']);
+  assert.deepEqual(
+    r.questions.map((x) => x.id),
+    ['b3', 'a1'],
+  );
   assert.deepEqual(r.missing, ['zz']);
 });
 
@@ -81,7 +90,21 @@ test('kf subset: stratified sample of an official-format file; a Question-list f
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-subset-'));
   const fx = path.join(repoRoot(), 'test', '__fixtures__', 'bench');
   const out = path.join(dir, 'mhr.json');
-  const r = await runKf(['subset', '--bench', 'multihop-rag', '--questions', path.join(fx, 'multihop-rag', 'MultiHopRAG.json'), '--n', '2', '--by', 'type', '--seed', '3', '--out', out]);
+  const r = await runKf([
+    'subset',
+    '--bench',
+    'multihop-rag',
+    '--questions',
+    path.join(fx, 'multihop-rag', 'MultiHopRAG.json'),
+    '--n',
+    '2',
+    '--by',
+    'type',
+    '--seed',
+    '3',
+    '--out',
+    out,
+  ]);
   assert.equal(r.code, 0, r.err);
   const rec = JSON.parse(fs.readFileSync(out, 'utf8'));
   assert.equal(rec.ids.length, 2);
@@ -89,7 +112,21 @@ test('kf subset: stratified sample of an official-format file; a Question-list f
   assert.equal(rec.seed, '3');
   assert.deepEqual(readIdList(out), rec.ids);
   const again = path.join(dir, 'again.json');
-  await runKf(['subset', '--bench', 'multihop-rag', '--questions', path.join(fx, 'multihop-rag', 'MultiHopRAG.json'), '--n', '2', '--by', 'type', '--seed', '3', '--out', again]);
+  await runKf([
+    'subset',
+    '--bench',
+    'multihop-rag',
+    '--questions',
+    path.join(fx, 'multihop-rag', 'MultiHopRAG.json'),
+    '--n',
+    '2',
+    '--by',
+    'type',
+    '--seed',
+    '3',
+    '--out',
+    again,
+  ]);
   assert.deepEqual(JSON.parse(fs.readFileSync(again, 'utf8')).ids, rec.ids);
   // A file already in Question shape.
   const demoOut = path.join(dir, 'demo.json');
@@ -111,8 +148,13 @@ test('kf subset: stratified sample of an official-format file; a Question-list f
   assert.match(e4.err, /cannot be combined/);
 });
 
-test('kf subset --paper on the real files: the paper ids, with the ones held back listed',
-  { skip: fs.existsSync(benchDir('knowforge-subsets')) && fs.existsSync(benchDir('mmqa')) ? false : `real benchmark files absent: ${benchDir('knowforge-subsets')}` }, async () => {
+test(
+  'kf subset --paper on the real files: the paper ids, with the ones held back listed',
+  {
+    skip:
+      fs.existsSync(benchDir('knowforge-subsets')) && fs.existsSync(benchDir('mmqa')) ? false : `real benchmark files absent: ${benchDir('knowforge-subsets')}`,
+  },
+  async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-subset-'));
     const out = path.join(dir, 'smoke.json');
     const r = await runKf(['subset', '--bench', 'm3docvqa', '--paper', 'smoke', '--out', out]);
@@ -121,4 +163,5 @@ test('kf subset --paper on the real files: the paper ids, with the ones held bac
     assert.equal(rec.ids.length, 30);
     assert.equal(rec.found, 23);
     assert.equal(rec.missing.length, 7);
-  });
+  },
+);

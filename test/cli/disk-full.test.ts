@@ -42,27 +42,41 @@ type WriteSync = (fd: number, buffer: string | NodeJS.ArrayBufferView, offset?: 
  * disk does); the calls after it report ENOSPC. With `fullDisk`,
  * fs.writeFileSync to a matching path fails too.
  */
-function fillDisk(t: TestContext, match: (file: string) => boolean, o: { after?: number; partial?: number; fullDisk?: boolean; counts?: (file: string) => boolean } = {}) {
+function fillDisk(
+  t: TestContext,
+  match: (file: string) => boolean,
+  o: { after?: number; partial?: number; fullDisk?: boolean; counts?: (file: string) => boolean } = {},
+) {
   const real = fsModule.writeSync as unknown as WriteSync;
   const realWriteFile = fsModule.writeFileSync;
   const counts = o.counts ?? match;
-  const state = { writes: 0, partialDone: false, get full() { return this.writes >= (o.after ?? 0); } };
-  t.mock.method(fsModule, 'writeSync', function (this: unknown, fd: number, buffer: string | NodeJS.ArrayBufferView, offset?: number | null, length?: number, position?: number | null) {
-    const file = pathOfFd(fd);
-    if (!match(file) || !state.full) {
-      const n = real.call(this, fd, buffer, offset, length, position);
-      if (counts(file)) state.writes++;
-      return n;
-    }
-    if (o.partial && !state.partialDone) {
-      state.partialDone = true;
-      const buf = typeof buffer === 'string' ? Buffer.from(buffer) : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-      const off = typeof buffer === 'string' ? 0 : (offset ?? 0);
-      const len = typeof buffer === 'string' ? buf.length : (length ?? buf.length - off);
-      return real.call(this, fd, buf, off, Math.min(o.partial, len), position);
-    }
-    throw enospc();
-  });
+  const state = {
+    writes: 0,
+    partialDone: false,
+    get full() {
+      return this.writes >= (o.after ?? 0);
+    },
+  };
+  t.mock.method(
+    fsModule,
+    'writeSync',
+    function (this: unknown, fd: number, buffer: string | NodeJS.ArrayBufferView, offset?: number | null, length?: number, position?: number | null) {
+      const file = pathOfFd(fd);
+      if (!match(file) || !state.full) {
+        const n = real.call(this, fd, buffer, offset, length, position);
+        if (counts(file)) state.writes++;
+        return n;
+      }
+      if (o.partial && !state.partialDone) {
+        state.partialDone = true;
+        const buf = typeof buffer === 'string' ? Buffer.from(buffer) : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+        const off = typeof buffer === 'string' ? 0 : (offset ?? 0);
+        const len = typeof buffer === 'string' ? buf.length : (length ?? buf.length - off);
+        return real.call(this, fd, buf, off, Math.min(o.partial, len), position);
+      }
+      throw enospc();
+    },
+  );
   t.mock.method(fsModule, 'writeFileSync', function (this: unknown, file: fs.PathOrFileDescriptor, ...rest: unknown[]) {
     if (o.fullDisk && state.full && typeof file === 'string' && match(file)) throw enospc();
     return (realWriteFile as (...a: unknown[]) => void).call(this, file, ...rest);
@@ -100,13 +114,17 @@ test('writeFileAtomic and JsonlWriter finish a short write instead of cutting th
   const dir = tmpDir('kf-short-');
   const real = fsModule.writeSync as unknown as WriteSync;
   // Every write call takes at most 7 bytes: legal for write(2), and what a busy or filling disk may do.
-  t.mock.method(fsModule, 'writeSync', function (this: unknown, fd: number, buffer: string | NodeJS.ArrayBufferView, offset?: number | null, length?: number, position?: number | null) {
-    if (!pathOfFd(fd).startsWith(dir)) return real.call(this, fd, buffer, offset, length, position);
-    const buf = typeof buffer === 'string' ? Buffer.from(buffer) : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-    const off = typeof buffer === 'string' ? 0 : (offset ?? 0);
-    const len = typeof buffer === 'string' ? buf.length : (length ?? buf.length - off);
-    return real.call(this, fd, buf, off, Math.min(7, len), position);
-  });
+  t.mock.method(
+    fsModule,
+    'writeSync',
+    function (this: unknown, fd: number, buffer: string | NodeJS.ArrayBufferView, offset?: number | null, length?: number, position?: number | null) {
+      if (!pathOfFd(fd).startsWith(dir)) return real.call(this, fd, buffer, offset, length, position);
+      const buf = typeof buffer === 'string' ? Buffer.from(buffer) : Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+      const off = typeof buffer === 'string' ? 0 : (offset ?? 0);
+      const len = typeof buffer === 'string' ? buf.length : (length ?? buf.length - off);
+      return real.call(this, fd, buf, off, Math.min(7, len), position);
+    },
+  );
   const file = path.join(dir, 'a.txt');
   writeFileAtomic(file, 'the whole text, not its first seven bytes');
   const w = new JsonlWriter(path.join(dir, 'r.jsonl'));
@@ -116,25 +134,35 @@ test('writeFileAtomic and JsonlWriter finish a short write instead of cutting th
   assert.equal(fs.readFileSync(file, 'utf8'), 'the whole text, not its first seven bytes');
   const r = readJsonl<{ id: string }>(path.join(dir, 'r.jsonl'));
   assert.equal(r.badLines, 0);
-  assert.deepEqual(r.records.map((x) => x.id), ['q0', 'q1', 'q2']);
+  assert.deepEqual(
+    r.records.map((x) => x.id),
+    ['q0', 'q1', 'q2'],
+  );
 });
 
-test('JsonlWriter on a full disk: KfError naming the file; the file holds exactly the records before; appending works once there is space', { skip: noProc }, (t) => {
-  const dir = tmpDir('kf-enospc-');
-  const file = path.join(dir, 'records.jsonl');
-  const w = new JsonlWriter(file);
-  for (let i = 0; i < 3; i++) w.write({ id: `q${i}`, answer: `a${i}` });
-  const before = fs.readFileSync(file, 'utf8');
-  fillDisk(t, (f) => f === file, { after: 0, partial: 9 });
-  assert.throws(() => w.write({ id: 'q3', answer: 'this line only half reaches the disk' }), isDiskFull(file));
-  t.mock.restoreAll();
-  assert.equal(fs.readFileSync(file, 'utf8'), before, 'the partial line is cut off again');
-  w.write({ id: 'q3', answer: 'a3' });
-  w.close();
-  const r = readJsonl<{ id: string }>(file);
-  assert.equal(r.badLines, 0);
-  assert.deepEqual(r.records.map((x) => x.id), ['q0', 'q1', 'q2', 'q3']);
-});
+test(
+  'JsonlWriter on a full disk: KfError naming the file; the file holds exactly the records before; appending works once there is space',
+  { skip: noProc },
+  (t) => {
+    const dir = tmpDir('kf-enospc-');
+    const file = path.join(dir, 'records.jsonl');
+    const w = new JsonlWriter(file);
+    for (let i = 0; i < 3; i++) w.write({ id: `q${i}`, answer: `a${i}` });
+    const before = fs.readFileSync(file, 'utf8');
+    fillDisk(t, (f) => f === file, { after: 0, partial: 9 });
+    assert.throws(() => w.write({ id: 'q3', answer: 'this line only half reaches the disk' }), isDiskFull(file));
+    t.mock.restoreAll();
+    assert.equal(fs.readFileSync(file, 'utf8'), before, 'the partial line is cut off again');
+    w.write({ id: 'q3', answer: 'a3' });
+    w.close();
+    const r = readJsonl<{ id: string }>(file);
+    assert.equal(r.badLines, 0);
+    assert.deepEqual(
+      r.records.map((x) => x.id),
+      ['q0', 'q1', 'q2', 'q3'],
+    );
+  },
+);
 
 test('a run on a disk that fills up: fails with one KfError, keeps its records and a readable manifest; a rerun completes it', { skip: noProc }, async (t) => {
   const dir = tmpDir('kf-enospc-run-');
@@ -162,10 +190,21 @@ test('a run on a disk that fills up: fails with one KfError, keeps its records a
   const m = readRunManifest(runDir);
   assert.ok(m, 'the manifest is still readable JSON (atomic writes)');
   assert.ok(!fs.existsSync(path.join(runDir, '.lock')), 'the lock is released');
-  assert.deepEqual(fs.readdirSync(runDir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file is left');
+  assert.deepEqual(
+    fs.readdirSync(runDir).filter((f) => f.endsWith('.tmp')),
+    [],
+    'no temporary file is left',
+  );
 
   // Space again: the same run id resumes and ends like the uninterrupted run.
-  const out = await runExperiment({ experiment: exp, runId: 'full', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline({ delayMs: 5 }), log: () => undefined });
+  const out = await runExperiment({
+    experiment: exp,
+    runId: 'full',
+    resultsDir: results,
+    router: fakeRouter(),
+    pipeline: fakePipeline({ delayMs: 5 }),
+    log: () => undefined,
+  });
   assert.equal(out.status, 'completed');
   assert.equal(out.resumedWith, 5);
   const final = readRecords(recFile);
@@ -187,13 +226,23 @@ test('records.jsonl damaged in the middle: the resume drops the bad line from th
   lines[3] = damaged;
   fs.writeFileSync(recFile, lines.join('\n') + '\n');
   const logs: string[] = [];
-  const out = await runExperiment({ experiment: exp, runId: 'dmg', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline(), log: (l) => logs.push(l) });
+  const out = await runExperiment({
+    experiment: exp,
+    runId: 'dmg',
+    resultsDir: results,
+    router: fakeRouter(),
+    pipeline: fakePipeline(),
+    log: (l) => logs.push(l),
+  });
   assert.equal(out.status, 'completed');
   assert.equal(out.recordedNow, 1, 'only the damaged question is answered again');
   const copies = fs.readdirSync(path.join(results, 'dmg')).filter((f) => /^records\.jsonl\..*\.bak$/.test(f));
   assert.equal(copies.length, 1, 'one copy of the damaged file');
   assert.ok(fs.readFileSync(path.join(results, 'dmg', copies[0]), 'utf8').includes(damaged), 'the copy holds the damaged line as it was');
-  assert.ok(logs.some((l) => l.includes(copies[0])), `the log names the copy: ${logs.join(' | ')}`);
+  assert.ok(
+    logs.some((l) => l.includes(copies[0])),
+    `the log names the copy: ${logs.join(' | ')}`,
+  );
   const final = readRecords(recFile);
   assert.equal(final.badLines, 0);
   assert.equal(final.records.length, 8);

@@ -17,7 +17,8 @@ export const SLOW_PIPELINE = path.join(repoRoot(), 'dist', 'test', 'run', 'slow-
 
 /** Why the compiled CLI cannot be driven here, or undefined when it can. */
 export function cannotRunCompiled(): string | undefined {
-  if (!fs.existsSync(DIST_MAIN)) return `the library is not compiled (${path.relative(repoRoot(), DIST_MAIN)} is missing): run \`npm run build\` (npm test builds first)`;
+  if (!fs.existsSync(DIST_MAIN))
+    return `the library is not compiled (${path.relative(repoRoot(), DIST_MAIN)} is missing): run \`npm run build\` (npm test builds first)`;
   if (!fs.existsSync(SLOW_PIPELINE)) return `the tests are not compiled (${path.relative(repoRoot(), SLOW_PIPELINE)} is missing): run \`npm run build\``;
   return undefined;
 }
@@ -30,11 +31,18 @@ export interface KfResult {
 }
 
 /** Run `node bin/kf.js ...args` (compiled; KF_TSX unset) in `cwd`, with extra environment. */
-export function kf(args: string[], o: { cwd?: string; env?: Record<string, string | undefined>; nodeArgs?: string[]; timeoutMs?: number } = {}): Promise<KfResult> {
+export function kf(
+  args: string[],
+  o: { cwd?: string; env?: Record<string, string | undefined>; nodeArgs?: string[]; timeoutMs?: number } = {},
+): Promise<KfResult> {
   const env: Record<string, string | undefined> = { ...process.env, KF_TSX: '', KF_DEBUG: '', ...o.env };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(o.nodeArgs ?? []), KF_BIN, ...args], { cwd: o.cwd ?? os.tmpdir(), env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(o.nodeArgs ?? []), KF_BIN, ...args], {
+      cwd: o.cwd ?? os.tmpdir(),
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

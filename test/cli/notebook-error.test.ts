@@ -20,7 +20,8 @@ const fixtures = path.join(repoRoot(), 'test', '__fixtures__', 'notebooks');
 function cannotRun(): string | undefined {
   const c = cannotRunCompiled();
   if (c) return c;
-  if (!fs.existsSync(path.join(repoRoot(), 'dist', 'lib', 'report', 'notebook-kit.js'))) return 'dist/ lacks lib/report/notebook-kit.js (npm run build): the fixture notebooks import it';
+  if (!fs.existsSync(path.join(repoRoot(), 'dist', 'lib', 'report', 'notebook-kit.js')))
+    return 'dist/ lacks lib/report/notebook-kit.js (npm run build): the fixture notebooks import it';
   try {
     ensureTslabKernel(findJupyterPython());
   } catch (e) {
@@ -45,5 +46,8 @@ test('kf notebooks: a notebook that throws gives exit 1 and one line naming note
   assert.match(todo, /rerun `kf notebooks --dir test\/__fixtures__\/notebooks --only fail`/);
   assert.ok(fs.readFileSync(src).equals(before), 'the source notebook is never overwritten');
   const executed = readNotebook(path.join(out, 'fail.ipynb'));
-  assert.ok(executed.cells.some((c) => (c.outputs ?? []).length > 0), 'the executed copy holds the outputs of the cells that ran');
+  assert.ok(
+    executed.cells.some((c) => (c.outputs ?? []).length > 0),
+    'the executed copy holds the outputs of the cells that ran',
+  );
 });

@@ -20,7 +20,17 @@ function fakeModel(answer: (req: ChatRequest) => string): ChatModel & { calls: C
     calls,
     async chat(req: ChatRequest): Promise<ChatResponse> {
       calls.push(req);
-      return { text: answer(req), toolCalls: [], usage: { promptTokens: 10, completionTokens: 5 }, model: 'fake-vlm', backend: 'scripted', finishReason: 'stop', cacheHit: false, latencyMs: 1, attempts: 1 };
+      return {
+        text: answer(req),
+        toolCalls: [],
+        usage: { promptTokens: 10, completionTokens: 5 },
+        model: 'fake-vlm',
+        backend: 'scripted',
+        finishReason: 'stop',
+        cacheHit: false,
+        latencyMs: 1,
+        attempts: 1,
+      };
     },
   };
 }
@@ -32,7 +42,9 @@ async function harbor(): Promise<Fragment[]> {
 test('describe with a vision model: image sent as a ContentPart, structured task, describedBy vlm; originals untouched', async () => {
   const frags = await harbor();
   const before = JSON.stringify(frags);
-  const model = fakeModel((req) => (req.task?.kind === 'image' ? 'A bar chart with three blue bars; the middle bar is tallest.' : 'Grain is the largest cargo.'));
+  const model = fakeModel((req) =>
+    req.task?.kind === 'image' ? 'A bar chart with three blue bars; the middle bar is tallest.' : 'Grain is the largest cargo.',
+  );
   const rep = await describeFragments(frags, { model, corpusRoot: DOCS, ocr: false });
   assert.equal(JSON.stringify(frags), before, 'input fragments are not mutated');
 
@@ -60,12 +72,18 @@ test('describe with a vision model: image sent as a ContentPart, structured task
   assert.equal(missing.describedBy, 'offline');
   assert.deepEqual(rep.described, { vlm: 2, offline: 1 });
   assert.equal(model.calls.length, 2);
-  assert.ok(nonEmpty(rep.fragments.filter((f) => f.kind === 'text')).every((f, i) => f === rep.fragments.filter((x) => x.kind === 'text')[i] && f.describedBy === undefined));
+  assert.ok(
+    nonEmpty(rep.fragments.filter((f) => f.kind === 'text')).every(
+      (f, i) => f === rep.fragments.filter((x) => x.kind === 'text')[i] && f.describedBy === undefined,
+    ),
+  );
 });
 
 test('describe: a failing model never loses a fragment (offline fallback, failure reported); stage is configurable', async () => {
   const frags = await harbor();
-  const model = fakeModel(() => { throw new Error('HTTP 503 from the endpoint'); });
+  const model = fakeModel(() => {
+    throw new Error('HTTP 503 from the endpoint');
+  });
   const rep = await describeFragments(frags, { model, stage: 'vision', corpusRoot: DOCS, ocr: false });
   assert.ok(nonEmpty(model.calls).every((c) => c.stage === 'vision'));
   assert.equal(rep.failures.length, 2);
@@ -77,7 +95,10 @@ test('describe offline: caption + OCR text of the asset + table header/first row
   const dir = scratch('describe');
   fs.mkdirSync(path.join(dir, 'img'));
   fs.writeFileSync(path.join(dir, 'img', 'sign.png'), textPng(['HARBOR OFFICE', 'OPEN DAILY']));
-  fs.writeFileSync(path.join(dir, 'd.md'), '# D\n\nThe office sign:\n\n![sign](img/sign.png)\n*Figure 4: The harbor office sign*\n\n| Day | Hours |\n| --- | --- |\n| Mon | 8-16 |\n| Tue | 8-16 |\n');
+  fs.writeFileSync(
+    path.join(dir, 'd.md'),
+    '# D\n\nThe office sign:\n\n![sign](img/sign.png)\n*Figure 4: The harbor office sign*\n\n| Day | Hours |\n| --- | --- |\n| Mon | 8-16 |\n| Tue | 8-16 |\n',
+  );
   const r = await ingestMarkdown(path.join(dir, 'd.md'), { corpusRoot: dir });
   const pool = new OcrPool({ cacheDir: path.join(dir, 'ocr') });
   try {

@@ -13,7 +13,10 @@ test('html tokenizer: quoted ">" in attributes, comments, raw script text, void 
   assert.deepEqual(toks[0], { type: 'start', name: 'a', attrs: { title: 'x > y', href: '/p?q=1&r=2' }, selfClosing: false });
   assert.deepEqual(toks[1], { type: 'text', text: 't' });
   assert.ok(!toks.some((t) => t.type === 'start' && t.name === 'b'), 'comments are skipped');
-  assert.ok(toks.some((t) => t.type === 'text' && t.text === 'if (a<b) {}'), 'script body is raw text');
+  assert.ok(
+    toks.some((t) => t.type === 'text' && t.text === 'if (a<b) {}'),
+    'script body is raw text',
+  );
   assert.ok(toks.some((t) => t.type === 'start' && t.name === 'br' && t.selfClosing));
   assert.equal(decodeEntities('&lt;&#233;&#xe9;&eacute;&nbsp;&unknown;&#150;'), '<ééé\u00a0&unknown;–');
 });
@@ -22,7 +25,10 @@ test('html tree: implied end tags for <p>, <li>, <td>, <tr>; stray end tags are 
   const root = parseHtml('<ul><li>a<li>b</ul><p>one<p>two</span><table><tr><td>1<td>2<tr><td>3</table>');
   const lis = findAll(root, ['li']);
   assert.equal(lis.length, 2);
-  assert.deepEqual(lis.map((l) => l.children[0]), ['a', 'b']);
+  assert.deepEqual(
+    lis.map((l) => l.children[0]),
+    ['a', 'b'],
+  );
   assert.equal(findAll(root, ['p']).length, 2);
   const trs = findAll(root, ['tr']);
   assert.equal(trs.length, 2);
@@ -48,7 +54,15 @@ test('html: figure/figcaption, captioned table, example div, lists, br, dropped 
   const [t] = byKind(r, 'table');
   assert.equal(t.label, 'Table 1');
   assert.deepEqual(t.table?.header, ['Kind', 'Fee']);
-  assert.deepEqual(t.table?.rows, [['Fish', '12'], ['Bread', '8'], ['Spice inner cell', '']], 'nested table flattened into its cell; colspan padded');
+  assert.deepEqual(
+    t.table?.rows,
+    [
+      ['Fish', '12'],
+      ['Bread', '8'],
+      ['Spice inner cell', ''],
+    ],
+    'nested table flattened into its cell; colspan padded',
+  );
   assert.equal(t.anchor, r.fragments.find((f) => f.text === 'Stall fees are listed below.')!.id);
 
   const [ex] = byKind(r, 'example');

@@ -57,14 +57,27 @@ test('ingestDirectory: every supported file, per-document isolation, duplicates 
   // The stream yields the same results in the same (sorted) order.
   const streamed: IngestResult[] = [];
   for await (const r of ingestDirectoryStream(corpus, { assetsDir: path.join(root, 'assets'), ocr: 'off' })) streamed.push(r);
-  assert.deepEqual(streamed.map((r) => r.fragments.map((f) => f.id)), rep.results.map((r) => r.fragments.map((f) => f.id)));
-  assert.deepEqual(streamed.map((r) => r.fragments), rep.results.map((r) => r.fragments), 'stable across runs');
+  assert.deepEqual(
+    streamed.map((r) => r.fragments.map((f) => f.id)),
+    rep.results.map((r) => r.fragments.map((f) => f.id)),
+  );
+  assert.deepEqual(
+    streamed.map((r) => r.fragments),
+    rep.results.map((r) => r.fragments),
+    'stable across runs',
+  );
 });
 
 test('listCorpusFiles: sorted, hidden folders skipped; a missing folder is a clear error', () => {
   const { files } = listCorpusFiles(DOCS);
-  assert.deepEqual(files.map((f) => f.rel), ['cafe-declared.html', 'cafe-undeclared.htm', 'guides/harbor.md', 'market.html', 'notes.txt']);
-  assert.throws(() => listCorpusFiles(path.join(DOCS, 'nope')), (e: unknown) => e instanceof KfError && e.code === 'corpus_missing');
+  assert.deepEqual(
+    files.map((f) => f.rel),
+    ['cafe-declared.html', 'cafe-undeclared.htm', 'guides/harbor.md', 'market.html', 'notes.txt'],
+  );
+  assert.throws(
+    () => listCorpusFiles(path.join(DOCS, 'nope')),
+    (e: unknown) => e instanceof KfError && e.code === 'corpus_missing',
+  );
 });
 
 test('ingestFile: unsupported extension throws a KfError; a missing file is an issue', async () => {
@@ -78,7 +91,9 @@ test('kf ingest: writes fragments/documents/report and prints a per-document rep
   const out = scratch('cli');
   const lines: string[] = [];
   const orig = console.log;
-  console.log = (...a: unknown[]) => { lines.push(a.join(' ')); };
+  console.log = (...a: unknown[]) => {
+    lines.push(a.join(' '));
+  };
   let code: number | void;
   try {
     code = await ingestCommand.run({ values: { out, json: false, fragments: true, ocr: 'off', cache: path.join(out, 'ocr') }, positionals: [DOCS] });
@@ -86,13 +101,24 @@ test('kf ingest: writes fragments/documents/report and prints a per-document rep
     console.log = orig;
   }
   assert.equal(code, 0);
-  const frags = fs.readFileSync(path.join(out, 'fragments.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const docs = fs.readFileSync(path.join(out, 'documents.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const frags = fs
+    .readFileSync(path.join(out, 'fragments.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const docs = fs
+    .readFileSync(path.join(out, 'documents.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(docs.length, 5);
   assert.ok(frags.some((f) => f.id === 'guides/harbor#2' && f.label === 'Figure 1'));
   const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
   assert.equal(report.documents.length, 5);
   assert.ok(lines.some((l) => l.startsWith('guides/harbor (markdown)')));
   assert.ok(lines.some((l) => l.includes('[missing_media]')));
-  await assert.rejects(ingestCommand.run({ values: {}, positionals: [path.join(out, 'nope')] }), (e: unknown) => e instanceof KfError && e.code === 'path_missing');
+  await assert.rejects(
+    ingestCommand.run({ values: {}, positionals: [path.join(out, 'nope')] }),
+    (e: unknown) => e instanceof KfError && e.code === 'path_missing',
+  );
 });

@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectTables, findGutters, groupLines, layoutPage, linesToBlocks, repeatedMarginLines, runsToSegments, type TextRun } from '../../lib/corpus/pdf-layout';
+import {
+  detectTables,
+  findGutters,
+  groupLines,
+  layoutPage,
+  linesToBlocks,
+  repeatedMarginLines,
+  runsToSegments,
+  type TextRun,
+} from '../../lib/corpus/pdf-layout';
 import { findVectorFigures } from '../../lib/corpus/pdf';
 import { isWorkedExample, parseCaption } from '../../lib/corpus/captions';
 import { splitProse, splitSentences } from '../../lib/corpus/split';
@@ -33,18 +42,36 @@ test('split: sentences respect abbreviations; pieces bounded', () => {
   const pieces = splitProse(text, 300, 400);
   assert.ok(nonEmpty(pieces).every((p) => p.length <= 400));
   assert.equal(pieces.join(' '), text);
-  assert.ok(nonEmpty(splitProse('x'.repeat(5000), 1200, 1500)).every((p) => p.length <= 1500), 'space-less runs are cut hard');
+  assert.ok(
+    nonEmpty(splitProse('x'.repeat(5000), 1200, 1500)).every((p) => p.length <= 1500),
+    'space-less runs are cut hard',
+  );
 });
 
 test('table: ragged rows padded, empty rows dropped, text bounded', () => {
   const t = makeTable(['a', 'b'], [['1'], ['', ''], ['2', '3', '4']], 10);
-  assert.deepEqual(t, { header: ['a', 'b', ''], rows: [['1', '', ''], ['2', '3', '4']] });
+  assert.deepEqual(t, {
+    header: ['a', 'b', ''],
+    rows: [
+      ['1', '', ''],
+      ['2', '3', '4'],
+    ],
+  });
   assert.equal(tableToText(t, 'Table 1: x'), 'Table 1: x\n| a | b |  |\n| --- | --- | --- |\n| 1 |  |  |\n| 2 | 3 | 4 |');
 });
 
 test('layout: runs -> segments (wide gaps split, $ joins its number, bold counted per char)', () => {
-  const segs = runsToSegments([run('Revenue', 50, 100), run('$', 200, 100, { w: 5 }), run('1,234', 240, 100), run('Heading. ', 50, 130, { bold: true, w: 45 }), run('rest of the line', 96, 130)]);
-  assert.deepEqual(segs.map((s) => s.text), ['Revenue', '$1,234', 'Heading. rest of the line']);
+  const segs = runsToSegments([
+    run('Revenue', 50, 100),
+    run('$', 200, 100, { w: 5 }),
+    run('1,234', 240, 100),
+    run('Heading. ', 50, 130, { bold: true, w: 45 }),
+    run('rest of the line', 96, 130),
+  ]);
+  assert.deepEqual(
+    segs.map((s) => s.text),
+    ['Revenue', '$1,234', 'Heading. rest of the line'],
+  );
   assert.equal(segs[2].bold, false, 'a run-in bold heading does not make the line bold');
   assert.ok(segs[2].boldChars > 5 && segs[2].boldChars < segs[2].text.length);
 });
@@ -66,29 +93,49 @@ test('layout: two columns are read column by column; a title crossing the gutter
 });
 
 test('layout: aligned columns become a table; prose lines do not', () => {
-  const rows = [['Item', 'Q1', 'Q2'], ['Apples', '10', '12'], ['Pears', '7', '9'], ['Plums', '3', '4']];
+  const rows = [
+    ['Item', 'Q1', 'Q2'],
+    ['Apples', '10', '12'],
+    ['Pears', '7', '9'],
+    ['Plums', '3', '4'],
+  ];
   const runs = rows.flatMap((r, i) => [run(r[0], 60, 100 + i * 14), run(r[1], 250, 100 + i * 14), run(r[2], 350, 100 + i * 14)]);
   const lines = groupLines(runsToSegments(runs));
   const found = detectTables(lines);
   assert.equal(found.length, 1);
   assert.deepEqual(found[0].table.header, ['Item', 'Q1', 'Q2']);
-  assert.deepEqual(found[0].table.rows, [['Apples', '10', '12'], ['Pears', '7', '9'], ['Plums', '3', '4']]);
-  const prose = Array.from({ length: 5 }, (_, i) => [run(`This is a long line of ordinary prose number ${i}`, 60, 100 + i * 12, { w: 200 }), run(`and a second column of prose text ${i}`, 300, 100 + i * 12, { w: 200 })]).flat();
+  assert.deepEqual(found[0].table.rows, [
+    ['Apples', '10', '12'],
+    ['Pears', '7', '9'],
+    ['Plums', '3', '4'],
+  ]);
+  const prose = Array.from({ length: 5 }, (_, i) => [
+    run(`This is a long line of ordinary prose number ${i}`, 60, 100 + i * 12, { w: 200 }),
+    run(`and a second column of prose text ${i}`, 300, 100 + i * 12, { w: 200 }),
+  ]).flat();
   assert.equal(detectTables(groupLines(runsToSegments(prose))).length, 0);
 });
 
 test('layout: paragraphs split at gaps and indents; hyphenation undone', () => {
-  const lines = groupLines(runsToSegments([
-    run('The first paragraph is hyphen-', 60, 100, { w: 300 }),
-    run('ated across lines and ends here.', 60, 112, { w: 200 }),
-    run('A second paragraph after a gap.', 60, 140, { w: 300 }),
-  ]));
+  const lines = groupLines(
+    runsToSegments([
+      run('The first paragraph is hyphen-', 60, 100, { w: 300 }),
+      run('ated across lines and ends here.', 60, 112, { w: 200 }),
+      run('A second paragraph after a gap.', 60, 140, { w: 300 }),
+    ]),
+  );
   const blocks = linesToBlocks(lines, 360);
-  assert.deepEqual(blocks.map((b) => b.text), ['The first paragraph is hyphenated across lines and ends here.', 'A second paragraph after a gap.']);
+  assert.deepEqual(
+    blocks.map((b) => b.text),
+    ['The first paragraph is hyphenated across lines and ends here.', 'A second paragraph after a gap.'],
+  );
 });
 
 test('layout: repeated running headers and page numbers are found', () => {
-  const page = (n: number) => ({ height: 800, segs: runsToSegments([run('ACME Annual Report 2023', 60, 30), run(`Body text of page ${n} that differs.`, 60, 300), run(String(n), 300, 780)]) });
+  const page = (n: number) => ({
+    height: 800,
+    segs: runsToSegments([run('ACME Annual Report 2023', 60, 30), run(`Body text of page ${n} that differs.`, 60, 300), run(String(n), 300, 780)]),
+  });
   const drops = repeatedMarginLines([page(1), page(2), page(3), page(4)]);
   const pages = [page(1), page(2), page(3), page(4)];
   pages.forEach((p, i) => {
@@ -98,13 +145,31 @@ test('layout: repeated running headers and page numbers are found', () => {
 });
 
 test('vector figure: drawings above a caption become a region; labels inside are absorbed', () => {
-  const block = (text: string, y0: number, y1: number, x0 = 60, x1 = 500, lines = 1) => ({ type: 'block' as const, text, fs: 10, bold: false, lines, box: { x0, y0, x1, y1 } });
+  const block = (text: string, y0: number, y1: number, x0 = 60, x1 = 500, lines = 1) => ({
+    type: 'block' as const,
+    text,
+    fs: 10,
+    bold: false,
+    lines,
+    box: { x0, y0, x1, y1 },
+  });
   const els = [
-    block('A long paragraph of prose before the figure that goes on and on and on about the harbor and its many ships, far more than two hundred characters so that it counts as prose and bounds the figure region from above.', 60, 120, 60, 500, 5),
+    block(
+      'A long paragraph of prose before the figure that goes on and on and on about the harbor and its many ships, far more than two hundred characters so that it counts as prose and bounds the figure region from above.',
+      60,
+      120,
+      60,
+      500,
+      5,
+    ),
     block('2019 2020 2021', 250, 260, 100, 300),
     block('Figure 2: Ships per year', 300, 312),
   ];
-  const drawings = [{ x0: 100, y0: 150, x1: 140, y1: 280 }, { x0: 150, y0: 200, x1: 190, y1: 280 }, { x0: 200, y0: 130, x1: 240, y1: 280 }];
+  const drawings = [
+    { x0: 100, y0: 150, x1: 140, y1: 280 },
+    { x0: 150, y0: 200, x1: 190, y1: 280 },
+    { x0: 200, y0: 130, x1: 240, y1: 280 },
+  ];
   const figs = findVectorFigures(els, drawings, 595, 842);
   const f = figs.get(2)!;
   assert.ok(f);
@@ -123,29 +188,53 @@ test('fragment builder: media attach to the preceding prose of the same section,
   b.heading(2, 'B');
   b.media({ kind: 'image' });
   const f = b.finish();
-  assert.deepEqual(f.map((x) => [x.kind, x.anchor ?? '', x.attached.join(',')]), [
-    ['image', 'd#1', ''],
-    ['text', '', 'd#0,d#2'],
-    ['table', 'd#1', ''],
-    ['image', '', ''],
-  ]);
+  assert.deepEqual(
+    f.map((x) => [x.kind, x.anchor ?? '', x.attached.join(',')]),
+    [
+      ['image', 'd#1', ''],
+      ['text', '', 'd#0,d#2'],
+      ['table', 'd#1', ''],
+      ['image', '', ''],
+    ],
+  );
   assert.deepEqual(f[3].section, ['A', 'B']);
 });
 
 test('ocr blocks: low-confidence words dropped, noisy paragraphs skipped, a taller title line split off', () => {
-  const word = (text: string, conf: number, x: number, y: number, h: number) => ({ text, conf, bbox: [x, y, x + 10 * text.length, y + h] as [number, number, number, number] });
+  const word = (text: string, conf: number, x: number, y: number, h: number) => ({
+    text,
+    conf,
+    bbox: [x, y, x + 10 * text.length, y + h] as [number, number, number, number],
+  });
   const page = {
-    width: 1000, height: 800, confidence: 80,
+    width: 1000,
+    height: 800,
+    confidence: 80,
     paragraphs: [
-      { bbox: [0, 0, 900, 300] as [number, number, number, number], lines: [
-        { height: 60, words: [word('QUARTERLY', 95, 10, 10, 60), word('RESULTS', 93, 200, 10, 60)] },
-        { height: 24, words: [word('Revenue', 91, 10, 100, 24), word('grew', 90, 100, 100, 24), word('~#', 20, 150, 100, 24), word('strongly', 88, 200, 100, 24)] },
-        { height: 25, words: [word('in', 92, 10, 130, 25), word('every', 90, 40, 130, 25), word('region.', 89, 100, 130, 25)] },
-      ] },
-      { bbox: [0, 400, 900, 600] as [number, number, number, number], lines: [{ height: 30, words: [word('x7', 30, 10, 400, 30), word('Ek', 25, 50, 400, 30)] }] },
+      {
+        bbox: [0, 0, 900, 300] as [number, number, number, number],
+        lines: [
+          { height: 60, words: [word('QUARTERLY', 95, 10, 10, 60), word('RESULTS', 93, 200, 10, 60)] },
+          {
+            height: 24,
+            words: [word('Revenue', 91, 10, 100, 24), word('grew', 90, 100, 100, 24), word('~#', 20, 150, 100, 24), word('strongly', 88, 200, 100, 24)],
+          },
+          { height: 25, words: [word('in', 92, 10, 130, 25), word('every', 90, 40, 130, 25), word('region.', 89, 100, 130, 25)] },
+        ],
+      },
+      {
+        bbox: [0, 400, 900, 600] as [number, number, number, number],
+        lines: [{ height: 30, words: [word('x7', 30, 10, 400, 30), word('Ek', 25, 50, 400, 30)] }],
+      },
     ],
   };
   const blocks = ocrBlocks(page, 60);
-  assert.deepEqual(blocks.map((b) => [b.text, b.lines]), [['QUARTERLY RESULTS', 1], ['Revenue grew strongly in every region.', 2]]);
+  assert.deepEqual(
+    blocks.map((b) => [b.text, b.lines]),
+    [
+      ['QUARTERLY RESULTS', 1],
+      ['Revenue grew strongly in every region.', 2],
+    ],
+  );
   assert.equal(blocks[0].lineHeight, 60);
 });

@@ -100,14 +100,20 @@ test('markdown: image paths escaping the corpus are refused, the fragment is kep
   const dir = scratch('md-escape');
   fs.mkdirSync(path.join(dir, 'corpus'));
   fs.writeFileSync(path.join(dir, 'secret.png'), 'not for you');
-  fs.writeFileSync(path.join(dir, 'corpus', 'a.md'), '# A\n\nText.\n\n![up](../secret.png)\n*Figure 1: Up*\n\n![abs](/etc/hostname)\n\n![remote](https://example.org/x.png)\n');
+  fs.writeFileSync(
+    path.join(dir, 'corpus', 'a.md'),
+    '# A\n\nText.\n\n![up](../secret.png)\n*Figure 1: Up*\n\n![abs](/etc/hostname)\n\n![remote](https://example.org/x.png)\n',
+  );
   const r = await ingestMarkdown(path.join(dir, 'corpus', 'a.md'), { corpusRoot: path.join(dir, 'corpus') });
   const imgs = byKind(r, 'image');
   assert.equal(imgs.length, 3);
   assert.ok(nonEmpty(imgs).every((f) => f.media === undefined));
   assert.equal(imgs[0].label, 'Figure 1');
   assert.equal(r.issues.filter((i) => i.code === 'path_escape').length, 1, '../ escape');
-  assert.ok(r.issues.some((i) => i.code === 'missing_media' && i.message.includes('etc/hostname')), 'a leading / is corpus-root relative, never the real /etc');
+  assert.ok(
+    r.issues.some((i) => i.code === 'missing_media' && i.message.includes('etc/hostname')),
+    'a leading / is corpus-root relative, never the real /etc',
+  );
   assert.ok(r.issues.some((i) => i.code === 'remote_media'));
 });
 
@@ -128,7 +134,10 @@ test('markdown: setext headings, code fences and table caption below the table',
 });
 
 test('markdown: inline markup to text', () => {
-  assert.equal(inlineToText('**bold** and *it* and _em_ and `code` and [link](http://x.y/(a)) and snake_case_name'), 'bold and it and em and code and link and snake_case_name');
+  assert.equal(
+    inlineToText('**bold** and *it* and _em_ and `code` and [link](http://x.y/(a)) and snake_case_name'),
+    'bold and it and em and code and link and snake_case_name',
+  );
   assert.equal(inlineToText('a &amp; b \\* c'), 'a & b * c');
 });
 
@@ -136,7 +145,10 @@ test('text files: paragraphs and worked examples; latin1 bytes are decoded with 
   const r = await ingestText(path.join(DOCS, 'notes.txt'), { corpusRoot: DOCS });
   assertWellFormed(r);
   assert.equal(r.doc?.format, 'text');
-  assert.deepEqual(r.fragments.map((f) => f.kind), ['text', 'example']);
+  assert.deepEqual(
+    r.fragments.map((f) => f.kind),
+    ['text', 'example'],
+  );
   const dir = scratch('txt-latin1');
   fs.writeFileSync(path.join(dir, 'l.md'), Buffer.from('# Caf\xe9\n\nNa\xefve text.\n', 'latin1'));
   const l = await ingestMarkdown(path.join(dir, 'l.md'), { corpusRoot: dir });

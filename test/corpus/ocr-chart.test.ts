@@ -20,7 +20,11 @@ import { nonEmpty } from '../_shared/non-empty';
 function drawChart(): Buffer {
   const years = ['2016', '2017', '2018', '2019', '2020'];
   const values = [412, 622, 755, 689, 538];
-  const W = 900, H = 520, left = 60, bottom = 420, slot = 160;
+  const W = 900,
+    H = 520,
+    left = 60,
+    bottom = 420,
+    slot = 160;
   const canvas = createCanvas(W, H);
   const g = canvas.getContext('2d');
   g.fillStyle = '#ffffff';
@@ -58,7 +62,11 @@ test('real OCR of a drawn bar chart: both OCR paths emit the year: value pairs; 
     const text = ocrText(await pool.recognize(png), 60);
     const lines = text.split('\n');
     assert.equal(lines[0], 'Acme Works: revenue');
-    assert.deepEqual(lines.filter((l) => /^\d{4}: /.test(l)), PAIRS, text);
+    assert.deepEqual(
+      lines.filter((l) => /^\d{4}: /.test(l)),
+      PAIRS,
+      text,
+    );
   } finally {
     await pool.close();
   }
@@ -73,7 +81,12 @@ test('real OCR of a drawn bar chart: both OCR paths emit the year: value pairs; 
     assert.equal(pool2.stats.recognised, 0);
     assert.equal(pool2.stats.cacheHits, 1);
     assert.notEqual(page.sparseNumbers, undefined);
-    assert.deepEqual(ocrText(page, 60).split('\n').filter((l) => /^\d{4}: /.test(l)), PAIRS);
+    assert.deepEqual(
+      ocrText(page, 60)
+        .split('\n')
+        .filter((l) => /^\d{4}: /.test(l)),
+      PAIRS,
+    );
     assert.notEqual((JSON.parse(fs.readFileSync(record, 'utf8')) as OcrPage).sparseNumbers, undefined, 'the completed record is written back');
   } finally {
     await pool2.close();
@@ -86,7 +99,10 @@ test('real OCR of a drawn bar chart: both OCR paths emit the year: value pairs; 
   try {
     const res = await ocr.read({ type: 'image', path: file });
     assert.equal(ocr.recognized, 1, 'the old-format entry was ignored and the image recognised again');
-    assert.deepEqual(res.lines.filter((l) => l.kind === 'pair').map((l) => l.text), PAIRS);
+    assert.deepEqual(
+      res.lines.filter((l) => l.kind === 'pair').map((l) => l.text),
+      PAIRS,
+    );
     assert.ok(nonEmpty(res.lines.filter((l) => l.kind === 'pair')).every((l) => l.bbox && l.bbox.y1 > l.bbox.y0));
     assert.match(res.engine, /rows-chartpairs/);
   } finally {
@@ -96,7 +112,10 @@ test('real OCR of a drawn bar chart: both OCR paths emit the year: value pairs; 
   try {
     const res = await again.read({ type: 'image', path: file });
     assert.equal(again.recognized, 0, 'the word boxes were cached');
-    assert.deepEqual(res.lines.filter((l) => l.kind === 'pair').map((l) => l.text), PAIRS);
+    assert.deepEqual(
+      res.lines.filter((l) => l.kind === 'pair').map((l) => l.text),
+      PAIRS,
+    );
   } finally {
     await again.close();
     cache.close();

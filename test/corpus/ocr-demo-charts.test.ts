@@ -38,7 +38,12 @@ test('demo bar charts: year-value pairs read right from the OCR text', async (t)
   const score = { charts: 0, expected: 0, right: 0, wrong: 0, rightNoSparse: 0, wrongNoSparse: 0, otherImagesWithPairs: 0 };
   const read = (page: OcrPage) => {
     const got = new Map<string, string>();
-    for (const s of chartSeries(ocrBlocks(page, 60).map((b) => b.text).join('\n'))) for (const [y, v] of s.rows) got.set(y, v);
+    for (const s of chartSeries(
+      ocrBlocks(page, 60)
+        .map((b) => b.text)
+        .join('\n'),
+    ))
+      for (const [y, v] of s.rows) got.set(y, v);
     return got;
   };
   try {
@@ -49,7 +54,10 @@ test('demo bar charts: year-value pairs read right from the OCR text', async (t)
         const bar = d.length >= 4 && d.length % 2 === 0 && d.slice(0, n).every((x) => NUM.test(x)) && !d.slice(0, n).every((x) => /^\d{4}$/.test(x));
         const page = await pool.recognize(fs.readFileSync(path.join(root, 'corpus', im.path)));
         if (!bar) {
-          if (ocrBlocks(page, 60).some((b) => /^\S[^\n]*: \S+$/m.test(b.text) && b.text.split('\n').length > 1 && !im.drawnText.some((x) => b.text.includes(x)))) score.otherImagesWithPairs++;
+          if (
+            ocrBlocks(page, 60).some((b) => /^\S[^\n]*: \S+$/m.test(b.text) && b.text.split('\n').length > 1 && !im.drawnText.some((x) => b.text.includes(x)))
+          )
+            score.otherImagesWithPairs++;
           return;
         }
         score.charts++;
@@ -68,7 +76,14 @@ test('demo bar charts: year-value pairs read right from the OCR text', async (t)
     await pool.close();
     if (!process.env.KF_OCR_DEMO_CACHE) fs.rmSync(cacheDir, { recursive: true, force: true });
   }
-  t.diagnostic(JSON.stringify({ ...score, accuracy: +(score.right / score.expected).toFixed(3), accuracyNoSparse: +(score.rightNoSparse / score.expected).toFixed(3), ocr: pool.stats }));
+  t.diagnostic(
+    JSON.stringify({
+      ...score,
+      accuracy: +(score.right / score.expected).toFixed(3),
+      accuracyNoSparse: +(score.rightNoSparse / score.expected).toFixed(3),
+      ocr: pool.stats,
+    }),
+  );
   assert.ok(score.charts > 0, 'the demo world has bar charts');
   assert.ok(score.right / score.expected >= 0.95, `only ${score.right}/${score.expected} pairs right`);
   assert.ok(score.wrong <= 0.02 * score.expected, `${score.wrong} wrong pairs`);

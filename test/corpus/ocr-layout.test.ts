@@ -68,14 +68,27 @@ test('rows: words regrouped by vertical overlap, top to bottom, left to right; a
   assert.ok(groupRows(stairs).length >= 3, 'a staircase stays several rows');
   // Cells: a gap wider than the word height separates labels; word spaces do not.
   const cells = rowCells(groupRows([w('North', 0, 0), w('America', 80, 0), w('Europe', 300, 0), w('12.5', 500, 0), w('%', 560, 0)])[0]);
-  assert.deepEqual(cells.map((c) => c.text), ['North America', 'Europe', '12.5 %']);
+  assert.deepEqual(
+    cells.map((c) => c.text),
+    ['North America', 'Europe', '12.5 %'],
+  );
 });
 
 test('bar chart: each value label pairs with the year under it, in year order, whatever order OCR read them', () => {
-  const vals: [string, number][] = [['544', 240], ['622', 180], ['755', 120], ['689', 150], ['588', 205], ['1,039', 100]];
+  const vals: [string, number][] = [
+    ['544', 240],
+    ['622', 180],
+    ['755', 120],
+    ['689', 150],
+    ['588', 205],
+    ['1,039', 100],
+  ];
   const lay = ocrLayout(barChart(vals), 60);
   assert.equal(lay.charts.length, 1);
-  assert.deepEqual(lay.charts[0].pairs.map((p) => `${p.category}: ${p.value}`), ['2016: 544', '2017: 622', '2018: 755', '2019: 689', '2020: 588', '2021: 1,039']);
+  assert.deepEqual(
+    lay.charts[0].pairs.map((p) => `${p.category}: ${p.value}`),
+    ['2016: 544', '2017: 622', '2018: 755', '2019: 689', '2020: 588', '2021: 1,039'],
+  );
   const lines = lay.text.split('\n');
   // Title and axis title stay lines of their own; the pairs follow the axis row, the axis title comes after.
   assert.equal(lines[0], 'Acme Works: revenue');
@@ -86,15 +99,42 @@ test('bar chart: each value label pairs with the year under it, in year order, w
   assert.equal(lines[lines.length - 1], 'Year');
   assert.deepEqual(lay.lines.filter((l) => l.kind === 'pair').length, 6);
   // The offline reader gets the series from the same text (ocrBlocks is what indexing stores).
-  const text = ocrBlocks(barChart(vals), 60).map((b) => b.text).join('\n');
-  assert.deepEqual(chartSeries(text).flatMap((s) => s.rows), [['2016', '544'], ['2017', '622'], ['2018', '755'], ['2019', '689'], ['2020', '588'], ['2021', '1,039']]);
+  const text = ocrBlocks(barChart(vals), 60)
+    .map((b) => b.text)
+    .join('\n');
+  assert.deepEqual(
+    chartSeries(text).flatMap((s) => s.rows),
+    [
+      ['2016', '544'],
+      ['2017', '622'],
+      ['2018', '755'],
+      ['2019', '689'],
+      ['2020', '588'],
+      ['2021', '1,039'],
+    ],
+  );
   assert.equal(ocrText(barChart(vals), 60), lay.text);
 });
 
 test('bar chart: a value label under the confidence threshold is dropped, the others still pair', () => {
-  const p = barChart([['30%', 200], ['21%', 250], ['17%', 280], ['9%', 300], ['5%', 320]], { years: ['Rock', 'R&B/Hip-Hop', 'Pop', 'Country', 'Latin'], pitch: 190 });
-  p.paragraphs.flatMap((x) => x.lines).flatMap((l) => l.words).find((x) => x.text === '9%')!.conf = 30;
-  assert.deepEqual(ocrLayout(p, 60).charts[0].pairs.map((x) => `${x.category}: ${x.value}`), ['Rock: 30%', 'R&B/Hip-Hop: 21%', 'Pop: 17%', 'Latin: 5%']);
+  const p = barChart(
+    [
+      ['30%', 200],
+      ['21%', 250],
+      ['17%', 280],
+      ['9%', 300],
+      ['5%', 320],
+    ],
+    { years: ['Rock', 'R&B/Hip-Hop', 'Pop', 'Country', 'Latin'], pitch: 190 },
+  );
+  p.paragraphs
+    .flatMap((x) => x.lines)
+    .flatMap((l) => l.words)
+    .find((x) => x.text === '9%')!.conf = 30;
+  assert.deepEqual(
+    ocrLayout(p, 60).charts[0].pairs.map((x) => `${x.category}: ${x.value}`),
+    ['Rock: 30%', 'R&B/Hip-Hop: 21%', 'Pop: 17%', 'Latin: 5%'],
+  );
 });
 
 test('no pairs when the alignment is ambiguous: grouped bars, a value between two categories, too few values', () => {
@@ -107,10 +147,19 @@ test('no pairs when the alignment is ambiguous: grouped bars, a value between tw
   );
   assert.deepEqual(ocrLayout(grouped, 60).charts, []);
   // A value half-way between two categories.
-  const between = page([[wc('40', 300, 200, 23), wc('50', 200, 150, 23), wc('60', 600, 180, 23)]], [[wc('2019', 200, 546), wc('2020', 400, 546), wc('2021', 600, 546)]]);
+  const between = page(
+    [[wc('40', 300, 200, 23), wc('50', 200, 150, 23), wc('60', 600, 180, 23)]],
+    [[wc('2019', 200, 546), wc('2020', 400, 546), wc('2021', 600, 546)]],
+  );
   assert.deepEqual(ocrLayout(between, 60).charts, []);
   // Only 2 of 6 categories have a value: not enough to be sure these are the bars' labels.
-  const sparse = barChart([['12', 200], ['14', 180]], { years: ['2016', '2017', '2018', '2019', '2020', '2021'] });
+  const sparse = barChart(
+    [
+      ['12', 200],
+      ['14', 180],
+    ],
+    { years: ['2016', '2017', '2018', '2019', '2020', '2021'] },
+  );
   assert.deepEqual(ocrLayout(sparse, 60).charts, []);
   // Repeated category labels (small multiples, a legend per panel).
   const dup = page([[wc('70', 200, 200, 23), wc('80', 600, 200, 23)]], [[wc('DPR', 200, 546), wc('DPR', 400, 546), wc('DPR', 600, 546)]]);
@@ -121,23 +170,44 @@ test('no pairs for labelled figures (KPI tiles, a table): labels right above val
   const kpi = page(
     [[w('Conversion', 100, 330, 24), w('Rate', 260, 330, 24)], [w('Transactions', 560, 330, 24)]],
     [[w('2.16%', 100, 386, 40), w('413,780', 560, 386, 40)]],
-    [[w('Average', 100, 570, 24), w('Order', 210, 570, 24), w('Value', 300, 570, 24)], [w('Unique', 560, 570, 24), w('Purchases', 660, 570, 24)], [w('Quantity', 1000, 570, 24)]],
+    [
+      [w('Average', 100, 570, 24), w('Order', 210, 570, 24), w('Value', 300, 570, 24)],
+      [w('Unique', 560, 570, 24), w('Purchases', 660, 570, 24)],
+      [w('Quantity', 1000, 570, 24)],
+    ],
     [[w('$51.62', 100, 621, 40), w('977,406', 560, 621, 40), w('1,381,146', 1000, 621, 40)]],
   );
   assert.deepEqual(ocrLayout(kpi, 60).charts, []);
   // A line chart printing its values as a data row under the years: not pairs of values ABOVE an axis.
-  const dataRow = page([[wc('Population', 500, 20, 29)]], [[wc('1990', 150, 546), wc('2000', 300, 546), wc('2010', 450, 546)]], [[wc('410,800', 150, 589, 25), wc('463,100', 300, 589, 25), wc('446,900', 450, 589, 25)]]);
+  const dataRow = page(
+    [[wc('Population', 500, 20, 29)]],
+    [[wc('1990', 150, 546), wc('2000', 300, 546), wc('2010', 450, 546)]],
+    [[wc('410,800', 150, 589, 25), wc('463,100', 300, 589, 25), wc('446,900', 450, 589, 25)]],
+  );
   assert.deepEqual(ocrLayout(dataRow, 60).charts, []);
 });
 
 test('legends and stray glyphs: a legend row under the axis stays its own line; a drawing read as a big digit is no value', () => {
-  const p = barChart([['120', 200], ['95', 260], ['143', 170]], { years: ['North', 'South', 'East'], pitch: 200 });
+  const p = barChart(
+    [
+      ['120', 200],
+      ['95', 260],
+      ['143', 170],
+    ],
+    { years: ['North', 'South', 'East'], pitch: 200 },
+  );
   p.paragraphs.push({ bbox: [0, 0, 1, 1], lines: [{ height: 18, words: [w('Sales', 200, 640, 18), w('2023', 290, 640, 18), w('Target', 500, 640, 18)] }] });
   const lay = ocrLayout(p, 60);
-  assert.deepEqual(lay.charts[0].pairs.map((x) => `${x.category}: ${x.value}`), ['North: 120', 'South: 95', 'East: 143']);
+  assert.deepEqual(
+    lay.charts[0].pairs.map((x) => `${x.category}: ${x.value}`),
+    ['North: 120', 'South: 95', 'East: 143'],
+  );
   assert.equal(lay.text.split('\n').pop(), 'Sales 2023 Target');
   // A tall "9" (a shape of the figure, 5x the label height) over a category: not a value label.
-  const glyph = page([[w('9', 180, 100, 110), w('4', 580, 300, 22)]], [[wc('Normal zygote', 200, 546, 22), wc('Gynogenetic', 400, 546, 22), wc('Androgenetic', 600, 546, 22)]]);
+  const glyph = page(
+    [[w('9', 180, 100, 110), w('4', 580, 300, 22)]],
+    [[wc('Normal zygote', 200, 546, 22), wc('Gynogenetic', 400, 546, 22), wc('Androgenetic', 600, 546, 22)]],
+  );
   assert.deepEqual(ocrLayout(glyph, 60).charts, []);
 });
 
@@ -146,7 +216,14 @@ test('regions: two text columns are never interleaved; a label column and its va
   const left = col(20, ['alpha beta gamma delta', 'epsilon zeta eta theta', 'iota kappa lambda mu']);
   const right = col(620, ['one two three four', 'five six seven eight', 'nine ten eleven twelve']);
   const lay = ocrLayout(page(left, right), 60);
-  assert.deepEqual(lay.text.split('\n'), ['alpha beta gamma delta', 'epsilon zeta eta theta', 'iota kappa lambda mu', 'one two three four', 'five six seven eight', 'nine ten eleven twelve']);
+  assert.deepEqual(lay.text.split('\n'), [
+    'alpha beta gamma delta',
+    'epsilon zeta eta theta',
+    'iota kappa lambda mu',
+    'one two three four',
+    'five six seven eight',
+    'nine ten eleven twelve',
+  ]);
   // Tesseract reads a horizontal bar chart's labels and values as two columns; here they become rows.
   const labels = [[w('All', 20, 100), w('Music', 70, 100)], [w('Rock', 20, 140)], [w('Pop', 20, 180)]];
   const values = [[w('24%', 400, 101)], [w('32%', 400, 141)], [w('18%', 400, 181)]];
@@ -154,7 +231,17 @@ test('regions: two text columns are never interleaved; a label column and its va
 });
 
 test('ocr blocks keep paragraphs, heading splits and the noise filter; a chart adds one block of pairs after its axis', () => {
-  const blocks = ocrBlocks(barChart([['10', 300], ['20', 200], ['30', 100]], { years: ['2019', '2020', '2021'] }), 60);
+  const blocks = ocrBlocks(
+    barChart(
+      [
+        ['10', 300],
+        ['20', 200],
+        ['30', 100],
+      ],
+      { years: ['2019', '2020', '2021'] },
+    ),
+    60,
+  );
   const pairBlock = blocks.findIndex((b) => b.text.startsWith('2019: 10'));
   assert.ok(pairBlock > 0);
   assert.equal(blocks[pairBlock].text, '2019: 10\n2020: 20\n2021: 30');
@@ -167,7 +254,13 @@ test('ocr blocks keep paragraphs, heading splits and the noise filter; a chart a
 });
 
 test('sparse-numbers pass: asked for only when an axis misses values; its numbers fill the gaps of chart pairing only', () => {
-  const vals: [string, number][] = [['223', 200], ['211', 215], ['256', 155], ['S47', 166], ['296', 141]];
+  const vals: [string, number][] = [
+    ['223', 200],
+    ['211', 215],
+    ['256', 155],
+    ['S47', 166],
+    ['296', 141],
+  ];
   const full = barChart(vals.map(([t, y]) => [t === 'S47' ? '247' : t, y] as [string, number]));
   assert.equal(wantsSparseNumbers(full), false, 'every category has a confident value: no second pass');
   assert.equal(wantsSparseNumbers(page([[w('Revenue', 10, 10), w('grew', 120, 10), w('strongly', 200, 10)]])), false, 'plain text: no second pass');
@@ -187,9 +280,15 @@ test('sparse-numbers pass: asked for only when an axis misses values; its number
     at('2017', box('2017'), 96), // already read: no duplicate
   ];
   const lay = ocrLayout(p, 60);
-  assert.deepEqual(lay.charts[0].pairs.map((x) => `${x.category}: ${x.value}`), ['2016: 223', '2017: 211', '2018: 256', '2019: 247', '2020: 296']);
+  assert.deepEqual(
+    lay.charts[0].pairs.map((x) => `${x.category}: ${x.value}`),
+    ['2016: 223', '2017: 211', '2018: 256', '2019: 247', '2020: 296'],
+  );
   // The plain rows are the first pass's alone.
-  const rows = lay.lines.filter((l) => l.kind === 'row').map((l) => l.text).join('\n');
+  const rows = lay.lines
+    .filter((l) => l.kind === 'row')
+    .map((l) => l.text)
+    .join('\n');
   assert.ok(!/\b(223|247|266|11)\b/.test(rows), rows);
   assert.equal(lay.text.split('\n').filter((l) => l.includes('2017')).length, 2, 'the axis row and one pair: no duplicated 2017');
 });

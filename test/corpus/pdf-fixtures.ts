@@ -58,7 +58,10 @@ export function reportPdf(): Promise<Buffer> {
   doc.moveDown(0.5);
   doc.font('Helvetica-Bold').fontSize(14).text('1 Introduction');
   doc.moveDown(0.3);
-  doc.font('Helvetica').fontSize(10).text(LOREM + LOREM, { width: 480 });
+  doc
+    .font('Helvetica')
+    .fontSize(10)
+    .text(LOREM + LOREM, { width: 480 });
   doc.moveDown(0.8);
   doc.font('Helvetica-Bold').fontSize(14).text('2 Traffic');
   doc.moveDown(0.3);
@@ -78,7 +81,12 @@ export function reportPdf(): Promise<Buffer> {
   doc.moveDown(0.5);
   doc.font('Helvetica-Oblique').fontSize(10).text('Table 1: Cargo by type', { width: 480 });
   let y = doc.y + 8;
-  const rows = [['Cargo', 'Tonnes', 'Share'], ['Grain', '12,400', '41%'], ['Timber', '9,100', '30%'], ['Salt', '8,800', '29%']];
+  const rows = [
+    ['Cargo', 'Tonnes', 'Share'],
+    ['Grain', '12,400', '41%'],
+    ['Timber', '9,100', '30%'],
+    ['Salt', '8,800', '29%'],
+  ];
   for (const [i, r] of rows.entries()) {
     doc.font(i === 0 ? 'Helvetica-Bold' : 'Helvetica').fontSize(10);
     doc.text(r[0], 56, y, { lineBreak: false });
@@ -86,7 +94,10 @@ export function reportPdf(): Promise<Buffer> {
     doc.text(r[2], 400, y, { lineBreak: false });
     y += 16;
   }
-  doc.font('Helvetica').fontSize(10).text('Worked example: a ship of 2,000 tonnes pays 0.5 credits per tonne, so it pays 2,000 x 0.5 = 1,000 credits.', 56, y + 20, { width: 480 });
+  doc
+    .font('Helvetica')
+    .fontSize(10)
+    .text('Worked example: a ship of 2,000 tonnes pays 0.5 credits per tonne, so it pays 2,000 x 0.5 = 1,000 credits.', 56, y + 20, { width: 480 });
   footer(2);
   // Page 3: two columns.
   doc.addPage();

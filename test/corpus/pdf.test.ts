@@ -18,7 +18,15 @@ test('pdf: headings, image + caption, aligned table + caption, example, two colu
   assert.equal(r.doc?.id, 'report');
   assert.equal(r.doc?.title, 'Velm Harbor Report');
   assert.equal(r.doc?.pages, 4);
-  assert.deepEqual(r.pages?.map((p) => [p.page, p.source]), [[1, 'text'], [2, 'text'], [3, 'text'], [4, 'empty']]);
+  assert.deepEqual(
+    r.pages?.map((p) => [p.page, p.source]),
+    [
+      [1, 'text'],
+      [2, 'text'],
+      [3, 'text'],
+      [4, 'empty'],
+    ],
+  );
 
   const intro = r.fragments[0];
   assert.equal(intro.page, 1);
@@ -43,7 +51,11 @@ test('pdf: headings, image + caption, aligned table + caption, example, two colu
   assert.equal(t.page, 2);
   assert.equal(t.label, 'Table 1');
   assert.deepEqual(t.table?.header, ['Cargo', 'Tonnes', 'Share']);
-  assert.deepEqual(t.table?.rows, [['Grain', '12,400', '41%'], ['Timber', '9,100', '30%'], ['Salt', '8,800', '29%']]);
+  assert.deepEqual(t.table?.rows, [
+    ['Grain', '12,400', '41%'],
+    ['Timber', '9,100', '30%'],
+    ['Salt', '8,800', '29%'],
+  ]);
   assert.match(t.text, /\| Grain \| 12,400 \| 41% \|/);
 
   const [ex] = byKind(r, 'example');
@@ -51,7 +63,10 @@ test('pdf: headings, image + caption, aligned table + caption, example, two colu
   assert.deepEqual(ex.section, ['3 Cargo']);
 
   // Two columns: the whole left column is read before the right one.
-  const p3 = r.fragments.filter((f) => f.page === 3).map((f) => f.text).join('\n');
+  const p3 = r.fragments
+    .filter((f) => f.page === 3)
+    .map((f) => f.text)
+    .join('\n');
   for (const w of ['LEFTSTART', 'LEFTEND', 'RIGHTSTART', 'RIGHTEND']) assert.ok(p3.includes(w), w);
   assert.ok(p3.indexOf('LEFTEND') < p3.indexOf('RIGHTSTART'), 'left column first');
   assert.ok(!r.fragments.some((f) => f.text.includes('Velm Harbor Report - page')), 'running footer removed');
@@ -73,7 +88,9 @@ test('pdf: a page without text layer is OCRed (pool of workers, cache by image h
     assert.equal(r.pages?.[0].source, 'ocr');
     assert.ok(r.pages![0].chars > 20);
     assert.equal(r.stats.ocrPages, 1);
-    const text = byKind(r, 'text').map((f) => f.text).join(' ');
+    const text = byKind(r, 'text')
+      .map((f) => f.text)
+      .join(' ');
     assert.match(text, /TARIFFS/);
     assert.match(text, /credits/);
     const [page] = byKind(r, 'image');
@@ -97,7 +114,10 @@ test('pdf: a page without text layer is OCRed (pool of workers, cache by image h
 
 test('pdf: corrupt, encrypted, empty and truncated files give a clear issue, never a throw', async () => {
   const dir = scratch('pdf-bad');
-  const write = (name: string, data: Buffer | string) => { fs.writeFileSync(path.join(dir, name), data); return path.join(dir, name); };
+  const write = (name: string, data: Buffer | string) => {
+    fs.writeFileSync(path.join(dir, name), data);
+    return path.join(dir, name);
+  };
 
   const corrupt = await ingestPdf(write('corrupt.pdf', 'this is not a pdf at all, just text pretending'), { corpusRoot: dir });
   assert.equal(corrupt.doc, undefined);

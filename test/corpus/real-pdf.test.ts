@@ -22,14 +22,23 @@ test('real PDF (MMLongBench-Doc 2310.05634v2): every page accounted, sections, f
   assert.equal(r.doc?.id, '2310.05634v2');
   assert.match(r.doc!.title, /Verifiable Generation/);
   assert.equal(r.doc?.pages, 24);
-  assert.deepEqual(r.pages?.map((p) => p.page), Array.from({ length: 24 }, (_, i) => i + 1));
+  assert.deepEqual(
+    r.pages?.map((p) => p.page),
+    Array.from({ length: 24 }, (_, i) => i + 1),
+  );
   assert.ok(nonEmpty(r.pages!).every((p) => p.source === 'text' && p.chars > 100));
-  assert.ok(r.issues.every((i) => i.severity !== 'error'), 'no error issues');
+  assert.ok(
+    r.issues.every((i) => i.severity !== 'error'),
+    'no error issues',
+  );
 
   const texts = byKind(r, 'text');
   assert.ok(texts.length >= 60, `${texts.length} text fragments`);
   assert.ok(nonEmpty(texts).every((f) => f.text.length <= 1500));
-  assert.ok(nonEmpty(r.fragments).every((f, i) => i === 0 || (f.page ?? 0) >= (r.fragments[i - 1].page ?? 0)), 'page order');
+  assert.ok(
+    nonEmpty(r.fragments).every((f, i) => i === 0 || (f.page ?? 0) >= (r.fragments[i - 1].page ?? 0)),
+    'page order',
+  );
   assert.ok(r.fragments.some((f) => f.section.includes('1 Introduction')));
   assert.ok(texts.some((f) => f.text.includes('knowledge graph')));
 

@@ -78,7 +78,9 @@ test('default directories: data/demo/<preset>, or <preset>-<hash> for customised
 test('written files follow the ingestion conventions (ids, images, captions, tables, examples, headings)', async () => {
   const root = tmp('conv');
   const { dir, manifest } = await ensureDemoWorld({ preset: 'tiny', dir: path.join(root, 'w') });
-  const world = JSON.parse(fs.readFileSync(path.join(dir, 'world.json'), 'utf8')) as { documents: { id: string; file: string; format: string; pages: number }[] };
+  const world = JSON.parse(fs.readFileSync(path.join(dir, 'world.json'), 'utf8')) as {
+    documents: { id: string; file: string; format: string; pages: number }[];
+  };
   const files = listFiles(path.join(dir, 'corpus'));
   for (const d of world.documents) {
     // id = path relative to the corpus root without extension.
@@ -86,7 +88,10 @@ test('written files follow the ingestion conventions (ids, images, captions, tab
     assert.ok(files.includes(d.file.slice('corpus/'.length)));
   }
   for (const im of nonEmpty(manifest.images, 'manifest images')) assert.ok(files.includes(im.path), `${im.path} written`);
-  let mdFigures = 0, htmlFigures = 0, pdfFigures = 0, examples = 0;
+  let mdFigures = 0,
+    htmlFigures = 0,
+    pdfFigures = 0,
+    examples = 0;
   for (const d of world.documents) {
     const file = path.join(dir, d.file);
     if (d.format === 'markdown') {
@@ -119,9 +124,13 @@ test('written files follow the ingestion conventions (ids, images, captions, tab
       examples += pages.filter((p) => p.includes('Worked example:')).length;
     }
   }
-  assert.ok(mdFigures > 0 && htmlFigures > 0 && pdfFigures > 0 && examples > 0, `figures md ${mdFigures} html ${htmlFigures} pdf ${pdfFigures}, examples ${examples}`);
+  assert.ok(
+    mdFigures > 0 && htmlFigures > 0 && pdfFigures > 0 && examples > 0,
+    `figures md ${mdFigures} html ${htmlFigures} pdf ${pdfFigures}, examples ${examples}`,
+  );
   // Captions never give away the values drawn into the chart.
-  for (const im of nonEmpty(manifest.images, 'manifest images')) for (const t of im.drawnText) if (/^\d[\d,]*$/.test(t)) assert.ok(!im.caption.includes(t), `${im.path}: caption leaks ${t}`);
+  for (const im of nonEmpty(manifest.images, 'manifest images'))
+    for (const t of im.drawnText) if (/^\d[\d,]*$/.test(t)) assert.ok(!im.caption.includes(t), `${im.path}: caption leaks ${t}`);
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -130,10 +139,14 @@ test('kf demo generate writes a world and reports where and how much', async () 
   const out = path.join(root, 'w');
   const logs: string[] = [];
   const orig = console.log;
-  console.log = (...a: unknown[]) => { logs.push(a.join(' ')); };
+  console.log = (...a: unknown[]) => {
+    logs.push(a.join(' '));
+  };
   const origErr = console.error;
   const errs: string[] = [];
-  console.error = (...a: unknown[]) => { errs.push(a.join(' ')); };
+  console.error = (...a: unknown[]) => {
+    errs.push(a.join(' '));
+  };
   // Through the CLI's own parser, but only this command (other people's commands are not loaded).
   const run = async (argv: string[]): Promise<number> => {
     let args;
@@ -159,7 +172,10 @@ test('kf demo generate writes a world and reports where and how much', async () 
     console.log = orig;
     console.error = origErr;
   }
-  assert.ok(logs.some((l) => l.includes(`wrote demo world to ${out}`)), logs.join('\n'));
+  assert.ok(
+    logs.some((l) => l.includes(`wrote demo world to ${out}`)),
+    logs.join('\n'),
+  );
   assert.ok(logs.some((l) => /questions 12/.test(l)));
   assert.ok(errs.some((l) => /--documents: expected a positive integer/.test(l)));
   assert.ok(errs.some((l) => /core documents/.test(l)));

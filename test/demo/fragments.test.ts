@@ -16,7 +16,10 @@ test('demoFragments yields exactly N fragments, deterministically, with consiste
   assert.deepEqual(a.questions, b.questions);
   assert.equal(a.documents.length, Math.round(6000 / FRAGMENTS_PER_DOC));
   const c = demoFragments({ fragments: 6000, seed: 'other' });
-  assert.notDeepEqual(c.fragments.map((f) => f.text), a.fragments.map((f) => f.text));
+  assert.notDeepEqual(
+    c.fragments.map((f) => f.text),
+    a.fragments.map((f) => f.text),
+  );
 
   const byId = new Map<string, Fragment>();
   for (const f of a.fragments) {

@@ -10,7 +10,12 @@ import assert from 'node:assert/strict';
 import { generateWorld, NEVER_STATED, NOT_ANSWERABLE, writeDemoWorld } from '../../lib/demo';
 import type { DemoManifest, DemoOptions, DemoWorld, Entity } from '../../lib/demo';
 
-interface ChainStep { entity: string; doc: string; key: string; value: string | string[] }
+interface ChainStep {
+  entity: string;
+  doc: string;
+  key: string;
+  value: string | string[];
+}
 
 export interface WrittenWorld {
   dir: string;
@@ -92,7 +97,10 @@ export async function checkAnswerable(opts: Partial<DemoOptions>): Promise<numbe
     }
   }
   const drawn = (doc: string, page?: number) =>
-    manifest.images.filter((im) => im.doc === doc && (page === undefined || im.page === page)).map((im) => im.drawnText.join(' ')).join(' ');
+    manifest.images
+      .filter((im) => im.doc === doc && (page === undefined || im.page === page))
+      .map((im) => im.drawnText.join(' '))
+      .join(' ');
 
   // The attributes unanswerable questions ask for appear nowhere in the corpus.
   const everything = [...text.values()].map((t) => t.whole).join(' ') + manifest.images.map((i) => i.drawnText.join(' ')).join(' ');
@@ -113,7 +121,10 @@ export async function checkAnswerable(opts: Partial<DemoOptions>): Promise<numbe
       const at = where(i);
       goldText.push(at);
       for (const v of ([] as string[]).concat(step.value)) {
-        assert.ok(containsWord(at, v), `${q.id} (${q.question}): "${v}" (${step.key}) not found at ${step.doc} p.${q.evidence[i].page ?? '-'} [${q.evidence[i].modality}]`);
+        assert.ok(
+          containsWord(at, v),
+          `${q.id} (${q.question}): "${v}" (${step.key}) not found at ${step.doc} p.${q.evidence[i].page ?? '-'} [${q.evidence[i].modality}]`,
+        );
       }
     });
     assert.deepEqual(q.goldDocs, [...new Set(q.evidence.map((e) => e.doc))], `${q.id}: gold documents = evidence documents`);
@@ -129,7 +140,11 @@ export async function checkAnswerable(opts: Partial<DemoOptions>): Promise<numbe
     } else {
       const answers = ([] as string[]).concat(q.answer as string | string[]);
       if (q.format === 'list') assert.ok(Array.isArray(q.answer) && answers.length >= 2, `${q.id}: a list answer has several elements`);
-      for (const a of answers) assert.ok(goldText.some((t) => containsWord(t, a)), `${q.id}: answer "${a}" is in its gold evidence`);
+      for (const a of answers)
+        assert.ok(
+          goldText.some((t) => containsWord(t, a)),
+          `${q.id}: answer "${a}" is in its gold evidence`,
+        );
     }
 
     if (q.meta.reasoning === 'bridge') {

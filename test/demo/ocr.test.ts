@@ -13,7 +13,8 @@ import { nonEmpty } from '../_shared/non-empty';
 test('tesseract reads the value labels, years and title of a generated bar chart', async () => {
   const world = generateWorld({ preset: 'tiny' });
   let chart: ChartSpec | undefined;
-  for (const d of world.docs) for (const s of d.sections) for (const b of s.blocks) if (!chart && b.kind === 'figure' && b.chart.kind === 'bar') chart = b.chart;
+  for (const d of world.docs)
+    for (const s of d.sections) for (const b of s.blocks) if (!chart && b.kind === 'figure' && b.chart.kind === 'bar') chart = b.chart;
   assert.ok(chart && chart.kind === 'bar', 'the tiny world has a bar chart');
   const { png } = renderChart(chart);
   const { createWorker, OEM } = await import('tesseract.js');

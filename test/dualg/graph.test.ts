@@ -12,7 +12,6 @@ import { nameKey, titleVariants } from '../../lib/dualg/graph/names';
 import { REL_EQUIVALENT, REL_MENTIONS } from '../../lib/dualg/graph/types';
 import { openieFromModel } from '../../lib/dualg/graph/openie-model';
 import { InProcessModel } from '../../lib/models/in-process';
-import type { ChatModel } from '../../lib/models/types';
 import { registerOfflineHandlers } from '../../lib/offline-backend';
 
 const PASSAGES = [

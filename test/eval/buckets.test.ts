@@ -16,7 +16,13 @@ function q(id: string, over: Partial<Question>): Question {
 }
 
 test('named fields: modality (multi), hops, type, format, source, page, answerable, dotted paths, pool', () => {
-  const a = q('a', { modality: ['table', 'image'], hops: 2, type: 'Compose(TableQ,ImageQ)', meta: { answerFormat: 'Float', evidenceSources: ['Table', 'Chart'], docType: 'Financial report', nested: { level: 'hard' } }, goldPages: [3, 9] });
+  const a = q('a', {
+    modality: ['table', 'image'],
+    hops: 2,
+    type: 'Compose(TableQ,ImageQ)',
+    meta: { answerFormat: 'Float', evidenceSources: ['Table', 'Chart'], docType: 'Financial report', nested: { level: 'hard' } },
+    goldPages: [3, 9],
+  });
   const b = q('b', { modality: ['text'], format: 'unanswerable', evidence: [{ doc: 'd', page: 4, modality: 'text' }] });
   assert.deepEqual(bucketValues(a, 'modality'), ['table', 'image']);
   assert.deepEqual(bucketValues(a, 'hops'), ['2-hop']);
@@ -33,7 +39,10 @@ test('named fields: modality (multi), hops, type, format, source, page, answerab
   assert.deepEqual(bucketValues(a, 'docType'), ['Financial report']); // bare name falls back to meta
   assert.deepEqual(bucketValues(a, 'meta.nested.level'), ['hard']);
   assert.deepEqual(bucketValues(a, 'meta.absent'), ['(none)']);
-  const trimmed = new Map([['a', true], ['b', false]]);
+  const trimmed = new Map([
+    ['a', true],
+    ['b', false],
+  ]);
   assert.deepEqual(bucketValues(a, 'pool', { poolTrimmed: trimmed }), ['trimmed']);
   assert.deepEqual(bucketValues(b, 'pool', { poolTrimmed: trimmed }), ['untrimmed']);
   assert.deepEqual(bucketValues(b, 'pool'), ['(none)']);
@@ -45,8 +54,19 @@ test('groupByBucket / bucketMeans: a multi-valued question counts in each bucket
     q('2', { meta: { evidenceSources: ['Table'] } }),
     q('3', { meta: { evidenceSources: ['Figure'] } }),
   ];
-  assert.deepEqual([...groupByBucket(qs, 'source').entries()], [['Chart', ['1']], ['Figure', ['3']], ['Table', ['1', '2']]]);
-  const scores = new Map([['1', { acc: 1 }], ['2', { acc: 0 }], ['3', { acc: 1 }]]);
+  assert.deepEqual(
+    [...groupByBucket(qs, 'source').entries()],
+    [
+      ['Chart', ['1']],
+      ['Figure', ['3']],
+      ['Table', ['1', '2']],
+    ],
+  );
+  const scores = new Map([
+    ['1', { acc: 1 }],
+    ['2', { acc: 0 }],
+    ['3', { acc: 1 }],
+  ]);
   const m = bucketMeans(qs, scores, 'source');
   assert.deepEqual(m.Table.mean, { acc: 0.5 });
   assert.equal(m.Table.n, 2);
@@ -55,15 +75,30 @@ test('groupByBucket / bucketMeans: a multi-valued question counts in each bucket
   assert.deepEqual(bucketsById(qs, 'source')('zzz'), ['(none)']);
 });
 
-test('MMLongBench-Doc official buckets on the real file: single/cross page, unanswerable, evidence sources, formats',
-  { skip: fs.existsSync(benchDir('mmlongbench-doc', 'samples.dev.json')) ? false : `real benchmark files absent: ${benchDir('mmlongbench-doc')}` }, () => {
+test(
+  'MMLongBench-Doc official buckets on the real file: single/cross page, unanswerable, evidence sources, formats',
+  { skip: fs.existsSync(benchDir('mmlongbench-doc', 'samples.dev.json')) ? false : `real benchmark files absent: ${benchDir('mmlongbench-doc')}` },
+  () => {
     const d = loadBenchmark('mmlongbench-doc');
     const page = groupByBucket(d.questions, 'page');
     const size = (k: string) => page.get(k)?.length ?? 0;
     // Official rule: single = exactly one listed page (5 unanswerable questions list one page and count there too).
     assert.equal(size('unanswerable'), 99);
-    assert.equal(size('single-page') + size('cross-page') + size('unanswerable'), 520 + d.questions.filter((x) => x.format === 'unanswerable' && (x.meta.evidencePagesRaw as number[]).length === 1).length);
+    assert.equal(
+      size('single-page') + size('cross-page') + size('unanswerable'),
+      520 + d.questions.filter((x) => x.format === 'unanswerable' && (x.meta.evidencePagesRaw as number[]).length === 1).length,
+    );
     const src = groupByBucket(d.questions, 'source');
     assert.deepEqual([...src.keys()], ['(none)', 'Chart', 'Figure', 'Layout', 'Table', 'Text']);
-    assert.deepEqual([...groupByBucket(d.questions, 'format').entries()].map(([k, v]) => [k, v.length]), [['Float', 100], ['Int', 134], ['List', 72], ['None', 99], ['Str', 115]]);
-  });
+    assert.deepEqual(
+      [...groupByBucket(d.questions, 'format').entries()].map(([k, v]) => [k, v.length]),
+      [
+        ['Float', 100],
+        ['Int', 134],
+        ['List', 72],
+        ['None', 99],
+        ['Str', 115],
+      ],
+    );
+  },
+);

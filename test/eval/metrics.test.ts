@@ -24,7 +24,16 @@ test('extractFinalAnswer takes the LAST FINAL ANSWER line (bold tolerated); none
 });
 
 test('refusals are detected (and count as empty); ordinary answers are not', () => {
-  for (const r of ['Insufficient information.', 'Not answerable', 'The documents do not mention it', 'I cannot determine this from the materials', 'unknown', 'N/A', '', 'No information is provided']) {
+  for (const r of [
+    'Insufficient information.',
+    'Not answerable',
+    'The documents do not mention it',
+    'I cannot determine this from the materials',
+    'unknown',
+    'N/A',
+    '',
+    'No information is provided',
+  ]) {
     assert.ok(isRefusal(r), r);
   }
   for (const a of ['Mask', 'No', 'None of the above', '1,200', 'Not a mammal', 'The answer is unknowable? No: 1985']) assert.ok(!isRefusal(a), a);
@@ -74,7 +83,10 @@ test('EM/F1 (M3DocVQA rules) on hand-worked examples', () => {
 });
 
 test('list alignment: exhaustive (optimal) up to 8 elements, greedy beyond', () => {
-  const m = [[0.9, 0.8], [0.7, 0]];
+  const m = [
+    [0.9, 0.8],
+    [0.7, 0],
+  ];
   close(bestAlignmentSum(m), 1.5); // 0.8 + 0.7 beats the greedy 0.9 + 0
   close(bestAlignmentSum(m, 1), 0.9); // the greedy rule
   close(bestAlignmentSum([[0.2], [0.9], [0.5]]), 0.9); // rectangular
@@ -129,7 +141,7 @@ test('embedding F1 (BERTScore-style) with an injected embedder', async () => {
       });
     },
   };
-  close((await embeddingF1('beige house', 'the house is beige', emb)).f, 2 * (1 * 0.5) / 1.5);
+  close((await embeddingF1('beige house', 'the house is beige', emb)).f, (2 * (1 * 0.5)) / 1.5);
   close((await embeddingF1('same words', 'same words', emb)).f, 1);
   assert.equal((await embeddingF1('', 'x', emb)).f, 0);
 });
@@ -144,7 +156,14 @@ test('ScienceQA: choice by letter or text; official breakdown groups overlap', (
   assert.equal(scienceqaChoice('D', choices), -1);
   assert.equal(scienceqaChoice('A', ['B', 'A']), 1); // an option's text wins over a letter reading
   const q = (id: string, subjectCode: string, contextCodes: string[], gradeBand: string, answerIndex: number): Question => ({
-    id, benchmark: 'scienceqa', question: '?', answer: choices[answerIndex], format: 'span', goldDocs: [], evidence: [], modality: ['text'],
+    id,
+    benchmark: 'scienceqa',
+    question: '?',
+    answer: choices[answerIndex],
+    format: 'span',
+    goldDocs: [],
+    evidence: [],
+    modality: ['text'],
     meta: { choices, answerIndex, subjectCode, contextCodes, gradeBand },
   });
   const qs = [q('1', 'NAT', ['TXT', 'IMG'], 'G1-6', 0), q('2', 'LAN', ['NO'], 'G7-12', 1), q('3', 'NAT', ['IMG'], 'G1-6', 2)];

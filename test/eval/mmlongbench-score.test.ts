@@ -161,7 +161,17 @@ function scripted(replies: (string | Error)[]): ChatModel & { calls: ChatRequest
       calls.push(req);
       const r = replies[Math.min(calls.length - 1, replies.length - 1)];
       if (r instanceof Error) throw r;
-      return { text: r, toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 }, model: 'scripted-judge', backend: 'scripted', finishReason: 'stop', cacheHit: false, latencyMs: 0, attempts: 1 };
+      return {
+        text: r,
+        toolCalls: [],
+        usage: { promptTokens: 1, completionTokens: 1 },
+        model: 'scripted-judge',
+        backend: 'scripted',
+        finishReason: 'stop',
+        cacheHit: false,
+        latencyMs: 0,
+        attempts: 1,
+      };
     },
   };
 }

@@ -9,7 +9,18 @@ import type { RetrievalLog } from '../../lib/run/types';
 import { aggregateScores, answerVisible, goldUnits, retrievalScores } from '../../lib/eval/retrieval';
 
 function q(over: Partial<Question>): Question {
-  return { id: 'q', benchmark: 'm3docvqa', question: '?', answer: 'Mask', format: 'span', goldDocs: ['A', 'B'], evidence: [], modality: ['text'], meta: {}, ...over };
+  return {
+    id: 'q',
+    benchmark: 'm3docvqa',
+    question: '?',
+    answer: 'Mask',
+    format: 'span',
+    goldDocs: ['A', 'B'],
+    evidence: [],
+    modality: ['text'],
+    meta: {},
+    ...over,
+  };
 }
 const hit = (docId: string, page?: number) => ({ fragmentId: `${docId}#${page ?? 0}`, docId, page, score: 1 });
 
@@ -38,7 +49,10 @@ test('document level: R@k from the first search only; R@all and doc found over e
   assert.equal(retrievalScores(q({ goldDocs: ['D'] }), log, { ks: [3] })!['R@3'], 0);
   assert.equal(retrievalScores(q({ goldDocs: ['D'] }), log, { ks: [3], kOver: 'units' })!['R@3'], 1);
   const dual = retrievalScores(q({}), log, { ks: [2, 5] })!;
-  assert.deepEqual(Object.keys(dual).filter((k) => k.startsWith('R@')), ['R@2', 'R@5', 'R@all']);
+  assert.deepEqual(
+    Object.keys(dual).filter((k) => k.startsWith('R@')),
+    ['R@2', 'R@5', 'R@all'],
+  );
   // A question without gold documents is excluded.
   assert.equal(retrievalScores(q({ goldDocs: [] }), log), null);
   // Doc not found anywhere.
@@ -60,7 +74,10 @@ test('page level (MMLongBench-Doc): units are pages of the question document', (
   // The document level variant on request.
   assert.equal(retrievalScores(mm, log, { level: 'document' })!['R@1'], 1);
   // Unanswerable without pages: excluded.
-  assert.equal(retrievalScores(q({ benchmark: 'mmlongbench-doc', doc: 'report', goldDocs: [], goldPages: [], format: 'unanswerable', answer: 'Not answerable' }), log), null);
+  assert.equal(
+    retrievalScores(q({ benchmark: 'mmlongbench-doc', doc: 'report', goldDocs: [], goldPages: [], format: 'unanswerable', answer: 'Not answerable' }), log),
+    null,
+  );
 });
 
 test('answer visible: lists need every element, aliases count, unanswerable has none', () => {

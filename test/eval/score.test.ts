@@ -9,13 +9,32 @@ import type { ChatModel, ChatRequest } from '../../lib/model-api/types';
 import type { Embedder } from '../../lib/index/types';
 
 function q(over: Partial<Question>): Question {
-  return { id: 'q', benchmark: 'm3docvqa', question: 'Q?', answer: 'Mask', format: 'span', goldDocs: ['d'], evidence: [], modality: ['text'], meta: {}, ...over };
+  return {
+    id: 'q',
+    benchmark: 'm3docvqa',
+    question: 'Q?',
+    answer: 'Mask',
+    format: 'span',
+    goldDocs: ['d'],
+    evidence: [],
+    modality: ['text'],
+    meta: {},
+    ...over,
+  };
 }
 
 test('EM/F1 family: m3docvqa, mmqa, musique (aliases), hotpotqa; 2wiki without gold answers gets only refused', () => {
   assert.deepEqual(scoreAnswer(q({}), 'mask'), { em: 1, f1: 1, refused: 0 });
-  assert.deepEqual(scoreAnswer(q({ benchmark: 'mmqa', answer: ['Mask', 'Junie Moon'], format: 'list' }), '["junie moon", "mask"]'), { em: 1, f1: 1, refused: 0 });
-  assert.deepEqual(scoreAnswer(q({ benchmark: 'musique', answer: 'G. Stanley Hall', altAnswers: ['Stanley Hall'] }), 'Stanley Hall'), { em: 1, f1: 1, refused: 0 });
+  assert.deepEqual(scoreAnswer(q({ benchmark: 'mmqa', answer: ['Mask', 'Junie Moon'], format: 'list' }), '["junie moon", "mask"]'), {
+    em: 1,
+    f1: 1,
+    refused: 0,
+  });
+  assert.deepEqual(scoreAnswer(q({ benchmark: 'musique', answer: 'G. Stanley Hall', altAnswers: ['Stanley Hall'] }), 'Stanley Hall'), {
+    em: 1,
+    f1: 1,
+    refused: 0,
+  });
   assert.deepEqual(scoreAnswer(q({}), 'Insufficient information'), { em: 0, f1: 0, refused: 1 });
   assert.deepEqual(scoreAnswer(q({ benchmark: '2wiki', answer: null }), 'Lothair'), { refused: 0 });
   // Demo world unanswerable questions: correct exactly when the answer refuses.
@@ -25,20 +44,34 @@ test('EM/F1 family: m3docvqa, mmqa, musique (aliases), hotpotqa; 2wiki without g
 
 test('multihop-rag accuracy, including null questions', () => {
   assert.deepEqual(scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Yes', format: 'yes-no', type: 'comparison' }), 'Yes'), { acc: 1, refused: 0 });
-  assert.deepEqual(scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Insufficient information.', format: 'unanswerable', type: 'null' }), 'Insufficient information'), { acc: 1, refused: 1 });
+  assert.deepEqual(
+    scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Insufficient information.', format: 'unanswerable', type: 'null' }), 'Insufficient information'),
+    { acc: 1, refused: 1 },
+  );
   assert.deepEqual(scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Nike', type: 'inference' }), 'Insufficient information'), { acc: 0, refused: 1 });
 });
 
 test('mmlongbench-doc: rule-based by answer format; refusals graded as "Not answerable"; official F1 from the parts', () => {
-  const mm = (answerRaw: string, answerFormat: string, format: Question['format']) => q({ benchmark: 'mmlongbench-doc', answer: answerRaw, format, meta: { answerRaw, answerFormat } });
+  const mm = (answerRaw: string, answerFormat: string, format: Question['format']) =>
+    q({ benchmark: 'mmlongbench-doc', answer: answerRaw, format, meta: { answerRaw, answerFormat } });
   const float = mm('18.29%', 'Float', 'number');
   const none = mm('Not answerable', 'None', 'unanswerable');
   const list = mm("['White', '10%']", 'List', 'list');
   assert.deepEqual(scoreAnswer(float, '0.1829'), { acc: 1, goldAnswerable: 1, predAnswerable: 1, refused: 0 });
   assert.deepEqual(scoreAnswer(none, 'The document does not mention it'), { acc: 1, goldAnswerable: 0, predAnswerable: 0, refused: 1 });
-  assert.deepEqual(scoreAnswer(none, 'The document does not mention it', { refusalAsNotAnswerable: false }), { acc: 0, goldAnswerable: 0, predAnswerable: 1, refused: 1 });
+  assert.deepEqual(scoreAnswer(none, 'The document does not mention it', { refusalAsNotAnswerable: false }), {
+    acc: 0,
+    goldAnswerable: 0,
+    predAnswerable: 1,
+    refused: 1,
+  });
   assert.equal(scoreAnswer(list, '["10%", "White"]').acc, 1);
-  const agg = aggregateMmlongbench([scoreAnswer(float, '18.29'), scoreAnswer(none, 'Not answerable'), scoreAnswer(list, 'Not answerable'), scoreAnswer(none, '42')]);
+  const agg = aggregateMmlongbench([
+    scoreAnswer(float, '18.29'),
+    scoreAnswer(none, 'Not answerable'),
+    scoreAnswer(list, 'Not answerable'),
+    scoreAnswer(none, '42'),
+  ]);
   assert.equal(agg.acc, 2 / 4);
   // recall 1/2 (answerable: float ok, list missed); precision 1/2 (answered: float, "42").
   assert.equal(agg.f1, 0.5);
@@ -55,10 +88,21 @@ test('webqa ROUGE-L, scienceqa accuracy', () => {
 test('scoreAnswerWithJudge: MMLongBench-Doc extraction then the official scorer; WebQA embedding F1; others as scoreAnswer', async () => {
   const calls: ChatRequest[] = [];
   const judge: ChatModel = {
-    id: 'scripted', backend: 'scripted',
+    id: 'scripted',
+    backend: 'scripted',
     async chat(req) {
       calls.push(req);
-      return { text: 'Extracted answer: 18.3\nAnswer format: Float', toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 }, model: 'scripted', backend: 'scripted', finishReason: 'stop', cacheHit: false, latencyMs: 0, attempts: 1 };
+      return {
+        text: 'Extracted answer: 18.3\nAnswer format: Float',
+        toolCalls: [],
+        usage: { promptTokens: 0, completionTokens: 0 },
+        model: 'scripted',
+        backend: 'scripted',
+        finishReason: 'stop',
+        cacheHit: false,
+        latencyMs: 0,
+        attempts: 1,
+      };
     },
   };
   const float = q({ id: 'mmlb-9', benchmark: 'mmlongbench-doc', answer: '18.29%', format: 'number', meta: { answerRaw: '18.29%', answerFormat: 'Float' } });
@@ -71,7 +115,13 @@ test('scoreAnswerWithJudge: MMLongBench-Doc extraction then the official scorer;
   // Without a judge: the rule-based path ("about eighteen percent" is not a float).
   assert.equal((await scoreAnswerWithJudge(float, 'about eighteen percent')).scores.acc, 0);
 
-  const emb: Embedder = { id: 'const', dim: 2, async embed(t) { return t.map(() => Float32Array.from([1, 0])); } };
+  const emb: Embedder = {
+    id: 'const',
+    dim: 2,
+    async embed(t) {
+      return t.map(() => Float32Array.from([1, 0]));
+    },
+  };
   const web = await scoreAnswerWithJudge(q({ benchmark: 'webqa', answer: 'blue sky' }), 'green grass', { embedder: emb });
   assert.equal(web.scores.rougeL, 0);
   assert.equal(web.scores.bertscore, 1); // every token vector identical -> cosine 1

@@ -7,7 +7,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { binomCdfHalf, comparePaired, comparePairedByBucket, flips, pairedBootstrapCI, pairedStandardError, quantileSorted, signTestP } from '../../lib/eval/stats';
+import {
+  binomCdfHalf,
+  comparePaired,
+  comparePairedByBucket,
+  flips,
+  pairedBootstrapCI,
+  pairedStandardError,
+  quantileSorted,
+  signTestP,
+} from '../../lib/eval/stats';
 import { makeRng } from '../../lib/util/rng';
 
 const rel = (a: number, b: number) => (b === 0 ? Math.abs(a) : Math.abs(a - b) / Math.abs(b));
@@ -52,8 +61,27 @@ function scipyAvailable(): string | false {
 }
 
 test('sign test cross-check against python3 scipy on a grid (exact BigInt path and large-n path)', { skip: scipyAvailable() }, () => {
-  const cases: [number, number][] = [[1, 2], [4, 9], [17, 3], [50, 61], [120, 80], [447, 255], [215, 157], [115, 129], [700, 650], [1000, 1100],
-    [2441, 2300], [5000, 4800], [9999, 10001], [10200, 9800], [12000, 9000], [15000, 14000], [26000, 24000], [30000, 29500], [40000, 38000]];
+  const cases: [number, number][] = [
+    [1, 2],
+    [4, 9],
+    [17, 3],
+    [50, 61],
+    [120, 80],
+    [447, 255],
+    [215, 157],
+    [115, 129],
+    [700, 650],
+    [1000, 1100],
+    [2441, 2300],
+    [5000, 4800],
+    [9999, 10001],
+    [10200, 9800],
+    [12000, 9000],
+    [15000, 14000],
+    [26000, 24000],
+    [30000, 29500],
+    [40000, 38000],
+  ];
   const script = 'import json,sys\nfrom scipy.stats import binomtest\nprint(json.dumps([binomtest(w, w + l, 0.5).pvalue for w, l in json.load(sys.stdin)]))';
   const py = JSON.parse(execFileSync('python3', ['-c', script], { input: JSON.stringify(cases) }).toString()) as number[];
   cases.forEach(([w, l], i) => {

@@ -24,7 +24,10 @@ import { nonEmpty } from '../_shared/non-empty';
 const FAST = { ingest: { ocr: 'off' as const }, hashDim: 64 };
 
 function processedIds(events: BuildProgress[]): string[] {
-  return events.filter((e) => e.phase === 'document' && e.work === 'processed').map((e) => e.docId!).sort();
+  return events
+    .filter((e) => e.phase === 'document' && e.work === 'processed')
+    .map((e) => e.docId!)
+    .sort();
 }
 
 test('demo world: every file and page accounted for, ledger and manifest written, openIndex searches; a rebuild reuses everything', async () => {
@@ -85,14 +88,23 @@ test('demo world: every file and page accounted for, ledger and manifest written
   assert.throws(() => idx.retrieverFor({ id: 'q2', doc: 'no-such-doc' }), /not in the index/);
   // Rebuild with nothing changed: no document processed, nothing embedded, same relations.
   const events: BuildProgress[] = [];
-  const r2 = await buildIndex({ corpusDir: corpus, outDir: out, embedder: 'hash', options: { ...FAST, benchmark: 'demo', onProgress: (e) => void events.push(e) } });
+  const r2 = await buildIndex({
+    corpusDir: corpus,
+    outDir: out,
+    embedder: 'hash',
+    options: { ...FAST, benchmark: 'demo', onProgress: (e) => void events.push(e) },
+  });
   assert.deepEqual(processedIds(events), []);
   assert.equal(r2.report.summary.unchanged, s.ok);
   assert.equal(r2.ledger.thisBuild.embeddings, 0);
   assert.equal(r2.ledger.index.embeddings, l.index.embeddings);
   assert.deepEqual(r2.report.summary.relations, s.relations);
   assert.equal(r2.generation, 'build-000002');
-  assert.deepEqual(fs.readdirSync(out).filter((n) => /^build-\d+$/.test(n)), ['build-000002'], 'older builds are removed');
+  assert.deepEqual(
+    fs.readdirSync(out).filter((n) => /^build-\d+$/.test(n)),
+    ['build-000002'],
+    'older builds are removed',
+  );
 });
 
 test('incremental: adding, changing and removing documents processes only the difference', async () => {
@@ -117,11 +129,17 @@ test('incremental: adding, changing and removing documents processes only the di
   assert.equal(r2.ledger.index.documents, 3);
 
   const idx = await openIndex(out);
-  assert.deepEqual(idx.documents().map((d) => d.id), ['alpha', 'beta', 'delta']);
+  assert.deepEqual(
+    idx.documents().map((d) => d.id),
+    ['alpha', 'beta', 'delta'],
+  );
   const hit = await idx.retriever.search('Henrik Sollen founded Beta Rail', { topk: 1, mode: 'bm25' });
   assert.match(hit.hits[0].text, /1931 by Henrik Sollen/);
   const old = await idx.retriever.search('harbour master Tomas Eklund', { topk: 3, mode: 'bm25' });
-  assert.ok(old.hits.every((h) => h.docId !== 'gamma'), 'a removed document is gone (its words may match nothing at all)');
+  assert.ok(
+    old.hits.every((h) => h.docId !== 'gamma'),
+    'a removed document is gone (its words may match nothing at all)',
+  );
   assert.ok(nonEmpty(idx.knowledgePoints()).every((p) => p.docId !== 'gamma'));
   assert.ok(nonEmpty(idx.relations()).every((r) => !r.from.startsWith('gamma') && !r.to.startsWith('gamma')));
 
@@ -134,7 +152,10 @@ test('incremental: adding, changing and removing documents processes only the di
   for (const q of ['paper maker', 'freight trains to the port', 'bank loans']) {
     const a = await idx.retriever.search(q, { topk: 5 });
     const b = await idx2.retriever.search(q, { topk: 5 });
-    assert.deepEqual(a.hits.map((h) => [h.fragmentId, h.score.toFixed(6)]), b.hits.map((h) => [h.fragmentId, h.score.toFixed(6)]));
+    assert.deepEqual(
+      a.hits.map((h) => [h.fragmentId, h.score.toFixed(6)]),
+      b.hits.map((h) => [h.fragmentId, h.score.toFixed(6)]),
+    );
   }
 });
 
@@ -182,7 +203,10 @@ test('bad documents are reported with their reason while the rest builds; nothin
   assert.equal(rep.keptPrevious, true);
   assert.match(rep.reason!, /previously indexed version is kept/);
   const idx = await openIndex(out);
-  assert.deepEqual(idx.documents().map((d) => d.id), ['alpha', 'beta', 'gamma', 'report']);
+  assert.deepEqual(
+    idx.documents().map((d) => d.id),
+    ['alpha', 'beta', 'gamma', 'report'],
+  );
   const hit = await idx.retriever.search('Quessel Shipping profit', { topk: 1, mode: 'bm25' });
   assert.equal(hit.hits[0].docId, 'report');
   assert.equal(r.report.summary.error, 3);
@@ -252,7 +276,12 @@ test('passages: one document per passage, title searchable; ensureIndex builds o
   assert.equal(idx.docTitle('Lothair II'), 'Lothair II');
   const b = await ensureIndex({ passages, cacheRoot, embedder: 'hash', options: { benchmark: '2wiki' } });
   assert.deepEqual([b.built, b.dir], [false, a.dir]);
-  const c = await ensureIndex({ passages: passages.map((p, i) => (i ? p : { ...p, text: p.text + ' She died after 875.' })), cacheRoot, embedder: 'hash', options: { benchmark: '2wiki' } });
+  const c = await ensureIndex({
+    passages: passages.map((p, i) => (i ? p : { ...p, text: p.text + ' She died after 875.' })),
+    cacheRoot,
+    embedder: 'hash',
+    options: { benchmark: '2wiki' },
+  });
   assert.equal(c.built, true);
   assert.notEqual(c.dir, a.dir);
   const d = await ensureIndex({ passages, cacheRoot, embedder: 'glove', options: { benchmark: '2wiki' }, outDir: a.dir });
@@ -262,7 +291,10 @@ test('passages: one document per passage, title searchable; ensureIndex builds o
 test('openai embedder: vectors from the endpoint (scripted server); openIndex needs that embedder again', async (t) => {
   const server = await ScriptedServer.start({ embeddingDim: 16 });
   t.after(() => server.close());
-  const router = createModelRouter({ stages: { embedding: { backend: 'openai', baseUrl: server.url, model: 'embed-model' } } }, { env: { OPENAI_API_KEY: 'k' }, cacheMode: 'off' });
+  const router = createModelRouter(
+    { stages: { embedding: { backend: 'openai', baseUrl: server.url, model: 'embed-model' } } },
+    { env: { OPENAI_API_KEY: 'k' }, cacheMode: 'off' },
+  );
   t.after(() => router.close());
   const out = tempDir();
   const passages = [

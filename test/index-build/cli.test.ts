@@ -17,8 +17,29 @@ const kf = kfInProcess;
 test('kf eval retrieval prints ONE JSON object (n, recall@k, allFound@k) and writes per-question records; the index is cached', async () => {
   const world = await tinyDemoWorld();
   const dir = tempDir('kf-cli-');
-  const args = ['eval', 'retrieval', '--bench', 'demo', '--corpus', path.join(world.dir, 'corpus'), '--questions', path.join(world.dir, 'questions.json'),
-    '--embedder', 'hash', '--offline', '--ocr', 'off', '--cache', path.join(dir, 'cache'), '--mode', 'hybrid', '--out', path.join(dir, 'out'), '--quiet', '--json'];
+  const args = [
+    'eval',
+    'retrieval',
+    '--bench',
+    'demo',
+    '--corpus',
+    path.join(world.dir, 'corpus'),
+    '--questions',
+    path.join(world.dir, 'questions.json'),
+    '--embedder',
+    'hash',
+    '--offline',
+    '--ocr',
+    'off',
+    '--cache',
+    path.join(dir, 'cache'),
+    '--mode',
+    'hybrid',
+    '--out',
+    path.join(dir, 'out'),
+    '--quiet',
+    '--json',
+  ];
   const r = await kf(args);
   assert.equal(r.code, 0, r.err);
   const lines = r.out.trim().split('\n');
@@ -34,7 +55,11 @@ test('kf eval retrieval prints ONE JSON object (n, recall@k, allFound@k) and wri
   assert.equal(j.level, 'document');
   assert.equal(j.index.built, true);
   assert.equal(j.index.offline, true);
-  const recs = fs.readFileSync(path.join(dir, 'out', 'records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const recs = fs
+    .readFileSync(path.join(dir, 'out', 'records.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(recs.length, questions.length);
   assert.ok(nonEmpty(recs).every((x) => Array.isArray(x.hits) && typeof x.id === 'string'));
   assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'out', 'summary.json'), 'utf8')).recall, j.recall);
@@ -44,20 +69,47 @@ test('kf eval retrieval prints ONE JSON object (n, recall@k, allFound@k) and wri
   assert.equal(j2.index.built, false);
   assert.equal(j2.index.dir, j.index.dir);
   assert.deepEqual(Object.keys(j2.recall), ['2', '5']);
-  assert.equal(fs.readFileSync(path.join(dir, 'out', 'records.jsonl'), 'utf8').trim().split('\n').length, questions.length);
+  assert.equal(
+    fs
+      .readFileSync(path.join(dir, 'out', 'records.jsonl'), 'utf8')
+      .trim()
+      .split('\n').length,
+    questions.length,
+  );
 });
 
 test('kf eval retrieval on passages (2Wiki layout) and kf index build --json; bad arguments fail with one actionable line', async () => {
   const dir = tempDir('kf-cli-');
   const corpus = path.join(dir, 'corpus.json');
-  fs.writeFileSync(corpus, JSON.stringify([
-    { title: 'Lothair II', text: 'Lothair II was king of Lotharingia. His mother was Ermengarde of Tours.' },
-    { title: 'Ermengarde of Tours', text: 'Ermengarde of Tours died on 20 March 851.' },
-    { title: 'Boso the Elder', text: 'Boso the Elder was a Frankish nobleman.' },
-  ]));
+  fs.writeFileSync(
+    corpus,
+    JSON.stringify([
+      { title: 'Lothair II', text: 'Lothair II was king of Lotharingia. His mother was Ermengarde of Tours.' },
+      { title: 'Ermengarde of Tours', text: 'Ermengarde of Tours died on 20 March 851.' },
+      { title: 'Boso the Elder', text: 'Boso the Elder was a Frankish nobleman.' },
+    ]),
+  );
   const qs = path.join(dir, 'questions.json');
-  fs.writeFileSync(qs, JSON.stringify([{ question: 'When did Ermengarde of Tours, the mother of Lothair II, die?', gold_titles: ['Lothair II', 'Ermengarde of Tours'] }]));
-  const r = await kf(['eval', 'retrieval', '--bench', '2wiki', '--corpus', corpus, '--questions', qs, '--embedder', 'hash', '--offline', '--cache', path.join(dir, 'cache'), '--quiet']);
+  fs.writeFileSync(
+    qs,
+    JSON.stringify([{ question: 'When did Ermengarde of Tours, the mother of Lothair II, die?', gold_titles: ['Lothair II', 'Ermengarde of Tours'] }]),
+  );
+  const r = await kf([
+    'eval',
+    'retrieval',
+    '--bench',
+    '2wiki',
+    '--corpus',
+    corpus,
+    '--questions',
+    qs,
+    '--embedder',
+    'hash',
+    '--offline',
+    '--cache',
+    path.join(dir, 'cache'),
+    '--quiet',
+  ]);
   assert.equal(r.code, 0, r.err);
   const j = JSON.parse(r.out);
   assert.equal(j.n, 1);

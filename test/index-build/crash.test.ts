@@ -37,7 +37,9 @@ function buildAndKill(corpus: string, out: string, killAfter: number): Promise<{
     });
     p.stderr.on('data', (d: Buffer) => (err += d.toString()));
     p.on('error', reject);
-    p.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve({ lines, signal }) : reject(new Error(`child exited with ${code} before it was killed: ${err}`))));
+    p.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve({ lines, signal }) : reject(new Error(`child exited with ${code} before it was killed: ${err}`)),
+    );
   });
 }
 
@@ -55,7 +57,8 @@ test('SIGKILL mid-build: the previous index stays usable; the rerun resumes and 
   fs.writeFileSync(path.join(corpus, 'beta.md'), DOCS['beta.md'].replace('212 km', '215 km'));
   fs.unlinkSync(path.join(corpus, 'gamma.md'));
   const added: Record<string, string> = { 'delta.md': DOCS['delta.md'] };
-  for (const n of ['e1', 'e2', 'e3', 'e4']) added[`${n}.md`] = `# Depot ${n}\n\nDepot ${n} stores paper rolls for Alpha Mills. Depot ${n} opened in 19${n.slice(1)}5 near Varnholt.\n`;
+  for (const n of ['e1', 'e2', 'e3', 'e4'])
+    added[`${n}.md`] = `# Depot ${n}\n\nDepot ${n} stores paper rolls for Alpha Mills. Depot ${n} opened in 19${n.slice(1)}5 near Varnholt.\n`;
   writeCorpus(corpus, added);
   const todo = ['beta', 'delta', 'e1', 'e2', 'e3', 'e4'];
 
@@ -67,7 +70,10 @@ test('SIGKILL mid-build: the previous index stays usable; the rerun resumes and 
   // The previous index is intact and opens (the killed build left its lock and maybe a temporary folder).
   const after = await openIndex(A);
   assert.equal(after.manifest.generation, before.manifest.generation);
-  assert.deepEqual(after.documents().map((d) => d.id), v1Docs);
+  assert.deepEqual(
+    after.documents().map((d) => d.id),
+    v1Docs,
+  );
   assert.ok((await after.retriever.search('harbour master', { topk: 3 })).hits.some((h) => h.docId === 'gamma'));
   assert.ok(fs.existsSync(path.join(A, '.build.lock')), 'the killed build left its lock behind');
   fs.mkdirSync(path.join(A, '.build-000007.tmp-999999'));
@@ -76,7 +82,10 @@ test('SIGKILL mid-build: the previous index stays usable; the rerun resumes and 
   const events: BuildProgress[] = [];
   const resumed = await buildIndex({ corpusDir: corpus, outDir: A, embedder: 'hash', options: { ...FAST, onProgress: (e) => void events.push(e) } });
   const processedNow = events.filter((e) => e.phase === 'document' && e.work === 'processed').map((e) => e.docId!);
-  assert.ok(doneByChild.every((d) => !processedNow.includes(d)), `not redone: ${doneByChild} (processed now: ${processedNow})`);
+  assert.ok(
+    doneByChild.every((d) => !processedNow.includes(d)),
+    `not redone: ${doneByChild} (processed now: ${processedNow})`,
+  );
   // Each added/changed document was processed exactly once over the two runs (the child sleeps after each commit, so the kill lands between documents).
   assert.deepEqual([...processedNow, ...doneByChild].sort(), todo);
   assert.equal(resumed.report.resumed, true);
@@ -88,7 +97,10 @@ test('SIGKILL mid-build: the previous index stays usable; the rerun resumes and 
   assert.equal(straight.report.resumed, false);
   const a = await openIndex(A);
   const b = await openIndex(B);
-  assert.deepEqual(a.documents().map((d) => [d.id, d.workKey, d.fragments, d.points]), b.documents().map((d) => [d.id, d.workKey, d.fragments, d.points]));
+  assert.deepEqual(
+    a.documents().map((d) => [d.id, d.workKey, d.fragments, d.points]),
+    b.documents().map((d) => [d.id, d.workKey, d.fragments, d.points]),
+  );
   assert.deepEqual(a.engine.fragmentIds().sort(), b.engine.fragmentIds().sort());
   assert.deepEqual(a.knowledgePoints(), b.knowledgePoints());
   assert.deepEqual(a.relations(), b.relations());
@@ -96,7 +108,14 @@ test('SIGKILL mid-build: the previous index stays usable; the rerun resumes and 
   for (const q of ['Depot e3 paper rolls', 'Beta Rail route length', 'Delta Bank founded', 'harbour master']) {
     const x = await a.retriever.search(q, { topk: 5 });
     const y = await b.retriever.search(q, { topk: 5 });
-    assert.deepEqual(x.hits.map((h) => [h.fragmentId, h.score.toFixed(6), h.via]), y.hits.map((h) => [h.fragmentId, h.score.toFixed(6), h.via]), q);
+    assert.deepEqual(
+      x.hits.map((h) => [h.fragmentId, h.score.toFixed(6), h.via]),
+      y.hits.map((h) => [h.fragmentId, h.score.toFixed(6), h.via]),
+      q,
+    );
   }
-  assert.deepEqual(a.documents().map((d) => d.id), ['alpha', 'beta', 'delta', 'e1', 'e2', 'e3', 'e4']);
+  assert.deepEqual(
+    a.documents().map((d) => d.id),
+    ['alpha', 'beta', 'delta', 'e1', 'e2', 'e3', 'e4'],
+  );
 });

@@ -20,7 +20,17 @@ export function fakeModel(reply: (req: ChatRequest, n: number) => string | Error
       calls.push(req);
       const r = reply(req, calls.length - 1);
       if (r instanceof Error) throw r;
-      return { text: r, toolCalls: [], usage: { promptTokens: 100, completionTokens: 20 }, model: id, backend: 'scripted', finishReason: 'stop', cacheHit: false, latencyMs: 1, attempts: 1 };
+      return {
+        text: r,
+        toolCalls: [],
+        usage: { promptTokens: 100, completionTokens: 20 },
+        model: id,
+        backend: 'scripted',
+        finishReason: 'stop',
+        cacheHit: false,
+        latencyMs: 1,
+        attempts: 1,
+      };
     },
   };
 }

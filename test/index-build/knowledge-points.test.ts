@@ -11,13 +11,17 @@ import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { fakeModel, frag } from './helpers';
 import { nonEmpty } from '../_shared/non-empty';
 
-const PROSE = 'Teutberga was a queen of Lotharingia by marriage to Lothair II. She was a daughter of Boso the Elder. Her marriage was annulled in 869 after a long dispute.';
+const PROSE =
+  'Teutberga was a queen of Lotharingia by marriage to Lothair II. She was a daughter of Boso the Elder. Her marriage was annulled in 869 after a long dispute.';
 
 test('offline: each sentence of a text fragment is a point, capped per fragment; media give one point; short text one point', () => {
   const f = frag('teutberga', PROSE, { ordinal: 0 });
   const pts = offlineKnowledgePoints([f]);
   assert.equal(pts.length, 3);
-  assert.deepEqual(pts.map((p) => p.id), [pointId(f.id, 0), pointId(f.id, 1), pointId(f.id, 2)]);
+  assert.deepEqual(
+    pts.map((p) => p.id),
+    [pointId(f.id, 0), pointId(f.id, 1), pointId(f.id, 2)],
+  );
   assert.ok(nonEmpty(pts).every((p) => p.by === 'offline' && p.fragmentId === f.id && p.docId === 'teutberga'));
   assert.equal(pts[1].summary, 'She was a daughter of Boso the Elder.');
   assert.ok(pts[0].title.length > 0 && pts[0].title.length <= 120);
@@ -71,11 +75,17 @@ test('LLM path: batches, tolerant parsing (fences, trailing commas), malformed r
   const r = await extractKnowledgePoints([a, b, c, e, d], { model, batchFragments: 2, concurrency: 1 });
   assert.equal(r.by, 'llm');
   assert.equal(model.calls.length, 3);
-  assert.deepEqual(model.calls[0].task?.fragments, [{ id: 'docA#0', text: a.text, section: [] }, { id: 'docA#1', text: b.text, section: [] }]);
+  assert.deepEqual(model.calls[0].task?.fragments, [
+    { id: 'docA#0', text: a.text, section: [] },
+    { id: 'docA#1', text: b.text, section: [] },
+  ]);
   assert.equal(r.usage.calls, 2, 'the failed call spent nothing');
   assert.equal(r.usage.promptTokens, 200);
   const byFrag = (id: string) => r.points.filter((p) => p.fragmentId === id);
-  assert.deepEqual(byFrag('docA#0').map((p) => [p.title, p.by]), [['Teutberga', 'llm']]);
+  assert.deepEqual(
+    byFrag('docA#0').map((p) => [p.title, p.by]),
+    [['Teutberga', 'llm']],
+  );
   assert.ok(byFrag('docA#1').length >= 1 && byFrag('docA#1').every((p) => p.by === 'offline'), 'a skipped fragment falls back to offline points');
   assert.ok(nonEmpty(byFrag('docB#0')).every((p) => p.by === 'offline'));
   assert.deepEqual(r.issues.map((i) => i.code).sort(), ['bad_reply', 'call_failed', 'no_points', 'unknown_fragment']);
@@ -111,7 +121,10 @@ test('LLM path through the router against the scripted HTTP server: tokens count
   const frags = [frag('d1', PROSE, { ordinal: 0 }), frag('d1', 'Another fragment with a fact in it.', { ordinal: 1 })];
   const r = await extractKnowledgePoints(frags, { model: router.forStage('extraction') });
   assert.equal(r.by, 'llm');
-  assert.deepEqual(r.points.map((p) => p.summary), ['A fact of d1#0.', 'A fact of d1#1.']);
+  assert.deepEqual(
+    r.points.map((p) => p.summary),
+    ['A fact of d1#0.', 'A fact of d1#1.'],
+  );
   const totals = server.usageTotals();
   assert.equal(r.usage.promptTokens, totals.promptTokens);
   assert.equal(r.usage.completionTokens, totals.completionTokens);

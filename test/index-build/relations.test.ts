@@ -28,12 +28,24 @@ const VECS = [unit([1, 0.05, 0]), unit([1, 0, 0.05]), unit([1, 0.1, 0.1]), unit(
 
 test('recallPairs: above the threshold, never within one fragment, undirected, sorted', () => {
   const pairs = recallPairs(POINTS, VECS, { k: 3, minCosine: 0.5 });
-  assert.deepEqual(pairs.map((p) => [p.a, p.b]), [[0, 1], [1, 2]]);
+  assert.deepEqual(
+    pairs.map((p) => [p.a, p.b]),
+    [
+      [0, 1],
+      [1, 2],
+    ],
+  );
   assert.ok(nonEmpty(pairs).every((p) => p.similarity >= 0.5 && p.similarity <= 1.0000001));
   assert.deepEqual(recallPairs(POINTS, VECS, { k: 3, minCosine: 0.9999 }), []);
   // Scopes.
   assert.deepEqual(recallPairs(POINTS, VECS, { k: 3, minCosine: 0.5, scope: 'document' }), []);
-  assert.deepEqual(recallPairs(POINTS, VECS, { k: 3, minCosine: 0.5, scope: 'cross-document' }).map((p) => [p.a, p.b]), [[0, 1], [1, 2]]);
+  assert.deepEqual(
+    recallPairs(POINTS, VECS, { k: 3, minCosine: 0.5, scope: 'cross-document' }).map((p) => [p.a, p.b]),
+    [
+      [0, 1],
+      [1, 2],
+    ],
+  );
 });
 
 test('recallPairs: the cap per node keeps the strongest edges; HNSW recall matches exact recall', () => {
@@ -64,7 +76,13 @@ test('offline: recalled pairs become untyped similar edges; projection gives one
   const r = await buildRelations(POINTS, VECS, { k: 3, minCosine: 0.5 });
   assert.equal(r.by, 'offline');
   assert.equal(r.typed, 0);
-  assert.deepEqual(r.relations.map((x) => [x.from, x.to, x.type, x.by]), [['p0', 'p1', 'similar', 'offline'], ['p1', 'p2', 'similar', 'offline']]);
+  assert.deepEqual(
+    r.relations.map((x) => [x.from, x.to, x.type, x.by]),
+    [
+      ['p0', 'p1', 'similar', 'offline'],
+      ['p1', 'p2', 'similar', 'offline'],
+    ],
+  );
   // p0 and p2 share fragment A#0: both edges map to A#0-B#0, the stronger one wins.
   assert.equal(r.fragmentEdges.length, 1);
   const best = Math.max(...r.relations.map((x) => x.weight));
@@ -85,7 +103,12 @@ test('projectToFragments prefers a typed edge over a stronger similar one and dr
 });
 
 test('LLM typing: only recalled pairs are sent; types, reversed direction, none, unknown types, bad replies; the cache avoids repeat calls', async () => {
-  const pts = [pt('q0', 'A#0', 'A', 'Aspirin reduces fever.'), pt('q1', 'B#0', 'B', 'Aspirin is an NSAID that reduces fever and pain.'), pt('q2', 'C#0', 'C', 'Fever is a raised body temperature.'), pt('q3', 'D#0', 'D', 'Ibuprofen reduces fever.')];
+  const pts = [
+    pt('q0', 'A#0', 'A', 'Aspirin reduces fever.'),
+    pt('q1', 'B#0', 'B', 'Aspirin is an NSAID that reduces fever and pain.'),
+    pt('q2', 'C#0', 'C', 'Fever is a raised body temperature.'),
+    pt('q3', 'D#0', 'D', 'Ibuprofen reduces fever.'),
+  ];
   const pairs = [
     { a: 0, b: 1, similarity: 0.9 },
     { a: 0, b: 2, similarity: 0.8 },
@@ -97,11 +120,23 @@ test('LLM typing: only recalled pairs are sent; types, reversed direction, none,
     const task = req.task as { role: string; pairs: { from: string; to: string }[] };
     assert.equal(task.role, 'relations');
     if (n === 0) {
-      assert.deepEqual(task.pairs.map((p) => [p.from, p.to]), [['q0', 'q1'], ['q0', 'q2']]);
+      assert.deepEqual(
+        task.pairs.map((p) => [p.from, p.to]),
+        [
+          ['q0', 'q1'],
+          ['q0', 'q2'],
+        ],
+      );
       // q1 extends q0 (reversed), q0-q2: prerequisite via pair number.
       return '```json\n{"relations": [{"from": "q1", "to": "q0", "type": "extends"}, {"pair": 2, "type": "Prerequisite"}]}\n```';
     }
-    assert.deepEqual(task.pairs.map((p) => [p.from, p.to]), [['q0', 'q3'], ['q1', 'q3']]);
+    assert.deepEqual(
+      task.pairs.map((p) => [p.from, p.to]),
+      [
+        ['q0', 'q3'],
+        ['q1', 'q3'],
+      ],
+    );
     return '{"relations": [{"from": "q0", "to": "q3", "type": "none"}, {"from": "q1", "to": "q3", "type": "cousin-of"}]}';
   });
   const store = new Map<string, string>();
@@ -109,13 +144,19 @@ test('LLM typing: only recalled pairs are sent; types, reversed direction, none,
   const r = await typeRelations(pts, pairs, { model, batchPairs: 2, concurrency: 1, cache });
   assert.equal(r.by, 'llm');
   assert.equal(r.typed, 2);
-  assert.deepEqual(r.relations.map((x) => [x.from, x.to, x.type, x.by]), [
-    ['q1', 'q0', 'extends', 'llm'],
-    ['q0', 'q2', 'prerequisite', 'llm'],
-    ['q0', 'q3', 'similar', 'offline'],
-    ['q1', 'q3', 'similar', 'offline'],
-  ]);
-  assert.deepEqual(r.issues.map((i) => i.code), ['unknown_type']);
+  assert.deepEqual(
+    r.relations.map((x) => [x.from, x.to, x.type, x.by]),
+    [
+      ['q1', 'q0', 'extends', 'llm'],
+      ['q0', 'q2', 'prerequisite', 'llm'],
+      ['q0', 'q3', 'similar', 'offline'],
+      ['q1', 'q3', 'similar', 'offline'],
+    ],
+  );
+  assert.deepEqual(
+    r.issues.map((i) => i.code),
+    ['unknown_type'],
+  );
   assert.equal(r.usage.calls, 2);
   assert.equal(store.size, 3, 'typed pairs and "none" are cached; an unknown type is not');
 
@@ -124,13 +165,25 @@ test('LLM typing: only recalled pairs are sent; types, reversed direction, none,
   const r2 = await typeRelations(pts, pairs, { model: again, batchPairs: 2, cache });
   assert.equal(again.calls.length, 1);
   assert.equal((again.calls[0].task as { pairs: unknown[] }).pairs.length, 1);
-  assert.deepEqual(r2.relations.map((x) => x.type), ['extends', 'prerequisite', 'similar', 'similar']);
-  assert.deepEqual(r2.issues.map((i) => i.code), ['bad_reply']);
+  assert.deepEqual(
+    r2.relations.map((x) => x.type),
+    ['extends', 'prerequisite', 'similar', 'similar'],
+  );
+  assert.deepEqual(
+    r2.issues.map((i) => i.code),
+    ['bad_reply'],
+  );
 
   // dropUntyped removes pairs the model did not type.
   const r3 = await typeRelations(pts, pairs, { model: fakeModel(() => new Error('down')), cache, dropUntyped: true });
-  assert.deepEqual(r3.relations.map((x) => x.type), ['extends', 'prerequisite']);
-  assert.deepEqual(r3.issues.map((i) => i.code), ['call_failed']);
+  assert.deepEqual(
+    r3.relations.map((x) => x.type),
+    ['extends', 'prerequisite'],
+  );
+  assert.deepEqual(
+    r3.issues.map((i) => i.code),
+    ['call_failed'],
+  );
 });
 
 test('parseRelationsReply: repaired truncated JSON; ids outside the batch ignored', () => {
@@ -156,7 +209,10 @@ test('LLM typing through the router against the scripted HTTP server', async (t)
   const r = await buildRelations(POINTS, VECS, { k: 3, minCosine: 0.5, model: router.forStage('relations') });
   assert.equal(r.typed, 2);
   assert.ok(nonEmpty(r.relations).every((x) => x.type === 'same-topic' && x.by === 'llm'));
-  assert.deepEqual(r.fragmentEdges.map((e) => e.type), ['same-topic']);
+  assert.deepEqual(
+    r.fragmentEdges.map((e) => e.type),
+    ['same-topic'],
+  );
   assert.equal(server.chatRequests().length, 1);
   assert.equal(r.usage.promptTokens, server.usageTotals().promptTokens);
 });

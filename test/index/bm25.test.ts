@@ -38,7 +38,12 @@ function corpus(nDocs: number, seed: string): string[][] {
   return Array.from({ length: nDocs }, () => Array.from({ length: rng.int(3, 40) }, zipf));
 }
 
-for (const [k1, b, idf] of [[1.2, 0.75, 'lucene'], [0.9, 0.4, 'robertson'], [2.0, 1.0, 'lucene'], [1.5, 0, 'robertson']] as [number, number, IdfVariant][]) {
+for (const [k1, b, idf] of [
+  [1.2, 0.75, 'lucene'],
+  [0.9, 0.4, 'robertson'],
+  [2.0, 1.0, 'lucene'],
+  [1.5, 0, 'robertson'],
+] as [number, number, IdfVariant][]) {
   test(`bm25 equals a brute-force Okapi BM25 to 1e-9 (k1=${k1}, b=${b}, idf=${idf}), with pruning and removals`, () => {
     const docs: (string[] | null)[] = corpus(1500, `c-${k1}-${b}`);
     const ix = new Bm25Index({ k1, b, idf, variantWeight: 0 });

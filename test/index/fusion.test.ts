@@ -38,7 +38,10 @@ test('fuse ranks best first, ties broken by id, and the method is selectable', (
     { id: 7, bm25: 1, dense: 1, bm25Rank: 1, denseRank: 1 },
     { id: 3, bm25: 1, dense: 1, bm25Rank: 1, denseRank: 1 },
   ];
-  assert.deepEqual(fuse(tie).map((x) => x.cand.id), [3, 7]);
+  assert.deepEqual(
+    fuse(tie).map((x) => x.cand.id),
+    [3, 7],
+  );
   assert.deepEqual(fuse([]), []);
 });
 

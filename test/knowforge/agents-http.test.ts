@@ -241,7 +241,7 @@ test('an unreadable judge reply and a failing vision call end in explained outco
   );
 });
 
-test('with no protocol setting, each role uses its endpoint\'s protocol (native tools configured per stage)', async () => {
+test("with no protocol setting, each role uses its endpoint's protocol (native tools configured per stage)", async () => {
   await withServer(async (server) => {
     server.on({ model: 'loc', reply: [native('search_knowledge', { query: 'Alpha Quest' }), { text: 'done' }] });
     server.on({ model: 'jdg', reply: { text: '{"need_more": false, "bridge_entities": [], "queries": [], "reason": "ok"}' } });

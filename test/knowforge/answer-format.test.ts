@@ -31,7 +31,19 @@ test('prompts: every placeholder must be supplied', () => {
 
 test('synthesizer messages: our prompt vs M3DocRAG-style vs closed book carry the convention guardrail', () => {
   const q: Question = { id: 'q1', benchmark: 'm3docvqa', question: 'Who?', answer: 'x', format: 'span', goldDocs: [], evidence: [], modality: [], meta: {} };
-  const pool = { text: '[1] (text · Doc) hello', blocks: [], numberOf: new Map(), stats: { blocks: 1, chars: 10, trimmed: false, evicted: { text: 0, image: 0, table: 0, example: 0 }, byKind: { text: 1, image: 0, table: 0, example: 0 }, offered: 1 } };
+  const pool = {
+    text: '[1] (text · Doc) hello',
+    blocks: [],
+    numberOf: new Map(),
+    stats: {
+      blocks: 1,
+      chars: 10,
+      trimmed: false,
+      evicted: { text: 0, image: 0, table: 0, example: 0 },
+      byKind: { text: 1, image: 0, table: 0, example: 0 },
+      offered: 1,
+    },
+  };
   const ours = synthMessages({ question: q, convention: 'm3docvqa', template: 'ours', pool });
   assert.equal(ours[0].role, 'system');
   assert.match(String(ours[0].content), /certainly in the knowledge base/);

@@ -6,7 +6,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { demoPresetOverrides } from '../../lib/bench/benchmarks/demo';
 import { ownScratch, tinyDemoWorld } from '../_shared/scratch';

@@ -20,10 +20,7 @@ test('demo suite offline: S3 and S4 beat S0 (paired), tables/comparisons/figures
     out,
     formats: ['html'],
     log: () => {},
-    overrides: [
-      ...demoPresetOverrides('tiny', world.dir, { indexDir: tinyDemoIndexDir() }).overrides,
-      `models.cache.mode=off`,
-    ],
+    overrides: [...demoPresetOverrides('tiny', world.dir, { indexDir: tinyDemoIndexDir() }).overrides, `models.cache.mode=off`],
   });
   assert.deepEqual(r.incomplete, []);
   assert.equal(r.backend, 'offline');
@@ -32,11 +29,22 @@ test('demo suite offline: S3 and S4 beat S0 (paired), tables/comparisons/figures
   for (const a of ['demo-S3', 'demo-S4']) {
     const c = byPair.get(`${a}|demo-S0`);
     assert.ok(c, `comparison ${a} vs demo-S0 exists`);
-    console.log(`${a} vs S0: diff ${(100 * c.diff).toFixed(1)} F1, won:lost ${c.won}:${c.lost}, p=${c.signTestP.toPrecision(3)}, CI [${c.bootstrapCI.map((x) => (100 * x).toFixed(1)).join(', ')}]`);
+    console.log(
+      `${a} vs S0: diff ${(100 * c.diff).toFixed(1)} F1, won:lost ${c.won}:${c.lost}, p=${c.signTestP.toPrecision(3)}, CI [${c.bootstrapCI.map((x) => (100 * x).toFixed(1)).join(', ')}]`,
+    );
     assert.ok(c.diff > 0 && c.meanA > c.meanB, `${a} beats closed book`);
     assert.ok(c.won > c.lost);
   }
-  for (const f of ['SUMMARY.md', 'comparisons.md', 'comparisons.csv', 'comparisons.json', 'manifest.json', 'tables/runs.md', 'tables/paired.csv', 'figures/f1-by-config.html']) {
+  for (const f of [
+    'SUMMARY.md',
+    'comparisons.md',
+    'comparisons.csv',
+    'comparisons.json',
+    'manifest.json',
+    'tables/runs.md',
+    'tables/paired.csv',
+    'figures/f1-by-config.html',
+  ]) {
     assert.ok(fs.existsSync(path.join(out, f)), `${f} written`);
   }
   assert.match(fs.readFileSync(path.join(out, 'SUMMARY.md'), 'utf8'), /offline backend: not model results/);

@@ -11,8 +11,14 @@ function hit(id: string, score: number, rank: number, kind: FragmentKind = 'text
 test('pool: when everything fits, nothing is dropped and each fragment appears once', () => {
   const s1 = [hit('a#1', 3, 1), hit('b#1', 2, 2)];
   const s2 = [hit('b#1', 5, 1), hit('c#1', 1, 2)];
-  const pool = buildPool([{ query: 'q1', by: 'locator', hits: s1 }, { query: 'q2', by: 'bridge', hits: s2 }]);
-  assert.deepEqual(pool.blocks.map((b) => b.fragmentId), ['a#1', 'b#1', 'c#1']);
+  const pool = buildPool([
+    { query: 'q1', by: 'locator', hits: s1 },
+    { query: 'q2', by: 'bridge', hits: s2 },
+  ]);
+  assert.deepEqual(
+    pool.blocks.map((b) => b.fragmentId),
+    ['a#1', 'b#1', 'c#1'],
+  );
   assert.equal(pool.stats.trimmed, false);
   // Across searches a fragment keeps its best score.
   assert.equal(pool.blocks.find((b) => b.fragmentId === 'b#1')?.score, 5);
@@ -30,8 +36,11 @@ test('pool: over the cap, the lowest-scoring unprotected block of the over-cap t
   assert.ok(pool.stats.trimmed);
   assert.ok(pool.stats.evicted.text > 0);
   // Survivors keep their original order.
-  const positions = ids.map((id) => Number(id.slice(1, id.indexOf("#"))));
-  assert.deepEqual(positions, positions.slice().sort((a, b) => a - b));
+  const positions = ids.map((id) => Number(id.slice(1, id.indexOf('#'))));
+  assert.deepEqual(
+    positions,
+    positions.slice().sort((a, b) => a - b),
+  );
   const textChars = pool.blocks.filter((b) => b.kind === 'text').reduce((s, b) => s + b.cost, 0);
   assert.ok(textChars <= 500 || pool.blocks.every((b) => b.protected), 'text within its cap unless all protected');
 });
@@ -56,7 +65,14 @@ test('pool: expansion hits and attached media inherit the anchor score and prote
   const anchor = hit('a#0', 9, 1, 'text', 'anchor text '.repeat(5), { media: [{ fragmentId: 'a#1', kind: 'image', label: 'Figure 1', caption: 'A chart' }] });
   const exp = hit('e#0', 0.01, 2, 'text', 'expanded '.repeat(5), { via: 'expansion', anchorId: 'a#0', relation: 'similar' });
   const others = Array.from({ length: 4 }, (_, i) => hit(`o${i}#0`, 5 - i, i + 3, 'text', 'other '.repeat(6)));
-  const pool = buildPool([{ query: 'q', by: 'oneshot', hits: [anchor, exp, ...others] }], { caps, textChars: 60, lookup: (id) => (id === 'a#1' ? { id, docId: 'a', kind: 'image', text: 'bar chart: 2019 = 41', section: [], ordinal: 1, attached: [], page: 2, label: 'Figure 1' } : undefined) });
+  const pool = buildPool([{ query: 'q', by: 'oneshot', hits: [anchor, exp, ...others] }], {
+    caps,
+    textChars: 60,
+    lookup: (id) =>
+      id === 'a#1'
+        ? { id, docId: 'a', kind: 'image', text: 'bar chart: 2019 = 41', section: [], ordinal: 1, attached: [], page: 2, label: 'Figure 1' }
+        : undefined,
+  });
   const e = pool.blocks.find((b) => b.fragmentId === 'e#0');
   assert.ok(e, 'expansion block survives (inherits protection)');
   assert.equal(e?.score, 9);
@@ -68,7 +84,10 @@ test('pool: expansion hits and attached media inherit the anchor score and prote
 test('pool: M4 plain pool is first-come with one cap', () => {
   const hits = Array.from({ length: 10 }, (_, i) => hit(`d${i}#0`, 10 - i, i + 1, 'text', 'z'.repeat(300)));
   const pool = buildPool([{ query: 'q', by: 'locator', hits }], { kind: 'plain', plainCap: 1000 });
-  assert.deepEqual(pool.blocks.map((b) => b.fragmentId), pool.blocks.map((_, i) => `d${i}#0`));
+  assert.deepEqual(
+    pool.blocks.map((b) => b.fragmentId),
+    pool.blocks.map((_, i) => `d${i}#0`),
+  );
   assert.ok(pool.blocks.reduce((s, b) => s + b.cost, 0) <= 1000);
   assert.equal(PAPER_CAPS.total, 30000);
 });

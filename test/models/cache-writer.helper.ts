@@ -8,7 +8,11 @@ const [file, prefix, countText] = process.argv.slice(2);
 const count = Number(countText);
 const cache = ModelCache.open(file);
 for (let i = 0; count === 0 || i < count; i++) {
-  cache.put(`${prefix}-${i}`, { text: `reply ${prefix} ${i} `.repeat(20), toolCalls: [], usage: { promptTokens: i, completionTokens: 1 }, model: 'm', finishReason: 'stop' }, { stage: prefix });
+  cache.put(
+    `${prefix}-${i}`,
+    { text: `reply ${prefix} ${i} `.repeat(20), toolCalls: [], usage: { promptTokens: i, completionTokens: 1 }, model: 'm', finishReason: 'stop' },
+    { stage: prefix },
+  );
   if (count === 0 && i % 10 === 0) process.stdout.write(`${i}\n`);
 }
 cache.close();

@@ -51,8 +51,13 @@ const clean = { OPENAI_BASE_URL: undefined, KF_MODEL: undefined, OPENAI_API_KEY:
 test('kf models prints each stage with provenance from a TOML config; --check pings; errors are per stage', async () => {
   const dir = tempDir();
   const cfg = path.join(dir, 'exp.toml');
-  fs.writeFileSync(cfg, `[models.defaults]\nbase_url = "${server.url}"\nmodel = "base-model"\n[models.stages.judge]\nmodel = "judge-model"\ntimeout_ms = 5000\n`);
-  const r = await withEnv(clean, () => capture(() => modelsCommand.run(parseFor(modelsCommand, ['--config', cfg, '--stage', 'judge', '--stage', 'synth', '--check']))));
+  fs.writeFileSync(
+    cfg,
+    `[models.defaults]\nbase_url = "${server.url}"\nmodel = "base-model"\n[models.stages.judge]\nmodel = "judge-model"\ntimeout_ms = 5000\n`,
+  );
+  const r = await withEnv(clean, () =>
+    capture(() => modelsCommand.run(parseFor(modelsCommand, ['--config', cfg, '--stage', 'judge', '--stage', 'synth', '--check']))),
+  );
   assert.equal(r.code, 0);
   assert.match(r.out, /judge\s+openai\s+judge-model\s+\[experiment\.stages\.judge\]/);
   assert.match(r.out, /timeout 5000 ms \[experiment\.stages\.judge\]/);

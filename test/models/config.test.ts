@@ -46,7 +46,13 @@ test('precedence stage > experiment.stages > experiment.defaults > defaults.stag
 
 test('a stage override inherits base URL, model, key env, extra body AND timeout; extra body merges per key', () => {
   const experiment = normalizeModelsConfig({
-    defaults: { baseUrl: 'http://h:8000/v1/', model: 'big', apiKeyEnv: 'MY_KEY', extraBody: { chat_template_kwargs: { enable_thinking: false }, top_k: 20 }, timeoutMs: 9000 },
+    defaults: {
+      baseUrl: 'http://h:8000/v1/',
+      model: 'big',
+      apiKeyEnv: 'MY_KEY',
+      extraBody: { chat_template_kwargs: { enable_thinking: false }, top_k: 20 },
+      timeoutMs: 9000,
+    },
     stages: { judge: { model: 'small', extraBody: { top_k: 5 } } },
   });
   const r = resolveStage('judge', { experiment }, noEnv);
@@ -77,7 +83,10 @@ test('environment: per-stage variables, vision model for caption, embedding neve
   // An explicit embedding-stage block works too, inheriting the default base URL.
   const cfg = normalizeModelsConfig({ defaults: { baseUrl: 'http://h/v1', model: 'chat', backend: 'openai' }, stages: { embedding: { model: 'bge' } } });
   assert.equal(resolveStage('embedding', { experiment: cfg }, noEnv).model, 'bge');
-  assert.equal(resolveStage('embedding', { experiment: normalizeModelsConfig({ defaults: { baseUrl: 'http://h/v1', model: 'chat', backend: 'openai' } }) }, noEnv).backend, 'offline');
+  assert.equal(
+    resolveStage('embedding', { experiment: normalizeModelsConfig({ defaults: { baseUrl: 'http://h/v1', model: 'chat', backend: 'openai' } }) }, noEnv).backend,
+    'offline',
+  );
 });
 
 test('explicit backend offline wins over an endpoint; openai without base URL uses the OpenAI API', () => {
@@ -105,7 +114,10 @@ test('bad configs fail with a KfError naming the field and what to do', () => {
 test('config files: TOML with a [models] table, JSON on its own; errors name the file', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-cfg-'));
   const toml = path.join(dir, 'm5.toml');
-  fs.writeFileSync(toml, '[models.defaults]\nbase_url = "http://localhost:8000/v1"\nmodel = "Qwen/Qwen3-8B"\n\n[models.defaults.extra_body.chat_template_kwargs]\nenable_thinking = false\n\n[models.stages.judge]\nmodel = "small"\n');
+  fs.writeFileSync(
+    toml,
+    '[models.defaults]\nbase_url = "http://localhost:8000/v1"\nmodel = "Qwen/Qwen3-8B"\n\n[models.defaults.extra_body.chat_template_kwargs]\nenable_thinking = false\n\n[models.stages.judge]\nmodel = "small"\n',
+  );
   const cfg = readModelsConfigFile(toml);
   assert.equal(cfg.stages!.judge.model, 'small');
   assert.deepEqual(cfg.defaults!.extraBody, { chat_template_kwargs: { enable_thinking: false } });
@@ -113,6 +125,9 @@ test('config files: TOML with a [models] table, JSON on its own; errors name the
   fs.writeFileSync(json, JSON.stringify({ defaults: { model: 'm' } }));
   assert.equal(readModelsConfigFile(json).defaults!.model, 'm');
   fs.writeFileSync(json, '{ broken');
-  assert.throws(() => readModelsConfigFile(json), (e: unknown) => isKfError(e) && e.message.includes(json));
+  assert.throws(
+    () => readModelsConfigFile(json),
+    (e: unknown) => isKfError(e) && e.message.includes(json),
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -109,7 +109,10 @@ test('final failure after N attempts names stage, question, endpoint, model, att
     assert.equal(e.code, 'model_call_failed');
     assert.equal(e.attempts, 3);
     assert.equal(e.lastStatus, 503);
-    assert.match(e.message, /stage judge \(question q-42\): model judge-model at http:\/\/127\.0\.0\.1:\d+\/v1 failed after 3 attempts; last error: HTTP 503: overloaded/);
+    assert.match(
+      e.message,
+      /stage judge \(question q-42\): model judge-model at http:\/\/127\.0\.0\.1:\d+\/v1 failed after 3 attempts; last error: HTTP 503: overloaded/,
+    );
     assert.match(e.hint, /server is failing/);
     return true;
   });
@@ -123,7 +126,10 @@ test('4xx other than 408/409/429 is not retried; 401 points at the key variable 
   server.reset();
   server.enqueue({ status: 401, error: 'bad key' });
   const router = routerFor(server, { defaults: { apiKeyEnv: 'MY_VLLM_KEY' } }, { env: { MY_VLLM_KEY: 'k-123456' } });
-  await assert.rejects(router.forStage('judge').chat(ask('x')), (e: unknown) => isKfError(e) && /not retryable/.test(e.message) && /\$MY_VLLM_KEY/.test(e.hint));
+  await assert.rejects(
+    router.forStage('judge').chat(ask('x')),
+    (e: unknown) => isKfError(e) && /not retryable/.test(e.message) && /\$MY_VLLM_KEY/.test(e.hint),
+  );
   assert.equal(server.chatRequests().length, 1);
   server.enqueue({ status: 404, error: 'model not found' });
   await assert.rejects(router.forStage('judge').chat(ask('y')), (e: unknown) => isKfError(e) && /kf models --check/.test(e.hint));

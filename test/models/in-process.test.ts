@@ -46,8 +46,14 @@ test('in-process model: dispatches by task role, then by stage name or a claimed
   assert.equal(tools.toolCalls.length, 1);
   assert.equal(tools.finishReason, 'tool_calls');
 
-  await assert.rejects(new InProcessModel('echo').chat({ stage: 'echo', messages: [], task: {} }), (e: unknown) => isKfError(e) && e.code === 'offline_task_incomplete' && /no "question"/.test(e.message));
-  await assert.rejects(new InProcessModel('x').chat({ stage: 'x', messages: [], task: { role: 'nope' } }), (e: unknown) => isKfError(e) && e.code === 'offline_unknown_role' && /echo, caller/.test(e.hint));
+  await assert.rejects(
+    new InProcessModel('echo').chat({ stage: 'echo', messages: [], task: {} }),
+    (e: unknown) => isKfError(e) && e.code === 'offline_task_incomplete' && /no "question"/.test(e.message),
+  );
+  await assert.rejects(
+    new InProcessModel('x').chat({ stage: 'x', messages: [], task: { role: 'nope' } }),
+    (e: unknown) => isKfError(e) && e.code === 'offline_unknown_role' && /echo, caller/.test(e.hint),
+  );
   await assert.rejects(new InProcessModel('mystery').chat({ stage: 'mystery', messages: [] }), (e: unknown) => isKfError(e) && e.code === 'offline_no_task');
 });
 
@@ -60,7 +66,10 @@ test('in-process resources: created once on first use and closed with their owne
   const b = res.get('ocr', () => ({ n: ++made, close: () => void closed.push('owned') }));
   assert.equal(a, b);
   assert.equal(made, 1);
-  assert.equal(res.get('shared', () => ({ close: () => void closed.push('wrong') })), given.shared);
+  assert.equal(
+    res.get('shared', () => ({ close: () => void closed.push('wrong') })),
+    given.shared,
+  );
   await res.close();
   assert.deepEqual(closed, ['owned']);
 });

@@ -32,7 +32,11 @@ const text = (n: number, t: string): Material => ({ n, kind: 'text', text: t });
 const synth = (question: string, materials: Material[], extra: Partial<SynthTask> = {}): SynthTask => ({ role: 'synth', question, materials, ...extra });
 
 test('text helpers: sentences keep decimals and initials; entities are capitalised phrases; question kinds', () => {
-  assert.deepEqual(sentences('Revenue was 4.5 million in 2020. J. Smith led it. Then it grew.'), ['Revenue was 4.5 million in 2020.', 'J. Smith led it.', 'Then it grew.']);
+  assert.deepEqual(sentences('Revenue was 4.5 million in 2020. J. Smith led it. Then it grew.'), [
+    'Revenue was 4.5 million in 2020.',
+    'J. Smith led it.',
+    'Then it grew.',
+  ]);
   assert.deepEqual(entities('What year was the director of Inception born?'), ['Inception']);
   assert.deepEqual(entities('The University of Oxford hired Christopher Nolan in London.'), ['University of Oxford', 'Christopher Nolan', 'London']);
   assert.equal(questionKind('How many employees did Acme have?'), 'number');
@@ -43,7 +47,12 @@ test('text helpers: sentences keep decimals and initials; entities are capitalis
 });
 
 test('extractive QA: a text sentence', () => {
-  const reply = synthReply(synth('What is the capital of Freedonia?', [text(1, 'Freedonia is a small country. The capital of Freedonia is Fredville, a port city.'), text(2, 'Sylvania borders Freedonia.')]));
+  const reply = synthReply(
+    synth('What is the capital of Freedonia?', [
+      text(1, 'Freedonia is a small country. The capital of Freedonia is Fredville, a port city.'),
+      text(2, 'Sylvania borders Freedonia.'),
+    ]),
+  );
   assert.equal(lastFinalAnswer(reply), 'Fredville');
   assert.match(reply, /\[1\] states: "The capital of Freedonia is Fredville/);
   const who = extractAnswer(synth('Who directed Inception?', [text(1, 'Inception is a 2010 science fiction film directed by Christopher Nolan.')]));
@@ -53,14 +62,30 @@ test('extractive QA: a text sentence', () => {
 });
 
 test('extractive QA: a Markdown table row, the cell of the asked column', () => {
-  const table = '| Company | Year | Revenue | Profit |\n|---|---|---|---|\n| Acme | 2020 | 4.1 | 0.3 |\n| Acme | 2021 | 5.2 | 0.9 |\n| Globex | 2021 | 7.9 | 1.1 |';
+  const table =
+    '| Company | Year | Revenue | Profit |\n|---|---|---|---|\n| Acme | 2020 | 4.1 | 0.3 |\n| Acme | 2021 | 5.2 | 0.9 |\n| Globex | 2021 | 7.9 | 1.1 |';
   const a = extractAnswer(synth('What was the revenue of Acme in 2021?', [{ n: 3, kind: 'table', text: table }]));
   assert.equal(a.value, '5.2');
   assert.equal(a.evidence[0].ref, '[fig 3]');
   const p = extractAnswer(synth('What was the profit of Globex in 2021?', [{ n: 3, kind: 'table', text: table }]));
   assert.equal(p.value, '1.1');
   // Structured table data works the same.
-  const s = extractAnswer(synth('What was the revenue of Acme in 2020?', [{ n: 1, kind: 'table', text: 'Table 1: results', table: { header: ['Company', 'Year', 'Revenue'], rows: [['Acme', '2020', '4.1'], ['Acme', '2021', '5.2']] } }]));
+  const s = extractAnswer(
+    synth('What was the revenue of Acme in 2020?', [
+      {
+        n: 1,
+        kind: 'table',
+        text: 'Table 1: results',
+        table: {
+          header: ['Company', 'Year', 'Revenue'],
+          rows: [
+            ['Acme', '2020', '4.1'],
+            ['Acme', '2021', '5.2'],
+          ],
+        },
+      },
+    ]),
+  );
   assert.equal(s.value, '4.1');
 });
 
@@ -69,7 +94,11 @@ test("extractive QA: OCR'd chart values and reading notes", () => {
   const reply = synthReply(synth('What was the revenue in 2021 according to the chart?', [text(1, 'The company reports yearly.'), chart]));
   assert.equal(lastFinalAnswer(reply), '5.2');
   assert.match(reply, /\[fig 2\]/);
-  const withNote = extractAnswer(synth('What is the height of the Blue Tower?', [text(1, 'The Blue Tower stands in Lisbon.')], { notes: ['Where: line 2 of 3.\nAnswer: The Blue Tower height is 312 m'] }));
+  const withNote = extractAnswer(
+    synth('What is the height of the Blue Tower?', [text(1, 'The Blue Tower stands in Lisbon.')], {
+      notes: ['Where: line 2 of 3.\nAnswer: The Blue Tower height is 312 m'],
+    }),
+  );
   assert.equal(withNote.value, '312 m');
 });
 
@@ -81,7 +110,10 @@ test('extractive QA: a bridge question needing two blocks', () => {
   ];
   const a = extractAnswer(synth('In what year was the director of Inception born?', materials));
   assert.equal(a.value, '1970');
-  assert.deepEqual(a.evidence.map((u) => u.ref), ['[1]', '[3]']);
+  assert.deepEqual(
+    a.evidence.map((u) => u.ref),
+    ['[1]', '[3]'],
+  );
   const reply = synthReply(synth('In what year was the director of Inception born?', materials));
   assert.match(reply, /\[1\].*\n\[3\]/s);
   assert.match(reply, /\nFINAL ANSWER: 1970$/);
@@ -107,8 +139,12 @@ test('extractive QA: refusal when nothing matches, per convention; m3docvqa neve
 });
 
 test('checker conventions: m3docvqa / mmlongbench / multihoprag / generic', () => {
-  const c = (question: string, answer: string, convention: 'm3docvqa' | 'mmlongbench' | 'multihoprag' | 'generic') => checkFinal({ role: 'checker', question, answer, convention });
-  assert.equal(c('Who directed it?', 'It was directed by Christopher Nolan [1].\nFINAL ANSWER: The answer is Christopher Nolan.', 'm3docvqa'), 'Christopher Nolan');
+  const c = (question: string, answer: string, convention: 'm3docvqa' | 'mmlongbench' | 'multihoprag' | 'generic') =>
+    checkFinal({ role: 'checker', question, answer, convention });
+  assert.equal(
+    c('Who directed it?', 'It was directed by Christopher Nolan [1].\nFINAL ANSWER: The answer is Christopher Nolan.', 'm3docvqa'),
+    'Christopher Nolan',
+  );
   assert.equal(c('Who directed it?', 'The film was directed by Christopher Nolan, I think.\nFINAL ANSWER: Not answerable', 'm3docvqa'), 'Christopher Nolan');
   assert.equal(c('Is it red?', 'Yes, it is red.\nFINAL ANSWER: Yes', 'm3docvqa'), 'yes');
   assert.deepEqual(c('Which two cities host it?', 'Paris and Lyon [2].\nFINAL ANSWER: Paris and Lyon', 'm3docvqa'), ['Paris', 'Lyon']);
@@ -123,8 +159,14 @@ test('checker conventions: m3docvqa / mmlongbench / multihoprag / generic', () =
 
 test('scorer: MMLongBench-Doc answer extraction', () => {
   assert.deepEqual(extractShortAnswer({ role: 'scorer', question: 'q', response: 'blah\nFINAL ANSWER: 5.2' }), { answer: '5.2', format: 'Float' });
-  assert.deepEqual(extractShortAnswer({ role: 'scorer', question: 'q', response: 'FINAL ANSWER: 1,200', answerFormat: 'Int' }), { answer: '1200', format: 'Integer' });
-  assert.deepEqual(extractShortAnswer({ role: 'scorer', question: 'q', response: 'FINAL ANSWER: Not answerable' }), { answer: 'Not answerable', format: 'None' });
+  assert.deepEqual(extractShortAnswer({ role: 'scorer', question: 'q', response: 'FINAL ANSWER: 1,200', answerFormat: 'Int' }), {
+    answer: '1200',
+    format: 'Integer',
+  });
+  assert.deepEqual(extractShortAnswer({ role: 'scorer', question: 'q', response: 'FINAL ANSWER: Not answerable' }), {
+    answer: 'Not answerable',
+    format: 'None',
+  });
   assert.deepEqual(extractShortAnswer({ role: 'scorer', question: 'q', response: 'FINAL ANSWER: ["a", "b"]' }), { answer: '["a","b"]', format: 'List' });
   assert.deepEqual(extractShortAnswer({ role: 'scorer', question: 'q', response: 'FINAL ANSWER: the Blue Tower' }), { answer: 'Blue Tower', format: 'String' });
 });
@@ -142,9 +184,19 @@ test('bridge judge: missing entities, the bridge hop, done; queries already run 
   assert.deepEqual(hop.bridge_entities, ['Christopher Nolan']);
   assert.deepEqual(hop.queries, ['Christopher Nolan born']);
   assert.ok(hop.reason.length <= 200);
-  const ran = judge({ role: 'judge', question: q, queriesRun: ['christopher nolan BORN'], pool: '[1] Inception is a 2010 film directed by Christopher Nolan.' });
+  const ran = judge({
+    role: 'judge',
+    question: q,
+    queriesRun: ['christopher nolan BORN'],
+    pool: '[1] Inception is a 2010 film directed by Christopher Nolan.',
+  });
   assert.deepEqual(ran.queries, [], 'a query already run is dropped (case-insensitive)');
-  const done = judge({ role: 'judge', question: q, queriesRun: [], pool: '[1] Inception is a 2010 film directed by Christopher Nolan.\n[2] Christopher Nolan was born in London in 1970.' });
+  const done = judge({
+    role: 'judge',
+    question: q,
+    queriesRun: [],
+    pool: '[1] Inception is a 2010 film directed by Christopher Nolan.\n[2] Christopher Nolan was born in London in 1970.',
+  });
   assert.equal(done.need_more, false);
 });
 
@@ -157,17 +209,26 @@ test('locator decomposition and reader media choice', () => {
     { fragmentId: 'd#9', kind: 'image' as const, caption: 'Company logo' },
     { fragmentId: 'd#7', kind: 'table' as const, caption: 'Revenue and profit by company', label: 'Table 1' },
   ];
-  assert.deepEqual(mediaToRead('What was the revenue in 2021 in the figure?', media).map((m) => m.fragmentId), ['d#4', 'd#7']);
+  assert.deepEqual(
+    mediaToRead('What was the revenue in 2021 in the figure?', media).map((m) => m.fragmentId),
+    ['d#4', 'd#7'],
+  );
 });
 
 test('index roles: sentence points, similar relations, OpenIE triples, query pattern', () => {
-  const pts = extractPoints({ role: 'extraction', fragments: [{ id: 'f1', text: 'Inception is a 2010 film directed by Christopher Nolan. Short one. It grossed over 800 million dollars worldwide.' }] });
+  const pts = extractPoints({
+    role: 'extraction',
+    fragments: [{ id: 'f1', text: 'Inception is a 2010 film directed by Christopher Nolan. Short one. It grossed over 800 million dollars worldwide.' }],
+  });
   assert.equal(pts.points.length, 2);
   assert.equal(pts.points[0].fragment_id, 'f1');
   assert.match(pts.points[0].summary, /^Inception is a 2010 film/);
   assert.deepEqual(typeRelations({ role: 'relations', pairs: [{ from: 'a', to: 'b', similarity: 0.9 }] }).relations, [{ from: 'a', to: 'b', type: 'similar' }]);
   const tr = openIE({ role: 'openie', text: 'Inception was directed by Christopher Nolan. Christopher Nolan was born in London.' }).triples;
-  assert.deepEqual(tr, [['Inception', 'was directed by', 'Christopher Nolan'], ['Christopher Nolan', 'was born in', 'London']]);
+  assert.deepEqual(tr, [
+    ['Inception', 'was directed by', 'Christopher Nolan'],
+    ['Christopher Nolan', 'was born in', 'London'],
+  ]);
   const pat = parsePattern({ role: 'pattern', question: 'What color is the logo of Acme?' });
   assert.deepEqual(pat.conditions, [['?x', 'color logo', 'Acme']]);
   assert.equal(pat.visual_budget, 2);
@@ -176,17 +237,28 @@ test('index roles: sentence points, similar relations, OpenIE triples, query pat
 
 test('offline model: replies as a real model would, labelled offline; incomplete tasks fail clearly', async () => {
   const m = new InProcessModel('synth');
-  const res = await m.chat({ stage: 'synth', messages: [{ role: 'user', content: 'prompt' }], task: synth('Who directed Inception?', [text(1, 'Inception was directed by Christopher Nolan.')]) });
+  const res = await m.chat({
+    stage: 'synth',
+    messages: [{ role: 'user', content: 'prompt' }],
+    task: synth('Who directed Inception?', [text(1, 'Inception was directed by Christopher Nolan.')]),
+  });
   assert.equal(res.backend, 'offline');
   assert.equal(res.model, 'offline');
   assert.match(res.text, /FINAL ANSWER: Christopher Nolan$/);
   const j = await new InProcessModel('judge').chat({ stage: 'judge', messages: [], task: { question: 'Who directed Inception?', queriesRun: [], pool: '' } });
   assert.equal(JSON.parse(j.text).need_more, true);
-  await assert.rejects(m.chat({ stage: 'synth', messages: [], task: { role: 'synth', question: 'q' } }), (e: unknown) => isKfError(e) && /has no "materials"/.test(e.message));
+  await assert.rejects(
+    m.chat({ stage: 'synth', messages: [], task: { role: 'synth', question: 'q' } }),
+    (e: unknown) => isKfError(e) && /has no "materials"/.test(e.message),
+  );
   await assert.rejects(new InProcessModel('mystery').chat({ stage: 'mystery', messages: [] }), (e: unknown) => isKfError(e) && e.code === 'offline_no_task');
   const sc = await new InProcessModel('scorer').chat({ stage: 'scorer', messages: [], task: { role: 'scorer', question: 'q', response: 'FINAL ANSWER: 12' } });
   assert.equal(sc.text, 'Extracted answer: 12\nAnswer format: Integer');
-  const cap = await new InProcessModel('caption').chat({ stage: 'caption', messages: [], task: { role: 'caption', caption: 'Revenue by year', label: 'Figure 2', ocrText: 'Revenue 2021: 5.2' } });
+  const cap = await new InProcessModel('caption').chat({
+    stage: 'caption',
+    messages: [],
+    task: { role: 'caption', caption: 'Revenue by year', label: 'Figure 2', ocrText: 'Revenue 2021: 5.2' },
+  });
   assert.equal(cap.text, 'Caption: Figure 2: Revenue by year\nText in image: Revenue 2021: 5.2');
 });
 

@@ -42,10 +42,19 @@ test('each stage is routed to its own model; unset fields come from the defaults
   assert.match(s.text, /FINAL ANSWER: 42/);
   const l = await router.forStage('locator').chat(ask('locator', 'hello'));
   assert.equal(l.text, 'base answers hello');
-  const c = await router.forStage('checker').chat({ stage: 'checker', messages: [{ role: 'user', content: 'x' }], task: { role: 'checker', question: 'Is it?', answer: 'Yes.\nFINAL ANSWER: yes', convention: 'multihoprag' } });
+  const c = await router
+    .forStage('checker')
+    .chat({
+      stage: 'checker',
+      messages: [{ role: 'user', content: 'x' }],
+      task: { role: 'checker', question: 'Is it?', answer: 'Yes.\nFINAL ANSWER: yes', convention: 'multihoprag' },
+    });
   assert.equal(c.backend, 'offline');
   assert.deepEqual(JSON.parse(c.text), { final: 'Yes' });
-  assert.deepEqual(server.chatRequests().map((r) => r.model), ['judge-model', 'synth-model', 'base-model']);
+  assert.deepEqual(
+    server.chatRequests().map((r) => r.model),
+    ['judge-model', 'synth-model', 'base-model'],
+  );
   assert.equal(router.backendOf('checker'), 'offline');
   assert.equal(router.backendOf('extraction'), 'openai');
   const routes = router.describe();
@@ -96,7 +105,13 @@ test('native tools, tool results and images go out in the OpenAI format; replies
     stage: 'reader',
     tools: [{ name: 'search_knowledge', description: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } } } }],
     messages: [
-      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', path: png }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image', path: png },
+        ],
+      },
       { role: 'assistant', content: '', toolCalls: [{ id: 'c0', name: 'search_knowledge', arguments: '{"query":"y"}' }] },
       { role: 'tool', toolCallId: 'c0', content: '{"hits": []}' },
     ],
@@ -126,7 +141,19 @@ test('cache: a rerun makes ZERO HTTP calls; keys ignore stage, base URL, key and
   const reqs = [
     ask('judge', 'alpha', { questionId: 'q1' }),
     ask('synth', 'beta', { questionId: 'q1', temperature: 0.3 }),
-    { stage: 'vision', questionId: 'q2', messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'what' }, { type: 'image' as const, path: path.join(dir, 'one.png') }] }] },
+    {
+      stage: 'vision',
+      questionId: 'q2',
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'text' as const, text: 'what' },
+            { type: 'image' as const, path: path.join(dir, 'one.png') },
+          ],
+        },
+      ],
+    },
   ];
   const first = routerFor(server, {}, { cacheFile, cacheMode: 'read-write', runId: 'run-1' });
   const answers = [];
@@ -137,16 +164,35 @@ test('cache: a rerun makes ZERO HTTP calls; keys ignore stage, base URL, key and
   assert.equal(httpBefore, 3);
 
   const other = await ScriptedServer.start(); // another base URL: same model answers the same
-  const second = createModelRouter({ defaults: { baseUrl: other.url, model: 'base-model' } }, { env: { OPENAI_API_KEY: 'another-key' }, cacheFile, cacheMode: 'read-write', runId: 'run-2' });
+  const second = createModelRouter(
+    { defaults: { baseUrl: other.url, model: 'base-model' } },
+    { env: { OPENAI_API_KEY: 'another-key' }, cacheFile, cacheMode: 'read-write', runId: 'run-2' },
+  );
   const again = [];
   for (const r of reqs) again.push(await second.forStage(r.stage).chat({ ...r, task: { role: 'whatever' } }));
   // Another stage asking the same thing, and the same image under another path.
   again.push(await second.forStage('reader').chat(ask('reader', 'alpha')));
-  again.push(await second.forStage('vision').chat({ ...reqs[2], messages: [{ role: 'user', content: [{ type: 'text', text: 'what' }, { type: 'image', path: path.join(dir, 'two.png') }] }] }));
+  again.push(
+    await second.forStage('vision').chat({
+      ...reqs[2],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what' },
+            { type: 'image', path: path.join(dir, 'two.png') },
+          ],
+        },
+      ],
+    }),
+  );
   assert.equal(server.requests.length, httpBefore);
   assert.equal(other.requests.length, 0, 'zero HTTP calls on the rerun');
   assert.ok(nonEmpty(again).every((a) => a.cacheHit && a.usage.promptTokens === 0 && a.attempts === 0));
-  assert.deepEqual(again.slice(0, 3).map((a) => a.text), answers.map((a) => a.text));
+  assert.deepEqual(
+    again.slice(0, 3).map((a) => a.text),
+    answers.map((a) => a.text),
+  );
   const t = second.ledger.totals();
   assert.equal(t.calls, 5);
   assert.equal(t.cacheHits, 5);
@@ -186,9 +232,14 @@ test('replay-only: hits are served, a miss fails loudly naming stage and questio
 test('ledger totals equal the usage the server reported, per stage, question and run; cost from prices', async () => {
   server.reset();
   server.on({ model: 'judge-model', reply: { text: 'j', usage: { prompt_tokens: 1000, completion_tokens: 10 } } });
-  const router = routerFor(server, { stages: { judge: { model: 'judge-model' } }, prices: { 'judge-model': { promptPer1M: 2, completionPer1M: 10 } } }, { runId: 'r1' });
+  const router = routerFor(
+    server,
+    { stages: { judge: { model: 'judge-model' } }, prices: { 'judge-model': { promptPer1M: 2, completionPer1M: 10 } } },
+    { runId: 'r1' },
+  );
   for (let i = 0; i < 3; i++) await router.forStage('judge').chat(ask('judge', `question ${i}`, { questionId: `q${i}` }));
-  for (let i = 0; i < 4; i++) await router.forStage('synth').chat(ask('synth', `a longer synthesis prompt number ${i} `.repeat(i + 1), { questionId: `q${i % 2}` }));
+  for (let i = 0; i < 4; i++)
+    await router.forStage('synth').chat(ask('synth', `a longer synthesis prompt number ${i} `.repeat(i + 1), { questionId: `q${i % 2}` }));
   const server_ = server.usageTotals();
   const t = router.ledger.totals();
   assert.equal(t.calls, 7);
@@ -224,7 +275,10 @@ test('embeddings: batched, unit-normalised, in input order, cached, with ledger 
   assert.equal(emb.dim, 8);
   for (const v of nonEmpty(vecs, 'vectors')) assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-5);
   const embReqs = server.requests.filter((r) => r.kind === 'embeddings');
-  assert.deepEqual(embReqs.map((r) => r.body.input.length), [64, 6]);
+  assert.deepEqual(
+    embReqs.map((r) => r.body.input.length),
+    [64, 6],
+  );
   assert.equal(embReqs[0].body.model, 'bge-small');
   // Order: the vector of text i is the one for text i even though the server reverses its list.
   const single = await emb.embed([texts[5]]);
@@ -255,6 +309,9 @@ test('an injected fetch carries every request (proxies, tests)', async () => {
   const router = routerFor(server, {}, { fetch: spy, env: { OPENAI_API_KEY: SECRET, KF_EMBED_MODEL: 'e' } });
   await router.forStage('judge').chat(ask('judge', 'via spy'));
   await router.embedder()!.embed(['x']);
-  assert.deepEqual(seen.map((u) => u.replace(server.url, '')), ['/chat/completions', '/embeddings']);
+  assert.deepEqual(
+    seen.map((u) => u.replace(server.url, '')),
+    ['/chat/completions', '/embeddings'],
+  );
   await router.close();
 });

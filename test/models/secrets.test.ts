@@ -33,40 +33,75 @@ test('the API key never appears in cache files, ledgers, traces, error messages,
     output.push(String(chunk));
     return true;
   };
-  Object.assign(process.env, { OPENAI_API_KEY: SECRET, OPENAI_BASE_URL: server.url, KF_MODEL: 'base-model', KF_EMBED_MODEL: 'emb', OPENAI_LOG: 'debug', KF_CACHE_FILE: path.join(dir, 'cache.sqlite') });
+  Object.assign(process.env, {
+    OPENAI_API_KEY: SECRET,
+    OPENAI_BASE_URL: server.url,
+    KF_MODEL: 'base-model',
+    KF_EMBED_MODEL: 'emb',
+    OPENAI_LOG: 'debug',
+    KF_CACHE_FILE: path.join(dir, 'cache.sqlite'),
+  });
   process.stdout.write = capture as typeof process.stdout.write;
   process.stderr.write = capture as typeof process.stderr.write;
   const errors: string[] = [];
   try {
     const s = recordingSleep();
-    const router = createModelRouter({ stages: { judge: { maxAttempts: 2 } } }, { cacheFile: path.join(dir, 'cache.sqlite'), cacheMode: 'read-write', runId: 'secret-run', retry: { sleep: s.sleep } });
+    const router = createModelRouter(
+      { stages: { judge: { maxAttempts: 2 } } },
+      { cacheFile: path.join(dir, 'cache.sqlite'), cacheMode: 'read-write', runId: 'secret-run', retry: { sleep: s.sleep } },
+    );
     // Successful calls (cached), embeddings, an agent loop with a trace.
     await router.forStage('synth').chat({ stage: 'synth', questionId: 'q1', messages: [{ role: 'user', content: 'hello' }] });
     await router.embedder()!.embed(['a', 'b']);
-    server.enqueue({ text: JSON.stringify({ thought: 't', tool: 'search_knowledge', args: { query: 'x' } }) }, { text: JSON.stringify({ thought: 't', final: 'ok' }) });
+    server.enqueue(
+      { text: JSON.stringify({ thought: 't', tool: 'search_knowledge', args: { query: 'x' } }) },
+      { text: JSON.stringify({ thought: 't', final: 'ok' }) },
+    );
     const trace = await runAgentLoop({
       role: 'locator',
       model: router.forStage('locator'),
-      tools: [{ name: 'search_knowledge', description: 'd', parameters: { type: 'object', properties: { query: { type: 'string' } } }, handler: async () => ({ hits: [] }) }],
+      tools: [
+        {
+          name: 'search_knowledge',
+          description: 'd',
+          parameters: { type: 'object', properties: { query: { type: 'string' } } },
+          handler: async () => ({ hits: [] }),
+        },
+      ],
       maxRounds: 2,
       user: 'q',
     });
     fs.writeFileSync(path.join(dir, 'trace.json'), JSON.stringify(trace));
     // Failures whose server messages echo the Authorization header.
     server.enqueue({ status: 401, echoAuth: true });
-    await router.forStage('judge').chat({ stage: 'judge', messages: [{ role: 'user', content: 'a' }] }).catch((e) => errors.push(errorMessage(e), String((e as Error).stack)));
+    await router
+      .forStage('judge')
+      .chat({ stage: 'judge', messages: [{ role: 'user', content: 'a' }] })
+      .catch((e) => errors.push(errorMessage(e), String((e as Error).stack)));
     server.enqueue({ status: 500, echoAuth: true }, { status: 500, echoAuth: true });
-    await router.forStage('judge').chat({ stage: 'judge', messages: [{ role: 'user', content: 'b' }] }).catch((e) => errors.push(errorMessage(e), String((e as Error).stack)));
+    await router
+      .forStage('judge')
+      .chat({ stage: 'judge', messages: [{ role: 'user', content: 'b' }] })
+      .catch((e) => errors.push(errorMessage(e), String((e as Error).stack)));
     server.enqueue({ reset: true }, { reset: true });
-    await router.forStage('judge').chat({ stage: 'judge', messages: [{ role: 'user', content: 'c' }] }).catch((e) => errors.push(errorMessage(e)));
+    await router
+      .forStage('judge')
+      .chat({ stage: 'judge', messages: [{ role: 'user', content: 'c' }] })
+      .catch((e) => errors.push(errorMessage(e)));
     server.enqueue({ rawBody: `{"leak": "Bearer ${SECRET}"` }, { rawBody: 'nope' });
-    await router.forStage('judge').chat({ stage: 'judge', messages: [{ role: 'user', content: 'd' }] }).catch((e) => errors.push(errorMessage(e)));
+    await router
+      .forStage('judge')
+      .chat({ stage: 'judge', messages: [{ role: 'user', content: 'd' }] })
+      .catch((e) => errors.push(errorMessage(e)));
     assert.ok(errors.length >= 4);
     fs.writeFileSync(path.join(dir, 'ledger.json'), JSON.stringify(router.ledger.toJSON()));
     fs.writeFileSync(path.join(dir, 'routes.json'), JSON.stringify(router.describe()));
     await router.close();
     const replay = createModelRouter({}, { cacheFile: path.join(dir, 'cache.sqlite'), cacheMode: 'replay-only' });
-    await replay.forStage('synth').chat({ stage: 'synth', questionId: 'q9', messages: [{ role: 'user', content: 'new' }] }).catch((e) => errors.push(errorMessage(e)));
+    await replay
+      .forStage('synth')
+      .chat({ stage: 'synth', questionId: 'q9', messages: [{ role: 'user', content: 'new' }] })
+      .catch((e) => errors.push(errorMessage(e)));
     await replay.close();
     // The CLI, in-process, with the key in the environment.
     await modelsCommand.run(parseFor(modelsCommand, ['--check']));

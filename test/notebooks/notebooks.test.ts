@@ -27,27 +27,43 @@ test('notebooks/*.ipynb are generated from notebooks/src (make-notebooks --check
 
 function kfNotebooks(args: string[], env: Record<string, string>): { status: number | null; out: string } {
   const r = spawnSync(process.execPath, [path.join(root, 'bin', 'kf.js'), 'notebooks', ...args], {
-    cwd: root, encoding: 'utf8', env: { ...process.env, KF_NB_PRESET: 'tiny', KF_KERNEL_START_S: process.env.KF_KERNEL_START_S ?? '240', ...env },
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, KF_NB_PRESET: 'tiny', KF_KERNEL_START_S: process.env.KF_KERNEL_START_S ?? '240', ...env },
   });
   return { status: r.status, out: `${r.stdout}\n${r.stderr}` };
 }
 
 test('every notebook executes headless, writes its files, and a rerun writes identical tables', { timeout: 60 * 60_000 }, (t) => {
-  try { findJupyterPython(); } catch {
+  try {
+    findJupyterPython();
+  } catch {
     t.skip('Jupyter is not installed (apt-get install jupyter-nbconvert jupyter-client python3-nbclient python3-ipykernel): notebooks not executed');
     return;
   }
-  if (!fs.existsSync(path.join(root, 'dist', 'lib', 'harness.js'))) { t.skip('dist/ is not built (npm test builds it first): notebooks not executed'); return; }
+  if (!fs.existsSync(path.join(root, 'dist', 'lib', 'harness.js'))) {
+    t.skip('dist/ is not built (npm test builds it first): notebooks not executed');
+    return;
+  }
   const stale = staleBuild(root).filter((f) => f.startsWith('lib/report/'));
-  if (stale.length) { t.skip(`dist/ is older than ${stale[0]} (npm test builds it first): notebooks not executed`); return; }
+  if (stale.length) {
+    t.skip(`dist/ is older than ${stale[0]} (npm test builds it first): notebooks not executed`);
+    return;
+  }
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-nb-run-'));
   const env = { KF_NB_RESULTS: path.join(base, 'results'), KF_NB_RUNS: path.join(base, 'runs') };
   try {
     const out = path.join(base, 'executed');
     const r = kfNotebooks(['--out', out], env);
     assert.equal(r.status, 0, `kf notebooks failed:\n${r.out}`);
-    const executed = fs.readdirSync(out).filter((f) => f.endsWith('.ipynb')).sort();
-    const sources = fs.readdirSync(path.join(root, 'notebooks')).filter((f) => f.endsWith('.ipynb')).sort();
+    const executed = fs
+      .readdirSync(out)
+      .filter((f) => f.endsWith('.ipynb'))
+      .sort();
+    const sources = fs
+      .readdirSync(path.join(root, 'notebooks'))
+      .filter((f) => f.endsWith('.ipynb'))
+      .sort();
     assert.ok(sources.length >= 19, `the paper notebooks exist (${sources.length})`);
     assert.deepEqual(executed, sources);
     for (const f of executed) {
@@ -56,14 +72,16 @@ test('every notebook executes headless, writes its files, and a rerun writes ide
     }
     // Every notebook wrote a results folder whose tables, figures and manifest are sound.
     const chromium = !!findChromium();
-    let figures = 0, tables = 0;
+    let figures = 0,
+      tables = 0;
     for (const f of executed) {
       const name = f.replace(/\.ipynb$/, '');
       const dir = path.join(env.KF_NB_RESULTS, name);
       assert.ok(fs.existsSync(dir), `results/${name}/ written`);
       const c = folderProblems(dir, { chromium });
       assert.deepEqual(c.problems, [], `results/${name}/`);
-      figures += c.figures.length; tables += c.tables.length;
+      figures += c.figures.length;
+      tables += c.tables.length;
     }
     assert.ok(figures >= 15 && tables >= 30, `figures ${figures}, tables ${tables}`);
     // Specific shapes: the main comparison has its configurations and the offline label, the peers table its columns.
@@ -74,7 +92,12 @@ test('every notebook executes headless, writes its files, and a rerun writes ide
     if (fs.existsSync(peers)) assert.deepEqual(csvColumns(peers).slice(0, 5), ['system', 'source', 'n', 'R@2', 'allFound@2']);
     // A rerun with the same inputs writes identical tables (runs are reused by config).
     const dir21 = path.join(env.KF_NB_RESULTS, '21-kf-role-ablation');
-    const before = Object.fromEntries(fs.readdirSync(dir21).filter((x) => x.endsWith('.csv')).map((x) => [x, fs.readFileSync(path.join(dir21, x), 'utf8')]));
+    const before = Object.fromEntries(
+      fs
+        .readdirSync(dir21)
+        .filter((x) => x.endsWith('.csv'))
+        .map((x) => [x, fs.readFileSync(path.join(dir21, x), 'utf8')]),
+    );
     assert.ok(Object.keys(before).length >= 3);
     const again = kfNotebooks(['--only', '21-kf-role-ablation', '--out', path.join(base, 'executed-again')], env);
     assert.equal(again.status, 0, again.out);

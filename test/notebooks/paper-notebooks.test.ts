@@ -32,10 +32,13 @@ function tmpEnv(): { results: string; runs: string; restore(): void } {
   process.env.KF_NB_RESULTS = path.join(base, 'results');
   process.env.KF_NB_RUNS = path.join(base, 'runs');
   return {
-    results: process.env.KF_NB_RESULTS, runs: process.env.KF_NB_RUNS,
+    results: process.env.KF_NB_RESULTS,
+    runs: process.env.KF_NB_RUNS,
     restore() {
-      if (old.r === undefined) delete process.env.KF_NB_RESULTS; else process.env.KF_NB_RESULTS = old.r;
-      if (old.u === undefined) delete process.env.KF_NB_RUNS; else process.env.KF_NB_RUNS = old.u;
+      if (old.r === undefined) delete process.env.KF_NB_RESULTS;
+      else process.env.KF_NB_RESULTS = old.r;
+      if (old.u === undefined) delete process.env.KF_NB_RUNS;
+      else process.env.KF_NB_RUNS = old.u;
       fs.rmSync(base, { recursive: true, force: true });
     },
   };
@@ -65,21 +68,41 @@ test('configuration runs: reused by config, missing ones skipped, identical tabl
       const runs = await runConfigurations(nb, [{ label: 'S0' }, { label: 'S4' }, { label: 'NO-SUCH-CONFIG' }], { preset: 'tiny', limit: 6 });
       nb.table(summaryRows(runs), 'summary');
       nb.table(pairedRows(runs, pairsAgainst(runs, 'S0'), { metric: 'f1' }), 'paired');
-      nb.table(latencyRows(runs).rows.map((r) => ({ config: r.config, callsPerQ: r.callsPerQ })), 'calls');
+      nb.table(
+        latencyRows(runs).rows.map((r) => ({ config: r.config, callsPerQ: r.callsPerQ })),
+        'calls',
+      );
       const sample = failureSample(runs.get('S0')!, { n: 3, seed: 0 });
       nb.table(classCounts(sample), 'classes');
-      const fig = await nb.figure(() => barFigure({ categories: [...runs.keys()], series: [{ name: 'f1', values: summaryRows(runs).map((r) => r.f1 as number) }], title: 'f1', xTitle: 'config', yTitle: 'x100' }), 'f1');
+      const fig = await nb.figure(
+        () =>
+          barFigure({
+            categories: [...runs.keys()],
+            series: [{ name: 'f1', values: summaryRows(runs).map((r) => r.f1 as number) }],
+            title: 'f1',
+            xTitle: 'config',
+            yTitle: 'x100',
+          }),
+        'f1',
+      );
       const empty = await nb.figure(() => barFigure({ categories: [], series: [], title: 'nothing' }), 'empty');
       await nb.finish();
       return { nb, runs, fig, empty };
     };
     const first = await write();
     assert.equal(first.runs.size, 2);
-    assert.ok(first.nb.skips.some((s) => s.what.includes('NO-SUCH-CONFIG') && /not registered/.test(s.why)), 'the missing configuration is skipped with a note');
+    assert.ok(
+      first.nb.skips.some((s) => s.what.includes('NO-SUCH-CONFIG') && /not registered/.test(s.why)),
+      'the missing configuration is skipped with a note',
+    );
     assert.equal(first.empty, undefined, 'an empty figure is skipped, not an error');
     assert.ok(first.nb.skips.some((s) => s.what === 'figure empty'));
     const dir = path.join(env.results, 't-roles');
-    assert.deepEqual(csvColumns(path.join(dir, 'summary.csv')).slice(0, 6), ['config', 'run', 'n', 'errors', 'em', 'f1'], fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8'));
+    assert.deepEqual(
+      csvColumns(path.join(dir, 'summary.csv')).slice(0, 6),
+      ['config', 'run', 'n', 'errors', 'em', 'f1'],
+      fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8'),
+    );
     assert.ok(csvColumns(path.join(dir, 'paired.csv')).includes('signTestP'));
     const chromium = !!findChromium();
     assert.deepEqual(figureProblems(first.fig!.html!, { chromium, offlineNote: OFFLINE_NOTE }), []);
@@ -89,9 +112,18 @@ test('configuration runs: reused by config, missing ones skipped, identical tabl
     assert.equal(manifest.extra.runs.length, 2);
     assert.ok(manifest.extra.skipped.length >= 2);
     assert.deepEqual(folderProblems(dir, { chromium }).problems, []);
-    const before = Object.fromEntries(fs.readdirSync(dir).filter((f) => f.endsWith('.csv')).map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
+    const before = Object.fromEntries(
+      fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.csv'))
+        .map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]),
+    );
     const second = await write();
-    assert.deepEqual([...second.runs.values()].map((r) => r.runId), [...first.runs.values()].map((r) => r.runId), 'the same configuration finds its run again');
+    assert.deepEqual(
+      [...second.runs.values()].map((r) => r.runId),
+      [...first.runs.values()].map((r) => r.runId),
+      'the same configuration finds its run again',
+    );
     for (const [f, text] of Object.entries(before)) assert.equal(fs.readFileSync(path.join(dir, f), 'utf8'), text, `${f} is identical on a rerun`);
   } finally {
     await closeFigures();
@@ -101,8 +133,16 @@ test('configuration runs: reused by config, missing ones skipped, identical tabl
 });
 
 test('recall of recorded and live systems: distinct documents, common questions, paired flips', () => {
-  const gold = new Map([['q1', ['a', 'b']], ['q2', ['c']], ['q3', ['d']]]);
-  const sys = (system: string, kind: SystemRetrieval['kind'], lists: Record<string, string[]>): SystemRetrieval => ({ system, kind, ranked: new Map(Object.entries(lists)) });
+  const gold = new Map([
+    ['q1', ['a', 'b']],
+    ['q2', ['c']],
+    ['q3', ['d']],
+  ]);
+  const sys = (system: string, kind: SystemRetrieval['kind'], lists: Record<string, string[]>): SystemRetrieval => ({
+    system,
+    kind,
+    ranked: new Map(Object.entries(lists)),
+  });
   const systems = [
     sys('peer', 'recorded', { q1: ['a', 'a', 'x', 'b'], q2: ['c'], q3: ['x'] }),
     sys('mine', 'harness', { q1: ['x', 'y', 'z', 'a'], q2: ['y', 'c'], q3: ['d'] }),
@@ -121,8 +161,14 @@ test('recall of recorded and live systems: distinct documents, common questions,
 test("peers' recorded 2Wiki retrievals load and score as published (skips without ../shared/bench)", (t) => {
   const data = load2WikiShared();
   const peers = loadPeerRetrievals();
-  if (!data || !peers.length) { t.skip(`2Wiki data or peers not found under ${benchDir('text-multihop')}`); return; }
-  assert.deepEqual(peers.map((p) => p.system), ['fast-graphrag', 'lightrag', 'nano-graphrag', 'vectordb']);
+  if (!data || !peers.length) {
+    t.skip(`2Wiki data or peers not found under ${benchDir('text-multihop')}`);
+    return;
+  }
+  assert.deepEqual(
+    peers.map((p) => p.system),
+    ['fast-graphrag', 'lightrag', 'nano-graphrag', 'vectordb'],
+  );
   const gold = new Map(data.questions.map((q) => [q.question, q.goldDocs] as [string, string[]]));
   const rows = recallTable(peers, gold, [8]);
   assert.ok(rows.every((r) => (r.n as number) > 0));
@@ -134,7 +180,10 @@ test('kernel starts are serialised: a second start waits for the first to releas
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kf-lock-')), 'kernel.lock');
   const release1 = await acquireKernelStart({ file });
   let second = false;
-  const p = acquireKernelStart({ file }).then((rel) => { second = true; return rel; });
+  const p = acquireKernelStart({ file }).then((rel) => {
+    second = true;
+    return rel;
+  });
   await new Promise((r) => setTimeout(r, 600));
   assert.equal(second, false, 'waits while the lock is held');
   release1();

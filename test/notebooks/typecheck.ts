@@ -21,19 +21,34 @@ export function typecheckNotebookSources(root: string, srcDir = path.join(root, 
   try {
     const nbDir = path.join(tmp, 'notebooks');
     fs.mkdirSync(nbDir);
-    const files = fs.readdirSync(srcDir).filter((f) => f.endsWith('.ts')).sort();
+    const files = fs
+      .readdirSync(srcDir)
+      .filter((f) => f.endsWith('.ts'))
+      .sort();
     for (const f of files) fs.copyFileSync(path.join(srcDir, f), path.join(nbDir, f));
     fs.symlinkSync(root, path.join(tmp, 'dist'), 'dir');
     fs.symlinkSync(path.join(root, 'node_modules'), path.join(tmp, 'node_modules'), 'dir');
     const tsconfig = {
       compilerOptions: {
-        target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM'], strict: true, noEmit: true,
-        skipLibCheck: true, esModuleInterop: true, resolveJsonModule: true, types: ['node'], preserveSymlinks: true,
+        target: 'ES2022',
+        module: 'ESNext',
+        moduleResolution: 'Bundler',
+        lib: ['ES2022', 'DOM'],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        esModuleInterop: true,
+        resolveJsonModule: true,
+        types: ['node'],
+        preserveSymlinks: true,
       },
       files: files.map((f) => `notebooks/${f}`),
     };
     fs.writeFileSync(path.join(tmp, 'tsconfig.json'), JSON.stringify(tsconfig));
-    const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tmp, '--pretty', 'false'], { cwd: tmp, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tmp, '--pretty', 'false'], {
+      cwd: tmp,
+      encoding: 'utf8',
+    });
     const lines = `${r.stdout ?? ''}${r.stderr ?? ''}`.split('\n').filter((l) => /^notebooks\/[^(]+\.ts\(/.test(l));
     return { ok: lines.length === 0, errors: lines };
   } finally {

@@ -25,14 +25,18 @@ export function readFigureHtml(file: string): FigureDoc {
   return { data, layout };
 }
 
-const titleText = (t: unknown): string => (typeof t === 'string' ? t : (t as { text?: string } | undefined)?.text ?? '');
+const titleText = (t: unknown): string => (typeof t === 'string' ? t : ((t as { text?: string } | undefined)?.text ?? ''));
 
 /** Problems with one figure (empty list = fine). */
 export function figureProblems(htmlFile: string, opts: { chromium: boolean; offlineNote?: string }): string[] {
   const out: string[] = [];
   const name = path.basename(htmlFile);
   let doc: FigureDoc;
-  try { doc = readFigureHtml(htmlFile); } catch (e) { return [(e as Error).message]; }
+  try {
+    doc = readFigureHtml(htmlFile);
+  } catch (e) {
+    return [(e as Error).message];
+  }
   if (!doc.data.length) out.push(`${name}: no traces`);
   const title = titleText(doc.layout.title);
   if (!title) out.push(`${name}: no title`);
@@ -40,7 +44,11 @@ export function figureProblems(htmlFile: string, opts: { chromium: boolean; offl
   const polar = !!doc.layout.polar;
   if (!polar) {
     if (!titleText((doc.layout.xaxis as Record<string, unknown> | undefined)?.title)) out.push(`${name}: no x axis title`);
-    if (!titleText((doc.layout.yaxis as Record<string, unknown> | undefined)?.title) && (doc.layout.yaxis as { visible?: boolean } | undefined)?.visible !== false) out.push(`${name}: no y axis title`);
+    if (
+      !titleText((doc.layout.yaxis as Record<string, unknown> | undefined)?.title) &&
+      (doc.layout.yaxis as { visible?: boolean } | undefined)?.visible !== false
+    )
+      out.push(`${name}: no y axis title`);
   }
   const named = doc.data.filter((t) => t.name);
   if (doc.data.length > 1 && doc.layout.showlegend !== true) out.push(`${name}: ${doc.data.length} traces but no legend`);
@@ -61,7 +69,11 @@ export function tableProblems(csvFile: string): string[] {
   const header = text.split('\n')[0] ?? '';
   const out: string[] = [];
   if (!header.trim()) out.push(`${name}: no header`);
-  try { parseCsv(text); } catch (e) { out.push(`${name}: ${(e as Error).message}`); }
+  try {
+    parseCsv(text);
+  } catch (e) {
+    out.push(`${name}: ${(e as Error).message}`);
+  }
   if (!fs.existsSync(csvFile.replace(/\.csv$/, '.md'))) out.push(`${name}: no Markdown twin`);
   return out;
 }
@@ -77,7 +89,12 @@ export function csvColumns(csvFile: string): string[] {
 export function folderProblems(dir: string, opts: { chromium: boolean; offlineNote?: string }): { problems: string[]; tables: string[]; figures: string[] } {
   const problems: string[] = [];
   if (!fs.existsSync(path.join(dir, 'manifest.json'))) return { problems: [`${path.basename(dir)}: no manifest.json`], tables: [], figures: [] };
-  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { files: { path: string }[]; git: { commit: string | null }; seed?: unknown; backend?: string };
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {
+    files: { path: string }[];
+    git: { commit: string | null };
+    seed?: unknown;
+    backend?: string;
+  };
   const files = fs.readdirSync(dir);
   const tables = files.filter((f) => f.endsWith('.csv')).map((f) => path.join(dir, f));
   const figures = files.filter((f) => f.endsWith('.html')).map((f) => path.join(dir, f));

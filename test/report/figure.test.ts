@@ -4,9 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  barFigure, lineFigure, scatterFigure, writeFigure, figureHtml, FigureExporter, findChromium, closeSharedExporter,
-} from '../../lib/report/figure';
+import { barFigure, lineFigure, scatterFigure, writeFigure, figureHtml, FigureExporter, findChromium, closeSharedExporter } from '../../lib/report/figure';
 import { KfError } from '../../lib/util/errors';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'kf-fig-'));
@@ -23,12 +21,27 @@ test('barFigure: CI bounds become asymmetric error bars; several series become g
   const ey = f.data[0].error_y as { array: number[]; arrayminus: number[]; symmetric: boolean };
   assert.equal(f.data[0].type, 'bar');
   assert.equal(ey.symmetric, false);
-  assert.deepEqual(ey.array.map((x) => +x.toFixed(6)), [0.1, 0.05]);
-  assert.deepEqual(ey.arrayminus.map((x) => +x.toFixed(6)), [0.05, 0.1]);
-  const g = barFigure({ categories: ['easy', 'hard'], series: [{ name: 'S0', values: [1, 2] }, { name: 'S4', values: [2, null] }] });
+  assert.deepEqual(
+    ey.array.map((x) => +x.toFixed(6)),
+    [0.1, 0.05],
+  );
+  assert.deepEqual(
+    ey.arrayminus.map((x) => +x.toFixed(6)),
+    [0.05, 0.1],
+  );
+  const g = barFigure({
+    categories: ['easy', 'hard'],
+    series: [
+      { name: 'S0', values: [1, 2] },
+      { name: 'S4', values: [2, null] },
+    ],
+  });
   assert.equal(g.data.length, 2);
   assert.equal(g.layout!.barmode, 'group');
-  assert.throws(() => barFigure({ categories: ['a', 'b'], series: [{ name: 'S1', values: [1] }] }), (e: unknown) => e instanceof KfError && /"S1" has 1 values for 2 categories/.test(e.message));
+  assert.throws(
+    () => barFigure({ categories: ['a', 'b'], series: [{ name: 'S1', values: [1] }] }),
+    (e: unknown) => e instanceof KfError && /"S1" has 1 values for 2 categories/.test(e.message),
+  );
   assert.throws(() => barFigure({ categories: ['a'], series: [{ name: 'S1', values: [NaN] }] }), KfError);
   assert.throws(() => barFigure({ categories: ['a'], series: [{ name: 'S1', values: [1], lo: [0] }] }), /one CI bound/);
 });
@@ -73,7 +86,8 @@ test('without chromium: the HTML is written and one line says PNG/SVG were skipp
     assert.ok(!lines[0].includes('\n'));
     await assert.rejects(FigureExporter.open(), (e: unknown) => e instanceof KfError && e.code === 'chromium_missing');
   } finally {
-    if (saved === undefined) delete process.env.KF_CHROMIUM; else process.env.KF_CHROMIUM = saved;
+    if (saved === undefined) delete process.env.KF_CHROMIUM;
+    else process.env.KF_CHROMIUM = saved;
   }
 });
 
@@ -83,7 +97,13 @@ test('with chromium: PNG of the expected size, SVG holding the trace, HTML that 
   const dir = tmp();
   const ex = await FigureExporter.open();
   try {
-    const spec = barFigure({ title: 'Accuracy', categories: ['S0', 'S4-unique'], series: [{ name: 'acc', values: [0.3, 0.6], lo: [0.2, 0.5], hi: [0.4, 0.7] }], width: 640, height: 400 });
+    const spec = barFigure({
+      title: 'Accuracy',
+      categories: ['S0', 'S4-unique'],
+      series: [{ name: 'acc', values: [0.3, 0.6], lo: [0.2, 0.5], hi: [0.4, 0.7] }],
+      width: 640,
+      height: 400,
+    });
     const p = await writeFigure(spec, { dir, name: 'acc', exporter: ex, scale: 2 });
     assert.deepEqual(pngSize(fs.readFileSync(p.png!)), { width: 1280, height: 800 });
     const svg = fs.readFileSync(p.svg!, 'utf8');
@@ -92,7 +112,16 @@ test('with chromium: PNG of the expected size, SVG holding the trace, HTML that 
     assert.match(svg, /S4-unique/);
     assert.match(svg, /class="errorbar"/);
     // Reuse of the same browser for another figure and format set.
-    const l = await writeFigure(lineFigure({ x: [1, 2], series: [{ name: 'sweep-trace', values: [1, 2] }, { name: 'other', values: [2, 1] }] }), { dir, name: 'line', exporter: ex, formats: ['svg', 'png'], scale: 1 });
+    const l = await writeFigure(
+      lineFigure({
+        x: [1, 2],
+        series: [
+          { name: 'sweep-trace', values: [1, 2] },
+          { name: 'other', values: [2, 1] },
+        ],
+      }),
+      { dir, name: 'line', exporter: ex, formats: ['svg', 'png'], scale: 1 },
+    );
     assert.equal(l.html, undefined);
     assert.deepEqual(pngSize(fs.readFileSync(l.png!)), { width: 800, height: 500 });
     assert.match(fs.readFileSync(l.svg!, 'utf8'), /sweep-trace/);
@@ -103,7 +132,13 @@ test('with chromium: PNG of the expected size, SVG holding the trace, HTML that 
     try {
       const page = await browser.newPage();
       const refused: string[] = [];
-      await page.route((u) => !/^(file|data|about):$/.test(u.protocol), (r) => { refused.push(r.request().url()); return r.abort(); });
+      await page.route(
+        (u) => !/^(file|data|about):$/.test(u.protocol),
+        (r) => {
+          refused.push(r.request().url());
+          return r.abort();
+        },
+      );
       await page.goto(pathToFileURL(p.html!).href);
       await page.waitForSelector('#figure .main-svg', { timeout: 20_000 });
       assert.equal(await page.locator('#figure .trace.bars').count(), 1);

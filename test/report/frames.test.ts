@@ -7,14 +7,36 @@ import type { RunRecord } from '../../lib/run/records';
 
 function rec(id: string, f1: number, hops: string, modality: string[], error = false): RunRecord {
   return {
-    v: 1, id, runId: 'r1', configHash: 'h', benchmark: 'demo', pipeline: 'S4', backend: 'offline', models: [], seed: `0/${id}`,
-    question: 'q', gold: 'a', prediction: error ? null : 'x', finalAnswer: error ? null : 'x', scores: error ? {} : { f1, em: f1 === 1 ? 1 : 0 },
-    retrieval: { 'R@8': 1 }, counters: {}, usage: { calls: 0, promptTokens: 0, completionTokens: 0, cacheHits: 0, latencyMs: 0, costUsd: 0 } as never,
-    timings: { totalMs: 1000 } as never, buckets: { hops: [hops], modality }, trace: null, error: error ? ({ code: 'x', message: 'boom' } as never) : null,
+    v: 1,
+    id,
+    runId: 'r1',
+    configHash: 'h',
+    benchmark: 'demo',
+    pipeline: 'S4',
+    backend: 'offline',
+    models: [],
+    seed: `0/${id}`,
+    question: 'q',
+    gold: 'a',
+    prediction: error ? null : 'x',
+    finalAnswer: error ? null : 'x',
+    scores: error ? {} : { f1, em: f1 === 1 ? 1 : 0 },
+    retrieval: { 'R@8': 1 },
+    counters: {},
+    usage: { calls: 0, promptTokens: 0, completionTokens: 0, cacheHits: 0, latencyMs: 0, costUsd: 0 } as never,
+    timings: { totalMs: 1000 } as never,
+    buckets: { hops: [hops], modality },
+    trace: null,
+    error: error ? ({ code: 'x', message: 'boom' } as never) : null,
   } as RunRecord;
 }
 
-const run = { runId: 'r1', dir: '/tmp/r1', manifest: {} as never, records: [rec('a', 1, '1', ['text']), rec('b', 0.5, '2', ['image', 'table']), rec('c', 0, '2', ['text']), rec('d', 0, '1', ['text'], true)] } as unknown as LoadedRun;
+const run = {
+  runId: 'r1',
+  dir: '/tmp/r1',
+  manifest: {} as never,
+  records: [rec('a', 1, '1', ['text']), rec('b', 0.5, '2', ['image', 'table']), rec('c', 0, '2', ['text']), rec('d', 0, '1', ['text'], true)],
+} as unknown as LoadedRun;
 
 test('records frame: one row per question, multi-valued buckets joined, failed questions score 0 on answer metrics', () => {
   const rows = recordRows(run);

@@ -30,34 +30,45 @@ test('makeNotebook: nbformat 4.5 with the tslab kernelspec, deterministic unique
   assert.throws(() => makeNotebook([], { kernel: 'python3' as 'tslab' }), KfError);
 });
 
-test('written notebooks pass nbformat validation (Jupyter\'s own schema)', (t) => {
+test("written notebooks pass nbformat validation (Jupyter's own schema)", (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-ipynb-'));
-  const file = writeNotebook(path.join(dir, 'x.ipynb'), [{ type: 'markdown', source: 'hi' }, { type: 'code', source: '1 + 1', tags: ['t'] }]);
-  const py = spawnSync('/usr/bin/python3', ['-c', 'import nbformat,sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4)); print("valid")', file], { encoding: 'utf8' });
-  if (py.error || (py.status !== 0 && /No module named/.test(py.stderr))) return t.skip('nbformat (Debian python3-nbformat) is not installed: schema not checked');
+  const file = writeNotebook(path.join(dir, 'x.ipynb'), [
+    { type: 'markdown', source: 'hi' },
+    { type: 'code', source: '1 + 1', tags: ['t'] },
+  ]);
+  const py = spawnSync('/usr/bin/python3', ['-c', 'import nbformat,sys; nbformat.validate(nbformat.read(sys.argv[1], as_version=4)); print("valid")', file], {
+    encoding: 'utf8',
+  });
+  if (py.error || (py.status !== 0 && /No module named/.test(py.stderr)))
+    return t.skip('nbformat (Debian python3-nbformat) is not installed: schema not checked');
   assert.equal(py.stdout.trim(), 'valid', py.stderr);
   assert.equal(readNotebook(file).cells.length, 2);
   fs.writeFileSync(path.join(dir, 'bad.ipynb'), '{"cells": 3}');
-  assert.throws(() => readNotebook(path.join(dir, 'bad.ipynb')), (e: unknown) => e instanceof KfError && /bad\.ipynb is not an nbformat 4 notebook/.test(e.message));
+  assert.throws(
+    () => readNotebook(path.join(dir, 'bad.ipynb')),
+    (e: unknown) => e instanceof KfError && /bad\.ipynb is not an nbformat 4 notebook/.test(e.message),
+  );
   assert.throws(() => readNotebook(path.join(dir, 'none.ipynb')), /cannot be read/);
 });
 
 test('parsePercentScript: // %% code cells, // %% [markdown] comment cells, tags, leading code', () => {
-  const cells = parsePercentScript([
-    "import * as fs from 'fs';",
-    '',
-    '// %% [markdown]',
-    '// # Title',
-    '//',
-    '// Some *text*.',
-    '',
-    '// %% tags=["parameters"]',
-    'const seed = 7;',
-    '// %%',
-    '',
-    'console.log(seed); // not a marker: %% inside',
-    '',
-  ].join('\n'));
+  const cells = parsePercentScript(
+    [
+      "import * as fs from 'fs';",
+      '',
+      '// %% [markdown]',
+      '// # Title',
+      '//',
+      '// Some *text*.',
+      '',
+      '// %% tags=["parameters"]',
+      'const seed = 7;',
+      '// %%',
+      '',
+      'console.log(seed); // not a marker: %% inside',
+      '',
+    ].join('\n'),
+  );
   assert.deepEqual(cells, [
     { type: 'code', source: "import * as fs from 'fs';" },
     { type: 'markdown', source: '# Title\n\nSome *text*.' },
@@ -65,5 +76,8 @@ test('parsePercentScript: // %% code cells, // %% [markdown] comment cells, tags
     { type: 'code', source: 'console.log(seed); // not a marker: %% inside' },
   ]);
   assert.deepEqual(parsePercentScript('\n\n// %%\nx'), [{ type: 'code', source: 'x' }]);
-  assert.throws(() => parsePercentScript('// %% [markdown]\nnot a comment', 'nb.ts'), (e: unknown) => e instanceof KfError && /nb\.ts:2/.test(e.message));
+  assert.throws(
+    () => parsePercentScript('// %% [markdown]\nnot a comment', 'nb.ts'),
+    (e: unknown) => e instanceof KfError && /nb\.ts:2/.test(e.message),
+  );
 });

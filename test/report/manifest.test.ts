@@ -33,11 +33,20 @@ test('writeWithManifest records every written file with size and sha256, and lat
   fs.writeFileSync(path.join(dir, 'extra.txt'), 'x');
   await writeWithManifest(dir, resultManifest({ seed: 2 }), (d) => [path.join(d, 'extra.txt'), { skipped: 'not a path' }]);
   const doc = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as ManifestDoc;
-  assert.deepEqual(doc.files.map((f) => f.path), ['extra.txt', 'first.csv', 'first.md']);
+  assert.deepEqual(
+    doc.files.map((f) => f.path),
+    ['extra.txt', 'first.csv', 'first.md'],
+  );
   assert.equal(doc.seed, 2, 'the newest stamp wins');
   const csv = doc.files.find((f) => f.path === 'first.csv')!;
   assert.equal(csv.sha256, sha256(fs.readFileSync(t.csv)));
   assert.equal(csv.bytes, fs.statSync(t.csv).size);
-  assert.throws(() => writeManifest(dir, stamp, [path.join(os.tmpdir(), 'elsewhere.txt')]), (e: unknown) => e instanceof KfError && /outside/.test(e.message));
-  assert.throws(() => writeManifest(dir, stamp, [path.join(dir, 'missing.txt')]), (e: unknown) => e instanceof KfError && /does not exist/.test(e.message));
+  assert.throws(
+    () => writeManifest(dir, stamp, [path.join(os.tmpdir(), 'elsewhere.txt')]),
+    (e: unknown) => e instanceof KfError && /outside/.test(e.message),
+  );
+  assert.throws(
+    () => writeManifest(dir, stamp, [path.join(dir, 'missing.txt')]),
+    (e: unknown) => e instanceof KfError && /does not exist/.test(e.message),
+  );
 });

@@ -32,7 +32,9 @@ test('CSV quotes commas, quotes, newlines and edge spaces, and parses back exact
 test('CSV is read identically by an independent parser (Python csv module)', (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-table-'));
   const { csv } = writeTable(tricky, { dir, name: 't' });
-  const py = spawnSync('python3', ['-c', 'import csv,json,sys; print(json.dumps(list(csv.DictReader(open(sys.argv[1], newline="")))))', csv], { encoding: 'utf8' });
+  const py = spawnSync('python3', ['-c', 'import csv,json,sys; print(json.dumps(list(csv.DictReader(open(sys.argv[1], newline="")))))', csv], {
+    encoding: 'utf8',
+  });
   if (py.error || py.status !== 0) return t.skip(`python3 with the csv module is not available here (${py.error?.message ?? py.stderr})`);
   assert.deepEqual(JSON.parse(py.stdout), parseCsv(fs.readFileSync(csv, 'utf8')));
 });
@@ -55,7 +57,13 @@ test('Markdown: aligned columns, fixed decimals, integers kept, n/a, escaped pip
 });
 
 test('columns: order, subset, labels, per-column decimals and formatters', () => {
-  const md = toMarkdown(tricky, { columns: [{ key: 'n', label: 'N' }, { key: 'score', label: 'Acc (%)', decimals: 1, format: (v) => (typeof v === 'number' ? (v * 100).toFixed(1) : '-') }, 'name'] });
+  const md = toMarkdown(tricky, {
+    columns: [
+      { key: 'n', label: 'N' },
+      { key: 'score', label: 'Acc (%)', decimals: 1, format: (v) => (typeof v === 'number' ? (v * 100).toFixed(1) : '-') },
+      'name',
+    ],
+  });
   const [head, , first] = md.split('\n');
   assert.match(head, /^\| +N \| Acc \(%\) \| name +\|$/);
   assert.match(first, /^\| +3 \| +12\.3 \| plain +\|$/);
@@ -64,11 +72,17 @@ test('columns: order, subset, labels, per-column decimals and formatters', () =>
 });
 
 test('a danfojs DataFrame is accepted and written with correct quoting (danfojs own toCSV does not quote)', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   const dfd = require('danfojs-node');
-  const df = new dfd.DataFrame([{ a: 'x, y', b: 1.5 }, { a: 'say "hi"', b: 2 }]);
+  const df = new dfd.DataFrame([
+    { a: 'x, y', b: 1.5 },
+    { a: 'say "hi"', b: 2 },
+  ]);
   const back = parseCsv(toCsv(df));
-  assert.deepEqual(back, [{ a: 'x, y', b: '1.5' }, { a: 'say "hi"', b: '2' }]);
+  assert.deepEqual(back, [
+    { a: 'x, y', b: '1.5' },
+    { a: 'say "hi"', b: '2' },
+  ]);
   assert.match(toMarkdown(df, { decimals: 1 }), /\| x, y +\| +1\.5 \|/);
 });
 
@@ -78,8 +92,14 @@ test('writeTable writes <name>.csv and <name>.md; bad input gets a KfError', () 
   assert.equal(p.csv, path.join(dir, 'acc.csv'));
   assert.equal(fs.readFileSync(p.csv, 'utf8'), 'a\n1\n');
   assert.match(fs.readFileSync(p.md, 'utf8'), /^c\n\n\| +a \|/);
-  assert.throws(() => writeTable([{ a: 1 }], { dir, name: '../escape' }), (e: unknown) => e instanceof KfError && /plain file name/.test(e.message));
-  assert.throws(() => toMarkdown([1 as unknown as Record<string, unknown>]), (e: unknown) => e instanceof KfError && /row 0/.test(e.message));
+  assert.throws(
+    () => writeTable([{ a: 1 }], { dir, name: '../escape' }),
+    (e: unknown) => e instanceof KfError && /plain file name/.test(e.message),
+  );
+  assert.throws(
+    () => toMarkdown([1 as unknown as Record<string, unknown>]),
+    (e: unknown) => e instanceof KfError && /row 0/.test(e.message),
+  );
   assert.throws(() => toMarkdown([{ a: 1.5 }], { decimals: -1 }), KfError);
   // Empty tables still write something readable.
   assert.match(toMarkdown([], { columns: ['a', 'b'] }), /\| a +\| b +\|[\s\S]*no rows/);
@@ -87,7 +107,25 @@ test('writeTable writes <name>.csv and <name>.md; bad input gets a KfError', () 
 });
 
 test('one number format per column: a column mixing 8 and 56.0 prints 8.0; a column of counts stays integers', () => {
-  const md = toMarkdown([{ config: 'S0', n: 150, f1: 8 }, { config: 'S1', n: 150, f1: 56.04 }], { decimals: 1 });
-  const rows = md.trim().split('\n').slice(2).map((l) => l.split('|').map((c) => c.trim()).filter(Boolean));
-  assert.deepEqual(rows, [['S0', '150', '8.0'], ['S1', '150', '56.0']]);
+  const md = toMarkdown(
+    [
+      { config: 'S0', n: 150, f1: 8 },
+      { config: 'S1', n: 150, f1: 56.04 },
+    ],
+    { decimals: 1 },
+  );
+  const rows = md
+    .trim()
+    .split('\n')
+    .slice(2)
+    .map((l) =>
+      l
+        .split('|')
+        .map((c) => c.trim())
+        .filter(Boolean),
+    );
+  assert.deepEqual(rows, [
+    ['S0', '150', '8.0'],
+    ['S1', '150', '56.0'],
+  ]);
 });

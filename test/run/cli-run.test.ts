@@ -19,7 +19,10 @@ function setup(n: number): { dir: string; exp: string; results: string } {
   const dir = tmpDir('kf-cli-');
   writeBench(dir, makeQuestions(n));
   const exp = path.join(dir, 'slow.toml');
-  fs.writeFileSync(exp, `seed = 5\nconcurrency = 2\n[benchmark]\nname = "demo"\npaths = { questions = "questions.json", corpus = "corpus" }\n[pipeline]\nname = "slow-fake"\n`);
+  fs.writeFileSync(
+    exp,
+    `seed = 5\nconcurrency = 2\n[benchmark]\nname = "demo"\npaths = { questions = "questions.json", corpus = "corpus" }\n[pipeline]\nname = "slow-fake"\n`,
+  );
   return { dir, exp, results: path.join(dir, 'results') };
 }
 

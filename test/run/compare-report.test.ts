@@ -17,7 +17,13 @@ async function fixture() {
   const files = writeBench(dir, makeQuestions(30));
   const results = path.join(dir, 'results');
   const run = (runId: string, extra: Record<string, unknown>, backend: 'scripted' | 'offline' = 'scripted', failIds?: Set<string>) =>
-    runExperiment({ experiment: experiment(files, extra), runId, resultsDir: results, router: fakeRouter(backend, backend === 'offline' ? 'offline' : 'fake-model'), pipeline: fakePipeline({ failIds }) });
+    runExperiment({
+      experiment: experiment(files, extra),
+      runId,
+      resultsDir: results,
+      router: fakeRouter(backend, backend === 'offline' ? 'offline' : 'fake-model'),
+      pipeline: fakePipeline({ failIds }),
+    });
   await run('A', { seed: 7 });
   await run('B', { seed: 8 }, 'scripted', new Set(['q004']));
   await run('C', { seed: 8 }, 'offline');
@@ -67,18 +73,27 @@ test('compare: only paired questions count (dropped reported); buckets; retrieva
   assert.equal(r.droppedA, 20);
   assert.equal(r.droppedB, 0);
   assert.deepEqual(Object.keys(r.byBucket!), ['image', 'table', 'text']);
-  assert.equal(Object.values(r.byBucket!).reduce((s, x) => s + x.n, 0), 10);
+  assert.equal(
+    Object.values(r.byBucket!).reduce((s, x) => s + x.n, 0),
+    10,
+  );
   for (const k of SHAPE) assert.ok(k in r.byBucket!.text);
   assert.deepEqual(r.warnings, [], 'same backend, models and benchmark; both runs completed');
   const rec = compareRuns(a, load('B'), { metric: 'R@1' });
   assert.equal(rec.n, 29, 'retrieval metrics exist only for answered questions');
-  assert.throws(() => compareRuns(a, d, { metric: 'f11' }), (e: unknown) => e instanceof KfError && e.code === 'metric_missing' && /did you mean "f1"/.test(e.hint));
+  assert.throws(
+    () => compareRuns(a, d, { metric: 'f11' }),
+    (e: unknown) => e instanceof KfError && e.code === 'metric_missing' && /did you mean "f1"/.test(e.hint),
+  );
 });
 
 test('compare: different backends or models give a WARNING, never a silent mix', async () => {
   const { load } = await getFx();
   const r = compareRuns(load('A'), load('C'), { metric: 'f1' });
-  assert.ok(r.warnings.some((w) => /backends differ: A is scripted, C is offline \(offline results are not model results\)/.test(w)), r.warnings.join('\n'));
+  assert.ok(
+    r.warnings.some((w) => /backends differ: A is scripted, C is offline \(offline results are not model results\)/.test(w)),
+    r.warnings.join('\n'),
+  );
   assert.ok(r.warnings.some((w) => /model ids differ/.test(w)));
   assert.equal(r.backendB, 'offline');
 });
@@ -106,7 +121,9 @@ test('results: summaries, joins, buckets', async () => {
   const j = joinRuns([load('A'), b, load('D')], 'f1');
   assert.equal(j.ids.length, 10);
   assert.deepEqual(j.dropped, [20, 20, 0]);
-  const listed = listRuns(results).map((r) => r.runId).sort();
+  const listed = listRuns(results)
+    .map((r) => r.runId)
+    .sort();
   assert.deepEqual(listed, ['A', 'B', 'C', 'D']);
 });
 
@@ -122,8 +139,12 @@ test('report: runs / paired / usage / by-bucket tables as CSV + Markdown, backen
   assert.match(md, /backend: mixed/);
   assert.match(md, /offline parts are not model results/);
   const rows = parseCsv(fs.readFileSync(path.join(out, 'runs.csv'), 'utf8'));
-  assert.deepEqual(rows.map((r) => r.run), ['A', 'B', 'C']);
-  for (const col of ['em', 'f1', 'refused', 'R@1', 'R@3', 'R@8', 'R@all', 'docFound', 'answerVisible', 'callsPerQ', 'p50s', 'vsRef']) assert.ok(col in rows[0], col);
+  assert.deepEqual(
+    rows.map((r) => r.run),
+    ['A', 'B', 'C'],
+  );
+  for (const col of ['em', 'f1', 'refused', 'R@1', 'R@3', 'R@8', 'R@all', 'docFound', 'answerVisible', 'callsPerQ', 'p50s', 'vsRef'])
+    assert.ok(col in rows[0], col);
   const cmp = compareRuns(load('B'), load('A'), { metric: 'f1' });
   assert.equal(rows[1].vsRef, `${cmp.won}:${cmp.lost}`);
   assert.equal(rows[0].vsRef, 'ref');

@@ -159,7 +159,11 @@ test('overrides are typed by the schema; unknown paths get a did-you-mean', () =
   assert.deepEqual(parseOverride('scoring.ks=1,5').value, [1, 5]);
   assert.equal(parseOverride('caps.poolChars=12000').value, 12000);
   assert.equal(parseOverride('benchmark.subset=mid').value, 'mid');
-  assert.deepEqual(parseOverride('models.defaults.base_url=http://localhost:8000/v1'), { path: 'models.defaults.baseUrl', value: 'http://localhost:8000/v1', text: 'models.defaults.base_url=http://localhost:8000/v1' });
+  assert.deepEqual(parseOverride('models.defaults.base_url=http://localhost:8000/v1'), {
+    path: 'models.defaults.baseUrl',
+    value: 'http://localhost:8000/v1',
+    text: 'models.defaults.base_url=http://localhost:8000/v1',
+  });
   assert.equal(parseOverride('models.stages.judge.temperature=0.3').value, 0.3);
   assert.equal(parseOverride('models.stages.judge.model=7').value, '7');
   assert.deepEqual(parseOverride('models.defaults.extraBody={"x":1}').value, { x: 1 });
@@ -191,6 +195,8 @@ test('did-you-mean and the field reference cover the schema', () => {
   assert.equal(didYouMean('concurency', ['concurrency', 'seed']), 'concurrency');
   assert.equal(didYouMean('xyz', ['concurrency', 'seed']), undefined);
   const doc = fs.readFileSync(path.join(repoRoot(), 'experiments', '_schema.md'), 'utf8');
-  const missing = schemaFields().map((f) => f.path).filter((p) => !doc.includes(`\`${p}\``));
+  const missing = schemaFields()
+    .map((f) => f.path)
+    .filter((p) => !doc.includes(`\`${p}\``));
   assert.deepEqual(missing, [], 'every schema field is documented in experiments/_schema.md');
 });

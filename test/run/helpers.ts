@@ -61,7 +61,17 @@ export function fakeModel(backend: Backend = 'scripted', id = 'fake-model'): Cha
     id,
     backend,
     async chat(req) {
-      return { text: `reply to ${req.stage}`, toolCalls: [], usage: { promptTokens: 10, completionTokens: 2 }, model: id, backend, finishReason: 'stop', cacheHit: false, latencyMs: 1, attempts: 1 };
+      return {
+        text: `reply to ${req.stage}`,
+        toolCalls: [],
+        usage: { promptTokens: 10, completionTokens: 2 },
+        model: id,
+        backend,
+        finishReason: 'stop',
+        cacheHit: false,
+        latencyMs: 1,
+        attempts: 1,
+      };
     },
   };
 }
@@ -74,7 +84,23 @@ export function fakeRouter(backend: Backend = 'scripted', id = 'fake-model'): Ru
     closed: false,
     ledger,
     forStage: () => m,
-    describe: (): StageRoute[] => ['synth', 'checker'].map((stage) => ({ stage, backend, model: id, protocol: 'json', apiKeyEnv: 'OPENAI_API_KEY', keySet: false, timeoutMs: 1000, concurrency: 4, maxAttempts: 1, extraBody: {}, provenance: {} }) as StageRoute),
+    describe: (): StageRoute[] =>
+      ['synth', 'checker'].map(
+        (stage) =>
+          ({
+            stage,
+            backend,
+            model: id,
+            protocol: 'json',
+            apiKeyEnv: 'OPENAI_API_KEY',
+            keySet: false,
+            timeoutMs: 1000,
+            concurrency: 4,
+            maxAttempts: 1,
+            extraBody: {},
+            provenance: {},
+          }) as StageRoute,
+      ),
     async close() {
       r.closed = true;
     },
@@ -123,7 +149,13 @@ export function fakePipeline(o: FakePipelineOptions = {}): Pipeline {
         return {
           prediction: `Because reasons.\nFINAL ANSWER: ${final}`,
           finalAnswer: final,
-          retrieval: { firstSearch: hits, searches: [{ query: q.question, by: 'fake', hits }], poolText: right ? `pool with ${q.answer}` : 'pool', poolChars: 100, poolTrimmed: false },
+          retrieval: {
+            firstSearch: hits,
+            searches: [{ query: q.question, by: 'fake', hits }],
+            poolText: right ? `pool with ${q.answer}` : 'pool',
+            poolChars: 100,
+            poolTrimmed: false,
+          },
           counters: { searches, reads: ctx.rng.int(0, 1) },
         };
       } finally {

@@ -8,7 +8,13 @@ import { readRunManifest } from '../../lib/run/manifest';
 import { KfError } from '../../lib/util/errors';
 import { experiment, fakePipeline, fakeRouter, makeQuestions, tmpDir, writeBench } from './helpers';
 
-const TOPICS = ['volcanoes erupt molten basalt', 'glaciers carve valleys of granite', 'coral reefs shelter tropical fish', 'desert dunes migrate with wind', 'rainforest canopies trap humidity'];
+const TOPICS = [
+  'volcanoes erupt molten basalt',
+  'glaciers carve valleys of granite',
+  'coral reefs shelter tropical fish',
+  'desert dunes migrate with wind',
+  'rainforest canopies trap humidity',
+];
 
 /** The demo-format questions over five small Markdown documents whose text matches their questions. */
 function setup() {

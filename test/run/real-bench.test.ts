@@ -22,7 +22,11 @@ test('real MultiHop-RAG files: the paper smoke subset selects, runs and scores w
   const ids = paperSubset('multihop-rag', 'smoke');
   assert.equal(sel.questions.length + sel.missingIds.length, ids.length);
   assert.ok(sel.questions.length > 0);
-  assert.deepEqual(sel.questions.map((q) => q.id), ids.filter((id) => !sel.missingIds.includes(id)), 'subset order is kept');
+  assert.deepEqual(
+    sel.questions.map((q) => q.id),
+    ids.filter((id) => !sel.missingIds.includes(id)),
+    'subset order is kept',
+  );
 
   const results = path.join(tmpDir(), 'results');
   const out = await runExperiment({ experiment: exp, runId: 'mhr', resultsDir: results, router: fakeRouter('offline', 'offline'), pipeline: fakePipeline() });

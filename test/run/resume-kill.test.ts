@@ -13,7 +13,10 @@ const execArgv = process.execArgv.filter((a) => !a.startsWith('--test'));
 
 function lineCount(file: string): number {
   if (!fs.existsSync(file)) return 0;
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).length;
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim()).length;
 }
 
 test('kill -9 mid-run, rerun with the same run id: same records as an uninterrupted run, no duplicates', async () => {
@@ -32,7 +35,9 @@ test('kill -9 mid-run, rerun with the same run id: same records as an uninterrup
   const child = fork(helper, [files.questions, files.corpus, results, 'killed'], { execArgv, stdio: 'pipe' });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const deadline = Date.now() + 60_000;
   while (lineCount(recFile) < 12) {
     if (Date.now() > deadline) {
@@ -53,7 +58,14 @@ test('kill -9 mid-run, rerun with the same run id: same records as an uninterrup
 
   // Rerun with the same id: takes over the stale lock, skips recorded ids, answers the rest.
   const lines: string[] = [];
-  const out = await runExperiment({ experiment: exp, runId: 'killed', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline({ delayMs: 50 }), log: (l) => lines.push(l) });
+  const out = await runExperiment({
+    experiment: exp,
+    runId: 'killed',
+    resultsDir: results,
+    router: fakeRouter(),
+    pipeline: fakePipeline({ delayMs: 50 }),
+    log: (l) => lines.push(l),
+  });
   assert.equal(out.status, 'completed');
   assert.equal(out.resumedWith, partial.records.length);
   assert.equal(out.recordedNow, 80 - partial.records.length);

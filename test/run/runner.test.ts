@@ -29,7 +29,10 @@ test('a run writes one record per question, traces and a manifest', async () => 
   const { records, badLines, duplicates } = readRecords(path.join(results, 'r1', 'records.jsonl'));
   assert.equal(badLines, 0);
   assert.deepEqual(duplicates, []);
-  assert.deepEqual(records.map((r) => r.id).sort(), makeQuestions(12).map((q) => q.id));
+  assert.deepEqual(
+    records.map((r) => r.id).sort(),
+    makeQuestions(12).map((q) => q.id),
+  );
   const r = records.find((x) => x.id === 'q003')!;
   assert.equal(r.runId, 'r1');
   assert.equal(r.configHash, exp.hash);
@@ -68,7 +71,13 @@ test('a run writes one record per question, traces and a manifest', async () => 
   assert.equal(m.config.limits.maxErrors, 3);
   assert.equal(m.backend, 'scripted');
   assert.equal(m.stamp.git.commit, gitInfo().commit);
-  assert.deepEqual(m.models.map((x) => [x.stage, x.backend, x.model]), [['synth', 'scripted', 'fake-model'], ['checker', 'scripted', 'fake-model']]);
+  assert.deepEqual(
+    m.models.map((x) => [x.stage, x.backend, x.model]),
+    [
+      ['synth', 'scripted', 'fake-model'],
+      ['checker', 'scripted', 'fake-model'],
+    ],
+  );
   assert.deepEqual(m.counts, { selected: 12, recorded: 12, errors: 0, remaining: 0, outsideSelection: 0 });
   assert.equal(m.usage.calls, 12);
   assert.equal(m.ledger!.byStage.synth.calls, 12);
@@ -85,7 +94,16 @@ test('concurrency: at most N questions in flight, and the results do not depend 
   const { files, results } = setup(24);
   let inFlight = 0;
   let peak = 0;
-  const opts = { delayMs: 15, onEnter: () => { inFlight++; peak = Math.max(peak, inFlight); }, onLeave: () => { inFlight--; } };
+  const opts = {
+    delayMs: 15,
+    onEnter: () => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+    },
+    onLeave: () => {
+      inFlight--;
+    },
+  };
   const exp4 = experiment(files, { concurrency: 4 });
   await runExperiment({ experiment: exp4, runId: 'c4', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline(opts) });
   assert.equal(peak, 4);
@@ -113,7 +131,11 @@ test('failures are recorded and the run goes on; max errors stops it', async () 
   assert.deepEqual(bad[0].scores, {});
   assert.equal(out.counts.errors, 2);
 
-  const many = new Set(makeQuestions(20).map((q) => q.id).filter((id) => id >= 'q004'));
+  const many = new Set(
+    makeQuestions(20)
+      .map((q) => q.id)
+      .filter((id) => id >= 'q004'),
+  );
   const exp2 = experiment(files, { concurrency: 1, limits: { maxErrors: 3 } });
   const out2 = await runExperiment({ experiment: exp2, runId: 'e2', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline({ failIds: many }) });
   assert.equal(out2.status, 'max-errors');
@@ -125,7 +147,13 @@ test('failures are recorded and the run goes on; max errors stops it', async () 
 test('a question over the time limit is recorded as a timeout, others go on', async () => {
   const { files, results } = setup(6);
   const exp = experiment(files, { concurrency: 3, limits: { timeoutMs: 60 } });
-  const out = await runExperiment({ experiment: exp, runId: 't1', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline({ hangIds: new Set(['q001']) }) });
+  const out = await runExperiment({
+    experiment: exp,
+    runId: 't1',
+    resultsDir: results,
+    router: fakeRouter(),
+    pipeline: fakePipeline({ hangIds: new Set(['q001']) }),
+  });
   const recs = readRecords(path.join(results, 't1', 'records.jsonl')).records;
   assert.equal(out.status, 'completed');
   assert.equal(recs.length, 6);
@@ -185,9 +213,24 @@ test('stop signal: in-flight questions finish, the run is interrupted, a rerun c
   const { files, results } = setup(30);
   const stop = new AbortController();
   let seen = 0;
-  const progress = { start() {}, log() {}, finish() {}, tick() { if (++seen === 5) stop.abort(); } };
+  const progress = {
+    start() {},
+    log() {},
+    finish() {},
+    tick() {
+      if (++seen === 5) stop.abort();
+    },
+  };
   const exp = experiment(files, { concurrency: 2 });
-  const a = await runExperiment({ experiment: exp, runId: 'int', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline({ delayMs: 5 }), stopSignal: stop.signal, progress });
+  const a = await runExperiment({
+    experiment: exp,
+    runId: 'int',
+    resultsDir: results,
+    router: fakeRouter(),
+    pipeline: fakePipeline({ delayMs: 5 }),
+    stopSignal: stop.signal,
+    progress,
+  });
   assert.equal(a.status, 'interrupted');
   assert.ok(a.recordedNow >= 5 && a.recordedNow <= 6, `recorded ${a.recordedNow}`);
   assert.equal(readRunManifest(path.join(results, 'int'))!.status, 'interrupted');
@@ -201,14 +244,27 @@ test('abort signal: in-flight questions are not recorded (they rerun on resume)'
   const abort = new AbortController();
   const exp = experiment(files, { concurrency: 4 });
   setTimeout(() => abort.abort(), 30);
-  const a = await runExperiment({ experiment: exp, runId: 'ab', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline({ hangIds: new Set(['q000', 'q001', 'q002', 'q003']) }), abortSignal: abort.signal });
+  const a = await runExperiment({
+    experiment: exp,
+    runId: 'ab',
+    resultsDir: results,
+    router: fakeRouter(),
+    pipeline: fakePipeline({ hangIds: new Set(['q000', 'q001', 'q002', 'q003']) }),
+    abortSignal: abort.signal,
+  });
   assert.equal(a.status, 'interrupted');
   assert.equal(a.recordedNow, 0);
 });
 
 test('offline backend: labelled offline in the manifest and in every record', async () => {
   const { files, results } = setup(4);
-  const out = await runExperiment({ experiment: experiment(files), runId: 'off', resultsDir: results, router: fakeRouter('offline', 'offline'), pipeline: fakePipeline() });
+  const out = await runExperiment({
+    experiment: experiment(files),
+    runId: 'off',
+    resultsDir: results,
+    router: fakeRouter('offline', 'offline'),
+    pipeline: fakePipeline(),
+  });
   assert.equal(out.manifest.backend, 'offline');
   assert.match(out.manifest.backendNote!, /offline backend: not model results/);
   for (const r of readRecords(path.join(results, 'off', 'records.jsonl')).records) assert.equal(r.backend, 'offline');
@@ -219,10 +275,20 @@ test('one writer per run: a second process on the same run id is refused; a stal
   const dir = path.join(results, 'lk');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, '.lock'), JSON.stringify({ pid: process.ppid, hostname: require('node:os').hostname(), startedAt: 'x' }));
-  await assert.rejects(runExperiment({ experiment: experiment(files), runId: 'lk', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline() }), (e: unknown) => e instanceof KfError && e.code === 'run_locked');
+  await assert.rejects(
+    runExperiment({ experiment: experiment(files), runId: 'lk', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline() }),
+    (e: unknown) => e instanceof KfError && e.code === 'run_locked',
+  );
   fs.writeFileSync(path.join(dir, '.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, hostname: require('node:os').hostname(), startedAt: 'x' }));
   const lines: string[] = [];
-  const out = await runExperiment({ experiment: experiment(files), runId: 'lk', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline(), log: (l) => lines.push(l) });
+  const out = await runExperiment({
+    experiment: experiment(files),
+    runId: 'lk',
+    resultsDir: results,
+    router: fakeRouter(),
+    pipeline: fakePipeline(),
+    log: (l) => lines.push(l),
+  });
   assert.equal(out.status, 'completed');
   assert.ok(lines.some((l) => /taking over the lock/.test(l)));
 });
@@ -233,12 +299,26 @@ test('index seam: the injected provider is used per question; index.search setti
   const retriever: Retriever = {
     async search(query, o) {
       seen.push({ q: query, mode: o?.mode });
-      return { query, hits: [{ fragmentId: 'd1#0', docId: 'd1', kind: 'text', rank: 1, score: 1, scores: {}, via: 'dense', text: 't', section: [], media: [] }], timings: { embedMs: 0, bm25Ms: 0, hnswMs: 0, fusionMs: 0, expansionMs: 0, contextMs: 0, roundMs: 0 } };
+      return {
+        query,
+        hits: [{ fragmentId: 'd1#0', docId: 'd1', kind: 'text', rank: 1, score: 1, scores: {}, via: 'dense', text: 't', section: [], media: [] }],
+        timings: { embedMs: 0, bm25Ms: 0, hnswMs: 0, fusionMs: 0, expansionMs: 0, contextMs: 0, roundMs: 0 },
+      };
     },
   };
   const asked: string[] = [];
   const exp = experiment(files, { index: { search: { mode: 'dense' } } });
-  await runExperiment({ experiment: exp, runId: 'ix', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline(), retrieverFor: async (q) => { asked.push(q.id); return retriever; } });
+  await runExperiment({
+    experiment: exp,
+    runId: 'ix',
+    resultsDir: results,
+    router: fakeRouter(),
+    pipeline: fakePipeline(),
+    retrieverFor: async (q) => {
+      asked.push(q.id);
+      return retriever;
+    },
+  });
   assert.deepEqual(asked.sort(), ['q000', 'q001', 'q002']);
   assert.equal(seen.length, 3);
   assert.ok(nonEmpty(seen).every((s) => s.mode === 'dense'));
@@ -250,19 +330,38 @@ test('registry: fakes register, unknown names get a did-you-mean, families load 
   registerFake('fake-reg');
   assert.equal(getPipeline('fake-reg').name, 'fake-reg');
   assert.ok(listPipelines().some((p) => p.name === 'fake-reg' && p.family === 'test'));
-  assert.throws(() => getPipeline('fake-rg'), (e: unknown) => e instanceof KfError && e.code === 'pipeline_unknown' && /did you mean "fake-reg"/.test(e.hint));
+  assert.throws(
+    () => getPipeline('fake-rg'),
+    (e: unknown) => e instanceof KfError && e.code === 'pipeline_unknown' && /did you mean "fake-reg"/.test(e.hint),
+  );
 });
 
 test('traces: one traces.jsonl, or none', async () => {
   const { files, results } = setup(3);
-  await runExperiment({ experiment: experiment(files, { output: { traces: 'jsonl' } }), runId: 'tj', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline() });
+  await runExperiment({
+    experiment: experiment(files, { output: { traces: 'jsonl' } }),
+    runId: 'tj',
+    resultsDir: results,
+    router: fakeRouter(),
+    pipeline: fakePipeline(),
+  });
   const recs = readRecords(path.join(results, 'tj', 'records.jsonl')).records;
   assert.deepEqual(recs.map((r) => r.trace).sort(), ['traces.jsonl#q000', 'traces.jsonl#q001', 'traces.jsonl#q002']);
-  const lines = fs.readFileSync(path.join(results, 'tj', 'traces.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = fs
+    .readFileSync(path.join(results, 'tj', 'traces.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.deepEqual(lines.map((l) => l.id).sort(), ['q000', 'q001', 'q002']);
   assert.ok(nonEmpty(lines).every((l) => l.events.some((e: { kind: string }) => e.kind === 'model-call')));
   assert.ok(!fs.existsSync(path.join(results, 'tj', 'traces')));
-  await runExperiment({ experiment: experiment(files, { output: { traces: 'off' } }), runId: 'toff', resultsDir: results, router: fakeRouter(), pipeline: fakePipeline() });
+  await runExperiment({
+    experiment: experiment(files, { output: { traces: 'off' } }),
+    runId: 'toff',
+    resultsDir: results,
+    router: fakeRouter(),
+    pipeline: fakePipeline(),
+  });
   assert.ok(nonEmpty(readRecords(path.join(results, 'toff', 'records.jsonl')).records).every((r) => r.trace === null));
   assert.deepEqual(fs.readdirSync(path.join(results, 'toff')).sort(), ['manifest.json', 'records.jsonl']);
 });

@@ -65,7 +65,10 @@ test('a real-HTTP run never writes the API key anywhere; records are labelled wi
     assert.ok(server.requests.every((r) => r.headers.authorization === `Bearer ${secret}`));
     // ...and nowhere else.
     const files = filesUnder(tmp);
-    assert.ok(files.some((f) => f.endsWith('models.sqlite')), 'the cache was written');
+    assert.ok(
+      files.some((f) => f.endsWith('models.sqlite')),
+      'the cache was written',
+    );
     for (const f of files) {
       const bytes = fs.readFileSync(f);
       assert.ok(!bytes.includes(Buffer.from(secret)), `the key appears in ${path.relative(tmp, f)}`);

@@ -10,7 +10,8 @@ import { resolveInside } from '../../lib/util/paths';
 import { KfError } from '../../lib/util/errors';
 
 test('rng: same seed, same stream; forks are independent and stable', () => {
-  const a = makeRng(42), b = makeRng(42);
+  const a = makeRng(42),
+    b = makeRng(42);
   const xs = Array.from({ length: 5 }, () => a.int(0, 1000));
   const ys = Array.from({ length: 5 }, () => b.int(0, 1000));
   assert.deepEqual(xs, ys);
@@ -31,14 +32,20 @@ test('jsonl: a partial last line (crash) is skipped and the next append starts c
   w.write({ id: 3 });
   w.close();
   const { records, badLines } = readJsonl<{ id: number }>(f);
-  assert.deepEqual(records.map((r) => r.id), [1, 3]);
+  assert.deepEqual(
+    records.map((r) => r.id),
+    [1, 3],
+  );
   assert.equal(badLines, 1);
 });
 
 test('resolveInside refuses paths escaping the root', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-root-'));
   assert.equal(resolveInside(dir, 'a/b.png'), path.join(dir, 'a/b.png'));
-  assert.throws(() => resolveInside(dir, '../etc/passwd'), (e: unknown) => e instanceof KfError && e.code === 'path_escape');
+  assert.throws(
+    () => resolveInside(dir, '../etc/passwd'),
+    (e: unknown) => e instanceof KfError && e.code === 'path_escape',
+  );
   assert.throws(() => resolveInside(dir, '/etc/passwd'), KfError);
   fs.symlinkSync('/etc', path.join(dir, 'link'));
   assert.throws(() => resolveInside(dir, 'link/passwd'), KfError);
@@ -48,6 +55,9 @@ test('ensureWritableDir: clear error for a file in the way', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-w-'));
   const f = path.join(dir, 'file');
   fs.writeFileSync(f, 'x');
-  assert.throws(() => ensureWritableDir(f), (e: unknown) => e instanceof KfError && /not a directory/.test(e.message));
+  assert.throws(
+    () => ensureWritableDir(f),
+    (e: unknown) => e instanceof KfError && /not a directory/.test(e.message),
+  );
   assert.equal(ensureWritableDir(path.join(dir, 'new/sub')), path.join(dir, 'new/sub'));
 });

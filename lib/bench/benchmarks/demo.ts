@@ -11,7 +11,6 @@ import { loadDemo, type DemoPaths } from '../demo';
 import type { BenchmarkSpec } from '../spec';
 import { existing } from './paths';
 
-
 /** The index folder of a demo preset (shared by the demo command, experiments and notebooks). */
 export function demoIndexDir(preset: string, indexRoot = path.join(repoRoot(), '.kf-cache', 'index')): string {
   return path.join(indexRoot, `demo-${preset}`);
@@ -41,7 +40,10 @@ export const DEMO: BenchmarkSpec<DemoPaths> = {
   corpusKey: 'corpus',
   nativeQuestions: true,
   // The default preset's world (lib/demo writes data/demo/<preset>/{questions.json,corpus/}).
-  defaultPaths: () => ({ questions: path.join(repoRoot(), 'data', 'demo', 'default', 'questions.json'), corpus: existing(path.join(repoRoot(), 'data', 'demo', 'default', 'corpus')) }),
+  defaultPaths: () => ({
+    questions: path.join(repoRoot(), 'data', 'demo', 'default', 'questions.json'),
+    corpus: existing(path.join(repoRoot(), 'data', 'demo', 'default', 'corpus')),
+  }),
   load: (paths) => loadDemo(paths),
   convention: 'generic',
   recallLevel: 'document',

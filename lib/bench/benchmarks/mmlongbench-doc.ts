@@ -12,7 +12,10 @@ export const MMLONGBENCH_DOC: BenchmarkSpec<MmlongbenchPaths> = {
   pathKeys: ['samples', 'documents'],
   questionsKey: 'samples',
   corpusKey: 'documents',
-  defaultPaths: (split) => ({ samples: benchFile(split, 'mmlongbench-doc', 'samples.dev.json'), documents: existing(benchDir('mmlongbench-doc', 'documents')) }),
+  defaultPaths: (split) => ({
+    samples: benchFile(split, 'mmlongbench-doc', 'samples.dev.json'),
+    documents: existing(benchDir('mmlongbench-doc', 'documents')),
+  }),
   load: (paths) => loadMmlongbench(paths),
   convention: 'mmlongbench',
   recallLevel: 'page',
@@ -26,7 +29,10 @@ export const MMLONGBENCH_DOC: BenchmarkSpec<MmlongbenchPaths> = {
   async judgeScore(q, finalAnswer, base, opts) {
     if (!opts.judge) return undefined;
     const extraction = await extractAnswerWithJudge(opts.judge, q.question, opts.fullText ?? finalAnswer, {
-      template: opts.template, questionId: opts.questionId ?? q.id, runId: opts.runId, signal: opts.signal,
+      template: opts.template,
+      questionId: opts.questionId ?? q.id,
+      runId: opts.runId,
+      signal: opts.signal,
     });
     const judged = extraction.failed ? { ...mmlbScores(q, extraction.pred), acc: 0 } : mmlbScores(q, extraction.pred);
     return { scores: { ...judged, refused: base.refused, judgeFailed: extraction.failed ? 1 : 0 }, extraction };

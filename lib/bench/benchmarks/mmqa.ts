@@ -10,7 +10,11 @@ export const MMQA: BenchmarkSpec<MmqaPaths> = {
   description: 'MMQA dev, image side: gold only in images, images as captions (DualG-MRAG)',
   pathKeys: ['questions', 'images', 'captions'],
   questionsKey: 'questions',
-  defaultPaths: (split) => ({ questions: benchFile(split, 'mmqa', 'MMQA_dev.dev.jsonl.gz'), images: benchDir('mmqa', 'MMQA_images.jsonl.gz'), captions: benchDir('mmqa', 'image_captions_llava.json') }),
+  defaultPaths: (split) => ({
+    questions: benchFile(split, 'mmqa', 'MMQA_dev.dev.jsonl.gz'),
+    images: benchDir('mmqa', 'MMQA_images.jsonl.gz'),
+    captions: benchDir('mmqa', 'image_captions_llava.json'),
+  }),
   load: (paths, opts) => loadMmqa(paths, opts),
   convention: 'm3docvqa',
   recallLevel: 'document',

@@ -10,7 +10,11 @@ export const SCIENCEQA: BenchmarkSpec<ScienceqaPaths> = {
   description: 'ScienceQA (DualG-MRAG)',
   pathKeys: ['problems', 'splits', 'images'],
   questionsKey: 'problems',
-  defaultPaths: () => ({ problems: benchDir('scienceqa', 'problems.json'), splits: existing(benchDir('scienceqa', 'pid_splits.json')), images: existing(benchDir('scienceqa', 'images')) }),
+  defaultPaths: () => ({
+    problems: benchDir('scienceqa', 'problems.json'),
+    splits: existing(benchDir('scienceqa', 'pid_splits.json')),
+    images: existing(benchDir('scienceqa', 'images')),
+  }),
   load: (paths, opts) => loadScienceqa(paths, { split: opts.split }),
   convention: 'generic',
   recallLevel: 'document',

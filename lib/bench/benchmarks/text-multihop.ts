@@ -6,14 +6,22 @@ import type { BenchmarkSpec } from '../spec';
 import { load2Wiki, loadHotpotqa, loadMusique, type TextMultihopPaths } from '../text-multihop';
 import { benchFile } from './paths';
 
-function textMultihop(name: BenchmarkName, prefix: string, description: string, load: BenchmarkSpec<TextMultihopPaths>['load']): BenchmarkSpec<TextMultihopPaths> {
+function textMultihop(
+  name: BenchmarkName,
+  prefix: string,
+  description: string,
+  load: BenchmarkSpec<TextMultihopPaths>['load'],
+): BenchmarkSpec<TextMultihopPaths> {
   return {
     name,
     description,
     pathKeys: ['questions', 'corpus'],
     questionsKey: 'questions',
     corpusKey: 'corpus',
-    defaultPaths: (split) => ({ questions: benchFile(split, 'text-multihop', `${prefix}_questions.dev.json`), corpus: benchDir('text-multihop', `${prefix}_corpus.json`) }),
+    defaultPaths: (split) => ({
+      questions: benchFile(split, 'text-multihop', `${prefix}_questions.dev.json`),
+      corpus: benchDir('text-multihop', `${prefix}_corpus.json`),
+    }),
     load,
     convention: 'generic',
     recallLevel: 'document',

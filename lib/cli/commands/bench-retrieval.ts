@@ -13,7 +13,8 @@ import { KfError } from '../../util/errors';
 import { gitInfo } from '../../util/git';
 import { writeJsonAtomic, ensureWritableDir } from '../../util/fsx';
 
-const sizeList = (v: string) => (/^\s*[1-9]\d*(\s*,\s*[1-9]\d*)*\s*$/.test(v) ? undefined : `expected a positive integer or a comma-separated list (e.g. 4800,200000), got "${v}"`);
+const sizeList = (v: string) =>
+  /^\s*[1-9]\d*(\s*,\s*[1-9]\d*)*\s*$/.test(v) ? undefined : `expected a positive integer or a comma-separated list (e.g. 4800,200000), got "${v}"`;
 const posInt = (v: string) => (/^[1-9]\d*$/.test(v) ? undefined : `expected a positive integer, got "${v}"`);
 const nonNegInt = (v: string) => (/^\d+$/.test(v) ? undefined : `expected a non-negative integer, got "${v}"`);
 
@@ -29,7 +30,11 @@ export const command: CommandSpec = {
     mode: { type: 'string', default: 'hybrid+graph', choices: RETRIEVAL_MODES, description: 'retrieval mode timed' },
     topk: { type: 'string', default: '8', description: 'hits per search', validate: posInt },
     'edges-k': { type: 'string', default: '3', description: 'kNN similarity edges per fragment for expansion (0 = none)', validate: nonNegInt },
-    'ef-search': { type: 'string', description: 'HNSW efSearch (default: automatic by corpus size, 128 up to 25K fragments ... 1024 from 100K)', validate: posInt },
+    'ef-search': {
+      type: 'string',
+      description: 'HNSW efSearch (default: automatic by corpus size, 128 up to 25K fragments ... 1024 from 100K)',
+      validate: posInt,
+    },
     m: { type: 'string', description: 'HNSW M, graph degree (default: the engine default)', validate: posInt },
     'ef-construction': { type: 'string', description: 'HNSW efConstruction (default: the engine default)', validate: posInt },
     out: { type: 'string', description: 'also write the JSON report to this file' },
@@ -38,8 +43,11 @@ export const command: CommandSpec = {
   },
   examples: ['kf bench retrieval --fragments 4800,200000', 'kf bench retrieval --fragments 20000 --queries 100 --json'],
   async run(args) {
-    const sizes = str(args, 'fragments')!.split(',').map((s) => Number(s.trim()));
-    if (sizes.some((s) => s > 2_000_000)) throw new KfError('bad_option', `--fragments ${Math.max(...sizes)} is beyond what this machine can hold`, 'use at most 2,000,000 fragments');
+    const sizes = str(args, 'fragments')!
+      .split(',')
+      .map((s) => Number(s.trim()));
+    if (sizes.some((s) => s > 2_000_000))
+      throw new KfError('bad_option', `--fragments ${Math.max(...sizes)} is beyond what this machine can hold`, 'use at most 2,000,000 fragments');
     const hnsw: { efSearch?: number; M?: number; efConstruction?: number } = {};
     if (int(args, 'ef-search')) hnsw.efSearch = int(args, 'ef-search');
     if (int(args, 'm')) hnsw.M = int(args, 'm');

@@ -11,7 +11,13 @@ import { KfError } from '../../util/errors';
 
 function cacheFileArg(file: string | undefined): string {
   const f = file ?? process.env.KF_CACHE_FILE ?? defaultCacheFile();
-  if (!fs.existsSync(f)) throw new KfError('cache_missing', `model cache ${f} does not exist`, 'pass --file <path> (runs write it where models.cache.file / KF_CACHE_FILE say; default .kf-cache/models.sqlite)', { concerns: f });
+  if (!fs.existsSync(f))
+    throw new KfError(
+      'cache_missing',
+      `model cache ${f} does not exist`,
+      'pass --file <path> (runs write it where models.cache.file / KF_CACHE_FILE say; default .kf-cache/models.sqlite)',
+      { concerns: f },
+    );
   return f;
 }
 

@@ -19,13 +19,24 @@ export const command: CommandSpec = {
   ],
   options: {
     metric: { type: 'string', description: 'score to compare: f1, em, acc, R@8, docFound, ... (default: the main answer metric of runA)' },
-    margin: { type: 'string', description: 'a question is won/lost only when the scores differ by more than this', default: '0', validate: (v) => isNumber(v) ?? (Number(v) < 0 ? `expected a number >= 0, got "${v}"` : undefined) },
-    by: { type: 'string', description: 'also compare per bucket of this question field (modality, hops, type, format, page, source, answerable, pool, or a dotted path)' },
+    margin: {
+      type: 'string',
+      description: 'a question is won/lost only when the scores differ by more than this',
+      default: '0',
+      validate: (v) => isNumber(v) ?? (Number(v) < 0 ? `expected a number >= 0, got "${v}"` : undefined),
+    },
+    by: {
+      type: 'string',
+      description: 'also compare per bucket of this question field (modality, hops, type, format, page, source, answerable, pool, or a dotted path)',
+    },
     errors: { type: 'string', description: 'failed questions: score 0, or drop them', choices: ['zero', 'drop'], default: 'zero' },
     seed: { type: 'string', description: 'bootstrap seed', default: 'kf-bootstrap' },
     resamples: { type: 'string', description: 'bootstrap resamples', default: '2000', validate: isPositiveInt },
     results: { type: 'string', description: 'folder holding run folders (default results/)' },
-    json: { type: 'boolean', description: 'print one JSON object ({"n","meanA","meanB","diff","won","lost","tied","signTestP","bootstrapCI","se",...,"warnings"})' },
+    json: {
+      type: 'boolean',
+      description: 'print one JSON object ({"n","meanA","meanB","diff","won","lost","tied","signTestP","bootstrapCI","se",...,"warnings"})',
+    },
   },
   examples: ['kf compare m3d-m5-mid-3a2f1c0d m3d-s4-mid-9e1b22aa --metric f1 --margin 0.05 --by modality --json'],
   async run(args) {
@@ -35,7 +46,12 @@ export const command: CommandSpec = {
     if (a.dir === b.dir) throw new KfError('same_run', `both arguments name the run ${a.runId}`, 'compare two different runs');
     for (const r of [a, b]) {
       if (!r.records.length) {
-        throw new KfError('run_empty', `run ${r.runId} has no records (${path.join(r.dir, 'records.jsonl')} is missing or empty)`, r.manifest?.resume ? `run it first: ${r.manifest.resume}` : 'run it first (kf run)', { concerns: r.dir });
+        throw new KfError(
+          'run_empty',
+          `run ${r.runId} has no records (${path.join(r.dir, 'records.jsonl')} is missing or empty)`,
+          r.manifest?.resume ? `run it first: ${r.manifest.resume}` : 'run it first (kf run)',
+          { concerns: r.dir },
+        );
       }
     }
     const metric = str(args, 'metric') ?? primaryMetric(a);
@@ -49,7 +65,8 @@ export const command: CommandSpec = {
       errors: (str(args, 'errors') as 'zero' | 'drop' | undefined) ?? 'zero',
     });
     for (const w of r.warnings) console.error(`WARNING: ${w}`);
-    if (r.droppedA || r.droppedB) console.error(`note: ${r.droppedA + r.droppedB} question(s) are in only one run and were dropped (A ${r.droppedA}, B ${r.droppedB}); ${r.n} paired`);
+    if (r.droppedA || r.droppedB)
+      console.error(`note: ${r.droppedA + r.droppedB} question(s) are in only one run and were dropped (A ${r.droppedA}, B ${r.droppedB}); ${r.n} paired`);
     if (bool(args, 'json')) console.log(JSON.stringify(roundForPrint(r)));
     else for (const line of formatComparison(r)) console.log(line);
   },

@@ -9,14 +9,22 @@ import { bool, int, isNonNegInt, isPositiveInt, str } from '../command';
 import { ensureDemoWorld, PRESET_NAMES, PRESETS } from '../../demo';
 import type { PresetName } from '../../demo';
 
-const fmtCounts = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${k} ${v}`).join(', ');
+const fmtCounts = (o: Record<string, number>) =>
+  Object.entries(o)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
 
 export const command: CommandSpec = {
   name: 'demo generate',
   group: 'data',
   summary: 'Generate the fictional multimodal multi-hop demo world (documents, charts, questions); deterministic by seed',
   options: {
-    preset: { type: 'string', choices: PRESET_NAMES, default: 'default', description: `size preset (tiny: ${PRESETS.tiny.documents} docs, default: ${PRESETS.default.documents}, scale: ${PRESETS.scale.documents})` },
+    preset: {
+      type: 'string',
+      choices: PRESET_NAMES,
+      default: 'default',
+      description: `size preset (tiny: ${PRESETS.tiny.documents} docs, default: ${PRESETS.default.documents}, scale: ${PRESETS.scale.documents})`,
+    },
     seed: { type: 'string', description: `random seed (default ${PRESETS.default.seed})` },
     documents: { type: 'string', validate: isPositiveInt, description: 'total documents, distractors included' },
     questions: { type: 'string', validate: isNonNegInt, description: 'number of questions' },
@@ -45,7 +53,11 @@ export const command: CommandSpec = {
     });
     const c = res.manifest.counts;
     const secs = ((Date.now() - t0) / 1000).toFixed(1);
-    console.log(res.generated ? `wrote demo world to ${res.dir} in ${secs} s` : `demo world already up to date in ${res.dir} (same options hash ${res.manifest.optionsHash}; --force regenerates)`);
+    console.log(
+      res.generated
+        ? `wrote demo world to ${res.dir} in ${secs} s`
+        : `demo world already up to date in ${res.dir} (same options hash ${res.manifest.optionsHash}; --force regenerates)`,
+    );
     console.log(`  seed ${res.manifest.seed}, options hash ${res.manifest.optionsHash}`);
     console.log(`  documents ${c.documents} (${fmtCounts(c.byFormat)}; ${c.distractorDocuments} distractors), ${c.pdfPages} PDF pages`);
     console.log(`  figures ${c.images}, tables ${c.tables}, worked examples ${c.examples}, paragraphs ${c.paragraphs}`);

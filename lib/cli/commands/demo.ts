@@ -15,18 +15,29 @@ export const command: CommandSpec = {
     preset: { type: 'string', description: 'demo world size', choices: ['tiny', 'default'], default: 'default' },
     limit: { type: 'string', description: 'answer at most N questions per configuration', validate: isPositiveInt },
     out: { type: 'string', description: 'results folder (default results/demo-one-shot, or results/demo-one-shot-tiny)' },
-    override: { type: 'string', short: 'o', multiple: true, description: 'config override for every experiment, key.path=value (e.g. models.defaults.model=...)' },
+    override: {
+      type: 'string',
+      short: 'o',
+      multiple: true,
+      description: 'config override for every experiment, key.path=value (e.g. models.defaults.model=...)',
+    },
     json: { type: 'boolean', description: 'print the result as one JSON object' },
   },
   examples: ['kf demo', 'kf demo --preset tiny', 'OPENAI_BASE_URL=http://localhost:8000/v1 KF_MODEL=qwen3 kf demo --limit 30'],
   async run(args) {
     const preset = (str(args, 'preset') ?? 'default') as 'tiny' | 'default';
     const world = await ensureDemoWorld({ preset });
-    if (!args.values.json) console.log(`demo world (${preset}): ${path.relative(process.cwd(), world.dir) || '.'}${world.generated ? ' (generated now)' : ' (reused)'}: ${world.manifest.counts ? JSON.stringify(world.manifest.counts) : ''}`);
+    if (!args.values.json)
+      console.log(
+        `demo world (${preset}): ${path.relative(process.cwd(), world.dir) || '.'}${world.generated ? ' (generated now)' : ' (reused)'}: ${world.manifest.counts ? JSON.stringify(world.manifest.counts) : ''}`,
+      );
     const overrides = [...list(args, 'override')];
     if (preset !== 'default') overrides.push(...demoPresetOverrides(preset, world.dir).overrides);
     const ac = new AbortController();
-    const onSig = () => { console.error('\nkf demo: stopping after the questions in flight (rerun the same command to resume)'); ac.abort(); };
+    const onSig = () => {
+      console.error('\nkf demo: stopping after the questions in flight (rerun the same command to resume)');
+      ac.abort();
+    };
     process.once('SIGINT', onSig);
     try {
       const r = await runSuite(path.join(repoRoot(), 'experiments', 'suites', 'demo-one-shot.toml'), {

@@ -6,7 +6,11 @@ import { gitInfo } from '../../util/git';
 
 function which(cmd: string): string | null {
   try {
-    return execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
+    return (
+      execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim() || null
+    );
   } catch {
     return null;
   }
@@ -19,7 +23,14 @@ export const command: CommandSpec = {
   options: { json: { type: 'boolean', description: 'print one JSON object' } },
   async run(args) {
     const checks: Record<string, unknown> = {};
-    const tryLoad = (m: string) => { try { require(m); return 'ok'; } catch (e) { return `missing: ${(e as Error).message.split('\n')[0].slice(0, 120)}`; } };
+    const tryLoad = (m: string) => {
+      try {
+        require(m);
+        return 'ok';
+      } catch (e) {
+        return `missing: ${(e as Error).message.split('\n')[0].slice(0, 120)}`;
+      }
+    };
     checks.node = process.version;
     checks.git = gitInfo();
     checks.hnswlib = tryLoad('hnswlib-node');

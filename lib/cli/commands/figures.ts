@@ -11,12 +11,26 @@ import type { CommandSpec } from '../command';
 import { isPositiveInt, isNumber, list, str } from '../command';
 import { KfError } from '../../util/errors';
 import { readJson } from '../../util/fsx';
-import { CHROMIUM_HINT, FIGURE_FORMATS, FigureExporter, barFigure, closeSharedExporter, findChromium, writeFigure, type FigureFormat, type FigureSpec } from '../../report/figure';
+import {
+  CHROMIUM_HINT,
+  FIGURE_FORMATS,
+  FigureExporter,
+  barFigure,
+  closeSharedExporter,
+  findChromium,
+  writeFigure,
+  type FigureFormat,
+  type FigureSpec,
+} from '../../report/figure';
 
 function parseFormats(values: string[]): FigureFormat[] {
-  const out = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+  const out = values
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const f of out) {
-    if (!FIGURE_FORMATS.includes(f as FigureFormat)) throw new KfError('bad_figure_format', `--formats: "${f}" is not a figure format`, `use ${FIGURE_FORMATS.join(',')}`);
+    if (!FIGURE_FORMATS.includes(f as FigureFormat))
+      throw new KfError('bad_figure_format', `--formats: "${f}" is not a figure format`, `use ${FIGURE_FORMATS.join(',')}`);
   }
   return out.length ? (out as FigureFormat[]) : [...FIGURE_FORMATS];
 }
@@ -30,16 +44,24 @@ export const commands: CommandSpec[] = [
     options: {
       out: { type: 'string', description: 'output folder (default: beside each spec)' },
       formats: { type: 'string', multiple: true, description: 'comma list of html,png,svg', default: 'html,png,svg' },
-      width: { type: 'string', description: 'width in CSS pixels (default the spec\'s, else 800)', validate: isPositiveInt },
-      height: { type: 'string', description: 'height in CSS pixels (default the spec\'s, else 500)', validate: isPositiveInt },
-      scale: { type: 'string', description: 'PNG pixel density', default: '2', validate: (v) => isNumber(v) ?? (Number(v) > 0 && Number(v) <= 10 ? undefined : `expected a scale in (0, 10], got "${v}"`) },
+      width: { type: 'string', description: "width in CSS pixels (default the spec's, else 800)", validate: isPositiveInt },
+      height: { type: 'string', description: "height in CSS pixels (default the spec's, else 500)", validate: isPositiveInt },
+      scale: {
+        type: 'string',
+        description: 'PNG pixel density',
+        default: '2',
+        validate: (v) => isNumber(v) ?? (Number(v) > 0 && Number(v) <= 10 ? undefined : `expected a scale in (0, 10], got "${v}"`),
+      },
     },
     examples: ['kf figures render results/x/accuracy.json', 'kf figures render a.json b.json --out /tmp/figs --formats png --scale 3'],
     async run(args) {
       const formats = parseFormats(list(args, 'formats'));
       const specs = args.positionals.map((file) => {
         const spec = readJson<FigureSpec>(file, 'figure spec');
-        if (!spec || !Array.isArray(spec.data)) throw new KfError('bad_figure', `figure spec ${file} has no "data" array`, 'a spec file is a Plotly figure: {"data": [...], "layout": {...}}', { concerns: file });
+        if (!spec || !Array.isArray(spec.data))
+          throw new KfError('bad_figure', `figure spec ${file} has no "data" array`, 'a spec file is a Plotly figure: {"data": [...], "layout": {...}}', {
+            concerns: file,
+          });
         return { file, spec };
       });
       const needsBrowser = formats.some((f) => f !== 'html');
@@ -47,11 +69,24 @@ export const commands: CommandSpec[] = [
       try {
         for (const { file, spec } of specs) {
           const dir = str(args, 'out') ?? path.dirname(path.resolve(file));
-          const name = path.basename(file).replace(/\.json$/i, '').replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'figure';
-          const w = str(args, 'width'), h = str(args, 'height');
-          const out = await writeFigure({ ...spec, width: w ? Number(w) : spec.width, height: h ? Number(h) : spec.height }, {
-            dir, name, formats, exporter, scale: Number(str(args, 'scale') ?? '2'),
-          });
+          const name =
+            path
+              .basename(file)
+              .replace(/\.json$/i, '')
+              .replace(/[^A-Za-z0-9._-]/g, '_')
+              .replace(/^[^A-Za-z0-9]+/, '') || 'figure';
+          const w = str(args, 'width'),
+            h = str(args, 'height');
+          const out = await writeFigure(
+            { ...spec, width: w ? Number(w) : spec.width, height: h ? Number(h) : spec.height },
+            {
+              dir,
+              name,
+              formats,
+              exporter,
+              scale: Number(str(args, 'scale') ?? '2'),
+            },
+          );
           for (const [k, v] of Object.entries(out)) if (k !== 'skipped') console.log(`${k.padEnd(4)} ${v}`);
         }
       } finally {

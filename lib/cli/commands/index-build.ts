@@ -23,15 +23,27 @@ import { FORMAT_BY_EXTENSION, listCorpusFiles } from '../../corpus/ingest';
 /** A corpus argument: a folder of documents, or a passages JSON file ([{title, text}] or {title: [sentences]}). */
 export function readCorpusArg(p: string, what = '--corpus'): { corpusDir?: string; passages?: CorpusPassage[] } {
   const abs = path.resolve(p);
-  if (!fs.existsSync(abs)) throw new KfError('corpus_missing', `${what} ${abs} does not exist`, 'pass a folder of documents or a passages JSON file', { concerns: abs });
+  if (!fs.existsSync(abs))
+    throw new KfError('corpus_missing', `${what} ${abs} does not exist`, 'pass a folder of documents or a passages JSON file', { concerns: abs });
   if (fs.statSync(abs).isDirectory()) {
     // An index of nothing finds nothing, and every recall would read 0: say so now.
     if (!listCorpusFiles(abs).files.length) {
-      throw new KfError('corpus_empty', `${what} ${abs} holds no document (${Object.keys(FORMAT_BY_EXTENSION).join(' ')}; subfolders included, hidden files skipped)`, 'check the path, or pass a passages JSON file', { concerns: abs });
+      throw new KfError(
+        'corpus_empty',
+        `${what} ${abs} holds no document (${Object.keys(FORMAT_BY_EXTENSION).join(' ')}; subfolders included, hidden files skipped)`,
+        'check the path, or pass a passages JSON file',
+        { concerns: abs },
+      );
     }
     return { corpusDir: abs };
   }
-  if (!/\.json$/i.test(abs)) throw new KfError('corpus_format', `${what} ${abs} is a file but not a .json passages file`, 'pass a folder of documents, or a JSON list of {title, text}', { concerns: abs });
+  if (!/\.json$/i.test(abs))
+    throw new KfError(
+      'corpus_format',
+      `${what} ${abs} is a file but not a .json passages file`,
+      'pass a folder of documents, or a JSON list of {title, text}',
+      { concerns: abs },
+    );
   return { passages: loadTitledPassages(abs, 'passages file').passages };
 }
 
@@ -70,9 +82,18 @@ export const command: CommandSpec = {
   summary: 'Build or update (incrementally, resumably) the knowledge-point index of a corpus; writes build-report.json and the cost ledger',
   options: {
     corpus: { type: 'string', description: 'folder of documents (PDF/HTML/Markdown/text) or a passages JSON file; default: the --bench corpus' },
-    bench: { type: 'string', description: 'benchmark the corpus belongs to (its default corpus; manifest; ledger compared with the paper)', choices: BENCHMARK_NAMES },
+    bench: {
+      type: 'string',
+      description: 'benchmark the corpus belongs to (its default corpus; manifest; ledger compared with the paper)',
+      choices: BENCHMARK_NAMES,
+    },
     out: { type: 'string', required: true, description: 'index folder (created; an existing index there is updated incrementally)' },
-    embedder: { type: 'string', default: 'fitted', choices: EMBEDDER_CHOICES, description: 'dense encoder: corpus-fitted, GloVe-SIF, hashing, or the configured OpenAI-compatible endpoint' },
+    embedder: {
+      type: 'string',
+      default: 'fitted',
+      choices: EMBEDDER_CHOICES,
+      description: 'dense encoder: corpus-fitted, GloVe-SIF, hashing, or the configured OpenAI-compatible endpoint',
+    },
     offline: { type: 'boolean', description: 'use no model at all (offline knowledge points, untyped relations, offline media descriptions)' },
     models: { type: 'string', description: 'models config file (JSON/TOML) for the extraction / relations / caption stages' },
     ocr: { type: 'string', choices: ['auto', 'off'], default: 'auto', description: 'OCR PDF pages without a text layer and images' },
@@ -90,7 +111,12 @@ export const command: CommandSpec = {
   async run(args) {
     const bench = str(args, 'bench');
     const corpusArg = str(args, 'corpus') ?? (bench ? benchCorpusPath(bench) : undefined);
-    if (!corpusArg) throw new KfError('corpus_missing', bench ? `benchmark ${bench} has no corpus here` : 'no --corpus given', 'pass --corpus <dir|passages.json> (or --bench with a corpus under ../shared/bench)');
+    if (!corpusArg)
+      throw new KfError(
+        'corpus_missing',
+        bench ? `benchmark ${bench} has no corpus here` : 'no --corpus given',
+        'pass --corpus <dir|passages.json> (or --bench with a corpus under ../shared/bench)',
+      );
     const corpus = readCorpusArg(corpusArg);
     const { models, router } = modelsFor(args);
     const options: BuildOptions = {
@@ -104,7 +130,18 @@ export const command: CommandSpec = {
     try {
       const r = await buildIndex({ ...corpus, outDir: str(args, 'out')!, embedder: str(args, 'embedder') as EmbedderChoice, models, options });
       if (bool(args, 'json')) {
-        console.log(JSON.stringify({ outDir: r.outDir, generation: r.generation, resumed: r.report.resumed, summary: r.report.summary, ledger: r.ledger, embedder: r.manifest.embedder, offline: r.manifest.offline, backends: r.manifest.backends }));
+        console.log(
+          JSON.stringify({
+            outDir: r.outDir,
+            generation: r.generation,
+            resumed: r.report.resumed,
+            summary: r.report.summary,
+            ledger: r.ledger,
+            embedder: r.manifest.embedder,
+            offline: r.manifest.offline,
+            backends: r.manifest.backends,
+          }),
+        );
       } else {
         console.log(reportSummaryText(r.report));
         console.log(`report: ${path.join(r.outDir, 'build-report.json')}; ledger: ${path.join(r.outDir, 'cost-ledger.md')}`);

@@ -38,8 +38,15 @@ function docReport(r: IngestResult, ms: number) {
 
 function preview(f: Fragment): string {
   const where = [f.page ? `p${f.page}` : '', f.section.length ? `§ ${f.section.join(' > ')}` : ''].filter(Boolean).join(' ');
-  const extra = [f.label, f.media ? `media=${f.media.path}` : '', f.anchor ? `anchor=${f.anchor}` : '', f.attached.length ? `attached=${f.attached.join(',')}` : '', f.table?.truncated ? `rows=${f.table.rowCount} (truncated)` : '']
-    .filter(Boolean).join(' ');
+  const extra = [
+    f.label,
+    f.media ? `media=${f.media.path}` : '',
+    f.anchor ? `anchor=${f.anchor}` : '',
+    f.attached.length ? `attached=${f.attached.join(',')}` : '',
+    f.table?.truncated ? `rows=${f.table.rowCount} (truncated)` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   const text = f.text.replace(/\s+/g, ' ').slice(0, 160);
   return `  ${f.id} [${f.kind}] ${where}${extra ? ` ${extra}` : ''}\n      ${text}${f.text.length > 160 ? '...' : ''}`;
 }
@@ -64,10 +71,17 @@ export const command: CommandSpec = {
     if (!fs.existsSync(target)) throw new KfError('path_missing', `${target} does not exist`, 'pass a file or a corpus folder', { concerns: target });
     const isDir = fs.statSync(target).isDirectory();
     if (!isDir && !formatOf(target)) {
-      throw new KfError('unsupported_format', `${target}: unsupported file type`, `use one of ${Object.keys(FORMAT_BY_EXTENSION).join(' ')}`, { concerns: target });
+      throw new KfError('unsupported_format', `${target}: unsupported file type`, `use one of ${Object.keys(FORMAT_BY_EXTENSION).join(' ')}`, {
+        concerns: target,
+      });
     }
     if (isDir && !listCorpusFiles(target).files.length) {
-      throw new KfError('corpus_empty', `${target} holds no document (${Object.keys(FORMAT_BY_EXTENSION).join(' ')}; subfolders included, hidden files skipped)`, 'check the path, or pass a single file', { concerns: target });
+      throw new KfError(
+        'corpus_empty',
+        `${target} holds no document (${Object.keys(FORMAT_BY_EXTENSION).join(' ')}; subfolders included, hidden files skipped)`,
+        'check the path, or pass a single file',
+        { concerns: target },
+      );
     }
     const out = str(args, 'out') ? ensureWritableDir(str(args, 'out')!, '--out folder') : undefined;
     const assetsDir = out ? path.join(out, 'assets') : fs.mkdtempSync(path.join(os.tmpdir(), 'kf-ingest-assets-'));
@@ -91,8 +105,16 @@ export const command: CommandSpec = {
       for (const f of r.fragments) fragOut?.write(f);
       if (json) console.log(JSON.stringify(showFrags ? { ...rep, fragmentList: r.fragments } : rep));
       else {
-        const pages = rep.pagesBySource ? ` pages ${Object.entries(rep.pagesBySource).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
-        console.log(`${rep.doc} (${rep.format ?? 'failed'})${pages}: ${rep.fragments} fragments (${Object.entries(rep.kinds).map(([k, v]) => `${k} ${v}`).join(', ')}) in ${ms} ms`);
+        const pages = rep.pagesBySource
+          ? ` pages ${Object.entries(rep.pagesBySource)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`
+          : '';
+        console.log(
+          `${rep.doc} (${rep.format ?? 'failed'})${pages}: ${rep.fragments} fragments (${Object.entries(rep.kinds)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}) in ${ms} ms`,
+        );
         for (const i of r.issues) console.log(`  ${i.severity}: [${i.code}] ${i.message}`);
         if (showFrags) for (const f of r.fragments) console.log(preview(f));
       }
@@ -115,8 +137,13 @@ export const command: CommandSpec = {
     }
     if (out) writeJsonAtomic(path.join(out, 'report.json'), { target, assetsDir, documents: reports });
     if (!json) {
-      console.log(`${reports.length} file(s), ${reports.reduce((n, r) => n + r.fragments, 0)} fragments, ${errors} error(s); assets in ${assetsDir}${out ? `; output in ${out}` : ''}`);
-      if (pool.stats.recognised || pool.stats.cacheHits) console.log(`OCR: ${pool.stats.recognised} image(s) recognised (${(pool.stats.ms / 1000).toFixed(1)} s in tesseract), ${pool.stats.cacheHits} from the cache ${cacheDir}`);
+      console.log(
+        `${reports.length} file(s), ${reports.reduce((n, r) => n + r.fragments, 0)} fragments, ${errors} error(s); assets in ${assetsDir}${out ? `; output in ${out}` : ''}`,
+      );
+      if (pool.stats.recognised || pool.stats.cacheHits)
+        console.log(
+          `OCR: ${pool.stats.recognised} image(s) recognised (${(pool.stats.ms / 1000).toFixed(1)} s in tesseract), ${pool.stats.cacheHits} from the cache ${cacheDir}`,
+        );
     }
     return errors && reports.every((r) => !r.title) ? 1 : 0;
   },

@@ -70,7 +70,9 @@ export const command: CommandSpec = {
       if ('error' in r) console.log(`${r.stage.padEnd(11)} ERROR    ${r.error}`);
       else for (const l of row(r, env)) console.log(l);
     }
-    console.log('\nPrecedence: stage override > experiment.stages > experiment.defaults > defaults.stages > defaults.defaults > environment > built-in (lib/models/config.ts).');
+    console.log(
+      '\nPrecedence: stage override > experiment.stages > experiment.defaults > defaults.stages > defaults.defaults > environment > built-in (lib/models/config.ts).',
+    );
     if (checks) {
       console.log('');
       if (!checks.length) console.log('check: every stage uses the offline backend: no endpoint to ping');
@@ -79,7 +81,9 @@ export const command: CommandSpec = {
           console.log(`check ${c.baseUrl}: FAILED (${c.error}) -- is the server running? is $${c.apiKeyEnv} right?`);
           continue;
         }
-        const missing = Object.entries(c.models).filter(([, v]) => !v).map(([m]) => m);
+        const missing = Object.entries(c.models)
+          .filter(([, v]) => !v)
+          .map(([m]) => m);
         console.log(`check ${c.baseUrl}: ok in ${c.latencyMs} ms; serves ${c.served.length ? c.served.slice(0, 8).join(', ') : '(no models listed)'}`);
         if (missing.length) console.log(`  not listed by the endpoint: ${missing.join(', ')} (stages ${c.stages.join(', ')}): check the model names`);
       }
@@ -88,8 +92,15 @@ export const command: CommandSpec = {
       // The table above says what is wrong per stage; stderr gets the one-line verdict that scripts see.
       const bad = routes.filter((r) => 'error' in r).map((r) => r.stage);
       const down = (checks ?? []).filter((c) => !c.ok).map((c) => c.baseUrl);
-      const what = [bad.length ? `${bad.length} stage(s) have a bad setting (${bad.join(', ')})` : '', down.length ? `${down.length} endpoint(s) did not answer (${down.join(', ')})` : ''].filter(Boolean).join('; ');
-      const todo = [bad.length ? 'fix the setting each ERROR line names' : '', down.length ? 'start the server, or fix its URL and $OPENAI_API_KEY' : ''].filter(Boolean).join('; ');
+      const what = [
+        bad.length ? `${bad.length} stage(s) have a bad setting (${bad.join(', ')})` : '',
+        down.length ? `${down.length} endpoint(s) did not answer (${down.join(', ')})` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
+      const todo = [bad.length ? 'fix the setting each ERROR line names' : '', down.length ? 'start the server, or fix its URL and $OPENAI_API_KEY' : '']
+        .filter(Boolean)
+        .join('; ');
       console.error(`kf models: error: ${what} -- ${todo}`);
     }
     return failed ? 1 : 0;

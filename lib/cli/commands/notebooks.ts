@@ -25,12 +25,22 @@ export const command: CommandSpec = {
     only: { type: 'string', description: 'run only notebooks whose file name contains this text' },
     dir: { type: 'string', description: 'folder of the notebooks to run', default: 'notebooks' },
     out: { type: 'string', description: 'folder for the executed copies (sources are never overwritten)', default: 'results/notebooks' },
-    timeout: { type: 'string', description: 'seconds allowed for the cells of one notebook (the kernel start has its own limit: KF_KERNEL_START_S, default 180 s)', default: '900', validate: (v) => isNumber(v) ?? (Number(v) > 0 ? undefined : `expected a positive number of seconds, got "${v}"`) },
+    timeout: {
+      type: 'string',
+      description: 'seconds allowed for the cells of one notebook (the kernel start has its own limit: KF_KERNEL_START_S, default 180 s)',
+      default: '900',
+      validate: (v) => isNumber(v) ?? (Number(v) > 0 ? undefined : `expected a positive number of seconds, got "${v}"`),
+    },
     build: { type: 'boolean', description: 'compile the library (tsc -> dist/) first: notebooks import dist/' },
     list: { type: 'boolean', description: 'list the notebooks that would run, and exit' },
     verbose: { type: 'boolean', short: 'v', description: 'print every cell as it finishes' },
   },
-  examples: ['kf notebooks', 'kf notebooks --only 02 --timeout 300', 'kf notebooks --build --out /tmp/nb', 'kf notebooks --dir test/__fixtures__/notebooks --only pass --out /tmp/nb'],
+  examples: [
+    'kf notebooks',
+    'kf notebooks --only 02 --timeout 300',
+    'kf notebooks --build --out /tmp/nb',
+    'kf notebooks --dir test/__fixtures__/notebooks --only pass --out /tmp/nb',
+  ],
   async run(args) {
     const root = repoRoot();
     const dir = path.resolve(root, str(args, 'dir') ?? 'notebooks');
@@ -47,7 +57,10 @@ export const command: CommandSpec = {
       console.log(`built dist/ in ${((Date.now() - t0) / 1000).toFixed(1)} s${b.ok ? '' : ' (with type errors: see `npx tsc -p . --noEmit`)'}`);
     } else {
       const stale = staleBuild(root);
-      if (stale.length) console.warn(`warning: dist/ is older than ${stale.length} lib file(s) (e.g. ${stale[0]}); notebooks import dist/ -- add --build or run \`npm run build\``);
+      if (stale.length)
+        console.warn(
+          `warning: dist/ is older than ${stale.length} lib file(s) (e.g. ${stale[0]}); notebooks import dist/ -- add --build or run \`npm run build\``,
+        );
     }
     const verbose = bool(args, 'verbose');
     let heartbeat: NodeJS.Timeout | undefined;
@@ -66,7 +79,11 @@ export const command: CommandSpec = {
             // A long cell gets one line after 20 s so a run never looks hung.
             heartbeat = setTimeout(() => {
               let line = '';
-              try { line = firstLine(cellSource(readNotebook(f).cells[p.cell])); } catch { /* name only */ }
+              try {
+                line = firstLine(cellSource(readNotebook(f).cells[p.cell]));
+              } catch {
+                /* name only */
+              }
               console.log(`    still running cell ${p.cell} (${p.n}/${p.of})${line ? `: ${line}` : ''}`);
             }, 20_000);
           }

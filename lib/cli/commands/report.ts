@@ -15,7 +15,11 @@ export const command: CommandSpec = {
   positionals: [{ name: 'runs', description: 'run ids (in results/) or run folders', required: true, variadic: true }],
   options: {
     out: { type: 'string', description: 'output folder (default <run>/report for one run, results/report-<hash> for several)' },
-    by: { type: 'string', multiple: true, description: 'bucket field for per-bucket tables (modality, hops, type, format, page, source, answerable, pool, ...)' },
+    by: {
+      type: 'string',
+      multiple: true,
+      description: 'bucket field for per-bucket tables (modality, hops, type, format, page, source, answerable, pool, ...)',
+    },
     ref: { type: 'string', description: 'reference run for "vs ref" flips and the paired table (default: the first run)' },
     metric: { type: 'string', description: 'metric for flips and bucket tables (default: the main answer metric)' },
     margin: { type: 'string', description: 'flip margin', default: '0', validate: isNumber },
@@ -31,7 +35,10 @@ export const command: CommandSpec = {
     const refArg = str(args, 'ref');
     const ref = refArg ? loadRun(refArg, { resultsDir }) : undefined;
     for (const r of runs) {
-      if (r.badLines) console.error(`WARNING: run ${r.runId}: ${r.badLines} unreadable line(s) in ${path.join(r.dir, 'records.jsonl')} were skipped (a resume with kf run keeps a copy and answers those questions again)`);
+      if (r.badLines)
+        console.error(
+          `WARNING: run ${r.runId}: ${r.badLines} unreadable line(s) in ${path.join(r.dir, 'records.jsonl')} were skipped (a resume with kf run keeps a copy and answers those questions again)`,
+        );
     }
     const out = str(args, 'out');
     const res = writeRunReport(runs, {

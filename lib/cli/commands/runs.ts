@@ -17,8 +17,12 @@ export const command: CommandSpec = {
     const given = str(args, 'results');
     const dir = given ? path.resolve(given) : defaultResultsDir();
     // The default folder may not exist yet (no run so far); a folder the user named must.
-    if (given && !fs.existsSync(dir)) throw new KfError('results_missing', `--results ${dir} does not exist`, 'pass the folder that holds run folders (default results/)', { concerns: dir });
-    if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new KfError('results_not_dir', `--results ${dir} is a file, not a folder`, 'pass the folder that holds run folders (default results/)', { concerns: dir });
+    if (given && !fs.existsSync(dir))
+      throw new KfError('results_missing', `--results ${dir} does not exist`, 'pass the folder that holds run folders (default results/)', { concerns: dir });
+    if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory())
+      throw new KfError('results_not_dir', `--results ${dir} is a file, not a folder`, 'pass the folder that holds run folders (default results/)', {
+        concerns: dir,
+      });
     const runs = listRuns(dir);
     if (bool(args, 'json')) {
       console.log(JSON.stringify(runs));
@@ -41,7 +45,11 @@ export const command: CommandSpec = {
     ]);
     const head = ['run', 'status', 'pipeline', 'benchmark', 'backend', 'recorded', 'errors', 'main', 'updated'];
     const widths = head.map((h, j) => Math.max(h.length, ...rows.map((r) => r[j].length)));
-    const fmt = (cells: string[]) => cells.map((c, j) => c.padEnd(widths[j])).join('  ').trimEnd();
+    const fmt = (cells: string[]) =>
+      cells
+        .map((c, j) => c.padEnd(widths[j]))
+        .join('  ')
+        .trimEnd();
     console.log(fmt(head));
     for (const r of rows) console.log(fmt(r));
   },

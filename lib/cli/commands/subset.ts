@@ -22,7 +22,11 @@ function loadQuestions(bench: BenchmarkName, file: string | undefined, groundTru
   const source = file ?? defaults[spec.questionsKey];
   if (!source) throw new KfError('subset_no_questions', `no default questions file for ${bench}`, 'pass --questions <file>');
   if (!fs.existsSync(source)) {
-    throw new KfError('subset_no_questions', `questions file ${source} does not exist`, file ? 'check --questions' : 'pass --questions <file> (benchmarks live in ../shared/bench)');
+    throw new KfError(
+      'subset_no_questions',
+      `questions file ${source} does not exist`,
+      file ? 'check --questions' : 'pass --questions <file> (benchmarks live in ../shared/bench)',
+    );
   }
   // A file already in our Question shape (a previous tool's output, the demo world) is read as such.
   if (/\.json$/i.test(source) && !spec.nativeQuestions) {
@@ -42,10 +46,16 @@ export const command: CommandSpec = {
   summary: "Write a question-id subset: the paper's smoke/mid lists, or a seeded stratified sample",
   options: {
     bench: { type: 'string', required: true, description: 'benchmark name', choices: BENCHMARK_NAMES },
-    questions: { type: 'string', description: "questions file in the benchmark's official format or a Question list (default: the benchmark's file in ../shared/bench)" },
+    questions: {
+      type: 'string',
+      description: "questions file in the benchmark's official format or a Question list (default: the benchmark's file in ../shared/bench)",
+    },
     'ground-truth': { type: 'string', description: 'MultiHop-RAG ground-truth file for a queries-only questions file' },
     n: { type: 'string', description: 'subset size (stratified sample)', validate: isPositiveInt },
-    by: { type: 'string', description: 'stratify by this field: modality, hops, type, page, format, source, subject, context, grade, answerable, or a dotted path (meta.docType)' },
+    by: {
+      type: 'string',
+      description: 'stratify by this field: modality, hops, type, page, format, source, subject, context, grade, answerable, or a dotted path (meta.docType)',
+    },
     seed: { type: 'string', description: 'sampling seed', default: '0' },
     paper: { type: 'string', description: "the KnowForge paper's fixed list instead of sampling", choices: ['smoke', 'mid'] },
     out: { type: 'string', required: true, description: 'output JSON file ({ids, ...}; readable by readIdList)' },
@@ -61,7 +71,8 @@ export const command: CommandSpec = {
     const by = str(args, 'by');
     const seed = str(args, 'seed') ?? '0';
     const out = path.resolve(str(args, 'out')!);
-    if (paper && (n !== undefined || by)) throw new KfError('subset_bad_args', '--paper takes the fixed list; it cannot be combined with --n/--by', 'drop --paper to sample, or drop --n/--by');
+    if (paper && (n !== undefined || by))
+      throw new KfError('subset_bad_args', '--paper takes the fixed list; it cannot be combined with --n/--by', 'drop --paper to sample, or drop --n/--by');
     if (!paper && n === undefined) throw new KfError('subset_bad_args', 'say how many questions: --n N (or --paper smoke|mid)', 'add --n N');
     const { questions, source } = loadQuestions(bench, str(args, 'questions'), str(args, 'ground-truth'));
     let record: Record<string, unknown>;
@@ -69,12 +80,16 @@ export const command: CommandSpec = {
       const ids = paperSubset(bench, paper);
       const { questions: found, missing } = selectSubset(questions, ids);
       record = { bench, source, paper, ids, found: found.length, missing };
-      console.log(`${bench} paper ${paper}: ${ids.length} ids, ${found.length} in ${source}${missing.length ? ` (${missing.length} not in this file: held back)` : ''}`);
+      console.log(
+        `${bench} paper ${paper}: ${ids.length} ids, ${found.length} in ${source}${missing.length ? ` (${missing.length} not in this file: held back)` : ''}`,
+      );
     } else {
       if (!questions.length) throw new KfError('subset_empty', `no questions in ${source}`, 'check --questions');
       const s = stratifiedSample(questions, { n: n!, by, seed });
       record = { bench, source, n: s.ids.length, by: by ?? null, seed, ids: s.ids, strata: s.strata };
-      const strata = Object.entries(s.strata).map(([k, v]) => `${k}:${v.taken}/${v.size}`).join(' ');
+      const strata = Object.entries(s.strata)
+        .map(([k, v]) => `${k}:${v.taken}/${v.size}`)
+        .join(' ');
       console.log(`${bench}: sampled ${s.ids.length} of ${questions.length}${by ? ` stratified by ${by} (${strata})` : ''}, seed ${seed}`);
     }
     writeJsonAtomic(out, record);

@@ -18,10 +18,19 @@ export const command: CommandSpec = {
   examples: ['kf suite experiments/suites/demo-one-shot.toml', 'kf suite experiments/suites/demo-one-shot.toml --limit 20 -o models.defaults.model=qwen3:8b'],
   async run(args) {
     const ac = new AbortController();
-    const onSig = () => { console.error('\nkf suite: stopping after the questions in flight (rerun the same command to resume)'); ac.abort(); };
+    const onSig = () => {
+      console.error('\nkf suite: stopping after the questions in flight (rerun the same command to resume)');
+      ac.abort();
+    };
     process.once('SIGINT', onSig);
     try {
-      const r = await runSuite(args.positionals[0], { out: str(args, 'out'), limit: int(args, 'limit'), concurrency: int(args, 'concurrency'), overrides: list(args, 'override'), stopSignal: ac.signal });
+      const r = await runSuite(args.positionals[0], {
+        out: str(args, 'out'),
+        limit: int(args, 'limit'),
+        concurrency: int(args, 'concurrency'),
+        overrides: list(args, 'override'),
+        stopSignal: ac.signal,
+      });
       printSuiteResult(r, args.values.json === true);
       return r.incomplete.length ? 1 : 0;
     } finally {

@@ -10,7 +10,9 @@ export async function captionReply(task: CaptionTask, ocr: OcrService | undefine
   const res = await ocrOf(task, ocr);
   const text = (res?.lines ?? []).map((l) => l.text).join(' / ');
   const what = task.label ?? 'An image';
-  const about = task.caption?.trim() || (res?.lines[0]?.text ? `showing "${res.lines[0].text}"` : task.context ? `near "${task.context.slice(0, 80)}"` : 'without readable text');
+  const about =
+    task.caption?.trim() ||
+    (res?.lines[0]?.text ? `showing "${res.lines[0].text}"` : task.context ? `near "${task.context.slice(0, 80)}"` : 'without readable text');
   const caption = task.caption?.trim() ? `${what}: ${about}` : `${what} ${about}`;
   return `Caption: ${caption.replace(/\s+/g, ' ').trim()}\nText in image: ${text || 'none'}`;
 }

@@ -7,6 +7,9 @@ import { captionReply } from './caption';
 import { sharedOcr } from './ocr-service';
 import type { CaptionTask } from './tasks';
 
-const caption: OfflineHandler<CaptionTask> = { taskFile: 'lib/corpus/offline/tasks.ts', reply: (task, { resources }) => captionReply(task, sharedOcr(resources)) };
+const caption: OfflineHandler<CaptionTask> = {
+  taskFile: 'lib/corpus/offline/tasks.ts',
+  reply: (task, { resources }) => captionReply(task, sharedOcr(resources)),
+};
 
 export const CORPUS_OFFLINE_HANDLERS: Record<string, OfflineHandler<never>> = { caption };

@@ -112,7 +112,12 @@ export class OcrService {
   /** The layout-aware text of cached word boxes (lib/corpus/ocr-layout.ts, shared with the index-time OCR). */
   private toResult(w: CachedWords): OcrResult {
     const layout = ocrLayout(w.page, this.opts.minConfidence ?? 55);
-    const lines: OcrLine[] = layout.lines.map((l) => ({ text: l.text, confidence: l.conf, bbox: { x0: l.bbox[0], y0: l.bbox[1], x1: l.bbox[2], y1: l.bbox[3] }, kind: l.kind }));
+    const lines: OcrLine[] = layout.lines.map((l) => ({
+      text: l.text,
+      confidence: l.conf,
+      bbox: { x0: l.bbox[0], y0: l.bbox[1], x1: l.bbox[2], y1: l.bbox[3] },
+      kind: l.kind,
+    }));
     return { text: layout.text, lines, width: w.width, height: w.height, engine: `${OCR_ENGINE}+${OCR_LAYOUT_VERSION}` };
   }
 
@@ -136,7 +141,10 @@ function toPart(ref: ImageRef): ImagePart {
 export async function ocrOf(task: { image?: ImageRef; ocrText?: string }, ocr: OcrService | undefined): Promise<OcrResult | undefined> {
   if (task.ocrText !== undefined) {
     // Text given by the index (fragment.ocrText) keeps the layout's "<category>: <value>" pair lines: tag them back.
-    const lines: OcrLine[] = task.ocrText.split('\n').map((t) => t.trim()).filter(Boolean)
+    const lines: OcrLine[] = task.ocrText
+      .split('\n')
+      .map((t) => t.trim())
+      .filter(Boolean)
       .map((text) => ({ text, confidence: 100, ...(/^[^:]{1,40}:\s*[-+$€£]?\d[\d.,]*\s*%?$/.test(text) ? { kind: 'pair' as const } : {}) }));
     return { text: lines.map((l) => l.text).join('\n'), lines, engine: 'given' };
   }

@@ -51,7 +51,7 @@ const OPENING_WORDS = new Set(['born', 'written', 'starring', 'located', 'known'
 
 function capitalisedNames(sentence: string, taken: SentenceName[]): SentenceName[] {
   const out: SentenceName[] = [];
-  let from = 0;
+  const from = 0;
   for (const e of entities(sentence)) {
     const start = sentence.indexOf(e, from);
     if (start < 0) continue;

@@ -14,7 +14,7 @@ export interface WordToken {
   capitalised: boolean;
 }
 
-const WORD = /[\p{L}\p{N}]+(?:['’.\-][\p{L}\p{N}]+)*\.?/gu;
+const WORD = /[\p{L}\p{N}]+(?:['’.-][\p{L}\p{N}]+)*\.?/gu;
 
 /** Lower case, diacritics removed, curly quotes straightened. */
 export function fold(s: string): string {

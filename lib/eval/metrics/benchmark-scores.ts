@@ -18,7 +18,9 @@ export function emF1Scores(q: Question, value: string, refused: 0 | 1): Record<s
 
 /** MMLongBench-Doc's gold answer as the official file spells it (List answers keep their Python repr). */
 function mmlbGold(q: Question): { gt: string; format: MmlbAnswerFormat } {
-  const format = (q.meta.answerFormat as MmlbAnswerFormat | undefined) ?? (q.format === 'unanswerable' ? 'None' : q.format === 'list' ? 'List' : q.format === 'number' ? 'Float' : 'Str');
+  const format =
+    (q.meta.answerFormat as MmlbAnswerFormat | undefined) ??
+    (q.format === 'unanswerable' ? 'None' : q.format === 'list' ? 'List' : q.format === 'number' ? 'Float' : 'Str');
   const raw = q.meta.answerRaw;
   if (typeof raw === 'string') return { gt: raw, format };
   if (Array.isArray(q.answer)) return { gt: `[${q.answer.map((a) => `'${a.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`).join(', ')}]`, format };
@@ -37,11 +39,13 @@ export function mmlbScores(q: Question, pred: string): Record<string, number> {
 
 /** MMLongBench-Doc's official accuracy and F1 from per-question mmlbScores results. */
 export function aggregateMmlongbench(results: readonly Record<string, number>[]): { acc: number; f1: number; n: number } {
-  return mmlongbenchAccF1(results.map((r) => ({
-    answer: r.goldAnswerable ? 'answerable' : NOT_ANSWERABLE,
-    pred: r.predAnswerable ? 'answered' : NOT_ANSWERABLE,
-    score: r.acc ?? 0,
-  })));
+  return mmlongbenchAccF1(
+    results.map((r) => ({
+      answer: r.goldAnswerable ? 'answerable' : NOT_ANSWERABLE,
+      pred: r.predAnswerable ? 'answered' : NOT_ANSWERABLE,
+      score: r.acc ?? 0,
+    })),
+  );
 }
 
 export { goldList };

@@ -44,11 +44,27 @@ const REFUSAL_PATTERNS: RegExp[] = [
 ];
 
 /** Whole values that mean "no answer". */
-const REFUSAL_VALUES = new Set(['', 'unknown', 'n/a', 'na', 'not available', 'not found', 'no answer', 'none found', 'not applicable', 'not specified', 'not mentioned']);
+const REFUSAL_VALUES = new Set([
+  '',
+  'unknown',
+  'n/a',
+  'na',
+  'not available',
+  'not found',
+  'no answer',
+  'none found',
+  'not applicable',
+  'not specified',
+  'not mentioned',
+]);
 
 /** True when a final answer value is a refusal (or empty). */
 export function isRefusal(finalAnswer: string): boolean {
-  const v = (finalAnswer ?? '').trim().replace(/^["'`]+|["'`.!]+$/g, '').trim().toLowerCase();
+  const v = (finalAnswer ?? '')
+    .trim()
+    .replace(/^["'`]+|["'`.!]+$/g, '')
+    .trim()
+    .toLowerCase();
   if (REFUSAL_VALUES.has(v)) return true;
   return REFUSAL_PATTERNS.some((re) => re.test(v));
 }

@@ -132,7 +132,7 @@ function evalScoreOrThrow(gt: string, pred: string, answerType: MmlbAnswerFormat
   }
   if (answerType === 'Float') {
     let g: number | string = gt;
-    let p: number | string = pred;
+    let p: number | string;
     try {
       g = pyFloat(getCleanString(gt));
       p = pyFloat(getCleanString(pred));

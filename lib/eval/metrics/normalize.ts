@@ -36,13 +36,22 @@ export function parseAnswerList(value: string): string[] {
   const flat = (x: unknown): string[] => (Array.isArray(x) ? x.flatMap(flat) : x === null || x === undefined ? [] : [String(x)]);
   try {
     return flat(JSON.parse(v));
-  } catch { /* not JSON */ }
+  } catch {
+    /* not JSON */
+  }
   try {
     return flat(parsePyLiteral(v) as PyValue);
-  } catch { /* not a Python literal either */ }
+  } catch {
+    /* not a Python literal either */
+  }
   const inner = v.slice(1, -1).trim();
   if (!inner) return [];
-  return inner.split(',').map((s) => s.trim().replace(/^["']|["']$/g, '').trim());
+  return inner.split(',').map((s) =>
+    s
+      .trim()
+      .replace(/^["']|["']$/g, '')
+      .trim(),
+  );
 }
 
 /** Gold answer(s) as a list (a string is a one-element list; null is empty). */

@@ -48,7 +48,8 @@ function exactBinary(x: number): { mant: bigint; exp: number } {
   const bexp = (hi >>> 20) & 0x7ff;
   let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
   let exp: number;
-  if (bexp === 0) exp = -1074; // subnormal
+  if (bexp === 0)
+    exp = -1074; // subnormal
   else {
     mant |= 1n << 52n;
     exp = bexp - 1075;
@@ -58,7 +59,7 @@ function exactBinary(x: number): { mant: bigint; exp: number } {
 
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 /**

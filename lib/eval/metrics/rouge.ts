@@ -7,7 +7,12 @@
  */
 
 export function rougeTokens(s: string): string[] {
-  return (s ?? '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim().split(' ').filter(Boolean);
+  return (s ?? '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
+    .split(' ')
+    .filter(Boolean);
 }
 
 export function lcsLength(a: readonly string[], b: readonly string[]): number {

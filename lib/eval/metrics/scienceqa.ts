@@ -10,7 +10,11 @@ import { normalizeAnswer } from './normalize';
 
 /** Option text comparison: lowercase, punctuation -> space, collapsed; articles kept ("A" can be an option). */
 function optionKey(s: string): string {
-  return (s ?? '').toLowerCase().replace(/[\p{P}\p{S}]/gu, ' ').replace(/\s+/g, ' ').trim();
+  return (s ?? '')
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 const LETTERS = 'ABCDEFGHIJ';
@@ -24,9 +28,10 @@ export function scienceqaChoice(finalAnswer: string, choices: readonly string[])
     if (byText >= 0) return byText;
   }
   // "B", "(B)", "B.", "B)", "The answer is B." -- the whole value is the letter.
-  const letter = /^(?:the answer is\s*)?\(?([A-J])\)?[.):]?$/i.exec(v)
+  const letter =
+    /^(?:the answer is\s*)?\(?([A-J])\)?[.):]?$/i.exec(v) ??
     // "(B) option text": the parenthesised letter leads.
-    ?? /^\(([A-J])\)\s+/i.exec(v);
+    /^\(([A-J])\)\s+/i.exec(v);
   if (letter) {
     const i = LETTERS.indexOf(letter[1].toUpperCase());
     if (i < choices.length) return i;

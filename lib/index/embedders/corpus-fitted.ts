@@ -88,9 +88,12 @@ function resolve(o: CorpusFittedOptions): ResolvedCorpusFittedOptions {
   if (!Number.isInteger(r.lexDim) || r.lexDim < 8) throw fail(`lexDim must be an integer >= 8 (got ${r.lexDim})`, 'use e.g. 256');
   if (!(r.gloveWeight >= 0 && r.gloveWeight <= 1)) throw fail(`gloveWeight must be in [0,1] (got ${r.gloveWeight})`, 'use e.g. 0.25');
   if (!(r.charWeight >= 0 && r.charWeight <= 1)) throw fail(`charWeight must be in [0,1] (got ${r.charWeight})`, 'use e.g. 0.4');
-  if (!(r.charGrams[0] >= 1 && r.charGrams[1] >= r.charGrams[0] && r.charGrams[1] <= 10)) throw fail(`charGrams must be [min,max] with 1 <= min <= max <= 10 (got ${r.charGrams})`, 'use [3,5]');
-  if (!Number.isInteger(r.bucketBits) || r.bucketBits < 10 || r.bucketBits > 24) throw fail(`bucketBits must be an integer in 10..24 (got ${r.bucketBits})`, 'use 20');
-  if (!Number.isInteger(r.projections) || r.projections < 1 || r.projections > 8) throw fail(`projections must be an integer in 1..8 (got ${r.projections})`, 'use 2');
+  if (!(r.charGrams[0] >= 1 && r.charGrams[1] >= r.charGrams[0] && r.charGrams[1] <= 10))
+    throw fail(`charGrams must be [min,max] with 1 <= min <= max <= 10 (got ${r.charGrams})`, 'use [3,5]');
+  if (!Number.isInteger(r.bucketBits) || r.bucketBits < 10 || r.bucketBits > 24)
+    throw fail(`bucketBits must be an integer in 10..24 (got ${r.bucketBits})`, 'use 20');
+  if (!Number.isInteger(r.projections) || r.projections < 1 || r.projections > 8)
+    throw fail(`projections must be an integer in 1..8 (got ${r.projections})`, 'use 2');
   return r;
 }
 
@@ -129,7 +132,13 @@ export class CorpusFittedEmbedder implements Embedder {
     // Smoothed idf: ln((N + 1) / (df + 1)) + 1 (never zero, unseen features get the highest weight).
     this.idfTable = new Float32Array(df.length);
     for (let b = 0; b < df.length; b++) this.idfTable[b] = Math.log((nDocs + 1) / (df[b] + 1)) + 1;
-    const h = sha256(Buffer.concat([Buffer.from(JSON.stringify({ options, nDocs })), Buffer.from(df.buffer, df.byteOffset, df.byteLength), commonComponent ? Buffer.from(commonComponent.buffer, commonComponent.byteOffset, commonComponent.byteLength) : Buffer.alloc(0)])).slice(0, 12);
+    const h = sha256(
+      Buffer.concat([
+        Buffer.from(JSON.stringify({ options, nDocs })),
+        Buffer.from(df.buffer, df.byteOffset, df.byteLength),
+        commonComponent ? Buffer.from(commonComponent.buffer, commonComponent.byteOffset, commonComponent.byteLength) : Buffer.alloc(0),
+      ]),
+    ).slice(0, 12);
     this.id = `corpus-fitted-${this.gloveDim ? 'g100' : 'g0'}-l${options.lexDim}:${h}`;
   }
 
@@ -146,10 +155,16 @@ export class CorpusFittedEmbedder implements Embedder {
       const stamp = i + 1;
       for (const tok of probe.tok.tokenize(texts[i])) {
         const f = probe.features(tok);
-        if (seen[f.word] !== stamp) { seen[f.word] = stamp; df[f.word]++; }
+        if (seen[f.word] !== stamp) {
+          seen[f.word] = stamp;
+          df[f.word]++;
+        }
         for (let j = 0; j < f.chars.length; j++) {
           const b = f.chars[j];
-          if (seen[b] !== stamp) { seen[b] = stamp; df[b]++; }
+          if (seen[b] !== stamp) {
+            seen[b] = stamp;
+            df[b]++;
+          }
         }
       }
     }
@@ -252,18 +267,28 @@ export class CorpusFittedEmbedder implements Embedder {
   }
 
   static load(dir: string): CorpusFittedEmbedder {
-    const m = readJson<{ id: string; options: ResolvedCorpusFittedOptions; nDocs: number; commonComponent: number[] | null }>(path.join(dir, MANIFEST), 'corpus-fitted encoder manifest');
+    const m = readJson<{ id: string; options: ResolvedCorpusFittedOptions; nDocs: number; commonComponent: number[] | null }>(
+      path.join(dir, MANIFEST),
+      'corpus-fitted encoder manifest',
+    );
     const file = path.join(dir, DF_FILE);
     let buf: Buffer;
     try {
       buf = fs.readFileSync(file);
     } catch (e) {
-      throw new KfError('index_corrupt', `${file} is missing or unreadable`, 'rebuild the index (the encoder is fitted during the build)', { concerns: file, cause: e });
+      throw new KfError('index_corrupt', `${file} is missing or unreadable`, 'rebuild the index (the encoder is fitted during the build)', {
+        concerns: file,
+        cause: e,
+      });
     }
     const df = new Int32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-    if (df.length !== 1 << m.options.bucketBits) throw new KfError('index_corrupt', `${file} has ${df.length} buckets, expected ${1 << m.options.bucketBits}`, 'rebuild the index', { concerns: file });
+    if (df.length !== 1 << m.options.bucketBits)
+      throw new KfError('index_corrupt', `${file} has ${df.length} buckets, expected ${1 << m.options.bucketBits}`, 'rebuild the index', { concerns: file });
     const e = new CorpusFittedEmbedder(m.options, m.nDocs, df, m.commonComponent ? Float32Array.from(m.commonComponent) : null);
-    if (e.id !== m.id) throw new KfError('index_corrupt', `corpus-fitted encoder in ${dir} does not reproduce its id (${e.id} vs ${m.id})`, 'rebuild the index', { concerns: dir });
+    if (e.id !== m.id)
+      throw new KfError('index_corrupt', `corpus-fitted encoder in ${dir} does not reproduce its id (${e.id} vs ${m.id})`, 'rebuild the index', {
+        concerns: dir,
+      });
     return e;
   }
 }

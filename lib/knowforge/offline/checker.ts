@@ -30,7 +30,7 @@ export function isRefusal(value: string): boolean {
 /** Strip what makes a span longer than the answer: "The answer is", articles, quotes, a final period. */
 export function shortestSpan(value: string): string {
   let v = value.trim();
-  v = v.replace(/^(?:the )?(?:final )?answer(?: is)?\s*[:\-]?\s*/i, '');
+  v = v.replace(/^(?:the )?(?:final )?answer(?: is)?\s*[:-]?\s*/i, '');
   v = v.replace(/^["'“‘`]+|["'”’`]+$/g, '');
   v = v.replace(/^(?:a|an|the)\s+/i, '');
   v = v.replace(/\s*\[(?:fig\s*)?\d+\]\s*/gi, ' ').trim();
@@ -45,7 +45,11 @@ function parseList(v: string): string[] | undefined {
       const arr = JSON.parse(t);
       if (Array.isArray(arr)) return arr.map((x) => String(x));
     } catch {
-      return t.slice(1, -1).split(',').map((x) => x.trim().replace(/^["']|["']$/g, '')).filter(Boolean);
+      return t
+        .slice(1, -1)
+        .split(',')
+        .map((x) => x.trim().replace(/^["']|["']$/g, ''))
+        .filter(Boolean);
     }
   }
   return undefined;
@@ -70,9 +74,17 @@ function candidateFromText(question: string, text: string): string | undefined {
   const kind = questionKind(question);
   const q = question.toLowerCase();
   const notInQ = (s: string) => !q.includes(s.toLowerCase());
-  if (kind === 'number') return numbers(body).map((n) => n.text).find(notInQ);
+  if (kind === 'number')
+    return numbers(body)
+      .map((n) => n.text)
+      .find(notInQ);
   if (kind === 'year' || kind === 'date') return years(body).find(notInQ);
-  return entities(body).find(notInQ) ?? numbers(body).map((n) => n.text).find(notInQ);
+  return (
+    entities(body).find(notInQ) ??
+    numbers(body)
+      .map((n) => n.text)
+      .find(notInQ)
+  );
 }
 
 export function checkFinal(task: CheckerTask): string | string[] {
@@ -98,14 +110,22 @@ export function checkFinal(task: CheckerTask): string | string[] {
   // "How much does X weigh, in grams?" -> the number without the unit the question already names.
   if (q.valueType === 'number' && q.units.length && numbers(span).length === 1) span = stripUnits(span, q.units);
   if (convention !== 'multihoprag' && (q.type === 'list' || asksForSeveral(task.question)) && /,|\band\b/.test(span)) {
-    const parts = span.split(/\s*(?:,\s*(?:and\s+)?|\s+and\s+)\s*/).map(shortestSpan).filter(Boolean);
+    const parts = span
+      .split(/\s*(?:,\s*(?:and\s+)?|\s+and\s+)\s*/)
+      .map(shortestSpan)
+      .filter(Boolean);
     if (parts.length > 1) return parts;
   }
   return span;
 }
 
 function lastSentence(text: string): string {
-  const t = text.trim().split('\n').filter((l) => l.trim()).pop() ?? '';
+  const t =
+    text
+      .trim()
+      .split('\n')
+      .filter((l) => l.trim())
+      .pop() ?? '';
   return t.replace(/^.*\b(?:answer is|is)\s+/i, '');
 }
 

@@ -72,9 +72,17 @@ export function citation(m: Material): string {
 
 /** Parse a Markdown table (| a | b |) into header + rows; undefined when the text holds none. */
 export function parseMarkdownTable(text: string): { header: string[]; rows: string[][] } | undefined {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('|'));
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('|'));
   if (lines.length < 2) return undefined;
-  const split = (l: string) => l.replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+  const split = (l: string) =>
+    l
+      .replace(/^\|/, '')
+      .replace(/\|$/, '')
+      .split('|')
+      .map((c) => c.trim());
   const header = split(lines[0]);
   const body = lines.slice(1).filter((l) => !/^\|?\s*:?-{2,}/.test(l));
   return { header, rows: body.map(split) };
@@ -124,7 +132,43 @@ export function mentions(text: string, name: string): boolean {
   return ` ${normName(text)} `.includes(` ${n} `);
 }
 
-const FUNCTION_CAPS = new Set(['the', 'a', 'an', 'in', 'on', 'at', 'of', 'for', 'by', 'from', 'to', 'and', 'or', 'but', 'as', 'with', 'this', 'that', 'these', 'its', 'his', 'her', 'their', 'is', 'was', 'when', 'while', 'after', 'before', 'since', 'during', 'although', 'worked', 'example', 'note']);
+const FUNCTION_CAPS = new Set([
+  'the',
+  'a',
+  'an',
+  'in',
+  'on',
+  'at',
+  'of',
+  'for',
+  'by',
+  'from',
+  'to',
+  'and',
+  'or',
+  'but',
+  'as',
+  'with',
+  'this',
+  'that',
+  'these',
+  'its',
+  'his',
+  'her',
+  'their',
+  'is',
+  'was',
+  'when',
+  'while',
+  'after',
+  'before',
+  'since',
+  'during',
+  'although',
+  'worked',
+  'example',
+  'note',
+]);
 
 /**
  * How a text names a thing: 1 when it names it on its own, 0.3 when only as
@@ -133,7 +177,10 @@ const FUNCTION_CAPS = new Set(['the', 'a', 'an', 'in', 'on', 'at', 'of', 'for', 
 export function mentionStrength(text: string, name: string): number {
   // Most facts do not name the thing at all: a cheap check first.
   if (!mentions(text, name)) return 0;
-  const n = name.replace(/\([^)]*\)/g, ' ').replace(/^\s*(?:the|a|an)\s+/i, '').trim();
+  const n = name
+    .replace(/\([^)]*\)/g, ' ')
+    .replace(/^\s*(?:the|a|an)\s+/i, '')
+    .trim();
   if (!n) return 0;
   const esc = n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
   let found = false;
@@ -151,7 +198,10 @@ export function mentionStrength(text: string, name: string): number {
 
 function subjectOfSource(source: string | undefined): string | undefined {
   if (!source) return undefined;
-  const first = source.split(/\s*›\s*/)[0].replace(/\s*·\s*p\.\s*\d+.*$/, '').trim();
+  const first = source
+    .split(/\s*›\s*/)[0]
+    .replace(/\s*·\s*p\.\s*\d+.*$/, '')
+    .trim();
   return first ? first.replace(/^(?:the|a|an)\s+/i, '') : undefined;
 }
 
@@ -179,7 +229,10 @@ export function keyValuePairs(line: string): { key: string; value: string }[] {
   const out: { key: string; value: string }[] = [];
   starts.forEach((s, i) => {
     const end = i + 1 < starts.length ? starts[i + 1].at : line.length;
-    const value = line.slice(s.valueAt, end).trim().replace(/[.;,]+$/, '');
+    const value = line
+      .slice(s.valueAt, end)
+      .trim()
+      .replace(/[.;,]+$/, '');
     const words = value.split(/\s+/).filter(Boolean);
     if (!value || words.length > 8 || YEAR.test(s.key)) return;
     // A run of numbers is a chart's data, not one attribute value.
@@ -310,9 +363,14 @@ export function buildEvidence(task: Pick<SynthTask, 'materials' | 'notes'>): Evi
       text = text.slice(0, tii.index);
     }
     const table = m.table ?? (m.kind === 'table' || text.includes('|') ? parseMarkdownTable(text) : undefined);
-    if (table) text = text.split('\n').filter((l) => !l.trim().startsWith('|')).join('\n');
+    if (table)
+      text = text
+        .split('\n')
+        .filter((l) => !l.trim().startsWith('|'))
+        .join('\n');
     if (table && table.rows.length) {
-      const tableSubject = captionSubject && !sameName(captionSubject, sourceSubject) && !/\b(?:each|per|by)\b/i.test(captionSubject) ? captionSubject : subject;
+      const tableSubject =
+        captionSubject && !sameName(captionSubject, sourceSubject) && !/\b(?:each|per|by)\b/i.test(captionSubject) ? captionSubject : subject;
       if (isAttributeTable(table.header, table.rows)) {
         const swallowed = swallowedRow(table.header);
         if (swallowed) add({ ref, block, kind: 'kv', text: `${swallowed[0]}: ${swallowed[1]}`, subject: tableSubject, key: swallowed[0], value: swallowed[1] });
@@ -322,9 +380,7 @@ export function buildEvidence(task: Pick<SynthTask, 'materials' | 'notes'>): Evi
       }
     }
     // Prose: caption + text, without the table describer's summary lines.
-    const prose = [m.caption && !text.includes(m.caption) ? m.caption : '', text]
-      .filter(Boolean)
-      .join('\n\n');
+    const prose = [m.caption && !text.includes(m.caption) ? m.caption : '', text].filter(Boolean).join('\n\n');
     for (const s of sentences(prose)) {
       if (table && DESCRIBER_LINE.test(s)) continue;
       const pairs = s.length < 200 ? keyValuePairs(s) : [];

@@ -30,7 +30,12 @@ export function judge(task: JudgeTask): JudgeReply {
   const missing = ents.filter((e) => !containsPhrase(pool, e));
   if (missing.length) {
     const queries = fresh(missing.map((e) => [e, ...rel.slice(0, 2)].join(' ')));
-    return cap({ need_more: true, bridge_entities: missing.slice(0, 3), queries, reason: `the pool never mentions ${missing.map((e) => `"${e}"`).join(', ')}` });
+    return cap({
+      need_more: true,
+      bridge_entities: missing.slice(0, 3),
+      queries,
+      reason: `the pool never mentions ${missing.map((e) => `"${e}"`).join(', ')}`,
+    });
   }
 
   // Every named entity is covered: find the intermediate hop next to a relation phrase.
@@ -54,7 +59,12 @@ export function judge(task: JudgeTask): JudgeReply {
   if (bridges.length && leftover.length) {
     const picked = bridges.slice(0, 3);
     const queries = fresh(picked.map((b) => [b, ...leftover.slice(0, 3)].join(' ')));
-    return cap({ need_more: queries.length > 0, bridge_entities: picked, queries, reason: `bridge entity ${picked[0]} found; nothing yet on ${leftover.join(', ')}` });
+    return cap({
+      need_more: queries.length > 0,
+      bridge_entities: picked,
+      queries,
+      reason: `bridge entity ${picked[0]} found; nothing yet on ${leftover.join(', ')}`,
+    });
   }
   return { need_more: false, bridge_entities: bridges.slice(0, 3), queries: [], reason: 'the pool covers every entity and relation phrase of the question' };
 }

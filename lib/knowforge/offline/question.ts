@@ -75,15 +75,96 @@ export interface QuestionInfo {
 }
 
 const WH = /^(?:(?:in|on|at|from|for|by|to|of|with|during|under|into)\s+)?(what|which|who|whom|whose|when|where|why|how)\b/i;
-const AUX = new Set(['is', 'are', 'was', 'were', 'do', 'does', 'did', 'can', 'could', 'has', 'have', 'had', 'will', 'would', 'should', 'shall', 'may', 'might']);
+const AUX = new Set([
+  'is',
+  'are',
+  'was',
+  'were',
+  'do',
+  'does',
+  'did',
+  'can',
+  'could',
+  'has',
+  'have',
+  'had',
+  'will',
+  'would',
+  'should',
+  'shall',
+  'may',
+  'might',
+]);
 const WH_WORDS = new Set(['what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how']);
 const PLACE_ATTRIBUTE_KEYS = ['location', 'located', 'headquarters', 'seat', 'address', 'situated', 'based', 'hometown'].map(wordKey);
 const DEMONYM_WORD = /^[A-Z][a-z]+(?:an|ian|ish|ese|ic|i)$/;
 const THRESHOLD_WORDS = new Set(['exceed', 'exceeded', 'exceeds', 'than', 'least', 'over', 'above', 'below', 'under']);
-const NOT_TERMS = new Set(['chart', 'charts', 'figure', 'figures', 'graph', 'diagram', 'image', 'picture', 'photo', 'document', 'documents', 'page', 'pages', 'report', 'article', 'articles', 'passage', 'text', 'materials', 'according', 'shown', 'show', 'shows', 'listed', 'mentioned', 'stated', 'given', 'year', 'years', 'many', 'much', 'number', 'amount', 'total', 'value', 'name', 'named', 'called', 'time', 'date', 'day', 'kind', 'type', 'there', 'exactly', 'approximately', 'roughly', 'about', 'also', 'currently', 'current', 'still', 'ever', 'both', 'either', 'neither', 'same', 'different']);
+const NOT_TERMS = new Set([
+  'chart',
+  'charts',
+  'figure',
+  'figures',
+  'graph',
+  'diagram',
+  'image',
+  'picture',
+  'photo',
+  'document',
+  'documents',
+  'page',
+  'pages',
+  'report',
+  'article',
+  'articles',
+  'passage',
+  'text',
+  'materials',
+  'according',
+  'shown',
+  'show',
+  'shows',
+  'listed',
+  'mentioned',
+  'stated',
+  'given',
+  'year',
+  'years',
+  'many',
+  'much',
+  'number',
+  'amount',
+  'total',
+  'value',
+  'name',
+  'named',
+  'called',
+  'time',
+  'date',
+  'day',
+  'kind',
+  'type',
+  'there',
+  'exactly',
+  'approximately',
+  'roughly',
+  'about',
+  'also',
+  'currently',
+  'current',
+  'still',
+  'ever',
+  'both',
+  'either',
+  'neither',
+  'same',
+  'different',
+]);
 
 function stripArticle(s: string): string {
-  return s.replace(/^(?:the|a|an)\s+/i, '').replace(/[?.!,;:]+$/, '').trim();
+  return s
+    .replace(/^(?:the|a|an)\s+/i, '')
+    .replace(/[?.!,;:]+$/, '')
+    .trim();
 }
 
 /** The options of "Which ..., A or B?" / "Who is older, A or B?" / "Is A or B ...?". */
@@ -111,7 +192,8 @@ function typeNounOf(q: string): string | undefined {
   const words = clause.replace(/[?!]/g, ' ').split(/\s+/).filter(Boolean);
   const i = words.findIndex((w) => /^(what|which)$/i.test(w));
   if (i < 0) return undefined;
-  const STOP = /^(is|are|was|were|do|does|did|has|have|had|can|could|will|would|in|on|at|of|from|for|to|by|that|who|whom|which|when|where|the|a|an|his|her|its|their|and|or|than|as|with)$/i;
+  const STOP =
+    /^(is|are|was|were|do|does|did|has|have|had|can|could|will|would|in|on|at|of|from|for|to|by|that|who|whom|which|when|where|the|a|an|his|her|its|their|and|or|than|as|with)$/i;
   const DET = /^(the|a|an|his|her|its|their|this|that|these|those|[A-Z].*|\d.*)$/;
   const out: string[] = [];
   for (let j = i + 1; j < words.length && out.length < 5; j++) {
@@ -143,17 +225,24 @@ function typeNounOf(q: string): string | undefined {
 
 /** The head phrase of "Wh- is/was the HEAD of ...": what the answer is (e.g. "mayor", "stock ticker symbol"). */
 function headPhraseOf(q: string): string[] {
-  const m = /^(?:what|who|which)\s+(?:is|was|are|were)\s+(?:the\s+|a\s+|an\s+)?((?:[A-Za-z-]+\s+){0,3}?[A-Za-z-]+)\s+(?:of|for|in|at|to|by|from|that|which|who)\b/i.exec(q.trim());
+  const m =
+    /^(?:what|who|which)\s+(?:is|was|are|were)\s+(?:the\s+|a\s+|an\s+)?((?:[A-Za-z-]+\s+){0,3}?[A-Za-z-]+)\s+(?:of|for|in|at|to|by|from|that|which|who)\b/i.exec(
+      q.trim(),
+    );
   if (m) return tokens(m[1]).filter((w) => !STOPWORDS.has(w));
   const n = /^(?:name|identify|give|list)\s+(?:the\s+)?((?:[A-Za-z-]+\s+){0,2}?[A-Za-z-]+)\s+(?:of|for)\b/i.exec(q.trim());
   if (n) return tokens(n[1]).filter((w) => !STOPWORDS.has(w));
-  const h = /^how\s+(?:long|tall|high|far|old|big|heavy|wide|deep)\s+(?:is|was|are|were)\s+(?:the\s+)?((?:[A-Za-z-]+\s+){0,2}?[A-Za-z-]+)\s+(?:of|for|in)\b/i.exec(q.trim());
+  const h =
+    /^how\s+(?:long|tall|high|far|old|big|heavy|wide|deep)\s+(?:is|was|are|were)\s+(?:the\s+)?((?:[A-Za-z-]+\s+){0,2}?[A-Za-z-]+)\s+(?:of|for|in)\b/i.exec(
+      q.trim(),
+    );
   if (h) return tokens(h[1]).filter((w) => !STOPWORDS.has(w));
   return [];
 }
 
 const REL_PRONOUN = /\b(who|whom|whose|which|that|where|when)\b/gi;
-const VERBISH = /^(?:born|made|built|died|held|led|won|sold|wrote|written|grew|began|lies?|lay|lived?|studied|study|works?|worked|plays?|played|hosts?|hosted|employs?|operates?|located|based|founded|established|created|formed|released|published|directed|produced|composed|owned|married|started|opened|settled|[a-z]+ed|[a-z]+en)$/i;
+const VERBISH =
+  /^(?:born|made|built|died|held|led|won|sold|wrote|written|grew|began|lies?|lay|lived?|studied|study|works?|worked|plays?|played|hosts?|hosted|employs?|operates?|located|based|founded|established|created|formed|released|published|directed|produced|composed|owned|married|started|opened|settled|[a-z]+ed|[a-z]+en)$/i;
 
 /**
  * The words that name what the question asks, as opposed to the relations
@@ -170,13 +259,19 @@ function askedWordsOf(text: string, topics: string[], typeNoun: string | undefin
   t = t.replace(/,?\s+in\s+(?:(?:million|billion|thousand)\s+)?[a-z%]+(?:\s+[a-z]+)?\s*$/i, (m) => (/,/.test(m) ? '' : m));
   const content = (s: string) => tokens(s).filter((w) => !STOPWORDS.has(w) && !AUX.has(w) && !WH_WORDS.has(w) && !/^\d/.test(w));
   const whEnd = (() => {
-    const m = /^(?:(?:in|on|at|from|for|by|to|of|with|during)\s+)?(?:what|which|who|whom|whose|when|where|how)\b(?:\s+(?:many|much|long|far|old|tall|big|large|high))?/i.exec(t);
+    const m =
+      /^(?:(?:in|on|at|from|for|by|to|of|with|during)\s+)?(?:what|which|who|whom|whose|when|where|how)\b(?:\s+(?:many|much|long|far|old|tall|big|large|high))?/i.exec(
+        t,
+      );
     if (!m) return 0;
     let e = m[0].length;
     if (typeNoun && t.slice(e).trimStart().toLowerCase().startsWith(typeNoun)) e = t.toLowerCase().indexOf(typeNoun, e) + typeNoun.length;
     return e;
   })();
-  const topicSpans = topics.map((e) => ({ s: t.indexOf(e), e: t.indexOf(e) + e.length })).filter((x) => x.s >= 0).sort((a, b) => a.s - b.s);
+  const topicSpans = topics
+    .map((e) => ({ s: t.indexOf(e), e: t.indexOf(e) + e.length }))
+    .filter((x) => x.s >= 0)
+    .sort((a, b) => a.s - b.s);
   const rels = [...t.matchAll(REL_PRONOUN)].filter((m) => m.index! >= whEnd);
   const rel = rels[0];
   const lastTopicEnd = topicSpans.length ? topicSpans[topicSpans.length - 1].e : whEnd;
@@ -193,7 +288,8 @@ function askedWordsOf(text: string, topics: string[], typeNoun: string | undefin
   }
   // A subject-first clause runs to its verb; a second trailing verb is the main clause's ("... studied founded?").
   const trailing = content(t.slice(lastTopicEnd));
-  if (trailing.length >= 2 && VERBISH.test(trailing[trailing.length - 1]) && VERBISH.test(trailing[trailing.length - 2])) return [trailing[trailing.length - 1]];
+  if (trailing.length >= 2 && VERBISH.test(trailing[trailing.length - 1]) && VERBISH.test(trailing[trailing.length - 2]))
+    return [trailing[trailing.length - 1]];
   const main = content(t.slice(whEnd, rel.index!));
   const last = main[main.length - 1];
   if (last && VERBISH.test(last)) return [last];
@@ -201,7 +297,10 @@ function askedWordsOf(text: string, topics: string[], typeNoun: string | undefin
 }
 
 function thresholdOf(q: string): Threshold | undefined {
-  const m = /\b(exceed(?:ed|s)?|more than|over|above|greater than|higher than|larger than|at least|less than|fewer than|below|under|lower than|smaller than|at most)\s+([$€£]?\d[\d,]*(?:\.\d+)?)/i.exec(q);
+  const m =
+    /\b(exceed(?:ed|s)?|more than|over|above|greater than|higher than|larger than|at least|less than|fewer than|below|under|lower than|smaller than|at most)\s+([$€£]?\d[\d,]*(?:\.\d+)?)/i.exec(
+      q,
+    );
   if (!m) return undefined;
   const value = Number(m[2].replace(/[^\d.]/g, ''));
   if (!Number.isFinite(value)) return undefined;
@@ -213,12 +312,16 @@ function claimOf(q: string, ents: string[]): YesNoClaim | undefined {
   const t = q.trim().replace(/\?+$/, '');
   const when = /\b(before|after|earlier than|later than|prior to|since|by)\s+(\d{3,4})\s*$/i.exec(t);
   if (when) return { value: when[2], op: /after|later|since/i.test(when[1]) ? 'after' : 'before' };
-  const cmp = /\b(more than|over|above|greater than|higher than|larger than|less than|fewer than|below|under|lower than|smaller than)\s+([$€£]?\d[\d,]*(?:\.\d+)?)/i.exec(t);
+  const cmp =
+    /\b(more than|over|above|greater than|higher than|larger than|less than|fewer than|below|under|lower than|smaller than)\s+([$€£]?\d[\d,]*(?:\.\d+)?)/i.exec(
+      t,
+    );
   if (cmp) return { value: cmp[2], op: /less|fewer|below|under|lower|smaller/i.test(cmp[1]) ? '<' : '>' };
   const last = ents[ents.length - 1];
   if (last && ents.length >= 2 && t.endsWith(last)) {
     const before = t.slice(0, t.length - last.length).trim();
-    if (/\b(in|at|on|from|by|as|of|to|with|for|into|near)$/i.test(before) || /\b(?:is|was|are|were)\s+(?:the|a|an)?$/i.test(before)) return { value: last, op: 'eq' };
+    if (/\b(in|at|on|from|by|as|of|to|with|for|into|near)$/i.test(before) || /\b(?:is|was|are|were)\s+(?:the|a|an)?$/i.test(before))
+      return { value: last, op: 'eq' };
   }
   const tail = /\b(?:in|as|with|by|from|at|of|to)\s+(?:the\s+|a\s+|an\s+)?([a-z][a-z -]{1,30})$/i.exec(t);
   if (tail && !ents.some((e) => containsPhrase(tail[1], e))) return { value: tail[1].trim(), op: 'eq' };
@@ -254,10 +357,18 @@ export function analyzeQuestion(question: string): QuestionInfo {
   const text = question.replace(/\s+/g, ' ').trim();
   const l = text.toLowerCase();
   const ents = entities(text)
-    .map((e) => e.replace(/['’]s$/, '').replace(/^(?:besides|except|apart|unlike|like|although|though|while|since|after|before|during|despite|including|excluding|from|as|if|when|whereas|because|also|then|and|but|or|nor|so|yet|in|on|at|of|for|by|with|to|into|out)\s+/i, ''))
+    .map((e) =>
+      e
+        .replace(/['’]s$/, '')
+        .replace(
+          /^(?:besides|except|apart|unlike|like|although|though|while|since|after|before|during|despite|including|excluding|from|as|if|when|whereas|because|also|then|and|but|or|nor|so|yet|in|on|at|of|for|by|with|to|into|out)\s+/i,
+          '',
+        ),
+    )
     .filter((e) => !/^\d+$/.test(e));
   const headWords = headPhraseOf(text);
-  const typeNoun = typeNounOf(text) ?? (/^(?:what|which) (?:is|was|are|were) (?:a|an) /i.test(text) && headWords.length ? headWords[headWords.length - 1] : undefined);
+  const typeNoun =
+    typeNounOf(text) ?? (/^(?:what|which) (?:is|was|are|were) (?:a|an) /i.test(text) && headWords.length ? headWords[headWords.length - 1] : undefined);
   let valueType = baseType(text, typeNoun, headWords);
   const years = [...text.matchAll(/\b(1[0-9]{3}|20[0-9]{2})\b/g)].map((m) => m[1]);
   const isYesNo = new RegExp(`^(?:${[...AUX].join('|')})\\b`, 'i').test(l) && !/\bor\b[^?]*\?\s*$/.test(l);
@@ -268,7 +379,9 @@ export function analyzeQuestion(question: string): QuestionInfo {
     const options = choiceOptions(text, ents);
     if (options) {
       // "more recently": the temporal / attribute-bearing comparative says more than "more".
-      const cws = tokens(l).map((w) => COMPARATIVES[w]).filter(Boolean);
+      const cws = tokens(l)
+        .map((w) => COMPARATIVES[w])
+        .filter(Boolean);
       const cw = cws.find((c) => c.temporal || c.attr.length) ?? cws[0];
       choice = { options, dir: cw?.dir ?? 'max', temporal: cw?.temporal ?? false };
     }
@@ -288,7 +401,17 @@ export function analyzeQuestion(question: string): QuestionInfo {
   const terms: RelTerm[] = [];
   const seen = new Set<string>();
   toks.forEach((w, pos) => {
-    if (THRESHOLD_WORDS.has(w) || STOPWORDS.has(w) || WH_WORDS.has(w) || AUX.has(w) || NOT_TERMS.has(w) || topicTokens.has(w) || /^\d[\d,.]*$/.test(w) || w.length < 2) return;
+    if (
+      THRESHOLD_WORDS.has(w) ||
+      STOPWORDS.has(w) ||
+      WH_WORDS.has(w) ||
+      AUX.has(w) ||
+      NOT_TERMS.has(w) ||
+      topicTokens.has(w) ||
+      /^\d[\d,.]*$/.test(w) ||
+      w.length < 2
+    )
+      return;
     // A comparative is no relation word; it brings the attribute it compares (below).
     if (COMPARATIVES[w]) return;
     const key = wordKey(w);
@@ -315,12 +438,16 @@ export function analyzeQuestion(question: string): QuestionInfo {
 
   // Units named by the question: "in grams", "in million credits", "how many people".
   const units: string[] = [];
-  const inUnit = /\b(?:in|into)\s+((?:million|billion|thousand)\s+)?([a-z%]+(?:\s[a-z]+)?)\s*\??$/i.exec(text) ?? /,\s*in\s+((?:million|billion|thousand)\s+)?([a-z%]+)/i.exec(text);
+  const inUnit =
+    /\b(?:in|into)\s+((?:million|billion|thousand)\s+)?([a-z%]+(?:\s[a-z]+)?)\s*\??$/i.exec(text) ??
+    /,\s*in\s+((?:million|billion|thousand)\s+)?([a-z%]+)/i.exec(text);
   if (inUnit && valueType === 'number' && !ents.some((e) => containsPhrase(e, inUnit[2]))) {
     for (const u of inUnit[2].split(' ')) units.push(...(unitForms(u).length ? unitForms(u) : [u.toLowerCase()]));
     if (inUnit[1]) units.push(inUnit[1].trim().toLowerCase());
   }
-  const howMany = /\bhow many\s+((?:[a-z]+\s+){0,2}?[a-z]+)\s+(?:do|does|did|is|are|was|were|has|have|had|can|will|would|above|below|in|of|work|live)\b/i.exec(text) ?? /\bhow many\s+([a-z]+)/i.exec(text);
+  const howMany =
+    /\bhow many\s+((?:[a-z]+\s+){0,2}?[a-z]+)\s+(?:do|does|did|is|are|was|were|has|have|had|can|will|would|above|below|in|of|work|live)\b/i.exec(text) ??
+    /\bhow many\s+([a-z]+)/i.exec(text);
   if (howMany) for (const u of howMany[1].split(' ')) units.push(...(unitForms(u).length ? unitForms(u) : [u.toLowerCase()]));
   const measured = /\bhow (long|tall|high|far|heavy|old)\b/i.exec(text);
   if (measured && /old/i.test(measured[1])) units.push('years', 'year', 'years old');
@@ -335,7 +462,14 @@ export function analyzeQuestion(question: string): QuestionInfo {
 
   // Lists: plural type nouns ("which years", "which colours"), "which two", "name the ... and ...".
   const pluralNoun = typeNoun && /[^su]s$/.test(typeNoun.split(' ').pop()!) && !/(ss|ics|news|series|species)$/.test(typeNoun);
-  const wantsList = !isYesNo && !choice && (Boolean(pluralNoun) || /\b(which|what) (two|three|four|five)\b|\b(?:name|list|give|identify|what are) (?:all |both |the )?(?:the )?(two|three|four|five)\b|\blist (?:all|the)\b|\bname (?:all|both)\b/.test(l) || (threshold !== undefined && valueType === 'year'));
+  const wantsList =
+    !isYesNo &&
+    !choice &&
+    (Boolean(pluralNoun) ||
+      /\b(which|what) (two|three|four|five)\b|\b(?:name|list|give|identify|what are) (?:all |both |the )?(?:the )?(two|three|four|five)\b|\blist (?:all|the)\b|\bname (?:all|both)\b/.test(
+        l,
+      ) ||
+      (threshold !== undefined && valueType === 'year'));
   if (pluralNoun && TIME_NOUNS.has(wordKey(typeNoun!.split(' ').pop()!))) valueType = 'year';
 
   let type: AnswerType = valueType;
@@ -344,13 +478,19 @@ export function analyzeQuestion(question: string): QuestionInfo {
   let versus: QuestionInfo['versus'];
   if (isYesNo) {
     type = 'yes-no';
-    const both = /^(?:are|were|is|was|do|did|does|have|had)\s+(?:both\s+)?(.+?)\s+and\s+(.+?)\s+(?:both\b|the same\b|from the same\b|of the same\b|in the same\b|located in the same\b|\w+ed\b|\w+s\b)/i.exec(text);
+    const both =
+      /^(?:are|were|is|was|do|did|does|have|had)\s+(?:both\s+)?(.+?)\s+and\s+(.+?)\s+(?:both\b|the same\b|from the same\b|of the same\b|in the same\b|located in the same\b|\w+ed\b|\w+s\b)/i.exec(
+        text,
+      );
     if (both && ents.length >= 2) {
       const a = ents.find((e) => containsPhrase(both[1], e)) ?? stripArticle(both[1]);
       const b = ents.find((e) => containsPhrase(both[2], e) && e !== a) ?? stripArticle(both[2]);
       pair = { a, b, same: /\bsame\b/i.test(l) };
     }
-    const vs = /\b(before|after|earlier than|later than|prior to|(\w+er) than|more \w+ than|less \w+ than|fewer \w+ than)\s+(?:the\s+|a\s+|an\s+)?(.+?)\s*\??$/i.exec(text);
+    const vs =
+      /\b(before|after|earlier than|later than|prior to|(\w+er) than|more \w+ than|less \w+ than|fewer \w+ than)\s+(?:the\s+|a\s+|an\s+)?(.+?)\s*\??$/i.exec(
+        text,
+      );
     if (!pair && vs && topics.length >= 2) {
       const b = topics.find((e) => containsPhrase(vs[3], e));
       const a = topics.find((e) => e !== b && text.indexOf(e) < vs.index);
@@ -371,7 +511,12 @@ export function analyzeQuestion(question: string): QuestionInfo {
 
   // What is asked: mark those terms (unless a head phrase did already).
   if (!headWords.length) {
-    const tail = claim ? new RegExp(`\\s*\\b(?:before|after|earlier than|later than|prior to|since|by|more than|over|above|greater than|higher than|larger than|less than|fewer than|below|under|lower than|smaller than|in|at|on|from|as|of|to|with|for|into|near|is|was|are|were)?\\s*(?:the\\s+|a\\s+|an\\s+)?${claim.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'i') : undefined;
+    const tail = claim
+      ? new RegExp(
+          `\\s*\\b(?:before|after|earlier than|later than|prior to|since|by|more than|over|above|greater than|higher than|larger than|less than|fewer than|below|under|lower than|smaller than|in|at|on|from|as|of|to|with|for|into|near|is|was|are|were)?\\s*(?:the\\s+|a\\s+|an\\s+)?${claim.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`,
+          'i',
+        )
+      : undefined;
     const asked = type === 'choice' || pair || versus ? [] : askedWordsOf(text, topics, typeNoun, [], tail);
     const askedKeys = new Set(asked.map(wordKey));
     for (const t of terms) t.head = askedKeys.has(t.key);
@@ -395,7 +540,10 @@ export function analyzeQuestion(question: string): QuestionInfo {
     negated: /\b(not|never|n't)\b/i.test(l),
     description: /^(?:what|which|who) (?:is|was|are|were) (?:a|an) /i.test(text),
     whFinal: /\b(?:what|whom|who|which|where|when)\s*\??\s*$/i.test(text) && !/^(?:what|whom|who|which|where|when)\s*\??$/i.test(text.trim()),
-    calculation: /\b(average|each|per|total|combined|altogether|sum|difference|how old|in all|(?:two|three|four|five|six|seven|eight|nine|ten|twice|double|half) (?:\w+ )?(?:units?|items?|times|of))\b/i.test(l) || (valueType === 'number' && units.length > 0 && /,?\s+in\s+[a-z]+\s*\??$/i.test(l)),
+    calculation:
+      /\b(average|each|per|total|combined|altogether|sum|difference|how old|in all|(?:two|three|four|five|six|seven|eight|nine|ten|twice|double|half) (?:\w+ )?(?:units?|items?|times|of))\b/i.test(
+        l,
+      ) ||
+      (valueType === 'number' && units.length > 0 && /,?\s+in\s+[a-z]+\s*\??$/i.test(l)),
   };
 }
-

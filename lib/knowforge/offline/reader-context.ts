@@ -155,4 +155,3 @@ export function anchor(f: Fact, entity: string | undefined): number {
   if (sameName(f.subject, entity)) return 0.6;
   return m;
 }
-

@@ -26,7 +26,18 @@
 import { bridgeValues, factCandidates, sentenceSubject, typeBonus, YEAR_RE } from './candidates';
 import { mentions, normName, sameName, type Fact } from './evidence';
 import { analyzeQuestion, type QuestionInfo } from './question';
-import { anchor, anchorOf, factsAbout, inQuestion, makeContext, termsOf, termWeights, unanchoredFacts, type ReadContext, type ValueType } from './reader-context';
+import {
+  anchor,
+  anchorOf,
+  factsAbout,
+  inQuestion,
+  makeContext,
+  termsOf,
+  termWeights,
+  unanchoredFacts,
+  type ReadContext,
+  type ValueType,
+} from './reader-context';
 import { wordKey } from './lexicon';
 import { numericValue, seriesLookup } from './series-lookup';
 import { entities, tokens } from '../../util/text-rules';
@@ -119,7 +130,14 @@ export function chainCandidates(ctx: ReadContext, starts: (string | undefined)[]
         if (hop < maxHops) {
           for (const b of bridgeValues(ctx, f, m, exclude)) {
             const key = normName(b.value);
-            const s: State = { block: f.block, entity: b.value, covered, facts: [...st.facts, f], score: st.score + gain + b.bonus * 0.5, seen: [...st.seen, b.value] };
+            const s: State = {
+              block: f.block,
+              entity: b.value,
+              covered,
+              facts: [...st.facts, f],
+              score: st.score + gain + b.bonus * 0.5,
+              seen: [...st.seen, b.value],
+            };
             const prev = next.get(key);
             if (!prev || prev.score < s.score) next.set(key, s);
           }
@@ -128,7 +146,14 @@ export function chainCandidates(ctx: ReadContext, starts: (string | undefined)[]
       for (const h of seriesLookup(ctx, st.entity, st.covered, type)) {
         if (Array.isArray(h.value)) continue;
         const gain = h.covered.reduce((s, i) => s + ctx.weights[i], 0);
-        out.push({ value: h.value, facts: [...st.facts, h.fact], covered: new Set([...st.covered, ...h.covered]), last: h.all, score: st.score + gain + h.bonus, hops: hop });
+        out.push({
+          value: h.value,
+          facts: [...st.facts, h.fact],
+          covered: new Set([...st.covered, ...h.covered]),
+          last: h.all,
+          score: st.score + gain + h.bonus,
+          hops: hop,
+        });
       }
     }
     frontier = [...next.values()].sort((a, b) => b.score - a.score).slice(0, BEAM);
@@ -184,7 +209,14 @@ function rank(ctx: ReadContext, cands: Candidate[]): Candidate[] {
         if (best < 0 || toks[j].length > toks[best].length) best = j;
       }
       if (best >= 0 && merged[i].score > merged[best].score) {
-        merged[best] = { ...merged[best], score: merged[i].score + 0.05, facts: merged[i].facts, covered: merged[i].covered, last: merged[i].last, hops: merged[i].hops };
+        merged[best] = {
+          ...merged[best],
+          score: merged[i].score + 0.05,
+          facts: merged[i].facts,
+          covered: merged[i].covered,
+          last: merged[i].last,
+          hops: merged[i].hops,
+        };
       }
     }
   }
@@ -248,7 +280,12 @@ function yesNo(ctx: ReadContext): { yes: boolean; facts: Fact[]; why: string } |
     if (same) {
       const va = bestOf(ctx, [a], q.valueType === 'year' ? 'year' : 'entity');
       const vb = bestOf(ctx, [b], q.valueType === 'year' ? 'year' : 'entity');
-      if (va && vb) return { yes: sameName(va.value, vb.value) || normName(va.value) === normName(vb.value), facts: [...va.facts, ...vb.facts], why: `${a}: ${va.value}; ${b}: ${vb.value}` };
+      if (va && vb)
+        return {
+          yes: sameName(va.value, vb.value) || normName(va.value) === normName(vb.value),
+          facts: [...va.facts, ...vb.facts],
+          why: `${a}: ${va.value}; ${b}: ${vb.value}`,
+        };
       return { yes: false, facts: [...(va?.facts ?? []), ...(vb?.facts ?? [])], why: `the materials do not show that ${a} and ${b} share it` };
     }
     // "Are A and B both X?": each must have a fact saying the predicate words.
@@ -268,7 +305,11 @@ function yesNo(ctx: ReadContext): { yes: boolean; facts: Fact[]; why: string } |
     const sa = support(a);
     const sb = support(b);
     const facts = [sa.f, sb.f].filter((f): f is Fact => Boolean(f));
-    return { yes: sa.share >= 0.5 && sb.share >= 0.5, facts, why: `${a} matches ${Math.round(sa.share * 100)}%, ${b} ${Math.round(sb.share * 100)}% of the predicate` };
+    return {
+      yes: sa.share >= 0.5 && sb.share >= 0.5,
+      facts,
+      why: `${a} matches ${Math.round(sa.share * 100)}%, ${b} ${Math.round(sb.share * 100)}% of the predicate`,
+    };
   }
   if (q.claim) {
     const claim = q.claim;
@@ -276,9 +317,15 @@ function yesNo(ctx: ReadContext): { yes: boolean; facts: Fact[]; why: string } |
     const claimKeys = new Set(tokens(claim.value).map(wordKey));
     // The claimed value is what the lookup must find, so it may not count as "already in the question".
     const qWithoutClaim = q.text.replace(new RegExp(claim.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), ' ');
-    const sub: ReadContext = { ...ctx, anchors: undefined, qNorm: normName(qWithoutClaim), q: { ...q, terms: q.terms.filter((t) => !claimKeys.has(t.key)), topics: q.topics.filter((e) => !sameName(e, claim.value)) } };
+    const sub: ReadContext = {
+      ...ctx,
+      anchors: undefined,
+      qNorm: normName(qWithoutClaim),
+      q: { ...q, terms: q.terms.filter((t) => !claimKeys.has(t.key)), topics: q.topics.filter((e) => !sameName(e, claim.value)) },
+    };
     sub.weights = termWeights(sub.q, ctx.ev);
-    const type: ValueType = claim.op === 'before' || claim.op === 'after' ? 'year' : claim.op === 'eq' ? (/^[A-Z]/.test(claim.value) ? 'entity' : 'span') : 'number';
+    const type: ValueType =
+      claim.op === 'before' || claim.op === 'after' ? 'year' : claim.op === 'eq' ? (/^[A-Z]/.test(claim.value) ? 'entity' : 'span') : 'number';
     const cands = rank(sub, chainCandidates(sub, startsOf(sub.q), type)).filter((c) => supported(sub, c));
     if (claim.op === 'eq') {
       // Any well-supported candidate equal to the claim -> yes; else compare with the best.
@@ -315,7 +362,11 @@ function supportYesNo(ctx: ReadContext): { yes: boolean; facts: Fact[]; why: str
   if (!best) return undefined;
   const neg = (t: string) => /\b(not|never|no|n't|neither|nor)\b/i.test(t);
   const share = bestW / total;
-  return { yes: share >= 0.7 && neg(best.text) === ctx.q.negated, facts: [best], why: `the best matching statement says ${Math.round(share * 100)}% of the question` };
+  return {
+    yes: share >= 0.7 && neg(best.text) === ctx.q.negated,
+    facts: [best],
+    why: `the best matching statement says ${Math.round(share * 100)}% of the question`,
+  };
 }
 
 function choice(ctx: ReadContext): { value: string; facts: Fact[]; why: string } | undefined {
@@ -355,7 +406,12 @@ function choiceBySupport(ctx: ReadContext): { value: string; facts: Fact[]; why:
 function splitList(v: string): string[] {
   return v
     .split(/\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|;\s*|\/)\s*/)
-    .map((x) => x.trim().replace(/^(?:the|a|an)\s+/i, '').replace(/[.]+$/, ''))
+    .map((x) =>
+      x
+        .trim()
+        .replace(/^(?:the|a|an)\s+/i, '')
+        .replace(/[.]+$/, ''),
+    )
     .filter(Boolean);
 }
 
@@ -405,7 +461,14 @@ export function read(task: Pick<SynthTask, 'question' | 'materials' | 'notes' | 
   if (q.superlative) {
     for (const e of startsOf(q)) {
       const hits = seriesLookup(ctx, e, new Set(), q.valueType).filter((h) => !Array.isArray(h.value));
-      if (hits.length) return { kind: q.type, value: hits[0].value as string, refusal: false, facts: [hits[0].fact], explanation: `the ${q.superlative.dir === 'max' ? 'largest' : 'smallest'} value in ${hits[0].fact.ref}` };
+      if (hits.length)
+        return {
+          kind: q.type,
+          value: hits[0].value as string,
+          refusal: false,
+          facts: [hits[0].fact],
+          explanation: `the ${q.superlative.dir === 'max' ? 'largest' : 'smallest'} value in ${hits[0].fact.ref}`,
+        };
     }
   }
   const type = q.type === 'list' ? q.valueType : (q.type as ValueType);
@@ -413,7 +476,11 @@ export function read(task: Pick<SynthTask, 'question' | 'materials' | 'notes' | 
   const best = cands.find((c) => supported(ctx, c));
   if (!best) {
     const heads = q.terms.filter((t) => t.head).map((t) => t.word);
-    return refuse(heads.length && cands.length ? `no material says the ${heads.join(' ')} of ${q.topics.join(', ') || 'the subject'}` : `no material says what the question asks${q.topics.length ? ` about ${q.topics.join(', ')}` : ''}`);
+    return refuse(
+      heads.length && cands.length
+        ? `no material says the ${heads.join(' ')} of ${q.topics.join(', ') || 'the subject'}`
+        : `no material says what the question asks${q.topics.length ? ` about ${q.topics.join(', ')}` : ''}`,
+    );
   }
   return {
     kind: q.type,
@@ -426,7 +493,15 @@ export function read(task: Pick<SynthTask, 'question' | 'materials' | 'notes' | 
 }
 
 /** For inspection (scripts/offline-qa-eval.ts --explain): the question analysis and the best candidates with their support. */
-export function explainRead(task: Pick<SynthTask, 'question' | 'materials' | 'notes'>, top = 10): { question: QuestionInfo; facts: number; series: number; candidates: { value: string; score: number; coverage: number; hops: number; supported: boolean; refs: string[]; last: string }[] } {
+export function explainRead(
+  task: Pick<SynthTask, 'question' | 'materials' | 'notes'>,
+  top = 10,
+): {
+  question: QuestionInfo;
+  facts: number;
+  series: number;
+  candidates: { value: string; score: number; coverage: number; hops: number; supported: boolean; refs: string[]; last: string }[];
+} {
   const ctx = makeContext(task);
   const { q, ev } = ctx;
   const type = q.type === 'yes-no' || q.type === 'choice' || q.type === 'list' ? q.valueType : (q.type as ValueType);
@@ -435,7 +510,15 @@ export function explainRead(task: Pick<SynthTask, 'question' | 'materials' | 'no
     question: q,
     facts: ev.facts.length,
     series: ev.series.length,
-    candidates: ranked.map((c) => ({ value: c.value, score: Math.round(c.score * 100) / 100, coverage: Math.round(coverageOf(ctx, c) * 100) / 100, hops: c.hops, supported: supported(ctx, c), refs: c.facts.map((f) => f.ref), last: c.facts[c.facts.length - 1].text.slice(0, 160) })),
+    candidates: ranked.map((c) => ({
+      value: c.value,
+      score: Math.round(c.score * 100) / 100,
+      coverage: Math.round(coverageOf(ctx, c) * 100) / 100,
+      hops: c.hops,
+      supported: supported(ctx, c),
+      refs: c.facts.map((f) => f.ref),
+      last: c.facts[c.facts.length - 1].text.slice(0, 160),
+    })),
   };
 }
 
@@ -462,4 +545,3 @@ export function blindGuess(question: string): string {
   if (q.choice) return q.choice.options[0];
   return q.topics[0] ?? q.terms[0]?.word ?? 'none';
 }
-

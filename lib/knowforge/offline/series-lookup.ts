@@ -30,7 +30,8 @@ function measureColumn(ctx: ReadContext, s: Series): number {
 
 /** The column holding the row labels (years, names): the first column whose cells are mostly years, else column 0. */
 function keyColumn(s: Series): number {
-  for (let i = 0; i < s.header.length; i++) if (s.rows.filter((r) => /^(?:1[0-9]{3}|20[0-9]{2})$/.test((r[i] ?? '').trim())).length >= s.rows.length / 2) return i;
+  for (let i = 0; i < s.header.length; i++)
+    if (s.rows.filter((r) => /^(?:1[0-9]{3}|20[0-9]{2})$/.test((r[i] ?? '').trim())).length >= s.rows.length / 2) return i;
   return 0;
 }
 

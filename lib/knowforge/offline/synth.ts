@@ -46,7 +46,13 @@ export function extractAnswer(task: SynthTask): ExtractiveAnswer {
       // Never refuse: commit to the most likely candidate.
       const g = bestGuess(task);
       if (g) return { kind: g.kind, value: g.value, refusal: false, evidence: g.facts.map(unit), explanation: `${a.explanation}; ${g.explanation}` };
-      return { kind: a.kind, value: blindGuess(task.question), refusal: false, evidence: [], explanation: `${a.explanation}; a guess (this convention never refuses)` };
+      return {
+        kind: a.kind,
+        value: blindGuess(task.question),
+        refusal: false,
+        evidence: [],
+        explanation: `${a.explanation}; a guess (this convention never refuses)`,
+      };
     }
     return { kind: a.kind, value: refusalFor(task.convention), refusal: true, evidence: [], explanation: a.explanation };
   }

@@ -11,7 +11,8 @@ import { entities, overlapScore, containsPhrase, stem, stemSet, tokens } from '.
 
 function where(line: OcrLine, idx: number, all: OcrLine[], height?: number): string {
   const vertical = (y: number, h: number) => (y < h / 3 ? 'top' : y < (2 * h) / 3 ? 'middle' : 'bottom');
-  if (line.bbox && height) return `line ${idx + 1} of ${all.length} of the text in the image, ${vertical((line.bbox.y0 + line.bbox.y1) / 2, height)} part (pixels y ${line.bbox.y0}-${line.bbox.y1})`;
+  if (line.bbox && height)
+    return `line ${idx + 1} of ${all.length} of the text in the image, ${vertical((line.bbox.y0 + line.bbox.y1) / 2, height)} part (pixels y ${line.bbox.y0}-${line.bbox.y1})`;
   return `line ${idx + 1} of ${all.length} of the text in the image`;
 }
 
@@ -27,12 +28,13 @@ export async function visionReply(task: VisionTask, ocr: OcrService | undefined)
   // A chart's "<category>: <value>" pair line whose category the question names (a year, a label) answers
   // it directly: prefer it over lines (titles) that merely share more words with the question.
   const namesCategory = (l: OcrLine) => l.kind === 'pair' && containsPhrase(task.question, l.text.split(':')[0].trim());
-  const scored = lines
-    .map((l, i) => ({ l, i, s: overlapScore(q, ents, l.text) + (namesCategory(l) ? 100 : 0) }))
-    .sort((a, b) => b.s - a.s || a.i - b.i);
+  const scored = lines.map((l, i) => ({ l, i, s: overlapScore(q, ents, l.text) + (namesCategory(l) ? 100 : 0) })).sort((a, b) => b.s - a.s || a.i - b.i);
   const best = scored[0];
   if (best.s === 0) {
-    return `Where: the whole image (${lines.length} line${lines.length === 1 ? '' : 's'} of text, none about the question).\nAnswer: The image does not show it; its text reads: ${lines.map((l) => l.text).join(' / ').slice(0, 200)}`;
+    return `Where: the whole image (${lines.length} line${lines.length === 1 ? '' : 's'} of text, none about the question).\nAnswer: The image does not show it; its text reads: ${lines
+      .map((l) => l.text)
+      .join(' / ')
+      .slice(0, 200)}`;
   }
   return `Where: ${where(best.l, best.i, lines, res?.height)}.\nAnswer: ${best.l.text}`;
 }

@@ -114,12 +114,16 @@ export class ScriptedServer {
   /** Most chat/embedding requests the server was handling at once (checks client concurrency limits). */
   maxInFlight = 0;
 
-  private constructor(private readonly server: http.Server, readonly opts: ScriptedServerOptions) {}
+  private constructor(
+    private readonly server: http.Server,
+    readonly opts: ScriptedServerOptions,
+  ) {}
 
   static async start(opts: ScriptedServerOptions = {}): Promise<ScriptedServer> {
-    let self!: ScriptedServer;
-    const server = http.createServer((req, res) => self.handle(req, res));
-    self = new ScriptedServer(server, opts);
+    // The handler refers to the server object made from it (created right after).
+    const ref: { self?: ScriptedServer } = {};
+    const server = http.createServer((req, res) => ref.self!.handle(req, res));
+    const self = (ref.self = new ScriptedServer(server, opts));
     server.on('connection', (s) => {
       self.sockets.add(s);
       s.on('close', () => self.sockets.delete(s));
@@ -226,13 +230,22 @@ export class ScriptedServer {
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
-    const kind: RecordedRequest['kind'] = path.endsWith('/chat/completions') ? 'chat' : path.endsWith('/embeddings') ? 'embeddings' : path.endsWith('/models') ? 'models' : 'other';
+    const kind: RecordedRequest['kind'] = path.endsWith('/chat/completions')
+      ? 'chat'
+      : path.endsWith('/embeddings')
+        ? 'embeddings'
+        : path.endsWith('/models')
+          ? 'models'
+          : 'other';
     const rec: RecordedRequest = { seq: this.requests.length, method: req.method ?? 'GET', path, kind, headers, body, rawBody: raw, model: body?.model };
     this.requests.push(rec);
 
     if (kind === 'models') {
       const ids = this.opts.models ?? [...new Set(this.rules.map((r) => r.model).filter((m): m is string => typeof m === 'string'))];
-      return this.send(res, rec, 200, { object: 'list', data: (ids.length ? ids : ['scripted-model']).map((id) => ({ id, object: 'model', owned_by: 'scripted' })) });
+      return this.send(res, rec, 200, {
+        object: 'list',
+        data: (ids.length ? ids : ['scripted-model']).map((id) => ({ id, object: 'model', owned_by: 'scripted' })),
+      });
     }
     if (kind === 'other') return this.send(res, rec, 404, { error: { message: `no route ${path}`, type: 'not_found' } });
     if (!body) return this.send(res, rec, 400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } });
@@ -260,7 +273,13 @@ export class ScriptedServer {
     }
     if (reply.status && reply.status >= 400) {
       const auth = reply.echoAuth ? ` (you sent Authorization: ${headers.authorization ?? '(none)'})` : '';
-      return this.send(res, rec, reply.status, { error: { message: `${reply.error ?? http.STATUS_CODES[reply.status] ?? 'error'}${auth}`, type: 'scripted_error', code: reply.status } }, reply.headers);
+      return this.send(
+        res,
+        rec,
+        reply.status,
+        { error: { message: `${reply.error ?? http.STATUS_CODES[reply.status] ?? 'error'}${auth}`, type: 'scripted_error', code: reply.status } },
+        reply.headers,
+      );
     }
     if (kind === 'embeddings') return this.sendEmbeddings(res, rec, reply);
     return this.sendChat(res, rec, reply);
@@ -276,13 +295,22 @@ export class ScriptedServer {
     const usage =
       reply.usage === false
         ? undefined
-        : (reply.usage ?? { prompt_tokens: approxTokens(JSON.stringify(rec.body.messages ?? '')), completion_tokens: approxTokens(text + toolCalls.map((c) => c.function.arguments).join('')) });
+        : (reply.usage ?? {
+            prompt_tokens: approxTokens(JSON.stringify(rec.body.messages ?? '')),
+            completion_tokens: approxTokens(text + toolCalls.map((c) => c.function.arguments).join('')),
+          });
     const payload = {
       id: `chatcmpl-${rec.seq}`,
       object: 'chat.completion',
       created: 1_700_000_000,
       model: rec.model ?? 'scripted-model',
-      choices: [{ index: 0, message: { role: 'assistant', content: toolCalls.length && !reply.text ? null : text, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }, finish_reason: reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop') }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: toolCalls.length && !reply.text ? null : text, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+          finish_reason: reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop'),
+        },
+      ],
       ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
     };
     rec.response = { status: 200, usage: usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens } : undefined, text };
@@ -296,7 +324,17 @@ export class ScriptedServer {
     const usage = reply.usage === false ? undefined : (reply.usage ?? { prompt_tokens: inputs.reduce((a, t) => a + approxTokens(t), 0), completion_tokens: 0 });
     rec.response = { status: 200, usage: usage ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens } : undefined };
     // Reverse the order on the wire: clients must sort by index.
-    await this.sendJson(res, 200, { object: 'list', model: rec.model, data: [...data].reverse(), ...(usage ? { usage: { prompt_tokens: usage.prompt_tokens, total_tokens: usage.prompt_tokens } } : {}) }, reply);
+    await this.sendJson(
+      res,
+      200,
+      {
+        object: 'list',
+        model: rec.model,
+        data: [...data].reverse(),
+        ...(usage ? { usage: { prompt_tokens: usage.prompt_tokens, total_tokens: usage.prompt_tokens } } : {}),
+      },
+      reply,
+    );
   }
 
   private async sendJson(res: http.ServerResponse, status: number, payload: unknown, reply: ScriptedReply): Promise<void> {
