@@ -8,9 +8,8 @@
  * so retrieval evaluation sees them too.
  */
 import { z } from 'zod';
-import { checkFormat } from '../knowforge/checker';
+import { synthesizeAndCheck } from '../knowforge/answer';
 import { buildPool, PAPER_CAPS } from '../knowforge/pool';
-import { synthesize } from '../knowforge/synthesizer';
 import { KB_LIMITS } from '../pipeline/knowledge-base';
 import type { EvidencePath } from '../pipeline/ranked-evidence';
 import type { PipelineSpec } from '../pipeline/spec';
@@ -100,21 +99,12 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
           concerns: q.id,
         });
       const { pool, retrieval } = await retrieve(ctx, s);
-      const synth = await synthesize(ctx.model('synth'), { question: q, convention: ctx.convention, template: s.template, pool }, ctx.signal);
-      ctx.trace({ kind: 'synth', text: synth.text, final: synth.final, cacheHit: synth.response.cacheHit });
-      const checked = await checkFormat(ctx.model('checker'), { question: q, convention: ctx.convention, answerText: synth.text }, ctx.signal);
-      ctx.trace({ kind: 'checker', final: checked.final, changed: checked.changed, parseError: checked.parseError, raw: checked.response.text });
+      const answered = await synthesizeAndCheck(ctx, { template: s.template, pool });
       return {
-        prediction: checked.text,
-        finalAnswer: checked.final,
+        prediction: answered.prediction,
+        finalAnswer: answered.finalAnswer,
         retrieval,
-        counters: {
-          searches: s.hybridK ? 2 : 1,
-          synthCalls: 1,
-          checkerCalls: 1,
-          checkerRewrites: checked.changed ? 1 : 0,
-          checkerParseErrors: checked.parseError ? 1 : 0,
-        },
+        counters: { searches: s.hybridK ? 2 : 1, ...answered.counters },
       };
     },
   };

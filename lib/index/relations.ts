@@ -24,6 +24,7 @@ import { sha256 } from '../util/hash';
 import type { KnowledgePoint, Relation, RelationType } from './types';
 import { addUsage, emptyUsage, pointText, type StageUsage } from './knowledge-points';
 import { mapLimit } from '../util/worker-pool';
+import { dot } from '../util/vectors';
 
 /** The types an LLM may assign (plus "none" in its reply = recalled but unrelated). */
 export const TYPED_RELATIONS: readonly RelationType[] = ['same-topic', 'extends', 'contrasts', 'supports', 'prerequisite'];
@@ -71,12 +72,6 @@ export interface RecalledPair {
   a: number;
   b: number;
   similarity: number;
-}
-
-function dot(x: Float32Array, y: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += x[i] * y[i];
-  return s;
 }
 
 /** k nearest neighbours (cosine of unit vectors) of every member of `group` within the group. */

@@ -7,6 +7,7 @@
  */
 import type { SearchEngine, RelationEdge } from './engine';
 import { KfError } from '../util/errors';
+import { dot } from '../util/vectors';
 
 export interface SimilarityEdgeOptions {
   /** Neighbours looked at per fragment (default 5). */
@@ -37,7 +38,7 @@ export function similarityEdges(engine: SearchEngine, opts: SimilarityEdgeOption
       if (nid === id) continue;
       const g = engine.fragment(nid)!;
       if (opts.crossDocumentOnly && g.docId === f.docId) continue;
-      const w = cosine(v, engine.vectorOf(nid)!);
+      const w = dot(v, engine.vectorOf(nid)!);
       if (w < threshold) continue;
       const [a, b] = id < nid ? [id, nid] : [nid, id];
       const key = `${a}\u0000${b}`;
@@ -45,10 +46,4 @@ export function similarityEdges(engine: SearchEngine, opts: SimilarityEdgeOption
     }
   }
   return [...seen.values()].sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
-  return s;
 }

@@ -16,13 +16,12 @@ import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
 import { KfError } from '../util/errors';
 import { fillPrompt } from '../util/prompts';
 import { agentSettings, AGENTS_FAMILY, type AgentSettings } from './agent-settings';
-import { checkFormat } from './checker';
+import { synthesizeAndCheck } from './answer';
 import { runBridgeJudge } from './judge';
 import type { AgentTask, LocatorTask, PoolMedia, ReaderTask } from './offline/tasks';
 import type { EvidencePool } from './pool';
 import { finalPoolText, mergePool, poolOptions, readingNotes } from './pool-merge';
 import { runRole, stopNoteFor } from './roles';
-import { synthesize } from './synthesizer';
 import { newToolContext, type KfToolContext } from './tools/context';
 import { runSearch } from './tools/search';
 import { makeReadMedia } from './vision';
@@ -225,7 +224,6 @@ export function questionState(ctx: PipelineContext, s: AgentSettings, name: stri
 
 async function runQuestion(st: QuestionState): Promise<PipelineResult> {
   const { ctx, s } = st;
-  const q = ctx.question;
   const kb = st.tools.kb;
   const pool = await findEvidence(st);
   if (!s.p0 && s.reader && s.readerRounds > 0) {
@@ -244,35 +242,17 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
   for (const stop of st.stops) ctx.trace({ kind: 'forced-stop', note: stop });
   agentCounters(st);
   const answerStartMs = Date.now() - st.t0;
-  const synth = await synthesize(
-    ctx.model('synth'),
-    { question: q, convention: ctx.convention, template: s.template, pool, notes, forcedStop: st.stops.length ? st.stops.join(' ') : undefined },
-    ctx.signal,
+  const answered = await synthesizeAndCheck(
+    ctx,
+    { template: s.template, pool, notes, forcedStop: st.stops.length ? st.stops.join(' ') : undefined },
+    { toldStops: st.stops.length },
   );
-  ctx.trace({
-    kind: 'synth',
-    text: synth.text,
-    final: synth.final,
-    cacheHit: synth.response.cacheHit,
-    latencyMs: synth.response.latencyMs,
-    toldStops: st.stops.length,
-  });
-  const checked = await checkFormat(ctx.model('checker'), { question: q, convention: ctx.convention, answerText: synth.text }, ctx.signal);
-  ctx.trace({ kind: 'checker', final: checked.final, changed: checked.changed, parseError: checked.parseError, raw: checked.response.text });
   ctx.trace({ kind: 'timing', firstEventMs: st.firstEventMs ?? answerStartMs, answerStartMs, totalMs: Date.now() - st.t0 });
   return {
-    prediction: checked.text,
-    finalAnswer: checked.final,
+    prediction: answered.prediction,
+    finalAnswer: answered.finalAnswer,
     retrieval: retrievalLog(st, pool, notes),
-    counters: {
-      ...st.counters,
-      poolChars: pool.stats.chars,
-      poolBlocks: pool.stats.blocks,
-      synthCalls: 1,
-      checkerCalls: 1,
-      checkerRewrites: checked.changed ? 1 : 0,
-      checkerParseErrors: checked.parseError ? 1 : 0,
-    },
+    counters: { ...st.counters, poolChars: pool.stats.chars, poolBlocks: pool.stats.blocks, ...answered.counters },
   };
 }
 

@@ -16,9 +16,8 @@ import { isSearchMode, searchModeNames } from '../pipeline/retrievers';
 import { didYouMean } from '../util/did-you-mean';
 import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
 import { KfError } from '../util/errors';
-import { checkFormat } from './checker';
+import { synthesizeAndCheck } from './answer';
 import { buildPool, type EvidencePool, PAPER_CAPS } from './pool';
-import { synthesize } from './synthesizer';
 
 export const ONE_SHOT_FAMILY = 'knowforge-one-shot';
 
@@ -114,21 +113,12 @@ export function oneShotPipeline(name: string, description: string, s: OneShotSet
         }
         searched = await searchOnce(ctx, ctx.kb, s, mode);
       }
-      const synth = await synthesize(ctx.model('synth'), { question: q, convention: ctx.convention, template: s.template, pool: searched?.pool }, ctx.signal);
-      ctx.trace({ kind: 'synth', text: synth.text, final: synth.final, cacheHit: synth.response.cacheHit });
-      const checked = await checkFormat(ctx.model('checker'), { question: q, convention: ctx.convention, answerText: synth.text }, ctx.signal);
-      ctx.trace({ kind: 'checker', final: checked.final, changed: checked.changed, parseError: checked.parseError, raw: checked.response.text });
+      const answered = await synthesizeAndCheck(ctx, { template: s.template, pool: searched?.pool });
       return {
-        prediction: checked.text,
-        finalAnswer: checked.final,
+        prediction: answered.prediction,
+        finalAnswer: answered.finalAnswer,
         retrieval: searched?.retrieval,
-        counters: {
-          searches: mode === undefined ? 0 : 1,
-          synthCalls: 1,
-          checkerCalls: 1,
-          checkerRewrites: checked.changed ? 1 : 0,
-          checkerParseErrors: checked.parseError ? 1 : 0,
-        },
+        counters: { searches: mode === undefined ? 0 : 1, ...answered.counters },
       };
     },
   };

@@ -7,6 +7,7 @@
  * embedder can be passed instead. Candidate pairs share one of their two rarest
  * words (blocking), so the cost stays near-linear in the number of entities.
  */
+import { cosine } from '../../util/vectors';
 
 export type NameEmbedder = (names: string[]) => Promise<Float32Array[]> | Float32Array[];
 
@@ -32,18 +33,6 @@ function profileCosine(a: Map<string, number>, b: Map<string, number>): number {
     if (y) dot += x * y;
   }
   for (const y of b.values()) nb += y * y;
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
-}
-
-function vectorCosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
@@ -84,7 +73,7 @@ export async function equivalencePairs(keys: string[], tau: number, embed?: Name
   if (embed) {
     const vecs = await embed(keys);
     for (const [a, b] of pairs) {
-      const c = vectorCosine(vecs[a], vecs[b]);
+      const c = cosine(vecs[a], vecs[b]);
       if (c > tau) out.push({ a, b, cosine: c });
     }
     return out;

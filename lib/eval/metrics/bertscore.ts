@@ -8,18 +8,7 @@
  */
 import type { Embedder } from '../../index/types';
 import { rougeTokens } from './rouge';
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
-}
+import { cosine } from '../../util/vectors';
 
 export async function embeddingF1(prediction: string, reference: string, embedder: Embedder): Promise<{ precision: number; recall: number; f: number }> {
   const p = rougeTokens(prediction);
