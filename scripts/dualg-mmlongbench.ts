@@ -6,7 +6,11 @@
  * (Text/Layout/Table/Chart/Figure; a question listing two sources counts in both), plus
  * the exact commands, so the figures can be reproduced by hand.
  *
- *   node --import tsx scripts/dualg-mmlongbench.ts [--index DIR] [--questions FILE] [--out DIR] [--runs hybrid,dualg] [--reuse]
+ *   node --import tsx scripts/dualg-mmlongbench.ts [--index DIR] [--questions FILE] [--out DIR] [--runs hybrid,dualg] [--reuse] [--pages]
+ *
+ * --pages adds a diagnostic table: the same retrievers run again with 20 hits (into <out>-k20), scored on the
+ * first 8 DISTINCT pages among them (what a page ranker returning one hit per page would score). It measures how
+ * many of the 8 places repeated pages waste; it is not the official R@k (that counts hits).
  *
  * The index is the one `kf index build --bench mmlongbench-doc --out .kf-cache/index/mmlongbench-doc` built;
  * records and summaries land in --out (default /tmp/dg3-mmlb/<run>/). --reuse skips a run whose records exist.
@@ -46,7 +50,23 @@ export interface EvalRecord {
   id: string;
   excluded: boolean;
   scores: Record<string, number> | null;
-  hits: { page?: number }[];
+  gold?: string[];
+  hits: { docId?: string; page?: number }[];
+}
+
+/** R@k and allFound@k over the first k distinct pages of the hits (gold units are "<doc>#p<page>", as in lib/eval/retrieval.ts). */
+export function distinctPageScores(r: EvalRecord, ks: number[]): EvalRecord {
+  if (!r.scores || !r.gold?.length) return r;
+  const gold = new Set(r.gold);
+  const pages = [...new Set(r.hits.filter((h) => h.page !== undefined).map((h) => `${h.docId}#p${h.page}`))];
+  const scores: Record<string, number> = {};
+  for (const k of ks) {
+    const found = pages.slice(0, k).filter((u) => gold.has(u)).length;
+    scores[`R@${k}`] = found / gold.size;
+    scores[`allFound@${k}`] = found === gold.size ? 1 : 0;
+  }
+  const firstPages = pages.slice(0, 8).map((u) => ({ page: Number(u.slice(u.lastIndexOf('#p') + 2)) }));
+  return { ...r, scores, hits: firstPages };
 }
 
 export interface BucketRow {
@@ -96,11 +116,23 @@ export function readRecords(file: string): EvalRecord[] {
     .map((l) => JSON.parse(l) as EvalRecord);
 }
 
-function commandFor(run: RunSpec, o: { index: string; questions: string; corpus: string; out: string }): string[] {
+function commandFor(run: RunSpec, o: { index: string; questions: string; corpus: string; out: string }, ks: string): string[] {
   return [
     'bin/kf.js', 'eval', 'retrieval', '--bench', 'mmlongbench-doc', '--corpus', o.corpus, '--questions', o.questions,
-    '--index', o.index, '--k', '1,2,3,5,8', '--quiet', '--out', path.join(o.out, run.name), ...run.flags,
+    '--index', o.index, '--k', ks, '--quiet', '--out', path.join(o.out, run.name), ...run.flags,
   ];
+}
+
+/** Run (or, with reuse, read back) one retriever's evaluation; returns its per-question records. */
+function evaluate(run: RunSpec, args: string[], outDir: string, reuse: boolean): EvalRecord[] {
+  const recFile = path.join(outDir, run.name, 'records.jsonl');
+  if (!(reuse && fs.existsSync(recFile))) {
+    console.error(`[dualg-mmlongbench] ${run.name} ...`);
+    const res = spawnSync('nice', ['-n', '10', 'node', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, KF_TSX: '1' } });
+    if (res.status !== 0) throw new Error(`${run.name}: kf eval retrieval exited ${res.status}`);
+    console.error(`[dualg-mmlongbench] ${run.name}: ${String(res.stdout).trim().slice(0, 300)}`);
+  }
+  return readRecords(recFile);
 }
 
 const f3 = (x: number) => (Number.isNaN(x) ? '-' : x.toFixed(3));
@@ -128,6 +160,7 @@ async function main(): Promise<void> {
       out: { type: 'string', default: '/tmp/dg3-mmlb' },
       runs: { type: 'string' },
       reuse: { type: 'boolean' },
+      pages: { type: 'boolean' },
     },
   });
   const o = { index: values.index!, questions: values.questions!, corpus: values.corpus!, out: values.out! };
@@ -139,20 +172,28 @@ async function main(): Promise<void> {
   const records = new Map<string, EvalRecord[]>();
   const commands: string[] = [];
   for (const run of runs) {
-    const args = commandFor(run, o);
+    const args = commandFor(run, o, '1,2,3,5,8');
     commands.push(`nice -n 10 env KF_TSX=1 node ${args.join(' ')}`);
-    const recFile = path.join(o.out, run.name, 'records.jsonl');
-    if (!(values.reuse && fs.existsSync(recFile))) {
-      console.error(`[dualg-mmlongbench] ${run.name} ...`);
-      const res = spawnSync('nice', ['-n', '10', 'node', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, KF_TSX: '1' } });
-      if (res.status !== 0) throw new Error(`${run.name}: kf eval retrieval exited ${res.status}`);
-      console.error(`[dualg-mmlongbench] ${run.name}: ${String(res.stdout).trim().slice(0, 300)}`);
-    }
-    records.set(run.name, readRecords(recFile));
+    records.set(run.name, evaluate(run, args, o.out, !!values.reuse));
     rows.set(run.name, bucketMeans(records.get(run.name)!, sourcesOf));
   }
-  console.log(`MMLongBench-Doc page-level retrieval (per document), index ${o.index}, questions ${o.questions}\n`);
+  const pageRows = new Map<string, BucketRow[]>();
+  if (values.pages) {
+    const o20 = { ...o, out: `${o.out}-k20` };
+    for (const run of runs) {
+      const args = commandFor(run, o20, '8,20');
+      commands.push(`nice -n 10 env KF_TSX=1 node ${args.join(' ')}`);
+      const recs = evaluate(run, args, o20.out, !!values.reuse).map((r) => distinctPageScores(r, [2, 5, 8]));
+      pageRows.set(run.name, bucketMeans(recs, sourcesOf));
+    }
+  }
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+  console.log(`MMLongBench-Doc page-level retrieval (per document), index ${o.index}, questions ${o.questions}, git ${commit}\n`);
   console.log(formatTable(rows));
+  if (pageRows.size) {
+    console.log('\nDiagnostic, not the official R@k: the first 8 DISTINCT pages among 20 hits (a one-hit-per-page ranker)\n');
+    console.log(formatTable(pageRows));
+  }
   const pairs: [string, string][] = [['dualg', 'hybrid'], ['dualg', 'dualg-no-micro']];
   for (const [a, b] of pairs) {
     if (!records.has(a) || !records.has(b)) continue;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bucketMeans, formatTable, pairedCounts, RUNS, type EvalRecord } from '../../scripts/dualg-mmlongbench';
+import { bucketMeans, distinctPageScores, formatTable, pairedCounts, RUNS, type EvalRecord } from '../../scripts/dualg-mmlongbench';
 
 const rec = (id: string, r8: number | null): EvalRecord => ({
   id,
@@ -46,4 +46,20 @@ test('formatTable: one line per bucket and retriever, empty buckets shown as a d
   assert.ok(lines.some((l) => /^Table\s+1\s+hybrid\s+0\.500\s+1\.000\s+1\.000\s+1\.000\s+2\.000$/.test(l)));
   assert.ok(lines.some((l) => /^Figure\s+0\s+dualg\s+-/.test(l)));
   assert.ok(RUNS.some((r) => r.name === 'dualg-no-micro'));
+});
+
+test('distinctPageScores: the first k distinct pages, gold as "<doc>#p<page>"', () => {
+  const r: EvalRecord = {
+    id: 'x',
+    excluded: false,
+    scores: { 'R@2': 0 },
+    gold: ['D#p3', 'D#p9'],
+    hits: [{ docId: 'D', page: 1 }, { docId: 'D', page: 1 }, { docId: 'D', page: 3 }, { docId: 'D', page: 4 }, { docId: 'D', page: 9 }],
+  };
+  const s = distinctPageScores(r, [2, 3]).scores!;
+  assert.equal(s['R@2'], 0.5, 'pages 1 and 3: one gold page of two');
+  assert.equal(s['allFound@2'], 0);
+  assert.equal(s['R@3'], 0.5);
+  const all = distinctPageScores({ ...r, hits: [...r.hits.slice(2)] }, [3]).scores!;
+  assert.equal(all['allFound@3'], 1);
 });
