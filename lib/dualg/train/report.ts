@@ -37,7 +37,13 @@ export async function writeTrainingReport(
       );
     if (series.length)
       specs.push(
-        lineFigure({ title: `GNN validation recall per epoch: ${name}`, xTitle: 'fine-tuning epoch', yTitle: 'recall', x: ft.map((h) => `epoch ${h.epoch}`), series }),
+        lineFigure({
+          title: `GNN validation recall per epoch: ${name}`,
+          xTitle: 'fine-tuning epoch',
+          yTitle: 'recall',
+          x: ft.map((h) => `epoch ${h.epoch}`),
+          series,
+        }),
       );
   }
   for (const [i, spec] of specs.entries()) {
