@@ -12,7 +12,7 @@ import { relationWords } from '../../lib/dualg/query/relation-words';
 import { matchMicro, MicroIndex } from '../../lib/dualg/query/micro-match';
 import { pprScores } from '../../lib/dualg/query/ppr';
 import { fuseScores } from '../../lib/dualg/query/fuse';
-import { DualgSearcher, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
+import { DualgSearcher, onePerPageFirst, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
 import { searcherParts } from '../../lib/dualg/retriever';
 
 const PASSAGES = [
@@ -176,7 +176,13 @@ test('one-document search: the table fragment a micro fact matched moves up the 
       section: [],
       ordinal: 2,
       attached: [],
-      table: { header: ['Company', 'Revenue'], rows: [['Acme Corp', '12'], ['Globex', '7']] },
+      table: {
+        header: ['Company', 'Revenue'],
+        rows: [
+          ['Acme Corp', '12'],
+          ['Globex', '7'],
+        ],
+      },
     },
   ];
   const src: GraphSource = { id: 'm', fingerprint: 'fp', documents: () => [{ id: 'r', title: 'Report' }], fragmentsOf: () => frags };
@@ -185,7 +191,10 @@ test('one-document search: the table fragment a micro fact matched moves up the 
   const kb = fakeKb([frags[2], frags[1], frags[0]]);
   const r = await searcher.search('What was the revenue of Acme Corp?', { k: 3, docIds: ['r'] }, kb);
   // Hybrid order r#0, r#1, r#2; the micro match lifts the table one place (a tie-breaker, see FRAGMENT_BOOST).
-  assert.deepEqual(r.hits.map((h) => h.fragmentId), ['r#0', 'r#2', 'r#1']);
+  assert.deepEqual(
+    r.hits.map((h) => h.fragmentId),
+    ['r#0', 'r#2', 'r#1'],
+  );
   assert.ok(r.notes?.some((n) => n.startsWith('one document')));
 });
 
@@ -194,6 +203,18 @@ test('a question linking only entities found everywhere falls back to hybrid, sa
   const g = await buildDualGraph(sourceFromPassages(passages, 'common'));
   const searcher = new DualgSearcher(searcherParts(g), SEARCHER_DEFAULTS, 'dualg');
   const r = await searcher.search('Which towns are in Northern Europe?', { k: 3 }, fakeKb(fragmentsOf(passages as typeof PASSAGES)));
-  assert.ok(r.notes?.some((n) => n.startsWith('only common entities linked')), JSON.stringify(r.notes));
+  assert.ok(
+    r.notes?.some((n) => n.startsWith('only common entities linked')),
+    JSON.stringify(r.notes),
+  );
   assert.equal(r.hits.length, 3);
+});
+
+test('one document: each page once before any repeated page, in score order', () => {
+  const hit = (fragmentId: string, page?: number) => ({ fragmentId, docId: 'd', page });
+  const out = onePerPageFirst([hit('d#0', 3), hit('d#1', 3), hit('d#2', 5), hit('d#3'), hit('d#4', 5), hit('d#5', 1)]);
+  assert.deepEqual(
+    out.map((h) => h.fragmentId),
+    ['d#0', 'd#2', 'd#3', 'd#5', 'd#1', 'd#4'],
+  );
 });
