@@ -8,7 +8,8 @@
  * the K-th best complete cost, and hard semantic gating (a candidate below
  * GATE is never used). s_graph(d) = exp(-cost) of the best subgraph touching d;
  * node-level boosting s_node(d) = best similarity of a query entity to a micro
- * node of d. Matched facts project to macro seeds through the alignment.
+ * node of d (for a fragment: that similarity over the number of d's fragments
+ * holding the node). Matched facts project to macro seeds through the alignment.
  */
 import { nameSimilarity } from '../graph/equivalence';
 import { nameKey } from '../graph/names';
@@ -160,12 +161,26 @@ export function matchMicro(index: MicroIndex, conditions: PatternTriple[], query
   // Node-level boosting: documents of the micro nodes nearest to the query's names (not seeds).
   for (const name of queryNames) {
     for (const c of index.candidates(name)) {
+      const spread = fragmentsPerDoc(index, c.node);
       for (const fi of index.factsOf[c.node]) {
         const f = index.facts[fi];
         put(sMicro, f.doc, c.sim);
-        sFragment.set(f.fragmentId, Math.max(sFragment.get(f.fragmentId) ?? 0, c.sim));
+        // Within a document a node found in n fragments tells them apart n times less (the within-document idf
+        // idea): the fragment boost is divided by n. Document scores (sMicro) keep the plain similarity.
+        const v = c.sim / spread.get(f.doc)!.size;
+        sFragment.set(f.fragmentId, Math.max(sFragment.get(f.fragmentId) ?? 0, v));
       }
     }
   }
   return { sMicro, sFragment, seeds, matched: subgraphs.map((sg) => sg.facts.map((i) => index.facts[i])) };
+}
+
+/** Per document, the distinct fragments holding facts of one micro node. */
+function fragmentsPerDoc(index: MicroIndex, node: number): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>();
+  for (const fi of index.factsOf[node]) {
+    const f = index.facts[fi];
+    (out.get(f.doc) ?? out.set(f.doc, new Set()).get(f.doc)!).add(f.fragmentId);
+  }
+  return out;
 }
