@@ -118,8 +118,23 @@ export function readRecords(file: string): EvalRecord[] {
 
 function commandFor(run: RunSpec, o: { index: string; questions: string; corpus: string; out: string }, ks: string): string[] {
   return [
-    'bin/kf.js', 'eval', 'retrieval', '--bench', 'mmlongbench-doc', '--corpus', o.corpus, '--questions', o.questions,
-    '--index', o.index, '--k', ks, '--quiet', '--out', path.join(o.out, run.name), ...run.flags,
+    'bin/kf.js',
+    'eval',
+    'retrieval',
+    '--bench',
+    'mmlongbench-doc',
+    '--corpus',
+    o.corpus,
+    '--questions',
+    o.questions,
+    '--index',
+    o.index,
+    '--k',
+    ks,
+    '--quiet',
+    '--out',
+    path.join(o.out, run.name),
+    ...run.flags,
   ];
 }
 
@@ -194,7 +209,10 @@ async function main(): Promise<void> {
     console.log('\nDiagnostic, not the official R@k: the first 8 DISTINCT pages among 20 hits (a one-hit-per-page ranker)\n');
     console.log(formatTable(pageRows));
   }
-  const pairs: [string, string][] = [['dualg', 'hybrid'], ['dualg', 'dualg-no-micro']];
+  const pairs: [string, string][] = [
+    ['dualg', 'hybrid'],
+    ['dualg', 'dualg-no-micro'],
+  ];
   for (const [a, b] of pairs) {
     if (!records.has(a) || !records.has(b)) continue;
     const c = pairedCounts(records.get(a)!, records.get(b)!, 'R@8');

@@ -45,7 +45,6 @@ export function loadCommands(): CommandSpec[] {
     if (!f.endsWith(ext) || f.endsWith('.d.ts') || f.startsWith('_')) continue;
     let mod: { command?: CommandSpec; commands?: CommandSpec[] };
     try {
-       
       mod = require(path.join(dir, f)) as typeof mod;
     } catch (e) {
       // One command that cannot load (e.g. hnswlib-node not built) must not take `kf doctor` and the others down with it.

@@ -196,7 +196,6 @@ export class OcrPool {
   }
 
   private async spawn(): Promise<TesseractWorker> {
-     
     const Tesseract = require('tesseract.js') as typeof import('tesseract.js');
     try {
       return await Tesseract.createWorker('eng', Tesseract.OEM.LSTM_ONLY, { langPath: engLangPath(), gzip: true, cacheMethod: 'none' });

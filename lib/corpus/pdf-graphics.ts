@@ -202,7 +202,6 @@ export function toRgba(img: RawImage): Uint8ClampedArray | undefined {
 type NapiCanvas = typeof import('@napi-rs/canvas');
 let canvasMod: NapiCanvas | undefined;
 export function napiCanvas(): NapiCanvas {
-   
   canvasMod ??= require('@napi-rs/canvas') as NapiCanvas;
   return canvasMod;
 }

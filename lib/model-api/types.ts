@@ -30,7 +30,7 @@ export type ContentPart =
 export interface ToolCall {
   id: string;
   name: string;
-  /** Raw arguments as the model sent them (JSON text); parse with lib/models/json-repair. */
+  /** Raw arguments as the model sent them (JSON text); parse with lib/model-api/json-repair. */
   arguments: string;
 }
 

@@ -50,7 +50,6 @@ function loadKindModules(): void {
   for (const mod of KIND_MODULES) {
     let m: Record<string, unknown>;
     try {
-       
       m = require(mod) as Record<string, unknown>;
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

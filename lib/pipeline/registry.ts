@@ -82,7 +82,6 @@ export function loadConfigurationModules(): void {
   for (const mod of CONFIGURATION_MODULES) {
     let m: Obj;
     try {
-       
       m = require(mod) as Obj;
     } catch (e) {
       if (isMissingModule(e, mod)) continue;

@@ -82,7 +82,6 @@ export function loadRetrieverModules(): void {
     loadedModules.add(mod);
     let m: Record<string, unknown>;
     try {
-       
       m = require(mod) as Record<string, unknown>;
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

@@ -18,7 +18,6 @@ let dfd: Dfd | undefined;
 
 /** The danfojs-node module (loaded on first use). */
 export function danfo(): Dfd {
-   
   dfd ??= require('danfojs-node') as Dfd;
   return dfd;
 }

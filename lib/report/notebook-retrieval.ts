@@ -100,7 +100,6 @@ export function loadPeerRetrievals(dir = peersDir()): SystemRetrieval[] {
 export function loadRetrieverModules(): void {
   for (const mod of ['../dualg/retriever']) {
     try {
-       
       require(mod);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

@@ -282,7 +282,7 @@ export function readConfigFile(file: string): Obj {
   if (ext === '.toml') {
     try {
       // smol-toml ships CommonJS beside ESM; its type declarations are ESM-only, hence the typed require.
-       
+
       const { parse } = require('smol-toml') as { parse: (toml: string) => unknown };
       raw = parse(text);
     } catch (e) {

@@ -119,7 +119,7 @@ async function ensureIndexDir(config: ExperimentConfig, dir: string, opts: Index
     );
   }
   // Loaded lazily: the index engine pulls native addons that closed-book runs and `kf compare` never need.
-   
+
   const { ensureIndex } = require('../index/build') as typeof import('../index/build');
   opts.log?.(`index: checking ${dir} against the ${config.benchmark.name} corpus (builds when missing or stale; a first build can take minutes)`);
   const ix = config.index!;
@@ -141,7 +141,6 @@ async function openConfiguredIndex(
   opts: IndexOpenOptions,
 ): Promise<{ idx: OpenIndex; built: boolean; artifact?: string }> {
   if (config.index!.artifact) {
-     
     const { openIndexArtifact } = require('./index-artifact') as typeof import('./index-artifact');
     if (!opts.data)
       throw new KfError(
@@ -153,7 +152,7 @@ async function openConfiguredIndex(
     return { idx: r.index, built: r.built, artifact: `${r.ref.kind}/${r.ref.key}` };
   }
   const built = config.index!.build === 'ensure' ? await ensureIndexDir(config, dir, opts) : false;
-   
+
   const { openIndex } = require('../index/open') as typeof import('../index/open');
   return { idx: await openIndex(dir, { models: opts.models }), built };
 }

@@ -68,7 +68,6 @@ export function loadPipelineFamilies(): void {
     const abs = path.resolve(file);
     let m: Record<string, unknown>;
     try {
-       
       m = require(abs) as Record<string, unknown>;
     } catch (e) {
       familiesLoaded = false;

@@ -35,7 +35,7 @@ import { writeRunReport } from './report';
 import { backendLabel } from './aggregate';
 
 // smol-toml's type declarations are ESM-only; its CommonJS build is required with a local type (as in config.ts).
- 
+
 const { parse: parseToml } = require('smol-toml') as { parse(text: string): unknown };
 
 export interface SuiteSpec {

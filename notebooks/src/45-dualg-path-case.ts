@@ -49,21 +49,19 @@ for (const s of systems) {
     nb.skip(`paths of ${s.system}`, s.note ?? 'the retriever returned no decoded paths for this question');
     continue;
   }
-  const steps = paths
-    .slice(0, MAX_PATHS)
-    .flatMap((p, i) =>
-      p.steps.map((st, j) => ({
-        path: i + 1,
-        score: Math.round(p.score * 1000) / 1000,
-        step: j + 1,
-        from: st.from,
-        relation: st.relation,
-        to: st.to,
-        weight: st.weight ?? null,
-        doc: st.source?.docId ?? '',
-        snippet: (st.source?.snippet ?? '').slice(0, 120),
-      })),
-    );
+  const steps = paths.slice(0, MAX_PATHS).flatMap((p, i) =>
+    p.steps.map((st, j) => ({
+      path: i + 1,
+      score: Math.round(p.score * 1000) / 1000,
+      step: j + 1,
+      from: st.from,
+      relation: st.relation,
+      to: st.to,
+      weight: st.weight ?? null,
+      doc: st.source?.docId ?? '',
+      snippet: (st.source?.snippet ?? '').slice(0, 120),
+    })),
+  );
   nb.table(steps, `paths-${s.system}`, { caption: `${s.system}: decoded paths for ${q?.id} (gold: ${q?.goldDocs.join(', ')})` });
   await nb.figure(
     () => kf.notebook.pathGraphFigure({ paths: paths, maxPaths: MAX_PATHS, title: `${s.system}: decoded paths for ${q?.id}`, xTitle: 'hop' }),

@@ -10,6 +10,7 @@ import { loadGraph, saveGraph } from '../../lib/dualg/graph/store';
 import { toGnnGraph } from '../../lib/dualg/graph/to-gnn';
 import { nameKey, titleVariants } from '../../lib/dualg/graph/names';
 import { REL_EQUIVALENT, REL_MENTIONS } from '../../lib/dualg/graph/types';
+import { microFacts } from '../../lib/dualg/graph/micro';
 import { openieFromModel } from '../../lib/dualg/graph/openie-model';
 import { InProcessModel } from '../../lib/models/in-process';
 import { registerOfflineHandlers } from '../../lib/offline-backend';
@@ -186,4 +187,30 @@ test('the openie stage (offline backend here) adds model triples to the graph, a
   assert.equal(g.meta.settings.openie, 'model');
   const silly = { id: 'x', backend: 'openai', chat: async () => ({ text: 'no json here' }) } as unknown as import('../../lib/model-api/types').ChatModel;
   assert.deepEqual(await openieFromModel(silly)('Some text.', 'f#0'), []);
+});
+
+test('micro graph: "label number" chart lines in OCR text and in the text layer of a page showing a chart become facts', () => {
+  const base = { docId: 'p', ordinal: 0, attached: [], page: 4 };
+  const facts = microFacts(
+    [
+      {
+        ...base,
+        id: 'p#0',
+        kind: 'text',
+        text: 'Hispanic 81\n51% CDU/CSU\nIn 2019 the survey asked many questions of everyone who took part 3',
+        section: ['Chart 2'],
+      },
+      { ...base, id: 'p#1', kind: 'text', text: 'Black 40', section: ['Methods'], page: 5 },
+      { ...base, id: 'p#2', kind: 'image', text: '', section: [], ocrText: 'White 45%' },
+    ],
+    'Report',
+  );
+  assert.deepEqual(
+    facts.filter((f) => f.r !== 'text').map((f) => [f.fragmentId, f.r, f.v]),
+    [
+      ['p#0', 'Hispanic', '81'],
+      ['p#0', 'CDU/CSU', '51%'],
+      ['p#2', 'White', '45%'],
+    ],
+  );
 });

@@ -54,7 +54,13 @@ test('distinctPageScores: the first k distinct pages, gold as "<doc>#p<page>"', 
     excluded: false,
     scores: { 'R@2': 0 },
     gold: ['D#p3', 'D#p9'],
-    hits: [{ docId: 'D', page: 1 }, { docId: 'D', page: 1 }, { docId: 'D', page: 3 }, { docId: 'D', page: 4 }, { docId: 'D', page: 9 }],
+    hits: [
+      { docId: 'D', page: 1 },
+      { docId: 'D', page: 1 },
+      { docId: 'D', page: 3 },
+      { docId: 'D', page: 4 },
+      { docId: 'D', page: 9 },
+    ],
   };
   const s = distinctPageScores(r, [2, 3]).scores!;
   assert.equal(s['R@2'], 0.5, 'pages 1 and 3: one gold page of two');

@@ -42,13 +42,11 @@ test('each stage is routed to its own model; unset fields come from the defaults
   assert.match(s.text, /FINAL ANSWER: 42/);
   const l = await router.forStage('locator').chat(ask('locator', 'hello'));
   assert.equal(l.text, 'base answers hello');
-  const c = await router
-    .forStage('checker')
-    .chat({
-      stage: 'checker',
-      messages: [{ role: 'user', content: 'x' }],
-      task: { role: 'checker', question: 'Is it?', answer: 'Yes.\nFINAL ANSWER: yes', convention: 'multihoprag' },
-    });
+  const c = await router.forStage('checker').chat({
+    stage: 'checker',
+    messages: [{ role: 'user', content: 'x' }],
+    task: { role: 'checker', question: 'Is it?', answer: 'Yes.\nFINAL ANSWER: yes', convention: 'multihoprag' },
+  });
   assert.equal(c.backend, 'offline');
   assert.deepEqual(JSON.parse(c.text), { final: 'Yes' });
   assert.deepEqual(

@@ -72,7 +72,6 @@ test('columns: order, subset, labels, per-column decimals and formatters', () =>
 });
 
 test('a danfojs DataFrame is accepted and written with correct quoting (danfojs own toCSV does not quote)', () => {
-   
   const dfd = require('danfojs-node');
   const df = new dfd.DataFrame([
     { a: 'x, y', b: 1.5 },

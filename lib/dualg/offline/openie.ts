@@ -21,7 +21,10 @@ export function openIE(task: OpenIETask): { triples: [string, string, string][] 
   const triples: [string, string, string][] = [];
   const seen = new Set<string>();
   for (const s of sentences(task.text ?? '')) {
-    const ents = entities(s).map((e) => ({ e, i: s.indexOf(e) })).filter((x) => x.i >= 0).sort((a, b) => a.i - b.i);
+    const ents = entities(s)
+      .map((e) => ({ e, i: s.indexOf(e) }))
+      .filter((x) => x.i >= 0)
+      .sort((a, b) => a.i - b.i);
     for (let k = 0; k + 1 < ents.length && triples.length < max; k++) {
       const a = ents[k];
       const b = ents[k + 1];
@@ -34,8 +37,14 @@ export function openIE(task: OpenIETask): { triples: [string, string, string][] 
     }
     if (ents.length === 1 && triples.length < max) {
       // One entity: (entity, verb phrase, object phrase) from the rest of the sentence.
-      const rest = s.slice(ents[0].i + ents[0].e.length).replace(/[.!?]+$/, '').trim();
-      const m = /^(?:,[^,]*,\s*)?((?:is|was|are|were|has|had|have)\s+(?:\w+\s+)?(?:\w+ed|\w+en)?\s*(?:by|in|on|of|at|as|from|to)?|\w+(?:ed|es|s)\b(?:\s+(?:by|in|on|of|at|as|from|to))?)\s+(.{2,80})$/i.exec(rest);
+      const rest = s
+        .slice(ents[0].i + ents[0].e.length)
+        .replace(/[.!?]+$/, '')
+        .trim();
+      const m =
+        /^(?:,[^,]*,\s*)?((?:is|was|are|were|has|had|have)\s+(?:\w+\s+)?(?:\w+ed|\w+en)?\s*(?:by|in|on|of|at|as|from|to)?|\w+(?:ed|es|s)\b(?:\s+(?:by|in|on|of|at|as|from|to))?)\s+(.{2,80})$/i.exec(
+          rest,
+        );
       if (m) {
         const key = `${ents[0].e}\u0000${m[1]}\u0000${m[2]}`.toLowerCase();
         if (!seen.has(key)) {

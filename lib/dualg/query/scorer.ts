@@ -33,7 +33,6 @@ export type GnnScorerFactory = (setup: GnnScorerSetup) => Promise<GnnScorer | un
 /** DG2's factory when lib/dualg/gnn exists and exports it; undefined otherwise. */
 export function gnnScorerFactory(): GnnScorerFactory | undefined {
   try {
-     
     const m = require('../gnn') as { createGnnScorer?: GnnScorerFactory };
     return typeof m.createGnnScorer === 'function' ? m.createGnnScorer : undefined;
   } catch (e) {
