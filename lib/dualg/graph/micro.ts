@@ -1,13 +1,16 @@
 /**
  * Micro facts (u, r, v, asset) from tables and images (spec "Micro graph T_m"):
  *  - a table row gives (row entity, column header, cell) for each other column;
- *  - an image gives (image subject, category, value) for every "category: value"
- *    chart label in its OCR text, (subject, "shows", name) for the names in its
+ *  - an image gives (image subject, category, value) for every "category: value",
+ *    "category value" or "value category" chart label in its OCR text (a value
+ *    being a number, maybe with % or a currency sign), (subject, "shows", name) for the names in its
  *    caption (a VLM caption, an MMQA LLaVA caption or the printed one), and
  *    (subject, "text", token) for OCR words that look like names.
  * The subject of an image is its label/caption, else the document title. A VLM
  * parse of the image (the vision stage) enters through `imageFacts` as extra
  * lines of the same "category: value" shape.
+ *  - a text fragment on a page whose section, caption or label names a chart or
+ *    figure gives the same label pairs (vector charts keep labels in the text).
  */
 import type { Fragment } from '../../corpus/types';
 import { entities } from '../../util/text-rules';
@@ -22,6 +25,7 @@ export interface RawMicroFact {
 
 const MAX_ROWS = 200;
 const MAX_OCR_NAMES = 12;
+const MAX_LABEL_WORDS = 6;
 const NUMERIC = /^[-+$€£]?[\d.,]+%?$/;
 
 function rowEntity(row: string[]): number {
@@ -56,11 +60,32 @@ function labelPairs(text: string): [string, string][] {
   return out;
 }
 
+/**
+ * "<label> <number>[%]" and "<number>[%] <label>" lines: how chart labels come out of OCR and out of the text
+ * layer of vector charts ("Hispanic 81", "51% CDU/CSU"). The label needs a letter, at most 60 characters and
+ * MAX_LABEL_WORDS words (set a priori, not tuned: chart labels are short, prose lines ending in a number are not).
+ */
+function numberLabelPairs(text: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const line of text.split('\n')) {
+    const m = /^\s*([^:\d][^:]{0,59}?)\s+([-+$€£]?\d[\d.,]*%?)\s*$/.exec(line) ?? /^\s*([-+$€£]?\d[\d.,]*%?)\s+([^:\d][^:]{0,59}?)\s*$/.exec(line);
+    if (!m) continue;
+    const [label, value] = /\d/.test(m[1][0]) || /^[-+$€£]/.test(m[1]) ? [m[2], m[1]] : [m[1], m[2]];
+    if (/\p{L}/u.test(label) && label.split(/\s+/).length <= MAX_LABEL_WORDS) out.push([label, value]);
+  }
+  return out;
+}
+
+/** Facts of chart labels in a fragment's text (image OCR, or the text layer of a vector chart). */
+function chartLabelFacts(f: Fragment, subject: string, text: string): RawMicroFact[] {
+  const pairs = [...labelPairs(text), ...numberLabelPairs(text)];
+  return pairs.filter(([, v]) => v.trim()).map(([r, v]) => ({ u: subject, r, v: v.trim(), fragmentId: f.id, kind: 'image' as const }));
+}
+
 export function imageFacts(f: Fragment, docTitle: string, extraCaption?: string): RawMicroFact[] {
   const subject = (f.label || f.caption || docTitle).trim().slice(0, 120);
-  const out: RawMicroFact[] = [];
+  const out: RawMicroFact[] = chartLabelFacts(f, subject, f.ocrText ?? '');
   const push = (r: string, v: string) => v.trim() && out.push({ u: subject, r, v: v.trim(), fragmentId: f.id, kind: 'image' });
-  for (const [cat, val] of labelPairs(f.ocrText ?? '')) push(cat, val);
   for (const cap of [f.caption, extraCaption]) for (const e of entities(cap ?? '')) push('shows', e);
   const ocrNames = entities(f.ocrText ?? '').slice(0, MAX_OCR_NAMES);
   for (const e of ocrNames) push('text', e);
@@ -70,9 +95,25 @@ export function imageFacts(f: Fragment, docTitle: string, extraCaption?: string)
 /** All micro facts of a document's fragments. `captions` adds machine captions by fragment id (e.g. MMQA LLaVA). */
 export function microFacts(frags: Fragment[], docTitle: string, captions?: Map<string, string>): RawMicroFact[] {
   const out: RawMicroFact[] = [];
+  const chartPages = pagesMentioningCharts(frags);
   for (const f of frags) {
     if (f.kind === 'table') out.push(...tableFacts(f));
     else if (f.kind === 'image') out.push(...imageFacts(f, docTitle, captions?.get(f.id)));
+    else if (f.kind === 'text' && f.page !== undefined && chartPages.has(f.page)) {
+      // A vector chart (e.g. in a Pew report) has no image fragment: its labels sit in the page's text layer.
+      out.push(...chartLabelFacts(f, (f.section.at(-1) || docTitle).trim().slice(0, 120), f.text));
+    }
+  }
+  return out;
+}
+
+const CHART_WORDS = /\b(chart|charts|figure|fig\.|graph)\b/i;
+
+/** Pages where a fragment's section, caption or label names a chart or figure. */
+function pagesMentioningCharts(frags: Fragment[]): Set<number> {
+  const out = new Set<number>();
+  for (const f of frags) {
+    if (f.page !== undefined && CHART_WORDS.test([...f.section, f.caption ?? '', f.label ?? ''].join(' '))) out.add(f.page);
   }
   return out;
 }
