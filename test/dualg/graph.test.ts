@@ -189,7 +189,7 @@ test('the openie stage (offline backend here) adds model triples to the graph, a
   assert.deepEqual(await openieFromModel(silly)('Some text.', 'f#0'), []);
 });
 
-test('micro graph: "label number" chart lines in OCR text and in the text layer of a page showing a chart become facts', () => {
+test('micro graph: "label number" chart labels in OCR text (several on a line) and in the text layer of a page showing a chart become facts', () => {
   const base = { docId: 'p', ordinal: 0, attached: [], page: 4 };
   const facts = microFacts(
     [
@@ -201,7 +201,7 @@ test('micro graph: "label number" chart lines in OCR text and in the text layer 
         section: ['Chart 2'],
       },
       { ...base, id: 'p#1', kind: 'text', text: 'Black 40', section: ['Methods'], page: 5 },
-      { ...base, id: 'p#2', kind: 'image', text: '', section: [], ocrText: 'White 45%' },
+      { ...base, id: 'p#2', kind: 'image', text: '', section: [], ocrText: 'White 45%\nGreens 45 SPD 47 | 3' },
     ],
     'Report',
   );
@@ -211,6 +211,8 @@ test('micro graph: "label number" chart lines in OCR text and in the text layer 
       ['p#0', 'Hispanic', '81'],
       ['p#0', 'CDU/CSU', '51%'],
       ['p#2', 'White', '45%'],
+      ['p#2', 'Greens', '45'],
+      ['p#2', 'SPD', '47'],
     ],
   );
 });

@@ -60,10 +60,12 @@ function labelPairs(text: string): [string, string][] {
   return out;
 }
 
+const VALUE = /^[-+$€£]?\d[\d.,]*%?$/;
+
 /**
- * "<label> <number>[%]" and "<number>[%] <label>" lines: how chart labels come out of OCR and out of the text
- * layer of vector charts ("Hispanic 81", "51% CDU/CSU"). The label needs a letter, at most 60 characters and
- * MAX_LABEL_WORDS words (set a priori, not tuned: chart labels are short, prose lines ending in a number are not).
+ * "<label> <number>[%]" and "<number>[%] <label>" lines: how chart labels come out of the text layer of vector
+ * charts ("Hispanic 81", "51% CDU/CSU"). The label needs a letter, at most 60 characters and MAX_LABEL_WORDS
+ * words (set a priori, not tuned: chart labels are short, prose lines ending in a number are not).
  */
 function numberLabelPairs(text: string): [string, string][] {
   const out: [string, string][] = [];
@@ -76,15 +78,35 @@ function numberLabelPairs(text: string): [string, string][] {
   return out;
 }
 
-/** Facts of chart labels in a fragment's text (image OCR, or the text layer of a vector chart). */
-function chartLabelFacts(f: Fragment, subject: string, text: string): RawMicroFact[] {
-  const pairs = [...labelPairs(text), ...numberLabelPairs(text)];
-  return pairs.filter(([, v]) => v.trim()).map(([r, v]) => ({ u: subject, r, v: v.trim(), fragmentId: f.id, kind: 'image' as const }));
+/**
+ * Chart OCR runs several labels into one line ("Greens 45 SPD 47", "Democrats Lean Dem 17"): each run of up to
+ * MAX_LABEL_WORDS words followed by a number is a pair; a longer run, or one broken by punctuation, is not a label.
+ */
+function inlineLabelPairs(text: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const line of text.split('\n')) {
+    if (line.includes(':')) continue; // "category: value" lines are labelPairs'
+    let words: string[] = [];
+    for (const tok of line.trim().split(/\s+/)) {
+      if (VALUE.test(tok) && words.length && words.length <= MAX_LABEL_WORDS) out.push([words.join(' '), tok]);
+      words = VALUE.test(tok) || !/\p{L}/u.test(tok) ? [] : [...words, tok];
+    }
+  }
+  return out;
+}
+
+/** Facts of chart labels in a fragment's text: image OCR (labels may share a line) or a vector chart's text layer. */
+function chartLabelFacts(f: Fragment, subject: string, text: string, ocr: boolean): RawMicroFact[] {
+  const pairs = [...labelPairs(text), ...(ocr ? inlineLabelPairs(text) : numberLabelPairs(text))];
+  const seen = new Set<string>();
+  return pairs
+    .filter(([r, v]) => v.trim() && !seen.has(`${r}\u0000${v}`) && seen.add(`${r}\u0000${v}`))
+    .map(([r, v]) => ({ u: subject, r, v: v.trim(), fragmentId: f.id, kind: 'image' as const }));
 }
 
 export function imageFacts(f: Fragment, docTitle: string, extraCaption?: string): RawMicroFact[] {
   const subject = (f.label || f.caption || docTitle).trim().slice(0, 120);
-  const out: RawMicroFact[] = chartLabelFacts(f, subject, f.ocrText ?? '');
+  const out: RawMicroFact[] = chartLabelFacts(f, subject, f.ocrText ?? '', true);
   const push = (r: string, v: string) => v.trim() && out.push({ u: subject, r, v: v.trim(), fragmentId: f.id, kind: 'image' });
   for (const cap of [f.caption, extraCaption]) for (const e of entities(cap ?? '')) push('shows', e);
   const ocrNames = entities(f.ocrText ?? '').slice(0, MAX_OCR_NAMES);
@@ -101,7 +123,7 @@ export function microFacts(frags: Fragment[], docTitle: string, captions?: Map<s
     else if (f.kind === 'image') out.push(...imageFacts(f, docTitle, captions?.get(f.id)));
     else if (f.kind === 'text' && f.page !== undefined && chartPages.has(f.page)) {
       // A vector chart (e.g. in a Pew report) has no image fragment: its labels sit in the page's text layer.
-      out.push(...chartLabelFacts(f, (f.section.at(-1) || docTitle).trim().slice(0, 120), f.text));
+      out.push(...chartLabelFacts(f, (f.section.at(-1) || docTitle).trim().slice(0, 120), f.text, false));
     }
   }
   return out;
