@@ -42,6 +42,22 @@ if (!files.length) {
   process.exit(1);
 }
 
+/**
+ * Tests never write into the checkout: what the harness generates by default (indexes, caches, artifacts,
+ * checkpoints under .kf-cache/, demo worlds under data/demo/) goes to one folder under the OS temp dir,
+ * shared by the test files of this machine user (content-keyed, so reused across runs).
+ */
+function testEnv() {
+  const user = typeof process.getuid === 'function' ? String(process.getuid()) : 'user';
+  const scratch = path.join(os.tmpdir(), `kf-test-${user}`);
+  return {
+    ...process.env,
+    KF_TEST: '1',
+    KF_STATE_DIR: process.env.KF_STATE_DIR || path.join(scratch, 'state'),
+    KF_DEMO_DIR: process.env.KF_DEMO_DIR || path.join(scratch, 'demo'),
+  };
+}
+
 const summaryFile = path.join(os.tmpdir(), `kf-test-summary-${process.pid}.json`);
 const concurrency = process.env.KF_TEST_CONCURRENCY || '2';
 const r = spawnSync(
@@ -55,7 +71,7 @@ const r = spawnSync(
     `--test-reporter-destination=${summaryFile}`,
     ...files,
   ],
-  { stdio: 'inherit', cwd: root, env: { ...process.env, KF_TEST: '1' } },
+  { stdio: 'inherit', cwd: root, env: testEnv() },
 );
 let s = { passed: 0, failed: 0, skipped: 0 };
 try {

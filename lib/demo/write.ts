@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { KfError } from '../util/errors';
 import { ensureWritableDir, fsError, pidAlive } from '../util/fsx';
 import { sha256 } from '../util/hash';
-import { repoRoot } from '../util/paths';
+import { repoRoot, demoDataDir } from '../util/paths';
 import { drawnTextOf } from './chart-layout';
 import { renderChart } from './chart-render';
 import { generateWorld } from './generate';
@@ -216,7 +216,7 @@ export interface EnsuredDemoWorld {
 /** The default directory of a world with these options. */
 export function defaultDemoDir(opts: DemoOptions): string {
   const name = isPlainPreset(opts) ? opts.preset : `${opts.preset}-${demoOptionsHash(opts)}`;
-  return path.join(repoRoot(), 'data', 'demo', name);
+  return demoDataDir(name);
 }
 
 /** True when the manifest matches the options and every file it lists is present. */

@@ -36,7 +36,7 @@ import { ensureWritableDir, readJsonl } from '../util/fsx';
 import { isPidLock, tryPidLock, waitForPidLock } from '../util/pid-lock';
 import { runPool } from '../util/worker-pool';
 import { benchmarkSpec } from '../bench/registry';
-import { repoRoot } from '../util/paths';
+import { stateDir } from '../util/paths';
 import { SearchEngine, defaultIndexText, type RelationEdge } from './engine';
 import type { CorpusFittedOptions } from './embedders/corpus-fitted';
 import type { Embedder, Relation } from './types';
@@ -600,9 +600,7 @@ export async function ensureIndex(input: EnsureIndexInput): Promise<{ dir: strin
     /[^A-Za-z0-9._-]+/g,
     '_',
   );
-  const dir = input.outDir
-    ? path.resolve(input.outDir)
-    : path.join(input.cacheRoot ?? path.join(repoRoot(), '.kf-cache', 'indexes'), `${name}-${key.slice(0, 16)}`);
+  const dir = input.outDir ? path.resolve(input.outDir) : path.join(input.cacheRoot ?? stateDir('indexes'), `${name}-${key.slice(0, 16)}`);
   // Another process building this very index (two runs or test files starting at once): wait, then reuse its build.
   for (let attempt = 0; ; attempt++) {
     await waitWhileBuilt(dir);

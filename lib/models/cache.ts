@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { KfError } from '../util/errors';
-import { repoRoot } from '../util/paths';
+import { stateDir } from '../util/paths';
 import type { ToolCall, Usage } from '../model-api/types';
 
 /** What is stored for one reply (enough to rebuild a ChatResponse). */
@@ -39,7 +39,7 @@ export interface CacheStats {
 
 /** The default cache file of a project checkout (`.kf-cache/` is git-ignored). */
 export function defaultCacheFile(): string {
-  return path.join(repoRoot(), '.kf-cache', 'models.sqlite');
+  return stateDir('models.sqlite');
 }
 
 const SCHEMA = `

@@ -24,7 +24,7 @@ import { KfError, errorMessage } from '../util/errors';
 import { readJson, writeJsonAtomic } from '../util/fsx';
 import { gitInfo } from '../util/git';
 import { canonicalJson, shortHash } from '../util/hash';
-import { repoRoot } from '../util/paths';
+import { stateDir } from '../util/paths';
 import { isPidLock, waitForPidLock } from '../util/pid-lock';
 import type { ArtifactInputs, ArtifactKind, ArtifactManifest, ArtifactRef, ArtifactRequest } from './artifact';
 
@@ -90,7 +90,7 @@ export function artifactKey(kind: string, version: number, inputs: ArtifactInput
 }
 
 export function defaultArtifactRoot(): string {
-  return process.env.KF_ARTIFACTS ? path.resolve(process.env.KF_ARTIFACTS) : path.join(repoRoot(), '.kf-cache', 'artifacts');
+  return process.env.KF_ARTIFACTS ? path.resolve(process.env.KF_ARTIFACTS) : stateDir('artifacts');
 }
 
 /** One stored artifact as `kf artifacts` lists it. */

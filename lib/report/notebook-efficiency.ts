@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { repoRoot } from '../util/paths';
+import { stateDir } from '../util/paths';
 import { demoIndexDir as benchDemoIndexDir } from '../bench/benchmarks/demo';
 import { ensureDemoWorld } from '../demo';
 import { ensureIndex } from '../index/build';
@@ -116,8 +116,8 @@ export function indexCostRow(dir: string, label?: string): Row | null {
 /** Index folders that exist here: the demo presets and content-addressed benchmark indexes. */
 export function knownIndexDirs(): { label: string; dir: string }[] {
   const out: { label: string; dir: string }[] = [];
-  const demoRoot = path.join(repoRoot(), '.kf-cache', 'index');
-  const casRoot = path.join(repoRoot(), '.kf-cache', 'indexes');
+  const demoRoot = stateDir('index');
+  const casRoot = stateDir('indexes');
   for (const [root, prefix] of [
     [demoRoot, ''],
     [casRoot, ''],

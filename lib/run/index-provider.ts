@@ -7,13 +7,12 @@
  * it for the question's retriever (restricted to Question.doc on
  * single-document benchmarks). Tests and notebooks inject their own provider.
  */
-import * as path from 'node:path';
 import type { Fragment } from '../corpus/types';
 import type { BenchmarkData, Question } from '../bench/types';
 import type { Embedder, Retriever, SearchOptions } from '../index/types';
 import type { ChatModel, Stage } from '../model-api/types';
 import { KfError } from '../util/errors';
-import { repoRoot } from '../util/paths';
+import { stateDir } from '../util/paths';
 import { EngineKnowledgeBase } from '../index/knowledge-base';
 import type { OpenIndex } from '../index/open';
 import { lazyRetrieverModes } from '../pipeline/retrievers';
@@ -90,7 +89,7 @@ export function withForcedSearch(r: Retriever, forced: SearchOptions): Retriever
 }
 
 export function defaultIndexDir(config: ExperimentConfig): string {
-  return config.index?.dir ? expandPath(config.index.dir) : path.join(repoRoot(), '.kf-cache', 'index', config.benchmark.name);
+  return config.index?.dir ? expandPath(config.index.dir) : stateDir('index', config.benchmark.name);
 }
 
 /** The models an index build may use (the run's router). */

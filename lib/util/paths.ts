@@ -23,6 +23,22 @@ export function repoRoot(): string {
   }
 }
 
+/**
+ * Where the harness keeps what it generates (indexes, caches, artifacts, checkpoints):
+ * $KF_STATE_DIR, else <repo>/.kf-cache. The test command points it at a temp folder,
+ * so tests never write into the checkout.
+ */
+export function stateDir(...parts: string[]): string {
+  const root = process.env.KF_STATE_DIR ? path.resolve(process.env.KF_STATE_DIR) : path.join(repoRoot(), '.kf-cache');
+  return path.join(root, ...parts);
+}
+
+/** Where generated demo worlds live: $KF_DEMO_DIR, else <repo>/data/demo (see data/demo/README.md). */
+export function demoDataDir(...parts: string[]): string {
+  const root = process.env.KF_DEMO_DIR ? path.resolve(process.env.KF_DEMO_DIR) : path.join(repoRoot(), 'data', 'demo');
+  return path.join(root, ...parts);
+}
+
 /** `../shared` beside the clone, or KF_SHARED. Benchmarks and papers live there, never in the project. */
 export function sharedDir(): string {
   return process.env.KF_SHARED ? path.resolve(process.env.KF_SHARED) : path.resolve(repoRoot(), '..', 'shared');

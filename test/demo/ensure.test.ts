@@ -68,8 +68,17 @@ test('refuses to overwrite a non-empty directory that is not a demo world', asyn
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('default directories: data/demo/<preset>, or <preset>-<hash> for customised options', () => {
-  assert.equal(defaultDemoDir(resolveDemoOptions({ preset: 'tiny' })), path.join(repoRoot(), 'data', 'demo', 'tiny'));
+test('default directories: data/demo/<preset> (or $KF_DEMO_DIR/<preset>), or <preset>-<hash> for customised options', () => {
+  const saved = process.env.KF_DEMO_DIR;
+  try {
+    delete process.env.KF_DEMO_DIR;
+    assert.equal(defaultDemoDir(resolveDemoOptions({ preset: 'tiny' })), path.join(repoRoot(), 'data', 'demo', 'tiny'));
+    process.env.KF_DEMO_DIR = path.join(os.tmpdir(), 'kf-demo-elsewhere');
+    assert.equal(defaultDemoDir(resolveDemoOptions({ preset: 'tiny' })), path.join(os.tmpdir(), 'kf-demo-elsewhere', 'tiny'));
+  } finally {
+    if (saved === undefined) delete process.env.KF_DEMO_DIR;
+    else process.env.KF_DEMO_DIR = saved;
+  }
   assert.match(path.basename(defaultDemoDir(resolveDemoOptions({ preset: 'tiny', seed: 3 }))), /^tiny-[0-9a-f]{12}$/);
   assert.throws(() => resolveDemoOptions({ preset: 'huge' as never }), /unknown demo preset/);
   assert.throws(() => resolveDemoOptions({ documents: 5 }), /core documents/);

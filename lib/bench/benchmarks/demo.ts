@@ -6,13 +6,13 @@
  */
 import * as path from 'node:path';
 import { emF1Scores } from '../../eval/metrics/benchmark-scores';
-import { repoRoot } from '../../util/paths';
+import { stateDir, demoDataDir } from '../../util/paths';
 import { loadDemo, type DemoPaths } from '../demo';
 import type { BenchmarkSpec } from '../spec';
 import { existing } from './paths';
 
 /** The index folder of a demo preset (shared by the demo command, experiments and notebooks). */
-export function demoIndexDir(preset: string, indexRoot = path.join(repoRoot(), '.kf-cache', 'index')): string {
+export function demoIndexDir(preset: string, indexRoot = stateDir('index')): string {
   return path.join(indexRoot, `demo-${preset}`);
 }
 
@@ -41,8 +41,8 @@ export const DEMO: BenchmarkSpec<DemoPaths> = {
   nativeQuestions: true,
   // The default preset's world (lib/demo writes data/demo/<preset>/{questions.json,corpus/}).
   defaultPaths: () => ({
-    questions: path.join(repoRoot(), 'data', 'demo', 'default', 'questions.json'),
-    corpus: existing(path.join(repoRoot(), 'data', 'demo', 'default', 'corpus')),
+    questions: demoDataDir('default', 'questions.json'),
+    corpus: existing(demoDataDir('default', 'corpus')),
   }),
   load: (paths) => loadDemo(paths),
   convention: 'generic',

@@ -11,7 +11,7 @@ import type { CommandSpec } from '../command';
 import { bool, int, isPositiveInt, str } from '../command';
 import { KfError } from '../../util/errors';
 import { ensureWritableDir, JsonlWriter, writeJsonAtomic } from '../../util/fsx';
-import { repoRoot } from '../../util/paths';
+import { stateDir } from '../../util/paths';
 import { formatOf, ingestDirectoryStream, ingestFile, listCorpusFiles, FORMAT_BY_EXTENSION } from '../../corpus/ingest';
 import { describeFragments } from '../../corpus/describe';
 import { OcrPool } from '../../corpus/ocr';
@@ -85,7 +85,7 @@ export const command: CommandSpec = {
     }
     const out = str(args, 'out') ? ensureWritableDir(str(args, 'out')!, '--out folder') : undefined;
     const assetsDir = out ? path.join(out, 'assets') : fs.mkdtempSync(path.join(os.tmpdir(), 'kf-ingest-assets-'));
-    const cacheDir = str(args, 'cache') ?? path.join(repoRoot(), '.kf-cache', 'ocr');
+    const cacheDir = str(args, 'cache') ?? stateDir('ocr');
     const json = bool(args, 'json');
     const showFrags = bool(args, 'fragments');
     const pool = new OcrPool({ cacheDir });

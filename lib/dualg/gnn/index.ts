@@ -9,7 +9,7 @@
  * trained for another graph is refused with the reason.
  */
 import path from 'node:path';
-import { repoRoot } from '../../util/paths';
+import { stateDir } from '../../util/paths';
 import type { GnnScorerSetup } from '../query/scorer';
 import { gnnGraphFingerprint } from '../train/fingerprint';
 import { findCheckpointFor, loadGnnModel } from './load';
@@ -25,7 +25,7 @@ export { gnnConfig, DEFAULT_GNN_CONFIG } from './config';
 export { loadGnnModel, findCheckpointFor } from './load';
 
 export function defaultCheckpointRoot(): string {
-  return process.env.KF_GNN_CHECKPOINTS ? path.resolve(process.env.KF_GNN_CHECKPOINTS) : path.join(repoRoot(), '.kf-cache', 'gnn-checkpoints');
+  return process.env.KF_GNN_CHECKPOINTS ? path.resolve(process.env.KF_GNN_CHECKPOINTS) : stateDir('gnn-checkpoints');
 }
 
 export async function createGnnScorer(setup: GnnScorerSetup): Promise<GnnScorer | undefined> {
