@@ -23,7 +23,7 @@ import { openIndex, type OpenIndex } from '../index/open';
 import { EngineKnowledgeBase, type ModeRetriever } from '../index/knowledge-base';
 import { getRetriever, retrieverNames } from '../pipeline/retrievers';
 import type { RankedEvidence } from '../pipeline/ranked-evidence';
-import { comparePaired } from '../eval/stats';
+import { comparePaired, type PairedComparison } from '../eval/stats';
 import type { Row } from './table';
 import { RETRIEVAL_MODES } from '../index/types';
 
@@ -192,6 +192,31 @@ export function formatP(p: number): string {
   return p < 1e-4 ? p.toExponential(2) : p.toFixed(4);
 }
 
+/** One row of a paired-comparison table (percentages with one decimal): the columns every notebook shows. */
+export function pairedRow(
+  a: string,
+  b: string,
+  metric: string,
+  c: Pick<PairedComparison, 'n' | 'meanA' | 'meanB' | 'diff' | 'bootstrapCI' | 'won' | 'lost' | 'tied' | 'signTestP'>,
+): Row {
+  const pct = (x: number) => Math.round(x * 1000) / 10;
+  return {
+    A: a,
+    B: b,
+    metric,
+    n: c.n,
+    meanA: pct(c.meanA),
+    meanB: pct(c.meanB),
+    diff: pct(c.diff),
+    ciLow: pct(c.bootstrapCI[0]),
+    ciHigh: pct(c.bootstrapCI[1]),
+    won: c.won,
+    lost: c.lost,
+    tied: c.tied,
+    signTestP: formatP(c.signTestP),
+  };
+}
+
 function distinct(xs: string[]): string[] {
   return [...new Set(xs)];
 }
@@ -276,22 +301,7 @@ export function pairedFound(
       sb = bySystem.get(b);
     if (!sa?.ranked.size || !sb?.ranked.size) continue;
     const c = comparePaired(found(sa), found(sb), { margin: 0, seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 });
-    const pct = (x: number) => Math.round(x * 1000) / 10;
-    rows.push({
-      A: a,
-      B: b,
-      metric: `allFound@${k}`,
-      n: c.n,
-      meanA: pct(c.meanA),
-      meanB: pct(c.meanB),
-      diff: pct(c.diff),
-      ciLow: pct(c.bootstrapCI[0]),
-      ciHigh: pct(c.bootstrapCI[1]),
-      won: c.won,
-      lost: c.lost,
-      tied: c.tied,
-      signTestP: formatP(c.signTestP),
-    });
+    rows.push(pairedRow(a, b, `allFound@${k}`, c));
   }
   return rows;
 }

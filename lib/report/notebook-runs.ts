@@ -29,7 +29,7 @@ import { loadConfiguredBenchmark, selectQuestions } from '../run/questions';
 import { demoPresetOverrides } from '../bench/benchmarks/demo';
 import { ensureDemoWorld } from '../demo';
 import type { Row } from './table';
-import { formatP } from './notebook-retrieval';
+import { pairedRow } from './notebook-retrieval';
 import type { NotebookSession } from './notebook-session';
 
 export type DemoPreset = 'tiny' | 'default';
@@ -229,23 +229,7 @@ export function pairedRows(runs: Map<string, LoadedRun>, pairs: [string, string]
     if (!ra || !rb) continue;
     try {
       const c = compareRuns(ra, rb, { metric, margin: opts.margin ?? 0, seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 });
-      rows.push({
-        A: a,
-        B: b,
-        metric,
-        n: c.n,
-        meanA: pct(c.meanA),
-        meanB: pct(c.meanB),
-        diff: pct(c.diff),
-        ciLow: pct(c.bootstrapCI[0]),
-        ciHigh: pct(c.bootstrapCI[1]),
-        won: c.won,
-        lost: c.lost,
-        tied: c.tied,
-        signTestP: formatP(c.signTestP),
-        se: pct(c.se),
-        warnings: c.warnings.filter((w) => !/offline results/.test(w)).join('; '),
-      });
+      rows.push({ ...pairedRow(a, b, metric, c), se: pct(c.se), warnings: c.warnings.filter((w) => !/offline results/.test(w)).join('; ') });
     } catch (e) {
       rows.push({ A: a, B: b, metric, warnings: errorMessage(e) });
     }
