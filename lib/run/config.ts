@@ -19,7 +19,7 @@ import { normalizeModelsConfig, type ModelsConfig } from '../models/config';
 import { checkSettings } from '../pipeline/registry';
 import { KfError, isKfError } from '../util/errors';
 import { canonicalJson, shortHash } from '../util/hash';
-import { benchDir, repoRoot, sharedDir } from '../util/paths';
+import { benchDir, repoRoot, sharedDir, stateDir } from '../util/paths';
 import {
   BENCHMARK_PATH_KEYS,
   ENDPOINT_ALIASES,
@@ -124,9 +124,15 @@ const PREFIXES: [string, () => string][] = [
   ['${repo}', () => repoRoot()],
 ];
 
+/**
+ * `${state}/x`: generated state (KF_STATE_DIR, default <repo>/.kf-cache). Kept as written in resolved configs
+ * (never produced by portablePath), so moving the state folder changes no config hash.
+ */
+const STATE_PREFIX: [string, () => string] = ['${state}', () => stateDir()];
+
 /** `${bench}/x` -> absolute. Absolute paths pass through; other relative paths resolve against `baseDir` (default the repo root). */
 export function expandPath(p: string, baseDir = repoRoot()): string {
-  for (const [prefix, root] of PREFIXES) {
+  for (const [prefix, root] of [STATE_PREFIX, ...PREFIXES]) {
     if (p === prefix) return root();
     if (p.startsWith(prefix + '/')) return path.join(root(), p.slice(prefix.length + 1));
   }
@@ -145,8 +151,9 @@ export function portablePath(abs: string): string {
 
 function normalisePath(v: string, origin: Origin, field: string): string {
   if (!v.trim()) fail(origin, field, 'is an empty path', 'give a file path');
+  if (v === STATE_PREFIX[0] || v.startsWith(STATE_PREFIX[0] + '/')) return v;
   if (v.includes('${') && !PREFIXES.some(([p]) => v === p || v.startsWith(p + '/'))) {
-    fail(origin, field, `uses an unknown prefix in "${v}"`, 'known prefixes: ${bench}, ${shared}, ${repo} (followed by /)');
+    fail(origin, field, `uses an unknown prefix in "${v}"`, 'known prefixes: ${bench}, ${shared}, ${repo}, ${state} (followed by /)');
   }
   return portablePath(expandPath(v, origin.baseDir));
 }

@@ -50,7 +50,7 @@ kf.kit.showTable(
 // %%
 const ensured = await kf.ensureIndex({
   corpusDir: path.join(world.dir, 'corpus'),
-  outDir: path.join(kf.repoRoot(), '.kf-cache', 'index', `demo-${PRESET}`),
+  outDir: kf.notebook.demoIndexDir(PRESET),
   embedder: 'fitted',
 });
 const index = await kf.openIndex(ensured.dir);

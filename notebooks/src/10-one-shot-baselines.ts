@@ -39,7 +39,7 @@ const overrides =
     : [
         `benchmark.paths.questions=${path.join(world.dir, 'questions.json')}`,
         `benchmark.paths.corpus=${path.join(world.dir, 'corpus')}`,
-        `index.dir=${path.join(kf.repoRoot(), '.kf-cache', 'index', `demo-${PRESET}`)}`,
+        `index.dir=${kf.notebook.demoIndexDir(PRESET)}`,
       ];
 
 // %% [markdown]
