@@ -12,7 +12,8 @@ import { relationWords } from '../query/relation-words';
 import { GnnModel } from '../gnn/model';
 import { makeGnnScorer } from '../gnn/scorer';
 import type { CorpusData, CorpusRunOptions } from './corpus-run';
-import { meanMetrics, percentile, questionMetrics, rankDocs, zeroMetrics, type QuestionMetrics } from './evaluate';
+import { meanMetrics, questionMetrics, rankDocs, zeroMetrics, type QuestionMetrics } from './evaluate';
+import { percentile } from '../../util/percentile';
 
 export const METHODS = ['gnn-kfold', 'gnn-base', 'gnn-untrained', 'heuristic', 'ppr'] as const;
 type Method = (typeof METHODS)[number];
@@ -91,7 +92,13 @@ export function compareOnDev(o: CorpusRunOptions, d: CorpusData, base: GnnModel,
       share: goldIn8 ? throughAll / goldIn8 : NaN,
       shareAny: goldIn8 ? throughAny / goldIn8 : NaN,
     },
-    latencyMs: { p50: percentile(lat, 50), p90: percentile(lat, 90), gnnP50: percentile(gnnMs, 50), pathsP50: percentile(pathMs, 50), n: lat.length },
+    latencyMs: {
+      p50: percentile(lat, 0.5) ?? NaN,
+      p90: percentile(lat, 0.9) ?? NaN,
+      gnnP50: percentile(gnnMs, 0.5) ?? NaN,
+      pathsP50: percentile(pathMs, 0.5) ?? NaN,
+      n: lat.length,
+    },
     perQuestion: rows,
   };
 }

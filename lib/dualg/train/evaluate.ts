@@ -49,10 +49,3 @@ export function meanMetrics(rows: QuestionMetrics[]): Omit<QuestionMetrics, 'id'
 export function zeroMetrics(id: string): QuestionMetrics {
   return { id, r2: 0, r5: 0, allFound2: 0, allFound5: 0, allFound8: 0 };
 }
-
-/** p-th percentile (0..100) of a list (nearest rank). */
-export function percentile(xs: number[], p: number): number {
-  if (!xs.length) return NaN;
-  const s = xs.slice().sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-}
