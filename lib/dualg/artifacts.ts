@@ -12,6 +12,8 @@ import { KfError } from '../util/errors';
 import type { ChatModel } from '../model-api/types';
 import { buildDualGraph, DUALG_GRAPH_VERSION, type OpenIeExtractor } from './graph/build';
 import { openieFromModel } from './graph/openie-model';
+import { visionFactsFromModel, type VisionFactSource } from './graph/micro-vision';
+import { indexAssetResolver } from '../knowforge/vision';
 import { indexIdentity, sourceFromIndexDir } from './graph/source';
 import { DUALG_GRAPH_KIND, loadGraph, writeGraphFiles } from './graph/store';
 import type { DualGraph } from './graph/types';
@@ -20,6 +22,8 @@ export interface DualGraphSettings {
   tau: number;
   /** 'rules': the built-in offline extraction only; 'stage': plus the `openie` stage of the model layer (needs models). */
   openie: 'rules' | 'stage';
+  /** Image micro facts: 'ocr' (default; OCR tokens, chart labels, captions) or 'vision' (plus the `vision` stage's VLM facts). */
+  microImages?: 'ocr' | 'vision';
 }
 
 export function graphSettings(raw: Record<string, unknown>): DualGraphSettings {
@@ -31,7 +35,31 @@ export function graphSettings(raw: Record<string, unknown>): DualGraphSettings {
     throw new KfError('bad_setting', `dualg-graph openie must be "rules" or "stage", got ${String(openie)}`, 'openie = "stage" calls the openie model stage', {
       concerns: 'openie',
     });
-  return { tau, openie };
+  const microImages = raw.microImages ?? 'ocr';
+  if (microImages !== 'ocr' && microImages !== 'vision')
+    throw new KfError(
+      'bad_setting',
+      `dualg-graph microImages must be "ocr" or "vision", got ${String(microImages)}`,
+      'microImages = "vision" calls the vision stage',
+      {
+        concerns: 'microImages',
+      },
+    );
+  // 'ocr' is left out of the settings so the default graph keeps its artifact key.
+  return { tau, openie, ...(microImages === 'vision' ? { microImages } : {}) };
+}
+
+/** The `vision` stage parser of image assets when the settings ask for it (files found through the index manifest). */
+function stageVision(settings: DualGraphSettings, models: unknown, indexDir: string): VisionFactSource | undefined {
+  if (settings.microImages !== 'vision') return undefined;
+  const router = models as { forStage?: (stage: string) => ChatModel } | undefined;
+  if (!router?.forStage)
+    throw new KfError(
+      'models_required',
+      'dualg-graph with microImages = "vision" needs the model layer',
+      'prepare it through an experiment (kf prepare <experiment>)',
+    );
+  return visionFactsFromModel(router.forStage('vision'), { assetPath: indexAssetResolver(indexDir) });
 }
 
 /** The `openie` stage extractor when the settings ask for it (the models come from kf prepare / the caller). */
@@ -57,7 +85,8 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     if (!indexDir)
       throw new KfError('bad_request', 'dualg-graph needs the index folder (args.indexDir)', 'prepare it through the dualg retriever or pass --index');
     const openie = stageExtractor(ctx.settings, ctx.args.models);
-    const g = await buildDualGraph(sourceFromIndexDir(indexDir), { tau: ctx.settings.tau, openie, log: ctx.log });
+    const vision = stageVision(ctx.settings, ctx.args.models, indexDir);
+    const g = await buildDualGraph(sourceFromIndexDir(indexDir), { tau: ctx.settings.tau, openie, vision, log: ctx.log });
     writeGraphFiles(ctx.dir, g);
     return { stats: g.meta.stats };
   },
@@ -68,6 +97,7 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     const settings: Record<string, unknown> = {};
     if (source.options.tau !== undefined) settings.tau = Number(source.options.tau);
     if (source.options.openie !== undefined) settings.openie = source.options.openie;
+    if (source.options.microImages !== undefined) settings.microImages = source.options.microImages;
     return { ...graphRequest(indexDir, settings), args: { indexDir, models: source.models } };
   },
   async open(ref, args) {

@@ -11,6 +11,7 @@ import { equivalencePairs, type NameEmbedder } from './equivalence';
 import { extractSentence, skipKey } from './extract-offline';
 import { alignMicro } from './align';
 import { microFacts } from './micro';
+import type { VisionFactSource } from './micro-vision';
 import { NameMatcher } from './name-matcher';
 import { nameKey, titleVariants, wordTokens } from './names';
 import { BUILTIN_RELATIONS, REL_COOCCURS, REL_EQUIVALENT, REL_MENTIONS, REL_PART_OF, type DualGraph, type EntityOrigin } from './types';
@@ -36,6 +37,8 @@ export interface GraphBuildOptions {
   openie?: OpenIeExtractor;
   /** Machine captions of image fragments by fragment id (e.g. MMQA LLaVA captions). */
   captions?: Map<string, string>;
+  /** VLM facts of image assets (the `vision` stage, micro-vision.ts), added to the offline ones (graph setting microImages). */
+  vision?: VisionFactSource;
   log?(line: string): void;
 }
 
@@ -229,10 +232,18 @@ async function addModelTriples(b: GraphBuilder, doc: number, frags: Fragment[], 
   return n;
 }
 
+/** Counts of the vision parse for the graph's stats; each unreadable reply is logged with its asset. */
+function visionStats(vision: VisionFactSource, log?: (line: string) => void): Record<string, number> {
+  const r = vision.report;
+  for (const e of r.errors) log?.(`dualg graph: vision reply for ${e.fragmentId} not used (its offline facts kept): ${e.error}`);
+  return { visionAssets: r.assets, visionSent: r.sent, visionFacts: r.facts, visionErrors: r.errors.length };
+}
+
 export async function buildDualGraph(source: GraphSource, opts: GraphBuildOptions = {}): Promise<DualGraph> {
   const t0 = Date.now();
   const tau = opts.tau ?? 0.8;
-  const b = new GraphBuilder(source, { tau, openie: opts.openie ? 'model' : 'offline', names: opts.embedNames ? 'model' : 'trigram' });
+  const vision = opts.vision ? { microImages: 'vision' } : {}; // absent for the default (offline) images: default output unchanged
+  const b = new GraphBuilder(source, { tau, openie: opts.openie ? 'model' : 'offline', names: opts.embedNames ? 'model' : 'trigram', ...vision });
   const titles = addTitles(b, source);
   const surnames = surnameIndex(b);
   let modelTriples = 0;
@@ -243,7 +254,9 @@ export async function buildDualGraph(source: GraphSource, opts: GraphBuildOption
     d.stems = docStems(frags);
     addDocumentText(b, doc, frags, titles, surnames);
     if (opts.openie) modelTriples += await addModelTriples(b, doc, frags, opts.openie);
-    for (const f of microFacts(frags, d.title, opts.captions)) raw.push({ ...f, doc });
+    const micro = microFacts(frags, d.title, opts.captions);
+    if (opts.vision) micro.push(...(await opts.vision.factsOf(frags, d.title, micro)));
+    for (const f of micro) raw.push({ ...f, doc });
     if (doc % 2000 === 1999) opts.log?.(`dualg graph: ${doc + 1}/${b.g.docs.length} documents`);
   }
   const eq = await equivalencePairs(b.g.entityKeys, tau, opts.embedNames);
@@ -259,6 +272,7 @@ export async function buildDualGraph(source: GraphSource, opts: GraphBuildOption
     cooccurs: g.triples.filter((t) => t.rel === REL_COOCCURS).length,
     equivalent: eq.length,
     modelTriples,
+    ...(opts.vision ? visionStats(opts.vision, opts.log) : {}),
     microFacts: g.micro.length,
     buildMs: Date.now() - t0,
   };

@@ -7,8 +7,8 @@
  *    caption (a VLM caption, an MMQA LLaVA caption or the printed one), and
  *    (subject, "text", token) for OCR words that look like names.
  * The subject of an image is its label/caption, else the document title. A VLM
- * parse of the image (the vision stage) enters through `imageFacts` as extra
- * lines of the same "category: value" shape.
+ * parse of the image (the vision stage, graph setting microImages = "vision")
+ * adds its own (subject, relation, object) facts: micro-vision.ts.
  *  - a text fragment on a page whose section, caption or label names a chart or
  *    figure gives the same label pairs (vector charts keep labels in the text).
  */

@@ -1,15 +1,17 @@
 /**
- * The DualG-MRAG roles' offline handlers (OpenIE for graph construction, the
- * query-pattern parser). Registered by lib/offline-backend.ts.
+ * The DualG-MRAG roles' offline handlers (OpenIE and image micro facts for graph
+ * construction, the query-pattern parser). Registered by lib/offline-backend.ts.
  */
 import type { OfflineHandler } from '../../model-api/handler';
 import { openIE } from './openie';
 import { parsePattern } from './pattern';
-import type { OpenIETask, PatternTask } from './tasks';
+import type { MicroVisionTask, OpenIETask, PatternTask } from './tasks';
+import { microVisionFacts } from './vision-facts';
 
 const taskFile = 'lib/dualg/offline/tasks.ts';
 
 const openie: OfflineHandler<OpenIETask> = { needs: ['text'], taskFile, reply: (task) => JSON.stringify(openIE(task)) };
+const microVision: OfflineHandler<MicroVisionTask> = { needs: ['fragmentId', 'docTitle'], taskFile, reply: (task) => JSON.stringify(microVisionFacts(task)) };
 const pattern: OfflineHandler<PatternTask> = { needs: ['question'], taskFile, reply: (task) => JSON.stringify(parsePattern(task)) };
 
-export const DUALG_OFFLINE_HANDLERS: Record<string, OfflineHandler<never>> = { openie, pattern };
+export const DUALG_OFFLINE_HANDLERS: Record<string, OfflineHandler<never>> = { openie, pattern, 'micro-vision': microVision };

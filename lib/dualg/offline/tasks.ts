@@ -3,6 +3,7 @@
  * parsing): what the offline handlers read instead of the prompt. Reply formats:
  *   openie      {"triples": [["head", "relation", "tail"], ...]}
  *   pattern     {"conditions": [["head", "relation", "tail"]], "target": "...", "visual_budget": k}  ("?x" = wildcard)
+ *   micro-vision {"facts": [{"subject": "...", "relation": "...", "object": "..."}, ...]}  (stage `vision`)
  */
 
 // Task payloads are type aliases, not interfaces, so they are assignable to ChatRequest.task (Record<string, unknown>).
@@ -20,4 +21,16 @@ export type PatternTask = {
   question: string;
   /** Visual budget when the question is about images (default 2). */
   maxImages?: number;
+};
+
+/** One image asset to parse into micro facts (lib/dualg/graph/micro-vision.ts); offline, its OCR text and caption stand in for the pixels. */
+export type MicroVisionTask = {
+  role: 'micro-vision';
+  fragmentId: string;
+  docTitle: string;
+  label?: string;
+  caption?: string;
+  ocrText?: string;
+  /** Most facts (default 24). */
+  maxFacts?: number;
 };
