@@ -576,7 +576,8 @@ function evidenceOf(step: Step, facts: Record<string, FactLocation>, docs: Map<s
   return { doc: f.doc, ...(pdf ? { page: f.page } : {}), modality: f.modality, text: f.text };
 }
 
-function toQuestion(c: Candidate, facts: Record<string, FactLocation>, docs: Map<string, DemoDoc>): Question {
+/** One candidate as a Question (id left empty); also used by bulk/bulk-questions.ts for training questions. */
+export function toQuestion(c: Candidate, facts: Record<string, FactLocation>, docs: Map<string, DemoDoc>): Question {
   const evidence = c.steps.map((s) => evidenceOf(s, facts, docs));
   if (c.missing) {
     // The attribute is absent: the gold document is the one that would state it.

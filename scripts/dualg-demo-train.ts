@@ -1,0 +1,209 @@
+/**
+ * Train the DualG GNN on the default demo world and report (issue 11, item 5).
+ *   nice -n 10 node --import tsx scripts/dualg-demo-train.ts [--preset default] [--out results/dualg-gnn/demo]
+ *   nice -n 10 node --import tsx scripts/dualg-demo-train.ts --timing --layers 6 --hidden 512   (cost of a size, no training)
+ * Training: KG completion + synthetic link queries + bulk demo questions (lib/demo/bulk/bulk-questions.ts, never an
+ * evaluation question); the best epoch is picked on held-out bulk questions. Evaluation: the preset's evaluation
+ * questions (150 for default), never trained on, against the synthetic-only model, the untrained GNN, the untrained
+ * heuristic and PPR on the same graph and seeds (paired sign tests). The checkpoint lands in
+ * <checkpoints>/demo-<preset>, where the 'dualg' retriever finds it for this graph.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ensureDemoWorld, planWorld } from '../lib/demo';
+import { bulkQuestions } from '../lib/demo/bulk/bulk-questions';
+import { loadDemo } from '../lib/bench/demo';
+import { demoIndexDir } from '../lib/bench/benchmarks/demo';
+import { ensureIndex } from '../lib/index/build';
+import { graphFor } from '../lib/dualg/retriever';
+import { sourceFromIndexDir } from '../lib/dualg/graph/source';
+import { defaultCheckpointRoot } from '../lib/dualg/gnn';
+import { demoCorpusOptions, demoData, passagesOf, trainOnDemo, type DemoTrainOptions } from '../lib/dualg/train/demo-data';
+import { compareOnDev } from '../lib/dualg/train/compare';
+import { writeTrainingReport } from '../lib/dualg/train/report';
+import { trainStep } from '../lib/dualg/train/step';
+import { FINETUNE_LOSS } from '../lib/dualg/train/losses';
+import { GnnModel, makeGnnScorer } from '../lib/dualg/gnn';
+import type { DemoData } from '../lib/dualg/train/demo-data';
+import { percentile } from '../lib/util/percentile';
+import { initTf, tf as tfjs } from '../lib/tf/backend';
+import { gitInfo } from '../lib/util/git';
+import type { PresetName } from '../lib/demo/types';
+
+const OPTIONS = {
+  preset: { type: 'string', default: 'default' },
+  index: { type: 'string' },
+  out: { type: 'string' },
+  checkpoints: { type: 'string' },
+  seed: { type: 'string', default: '1024' },
+  'bulk-seed': { type: 'string', default: 'demo-bulk' },
+  rounds: { type: 'string', default: '4' },
+  'max-bulk': { type: 'string', default: '1000' },
+  kg: { type: 'string', default: '320' },
+  synthetic: { type: 'string', default: '400' },
+  'validation-share': { type: 'string', default: '0.1' },
+  'pretrain-epochs': { type: 'string', default: '1' },
+  epochs: { type: 'string', default: '2' },
+  layers: { type: 'string', default: '2' },
+  hidden: { type: 'string', default: '64' },
+  lr: { type: 'string', default: '0.005' },
+  'max-seconds': { type: 'string', default: '780' },
+  'no-baseline': { type: 'boolean', default: false },
+  timing: { type: 'boolean', default: false },
+  'timing-steps': { type: 'string', default: '5' },
+  'timing-queries': { type: 'string', default: '20' },
+} as const;
+
+const log = (l: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${l}`);
+
+async function main(): Promise<void> {
+  const { values: a } = parseArgs({ options: OPTIONS });
+  const t0 = Date.now();
+  const preset = a.preset as PresetName;
+  const tf = await initTf();
+  const world = await ensureDemoWorld({ preset });
+  const evaluation = loadDemo({ questions: path.join(world.dir, 'questions.json') }).questions;
+  const planned = planWorld({ preset }, true);
+  if (JSON.stringify(planned.world.questions.map((q) => q.question)) !== JSON.stringify(evaluation.map((q) => q.question)))
+    throw new Error(`the world in ${world.dir} is not the one planWorld({preset: ${preset}}) makes: regenerate it (kf demo generate)`);
+  const bulk = bulkQuestions(planned, { seed: a['bulk-seed']!, rounds: Number(a.rounds), max: Number(a['max-bulk']) });
+  log(`demo ${preset}: ${evaluation.length} evaluation questions; ${bulk.questions.length} bulk questions (dropped ${JSON.stringify(bulk.dropped)})`);
+  const indexDir = path.resolve(a.index ?? demoIndexDir(preset));
+  await ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: indexDir, embedder: 'fitted' });
+  const graph = await graphFor({ indexDir, settings: {}, log });
+  const ref = (q: { id: string; question: string; goldDocs: string[] }) => ({ id: q.id, question: q.question, goldDocs: q.goldDocs });
+  const o: DemoTrainOptions = {
+    name: `demo-${preset}`,
+    graph,
+    passages: passagesOf(sourceFromIndexDir(indexDir)),
+    bulk: bulk.questions.map(ref),
+    evaluation: evaluation.filter((q) => q.goldDocs.length).map(ref),
+    checkpoints: path.resolve(a.checkpoints ?? defaultCheckpointRoot()),
+    seed: Number(a.seed),
+    kgExamples: Number(a.kg),
+    syntheticExamples: Number(a.synthetic),
+    validationShare: Number(a['validation-share']),
+    pretrainEpochs: Number(a['pretrain-epochs']),
+    epochs: Number(a.epochs),
+    config: { layers: Number(a.layers), hidden: Number(a.hidden) },
+    learningRate: Number(a.lr),
+    maxSeconds: Number(a['max-seconds']),
+    log,
+  };
+  const d = demoData(o);
+  log(`graph ${d.gg.numNodes} entities, ${d.gg.src.length} edges, ${d.gg.numRelations} relations; backend ${tf.backend}`);
+  log(
+    `examples: kg ${d.kg.length}, synthetic ${d.synTrain.length} + ${d.synVal.length} val, bulk ${d.bulkTrain.length} + ${d.bulkVal.length} val ` +
+      `(unlinked ${d.bulkUnlinked.length}), evaluation ${d.dev.length} (unlinked ${d.unlinked.length})`,
+  );
+  if (a.timing) {
+    const t = await timeGnnSize(d, { steps: Number(a['timing-steps']), queries: Number(a['timing-queries']), budgetSeconds: Number(a['max-seconds']) });
+    log(`timing ${JSON.stringify(t)}`);
+    return;
+  }
+  const baseline = a['no-baseline'] ? undefined : await trainOnDemo(o, d, false);
+  if (baseline) log(`synthetic-only model trained in ${baseline.seconds.toFixed(0)} s`);
+  const trained = await trainOnDemo(o, d, true);
+  log(`bulk-trained model in ${trained.seconds.toFixed(0)} s${trained.stoppedBy ? ` (stopped by ${trained.stoppedBy})` : ''}: ${trained.dir}`);
+  const cmp = compareOnDev(demoCorpusOptions(o), d, (baseline ?? trained).model, { models: [trained.model], foldOf: new Map(d.dev.map((e) => [e.id, 0])) });
+  printComparison(cmp);
+  const wallSeconds = (Date.now() - t0) / 1000;
+  log(`wall time ${wallSeconds.toFixed(0)} s (training ${(trained.seconds + (baseline?.seconds ?? 0)).toFixed(0)} s)`);
+  const report = {
+    kind: 'dualg-gnn-training-report',
+    bench: `demo-${preset}`,
+    git: gitInfo().commit,
+    command: `node --import tsx scripts/dualg-demo-train.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    index: indexDir,
+    backend: tf.backend,
+    config: d.config,
+    seed: o.seed,
+    bulk: { seed: a['bulk-seed'], rounds: Number(a.rounds), count: bulk.questions.length, dropped: bulk.dropped },
+    counts: {
+      kg: d.kg.length,
+      syntheticTrain: d.synTrain.length,
+      syntheticVal: d.synVal.length,
+      bulkTrain: d.bulkTrain.length,
+      bulkVal: d.bulkVal.length,
+      bulkUnlinked: d.bulkUnlinked.length,
+      evaluation: d.dev.length,
+      evaluationUnlinked: d.unlinked,
+    },
+    seconds: { wall: wallSeconds, trained: trained.seconds, syntheticOnly: baseline?.seconds },
+    stoppedBy: trained.stoppedBy,
+    note:
+      'method names from compare.ts: gnn-kfold = the model trained with the bulk questions (one model; no evaluation question was trained on), ' +
+      'gnn-base = the model trained on KG completion + synthetic link queries only' +
+      (baseline ? '' : ' (not trained in this run: the bulk model again)') +
+      '; scorer-level document rankings (no hybrid fill-up, no micro fusion); evaluation = the preset questions with gold documents',
+    history: trained.history.map(({ batchLosses, ...h }) => ({ ...h, batchLossesEvery10: batchLosses.filter((_, i) => i % 10 === 0) })),
+    ...cmp,
+  };
+  const out = path.resolve(a.out ?? path.join('results', 'dualg-gnn', 'demo'));
+  const files = await writeTrainingReport(out, `demo-${preset}-gnn`, report, trained.history, log);
+  log(`wrote ${files.join(', ')}`);
+}
+
+/**
+ * The cost of one model size on this graph without training it: seconds per fine-tuning step (batch of 8,
+ * after one warm-up step), the implied epoch time over the bulk + synthetic examples, and the per-query
+ * GNN + path latency on the evaluation questions. Bounded by `budgetSeconds`.
+ */
+async function timeGnnSize(d: DemoData, o: { steps: number; queries: number; budgetSeconds: number }) {
+  await initTf();
+  const model = new GnnModel(d.config);
+  const optimizer = tfjs.train.adam(0.005);
+  const pool = [...d.bulkTrain, ...d.synTrain];
+  const stepSeconds: number[] = [];
+  const t0 = Date.now();
+  for (let i = 0; i <= o.steps && (Date.now() - t0) / 1000 < o.budgetSeconds; i++) {
+    const t = performance.now();
+    trainStep(model, optimizer, d.gg, pool.slice(i * 8, i * 8 + 8), FINETUNE_LOSS);
+    if (i > 0) stepSeconds.push((performance.now() - t) / 1000);
+    log(`step ${i}${i ? '' : ' (warm-up)'}: ${((performance.now() - t) / 1000).toFixed(2)} s`);
+  }
+  const score = makeGnnScorer(model, { paths: 5 });
+  const ms: number[] = [];
+  for (const ex of d.dev.slice(0, o.queries)) {
+    if ((Date.now() - t0) / 1000 > o.budgetSeconds) break;
+    const r = score(d.gg, ex.query);
+    ms.push(r.timings.gnnMs + r.timings.pathsMs);
+  }
+  optimizer.dispose();
+  model.dispose();
+  const perStep = percentile(stepSeconds, 0.5) ?? NaN;
+  const stepsPerEpoch = Math.ceil(pool.length / 8);
+  return {
+    layers: d.config.layers,
+    hidden: d.config.hidden,
+    stepsMeasured: stepSeconds.length,
+    secondsPerStepP50: perStep,
+    stepsPerEpoch,
+    secondsPerEpochEstimate: perStep * stepsPerEpoch,
+    queriesMeasured: ms.length,
+    queryMsP50: percentile(ms, 0.5) ?? NaN,
+    queryMsP90: percentile(ms, 0.9) ?? NaN,
+    seconds: (Date.now() - t0) / 1000,
+  };
+}
+
+function printComparison(cmp: ReturnType<typeof compareOnDev>): void {
+  const f = (x: number) => x.toFixed(3);
+  for (const [m, v] of Object.entries(cmp.means)) {
+    log(`${m}: R@2 ${f(v.r2)} R@5 ${f(v.r5)} all@2 ${f(v.allFound2)} all@5 ${f(v.allFound5)} all@8 ${f(v.allFound8)} (n=${v.n})`);
+  }
+  for (const [k, v] of Object.entries(cmp.paired)) {
+    const p = (c: typeof v.r5) => `${c.won}/${c.lost}/${c.tied} p=${c.signTestP.toPrecision(3)}`;
+    log(`${k}: won/lost/tied R@5 ${p(v.r5)}; all@5 ${p(v.allFound5)}; all@8 ${p(v.allFound8)}`);
+  }
+  const l = cmp.latencyMs;
+  log(`latency GNN+paths p50 ${l.p50.toFixed(1)} ms p90 ${l.p90.toFixed(1)} ms (gnn p50 ${l.gnnP50.toFixed(1)}, paths p50 ${l.pathsP50.toFixed(1)})`);
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e instanceof Error ? e.stack : e);
+    process.exit(1);
+  },
+);
