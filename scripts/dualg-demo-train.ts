@@ -8,6 +8,7 @@
  * heuristic and PPR on the same graph and seeds (paired sign tests). The checkpoint lands in
  * <checkpoints>/demo-<preset>, where the 'dualg' retriever finds it for this graph.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureDemoWorld, planWorld } from '../lib/demo';
@@ -18,7 +19,7 @@ import { ensureIndex } from '../lib/index/build';
 import { graphFor } from '../lib/dualg/retriever';
 import { sourceFromIndexDir } from '../lib/dualg/graph/source';
 import { defaultCheckpointRoot } from '../lib/dualg/gnn';
-import { demoCorpusOptions, demoData, passagesOf, trainOnDemo, type DemoTrainOptions } from '../lib/dualg/train/demo-data';
+import { demoCorpusOptions, demoData, passagesOf, subsetComparison, trainOnDemo, unseenGoldSetIds, type DemoTrainOptions } from '../lib/dualg/train/demo-data';
 import { compareOnDev } from '../lib/dualg/train/compare';
 import { writeTrainingReport } from '../lib/dualg/train/report';
 import { trainStep } from '../lib/dualg/train/step';
@@ -29,6 +30,7 @@ import { percentile } from '../lib/util/percentile';
 import { initTf, tf as tfjs } from '../lib/tf/backend';
 import { gitInfo } from '../lib/util/git';
 import type { PresetName } from '../lib/demo/types';
+import type { PairedComparison } from '../lib/eval/stats';
 
 const OPTIONS = {
   preset: { type: 'string', default: 'default' },
@@ -59,6 +61,7 @@ const log = (l: string) => console.log(`[${new Date().toISOString().slice(11, 19
 async function main(): Promise<void> {
   const { values: a } = parseArgs({ options: OPTIONS });
   const t0 = Date.now();
+  const loadAtStart = os.loadavg().map((x) => Math.round(x * 100) / 100);
   const preset = a.preset as PresetName;
   const tf = await initTf();
   const world = await ensureDemoWorld({ preset });
@@ -107,8 +110,17 @@ async function main(): Promise<void> {
   log(`bulk-trained model in ${trained.seconds.toFixed(0)} s${trained.stoppedBy ? ` (stopped by ${trained.stoppedBy})` : ''}: ${trained.dir}`);
   const cmp = compareOnDev(demoCorpusOptions(o), d, (baseline ?? trained).model, { models: [trained.model], foldOf: new Map(d.dev.map((e) => [e.id, 0])) });
   printComparison(cmp);
+  const unseen = subsetComparison(cmp.perQuestion, unseenGoldSetIds(o.evaluation, o.bulk), 'gnn-kfold');
+  log(`evaluation questions whose gold-document set no bulk question has: ${unseen.n}`);
+  printComparison(unseen);
   const wallSeconds = (Date.now() - t0) / 1000;
-  log(`wall time ${wallSeconds.toFixed(0)} s (training ${(trained.seconds + (baseline?.seconds ?? 0)).toFixed(0)} s)`);
+  // CPU seconds of this process and the machine's load: on 2 shared cores the wall time depends on the other jobs.
+  const cpu = process.cpuUsage();
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const load = { atStart: loadAtStart, atEnd: os.loadavg().map((x) => Math.round(x * 100) / 100) };
+  log(
+    `wall time ${wallSeconds.toFixed(0)} s (training ${(trained.seconds + (baseline?.seconds ?? 0)).toFixed(0)} s), cpu ${cpuSeconds.toFixed(0)} s, load ${JSON.stringify(load)}`,
+  );
   const report = {
     kind: 'dualg-gnn-training-report',
     bench: `demo-${preset}`,
@@ -129,7 +141,8 @@ async function main(): Promise<void> {
       evaluation: d.dev.length,
       evaluationUnlinked: d.unlinked,
     },
-    seconds: { wall: wallSeconds, trained: trained.seconds, syntheticOnly: baseline?.seconds },
+    seconds: { wall: wallSeconds, trained: trained.seconds, syntheticOnly: baseline?.seconds, cpu: cpuSeconds },
+    load,
     stoppedBy: trained.stoppedBy,
     note:
       'method names from compare.ts: gnn-kfold = the model trained with the bulk questions (one model; no evaluation question was trained on), ' +
@@ -138,6 +151,7 @@ async function main(): Promise<void> {
       '; scorer-level document rankings (no hybrid fill-up, no micro fusion); evaluation = the preset questions with gold documents',
     history: trained.history.map(({ batchLosses, ...h }) => ({ ...h, batchLossesEvery10: batchLosses.filter((_, i) => i % 10 === 0) })),
     ...cmp,
+    unseenGoldSets: { note: 'the evaluation questions whose set of gold documents no bulk question has (any template)', ...unseen },
   };
   const out = path.resolve(a.out ?? path.join('results', 'dualg-gnn', 'demo'));
   const files = await writeTrainingReport(out, `demo-${preset}-gnn`, report, trained.history, log);
@@ -187,17 +201,21 @@ async function timeGnnSize(d: DemoData, o: { steps: number; queries: number; bud
   };
 }
 
-function printComparison(cmp: ReturnType<typeof compareOnDev>): void {
+function printComparison(cmp: {
+  means: Record<string, ReturnType<typeof compareOnDev>['means']['heuristic']>;
+  paired: Record<string, { r5: PairedComparison; allFound8: PairedComparison; allFound5?: PairedComparison }>;
+  latencyMs?: ReturnType<typeof compareOnDev>['latencyMs'];
+}): void {
   const f = (x: number) => x.toFixed(3);
   for (const [m, v] of Object.entries(cmp.means)) {
     log(`${m}: R@2 ${f(v.r2)} R@5 ${f(v.r5)} all@2 ${f(v.allFound2)} all@5 ${f(v.allFound5)} all@8 ${f(v.allFound8)} (n=${v.n})`);
   }
   for (const [k, v] of Object.entries(cmp.paired)) {
     const p = (c: typeof v.r5) => `${c.won}/${c.lost}/${c.tied} p=${c.signTestP.toPrecision(3)}`;
-    log(`${k}: won/lost/tied R@5 ${p(v.r5)}; all@5 ${p(v.allFound5)}; all@8 ${p(v.allFound8)}`);
+    log(`${k}: won/lost/tied R@5 ${p(v.r5)}; ${v.allFound5 ? `all@5 ${p(v.allFound5)}; ` : ''}all@8 ${p(v.allFound8)}`);
   }
   const l = cmp.latencyMs;
-  log(`latency GNN+paths p50 ${l.p50.toFixed(1)} ms p90 ${l.p90.toFixed(1)} ms (gnn p50 ${l.gnnP50.toFixed(1)}, paths p50 ${l.pathsP50.toFixed(1)})`);
+  if (l) log(`latency GNN+paths p50 ${l.p50.toFixed(1)} ms p90 ${l.p90.toFixed(1)} ms (gnn p50 ${l.gnnP50.toFixed(1)}, paths p50 ${l.pathsP50.toFixed(1)})`);
 }
 
 main().then(

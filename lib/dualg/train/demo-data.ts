@@ -21,6 +21,8 @@ import { corpusData, type CorpusData, type CorpusRunOptions } from './corpus-run
 import { questionExamples } from './corpus-data';
 import type { TrainExample } from './examples';
 import { trainGnn, type EpochRecord } from './trainer';
+import { meanMetrics } from './evaluate';
+import { comparePaired } from '../../eval/stats';
 
 type QuestionRef = { id: string; question: string; goldDocs: string[] };
 
@@ -131,4 +133,34 @@ export function passagesOf(source: GraphSource): Map<string, string> {
     out.set(d.id, parts.filter(Boolean).join('\n'));
   }
   return out;
+}
+
+/**
+ * The stricter held-out view: evaluation questions whose SET of gold documents no bulk question has (under any
+ * template). The bulk rule only forbids the same template with the same gold documents; a question about another
+ * attribute of the same entity keeps its gold documents, so on the rest a model may have learnt "this entity ->
+ * these documents" from training. Scores on this subset show what carries over to unseen document combinations.
+ */
+export function unseenGoldSetIds(evaluation: readonly QuestionRef[], bulk: readonly QuestionRef[]): Set<string> {
+  const key = (q: QuestionRef) => [...new Set(q.goldDocs)].sort().join('\u0001');
+  const bulkSets = new Set(bulk.map(key));
+  return new Set(evaluation.filter((q) => !bulkSets.has(key(q))).map((q) => q.id));
+}
+
+type Row = { id: string } & Record<'r2' | 'r5' | 'allFound2' | 'allFound5' | 'allFound8', number>;
+
+/** Means per method and paired sign tests of `trained` against every other method, on the questions in `ids`. */
+export function subsetComparison(perQuestion: Record<string, Row[]>, ids: ReadonlySet<string>, trained: string) {
+  const rows = (m: string) => perQuestion[m].filter((r) => ids.has(r.id));
+  const metric = (m: string, f: keyof Omit<Row, 'id'>) => new Map(rows(m).map((r) => [r.id, r[f]]));
+  const means = Object.fromEntries(Object.keys(perQuestion).map((m) => [m, meanMetrics(rows(m))]));
+  const paired = Object.fromEntries(
+    Object.keys(perQuestion)
+      .filter((m) => m !== trained)
+      .map((m) => [
+        `${trained} vs ${m}`,
+        { r5: comparePaired(metric(trained, 'r5'), metric(m, 'r5')), allFound8: comparePaired(metric(trained, 'allFound8'), metric(m, 'allFound8')) },
+      ]),
+  );
+  return { n: ids.size, means, paired };
 }
