@@ -27,12 +27,15 @@ import { buildDualGraph, type GraphSource } from '../lib/dualg/graph/build';
 import type { DualGraph } from '../lib/dualg/graph/types';
 import { searcherParts, searcherSettings } from '../lib/dualg/retriever';
 import { DualgSearcher } from '../lib/dualg/query/searcher';
+import { matchMicro, MicroIndex } from '../lib/dualg/query/micro-match';
+import { captionPhrases } from '../lib/dualg/offline/caption-facts';
 import { Bm25Index } from '../lib/index/bm25';
 import { tokenize } from '../lib/index/tokenize';
 import type { Retriever, SearchHit } from '../lib/index/types';
 import type { KnowledgeBase } from '../lib/pipeline/knowledge-base';
 import { retrieverKnowledgeBase } from '../lib/pipeline/retriever-knowledge-base';
 import { md5 } from '../lib/util/hash';
+import { makeRng } from '../lib/util/rng';
 
 interface ImageDoc {
   id: string;
@@ -41,6 +44,7 @@ interface ImageDoc {
 }
 
 const KS = [1, 2, 5] as const;
+const WHAT_IF_CAPTIONS = 'what-if: content query nodes, caption facts';
 
 /** One image fragment per image document; `withCaption` puts the caption into the fragment's text. */
 function imageFragment(d: ImageDoc, withCaption: boolean): Fragment {
@@ -112,6 +116,36 @@ function dualgRanker(g: DualGraph, kb: KnowledgeBase): Ranker {
   return async (q, pool) => docOrder((await searcher.search(q.question, { k: 20, docIds: pool }, kb)).hits);
 }
 
+/**
+ * What-if (script-local, not the shipped query side): the micro tier reached by the question's content phrases
+ * ("flag", "building", "lion") as query nodes, which the shipped searcher does not use (its query nodes are linked
+ * names and capitalised entities). Score = 1 / (1 + rank in the dualg list) + s_micro (node-level boosting): a
+ * plain sum, no weight tuned.
+ */
+function contentNodeRanker(g: DualGraph, kb: KnowledgeBase): Ranker {
+  const micro = new MicroIndex(g.micro);
+  const base = dualgRanker(g, kb);
+  return async (q, pool) => {
+    const names = captionPhrases(q.question).map((p) => p.phrase!);
+    const s = matchMicro(micro, [], names).sMicro;
+    const order = await base(q, pool);
+    const sMicro = (id: string) => s.get(docIndexOf(g).get(id) ?? -1) ?? 0;
+    const all = [...new Set([...order, ...(pool ?? []).filter((id) => sMicro(id) > 0)])];
+    const score = (id: string, i: number) => (i < order.length ? 1 / (1 + i) : 0) + sMicro(id);
+    return all
+      .map((id, i) => ({ id, i, s: score(id, i) }))
+      .sort((a, b) => b.s - a.s || a.i - b.i)
+      .map((x) => x.id);
+  };
+}
+
+const docIndexes = new WeakMap<DualGraph, Map<string, number>>();
+function docIndexOf(g: DualGraph): Map<string, number> {
+  let m = docIndexes.get(g);
+  if (!m) docIndexes.set(g, (m = new Map(g.docs.map((d, i) => [d.id, i]))));
+  return m;
+}
+
 function docOrder(hits: { docId: string }[]): string[] {
   return [...new Set(hits.map((h) => h.docId))];
 }
@@ -123,6 +157,15 @@ function scoreOne(ranked: string[], gold: string[]): Record<string, number> {
   const first = ranked.findIndex((d) => gold.includes(d));
   out.MRR = first < 0 ? 0 : 1 / (first + 1);
   return out;
+}
+
+/**
+ * The ranked list, then the pool's other documents in a seeded random order (the same for every row). MMQA lists
+ * a question's candidates gold-first more often than not, so the pool order must never break ties.
+ */
+function fillUp(ranked: string[], pool: string[], seed: string): string[] {
+  const seen = new Set(ranked);
+  return [...ranked, ...makeRng(`mmqa-fill/${seed}`).shuffle(pool.filter((id) => !seen.has(id)))];
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
@@ -161,18 +204,21 @@ async function main(): Promise<void> {
     ['bm25 title+caption', bm25Ranker(knowledgeBase(docs.map((d) => imageFragment(d, true))))],
     ['dualg no captions', dualgRanker(plain, titleKb)],
     ['dualg caption facts', dualgRanker(captioned, titleKb)],
+    ['what-if: content query nodes, no captions', contentNodeRanker(plain, titleKb)],
+    [WHAT_IF_CAPTIONS, contentNodeRanker(captioned, titleKb)],
   ];
   const per = new Map<string, Record<string, number>[]>();
   for (const [name, rank] of rows) {
     const scores: Record<string, number>[] = [];
     for (const q of questions) {
       const pool = values.pool === 'all' ? undefined : (q.meta.candidateImages as string[]);
-      scores.push(scoreOne(await rank(q, pool), q.goldDocs ?? []));
+      scores.push(scoreOne(fillUp(await rank(q, pool), pool ?? [], q.id), q.goldDocs ?? []));
     }
     per.set(name, scores);
   }
   printTable(questions, per);
-  printSignTests(per.get('dualg caption facts')!, per.get('dualg no captions')!);
+  printSignTests('dualg caption facts vs dualg no captions', per.get('dualg caption facts')!, per.get('dualg no captions')!);
+  printSignTests('what-if content nodes: caption facts vs no captions', per.get(WHAT_IF_CAPTIONS)!, per.get('dualg no captions')!);
 }
 
 function printTable(questions: Question[], per: Map<string, Record<string, number>[]>): void {
@@ -186,8 +232,8 @@ function printTable(questions: Question[], per: Map<string, Record<string, numbe
   }
 }
 
-function printSignTests(a: Record<string, number>[], b: Record<string, number>[]): void {
-  console.log('\ncaption facts vs no captions (paired sign test, won/lost/tied, p):');
+function printSignTests(title: string, a: Record<string, number>[], b: Record<string, number>[]): void {
+  console.log(`\n${title} (paired sign test, won/lost/tied, p):`);
   for (const m of ['R@1', 'R@2', 'MRR']) {
     const won = a.filter((x, i) => x[m] > b[i][m]).length;
     const lost = a.filter((x, i) => x[m] < b[i][m]).length;
