@@ -111,9 +111,10 @@ export function imageFacts(f: Fragment, docTitle: string, extraCaption?: string)
   const push = (r: string, v: string) => v.trim() && out.push({ u: subject, r, v: v.trim(), fragmentId: f.id, kind: 'image' });
   for (const cap of [f.caption, extraCaption]) for (const e of entities(cap ?? '')) push('shows', e);
   // A machine caption (MMQA LLaVA) names few entities; its content phrases and their links are facts too.
-  const known = new Set(out.map((x) => `${x.r}\u0000${x.v}`));
-  if (extraCaption)
+  if (extraCaption) {
+    const known = new Set(out.map((x) => `${x.r}\u0000${x.v}`));
     for (const [u, r, v] of captionFacts(subject, extraCaption)) if (!known.has(`${r}\u0000${v}`)) out.push({ u, r, v, fragmentId: f.id, kind: 'image' });
+  }
   const ocrNames = entities(f.ocrText ?? '').slice(0, MAX_OCR_NAMES);
   for (const e of ocrNames) push('text', e);
   return out;
