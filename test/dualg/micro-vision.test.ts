@@ -9,10 +9,13 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Fragment } from '../../lib/corpus/types';
-import { graphSettings } from '../../lib/dualg/artifacts';
+import { graphRequest, graphSettings, register as registerDualgArtifacts } from '../../lib/dualg/artifacts';
+import { DUALG_GRAPH_KIND } from '../../lib/dualg/graph/store';
+import { buildIndex } from '../../lib/index/build';
+import { ArtifactStore } from '../../lib/pipeline/artifact-store';
 import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
 import { parseVisionFacts, visionFactsFromModel } from '../../lib/dualg/graph/micro-vision';
-import type { MicroFact } from '../../lib/dualg/graph/types';
+import type { DualGraph, MicroFact } from '../../lib/dualg/graph/types';
 import { InProcessModel } from '../../lib/models/in-process';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import { registerOfflineHandlers } from '../../lib/offline-backend';
@@ -217,4 +220,40 @@ test('graph setting microImages: "vision" gets its own artifact key, the default
   assert.deepEqual(graphSettings({}), { tau: 0.8, openie: 'rules' });
   assert.notEqual(key({ microImages: 'vision' }), key({}));
   assert.throws(() => graphSettings({ microImages: 'vlm' }), /microImages must be "ocr" or "vision"/);
+});
+
+test('artifact dualg-graph with microImages = "vision" on a built index: the image file is found through the index manifest', async () => {
+  const dir = ownScratch('kf-micro-vision-index-');
+  const corpus = path.join(dir, 'corpus');
+  fs.mkdirSync(path.join(corpus, 'img'), { recursive: true });
+  fs.writeFileSync(path.join(corpus, 'img', 'chart.png'), png('f8cf'));
+  fs.writeFileSync(path.join(corpus, 'report.md'), '# Hesse election\n\nThe Greens gained seats in Hesse.\n\n![Figure 1: Seats by party](img/chart.png)\n');
+  const indexDir = path.join(dir, 'index');
+  await buildIndex({ corpusDir: corpus, outDir: indexDir, embedder: 'hash', options: { ingest: { ocr: 'off' }, hashDim: 64 } });
+  const server = await ScriptedServer.start();
+  server.on({ reply: { text: '{"facts": [{"subject": "SPD bar", "relation": "taller than", "object": "Greens bar"}]}' } });
+  const router = routerFor(server);
+  try {
+    registerDualgArtifacts();
+    const store = new ArtifactStore({ root: path.join(dir, 'artifacts') });
+    const open = async (settings: Record<string, unknown>, models?: unknown) => {
+      const request = { ...graphRequest(indexDir, settings), args: { indexDir, models } };
+      await store.prepare(DUALG_GRAPH_KIND, request);
+      return (await store.open<DualGraph>(DUALG_GRAPH_KIND, request, { indexDir })).value;
+    };
+    const g = await open({ microImages: 'vision' }, router);
+    const fact = g.micro.find((f) => f.r === 'taller than');
+    assert.ok(fact, 'the VLM fact is in the stored graph');
+    assert.equal(fact!.kind, 'image');
+    assert.equal(g.meta.stats.visionSent, 1);
+    assert.equal(sentImage(server.chatRequests()[0]), `data:image/png;base64,${png('f8cf').toString('base64')}`);
+    const ocr = await open({});
+    assert.equal(ocr.micro.filter((f) => f.r === 'taller than').length, 0, 'the default graph is another artifact, without VLM facts');
+    assert.equal(server.chatRequests().length, 1, 'the default graph calls no model');
+    await assert.rejects(open({ microImages: 'vision', tau: 0.9 }), /needs the model layer/);
+  } finally {
+    await router.close();
+    await server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
