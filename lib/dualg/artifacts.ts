@@ -97,7 +97,11 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     const settings: Record<string, unknown> = {};
     if (source.options.tau !== undefined) settings.tau = Number(source.options.tau);
     if (source.options.openie !== undefined) settings.openie = source.options.openie;
-    if (source.options.microImages !== undefined) settings.microImages = source.options.microImages;
+    // The image setting also comes from the experiment's index.settings (what the dualg retrievers read), so kf prepare
+    // <experiment> builds the graph the run will open.
+    const fromExperiment = (source.experiment?.index?.settings as Record<string, unknown> | undefined)?.microImages;
+    const microImages = source.options.microImages ?? fromExperiment;
+    if (microImages !== undefined) settings.microImages = microImages;
     return { ...graphRequest(indexDir, settings), args: { indexDir, models: source.models } };
   },
   async open(ref, args) {

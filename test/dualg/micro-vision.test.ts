@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Fragment } from '../../lib/corpus/types';
-import { graphRequest, graphSettings, register as registerDualgArtifacts } from '../../lib/dualg/artifacts';
+import { dualgGraphKind, graphRequest, graphSettings, register as registerDualgArtifacts } from '../../lib/dualg/artifacts';
 import { DUALG_GRAPH_KIND } from '../../lib/dualg/graph/store';
 import { buildIndex } from '../../lib/index/build';
 import { ArtifactStore } from '../../lib/pipeline/artifact-store';
@@ -251,6 +251,11 @@ test('artifact dualg-graph with microImages = "vision" on a built index: the ima
     assert.equal(ocr.micro.filter((f) => f.r === 'taller than').length, 0, 'the default graph is another artifact, without VLM facts');
     assert.equal(server.chatRequests().length, 1, 'the default graph calls no model');
     await assert.rejects(open({ microImages: 'vision', tau: 0.9 }), /needs the model layer/);
+    // kf prepare <experiment>: the setting comes from the experiment's index.settings, as the retrievers read it.
+    const experiment = { index: { settings: { microImages: 'vision' } } } as unknown as Parameters<NonNullable<typeof dualgGraphKind.request>>[0]['experiment'];
+    const fromExperiment = await dualgGraphKind.request!({ experiment, options: { index: indexDir }, models: router, log: () => undefined });
+    assert.equal(fromExperiment.settings?.microImages, 'vision');
+    assert.equal(store.keyOf(DUALG_GRAPH_KIND, fromExperiment), store.keyOf(DUALG_GRAPH_KIND, graphRequest(indexDir, { microImages: 'vision' })));
   } finally {
     await router.close();
     await server.close();
