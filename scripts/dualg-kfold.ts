@@ -7,6 +7,9 @@
  * configurations each fold chose (--all: every configuration's means on stderr).
  *
  *   node --import tsx scripts/dualg-kfold.ts --bench 2wiki [--index DIR] [--folds 5] [--seed 1] [--objective allFound@2]
+ *     [--grid full|around]
+ * --grid full (default): every combination of a few values of seven constants (128 configurations);
+ * --grid around: the defaults plus one setting changed at a time (14 configurations).
  * The index is the one `kf eval retrieval --bench <b> --offline` built (newest
  * .kf-cache/indexes/<bench>-*), or --index.
  */
@@ -24,16 +27,37 @@ import { DualgSearcher } from '../lib/dualg/query/searcher';
 
 const KS = [1, 2, 5, 8];
 
-/** The grid: a few values of the constants chosen by hand while developing (see the report). */
-function grid(): Record<string, unknown>[] {
+/** The full grid: a few values of the constants chosen by hand while developing (see the report). */
+function fullGrid(): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const bridge of [0.45, 0.6])
     for (const both of [0, 0.25])
       for (const seedFirst of [0, 1])
         for (const comention of [0, 0.3])
-          for (const hybrid of [0, 0.5]) {
-            out.push({ heuristic: { bridge, both, seedFirst, comention, hops: comention ? 2 : 1 }, hybrid });
-          }
+          for (const contains of [0, 1])
+            for (const hub of [0, 0.5])
+              for (const hybrid of [0, 0.5]) {
+                out.push({ heuristic: { bridge, both, seedFirst, comention, hops: comention ? 2 : 1, contains, hub }, hybrid });
+              }
+  return out;
+}
+
+/** Alternatives to each default, one setting at a time (fewer configurations: less room to overfit a fold). */
+const AROUND: Record<string, number[]> = {
+  bridge: [0.45],
+  both: [0],
+  seedFirst: [0],
+  comention: [0],
+  contains: [0, 2],
+  hub: [0, 1],
+  target: [0.5],
+  lexical: [1],
+};
+
+function aroundGrid(): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const [k, vs] of Object.entries(AROUND)) for (const v of vs) out.push({ heuristic: { [k]: v, ...(k === 'comention' ? { hops: 1 } : {}) } });
+  out.push({ hybrid: 0.5 });
   return out;
 }
 
@@ -61,6 +85,7 @@ async function main(): Promise<void> {
       seed: { type: 'string', default: '1' },
       objective: { type: 'string', default: 'allFound@2' },
       all: { type: 'boolean' },
+      grid: { type: 'string', default: 'full' },
     },
   });
   const bench = assertBenchmarkName(values.bench ?? '2wiki', '--bench');
@@ -70,7 +95,8 @@ async function main(): Promise<void> {
   const kb = engineKnowledgeBase(idx, { forced: { withContext: false } });
   const g = await graphFor({ indexDir: idx.dir, settings: {} });
   const parts = searcherParts(g);
-  const configs = [{}, ...grid()];
+  if (values.grid !== 'full' && values.grid !== 'around') throw new Error(`--grid is full or around, not ${values.grid}`);
+  const configs = [{}, ...(values.grid === 'full' ? fullGrid() : aroundGrid())];
   const qs = data.questions.filter((q) => goldUnits(q, 'document').length);
   const table: Row[][] = [];
   for (const c of configs) {
@@ -115,6 +141,8 @@ async function main(): Promise<void> {
       questions: qs.length,
       folds,
       objective: obj,
+      grid: values.grid,
+      configurations: configs.length,
       default: mean(table[0]),
       kfold: mean(held),
       chosen: chosen.map((c) => configs[c]),

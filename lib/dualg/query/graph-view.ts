@@ -7,6 +7,7 @@
 import { EntityNameIndex } from '../graph/align';
 import { skipKey } from '../graph/extract-offline';
 import { NameMatcher } from '../graph/name-matcher';
+import { wordTokens } from '../graph/names';
 import { REL_MENTIONS, type DualGraph } from '../graph/types';
 
 export interface GraphView {
@@ -29,6 +30,30 @@ export interface GraphView {
   docStems(doc: number): Set<string>;
   /** Documents holding a stemmed word (inverted index, built on first use). */
   stemDocs(stem: string): readonly number[];
+  /**
+   * Documents whose title contains the entity's name without being titled by it ("History of Mississippi",
+   * "List of Ohio area codes" for Ohio; built on first use).
+   */
+  containerDocs(entity: number): readonly number[];
+}
+
+/** Entities named inside each title (every word span that is a known name, not the title's own entity), inverted. */
+function titleContainers(g: DualGraph): number[][] {
+  const out: number[][] = g.entityNames.map(() => []);
+  g.docs.forEach((d, doc) => {
+    const toks = wordTokens(d.title);
+    const found = new Set<number>();
+    for (let i = 0; i < toks.length; i++) {
+      let key = '';
+      for (let j = i; j < toks.length; j++) {
+        key = j === i ? toks[j].norm : `${key} ${toks[j].norm}`;
+        if (j - i + 1 === toks.length || skipKey(key) || !toks.slice(i, j + 1).some((t) => t.capitalised)) continue;
+        for (const e of g.aliases.get(key) ?? []) if (e !== d.titleEntity) found.add(e);
+      }
+    }
+    for (const e of found) out[e].push(doc);
+  });
+  return out;
 }
 
 function csr(g: DualGraph): Pick<GraphView, 'adjOffset' | 'adjNode' | 'adjTriple'> {
@@ -79,5 +104,7 @@ export function graphView(g: DualGraph): GraphView {
     }
     return inverted.get(w) ?? [];
   };
-  return { g, matcher, names: new EntityNameIndex(g), ...csr(g), docMentions, idf, titleDocsOf, microByEntity, docStems, stemDocs };
+  let containers: number[][] | undefined;
+  const containerDocs = (e: number) => (containers ??= titleContainers(g))[e] ?? [];
+  return { g, matcher, names: new EntityNameIndex(g), ...csr(g), docMentions, idf, titleDocsOf, microByEntity, docStems, stemDocs, containerDocs };
 }

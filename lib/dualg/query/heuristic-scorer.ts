@@ -34,9 +34,20 @@ export interface HeuristicSettings {
   comention: number;
   /** 1: documents titled by the strongest seeds rank first (0 = off). */
   seedFirst: number;
+  /**
+   * Weight of container bridges (0 = off): a passage whose title contains a mentioned entity's name ("History of
+   * Mississippi" from a passage mentioning Mississippi), times its share of the question's relation words.
+   */
+  contains?: number;
+  /** Title bridges gain this share of the relation words the bridged passage adds (residual fit; 0 = off). */
+  target?: number;
+  /** Bridges through common entities weigh (idf / max idf) ^ hub less (0 = off). */
+  hub?: number;
 }
 
 const MAX_COMENTION_DOCS = 60;
+/** Names inside more titles than this ("United States") say too little about which of them is meant. */
+const MAX_CONTAINER_DOCS = 30;
 
 /**
  * Defaults: bridge, seedFirst and comention/hops were picked from a small grid on the dev questions of
@@ -53,6 +64,9 @@ export const HEURISTIC_DEFAULTS: HeuristicSettings = {
   hops: 2,
   comention: 0.3,
   seedFirst: 1,
+  contains: 1,
+  target: 0,
+  hub: 0.5,
 };
 
 export interface SeedInput {
@@ -106,15 +120,97 @@ function seedTitlesFirst(view: GraphView, seeds: SeedInput[], docScores: Map<num
   }
 }
 
-/** Per document: the weighted share of the question's relation words it holds (through the inverted stem index). */
-function relationFit(view: GraphView, relWords: RelationWord[]): Map<number, number> {
-  const fit = new Map<number, number>();
-  for (const w of relWords) {
-    const docs = new Set<number>();
-    for (const st of w.stems) for (const d of view.stemDocs(st)) docs.add(d);
-    for (const d of docs) fit.set(d, (fit.get(d) ?? 0) + w.weight);
+/** The documents holding each relation word (through the inverted stem index), for whole-document and residual fits. */
+class RelationDocs {
+  private readonly docs: Set<number>[];
+  /** Per document: the weighted share of the question's relation words it holds. */
+  readonly fit = new Map<number, number>();
+
+  constructor(
+    view: GraphView,
+    private readonly words: RelationWord[],
+  ) {
+    this.docs = words.map((w) => {
+      const docs = new Set<number>();
+      for (const st of w.stems) for (const d of view.stemDocs(st)) docs.add(d);
+      for (const d of docs) this.fit.set(d, (this.fit.get(d) ?? 0) + w.weight);
+      return docs;
+    });
   }
-  return fit;
+
+  /** The weighted share of the relation words `d2` holds that `d` lacks: what one more hop from d to d2 adds. */
+  residual(d: number, d2: number): number {
+    let s = 0;
+    this.words.forEach((w, i) => {
+      if (this.docs[i].has(d2) && !this.docs[i].has(d)) s += w.weight;
+    });
+    return s;
+  }
+}
+
+/** What one query's propagation reads and writes. */
+interface Walk {
+  view: GraphView;
+  s: HeuristicSettings;
+  relWords: RelationWord[];
+  rel: RelationDocs;
+  direct: Map<number, number>;
+  via: Map<number, number>;
+  docScores: Map<number, number>;
+  nodeScores: Map<number, number>;
+  best: Map<number, [from: number, d: number, x: number, score: number]>;
+}
+
+type Offer = (d2: number, link: number, from: number, d: number, x: number) => void;
+
+/** Offers a document a bridge score; it keeps the offer when that beats what it has (direct and bridge combined by `both`). */
+function offerInto(w: Walk, reached: Map<number, number>): Offer {
+  return (d2, link, from, d, x) => {
+    const own = w.direct.get(d2) ?? 0;
+    const combined = Math.max(own, link) + w.s.both * Math.min(own, link);
+    if ((w.docScores.get(d2) ?? 0) >= combined) return;
+    w.docScores.set(d2, combined);
+    reached.set(d2, link);
+    w.nodeScores.set(x, Math.max(w.nodeScores.get(x) ?? 0, link));
+    w.best.set(d2, [from, d, x, link]);
+  };
+}
+
+/** Documents whose title contains x, each at `link` x `contains` x the relation words it adds to d (residual fit). */
+function offerContainers(w: Walk, offer: Offer, link: number, from: number, d: number, x: number): void {
+  const containers = w.view.containerDocs(x);
+  if (containers.length > MAX_CONTAINER_DOCS) return;
+  for (const d2 of containers) {
+    const fit = d2 === d ? 0 : w.rel.residual(d, d2);
+    if (fit > 0) offer(d2, link * w.s.contains! * fit, from, d, x);
+  }
+}
+
+/** One hop out of document d (score sd): title-mention bridges, container bridges, co-mentions. */
+function hopFrom(w: Walk, offer: Offer, d: number, sd: number): void {
+  const { view, s, relWords, rel } = w;
+  const g = view.g;
+  const maxIdf = Math.log(1 + Math.max(1, g.docs.length));
+  for (const ti of view.docMentions[d]) {
+    const t = g.triples[ti];
+    const from = w.via.get(d) ?? t.head;
+    const link = sd * s.bridge * (1 + s.context * contextMatch(relWords, t.lead, t.context)) * (view.idf[t.tail] / maxIdf) ** (s.hub ?? 0);
+    for (const d2 of view.titleDocsOf[t.tail]) if (d2 !== d) offer(d2, link * (1 + (s.target ?? 0) * rel.residual(d, d2)), from, d, t.tail);
+    if (s.contains) offerContainers(w, offer, link, from, d, t.tail);
+    if (!s.comention) continue;
+    // Co-mention: another passage naming the same entity, if it also speaks of the asked relation.
+    const docs = g.entityDocs[t.tail];
+    if (docs.length > MAX_COMENTION_DOCS) continue;
+    const rarity = view.idf[t.tail] / maxIdf;
+    for (const { doc: d2, weight } of docs) {
+      if (d2 === d || weight >= 1) continue;
+      const fit = rel.fit.get(d2) ?? 0;
+      if (fit > 0) offer(d2, sd * s.comention * rarity * fit, from, d, t.tail);
+    }
+  }
+  // The passage about x leads on to the passages whose title contains x ("Tennessee" -> "... Tennessee Tower").
+  const own = g.docs[d].titleEntity;
+  if (s.contains && own >= 0) offerContainers(w, offer, sd * s.bridge, w.via.get(d) ?? own, d, own);
 }
 
 export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: RelationWord[], s: HeuristicSettings = HEURISTIC_DEFAULTS): GraphScores {
@@ -129,46 +225,20 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: R
       if (!via.has(doc)) via.set(doc, e);
     }
   }
-  const docScores = new Map(direct);
-  const fits = relationFit(view, relWords);
-  const best = new Map<number, [from: number, d: number, x: number, score: number]>();
-  const maxIdf = Math.log(1 + Math.max(1, g.docs.length));
+  const rel = new RelationDocs(view, relWords);
+  const w: Walk = { view, s, relWords, rel, direct, via, docScores: new Map(direct), nodeScores, best: new Map() };
   let frontier = [...direct.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
   for (let hop = 0; hop < s.hops && frontier.length; hop++) {
     const reached = new Map<number, number>();
-    const offer = (d2: number, link: number, from: number, d: number, x: number) => {
-      const own = direct.get(d2) ?? 0;
-      const combined = Math.max(own, link) + s.both * Math.min(own, link);
-      if ((docScores.get(d2) ?? 0) >= combined) return;
-      docScores.set(d2, combined);
-      reached.set(d2, link);
-      nodeScores.set(x, Math.max(nodeScores.get(x) ?? 0, link));
-      best.set(d2, [from, d, x, link]);
-    };
-    for (const [d, sd] of frontier) {
-      for (const ti of view.docMentions[d]) {
-        const t = g.triples[ti];
-        const from = via.get(d) ?? t.head;
-        const link = sd * s.bridge * (1 + s.context * contextMatch(relWords, t.lead, t.context));
-        for (const d2 of view.titleDocsOf[t.tail]) if (d2 !== d) offer(d2, link, from, d, t.tail);
-        if (!s.comention) continue;
-        // Co-mention: another passage naming the same entity, if it also speaks of the asked relation.
-        const docs = g.entityDocs[t.tail];
-        if (docs.length > MAX_COMENTION_DOCS) continue;
-        const rarity = view.idf[t.tail] / maxIdf;
-        for (const { doc: d2, weight } of docs) {
-          if (d2 === d || weight >= 1) continue;
-          const fit = fits.get(d2) ?? 0;
-          if (fit > 0) offer(d2, sd * s.comention * rarity * fit, from, d, t.tail);
-        }
-      }
-    }
+    const offer = offerInto(w, reached);
+    for (const [d, sd] of frontier) hopFrom(w, offer, d, sd);
     frontier = [...reached.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
   }
-  for (const [d, v] of docScores) docScores.set(d, v + s.lexical * (fits.get(d) ?? 0));
+  const docScores = w.docScores;
+  for (const [d, v] of docScores) docScores.set(d, v + s.lexical * (rel.fit.get(d) ?? 0));
   if (s.seedFirst) seedTitlesFirst(view, seeds, docScores);
   // Paths are built for the ten best bridged documents only (building one per offer cost most of the time).
-  const top = [...best.entries()].sort((a, b) => b[1][3] - a[1][3] || a[0] - b[0]).slice(0, 10);
+  const top = [...w.best.entries()].sort((a, b) => b[1][3] - a[1][3] || a[0] - b[0]).slice(0, 10);
   return { docScores, nodeScores, paths: top.map(([d2, [from, d, x, score]]) => bridgePath(view, from, d, x, d2, score)) };
 }
 

@@ -1,0 +1,79 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildDualGraph } from '../../lib/dualg/graph/build';
+import { sourceFromPassages } from '../../lib/dualg/graph/source';
+import { graphView, type GraphView } from '../../lib/dualg/query/graph-view';
+import { linkQuery } from '../../lib/dualg/query/link';
+import { heuristicScores, HEURISTIC_DEFAULTS, type HeuristicSettings } from '../../lib/dualg/query/heuristic-scorer';
+import { relationWords } from '../../lib/dualg/query/relation-words';
+
+// A MuSiQue-like chain: the church passage names the state (Ohio); the answer passage is titled "List of Ohio area
+// codes", which no passage mentions by title. Distractor passages are titled by other entities the church passage
+// mentions; "United States" is a hub mentioned everywhere.
+const PASSAGES = [
+  {
+    id: 'church',
+    title: 'Atwater Congregational Church',
+    text: 'Atwater Congregational Church is a historic building in Atwater, Ohio, United States. It was built by Hiram Kellogg.',
+  },
+  { id: 'codes', title: 'List of Ohio area codes', text: 'Ohio has several area codes: code 216 covers Cleveland and code 513 covers Cincinnati.' },
+  { id: 'ohio', title: 'Ohio', text: 'Ohio is a state in the Midwestern United States. Its capital is Columbus.' },
+  { id: 'kellogg', title: 'Hiram Kellogg', text: 'Hiram Kellogg was a carpenter in the United States.' },
+  { id: 'us', title: 'United States', text: 'The United States is a country in North America.' },
+  { id: 'h1', title: 'Boston', text: 'Boston is a city in the United States.' },
+  { id: 'h2', title: 'Chicago', text: 'Chicago is a city in the United States.' },
+  { id: 'h3', title: 'Denver', text: 'Denver is a city in the United States.' },
+];
+
+async function fixture(): Promise<GraphView> {
+  return graphView(await buildDualGraph(sourceFromPassages(PASSAGES, 'containers')));
+}
+
+function ranking(view: GraphView, q: string, s: Partial<HeuristicSettings>): string[] {
+  const l = linkQuery(view, q);
+  const scores = heuristicScores(view, l.seeds, relationWords(q, l.covered), { ...HEURISTIC_DEFAULTS, ...s });
+  return [...scores.docScores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([d]) => view.g.docs[d].id);
+}
+
+const entity = (view: GraphView, name: string) => view.g.entityNames.indexOf(name);
+
+test('container documents: titles that contain an entity name, never the entity titled by the document itself', async () => {
+  const view = await fixture();
+  const ohio = entity(view, 'Ohio');
+  assert.ok(ohio >= 0, 'Ohio is an entity');
+  const containers = view.containerDocs(ohio).map((d) => view.g.docs[d].id);
+  assert.deepEqual(containers, ['codes']);
+  const list = view.g.docs.findIndex((d) => d.id === 'codes');
+  assert.equal(view.containerDocs(view.g.docs[list].titleEntity).length, 0, 'a title does not contain itself');
+});
+
+test('container bridge: the passage whose title contains the mentioned state and holds the asked words comes second', async () => {
+  const view = await fixture();
+  const q = 'What is the area code for the state where the Atwater Congregational Church is?';
+  const on = ranking(view, q, { contains: 1 });
+  assert.equal(on[0], 'church');
+  assert.ok(on.indexOf('codes') >= 0 && on.indexOf('codes') < on.indexOf('kellogg'), `with containers: ${on.join(' ')}`);
+  const off = ranking(view, q, { contains: 0 });
+  assert.ok(off.indexOf('codes') < 0 || off.indexOf('codes') > on.indexOf('codes'), `without containers: ${off.join(' ')}`);
+});
+
+test('container bridge needs relation words the previous passage lacks (residual fit)', async () => {
+  const view = await fixture();
+  // "built" is in the church passage already and in no container: nothing to add, so no container bridge.
+  const r = ranking(view, 'Who built the Atwater Congregational Church?', { contains: 1 });
+  assert.ok(!r.includes('codes'), r.join(' '));
+});
+
+test('hub damping: a bridge through a common entity weighs less than one through a rare entity', async () => {
+  const view = await fixture();
+  const q = 'Who is the carpenter of the Atwater Congregational Church?';
+  const damped = ranking(view, q, { hub: 1, contains: 0 });
+  assert.ok(damped.indexOf('kellogg') >= 0 && damped.indexOf('us') >= 0, damped.join(' '));
+  assert.ok(damped.indexOf('kellogg') < damped.indexOf('us'), `hub 1: ${damped.join(' ')}`);
+  const l = linkQuery(view, q);
+  const rel = relationWords(q, l.covered);
+  const plain = heuristicScores(view, l.seeds, rel, { ...HEURISTIC_DEFAULTS, hub: 0, contains: 0 }).docScores;
+  const hub = heuristicScores(view, l.seeds, rel, { ...HEURISTIC_DEFAULTS, hub: 1, contains: 0 }).docScores;
+  const us = view.g.docs.findIndex((d) => d.id === 'us');
+  assert.ok(hub.get(us)! < plain.get(us)!, 'the hub bridge loses weight');
+});
