@@ -32,6 +32,9 @@ export const RUNS: RunSpec[] = [
   { name: 'hybrid+graph', flags: ['--mode', 'hybrid+graph'] },
   { name: 'dualg', flags: ['--retriever', 'dualg'] },
   { name: 'dualg-no-micro', flags: ['--retriever', 'dualg-no-micro'] },
+  // The two one-document micro rules of lib/dualg/query/micro-label-match.ts, each switched off alone.
+  { name: 'dualg-no-labels', flags: ['--retriever', 'dualg', '--retriever-settings', '{"microLabels":false}'] },
+  { name: 'dualg-no-figures', flags: ['--retriever', 'dualg', '--retriever-settings', '{"microFigures":false}'] },
 ];
 
 export const BUCKETS = ['Text', 'Layout', 'Table', 'Chart', 'Figure'] as const;
@@ -150,6 +153,9 @@ function evaluate(run: RunSpec, args: string[], outDir: string, reuse: boolean):
   return readRecords(recFile);
 }
 
+/** An argument as a shell reads it back (the printed commands are meant to be pasted). */
+export const shellQuote = (a: string): string => (/^[\w./,=:+@-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+
 const f3 = (x: number) => (Number.isNaN(x) ? '-' : x.toFixed(3));
 
 /** The table: one block per bucket, one line per retriever. */
@@ -188,7 +194,7 @@ async function main(): Promise<void> {
   const commands: string[] = [];
   for (const run of runs) {
     const args = commandFor(run, o, '1,2,3,5,8');
-    commands.push(`nice -n 10 env KF_TSX=1 node ${args.join(' ')}`);
+    commands.push(`nice -n 10 env KF_TSX=1 node ${args.map(shellQuote).join(' ')}`);
     records.set(run.name, evaluate(run, args, o.out, !!values.reuse));
     rows.set(run.name, bucketMeans(records.get(run.name)!, sourcesOf));
   }
@@ -197,7 +203,7 @@ async function main(): Promise<void> {
     const o20 = { ...o, out: `${o.out}-k20` };
     for (const run of runs) {
       const args = commandFor(run, o20, '8,20');
-      commands.push(`nice -n 10 env KF_TSX=1 node ${args.join(' ')}`);
+      commands.push(`nice -n 10 env KF_TSX=1 node ${args.map(shellQuote).join(' ')}`);
       const recs = evaluate(run, args, o20.out, !!values.reuse).map((r) => distinctPageScores(r, [2, 5, 8]));
       pageRows.set(run.name, bucketMeans(recs, sourcesOf));
     }
@@ -212,11 +218,16 @@ async function main(): Promise<void> {
   const pairs: [string, string][] = [
     ['dualg', 'hybrid'],
     ['dualg', 'dualg-no-micro'],
+    ['dualg', 'dualg-no-labels'],
+    ['dualg', 'dualg-no-figures'],
   ];
+  console.log('');
   for (const [a, b] of pairs) {
     if (!records.has(a) || !records.has(b)) continue;
-    const c = pairedCounts(records.get(a)!, records.get(b)!, 'R@8');
-    console.log(`\nR@8 per question, ${a} vs ${b}: better ${c.better}, same ${c.same}, worse ${c.worse}`);
+    for (const metric of ['R@8', 'R@5']) {
+      const c = pairedCounts(records.get(a)!, records.get(b)!, metric);
+      console.log(`${metric} per question, ${a} vs ${b}: better ${c.better}, same ${c.same}, worse ${c.worse}`);
+    }
   }
   console.log(`\ncommands:\n${commands.join('\n')}`);
 }

@@ -8,7 +8,7 @@
  *   'dualg-no-micro', 'dualg-no-macro'   the paper's ablations.
  * On first use the graph of the index is prepared as artifact 'dualg-graph'
  * (built once, reused, refused for another index). Settings (experiment
- * `index.settings` / RetrieverSetup.settings): tau, micro, macro, lexicon,
+ * `index.settings` / RetrieverSetup.settings): tau, micro, macro, lexicon, microLabels, microFigures,
  * heuristic.{...}, fusion.{alpha,beta,decay}, artifacts (store root).
  */
 import type { ModeRetriever } from '../index/knowledge-base';
@@ -58,6 +58,8 @@ export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerNam
     minSeedIdf: raw.minSeedIdf === undefined ? SEARCHER_DEFAULTS.minSeedIdf : Number(raw.minSeedIdf),
     pseudoSeeds: raw.pseudoSeeds === undefined ? SEARCHER_DEFAULTS.pseudoSeeds : Number(raw.pseudoSeeds),
     pseudoOnNoLink: bool(raw.pseudoOnNoLink, SEARCHER_DEFAULTS.pseudoOnNoLink, 'pseudoOnNoLink'),
+    microLabels: bool(raw.microLabels, SEARCHER_DEFAULTS.microLabels, 'microLabels'),
+    microFigures: bool(raw.microFigures, SEARCHER_DEFAULTS.microFigures, 'microFigures'),
   };
 }
 

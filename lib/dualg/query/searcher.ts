@@ -18,6 +18,7 @@ import type { GraphView } from './graph-view';
 import { heuristicScores, HEURISTIC_DEFAULTS, type HeuristicSettings, type SeedInput } from './heuristic-scorer';
 import { linkQuery } from './link';
 import { matchMicro, type MicroIndex, type PatternTriple } from './micro-match';
+import { fragmentBoosts } from './micro-label-match';
 import { pprScores } from './ppr';
 import { relationWords } from './relation-words';
 import { hashedQueryVector, type GnnScorer } from './scorer';
@@ -41,6 +42,9 @@ export interface SearcherSettings {
   pseudoSeeds: number;
   /** Also when nothing at all was linked (else: plain hybrid, as the spec's fallback). */
   pseudoOnNoLink: boolean;
+  /** One-document ranking: question content words match micro fact labels; "Figure N" matches that figure (micro-label-match.ts). */
+  microLabels: boolean;
+  microFigures: boolean;
 }
 
 export const SEARCHER_DEFAULTS: SearcherSettings = {
@@ -55,6 +59,8 @@ export const SEARCHER_DEFAULTS: SearcherSettings = {
   minSeedIdf: 0.5,
   pseudoSeeds: 2,
   pseudoOnNoLink: false,
+  microLabels: true,
+  microFigures: true,
 };
 
 export interface SearcherParts {
@@ -102,7 +108,9 @@ export class DualgSearcher {
     if (opts.docIds?.length === 1) {
       // One document (MMLongBench-Doc): rank its fragments, the micro matches pointing at tables and charts.
       const h = await hybridP;
-      const hits = rankFragments(h.hits, m?.sFragment ?? new Map(), this.s.fusion.beta, opts, kb);
+      const labels = { labels: this.s.microLabels, figures: this.s.microFigures };
+      const boosts = m ? fragmentBoosts(m.sFragment, this.parts.micro.facts, query, labels) : new Map<string, number>();
+      const hits = rankFragments(h.hits, boosts, this.s.fusion.beta, opts, kb);
       notes.push('one document: its fragments ranked by the hybrid plus micro matches');
       return {
         query,

@@ -1,0 +1,154 @@
+/**
+ * Label matching on the micro graph (one document's fragments). Micro facts keep a chart's labels and a table's
+ * column headers as the fact RELATION ((chart, "Greens", 45), (row, "Broadband at home", 47%)), and the names
+ * on the image's own anchor (its label "Figure 3"). Graph-level matching reaches a relation only through a parsed
+ * condition triple, and node-level boosting reads only the question's capitalised names, so "What percentage of
+ * Greens ..." or "How many subfigures are in Figure 3?" never met their facts. Here:
+ *  - a fact's label is matched by the question's content words: coverage = share of the label's content-word stems
+ *    found in the question, kept when >= GATE (the matcher's semantic gate);
+ *  - a reference to a figure in the question ("Figure 3", "Fig. 3") matches an anchor with exactly that name.
+ * The score goes to the fragment the fact came from, divided by the number of the document's fragments holding
+ * that label (or anchor): the within-document idf rule node-level boosting uses. No new constant.
+ * Document scores are left alone: a label such as "Total" says nothing about which document to read.
+ */
+import { nameKey } from '../graph/names';
+import type { MicroFact } from '../graph/types';
+import { contentWords, stem } from '../../util/text-rules';
+import { GATE } from './micro-match';
+
+/** Relations of image facts that are not labels (lib/dualg/graph/micro.ts: caption names, OCR names). */
+const NOT_LABELS = new Set(['shows', 'text']);
+/** A table column without a header gets "column N" (lib/dualg/graph/micro.ts): no label. */
+const UNNAMED_COLUMN = /^column \d+$/;
+
+/** The distinct content-word stems of a text that contain a letter (numbers are values, not label words). */
+export function labelStems(text: string): string[] {
+  return [
+    ...new Set(
+      contentWords(text)
+        .filter((w) => /\p{L}/u.test(w) && w.length >= 2)
+        .map(stem),
+    ),
+  ];
+}
+
+/** The anchor key of a figure name: "Figure 3", "Fig. 3", "FIGURE 3" -> "figure 3"; undefined for other names. */
+export function figureKey(name: string): string | undefined {
+  const m = /^fig(?:ure)? (\d+)$/.exec(nameKey(name));
+  return m ? `figure ${Number(m[1])}` : undefined;
+}
+
+/** Figure references of a question ("Figure 3", "Fig. 3", "figure 3(b)") as anchor keys. */
+export function figureReferences(question: string): string[] {
+  const out = new Set<string>();
+  for (const m of question.matchAll(/\b(?:figure|fig\.?)\s*(\d+)/gi)) out.add(`figure ${Number(m[1])}`);
+  return [...out];
+}
+
+interface Group {
+  /** Per fact of the group: the fact index. */
+  facts: number[];
+  /** Document -> the distinct fragments of that document holding the group's facts (within-document idf). */
+  spread: Map<number, Set<string>>;
+}
+
+/** Facts grouped by label (relation stems) and by anchor key, with a word index over the labels. */
+export class LabelIndex {
+  readonly labels: { stems: string[]; group: Group }[] = [];
+  private readonly byStem = new Map<string, number[]>();
+  readonly anchors = new Map<string, Group>();
+
+  constructor(readonly facts: MicroFact[]) {
+    const byKey = new Map<string, number>();
+    facts.forEach((f, i) => {
+      const label = f.r.trim();
+      if (!NOT_LABELS.has(label) && !UNNAMED_COLUMN.test(label)) this.addLabel(labelStems(label), byKey, f, i);
+      const anchor = figureKey(f.u);
+      if (anchor) addTo(this.anchors.get(anchor) ?? this.anchors.set(anchor, newGroup()).get(anchor)!, f, i);
+    });
+  }
+
+  private addLabel(stems: string[], byKey: Map<string, number>, f: MicroFact, i: number): void {
+    if (!stems.length) return;
+    const key = [...stems].sort().join(' ');
+    let id = byKey.get(key);
+    if (id === undefined) {
+      id = this.labels.length;
+      byKey.set(key, id);
+      this.labels.push({ stems, group: newGroup() });
+      for (const s of stems) (this.byStem.get(s) ?? this.byStem.set(s, []).get(s)!).push(id);
+    }
+    addTo(this.labels[id].group, f, i);
+  }
+
+  /** Labels sharing a stem with the question, with their coverage (share of the label's stems in the question), gated. */
+  matchingLabels(questionStems: Set<string>): { label: number; coverage: number }[] {
+    const seen = new Set<number>();
+    const out: { label: number; coverage: number }[] = [];
+    for (const s of questionStems) {
+      for (const id of this.byStem.get(s) ?? []) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const { stems } = this.labels[id];
+        const coverage = stems.filter((x) => questionStems.has(x)).length / stems.length;
+        if (coverage >= GATE) out.push({ label: id, coverage });
+      }
+    }
+    return out;
+  }
+}
+
+const newGroup = (): Group => ({ facts: [], spread: new Map() });
+
+function addTo(g: Group, f: MicroFact, i: number): void {
+  g.facts.push(i);
+  (g.spread.get(f.doc) ?? g.spread.set(f.doc, new Set()).get(f.doc)!).add(f.fragmentId);
+}
+
+const cache = new WeakMap<MicroFact[], LabelIndex>();
+
+/** The label index of a fact list, built once per list. */
+export function labelIndexOf(facts: MicroFact[]): LabelIndex {
+  let idx = cache.get(facts);
+  if (!idx) cache.set(facts, (idx = new LabelIndex(facts)));
+  return idx;
+}
+
+export interface LabelMatchOptions {
+  /** Match fact labels (relations) by the question's content words. */
+  labels: boolean;
+  /** Match "Figure N" in the question to the anchor of that name. */
+  figures: boolean;
+}
+
+export const LABEL_MATCH_DEFAULTS: LabelMatchOptions = { labels: true, figures: true };
+
+/** Fragment id -> label / figure-reference score of the question (max over the fragment's matching facts). */
+export function matchLabels(index: LabelIndex, question: string, o: LabelMatchOptions = LABEL_MATCH_DEFAULTS): Map<string, number> {
+  const out = new Map<string, number>();
+  const give = (g: Group, score: number) => {
+    for (const fi of g.facts) {
+      const f = index.facts[fi];
+      const v = score / g.spread.get(f.doc)!.size;
+      if (v > (out.get(f.fragmentId) ?? 0)) out.set(f.fragmentId, v);
+    }
+  };
+  if (o.labels) for (const m of index.matchingLabels(new Set(labelStems(question)))) give(index.labels[m.label].group, m.coverage);
+  for (const ref of o.figures ? figureReferences(question) : []) {
+    const g = index.anchors.get(ref);
+    if (g) give(g, 1);
+  }
+  return out;
+}
+
+/** The one-document fragment boosts: matchMicro's (graph-level matches, node boosting) and the label matches, max per fragment. */
+export function fragmentBoosts(
+  sFragment: Map<string, number>,
+  facts: MicroFact[],
+  question: string,
+  o: LabelMatchOptions = LABEL_MATCH_DEFAULTS,
+): Map<string, number> {
+  const out = new Map(sFragment);
+  for (const [id, v] of matchLabels(labelIndexOf(facts), question, o)) if (v > (out.get(id) ?? 0)) out.set(id, v);
+  return out;
+}

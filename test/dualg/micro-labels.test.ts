@@ -1,0 +1,146 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Fragment } from '../../lib/corpus/types';
+import type { SearchHit } from '../../lib/index/types';
+import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
+import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
+import type { MicroFact } from '../../lib/dualg/graph/types';
+import { figureKey, figureReferences, fragmentBoosts, labelStems, LabelIndex, matchLabels } from '../../lib/dualg/query/micro-label-match';
+import { DualgSearcher, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
+import { searcherParts } from '../../lib/dualg/retriever';
+
+const fact = (u: string, r: string, v: string, fragmentId: string, doc = 0, kind: MicroFact['kind'] = 'image'): MicroFact => ({
+  u,
+  r,
+  v,
+  doc,
+  fragmentId,
+  kind,
+  uEntity: -1,
+  vEntity: -1,
+});
+
+/** Two charts and two tables of document 0, one table of document 1, and a figure anchor. */
+const FACTS: MicroFact[] = [
+  fact('Election chart', 'Greens', '45', 'd0#chart1'),
+  fact('Election chart', 'SPD', '47', 'd0#chart1'),
+  fact('Poll', 'CDU/CSU', '30', 'd0#chart2'),
+  fact('Poll', 'Share of total streaming', '12%', 'd0#chart2'),
+  fact('Seniors', 'Broadband at home', '47%', 'd0#table1', 0, 'table'),
+  fact('Adults', 'Broadband at home', '70%', 'd0#table2', 0, 'table'),
+  fact('Teens', 'Broadband at home', '90%', 'd1#table1', 1, 'table'),
+  fact('Adults', 'column 3', 'Greens', 'd0#table2', 0, 'table'),
+  fact('Figure 3', 'shows', 'Greens', 'd0#fig3'),
+  fact('Figure 3', 'text', 'NLP Tasks', 'd0#fig3'),
+  fact('Figure 13', 'shows', 'Chess', 'd0#fig13'),
+  fact('Poll', '2013', '55', 'd0#chart2'),
+];
+
+const round = (m: Map<string, number>) => Object.fromEntries([...m].map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
+
+test('labelStems: content-word stems with a letter; numbers and stop words are not label words', () => {
+  assert.deepEqual(labelStems('Broadband at home'), ['broadband', 'home']);
+  assert.deepEqual(labelStems('in 2013, 65+'), []);
+  assert.deepEqual(labelStems('Greens'), ['green']);
+});
+
+test('figure references and anchor keys meet on "figure N" (Fig. / Figure / case), nothing else is a figure', () => {
+  assert.deepEqual(figureReferences('How many subfigures are in Figure 3? Compare fig. 12 and Fig 3(b).'), ['figure 3', 'figure 12']);
+  assert.equal(figureKey('Figure 3'), 'figure 3');
+  assert.equal(figureKey('FIG. 03'), 'figure 3');
+  assert.equal(figureKey('Figure 3: results'), undefined, 'a caption is not the bare anchor');
+  assert.equal(figureKey('Table 3'), undefined);
+});
+
+test('a question naming a chart label reaches the chart fragment; a label met nowhere else scores 1', () => {
+  const m = matchLabels(new LabelIndex(FACTS), 'What percentage of Greens supported the coalition?');
+  assert.deepEqual(round(m), { 'd0#chart1': 1 }, 'not via the "column 3" cell nor the figure\'s caption name: those are nodes, not labels');
+});
+
+test('within-document idf: a label held by two fragments of a document gives each half; other documents do not count', () => {
+  const m = matchLabels(new LabelIndex(FACTS), 'Which group has broadband at home most often?');
+  assert.deepEqual(round(m), { 'd0#table1': 0.5, 'd0#table2': 0.5, 'd1#table1': 1 });
+});
+
+test('coverage gate: a label counts when at least half of its words are in the question, scored by that share', () => {
+  const idx = new LabelIndex(FACTS);
+  assert.equal(matchLabels(idx, 'How much streaming happened?').size, 0, '1 of 3 label words: below the gate');
+  assert.deepEqual(round(matchLabels(idx, 'What is the total streaming in the poll?')), { 'd0#chart2': 0.667 });
+  assert.equal(matchLabels(idx, 'What happened in 2013?').size, 0, 'a number-only label is no label');
+});
+
+test('"Figure 3" in the question reaches the fragment anchored "Figure 3" only, and each rule can be switched off', () => {
+  const idx = new LabelIndex(FACTS);
+  const q = 'How many subfigures are in Figure 3?';
+  assert.deepEqual(round(matchLabels(idx, q)), { 'd0#fig3': 1 });
+  assert.equal(matchLabels(idx, q, { labels: true, figures: false }).size, 0);
+  assert.equal(matchLabels(idx, 'What percentage of Greens?', { labels: false, figures: true }).size, 0);
+  assert.equal(matchLabels(idx, 'What does Figure 7 show?').size, 0, 'no figure 7 anchor');
+});
+
+test('fragmentBoosts: the larger of the micro match and the label match per fragment', () => {
+  const boosts = fragmentBoosts(
+    new Map([
+      ['d0#chart1', 0.3],
+      ['d0#table1', 0.9],
+    ]),
+    FACTS,
+    'Greens and broadband at home',
+  );
+  assert.deepEqual(round(boosts), { 'd0#chart1': 1, 'd0#table1': 0.9, 'd0#table2': 0.5, 'd1#table1': 1 });
+});
+
+function fakeKb(frags: Fragment[]): KnowledgeBase {
+  const hit = (f: Fragment, i: number): SearchHit => ({
+    fragmentId: f.id,
+    docId: f.docId,
+    kind: f.kind,
+    rank: i + 1,
+    score: 1 / (i + 1),
+    scores: {},
+    via: 'hybrid',
+    text: f.text,
+    page: f.page,
+    section: [],
+    media: [],
+  });
+  return {
+    id: 'fake',
+    async search(query: string, o: { k?: number; docIds?: string[] } = {}) {
+      const hits = frags.filter((f) => !o.docIds || o.docIds.includes(f.docId)).map(hit);
+      return { query, retriever: 'hybrid', hits, docs: [], timings: { totalMs: 0 } };
+    },
+    fragment: (id: string) => frags.find((f) => f.id === id),
+  } as unknown as KnowledgeBase;
+}
+
+test('one-document search: the chart whose OCR label the question names moves up the hybrid order; not with microLabels off', async () => {
+  const frag = (i: number, kind: Fragment['kind'], text: string, extra: Partial<Fragment> = {}): Fragment => ({
+    id: `r#${i}`,
+    docId: 'r',
+    kind,
+    text,
+    page: i + 1,
+    section: [],
+    ordinal: i,
+    attached: [],
+    ...extra,
+  });
+  const frags = [
+    frag(0, 'text', 'Voters and parties in the election.'),
+    frag(1, 'text', 'Turnout by region.'),
+    frag(2, 'image', 'Image on page 3', { ocrText: 'Seats won\nGreens 45 SPD 47' }),
+  ];
+  const src: GraphSource = { id: 'm', fingerprint: 'fp', documents: () => [{ id: 'r', title: 'Election report' }], fragmentsOf: () => frags };
+  const parts = searcherParts(await buildDualGraph(src));
+  assert.ok(
+    parts.micro.facts.some((f) => f.r === 'Greens' && f.fragmentId === 'r#2'),
+    'the chart label is a fact relation',
+  );
+  const kb = fakeKb(frags);
+  const q = 'how many seats did the greens win?';
+  const order = async (microLabels: boolean) =>
+    (await new DualgSearcher(parts, { ...SEARCHER_DEFAULTS, microLabels }, 'dualg').search(q, { k: 3, docIds: ['r'] }, kb)).hits.map((h) => h.fragmentId);
+  assert.deepEqual(await order(false), ['r#0', 'r#1', 'r#2']);
+  assert.deepEqual(await order(true), ['r#0', 'r#2', 'r#1'], 'a tie-breaker: one place up (FRAGMENT_BOOST)');
+});
