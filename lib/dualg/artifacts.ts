@@ -12,7 +12,7 @@ import { KfError } from '../util/errors';
 import type { ChatModel } from '../model-api/types';
 import { buildDualGraph, DUALG_GRAPH_VERSION, type OpenIeExtractor } from './graph/build';
 import { openieFromModel } from './graph/openie-model';
-import { visionFactsFromModel, type VisionFactSource } from './graph/micro-vision';
+import { visionFactsFromModel, writeVisionReport, type VisionFactSource } from './graph/micro-vision';
 import { indexAssetResolver } from '../knowforge/vision';
 import { indexIdentity, sourceFromIndexDir } from './graph/source';
 import { DUALG_GRAPH_KIND, loadGraph, writeGraphFiles } from './graph/store';
@@ -88,6 +88,7 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     const vision = stageVision(ctx.settings, ctx.args.models, indexDir);
     const g = await buildDualGraph(sourceFromIndexDir(indexDir), { tau: ctx.settings.tau, openie, vision, log: ctx.log });
     writeGraphFiles(ctx.dir, g);
+    if (vision) writeVisionReport(ctx.dir, vision.report);
     return { stats: g.meta.stats };
   },
   /** `kf prepare dualg-graph --set index=DIR [--set tau=0.8]`, or an experiment's index (prepared first by kf prepare). */

@@ -14,7 +14,7 @@ import { DUALG_GRAPH_KIND } from '../../lib/dualg/graph/store';
 import { buildIndex } from '../../lib/index/build';
 import { ArtifactStore } from '../../lib/pipeline/artifact-store';
 import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
-import { parseVisionFacts, visionFactsFromModel } from '../../lib/dualg/graph/micro-vision';
+import { parseVisionFacts, VISION_REPORT_FILE, visionFactsFromModel } from '../../lib/dualg/graph/micro-vision';
 import type { DualGraph, MicroFact } from '../../lib/dualg/graph/types';
 import { InProcessModel } from '../../lib/models/in-process';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
@@ -236,9 +236,13 @@ test('artifact dualg-graph with microImages = "vision" on a built index: the ima
   try {
     registerDualgArtifacts();
     const store = new ArtifactStore({ root: path.join(dir, 'artifacts') });
+    const reports: unknown[] = [];
     const open = async (settings: Record<string, unknown>, models?: unknown) => {
       const request = { ...graphRequest(indexDir, settings), args: { indexDir, models } };
-      await store.prepare(DUALG_GRAPH_KIND, request);
+      const ref = await store.prepare(DUALG_GRAPH_KIND, request);
+      reports.push(
+        fs.existsSync(path.join(ref.dir, VISION_REPORT_FILE)) ? JSON.parse(fs.readFileSync(path.join(ref.dir, VISION_REPORT_FILE), 'utf8')) : undefined,
+      );
       return (await store.open<DualGraph>(DUALG_GRAPH_KIND, request, { indexDir })).value;
     };
     const g = await open({ microImages: 'vision' }, router);
@@ -247,7 +251,9 @@ test('artifact dualg-graph with microImages = "vision" on a built index: the ima
     assert.equal(fact!.kind, 'image');
     assert.equal(g.meta.stats.visionSent, 1);
     assert.equal(sentImage(server.chatRequests()[0]), `data:image/png;base64,${png('f8cf').toString('base64')}`);
+    assert.deepEqual(reports[0], { assets: 1, sent: 1, facts: 1, errors: [] }, 'the vision report is stored beside the graph');
     const ocr = await open({});
+    assert.equal(reports[1], undefined, 'no vision report for the default graph');
     assert.equal(ocr.micro.filter((f) => f.r === 'taller than').length, 0, 'the default graph is another artifact, without VLM facts');
     assert.equal(server.chatRequests().length, 1, 'the default graph calls no model');
     await assert.rejects(open({ microImages: 'vision', tau: 0.9 }), /needs the model layer/);

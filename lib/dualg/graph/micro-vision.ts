@@ -11,6 +11,7 @@
  * "with vision" is never silently an OCR-only graph.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Fragment, MediaAsset } from '../../corpus/types';
 import { parseJsonLoose, stripCodeFences } from '../../model-api/json-repair';
 import type { ChatModel, ContentPart } from '../../model-api/types';
@@ -120,4 +121,11 @@ export function visionFactsFromModel(model: ChatModel, opts: VisionFactOptions =
     return out;
   };
   return { factsOf, report };
+}
+
+/** The file beside a stored graph that lists what the vision parse did, each unusable reply with its asset. */
+export const VISION_REPORT_FILE = 'vision-report.json';
+
+export function writeVisionReport(dir: string, report: VisionReport): void {
+  fs.writeFileSync(path.join(dir, VISION_REPORT_FILE), JSON.stringify(report, null, 1) + '\n');
 }
