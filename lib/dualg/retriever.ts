@@ -73,7 +73,9 @@ export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'setting
     );
   registerArtifacts();
   const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
-  const request = graphRequest(setup.indexDir, setup.settings.tau === undefined ? {} : { tau: setup.settings.tau });
+  const { tau, microImages } = setup.settings;
+  // Only the settings that change the graph (absent ones keep the default graph's request, so its artifact is reused).
+  const request = graphRequest(setup.indexDir, { ...(tau === undefined ? {} : { tau }), ...(microImages === undefined ? {} : { microImages }) });
   await store.prepare(DUALG_GRAPH_KIND, request, { log: setup.log });
   return (await store.open<DualGraph>(DUALG_GRAPH_KIND, request)).value;
 }
