@@ -147,7 +147,11 @@ export function leadName(text: string): string | undefined {
 
 function docStems(frags: Fragment[]): string[] {
   const set = new Set<string>();
-  for (const f of frags) for (const t of wordTokens(f.text)) if (!STOPWORDS.has(t.norm) && set.size < MAX_DOC_STEMS) set.add(stem(t.norm));
+  // Stop reading once the set is full: long documents (the scale preset's 60 fragments) would otherwise be tokenised whole.
+  for (const f of frags) {
+    if (set.size >= MAX_DOC_STEMS) break;
+    for (const t of wordTokens(f.text)) if (!STOPWORDS.has(t.norm) && set.size < MAX_DOC_STEMS) set.add(stem(t.norm));
+  }
   return [...set];
 }
 
