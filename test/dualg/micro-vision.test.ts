@@ -268,3 +268,33 @@ test('artifact dualg-graph with microImages = "vision" on a built index: the ima
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a table known only as an image is parsed too (facts of kind table); a parsed table and a text fragment are not sent', async () => {
+  const dir = ownScratch('kf-micro-vision-table-');
+  try {
+    const file = path.join(dir, 'table.png');
+    fs.writeFileSync(file, png('f8cf'));
+    const asked: string[] = [];
+    const model = {
+      id: 'fake',
+      backend: 'openai',
+      chat: async (req: { task?: Record<string, unknown> }) => {
+        asked.push(String(req.task?.fragmentId));
+        return { text: '{"facts": [{"subject": "2019", "relation": "revenue", "object": "$4.2M"}]}' };
+      },
+    } as unknown as import('../../lib/model-api/types').ChatModel;
+    const media = { path: file, mime: 'image/png', origin: 'file' as const };
+    const base = { docId: 'd', section: [], attached: [], text: '' };
+    const frags: Fragment[] = [
+      { ...base, id: 'd#0', ordinal: 0, kind: 'text', text: 'Revenue grew.', media },
+      { ...base, id: 'd#1', ordinal: 1, kind: 'table', media },
+      { ...base, id: 'd#2', ordinal: 2, kind: 'table', media, table: { header: ['Year', 'Revenue'], rows: [['2019', '$4.2M']] } },
+    ];
+    const vision = visionFactsFromModel(model, { assetPath: (a) => a.path });
+    const facts = await vision.factsOf(frags, 'Annual report', []);
+    assert.deepEqual(asked, ['d#1']);
+    assert.deepEqual(facts, [{ u: '2019', r: 'revenue', v: '$4.2M', fragmentId: 'd#1', kind: 'table' }]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,7 +1,7 @@
 /**
  * Micro facts of images from a VLM (the `vision` stage; graph setting microImages = "vision"):
  * spec "Micro graph T_m": (u, r, v, asset) facts whose relation carries the visual detail
- * (spatial relation, attribute, interaction). One call per image asset, with the image file
+ * (spatial relation, attribute, interaction). One call per image asset (or table known only as an image), with the file
  * and prompts/dualg-micro-vision.txt; the reply {"facts": [{subject, relation, object}]} is read
  * with the model layer's JSON repair. The model layer caches replies (the image by content hash).
  *
@@ -26,7 +26,7 @@ const MAX_RELATION = 60;
 
 /** What the vision parse of one build did: assets sent, facts added, and each asset whose reply was unusable. */
 export interface VisionReport {
-  /** Image fragments seen. */
+  /** Image fragments (and tables known only as an image) seen. */
   assets: number;
   /** Image fragments sent to the model (the others had no image file). */
   sent: number;
@@ -75,6 +75,12 @@ export function parseVisionFacts(text: string, max = VISION_MAX_FACTS): ParsedVi
   return { triples: triples.slice(0, max) };
 }
 
+/** Assets a VLM can add to: images, and tables known only as an image (no parsed rows: their cells are not facts yet). */
+function visualAsset(f: Fragment): 'image' | 'table' | undefined {
+  if (f.kind === 'image') return 'image';
+  return f.kind === 'table' && !f.table?.rows.length && f.media ? 'table' : undefined;
+}
+
 const factKey = (f: { u: string; r: string; v: string; fragmentId: string }) => [f.u, f.r, f.v, f.fragmentId].map((x) => x.toLowerCase()).join('\u0000');
 
 /** The request for one image: the prompt and the image, plus the task the offline backend reads instead. */
@@ -101,7 +107,8 @@ export function visionFactsFromModel(model: ChatModel, opts: VisionFactOptions =
     const seen = new Set(known.map(factKey));
     const out: RawMicroFact[] = [];
     for (const f of frags) {
-      if (f.kind !== 'image') continue;
+      const kind = visualAsset(f);
+      if (!kind) continue;
       report.assets++;
       const file = f.media ? opts.assetPath?.(f.media, f) : undefined;
       if (!file || !fs.existsSync(file)) continue; // nothing to show the model: the offline facts stand alone
@@ -111,7 +118,7 @@ export function visionFactsFromModel(model: ChatModel, opts: VisionFactOptions =
       const parsed = parseVisionFacts(res.text, max);
       if (parsed.error) report.errors.push({ fragmentId: f.id, error: parsed.error });
       for (const [u, r, v] of parsed.triples) {
-        const fact: RawMicroFact = { u, r, v, fragmentId: f.id, kind: 'image' };
+        const fact: RawMicroFact = { u, r, v, fragmentId: f.id, kind };
         if (seen.has(factKey(fact))) continue;
         seen.add(factKey(fact));
         out.push(fact);
