@@ -34,6 +34,7 @@ import { tokenize } from '../lib/index/tokenize';
 import type { Retriever, SearchHit } from '../lib/index/types';
 import type { KnowledgeBase } from '../lib/pipeline/knowledge-base';
 import { retrieverKnowledgeBase } from '../lib/pipeline/retriever-knowledge-base';
+import { signTestP } from '../lib/eval/binomial';
 import { md5 } from '../lib/util/hash';
 import { makeRng } from '../lib/util/rng';
 
@@ -170,22 +171,9 @@ function fillUp(ranked: string[], pool: string[], seed: string): string[] {
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
-/** Two-sided sign test p-value (exact binomial, ties dropped). */
-function signTest(won: number, lost: number): number {
-  const n = won + lost;
-  if (!n) return 1;
-  const k = Math.min(won, lost);
-  let p = 0;
-  let c = 1; // C(n, 0)
-  for (let i = 0; i <= k; i++) {
-    p += c;
-    c = (c * (n - i)) / (i + 1);
-  }
-  return Math.min(1, (2 * p) / 2 ** n);
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { limit: { type: 'string' }, pool: { type: 'string', default: 'candidates' } } });
+  if (values.pool !== 'candidates' && values.pool !== 'all') throw new Error(`--pool must be candidates or all, got ${values.pool}`);
   const data = loadMmqa(MMQA.defaultPaths('dev'), { corpus: 'candidates' });
   const questions = data.questions.slice(0, values.limit ? Number(values.limit) : undefined);
   const docs: ImageDoc[] = (data.passages ?? []).map((p) => ({ id: p.id, title: p.title || p.id, caption: p.text }));
@@ -237,7 +225,7 @@ function printSignTests(title: string, a: Record<string, number>[], b: Record<st
   for (const m of ['R@1', 'R@2', 'MRR']) {
     const won = a.filter((x, i) => x[m] > b[i][m]).length;
     const lost = a.filter((x, i) => x[m] < b[i][m]).length;
-    console.log(`  ${m}: ${won}/${lost}/${a.length - won - lost}, p = ${signTest(won, lost).toPrecision(2)}`);
+    console.log(`  ${m}: ${won}/${lost}/${a.length - won - lost}, p = ${signTestP(won, lost).toPrecision(2)}`);
   }
 }
 
