@@ -92,6 +92,7 @@ test('vision replies: {"facts": [...]} read through fences and cuts; an unreadab
   assert.deepEqual(cut.triples, [['man', 'holds', 'gun']], 'a reply cut by the token limit keeps its complete facts');
   assert.deepEqual(parseVisionFacts('[["woman", "wears", "red hat"]]').triples, [['woman', 'wears', 'red hat']]);
   assert.deepEqual(parseVisionFacts('{"facts": []}'), { triples: [] });
+  assert.deepEqual(parseVisionFacts('{"facts": [{"subject": "SPD", "relation": "seats", "object": 47}]}').triples, [['SPD', 'seats', '47']]);
   assert.match(parseVisionFacts('I cannot see any image.').error ?? '', /not \{"facts"/);
   assert.match(parseVisionFacts('{"answer": "a chart"}').error ?? '', /not \{"facts"/);
   assert.match(parseVisionFacts('{"facts": [{"subject": "a"}, 3]}').error ?? '', /none of the 2 facts/);

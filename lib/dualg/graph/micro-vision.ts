@@ -51,7 +51,9 @@ export interface VisionFactOptions {
 
 export type ParsedVisionFacts = { triples: [string, string, string][]; error?: undefined } | { triples: []; error: string };
 
-const clean = (x: unknown, max: number): string => (typeof x === 'string' ? x.replace(/\s+/g, ' ').trim().slice(0, max) : '');
+/** A fact field as text: strings, and numbers (a chart value given as 47 rather than "47"). */
+const clean = (x: unknown, max: number): string =>
+  typeof x === 'string' ? x.replace(/\s+/g, ' ').trim().slice(0, max) : typeof x === 'number' && Number.isFinite(x) ? String(x) : '';
 
 /** One fact entry: {subject, relation, object} (also accepted: a [s, r, o] triple). */
 function tripleOf(x: unknown): [string, string, string] | undefined {
