@@ -208,6 +208,7 @@ test('offline backend: the micro-vision role answers from OCR and caption, so th
     const g = await buildDualGraph(source, { vision });
     assert.equal(vision.report.sent, 2);
     assert.deepEqual(vision.report.errors, []);
+    assert.deepEqual(vision.report.backends, { offline: 2 }, 'the report says the replies came from the offline stand-in');
     assert.ok(ocr.micro.length > 0);
     assert.deepEqual(g.micro, ocr.micro, 'offline replies repeat the OCR facts: nothing added');
   } finally {
@@ -252,7 +253,7 @@ test('artifact dualg-graph with microImages = "vision" on a built index: the ima
     assert.equal(fact!.kind, 'image');
     assert.equal(g.meta.stats.visionSent, 1);
     assert.equal(sentImage(server.chatRequests()[0]), `data:image/png;base64,${png('f8cf').toString('base64')}`);
-    assert.deepEqual(reports[0], { assets: 1, sent: 1, facts: 1, errors: [] }, 'the vision report is stored beside the graph');
+    assert.deepEqual(reports[0], { assets: 1, sent: 1, facts: 1, errors: [], backends: { openai: 1 } }, 'the vision report is stored beside the graph');
     const ocr = await open({});
     assert.equal(reports[1], undefined, 'no vision report for the default graph');
     assert.equal(ocr.micro.filter((f) => f.r === 'taller than').length, 0, 'the default graph is another artifact, without VLM facts');

@@ -33,6 +33,8 @@ export interface VisionReport {
   /** Facts added (after removing those the offline rules already gave). */
   facts: number;
   errors: { fragmentId: string; error: string }[];
+  /** Replies per backend that gave them ("offline" = the OCR stand-in, never a model's parse). */
+  backends: Record<string, number>;
 }
 
 /** The vision parser the graph builder calls once per document (build.ts `vision`). */
@@ -104,7 +106,7 @@ function visionRequest(f: Fragment, docTitle: string, file: string, max: number)
 /** A VisionFactSource over a chat model routed to the `vision` stage. */
 export function visionFactsFromModel(model: ChatModel, opts: VisionFactOptions = {}): VisionFactSource {
   const max = opts.maxFacts ?? VISION_MAX_FACTS;
-  const report: VisionReport = { assets: 0, sent: 0, facts: 0, errors: [] };
+  const report: VisionReport = { assets: 0, sent: 0, facts: 0, errors: [], backends: {} };
   const factsOf = async (frags: Fragment[], docTitle: string, known: RawMicroFact[]): Promise<RawMicroFact[]> => {
     const seen = new Set(known.map(factKey));
     const out: RawMicroFact[] = [];
@@ -117,6 +119,7 @@ export function visionFactsFromModel(model: ChatModel, opts: VisionFactOptions =
       report.sent++;
       const { content, task } = visionRequest(f, docTitle, file, max);
       const res = await model.chat({ stage: 'vision', messages: [{ role: 'user', content }], temperature: 0, json: true, maxTokens: 1200, task }, opts.signal);
+      report.backends[res.backend] = (report.backends[res.backend] ?? 0) + 1;
       const parsed = parseVisionFacts(res.text, max);
       if (parsed.error) report.errors.push({ fragmentId: f.id, error: parsed.error });
       for (const [u, r, v] of parsed.triples) {
