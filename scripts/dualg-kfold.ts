@@ -9,7 +9,7 @@
  *   node --import tsx scripts/dualg-kfold.ts --bench 2wiki [--index DIR] [--folds 5] [--seed 1] [--objective allFound@2]
  *     [--grid full|around]
  * --grid full (default): every combination of a few values of seven constants (128 configurations);
- * --grid around: the defaults plus one setting changed at a time (14 configurations).
+ * --grid around: the defaults plus one setting changed at a time (about a dozen configurations).
  * The index is the one `kf eval retrieval --bench <b> --offline` built (newest
  * .kf-cache/indexes/<bench>-*), or --index.
  */
@@ -37,7 +37,7 @@ function fullGrid(): Record<string, unknown>[] {
           for (const contains of [0, 1])
             for (const hub of [0, 0.5])
               for (const hybrid of [0, 0.5]) {
-                out.push({ heuristic: { bridge, both, seedFirst, comention, hops: comention ? 2 : 1, contains, hub }, hybrid });
+                out.push({ heuristic: { bridge, both, seedFirst, comention, hops: comention ? 2 : 1, contains, hub, cap: 1 }, hybrid });
               }
   return out;
 }
@@ -50,6 +50,7 @@ const AROUND: Record<string, number[]> = {
   comention: [0],
   contains: [0, 2],
   hub: [0, 1],
+  cap: [0],
   target: [0.5],
   lexical: [1],
 };

@@ -77,3 +77,25 @@ test('hub damping: a bridge through a common entity weighs less than one through
   const us = view.g.docs.findIndex((d) => d.id === 'us');
   assert.ok(hub.get(us)! < plain.get(us)!, 'the hub bridge loses weight');
 });
+
+test('cap: from the second hop on, a passage never outscores the bridged passage it was reached from', async () => {
+  // Seed -> spouse (first hop) -> her father (second hop). With bridge 0.9 the second hop would outscore the first.
+  const passages = [
+    { id: 'duke', title: 'John Ernest', text: 'John Ernest was a duke. He married Christine Hesse in 1598.' },
+    { id: 'wife', title: 'Christine Hesse', text: 'Christine Hesse was a noblewoman, a daughter of William Landgrave.' },
+    { id: 'father', title: 'William Landgrave', text: 'William Landgrave was the father of Christine Hesse and a son of Philip.' },
+  ];
+  const view = graphView(await buildDualGraph(sourceFromPassages(passages, 'cap')));
+  const q = 'Who is the father-in-law of John Ernest?';
+  const l = linkQuery(view, q);
+  const score = (cap: number) => {
+    const s = heuristicScores(view, l.seeds, relationWords(q, l.covered), { ...HEURISTIC_DEFAULTS, cap, lexical: 0, hub: 0, bridge: 0.9 }).docScores;
+    const by = (id: string) => s.get(view.g.docs.findIndex((d) => d.id === id)) ?? 0;
+    return { wife: by('wife'), father: by('father') };
+  };
+  const capped = score(1);
+  assert.ok(capped.wife > 0 && capped.father > 0, JSON.stringify(capped));
+  assert.ok(capped.father <= capped.wife, `capped ${JSON.stringify(capped)}`);
+  const free = score(0);
+  assert.ok(free.father > free.wife, `uncapped ${JSON.stringify(free)}`);
+});

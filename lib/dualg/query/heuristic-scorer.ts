@@ -43,6 +43,8 @@ export interface HeuristicSettings {
   target?: number;
   /** Bridges through common entities weigh (idf / max idf) ^ hub less (0 = off). */
   hub?: number;
+  /** From the second hop on, a bridged passage scores at most `cap` x the passage it was reached from (0 = no cap). */
+  cap?: number;
 }
 
 const MAX_COMENTION_DOCS = 60;
@@ -67,6 +69,7 @@ export const HEURISTIC_DEFAULTS: HeuristicSettings = {
   contains: 1,
   target: 0,
   hub: 0.5,
+  cap: 1,
 };
 
 export interface SeedInput {
@@ -187,14 +190,15 @@ function offerContainers(w: Walk, offer: Offer, link: number, from: number, d: n
 }
 
 /** One hop out of document d (score sd): title-mention bridges, container bridges, co-mentions. */
-function hopFrom(w: Walk, offer: Offer, d: number, sd: number): void {
+function hopFrom(w: Walk, offer: Offer, d: number, sd: number, hop: number): void {
   const { view, s, relWords, rel } = w;
   const g = view.g;
   const maxIdf = Math.log(1 + Math.max(1, g.docs.length));
   for (const ti of view.docMentions[d]) {
     const t = g.triples[ti];
     const from = w.via.get(d) ?? t.head;
-    const link = sd * s.bridge * (1 + s.context * contextMatch(relWords, t.lead, t.context)) * (view.idf[t.tail] / maxIdf) ** (s.hub ?? 0);
+    const raw = sd * s.bridge * (1 + s.context * contextMatch(relWords, t.lead, t.context)) * (view.idf[t.tail] / maxIdf) ** (s.hub ?? 0);
+    const link = hop > 0 && s.cap ? Math.min(raw, s.cap * sd) : raw;
     for (const d2 of view.titleDocsOf[t.tail]) if (d2 !== d) offer(d2, link * (1 + (s.target ?? 0) * rel.residual(d, d2)), from, d, t.tail);
     if (s.contains) offerContainers(w, offer, link, from, d, t.tail);
     if (!s.comention) continue;
@@ -231,7 +235,7 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: R
   for (let hop = 0; hop < s.hops && frontier.length; hop++) {
     const reached = new Map<number, number>();
     const offer = offerInto(w, reached);
-    for (const [d, sd] of frontier) hopFrom(w, offer, d, sd);
+    for (const [d, sd] of frontier) hopFrom(w, offer, d, sd, hop);
     frontier = [...reached.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
   }
   const docScores = w.docScores;

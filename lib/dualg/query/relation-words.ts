@@ -43,6 +43,8 @@ const LEXICON: Record<string, string[]> = {
   mother: ['son', 'daughter', 'child', 'born', 'parent'],
   father: ['son', 'daughter', 'child', 'born', 'parent'],
   parent: ['son', 'daughter', 'child', 'born', 'mother', 'father'],
+  paternal: ['father', 'son', 'daughter', 'child', 'born', 'parent'],
+  maternal: ['mother', 'son', 'daughter', 'child', 'born', 'parent'],
   grandfather: ['father', 'son', 'grandson'],
   stepmother: ['father', 'married', 'wife', 'son', 'daughter'],
   stepfather: ['mother', 'married', 'husband', 'son', 'daughter'],
