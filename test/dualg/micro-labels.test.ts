@@ -5,6 +5,7 @@ import type { SearchHit } from '../../lib/index/types';
 import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
 import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
 import type { MicroFact } from '../../lib/dualg/graph/types';
+import { textCaptionFacts } from '../../lib/dualg/graph/micro';
 import { figureKey, figureReferences, fragmentBoosts, labelStems, LabelIndex, matchLabels } from '../../lib/dualg/query/micro-label-match';
 import { DualgSearcher, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
 import { searcherParts } from '../../lib/dualg/retriever';
@@ -34,7 +35,12 @@ const FACTS: MicroFact[] = [
   fact('Figure 3', 'text', 'NLP Tasks', 'd0#fig3'),
   fact('Figure 13', 'shows', 'Chess', 'd0#fig13'),
   fact('Poll', '2013', '55', 'd0#chart2'),
+  fact('Figure 3 of the appendix', 'Count', '9', 'd0#table3', 0, 'table'),
+  fact('Figure 5', 'caption', 'Accuracy by model size', 'd0#text7'),
 ];
+
+/** Both rules on (label matching is off by default, see LABEL_MATCH_DEFAULTS). */
+const ON = { labels: true, figures: true };
 
 const round = (m: Map<string, number>) => Object.fromEntries([...m].map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
 
@@ -48,34 +54,43 @@ test('figure references and anchor keys meet on "figure N" (Fig. / Figure / case
   assert.deepEqual(figureReferences('How many subfigures are in Figure 3? Compare fig. 12 and Fig 3(b).'), ['figure 3', 'figure 12']);
   assert.equal(figureKey('Figure 3'), 'figure 3');
   assert.equal(figureKey('FIG. 03'), 'figure 3');
-  assert.equal(figureKey('Figure 3: results'), undefined, 'a caption is not the bare anchor');
+  assert.equal(figureKey('Figure 3: results'), 'figure 3', 'an image subject (caption) opening with the figure names it');
+  assert.equal(figureKey('Results of Figure 3'), undefined);
   assert.equal(figureKey('Table 3'), undefined);
 });
 
 test('a question naming a chart label reaches the chart fragment; a label met nowhere else scores 1', () => {
-  const m = matchLabels(new LabelIndex(FACTS), 'What percentage of Greens supported the coalition?');
+  const m = matchLabels(new LabelIndex(FACTS), 'What percentage of Greens supported the coalition?', ON);
   assert.deepEqual(round(m), { 'd0#chart1': 1 }, 'not via the "column 3" cell nor the figure\'s caption name: those are nodes, not labels');
 });
 
 test('within-document idf: a label held by two fragments of a document gives each half; other documents do not count', () => {
-  const m = matchLabels(new LabelIndex(FACTS), 'Which group has broadband at home most often?');
+  const m = matchLabels(new LabelIndex(FACTS), 'Which group has broadband at home most often?', ON);
   assert.deepEqual(round(m), { 'd0#table1': 0.5, 'd0#table2': 0.5, 'd1#table1': 1 });
 });
 
 test('coverage gate: a label counts when at least half of its words are in the question, scored by that share', () => {
   const idx = new LabelIndex(FACTS);
-  assert.equal(matchLabels(idx, 'How much streaming happened?').size, 0, '1 of 3 label words: below the gate');
-  assert.deepEqual(round(matchLabels(idx, 'What is the total streaming in the poll?')), { 'd0#chart2': 0.667 });
-  assert.equal(matchLabels(idx, 'What happened in 2013?').size, 0, 'a number-only label is no label');
+  assert.equal(matchLabels(idx, 'How much streaming happened?', ON).size, 0, '1 of 3 label words: below the gate');
+  assert.deepEqual(round(matchLabels(idx, 'What is the total streaming in the poll?', ON)), { 'd0#chart2': 0.667 });
+  assert.equal(matchLabels(idx, 'What happened in 2013?', ON).size, 0, 'a number-only label is no label');
 });
 
 test('"Figure 3" in the question reaches the fragment anchored "Figure 3" only, and each rule can be switched off', () => {
   const idx = new LabelIndex(FACTS);
   const q = 'How many subfigures are in Figure 3?';
-  assert.deepEqual(round(matchLabels(idx, q)), { 'd0#fig3': 1 });
+  assert.deepEqual(round(matchLabels(idx, q, ON)), { 'd0#fig3': 1 });
   assert.equal(matchLabels(idx, q, { labels: true, figures: false }).size, 0);
   assert.equal(matchLabels(idx, 'What percentage of Greens?', { labels: false, figures: true }).size, 0);
-  assert.equal(matchLabels(idx, 'What does Figure 7 show?').size, 0, 'no figure 7 anchor');
+  assert.equal(matchLabels(idx, 'What does Figure 7 show?', ON).size, 0, 'no figure 7 anchor');
+  assert.deepEqual(round(matchLabels(idx, 'What is the caption of Fig. 5?', ON)), { 'd0#text7': 1 }, 'a printed caption anchors; "caption" is no label');
+});
+
+test('defaults: figure references on, label matching off (see LABEL_MATCH_DEFAULTS)', () => {
+  const idx = new LabelIndex(FACTS);
+  assert.deepEqual(round(matchLabels(idx, 'Greens in Figure 3?')), { 'd0#fig3': 1 });
+  assert.equal(SEARCHER_DEFAULTS.microLabels, false);
+  assert.equal(SEARCHER_DEFAULTS.microFigures, true);
 });
 
 test('fragmentBoosts: the larger of the micro match and the label match per fragment', () => {
@@ -86,6 +101,7 @@ test('fragmentBoosts: the larger of the micro match and the label match per frag
     ]),
     FACTS,
     'Greens and broadband at home',
+    ON,
   );
   assert.deepEqual(round(boosts), { 'd0#chart1': 1, 'd0#table1': 0.9, 'd0#table2': 0.5, 'd1#table1': 1 });
 });
@@ -143,4 +159,25 @@ test('one-document search: the chart whose OCR label the question names moves up
     (await new DualgSearcher(parts, { ...SEARCHER_DEFAULTS, microLabels }, 'dualg').search(q, { k: 3, docIds: ['r'] }, kb)).hits.map((h) => h.fragmentId);
   assert.deepEqual(await order(false), ['r#0', 'r#1', 'r#2']);
   assert.deepEqual(await order(true), ['r#0', 'r#2', 'r#1'], 'a tie-breaker: one place up (FRAGMENT_BOOST)');
+});
+
+test('textCaptionFacts: a caption line left in the page text anchors its figure, unless an image is labelled with it', () => {
+  const text = (id: string, t: string, page: number): Fragment => ({ id, docId: 'p', kind: 'text', text: t, page, section: [], ordinal: 0, attached: [] });
+  const frags: Fragment[] = [
+    text('p#0', 'Output: an Italian painter.\n\nFigure 1: A demonstration of our task set up.', 1),
+    text('p#1', 'As shown in Figure 1, the model answers.\nFigure 2 shows the results.', 2),
+    text('p#2', 'Comparison of the three paradigms.\n\nFig. 3.\n\nAdvanced RAG ...', 4),
+    text('p#3', 'Figure 4: Scores by size.', 5),
+    { id: 'p#4', docId: 'p', kind: 'image', text: 'Image on page 5', page: 5, label: 'Figure 4', section: [], ordinal: 4, attached: [] },
+  ];
+  const facts = textCaptionFacts(frags);
+  assert.deepEqual(
+    facts.map((f) => [f.u, f.r, f.v, f.fragmentId, f.kind]),
+    [
+      ['Figure 1', 'caption', 'A demonstration of our task set up.', 'p#0', 'image'],
+      ['Figure 3', 'caption', 'Figure 3', 'p#2', 'image'],
+    ],
+    'in-text mentions ("As shown in Figure 1", "Figure 2 shows") are not captions; Figure 4 is the labelled image\'s',
+  );
+  assert.equal(matchLabels(new LabelIndex(facts.map((f) => ({ ...f, doc: 0, uEntity: -1, vEntity: -1 }))), 'In figure 1, which arrows?', ON).get('p#0'), 1);
 });

@@ -16,7 +16,7 @@ import { NameMatcher } from './name-matcher';
 import { nameKey, titleVariants, wordTokens } from './names';
 import { BUILTIN_RELATIONS, REL_COOCCURS, REL_EQUIVALENT, REL_MENTIONS, REL_PART_OF, type DualGraph, type EntityOrigin } from './types';
 
-export const DUALG_GRAPH_VERSION = 8;
+export const DUALG_GRAPH_VERSION = 9;
 
 /** What the graph is built from: the documents and fragments of one index (see source.ts). */
 export interface GraphSource {

@@ -132,6 +132,37 @@ export function microFacts(frags: Fragment[], docTitle: string, captions?: Map<s
       out.push(...chartLabelFacts(f, (f.section.at(-1) || docTitle).trim().slice(0, 120), f.text, false));
     }
   }
+  out.push(...textCaptionFacts(frags));
+  return out;
+}
+
+/** "Figure 3: ...", "Fig. 3." opening a line: a printed figure caption (a sentence such as "Figure 3 shows" is not one). */
+const CAPTION_LINE = /^\s*fig(?:ure)?\.?\s*(\d+)\s*[:.](.*)$/i;
+
+/** The figure anchor a caption or label opens with ("Figure 3: Results" -> "Figure 3"), else undefined. */
+export function figureAnchor(text: string): string | undefined {
+  const m = /^\s*fig(?:ure)?\.?\s*(\d+)\b/i.exec(text);
+  return m ? `Figure ${Number(m[1])}` : undefined;
+}
+
+/**
+ * Figure captions left in the page text ("Figure 1: A demonstration of ..."): the PDF text layer often keeps the
+ * caption as text and the image fragment unlabelled, so no micro fact names the figure. Each caption line whose
+ * figure no image fragment of the document is labelled with gives an anchor fact (Figure N, "caption", caption
+ * text) on the text fragment holding it, i.e. on the figure's page.
+ */
+export function textCaptionFacts(frags: Fragment[]): RawMicroFact[] {
+  const labelled = new Set(frags.filter((f) => f.kind === 'image').map((f) => figureAnchor(f.label || f.caption || '')));
+  const out: RawMicroFact[] = [];
+  for (const f of frags) {
+    if (f.kind !== 'text') continue;
+    for (const line of f.text.split('\n')) {
+      const m = CAPTION_LINE.exec(line);
+      const u = m && `Figure ${Number(m[1])}`;
+      if (!u || labelled.has(u)) continue;
+      out.push({ u, r: 'caption', v: (m[2].trim() || u).slice(0, 120), fragmentId: f.id, kind: 'image' });
+    }
+  }
   return out;
 }
 

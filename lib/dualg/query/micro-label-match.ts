@@ -6,18 +6,19 @@
  * Greens ..." or "How many subfigures are in Figure 3?" never met their facts. Here:
  *  - a fact's label is matched by the question's content words: coverage = share of the label's content-word stems
  *    found in the question, kept when >= GATE (the matcher's semantic gate);
- *  - a reference to a figure in the question ("Figure 3", "Fig. 3") matches an anchor with exactly that name.
+ *  - a reference to a figure in the question ("Figure 3", "Fig. 3") matches the image facts whose subject is that figure
+ *    (its label, or a caption opening with "Figure 3"; captions left in the page text are anchored by the graph builder).
  * The score goes to the fragment the fact came from, divided by the number of the document's fragments holding
  * that label (or anchor): the within-document idf rule node-level boosting uses. No new constant.
  * Document scores are left alone: a label such as "Total" says nothing about which document to read.
  */
-import { nameKey } from '../graph/names';
+import { figureAnchor } from '../graph/micro';
 import type { MicroFact } from '../graph/types';
 import { contentWords, stem } from '../../util/text-rules';
 import { GATE } from './micro-match';
 
-/** Relations of image facts that are not labels (lib/dualg/graph/micro.ts: caption names, OCR names). */
-const NOT_LABELS = new Set(['shows', 'text']);
+/** Relations of image facts that are not labels (lib/dualg/graph/micro.ts: caption names, OCR names, printed captions). */
+const NOT_LABELS = new Set(['shows', 'text', 'caption']);
 /** A table column without a header gets "column N" (lib/dualg/graph/micro.ts): no label. */
 const UNNAMED_COLUMN = /^column \d+$/;
 
@@ -32,10 +33,9 @@ export function labelStems(text: string): string[] {
   ];
 }
 
-/** The anchor key of a figure name: "Figure 3", "Fig. 3", "FIGURE 3" -> "figure 3"; undefined for other names. */
-export function figureKey(name: string): string | undefined {
-  const m = /^fig(?:ure)? (\d+)$/.exec(nameKey(name));
-  return m ? `figure ${Number(m[1])}` : undefined;
+/** The anchor key of an image's subject: "Figure 3", "Fig. 3", "Figure 3: Results" -> "figure 3"; undefined for other names. */
+export function figureKey(subject: string): string | undefined {
+  return figureAnchor(subject)?.toLowerCase();
 }
 
 /** Figure references of a question ("Figure 3", "Fig. 3", "figure 3(b)") as anchor keys. */
@@ -63,7 +63,7 @@ export class LabelIndex {
     facts.forEach((f, i) => {
       const label = f.r.trim();
       if (!NOT_LABELS.has(label) && !UNNAMED_COLUMN.test(label)) this.addLabel(labelStems(label), byKey, f, i);
-      const anchor = figureKey(f.u);
+      const anchor = f.kind === 'image' ? figureKey(f.u) : undefined;
       if (anchor) addTo(this.anchors.get(anchor) ?? this.anchors.set(anchor, newGroup()).get(anchor)!, f, i);
     });
   }
@@ -121,7 +121,12 @@ export interface LabelMatchOptions {
   figures: boolean;
 }
 
-export const LABEL_MATCH_DEFAULTS: LabelMatchOptions = { labels: true, figures: true };
+/**
+ * Label matching is off by default: on MMLongBench-Doc dev it changed R@8 on one question (+0.11) and lost R@5 on four
+ * (single-word labels such as "Albums" on the wrong slide), a choice made looking at those questions. Figure
+ * references are on. See scripts/dualg-mmlongbench.ts (rows dualg+labels, dualg-no-figures).
+ */
+export const LABEL_MATCH_DEFAULTS: LabelMatchOptions = { labels: false, figures: true };
 
 /** Fragment id -> label / figure-reference score of the question (max over the fragment's matching facts). */
 export function matchLabels(index: LabelIndex, question: string, o: LabelMatchOptions = LABEL_MATCH_DEFAULTS): Map<string, number> {

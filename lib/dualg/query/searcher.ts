@@ -18,7 +18,7 @@ import type { GraphView } from './graph-view';
 import { heuristicScores, HEURISTIC_DEFAULTS, type HeuristicSettings, type SeedInput } from './heuristic-scorer';
 import { linkQuery } from './link';
 import { matchMicro, type MicroIndex, type PatternTriple } from './micro-match';
-import { fragmentBoosts } from './micro-label-match';
+import { fragmentBoosts, LABEL_MATCH_DEFAULTS } from './micro-label-match';
 import { pprScores } from './ppr';
 import { relationWords } from './relation-words';
 import { hashedQueryVector, type GnnScorer } from './scorer';
@@ -59,8 +59,8 @@ export const SEARCHER_DEFAULTS: SearcherSettings = {
   minSeedIdf: 0.5,
   pseudoSeeds: 2,
   pseudoOnNoLink: false,
-  microLabels: true,
-  microFigures: true,
+  microLabels: LABEL_MATCH_DEFAULTS.labels,
+  microFigures: LABEL_MATCH_DEFAULTS.figures,
 };
 
 export interface SearcherParts {
