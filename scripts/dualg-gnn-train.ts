@@ -36,6 +36,7 @@ async function main(): Promise<void> {
       layers: { type: 'string', default: '2' },
       hidden: { type: 'string', default: '64' },
       lr: { type: 'string', default: '0.005' },
+      replay: { type: 'string', default: '2' },
     },
   });
   const bench = a.bench as keyof typeof LOADERS;
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
     foldEpochs: Number(a['fold-epochs']),
     config: { layers: Number(a.layers), hidden: Number(a.hidden) },
     learningRate: Number(a.lr),
+    replay: Number(a.replay),
     log,
   };
   const d = corpusData(o);
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
   }
   for (const [k, v] of Object.entries(cmp.paired)) {
     const p = (c: typeof v.r5) => `${c.won}/${c.lost}/${c.tied} p=${c.signTestP.toPrecision(3)}`;
-    log(`${k}: won/lost/tied R@5 ${p(v.r5)}; all@5 ${p(v.allFound5)}; all@8 ${p(v.allFound8)}`);
+    log(`${k}: won/lost/tied R@2 ${p(v.r2)}; R@5 ${p(v.r5)}; all@2 ${p(v.allFound2)}; all@5 ${p(v.allFound5)}; all@8 ${p(v.allFound8)}`);
   }
   const pc = cmp.paths;
   log(`paths (n=${pc.questionsWithGoldInTop8}): top path through a gold bridge ${pc.topPathThroughABridge}, through all gold ${pc.topPathThroughAllGold}`);

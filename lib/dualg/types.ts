@@ -22,6 +22,8 @@ export interface GnnGraph {
   /** Node and relation surface text (query-conditioned relation embeddings, path verbalisation). */
   nodeText: string[];
   relationText: string[];
+  /** Document index -> the entity node its title names (-1 when none); the prior-conditioned ranker scores a document through it. */
+  docTitleNode?: Int32Array;
 }
 
 /** One query's input to the GNN: seed entities (the seed mask m_q) with weights, and the query encoding. */
@@ -30,4 +32,24 @@ export interface GnnQuery {
   seedWeights: Float32Array;
   /** Enc(q): the query embedding (dimension = the checkpoint's input dim). */
   queryVector: Float32Array;
+  /** The question's words outside the linked names (the relation it asks about; read by 'hashed+glove' models). */
+  relationText?: string;
+  /** The untrained graph scorer's view of this query (models built with `prior: true` read it; others ignore it). */
+  prior?: QueryPrior;
 }
+
+/**
+ * What the untrained heuristic knows about one query, as inputs of a prior-conditioned GNN
+ * (lib/dualg/query/prior.ts builds it): a score per document and per-edge relation evidence.
+ */
+export interface QueryPrior {
+  /** Document index -> the heuristic's score scaled to [0, 1] (its best document = 1). */
+  docPrior: Map<number, number>;
+  /** Document index -> 1 / (1 + its rank in the heuristic's order) (rank 0 = best). */
+  docRecip: Map<number, number>;
+  /** Per global GnnGraph edge: how well the words before the mention ([0]) and its sentence ([1]) fit the question's relation words. */
+  edgeFeatures(edge: number): readonly [number, number];
+}
+
+export const PRIOR_NODE_FEATURES = 2;
+export const PRIOR_EDGE_FEATURES = 2;

@@ -19,7 +19,8 @@ import { kgCompletionExamples, questionExamples, syntheticLinkExamples } from '.
 import { gnnGraphFingerprint } from '../train/fingerprint';
 import { trainGnn } from '../train/trainer';
 import { checkpointExists } from '../train/checkpoint';
-import { gnnConfig } from './config';
+import { DEFAULT_GNN_CONFIG, gnnConfig } from './config';
+import { queryInputDim } from './query-encoder';
 import { loadGnnModel } from './load';
 import type { GnnModel } from './model';
 
@@ -80,7 +81,13 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
   const extra = questionExamples(g, view, (ctx.args.questions ?? []) as { id: string; question: string; goldDocs: string[] }[]).examples;
   const r = await trainGnn({
     graph: gg,
-    config: gnnConfig({ inputDim: 64, numRelations: gg.numRelations, layers: s.layers, hidden: s.hidden, seed: s.seed }),
+    config: gnnConfig({
+      inputDim: queryInputDim(DEFAULT_GNN_CONFIG.queryEncoder),
+      numRelations: gg.numRelations,
+      layers: s.layers,
+      hidden: s.hidden,
+      seed: s.seed,
+    }),
     dir: ctx.dir,
     seed: s.seed,
     learningRate: s.learningRate,

@@ -20,6 +20,9 @@ export interface SubgraphBatch {
   nodeOffsets: Int32Array;
   edgeOffsets: Int32Array;
   parts: ActiveSubgraph[];
+  /** Prior-conditioned models: per node [doc prior, reciprocal rank] and per edge [lead fit, sentence fit] (row-major; gnn/prior-features.ts). */
+  nodeFeat?: Float32Array;
+  edgeFeat?: Float32Array;
 }
 
 export function batchSubgraphs(parts: ActiveSubgraph[]): SubgraphBatch {

@@ -9,13 +9,14 @@
  * edge cap at the median (measured: 3 layers ~12x slower per query).
  */
 import { KfError } from '../../util/errors';
+import { queryInputDim, type QueryEncoder } from './query-encoder';
 
 export interface GnnConfig {
   /** Message-passing layers L (= hops the retriever can reason over). */
   layers: number;
   /** Hidden width d. */
   hidden: number;
-  /** Dimension of GnnQuery.queryVector (Enc(q)). */
+  /** Dimension of the query input (gnn/query-encoder.ts queryInputDim). */
   inputDim: number;
   /** Relation vocabulary size of the graph the checkpoint is built for (inverse relations included). */
   numRelations: number;
@@ -27,6 +28,16 @@ export interface GnnConfig {
   flowTemperature: number;
   /** Initialisation seed. */
   seed: number;
+  /**
+   * Prior-conditioned (lib/dualg/query/prior.ts): the heuristic's document scores enter as node features and
+   * as a learned-scale term of the document score, relation-word fit of each mention gates its messages, and
+   * the output layer starts at zero -- an untrained model ranks exactly as the heuristic, training learns the
+   * correction. False: the plain GFM-RAG model (idf-weighted entity-to-document ranker), as checkpoints from
+   * before this setting existed.
+   */
+  prior: boolean;
+  /** Enc(q): the hashed bag of words, or that plus GloVe of the relation words (gnn/query-encoder.ts); sets inputDim. */
+  queryEncoder: QueryEncoder;
 }
 
 export const DEFAULT_GNN_CONFIG: Omit<GnnConfig, 'inputDim' | 'numRelations'> = {
@@ -36,10 +47,22 @@ export const DEFAULT_GNN_CONFIG: Omit<GnnConfig, 'inputDim' | 'numRelations'> = 
   docTopK: 20,
   flowTemperature: 1.0,
   seed: 1024,
+  prior: true,
+  queryEncoder: 'hashed+glove',
 };
 
 export function gnnConfig(partial: Partial<GnnConfig> & { inputDim: number; numRelations: number }): GnnConfig {
   const c: GnnConfig = { ...DEFAULT_GNN_CONFIG, ...partial };
+  // Checkpoints from before these settings existed read as the plain model with the hashed encoder.
+  c.prior = partial.prior ?? DEFAULT_GNN_CONFIG.prior;
+  // The encoder follows the input size unless named: 164 = hashed + GloVe, anything else (64, a test's toy size) = the given vector.
+  c.queryEncoder = partial.queryEncoder ?? (partial.inputDim === queryInputDim('hashed+glove') ? 'hashed+glove' : 'hashed');
+  if (c.queryEncoder === 'hashed+glove' && c.inputDim !== queryInputDim('hashed+glove'))
+    throw new KfError(
+      'bad_option',
+      `GNN queryEncoder hashed+glove needs inputDim ${queryInputDim('hashed+glove')} (got ${c.inputDim})`,
+      'leave inputDim to queryInputDim()',
+    );
   const positiveInts: (keyof GnnConfig)[] = ['layers', 'hidden', 'inputDim', 'numRelations', 'maxActiveEdges', 'docTopK'];
   for (const k of positiveInts) {
     const v = c[k] as number;

@@ -4,11 +4,12 @@ import path from 'node:path';
 import { initTf } from '../../tf/backend';
 import { readCheckpoint, checkpointExists } from '../train/checkpoint';
 import { GnnModel } from './model';
+import type { GnnConfig } from './config';
 
 export async function loadGnnModel(dir: string, graphFingerprint?: string): Promise<GnnModel> {
   await initTf();
   const ck = readCheckpoint(dir, { graphFingerprint });
-  const model = new GnnModel(ck.manifest.config);
+  const model = new GnnModel(withLegacyDefaults(ck.manifest.config));
   model.setWeights(ck.params);
   return model;
 }
@@ -39,4 +40,9 @@ export function findCheckpointFor(root: string, graphFingerprint: string): strin
   }
   found.sort((a, b) => b.at - a.at || a.dir.localeCompare(b.dir));
   return found[0]?.dir;
+}
+
+/** Checkpoints written before `prior` / `queryEncoder` existed are plain GFM-RAG models with the hashed encoder. */
+export function withLegacyDefaults(config: GnnConfig): GnnConfig {
+  return { ...config, prior: config.prior ?? false, queryEncoder: config.queryEncoder ?? 'hashed' };
 }

@@ -5,11 +5,15 @@
  *   m_uv     = h_u(l-1) * r_l(q)[rel(u,v)] * w_uv           (DistMult)
  *   h_v(l)   = h_v(l-1) + relu(LN(W_l [h_v(l-1); sum_u m_uv + h_v(0)] + b_l))   (boundary, shortcut)
  *   P_q(v)   = MLP([h_v(L); Enc'(q)])
+ * Prior-conditioned (config.prior, gnn/prior-features.ts): h_v(0) also gets x_v W_x (the heuristic's score of
+ * the document v titles), each message is gated by (1 + f_uv W_l^f) (relation-word fit of the mention), and the
+ * output layer starts at zero so that an untrained model ranks documents exactly as the heuristic does.
  * forward() builds tensors without tidy: call it inside tf.tidy or optimizer.minimize.
  */
 import { tf } from '../../tf/backend';
 import type { GnnConfig } from './config';
 import type { SubgraphBatch } from './batch';
+import { PRIOR_EDGE_FEATURES, PRIOR_NODE_FEATURES } from '../types';
 import { glorotStd, normalInit } from './init';
 
 export interface ForwardOutput {
@@ -22,7 +26,7 @@ export interface ForwardOutput {
 interface ParamSpec {
   name: string;
   shape: number[];
-  std: number | 'zeros' | 'ones';
+  std: number | 'zeros' | 'ones' | number[];
 }
 
 function paramSpecs(c: GnnConfig): ParamSpec[] {
@@ -43,14 +47,22 @@ function paramSpecs(c: GnnConfig): ParamSpec[] {
       { name: `layer${l}.lnGain`, shape: [d], std: 'ones' },
       { name: `layer${l}.lnBias`, shape: [d], std: 'zeros' },
     );
+    if (c.prior) specs.push({ name: `layer${l}.edgeW`, shape: [PRIOR_EDGE_FEATURES, d], std: 'zeros' });
   }
   specs.push(
     { name: 'mlp.W1node', shape: [d, d], std: glorotStd(2 * d, d) },
     { name: 'mlp.W1query', shape: [d, d], std: glorotStd(2 * d, d) },
     { name: 'mlp.b1', shape: [d], std: 'zeros' },
-    { name: 'mlp.W2', shape: [d, 1], std: glorotStd(d, 1) },
+    { name: 'mlp.W2', shape: [d, 1], std: c.prior ? 'zeros' : glorotStd(d, 1) },
     { name: 'mlp.b2', shape: [1], std: 'zeros' },
   );
+  if (c.prior) {
+    specs.push(
+      { name: 'prior.nodeW', shape: [PRIOR_NODE_FEATURES, d], std: glorotStd(PRIOR_NODE_FEATURES, d) },
+      // Document score = doc x prior + recip x reciprocal rank + logit: the heuristic's order while logits are 0.
+      { name: 'prior.scales', shape: [3], std: [4, 1, 0] },
+    );
+  }
   return specs;
 }
 
@@ -65,8 +77,13 @@ export class GnnModel {
     this.config = config;
     for (const s of paramSpecs(config)) {
       const size = s.shape.reduce((a, b) => a * b, 1);
-      const values =
-        s.std === 'zeros' ? new Float32Array(size) : s.std === 'ones' ? new Float32Array(size).fill(1) : normalInit(config.seed, s.name, size, s.std);
+      const values = Array.isArray(s.std)
+        ? Float32Array.from(s.std)
+        : s.std === 'zeros'
+          ? new Float32Array(size)
+          : s.std === 'ones'
+            ? new Float32Array(size).fill(1)
+            : normalInit(config.seed, s.name, size, s.std);
       this.params.set(s.name, tf.variable(tf.tensor(values, s.shape), true, `gnn${++modelCount}/${s.name}`));
     }
   }
@@ -99,7 +116,10 @@ export class GnnModel {
     const zq = this.encodeQueries(queryVectors);
     const nodeQ = tf.tensor1d(batch.nodeQuery, 'int32');
     const zqNode = tf.gather(zq, nodeQ);
-    const h0 = zqNode.mul(tf.tensor2d(batch.seedWeight, [N, 1])) as tf.Tensor2D;
+    let h0 = zqNode.mul(tf.tensor2d(batch.seedWeight, [N, 1])) as tf.Tensor2D;
+    const prior = this.config.prior;
+    if (prior) h0 = h0.add(tf.tensor2d(batch.nodeFeat ?? new Float32Array(N * PRIOR_NODE_FEATURES), [N, PRIOR_NODE_FEATURES]).matMul(this.p('prior.nodeW')));
+    const edgeFeat = prior ? tf.tensor2d(batch.edgeFeat ?? new Float32Array(E * PRIOR_EDGE_FEATURES), [E, PRIOR_EDGE_FEATURES]) : undefined;
     let h: tf.Tensor2D = h0;
     const edgeLogits: tf.Tensor1D[] = [];
     const src = tf.tensor1d(batch.src, 'int32'),
@@ -116,7 +136,8 @@ export class GnnModel {
           .matMul(this.p(`layer${l}.relU`))
           .tanh()
           .add(1);
-        const relE = tf.gather(relBase, rel).mul(tf.gather(gate, edgeQ));
+        let relE = tf.gather(relBase, rel).mul(tf.gather(gate, edgeQ));
+        if (edgeFeat) relE = relE.mul(edgeFeat.matMul(this.p(`layer${l}.edgeW`)).add(1));
         msg = tf.gather(h, src).mul(relE).mul(w) as tf.Tensor2D;
         agg = tf.unsortedSegmentSum(msg, dst, N).add(h0) as tf.Tensor2D;
       }
@@ -133,6 +154,12 @@ export class GnnModel {
     const hidden = tf.relu(h.matMul(this.p('mlp.W1node')).add(queryPart).add(this.p('mlp.b1')));
     const logits = hidden.matMul(this.p('mlp.W2')).add(this.p('mlp.b2')).reshape([N]) as tf.Tensor1D;
     return opts.edgeLogits ? { logits, edgeLogits } : { logits };
+  }
+
+  /** The document-score scalars of a prior-conditioned model (gnn/prior-features.ts). */
+  priorScales(): { doc: number; recip: number; absent: number } {
+    const [doc, recip, absent] = this.p('prior.scales').dataSync();
+    return { doc, recip, absent };
   }
 
   private layerNorm(x: tf.Tensor2D, l: number): tf.Tensor2D {

@@ -12,6 +12,8 @@ import { batchSubgraphs } from './batch';
 import { documentScores } from './doc-scores';
 import type { GnnModel } from './model';
 import { decodePaths } from '../paths/decode';
+import { encodeQuery } from './query-encoder';
+import { attachPriorFeatures, docCandidates, priorDocScores } from './prior-features';
 
 export interface GnnScore {
   nodeScores: Float32Array;
@@ -44,12 +46,12 @@ export function makeGnnScorer(model: GnnModel, opts: ScorerOptions = {}): GnnSco
     checkGraphFits(model, graph);
     const t0 = performance.now();
     const active = activeSubgraph(graph, query.seeds, query.seedWeights, { layers: model.config.layers, maxEdges: model.config.maxActiveEdges });
-    const { localScores, edgeLogits } = runForward(model, active, query.queryVector, wantPaths > 0);
+    const { localScores, edgeLogits } = runForward(model, graph, active, query, wantPaths > 0);
     const nodeScores = new Float32Array(graph.numNodes).fill(-Infinity);
     active.nodes.forEach((v, i) => {
       nodeScores[v] = localScores[i];
     });
-    const docScores = documentScores(graph, nodeScores, model.config.docTopK);
+    const docScores = docScoresOf(model, graph, active.nodes, query, localScores, nodeScores);
     const t1 = performance.now();
     const paths =
       wantPaths > 0 && active.src.length
@@ -66,15 +68,24 @@ export function makeGnnScorer(model: GnnModel, opts: ScorerOptions = {}): GnnSco
   };
 }
 
+/** Prior-conditioned models score documents through their title nodes and the prior; the others with the idf-weighted ranker. */
+function docScoresOf(model: GnnModel, graph: GnnGraph, nodes: Int32Array, query: GnnQuery, local: Float32Array, nodeScores: Float32Array): Float32Array {
+  if (model.config.prior && query.prior) return priorDocScores(graph, docCandidates(graph, nodes, query), local, model.priorScales());
+  return documentScores(graph, nodeScores, model.config.docTopK);
+}
+
 function runForward(
   model: GnnModel,
+  graph: GnnGraph,
   active: ActiveSubgraph,
-  queryVector: Float32Array,
+  query: GnnQuery,
   keepEdges: boolean,
 ): { localScores: Float32Array; edgeLogits: Float32Array[] } {
   if (!active.nodes.length) return { localScores: new Float32Array(0), edgeLogits: [] };
+  const batch = batchSubgraphs([active]);
+  if (model.config.prior) attachPriorFeatures(batch, graph, [query]);
   return tf.tidy(() => {
-    const out = model.forward(batchSubgraphs([active]), [queryVector], { edgeLogits: keepEdges });
+    const out = model.forward(batch, [encodeQuery(model.config, query)], { edgeLogits: keepEdges });
     return {
       localScores: out.logits.dataSync() as Float32Array,
       edgeLogits: (out.edgeLogits ?? []).map((t) => t.dataSync() as Float32Array),
@@ -87,13 +98,14 @@ export function scoreBatch(model: GnnModel, graph: GnnGraph, queries: GnnQuery[]
   checkGraphFits(model, graph);
   const parts = queries.map((q) => activeSubgraph(graph, q.seeds, q.seedWeights, { layers: model.config.layers, maxEdges: model.config.maxActiveEdges }));
   const batch = batchSubgraphs(parts);
+  if (model.config.prior) attachPriorFeatures(batch, graph, queries);
   const logits = batch.numNodes
     ? tf.tidy(
         () =>
           model
             .forward(
               batch,
-              queries.map((q) => q.queryVector),
+              queries.map((q) => encodeQuery(model.config, q)),
             )
             .logits.dataSync() as Float32Array,
       )
@@ -104,6 +116,7 @@ export function scoreBatch(model: GnnModel, graph: GnnGraph, queries: GnnQuery[]
     p.nodes.forEach((v, j) => {
       nodeScores[v] = logits[off + j];
     });
-    return { nodeScores, docScores: documentScores(graph, nodeScores, model.config.docTopK) };
+    const local = logits.subarray(off, off + p.nodes.length);
+    return { nodeScores, docScores: docScoresOf(model, graph, p.nodes, queries[i], local, nodeScores) };
   });
 }

@@ -3,7 +3,8 @@
  * relation ids are the built-in kinds plus the most frequent extracted relation
  * phrases (the rest share 'other relation'), and every relation r has an inverse
  * r + R as its own id, with the reversed edge listed; entity -> document
- * incidence as COO.
+ * incidence as COO. Edge e and edge e + m (m = number of triples) both come from triple e,
+ * which lets query-time edge features (lib/dualg/query/prior.ts) read the triple's words.
  */
 import type { GnnGraph } from '../types';
 import { BUILTIN_RELATIONS, REL_EQUIVALENT, type DualGraph } from './types';
@@ -65,5 +66,6 @@ export function toGnnGraph(g: DualGraph): GnnGraph {
     docIds: g.docs.map((d) => d.id),
     nodeText: g.entityNames.slice(),
     relationText: [...names, ...names.map((n) => `inverse of ${n}`)],
+    docTitleNode: Int32Array.from(g.docs, (d) => d.titleEntity),
   };
 }

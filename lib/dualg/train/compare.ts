@@ -16,11 +16,13 @@ import { meanMetrics, questionMetrics, rankDocs, zeroMetrics, type QuestionMetri
 import { percentile } from '../../util/percentile';
 
 export const METHODS = ['gnn-kfold', 'gnn-base', 'gnn-untrained', 'heuristic', 'ppr'] as const;
+export const PAIRED_METRICS = ['r2', 'r5', 'allFound2', 'allFound5', 'allFound8'] as const;
+type PairedMetric = (typeof PAIRED_METRICS)[number];
 type Method = (typeof METHODS)[number];
 
 export interface Comparison {
   means: Record<Method, ReturnType<typeof meanMetrics>>;
-  paired: Record<string, { r5: PairedComparison; allFound5: PairedComparison; allFound8: PairedComparison }>;
+  paired: Record<string, Record<PairedMetric, PairedComparison>>;
   /** Over questions with a bridge passage whose gold is all in the top 8: the top path reaches all gold / a gold bridge. */
   paths: { questionsWithGoldInTop8: number; topPathThroughAllGold: number; topPathThroughABridge: number; share: number; shareAny: number };
   latencyMs: { p50: number; p90: number; gnnP50: number; pathsP50: number; n: number };
@@ -76,11 +78,10 @@ export function compareOnDev(o: CorpusRunOptions, d: CorpusData, base: GnnModel,
   const toMap = (m: Method, f: keyof Omit<QuestionMetrics, 'id'>) => new Map(rows[m].map((r) => [r.id, r[f]]));
   const paired: Comparison['paired'] = {};
   for (const other of METHODS.slice(1)) {
-    paired[`gnn-kfold vs ${other}`] = {
-      r5: comparePaired(toMap('gnn-kfold', 'r5'), toMap(other, 'r5')),
-      allFound5: comparePaired(toMap('gnn-kfold', 'allFound5'), toMap(other, 'allFound5')),
-      allFound8: comparePaired(toMap('gnn-kfold', 'allFound8'), toMap(other, 'allFound8')),
-    };
+    paired[`gnn-kfold vs ${other}`] = Object.fromEntries(PAIRED_METRICS.map((f) => [f, comparePaired(toMap('gnn-kfold', f), toMap(other, f))])) as Record<
+      PairedMetric,
+      PairedComparison
+    >;
   }
   return {
     means: Object.fromEntries(METHODS.map((m) => [m, meanMetrics(rows[m])])) as Comparison['means'],

@@ -41,7 +41,7 @@ export function kgCompletionExamples(graph: GnnGraph, rng: Rng, max: number): Tr
     const text = `${graph.nodeText[h]} ${graph.relationText[r]}`;
     out.push({
       id: `kg-${e}`,
-      query: { seeds: Int32Array.of(h), seedWeights: Float32Array.of(1), queryVector: hashedQueryVector(text) },
+      query: { seeds: Int32Array.of(h), seedWeights: Float32Array.of(1), queryVector: hashedQueryVector(text), relationText: graph.relationText[r] },
       targetNodes: Int32Array.from(tailSet),
       exclude,
     });

@@ -11,11 +11,13 @@ import { makeRng } from '../../util/rng';
 import type { DualGraph } from '../graph/types';
 import { toGnnGraph } from '../graph/to-gnn';
 import { graphView, type GraphView } from '../query/graph-view';
-import { gnnConfig, type GnnConfig } from '../gnn/config';
+import { DEFAULT_GNN_CONFIG, gnnConfig, type GnnConfig } from '../gnn/config';
+import { queryInputDim } from '../gnn/query-encoder';
 import type { GnnGraph } from '../types';
 import { kgCompletionExamples, questionExamples, syntheticLinkExamples } from './corpus-data';
 import type { TrainExample } from './examples';
 import { trainGnn, type EpochRecord } from './trainer';
+import { checkpointExists } from './checkpoint';
 import type { GnnModel } from '../gnn/model';
 
 export interface CorpusRunOptions {
@@ -35,6 +37,8 @@ export interface CorpusRunOptions {
   foldEpochs: number;
   config?: Partial<GnnConfig>;
   learningRate?: number;
+  /** Synthetic queries replayed in each fold's fine-tuning, per dev question (against forgetting; default 2). */
+  replay?: number;
   log: (line: string) => void;
 }
 
@@ -57,7 +61,8 @@ export function corpusData(o: CorpusRunOptions): CorpusData {
   const syn = syntheticLinkExamples(o.graph, view, (d) => o.passages.get(o.graph.docs[d].id), rng.fork('syn'), o.syntheticExamples);
   const nVal = Math.max(20, Math.round(syn.length * 0.1));
   const { examples: dev, unlinked } = questionExamples(o.graph, view, o.questions);
-  const config = gnnConfig({ inputDim: 64, numRelations: gg.numRelations, seed: o.seed, ...o.config });
+  const encoder = o.config?.queryEncoder ?? DEFAULT_GNN_CONFIG.queryEncoder;
+  const config = gnnConfig({ inputDim: queryInputDim(encoder), numRelations: gg.numRelations, seed: o.seed, ...o.config });
   return { gg, view, config, kg, synTrain: syn.slice(nVal), synVal: syn.slice(0, nVal), dev, unlinked };
 }
 
@@ -89,7 +94,7 @@ export async function trainFolds(o: CorpusRunOptions, d: CorpusData): Promise<{ 
   const models: GnnModel[] = [];
   const replay = makeRng(o.seed)
     .fork('replay')
-    .sample(d.synTrain, 2 * d.dev.length);
+    .sample(d.synTrain, Math.round((o.replay ?? 2) * d.dev.length));
   for (let f = 0; f < o.folds; f++) {
     const train = d.dev.filter((e) => foldOf.get(e.id) !== f);
     const held = d.dev.filter((e) => foldOf.get(e.id) === f);
@@ -100,11 +105,17 @@ export async function trainFolds(o: CorpusRunOptions, d: CorpusData): Promise<{ 
       seed: o.seed + f,
       learningRate: (o.learningRate ?? 5e-3) / 2,
       batchSize: 8,
-      initFrom: path.join(o.checkpoints, `${o.name}-base`, 'best'),
+      initFrom: baseCheckpoint(o),
       finetune: { epochs: o.foldEpochs, examples: [...train, ...train, ...replay], monitor: held },
       log: (l) => o.log(`fold ${f}: ${l}`),
     });
     models.push(r.model);
   }
   return { models, foldOf, seconds: (Date.now() - t0) / 1000 };
+}
+
+/** The base model's best epoch, or its last when it had no validation (e.g. KG pre-training only). */
+function baseCheckpoint(o: CorpusRunOptions): string {
+  const base = path.join(o.checkpoints, `${o.name}-base`);
+  return checkpointExists(path.join(base, 'best')) ? path.join(base, 'best') : path.join(base, 'last');
 }

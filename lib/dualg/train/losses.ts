@@ -14,12 +14,18 @@ import type { SubgraphBatch } from '../gnn/batch';
 export interface LossWeights {
   bce: number;
   rank: number;
+  /** Weight of the document-level list loss of prior-conditioned models (0 / absent: none). */
+  doc?: number;
+  /** Weight of the mean squared title-node logit in the list loss: keeps the learned correction to the prior small. */
+  shrink?: number;
   /** Adversarial temperature of the negatives' weights. */
   temperature: number;
 }
 
 export const PRETRAIN_LOSS: LossWeights = { bce: 1, rank: 0, temperature: 1 };
 export const FINETUNE_LOSS: LossWeights = { bce: 0.3, rank: 0.7, temperature: 0.2 };
+/** Prior-conditioned models learn the document order directly; a little node BCE keeps the messages informative. */
+export const PRIOR_FINETUNE_LOSS: LossWeights = { bce: 0.1, rank: 0, temperature: 0.2, doc: 1, shrink: 0.05 };
 
 // tfjs has no stopGradient: an identity whose gradient is zero.
 const stopGradient = tf.customGrad(((x: tf.Tensor) => ({ value: x.clone(), gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy) })) as unknown as Parameters<
@@ -66,6 +72,43 @@ export function batchLoss(logits: tf.Tensor1D, targets: Float32Array, batch: Sub
       loss = loss.add(rank.mul(w.rank));
     }
     losses.push(loss as tf.Scalar);
+  }
+  if (!losses.length) return tf.scalar(0);
+  return tf.addN(losses).div(losses.length) as tf.Scalar;
+}
+
+/** One query's scored documents in the batch (gnn/prior-features.ts DocCandidates, plus which are gold). */
+export interface DocListPart {
+  /** Batch node index of each document's title node, -1 when it is not active. */
+  titleNode: number[];
+  prior: number[];
+  recip: number[];
+  gold: boolean[];
+}
+
+/**
+ * List loss over documents, -log( sum_gold softmax(s) ), with s = doc x prior + recip x reciprocal rank +
+ * (the title node's logit, or `absent`): the order the retriever ranks by (gnn/prior-features.ts). Queries whose
+ * candidates are all gold or hold no gold are left out.
+ */
+export function docListLoss(logits: tf.Tensor1D, scales: tf.Tensor, parts: DocListPart[], shrink = 0): tf.Scalar {
+  const losses: tf.Scalar[] = [];
+  const padded = tf.concat([logits, scales.slice([2], [1])]);
+  const pad = logits.shape[0];
+  for (const p of parts) {
+    const npos = p.gold.filter(Boolean).length;
+    if (npos === 0 || npos === p.gold.length) continue;
+    const node = tf.gather(
+      padded,
+      tf.tensor1d(
+        p.titleNode.map((v) => (v >= 0 ? v : pad)),
+        'int32',
+      ),
+    );
+    const s = node.add(tf.tensor1d(p.prior).mul(scales.slice([0], [1]))).add(tf.tensor1d(p.recip).mul(scales.slice([1], [1])));
+    const masked = s.add(tf.tensor1d(p.gold.map((g) => (g ? 0 : -1e9))));
+    const list = tf.logSumExp(s).sub(tf.logSumExp(masked));
+    losses.push((shrink > 0 ? list.add(node.square().mean().mul(shrink)) : list) as tf.Scalar);
   }
   if (!losses.length) return tf.scalar(0);
   return tf.addN(losses).div(losses.length) as tf.Scalar;

@@ -6,7 +6,10 @@ import { activeSubgraph } from '../gnn/active-subgraph';
 import { batchSubgraphs } from '../gnn/batch';
 import type { GnnModel } from '../gnn/model';
 import { scoreBatch } from '../gnn/scorer';
-import { batchLoss, type LossWeights } from './losses';
+import { batchLoss, docListLoss, type DocListPart, type LossWeights } from './losses';
+import { encodeQuery } from '../gnn/query-encoder';
+import { attachPriorFeatures, docCandidates } from '../gnn/prior-features';
+import type { SubgraphBatch } from '../gnn/batch';
 import { nodeTargets, recallAtK, type TrainExample } from './examples';
 
 /** The loss of one step (NaN / infinite = KfError 'gnn_nan_loss'; the caller's last checkpoint stays). */
@@ -19,8 +22,21 @@ export function trainStep(model: GnnModel, optimizer: tf.Optimizer, graph: GnnGr
   if (!batch.numNodes) return 0;
   const targets = new Float32Array(batch.numNodes);
   parts.forEach((p, i) => targets.set(nodeTargets(graph, p, examples[i]), batch.nodeOffsets[i]));
-  const qv = examples.map((ex) => ex.query.queryVector);
-  const cost = optimizer.minimize(() => batchLoss(model.forward(batch, qv).logits, targets, batch, w), true, model.trainableVariables());
+  const qv = examples.map((ex) => encodeQuery(model.config, ex.query));
+  const docWeight = model.config.prior ? (w.doc ?? 0) : 0;
+  if (model.config.prior)
+    attachPriorFeatures(
+      batch,
+      graph,
+      examples.map((ex) => ex.query),
+    );
+  const docParts = docWeight ? docListParts(graph, batch, examples) : [];
+  const lossOf = () => {
+    const logits = model.forward(batch, qv).logits;
+    const node = batchLoss(logits, targets, batch, w);
+    return docWeight ? (node.add(docListLoss(logits, model.p('prior.scales'), docParts, w.shrink).mul(docWeight)) as tf.Scalar) : node;
+  };
+  const cost = optimizer.minimize(lossOf, true, model.trainableVariables());
   const value = cost ? cost.dataSync()[0] : 0;
   cost?.dispose();
   if (!Number.isFinite(value)) {
@@ -35,6 +51,19 @@ export function trainStep(model: GnnModel, optimizer: tf.Optimizer, graph: GnnGr
     );
   }
   return value;
+}
+
+/** Per example with gold documents: its candidates in batch coordinates (prior-conditioned models). */
+function docListParts(graph: GnnGraph, batch: SubgraphBatch, examples: TrainExample[]): DocListPart[] {
+  const out: DocListPart[] = [];
+  examples.forEach((ex, q) => {
+    if (!ex.targetDocs?.length || !ex.query.prior) return;
+    const gold = new Set(ex.targetDocs);
+    const c = docCandidates(graph, batch.parts[q].nodes, ex.query);
+    const off = batch.nodeOffsets[q];
+    out.push({ titleNode: c.titleLocal.map((v) => (v >= 0 ? v + off : -1)), prior: c.prior, recip: c.recip, gold: c.docs.map((d) => gold.has(d)) });
+  });
+  return out;
 }
 
 export interface Validation {

@@ -1,0 +1,43 @@
+/**
+ * Enc(q), the GNN's query input. 'hashed': the hashed bag of words of the whole
+ * question (GnnQuery.queryVector, 64-d). 'hashed+glove' adds the mean GloVe vector
+ * (100-d, the offline vectors of lib/index/embedders/glove-table.ts) of the words
+ * outside the linked names (GnnQuery.relationText): hashing gives "mother" and
+ * "son" unrelated codes, GloVe puts them close, so what the model learns about
+ * one relation word carries to its neighbours with few training questions.
+ */
+import { loadGloveSync } from '../../index/embedders/glove-table';
+import type { GnnQuery } from '../types';
+import type { GnnConfig } from './config';
+
+export type QueryEncoder = 'hashed' | 'hashed+glove';
+export const HASHED_DIM = 64;
+const GLOVE_DIM = 100;
+
+export function queryInputDim(encoder: QueryEncoder): number {
+  return encoder === 'hashed' ? HASHED_DIM : HASHED_DIM + GLOVE_DIM;
+}
+
+/** The model input of one query for a model built with `config.queryEncoder`. */
+export function encodeQuery(config: Pick<GnnConfig, 'queryEncoder'>, q: GnnQuery): Float32Array {
+  if ((config.queryEncoder ?? 'hashed') === 'hashed') return q.queryVector;
+  const out = new Float32Array(HASHED_DIM + GLOVE_DIM);
+  out.set(q.queryVector.subarray(0, HASHED_DIM));
+  out.set(meanGlove(q.relationText ?? ''), HASHED_DIM);
+  return out;
+}
+
+/** Unit-length mean of the GloVe vectors of a text's known words (zeros when none is known). */
+function meanGlove(text: string): Float32Array {
+  const glove = loadGloveSync();
+  const v = new Float32Array(GLOVE_DIM);
+  for (const w of text.toLowerCase().match(/[\p{L}]+/gu) ?? []) {
+    const row = glove.index.get(w);
+    if (row === undefined) continue;
+    for (let i = 0; i < GLOVE_DIM; i++) v[i] += glove.vectors[row * glove.dim + i];
+  }
+  let n = 0;
+  for (const x of v) n += x * x;
+  if (n > 0) for (let i = 0; i < GLOVE_DIM; i++) v[i] /= Math.sqrt(n);
+  return v;
+}

@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildDualGraph } from '../../lib/dualg/graph/build';
+import { sourceFromPassages } from '../../lib/dualg/graph/source';
+import { toGnnGraph } from '../../lib/dualg/graph/to-gnn';
+import { graphView } from '../../lib/dualg/query/graph-view';
+import { gnnConfig } from '../../lib/dualg/gnn/config';
+import { GnnModel } from '../../lib/dualg/gnn/model';
+import { makeGnnScorer } from '../../lib/dualg/gnn/scorer';
+import { gnnQueryFor } from '../../lib/dualg/train/query-adapter';
+import { queryPrior } from '../../lib/dualg/query/prior';
+import { linkQuery } from '../../lib/dualg/query/link';
+import { relationWords } from '../../lib/dualg/query/relation-words';
+import { rankDocs } from '../../lib/dualg/train/evaluate';
+import { trainGnn } from '../../lib/dualg/train/trainer';
+import { initTf } from '../../lib/tf/backend';
+
+// Two films by one director; the question asks for the director's mother, so the bridge is the director's passage.
+const PASSAGES = [
+  { id: 'Night Train', title: 'Night Train', text: 'Night Train is a 1959 film directed by Anna Berg. It stars Carl Moss.' },
+  { id: 'Anna Berg', title: 'Anna Berg', text: 'Anna Berg was a Swedish director. She was the daughter of Ingrid Berg.' },
+  { id: 'Carl Moss', title: 'Carl Moss', text: 'Carl Moss was an actor born in Oslo.' },
+  { id: 'Ingrid Berg', title: 'Ingrid Berg', text: 'Ingrid Berg was a painter from Uppsala.' },
+  { id: 'Oslo', title: 'Oslo', text: 'Oslo is the capital of Norway.' },
+];
+
+const QUESTIONS = ['Who is the mother of the director of film Night Train?', 'Where was the star of Night Train born?'];
+
+async function fixture() {
+  await initTf();
+  const g = await buildDualGraph(sourceFromPassages(PASSAGES, 'prior-fixture'));
+  return { g, gg: toGnnGraph(g), view: graphView(g) };
+}
+
+test('prior GNN: untrained, it ranks documents exactly as the heuristic it is conditioned on', async () => {
+  const { g, gg, view } = await fixture();
+  const model = new GnnModel(gnnConfig({ inputDim: 64, numRelations: gg.numRelations, layers: 2, hidden: 16, seed: 3 }));
+  assert.equal(model.config.prior, true, 'prior-conditioned by default');
+  const score = makeGnnScorer(model, { paths: 0 });
+  let compared = 0;
+  for (const q of QUESTIONS) {
+    const query = gnnQueryFor(view, q)!;
+    assert.ok(query?.prior, `${q}: a prior`);
+    const link = linkQuery(view, q);
+    const heuristic = rankDocs(queryPrior(view, link.seeds, relationWords(q, link.covered)).heuristicDocScores);
+    const gnn = rankDocs(score(gg, query).docScores);
+    assert.ok(heuristic.length >= 2, `${q}: the heuristic ranks documents`);
+    assert.deepEqual(gnn, heuristic, `${q}: ${gnn.map((d) => g.docs[d].id)} vs ${heuristic.map((d) => g.docs[d].id)}`);
+    compared++;
+  }
+  assert.equal(compared, QUESTIONS.length);
+  model.dispose();
+});
+
+test('prior GNN: edge features carry the question relation words; training lowers the loss and ranks the gold pair first', async () => {
+  const { g, gg, view } = await fixture();
+  const query = gnnQueryFor(view, QUESTIONS[0])!;
+  // Some edge read from "directed by Anna Berg" fits "director".
+  let fitting = 0;
+  for (let e = 0; e < gg.src.length; e++) if (query.prior!.edgeFeatures(e)[0] > 0 || query.prior!.edgeFeatures(e)[1] > 0) fitting++;
+  assert.ok(fitting > 0, 'some edge fits the relation words');
+  const gold = ['Night Train', 'Anna Berg'].map((id) => g.docs.findIndex((d) => d.id === id));
+  const examples = Array.from({ length: 8 }, (_, i) => ({ id: `q${i}`, query, targetDocs: Int32Array.from(gold) }));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-gnn-prior-'));
+  const config = gnnConfig({ inputDim: 64, numRelations: gg.numRelations, layers: 2, hidden: 16, seed: 3 });
+  const r = await trainGnn({ graph: gg, config, dir, learningRate: 0.02, batchSize: 4, finetune: { epochs: 6, examples } });
+  const losses = r.history.map((h) => h.meanLoss);
+  assert.equal(losses.length, 6);
+  assert.ok(losses[5] < losses[0], `loss ${losses[0]} -> ${losses[5]}`);
+  const top2 = rankDocs(makeGnnScorer(r.model, { paths: 0 })(gg, query).docScores).slice(0, 2);
+  assert.deepEqual(new Set(top2), new Set(gold), `top 2: ${top2.map((d) => g.docs[d].id)}`);
+  r.model.dispose();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
