@@ -51,6 +51,7 @@ const AROUND: Record<string, number[]> = {
   contains: [0, 2],
   hub: [0, 1],
   cap: [0],
+  prefix: [0],
   target: [0.5],
   lexical: [1],
 };

@@ -99,3 +99,27 @@ test('cap: from the second hop on, a passage never outscores the bridged passage
   const free = score(0);
   assert.ok(free.father > free.wife, `uncapped ${JSON.stringify(free)}`);
 });
+
+test('prefix variants: a relation word also finds the corpus stems that share all but its last letter', async () => {
+  const passages = [
+    { id: 'seed', title: 'Izgoy', text: 'Izgoy is an album by the band Alisa from Russia.' },
+    { id: 'war', title: 'Pacific War', text: 'In the Pacific War the Soviet Union invaded Manchuria in 1945.' },
+    { id: 'other', title: 'Open Door Policy', text: 'The Open Door Policy concerned Manchuria and trade with China.' },
+  ];
+  const view = graphView(await buildDualGraph(sourceFromPassages(passages, 'prefix')));
+  assert.ok(view.stemsWithPrefix('invad').includes('invad'), view.stemsWithPrefix('inv').join(' '));
+  assert.deepEqual(view.stemsWithPrefix('zzz'), []);
+  const q = 'When did Russia invade Manchuria?';
+  const l = linkQuery(view, q);
+  const rel = relationWords(q, l.covered);
+  assert.ok(
+    rel.some((w) => w.stems[0] === 'invade'),
+    rel.map((w) => w.stems[0]).join(' '),
+  );
+  const war = view.g.docs.findIndex((d) => d.id === 'war');
+  const other = view.g.docs.findIndex((d) => d.id === 'other');
+  const on = heuristicScores(view, l.seeds, rel, { ...HEURISTIC_DEFAULTS, prefix: 5 }).docScores;
+  const off = heuristicScores(view, l.seeds, rel, { ...HEURISTIC_DEFAULTS, prefix: 0 }).docScores;
+  assert.ok(on.get(war)! > on.get(other)!, `prefix 5: ${on.get(war)} vs ${on.get(other)}`);
+  assert.equal(off.get(war), off.get(other), 'without variants the two passages tie');
+});

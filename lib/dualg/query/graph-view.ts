@@ -35,6 +35,8 @@ export interface GraphView {
    * "List of Ohio area codes" for Ohio; built on first use).
    */
   containerDocs(entity: number): readonly number[];
+  /** The stemmed words of the corpus that start with `prefix` (sorted vocabulary, built on first use). */
+  stemsWithPrefix(prefix: string): readonly string[];
 }
 
 /** Entities named inside each title (every word span that is a known name, not the title's own entity), inverted. */
@@ -104,7 +106,37 @@ export function graphView(g: DualGraph): GraphView {
     }
     return inverted.get(w) ?? [];
   };
+  let vocabulary: string[] | undefined;
+  const stemsWithPrefix = (prefix: string) => {
+    if (!vocabulary) {
+      stemDocs('');
+      vocabulary = [...inverted!.keys()].sort();
+    }
+    let lo = 0;
+    let hi = vocabulary.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (vocabulary[mid] < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: string[] = [];
+    for (let i = lo; i < vocabulary.length && vocabulary[i].startsWith(prefix); i++) out.push(vocabulary[i]);
+    return out;
+  };
   let containers: number[][] | undefined;
   const containerDocs = (e: number) => (containers ??= titleContainers(g))[e] ?? [];
-  return { g, matcher, names: new EntityNameIndex(g), ...csr(g), docMentions, idf, titleDocsOf, microByEntity, docStems, stemDocs, containerDocs };
+  return {
+    g,
+    matcher,
+    names: new EntityNameIndex(g),
+    ...csr(g),
+    docMentions,
+    idf,
+    titleDocsOf,
+    microByEntity,
+    docStems,
+    stemDocs,
+    containerDocs,
+    stemsWithPrefix,
+  };
 }

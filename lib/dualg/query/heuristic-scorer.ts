@@ -45,6 +45,11 @@ export interface HeuristicSettings {
   hub?: number;
   /** From the second hop on, a bridged passage scores at most `cap` x the passage it was reached from (0 = no cap). */
   cap?: number;
+  /**
+   * Relation words of at least this many letters also match the corpus words that share all but their last
+   * letter ("invade" finds "invad", the stem of "invaded"; 0 = off). Whole-document fits only, not the mention lead words.
+   */
+  prefix?: number;
 }
 
 const MAX_COMENTION_DOCS = 60;
@@ -70,6 +75,7 @@ export const HEURISTIC_DEFAULTS: HeuristicSettings = {
   target: 0,
   hub: 0.5,
   cap: 1,
+  prefix: 5,
 };
 
 export interface SeedInput {
@@ -123,6 +129,18 @@ function seedTitlesFirst(view: GraphView, seeds: SeedInput[], docScores: Map<num
   }
 }
 
+/**
+ * A relation word's stems plus the corpus stems sharing all but its last letter when the word has at least
+ * `prefixLen` letters ("invade" -> "invad", "invader"; 0 = off): the stemmer cuts "-ed" but not "-e", so the two
+ * forms of one verb would otherwise never meet.
+ */
+function variants(view: GraphView, stems: string[], prefixLen: number): string[] {
+  const first = stems[0];
+  if (!prefixLen || !first || first.length < prefixLen) return stems;
+  const more = view.stemsWithPrefix(first.slice(0, -1)).filter((x) => x.length <= first.length + 3);
+  return [...new Set([...stems, ...more])];
+}
+
 /** The documents holding each relation word (through the inverted stem index), for whole-document and residual fits. */
 class RelationDocs {
   private readonly docs: Set<number>[];
@@ -132,10 +150,11 @@ class RelationDocs {
   constructor(
     view: GraphView,
     private readonly words: RelationWord[],
+    prefixLen = 0,
   ) {
     this.docs = words.map((w) => {
       const docs = new Set<number>();
-      for (const st of w.stems) for (const d of view.stemDocs(st)) docs.add(d);
+      for (const st of variants(view, w.stems, prefixLen)) for (const d of view.stemDocs(st)) docs.add(d);
       for (const d of docs) this.fit.set(d, (this.fit.get(d) ?? 0) + w.weight);
       return docs;
     });
@@ -229,7 +248,7 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: R
       if (!via.has(doc)) via.set(doc, e);
     }
   }
-  const rel = new RelationDocs(view, relWords);
+  const rel = new RelationDocs(view, relWords, s.prefix ?? 0);
   const w: Walk = { view, s, relWords, rel, direct, via, docScores: new Map(direct), nodeScores, best: new Map() };
   let frontier = [...direct.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
   for (let hop = 0; hop < s.hops && frontier.length; hop++) {
