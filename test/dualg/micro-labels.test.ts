@@ -6,8 +6,8 @@ import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
 import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
 import type { MicroFact } from '../../lib/dualg/graph/types';
 import { textCaptionFacts } from '../../lib/dualg/graph/micro';
-import { figureKey, figureReferences, fragmentBoosts, labelStems, LabelIndex, matchLabels } from '../../lib/dualg/query/micro-label-match';
-import { DualgSearcher, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
+import { figureKey, figureReferences, fragmentBoosts, labelStems, LabelIndex, matchFigures, matchLabels } from '../../lib/dualg/query/micro-label-match';
+import { DualgSearcher, REFERENCE_SCORE, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
 import { searcherParts } from '../../lib/dualg/retriever';
 
 const fact = (u: string, r: string, v: string, fragmentId: string, doc = 0, kind: MicroFact['kind'] = 'image'): MicroFact => ({
@@ -39,9 +39,6 @@ const FACTS: MicroFact[] = [
   fact('Figure 5', 'caption', 'Accuracy by model size', 'd0#text7'),
 ];
 
-/** Both rules on (label matching is off by default, see LABEL_MATCH_DEFAULTS). */
-const ON = { labels: true, figures: true };
-
 const round = (m: Map<string, number>) => Object.fromEntries([...m].map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
 
 test('labelStems: content-word stems with a letter; numbers and stop words are not label words', () => {
@@ -60,50 +57,49 @@ test('figure references and anchor keys meet on "figure N" (Fig. / Figure / case
 });
 
 test('a question naming a chart label reaches the chart fragment; a label met nowhere else scores 1', () => {
-  const m = matchLabels(new LabelIndex(FACTS), 'What percentage of Greens supported the coalition?', ON);
+  const m = matchLabels(new LabelIndex(FACTS), 'What percentage of Greens supported the coalition?');
   assert.deepEqual(round(m), { 'd0#chart1': 1 }, 'not via the "column 3" cell nor the figure\'s caption name: those are nodes, not labels');
 });
 
 test('within-document idf: a label held by two fragments of a document gives each half; other documents do not count', () => {
-  const m = matchLabels(new LabelIndex(FACTS), 'Which group has broadband at home most often?', ON);
+  const m = matchLabels(new LabelIndex(FACTS), 'Which group has broadband at home most often?');
   assert.deepEqual(round(m), { 'd0#table1': 0.5, 'd0#table2': 0.5, 'd1#table1': 1 });
 });
 
 test('coverage gate: a label counts when at least half of its words are in the question, scored by that share', () => {
   const idx = new LabelIndex(FACTS);
-  assert.equal(matchLabels(idx, 'How much streaming happened?', ON).size, 0, '1 of 3 label words: below the gate');
-  assert.deepEqual(round(matchLabels(idx, 'What is the total streaming in the poll?', ON)), { 'd0#chart2': 0.667 });
-  assert.equal(matchLabels(idx, 'What happened in 2013?', ON).size, 0, 'a number-only label is no label');
+  assert.equal(matchLabels(idx, 'How much streaming happened?').size, 0, '1 of 3 label words: below the gate');
+  assert.deepEqual(round(matchLabels(idx, 'What is the total streaming in the poll?')), { 'd0#chart2': 0.667 });
+  assert.equal(matchLabels(idx, 'What happened in 2013?').size, 0, 'a number-only label is no label');
 });
 
-test('"Figure 3" in the question reaches the fragment anchored "Figure 3" only, and each rule can be switched off', () => {
+test('"Figure 3" in the question reaches the fragment anchored "Figure 3" only; label matching leaves figures alone', () => {
   const idx = new LabelIndex(FACTS);
-  const q = 'How many subfigures are in Figure 3?';
-  assert.deepEqual(round(matchLabels(idx, q, ON)), { 'd0#fig3': 1 });
-  assert.equal(matchLabels(idx, q, { labels: true, figures: false }).size, 0);
-  assert.equal(matchLabels(idx, 'What percentage of Greens?', { labels: false, figures: true }).size, 0);
-  assert.equal(matchLabels(idx, 'What does Figure 7 show?', ON).size, 0, 'no figure 7 anchor');
-  assert.deepEqual(round(matchLabels(idx, 'What is the caption of Fig. 5?', ON)), { 'd0#text7': 1 }, 'a printed caption anchors; "caption" is no label');
+  assert.deepEqual(round(matchFigures(idx, 'How many subfigures are in Figure 3?')), { 'd0#fig3': 1 }, 'not the table row "Figure 3 of ..."');
+  assert.equal(matchLabels(idx, 'How many subfigures are in Figure 3?').size, 0);
+  assert.equal(matchFigures(idx, 'What percentage of Greens?').size, 0);
+  assert.equal(matchFigures(idx, 'What does Figure 7 show?').size, 0, 'no figure 7 anchor');
+  assert.deepEqual(round(matchFigures(idx, 'What is the caption of Fig. 5?')), { 'd0#text7': 1 }, 'a printed caption anchors');
+  assert.equal(matchLabels(idx, 'What is the caption of Fig. 5?').size, 0, '"caption" is no label');
 });
 
-test('defaults: figure references on, label matching off (see LABEL_MATCH_DEFAULTS)', () => {
-  const idx = new LabelIndex(FACTS);
-  assert.deepEqual(round(matchLabels(idx, 'Greens in Figure 3?')), { 'd0#fig3': 1 });
+test('fragmentBoosts: label matches join the micro scores (max per fragment), figure references come apart; each rule can be off', () => {
+  const sFragment = new Map([
+    ['d0#chart1', 0.3],
+    ['d0#table1', 0.9],
+  ]);
+  const q = 'Greens and broadband at home, as in Figure 3';
+  const on = fragmentBoosts(sFragment, FACTS, q, { labels: true, figures: true });
+  assert.deepEqual(round(on.boosts), { 'd0#chart1': 1, 'd0#table1': 0.9, 'd0#table2': 0.5, 'd1#table1': 1 });
+  assert.deepEqual(round(on.referenced), { 'd0#fig3': 1 });
+  const off = fragmentBoosts(sFragment, FACTS, q, { labels: false, figures: false });
+  assert.deepEqual(round(off.boosts), round(sFragment));
+  assert.equal(off.referenced.size, 0);
+  const dflt = fragmentBoosts(sFragment, FACTS, q);
+  assert.deepEqual(round(dflt.boosts), round(sFragment), 'label matching is off by default (LABEL_MATCH_DEFAULTS)');
+  assert.equal(dflt.referenced.size, 1, 'figure references are on');
   assert.equal(SEARCHER_DEFAULTS.microLabels, false);
   assert.equal(SEARCHER_DEFAULTS.microFigures, true);
-});
-
-test('fragmentBoosts: the larger of the micro match and the label match per fragment', () => {
-  const boosts = fragmentBoosts(
-    new Map([
-      ['d0#chart1', 0.3],
-      ['d0#table1', 0.9],
-    ]),
-    FACTS,
-    'Greens and broadband at home',
-    ON,
-  );
-  assert.deepEqual(round(boosts), { 'd0#chart1': 1, 'd0#table1': 0.9, 'd0#table2': 0.5, 'd1#table1': 1 });
 });
 
 function fakeKb(frags: Fragment[]): KnowledgeBase {
@@ -161,6 +157,40 @@ test('one-document search: the chart whose OCR label the question names moves up
   assert.deepEqual(await order(true), ['r#0', 'r#2', 'r#1'], 'a tie-breaker: one place up (FRAGMENT_BOOST)');
 });
 
+test("one-document search: a figure the question names ranks with the hybrid's first hit (REFERENCE_SCORE); not with microFigures off", async () => {
+  const frag = (i: number, kind: Fragment['kind'], text: string, extra: Partial<Fragment> = {}): Fragment => ({
+    id: `s#${i}`,
+    docId: 's',
+    kind,
+    text,
+    page: i + 1,
+    section: [],
+    ordinal: i,
+    attached: [],
+    ...extra,
+  });
+  const frags = [
+    frag(0, 'text', 'We train weak and strong models.'),
+    frag(1, 'text', 'Results are strong.'),
+    frag(2, 'text', 'Related work.'),
+    frag(3, 'image', 'Image on page 4', { label: 'Figure 2', ocrText: 'Accuracy 80' }),
+  ];
+  const src: GraphSource = { id: 'm', fingerprint: 'fp', documents: () => [{ id: 's', title: 'Paper' }], fragmentsOf: () => frags };
+  const parts = searcherParts(await buildDualGraph(src));
+  const kb = fakeKb(frags);
+  const order = async (microFigures: boolean) =>
+    (
+      await new DualgSearcher(parts, { ...SEARCHER_DEFAULTS, microFigures }, 'dualg').search(
+        'how many subfigures are in figure 2?',
+        { k: 4, docIds: ['s'] },
+        kb,
+      )
+    ).hits.map((h) => h.fragmentId);
+  assert.deepEqual(await order(false), ['s#0', 's#1', 's#2', 's#3']);
+  assert.deepEqual(await order(true), ['s#3', 's#0', 's#1', 's#2'], 'hybrid last + 1/2 > hybrid first 1/2');
+  assert.equal(REFERENCE_SCORE, 1 / 2, "the hybrid first hit's score, 1/(2+0)");
+});
+
 test('textCaptionFacts: a caption line left in the page text anchors its figure, unless an image is labelled with it', () => {
   const text = (id: string, t: string, page: number): Fragment => ({ id, docId: 'p', kind: 'text', text: t, page, section: [], ordinal: 0, attached: [] });
   const frags: Fragment[] = [
@@ -179,5 +209,5 @@ test('textCaptionFacts: a caption line left in the page text anchors its figure,
     ],
     'in-text mentions ("As shown in Figure 1", "Figure 2 shows") are not captions; Figure 4 is the labelled image\'s',
   );
-  assert.equal(matchLabels(new LabelIndex(facts.map((f) => ({ ...f, doc: 0, uEntity: -1, vEntity: -1 }))), 'In figure 1, which arrows?', ON).get('p#0'), 1);
+  assert.equal(matchFigures(new LabelIndex(facts.map((f) => ({ ...f, doc: 0, uEntity: -1, vEntity: -1 }))), 'In figure 1, which arrows?').get('p#0'), 1);
 });

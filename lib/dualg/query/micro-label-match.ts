@@ -128,32 +128,45 @@ export interface LabelMatchOptions {
  */
 export const LABEL_MATCH_DEFAULTS: LabelMatchOptions = { labels: false, figures: true };
 
-/** Fragment id -> label / figure-reference score of the question (max over the fragment's matching facts). */
-export function matchLabels(index: LabelIndex, question: string, o: LabelMatchOptions = LABEL_MATCH_DEFAULTS): Map<string, number> {
+/** Gives each fact of a group's fragments `score` over the number of the document's fragments in the group (max kept). */
+function giveTo(out: Map<string, number>, index: LabelIndex, g: Group, score: number): void {
+  for (const fi of g.facts) {
+    const f = index.facts[fi];
+    const v = score / g.spread.get(f.doc)!.size;
+    if (v > (out.get(f.fragmentId) ?? 0)) out.set(f.fragmentId, v);
+  }
+}
+
+/** Fragment id -> label score of the question (max over the fragment's matching facts). */
+export function matchLabels(index: LabelIndex, question: string): Map<string, number> {
   const out = new Map<string, number>();
-  const give = (g: Group, score: number) => {
-    for (const fi of g.facts) {
-      const f = index.facts[fi];
-      const v = score / g.spread.get(f.doc)!.size;
-      if (v > (out.get(f.fragmentId) ?? 0)) out.set(f.fragmentId, v);
-    }
-  };
-  if (o.labels) for (const m of index.matchingLabels(new Set(labelStems(question)))) give(index.labels[m.label].group, m.coverage);
-  for (const ref of o.figures ? figureReferences(question) : []) {
+  for (const m of index.matchingLabels(new Set(labelStems(question)))) giveTo(out, index, index.labels[m.label].group, m.coverage);
+  return out;
+}
+
+/** Fragment id -> figure-reference score of the question: 1 over the number of the document's fragments anchored so. */
+export function matchFigures(index: LabelIndex, question: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const ref of figureReferences(question)) {
     const g = index.anchors.get(ref);
-    if (g) give(g, 1);
+    if (g) giveTo(out, index, g, 1);
   }
   return out;
 }
 
-/** The one-document fragment boosts: matchMicro's (graph-level matches, node boosting) and the label matches, max per fragment. */
+/**
+ * The one-document fragment scores of the micro graph: `boosts`, matchMicro's fragment scores (graph-level matches,
+ * node boosting) with the label matches (max per fragment), and `referenced`, the fragments the question points to
+ * by a figure reference.
+ */
 export function fragmentBoosts(
   sFragment: Map<string, number>,
   facts: MicroFact[],
   question: string,
   o: LabelMatchOptions = LABEL_MATCH_DEFAULTS,
-): Map<string, number> {
-  const out = new Map(sFragment);
-  for (const [id, v] of matchLabels(labelIndexOf(facts), question, o)) if (v > (out.get(id) ?? 0)) out.set(id, v);
-  return out;
+): { boosts: Map<string, number>; referenced: Map<string, number> } {
+  const index = labelIndexOf(facts);
+  const boosts = new Map(sFragment);
+  if (o.labels) for (const [id, v] of matchLabels(index, question)) if (v > (boosts.get(id) ?? 0)) boosts.set(id, v);
+  return { boosts, referenced: o.figures ? matchFigures(index, question) : new Map() };
 }

@@ -109,8 +109,8 @@ export class DualgSearcher {
       // One document (MMLongBench-Doc): rank its fragments, the micro matches pointing at tables and charts.
       const h = await hybridP;
       const labels = { labels: this.s.microLabels, figures: this.s.microFigures };
-      const boosts = m ? fragmentBoosts(m.sFragment, this.parts.micro.facts, query, labels) : new Map<string, number>();
-      const hits = rankFragments(h.hits, boosts, this.s.fusion.beta, opts, kb);
+      const micro = m ? fragmentBoosts(m.sFragment, this.parts.micro.facts, query, labels) : undefined;
+      const hits = rankFragments(h.hits, micro?.boosts ?? new Map(), this.s.fusion.beta, opts, kb, micro?.referenced);
       notes.push('one document: its fragments ranked by the hybrid plus micro matches');
       return {
         query,
@@ -221,14 +221,18 @@ export class DualgSearcher {
  * image fragment a matched micro fact came from, one hit per page first (onePerPageFirst). On MMLongBench-Doc (ocr off, 49 documents) beta/2 lost
  * 0.008 page R@8 to the hybrid; 0.1 x beta (picked from three tries on the same questions, not held out)
  * gains 0.006: a tie-breaker, no more.
+ * A fragment the question points to by name (`referenced`: "Figure 3" -> the image anchored "Figure 3", score 1 over
+ * the fragments so anchored) is no guess: it adds REFERENCE_SCORE x its score, the hybrid's first-hit score 1/(2+0).
  */
 export const FRAGMENT_BOOST = 0.1;
+export const REFERENCE_SCORE = 1 / 2;
 export function rankFragments(
   hybrid: SearchHit[],
   sFragment: Map<string, number>,
   beta: number,
   opts: KbSearchOptions & { k: number },
   kb: KnowledgeBase,
+  referenced: Map<string, number> = new Map(),
 ): SearchHit[] {
   const score = new Map<string, number>();
   const hitOf = new Map<string, SearchHit>();
@@ -236,12 +240,14 @@ export function rankFragments(
     hitOf.set(h.fragmentId, h);
     score.set(h.fragmentId, 1 / (2 + i));
   });
-  for (const [id, s] of sFragment) {
+  const add = (id: string, v: number) => {
     const f = hitOf.get(id) ?? fragmentHit(kb.fragment(id));
-    if (!f || (opts.docIds && !opts.docIds.includes(f.docId)) || (opts.types && !opts.types.includes(f.kind))) continue;
+    if (!f || (opts.docIds && !opts.docIds.includes(f.docId)) || (opts.types && !opts.types.includes(f.kind))) return;
     hitOf.set(id, f);
-    score.set(id, (score.get(id) ?? 0) + FRAGMENT_BOOST * beta * s);
-  }
+    score.set(id, (score.get(id) ?? 0) + v);
+  };
+  for (const [id, s] of sFragment) add(id, FRAGMENT_BOOST * beta * s);
+  for (const [id, s] of referenced) add(id, REFERENCE_SCORE * s);
   const ranked = [...score.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   return onePerPageFirst(ranked.map(([id, sc]) => ({ ...hitOf.get(id)!, score: sc })))
     .slice(0, opts.k)
