@@ -10,7 +10,9 @@
  * parse of the image (the vision stage, graph setting microImages = "vision")
  * adds its own (subject, relation, object) facts: micro-vision.ts.
  *  - a text fragment on a page whose section, caption or label names a chart or
- *    figure gives the same label pairs (vector charts keep labels in the text).
+ *    figure gives the same label pairs (vector charts keep labels in the text);
+ *  - a figure caption printed in the text ("Figure 1: ...") gives an anchor fact
+ *    (Figure 1, "caption", text) when no image carries that label (textCaptionFacts).
  */
 import type { Fragment } from '../../corpus/types';
 import { entities } from '../../util/text-rules';

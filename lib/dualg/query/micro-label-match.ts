@@ -9,7 +9,9 @@
  *  - a reference to a figure in the question ("Figure 3", "Fig. 3") matches the image facts whose subject is that figure
  *    (its label, or a caption opening with "Figure 3"; captions left in the page text are anchored by the graph builder).
  * The score goes to the fragment the fact came from, divided by the number of the document's fragments holding
- * that label (or anchor): the within-document idf rule node-level boosting uses. No new constant.
+ * that label (or anchor): the within-document idf rule node-level boosting uses. No new constant. Label scores join
+ * the micro tie-breaker (searcher.ts FRAGMENT_BOOST); a figure reference names its fragment outright and ranks it
+ * with the hybrid's first hit (REFERENCE_SCORE). Label matching is off by default (LABEL_MATCH_DEFAULTS).
  * Document scores are left alone: a label such as "Total" says nothing about which document to read.
  */
 import { figureAnchor } from '../graph/micro';
