@@ -37,6 +37,7 @@ async function main(): Promise<void> {
       hidden: { type: 'string', default: '64' },
       lr: { type: 'string', default: '0.005' },
       replay: { type: 'string', default: '2' },
+      'no-inner-validation': { type: 'boolean', default: false },
     },
   });
   const bench = a.bench as keyof typeof LOADERS;
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
     config: { layers: Number(a.layers), hidden: Number(a.hidden) },
     learningRate: Number(a.lr),
     replay: Number(a.replay),
+    innerValidation: !a['no-inner-validation'],
     log,
   };
   const d = corpusData(o);

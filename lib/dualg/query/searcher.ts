@@ -20,6 +20,7 @@ import { linkQuery } from './link';
 import { matchMicro, type MicroIndex, type PatternTriple } from './micro-match';
 import { fragmentBoosts, LABEL_MATCH_DEFAULTS } from './micro-label-match';
 import { pprScores } from './ppr';
+import { queryPrior, uncoveredText } from './prior';
 import { relationWords } from './relation-words';
 import { hashedQueryVector, type GnnScorer } from './scorer';
 
@@ -144,7 +145,7 @@ export class DualgSearcher {
       };
     }
     const t2 = now();
-    const { docScores, paths } = await this.score(seedsUsed, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, notes);
+    const { docScores, paths } = await this.score(seedsUsed, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, link.covered, notes);
     timings.gnn = now() - t2;
     const final = fuseScores(docScores, this.parts.visualDocs, m?.sMicro ?? new Map(), this.s.fusion);
     const t3 = now();
@@ -168,6 +169,7 @@ export class DualgSearcher {
     seeds: SeedInput[],
     rel: ReturnType<typeof relationWords>,
     query: string,
+    covered: Set<number>,
     notes: string[],
   ): Promise<{ docScores: Map<number, number>; paths: EvidencePath[] }> {
     const { view, gnn } = this.parts;
@@ -178,6 +180,9 @@ export class DualgSearcher {
         seeds: Int32Array.from(seeds.map((x) => x.entity)),
         seedWeights: Float32Array.from(seeds.map((x) => x.weight / total)),
         queryVector: hashedQueryVector(query),
+        relationText: uncoveredText(query, covered),
+        // Read by prior-conditioned models only (GnnConfig.prior); built exactly as training builds it.
+        prior: queryPrior(view, seeds, rel, this.s.heuristic).prior,
       });
       // GNN document scores may be logits (any sign); documents outside the active subgraph are -Infinity or NaN.
       const docScores = new Map<number, number>();

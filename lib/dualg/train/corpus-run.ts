@@ -37,6 +37,8 @@ export interface CorpusRunOptions {
   foldEpochs: number;
   config?: Partial<GnnConfig>;
   learningRate?: number;
+  /** Pick each fold's epoch on a quarter of its training questions (default true; false: train on all, keep the last epoch). */
+  innerValidation?: boolean;
   /** Synthetic queries replayed in each fold's fine-tuning, per dev question (against forgetting; default 2). */
   replay?: number;
   log: (line: string) => void;
@@ -98,6 +100,12 @@ export async function trainFolds(o: CorpusRunOptions, d: CorpusData): Promise<{ 
   for (let f = 0; f < o.folds; f++) {
     const train = d.dev.filter((e) => foldOf.get(e.id) !== f);
     const held = d.dev.filter((e) => foldOf.get(e.id) === f);
+    // An inner split of the training folds picks the epoch (epoch 0 = the base model included): the held-out fold never does.
+    const inner = makeRng(o.seed + f)
+      .fork('inner')
+      .shuffle(train);
+    const nVal = o.innerValidation === false ? 0 : Math.round(inner.length / 4);
+    const fit = inner.slice(nVal);
     const r = await trainGnn({
       graph: d.gg,
       config: d.config,
@@ -106,7 +114,7 @@ export async function trainFolds(o: CorpusRunOptions, d: CorpusData): Promise<{ 
       learningRate: (o.learningRate ?? 5e-3) / 2,
       batchSize: 8,
       initFrom: baseCheckpoint(o),
-      finetune: { epochs: o.foldEpochs, examples: [...train, ...train, ...replay], monitor: held },
+      finetune: { epochs: o.foldEpochs, examples: [...fit, ...fit, ...replay], validation: nVal ? inner.slice(0, nVal) : undefined, monitor: held },
       log: (l) => o.log(`fold ${f}: ${l}`),
     });
     models.push(r.model);
