@@ -52,6 +52,7 @@ const AROUND: Record<string, number[]> = {
   hub: [0, 1],
   cap: [0],
   prefix: [0],
+  seedContains: [0],
   target: [0.5],
   lexical: [1],
 };

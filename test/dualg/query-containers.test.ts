@@ -123,3 +123,22 @@ test('prefix variants: a relation word also finds the corpus stems that share al
   assert.ok(on.get(war)! > on.get(other)!, `prefix 5: ${on.get(war)} vs ${on.get(other)}`);
   assert.equal(off.get(war), off.get(other), 'without variants the two passages tie');
 });
+
+test('seedContains: a linked name that titles no passage stands for the passages whose titles contain it', async () => {
+  const passages = [
+    { id: 'ny', title: 'Rochester, New York', text: 'Rochester is a city on Lake Ontario in western New York.' },
+    { id: 'ia', title: 'Rochester, Iowa', text: 'Rochester is a small city in Cedar County.' },
+    { id: 'note', title: 'Kodak', text: 'Kodak was founded in Rochester by George Eastman.' },
+    { id: 'x', title: 'Lake Ontario', text: 'Lake Ontario is one of the Great Lakes.' },
+  ];
+  const view = graphView(await buildDualGraph(sourceFromPassages(passages, 'seed-contains')));
+  const q = 'What part of the state is Rochester in?';
+  const l = linkQuery(view, q);
+  const untitled = l.seeds.filter((x) => !view.titleDocsOf[x.entity].length);
+  assert.ok(untitled.length > 0, `an untitled seed: ${l.seeds.map((x) => view.g.entityNames[x.entity]).join(', ')}`);
+  const rel = relationWords(q, l.covered);
+  const ny = view.g.docs.findIndex((d) => d.id === 'ny');
+  const on = heuristicScores(view, l.seeds, rel, { ...HEURISTIC_DEFAULTS, seedContains: 1 }).docScores;
+  const off = heuristicScores(view, l.seeds, rel, { ...HEURISTIC_DEFAULTS, seedContains: 0 }).docScores;
+  assert.ok((on.get(ny) ?? 0) > (off.get(ny) ?? 0), `on ${on.get(ny)} off ${off.get(ny)}`);
+});

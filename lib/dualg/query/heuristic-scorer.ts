@@ -50,6 +50,8 @@ export interface HeuristicSettings {
    * letter ("invade" finds "invad", the stem of "invaded"; 0 = off). Whole-document fits only, not the mention lead words.
    */
   prefix?: number;
+  /** Weight (x mention) of the passages whose title contains a linked name that titles no passage (0 = off). */
+  seedContains?: number;
 }
 
 const MAX_COMENTION_DOCS = 60;
@@ -76,6 +78,7 @@ export const HEURISTIC_DEFAULTS: HeuristicSettings = {
   hub: 0.5,
   cap: 1,
   prefix: 5,
+  seedContains: 1,
 };
 
 export interface SeedInput {
@@ -208,6 +211,22 @@ function offerContainers(w: Walk, offer: Offer, link: number, from: number, d: n
   }
 }
 
+/**
+ * A linked name that titles no passage ("Rochester", "Nets") stands for the passages whose titles contain it
+ * ("Rochester, New York", "History of the Brooklyn Nets"): they count as mentioning it, at `seedContains`.
+ */
+function untitledSeedContainers(view: GraphView, seeds: SeedInput[], s: HeuristicSettings, direct: Map<number, number>, via: Map<number, number>): void {
+  for (const x of seeds) {
+    if (view.titleDocsOf[x.entity].length) continue;
+    const containers = view.containerDocs(x.entity);
+    if (containers.length > MAX_CONTAINER_DOCS) continue;
+    for (const d of containers) {
+      direct.set(d, (direct.get(d) ?? 0) + x.weight * s.mention * s.seedContains!);
+      if (!via.has(d)) via.set(d, x.entity);
+    }
+  }
+}
+
 /** One hop out of document d (score sd): title-mention bridges, container bridges, co-mentions. */
 function hopFrom(w: Walk, offer: Offer, d: number, sd: number, hop: number): void {
   const { view, s, relWords, rel } = w;
@@ -249,6 +268,7 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: R
     }
   }
   const rel = new RelationDocs(view, relWords, s.prefix ?? 0);
+  if (s.seedContains) untitledSeedContainers(view, seeds, s, direct, via);
   const w: Walk = { view, s, relWords, rel, direct, via, docScores: new Map(direct), nodeScores, best: new Map() };
   let frontier = [...direct.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, s.fanout);
   for (let hop = 0; hop < s.hops && frontier.length; hop++) {
