@@ -47,7 +47,7 @@ const AROUND: Record<string, number[]> = {
   bridge: [0.45],
   both: [0],
   seedFirst: [0],
-  comention: [0],
+  comention: [0, 0.6],
   contains: [0, 2],
   hub: [0, 1],
   cap: [0],
@@ -59,7 +59,7 @@ const AROUND: Record<string, number[]> = {
 
 function aroundGrid(): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  for (const [k, vs] of Object.entries(AROUND)) for (const v of vs) out.push({ heuristic: { [k]: v, ...(k === 'comention' ? { hops: 1 } : {}) } });
+  for (const [k, vs] of Object.entries(AROUND)) for (const v of vs) out.push({ heuristic: { [k]: v, ...(k === 'comention' && v === 0 ? { hops: 1 } : {}) } });
   out.push({ hybrid: 0.5 });
   return out;
 }
