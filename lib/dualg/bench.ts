@@ -122,17 +122,20 @@ async function gnnParts(
   g: DualGraph,
   corpus: BenchCorpus,
   clock: PathClock,
+  log?: (line: string) => void,
 ): Promise<{ parts?: SearcherParts['gnn']; skipped?: string }> {
   // Loaded only when a GNN scorer is asked for: TensorFlow.js takes seconds to start.
   const gnn = require('./gnn') as typeof import('./gnn');
-  await (require('../tf/backend') as typeof import('../tf/backend')).initTf();
+  const tfInfo = await (require('../tf/backend') as typeof import('../tf/backend')).initTf();
+  log?.(`${which}: TensorFlow.js backend ${tfInfo.backend}`);
   const graph = toGnnGraph(g);
   if (which === 'gnn-untrained') {
     const model = new gnn.GnnModel(gnn.gnnConfig({ inputDim: 64, numRelations: graph.numRelations }));
+    log?.(`gnn-untrained: ${model.config.layers} layers x ${model.config.hidden}, at most ${model.config.maxActiveEdges} active edges`);
     return { parts: { graph, scorer: clocked(gnn.makeGnnScorer(model, { paths: 5 }), clock) } };
   }
   const factory = gnnScorerFactory();
-  const trained = factory ? await factory({ graph, graphFingerprint: g.meta.source.fingerprint, indexDir: corpus.indexDir, settings: {} }) : undefined;
+  const trained = factory ? await factory({ graph, graphFingerprint: g.meta.source.fingerprint, indexDir: corpus.indexDir, settings: {}, log }) : undefined;
   if (!trained) return { skipped: 'no trained GNN checkpoint for this graph' };
   return { parts: { graph, scorer: clocked(trained, clock) } };
 }
@@ -174,7 +177,7 @@ async function benchScorer(which: BenchScorer, g: DualGraph, corpus: BenchCorpus
   const parts = searcherParts(g);
   const scorerName: ScorerName = which === 'dualg-heuristic' ? 'heuristic' : which === 'ppr' ? 'ppr' : 'gnn';
   if (scorerName === 'gnn') {
-    const got = await gnnParts(which as 'gnn-untrained' | 'dualg', g, corpus, clock);
+    const got = await gnnParts(which as 'gnn-untrained' | 'dualg', g, corpus, clock, o.progress);
     if (!got.parts) {
       const none = stats([]);
       return {

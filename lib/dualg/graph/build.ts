@@ -48,6 +48,7 @@ const MAX_DOC_STEMS = 400;
 class GraphBuilder {
   readonly g: DualGraph;
   private readonly relIds = new Map<string, number>();
+  private readonly titlePairs = new Set<string>();
 
   constructor(source: GraphSource, settings: Record<string, unknown>) {
     this.g = {
@@ -94,9 +95,20 @@ class GraphBuilder {
     else if (!ids.includes(entity)) ids.push(entity);
   }
 
+  /** The entity a document's title names: recorded so that `occurs` knows where a non-trailing entry can be. */
+  titleOccurs(entity: number, doc: number): void {
+    this.titlePairs.add(`${entity}:${doc}`);
+    this.occurs(entity, doc, 1);
+  }
+
+  /**
+   * Documents are read in order, so an entry of the document being read is its entity's last, unless the title
+   * pass put it there earlier: a look-up by list scan made the 201K-fragment build quadratic in entity frequency.
+   */
   occurs(entity: number, doc: number, weight: number): void {
     const list = this.g.entityDocs[entity];
-    const at = list.find((x) => x.doc === doc);
+    const last = list[list.length - 1];
+    const at = last?.doc === doc ? last : this.titlePairs.has(`${entity}:${doc}`) ? list.find((x) => x.doc === doc) : undefined;
     if (at) at.weight = Math.max(at.weight, weight);
     else list.push({ doc, weight });
   }
@@ -116,7 +128,7 @@ function addTitles(b: GraphBuilder, source: GraphSource): NameMatcher {
     const titleEntity = variants.length ? b.entity(variants[0], d.title, 'title') : -1;
     b.g.docs.push({ id: d.id, title: d.title, titleEntity, stems: [] });
     if (titleEntity < 0) continue;
-    b.occurs(titleEntity, doc, 1);
+    b.titleOccurs(titleEntity, doc);
     for (const k of variants) {
       b.alias(k, titleEntity);
       matcher.add(k);

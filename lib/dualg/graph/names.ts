@@ -16,8 +16,12 @@ export interface WordToken {
 
 const WORD = /[\p{L}\p{N}]+(?:['’.-][\p{L}\p{N}]+)*\.?/gu;
 
+const ASCII = /^[ -~]*$/;
+
 /** Lower case, diacritics removed, curly quotes straightened. */
 export function fold(s: string): string {
+  // Plain ASCII has no diacritics or curly quotes: lower case is all (most words; the graph build folds millions).
+  if (ASCII.test(s)) return s.toLowerCase();
   return s
     .normalize('NFD')
     .replace(/\p{M}+/gu, '')
