@@ -61,7 +61,8 @@ export interface ScorerReport {
   latencyMs: StageStats;
   /** Per stage over all timed searches (0 where a search skipped the stage). */
   stagesMs: Record<string, StageStats>;
-  sharePercent: { micro: number; macro: number; hybridPool: number };
+  /** Of the summed search time; `other` = fusion, ranking and seed merging (outside the named stages). */
+  sharePercent: { micro: number; macro: number; hybridPool: number; other: number };
   loadAvg1m: number;
   notes?: string[];
 }
@@ -187,7 +188,7 @@ async function benchScorer(which: BenchScorer, g: DualGraph, corpus: BenchCorpus
         graphRanked: 0,
         latencyMs: none,
         stagesMs: {},
-        sharePercent: { micro: 0, macro: 0, hybridPool: 0 },
+        sharePercent: { micro: 0, macro: 0, hybridPool: 0, other: 0 },
         loadAvg1m: round(os.loadavg()[0]),
       };
     }
@@ -207,6 +208,7 @@ async function benchScorer(which: BenchScorer, g: DualGraph, corpus: BenchCorpus
       micro: round((100 * sum(['matching'])) / all, 1),
       macro: round((100 * sum(['linking', 'scorer', 'paths'])) / all, 1),
       hybridPool: round((100 * sum(['hybrid'])) / all, 1),
+      other: round(100 - (100 * sum(['matching', 'linking', 'scorer', 'paths', 'hybrid'])) / all, 1),
     },
     loadAvg1m: round(os.loadavg()[0]),
     ...(r.notes.length ? { notes: r.notes } : {}),
@@ -263,7 +265,7 @@ export function formatDualgBench(r: DualgBenchReport): string {
         .join(', ')}`,
     );
     lines.push(
-      `    share: micro ${s.sharePercent.micro}%, macro ${s.sharePercent.macro}%, hybrid pool ${s.sharePercent.hybridPool}%; load (1 min) ${s.loadAvg1m}`,
+      `    share: micro ${s.sharePercent.micro}%, macro ${s.sharePercent.macro}%, hybrid pool ${s.sharePercent.hybridPool}%, other ${s.sharePercent.other}%; load (1 min) ${s.loadAvg1m}`,
     );
   }
   lines.push(

@@ -53,8 +53,9 @@ test('tiny preset: graph built, every scorer timed or skipped with the reason, c
     assert.ok(s.graphRanked > 0, `${s.scorer} ranked no search with the graph`);
     assert.ok(s.latencyMs.p50 > 0 && s.latencyMs.p90 >= s.latencyMs.p50);
     assert.deepEqual(Object.keys(s.stagesMs).sort(), ['hybrid', 'linking', 'matching', 'paths', 'scorer']);
-    const share = s.sharePercent.micro + s.sharePercent.macro + s.sharePercent.hybridPool;
-    assert.ok(share > 0 && share <= 100.5, `shares sum to ${share}`);
+    const { micro, macro, hybridPool, other } = s.sharePercent;
+    assert.ok(micro + macro + hybridPool > 0, 'the named stages took no time');
+    assert.ok(Math.abs(micro + macro + hybridPool + other - 100) < 0.5, `shares sum to ${micro + macro + hybridPool + other}`);
   }
   assert.equal(heur.stagesMs.paths.mean, 0, 'the heuristic decodes its paths inside its scorer stage');
   assert.equal(trained.scorer, 'dualg');
