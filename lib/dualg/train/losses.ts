@@ -24,8 +24,11 @@ export interface LossWeights {
 
 export const PRETRAIN_LOSS: LossWeights = { bce: 1, rank: 0, temperature: 1 };
 export const FINETUNE_LOSS: LossWeights = { bce: 0.3, rank: 0.7, temperature: 0.2 };
-/** Prior-conditioned models learn the document order directly; a little node BCE keeps the messages informative. */
-export const PRIOR_FINETUNE_LOSS: LossWeights = { bce: 0.1, rank: 0, temperature: 0.2, doc: 1, shrink: 0.05 };
+/**
+ * Prior-conditioned models learn the document order directly. No node BCE: its positives are every entity of a
+ * gold passage, and an entity a gold passage mentions titles another, non-gold passage, whose score it would raise.
+ */
+export const PRIOR_FINETUNE_LOSS: LossWeights = { bce: 0, rank: 0, temperature: 0.2, doc: 1, shrink: 0.05 };
 
 // tfjs has no stopGradient: an identity whose gradient is zero.
 const stopGradient = tf.customGrad(((x: tf.Tensor) => ({ value: x.clone(), gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy) })) as unknown as Parameters<
