@@ -7,9 +7,11 @@
  * configurations each fold chose (--all: every configuration's means on stderr).
  *
  *   node --import tsx scripts/dualg-kfold.ts --bench 2wiki [--index DIR] [--folds 5] [--seed 1] [--objective allFound@2]
- *     [--grid full|around]
- * --grid full (default): every combination of a few values of seven constants (128 configurations);
- * --grid around: the defaults plus one setting changed at a time (about a dozen configurations).
+ *     [--grid around|full]
+ * --grid around (default): the defaults plus one setting changed at a time (about fifteen configurations);
+ * --grid full: every combination of a few values of seven constants (128 configurations; more room to overfit).
+ * The objective defaults to the figure the issue sets a target on: 2wiki allFound@2, musique R@5, hotpotqa R@2
+ * (plus 0.25 x R@5 as a tie-breaker).
  * The index is the one `kf eval retrieval --bench <b> --offline` built (newest
  * .kf-cache/indexes/<bench>-*), or --index.
  */
@@ -64,6 +66,9 @@ function aroundGrid(): Record<string, unknown>[] {
   return out;
 }
 
+/** The figure issue 11 sets a target on for each corpus (the selection objective unless --objective says otherwise). */
+const TARGET_OBJECTIVE: Record<string, string> = { '2wiki': 'allFound@2', musique: 'R@5', hotpotqa: 'R@2' };
+
 function newestIndex(bench: string): string {
   const root = path.join(process.cwd(), '.kf-cache', 'indexes');
   const dirs = fs.existsSync(root) ? fs.readdirSync(root).filter((d) => d.startsWith(`${bench}-`)) : [];
@@ -86,9 +91,9 @@ async function main(): Promise<void> {
       index: { type: 'string' },
       folds: { type: 'string', default: '5' },
       seed: { type: 'string', default: '1' },
-      objective: { type: 'string', default: 'allFound@2' },
+      objective: { type: 'string' },
       all: { type: 'boolean' },
-      grid: { type: 'string', default: 'full' },
+      grid: { type: 'string', default: 'around' },
     },
   });
   const bench = assertBenchmarkName(values.bench ?? '2wiki', '--bench');
@@ -128,7 +133,8 @@ async function main(): Promise<void> {
   }
   const held: Row[] = new Array(qs.length);
   const chosen: number[] = [];
-  const obj = values.objective!;
+  const obj = values.objective ?? TARGET_OBJECTIVE[bench] ?? 'allFound@2';
+  if (!(obj in table[0][0])) throw new Error(`--objective is one of ${Object.keys(table[0][0]).join(', ')}, not ${obj}`);
   for (let f = 0; f < folds; f++) {
     const test = new Set(order.filter((_, i) => i % folds === f));
     const trainScore = (c: number) => mean(table[c].filter((_, i) => !test.has(i)))[obj] + 0.25 * mean(table[c].filter((_, i) => !test.has(i)))['R@5'];
