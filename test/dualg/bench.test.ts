@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { command } from '../../lib/cli/commands/bench-dualg';
 import { demoBenchCorpus } from '../../lib/dualg/bench-corpus';
 import { benchDualg, benchQueries, formatDualgBench } from '../../lib/dualg/bench';
+import { hasWord } from '../../lib/dualg/query/prior';
 
 let tmp = '';
 const saved: Record<string, string | undefined> = {};
@@ -37,6 +38,19 @@ test('benchQueries: seeded order, cycled to the count asked for', () => {
   assert.deepEqual(new Set(one.slice(0, 3)), new Set(qs));
   assert.deepEqual(one.slice(3, 6), one.slice(0, 3));
   assert.throws(() => benchQueries([], 3, 's'), /no questions/);
+});
+
+test('hasWord answers what a Set of the words answers (the prior edge features use it)', () => {
+  const lists = ['born', 'mother of', 'the mother', 'grandmother born', 'a  b', '', 'mothers mother'];
+  const words = ['mother', 'born', 'moth', 'of', 'a b', '', 'b', 'mothers'];
+  let holds = 0;
+  for (const l of lists)
+    for (const w of words) {
+      const want = new Set(l.split(' ')).has(w);
+      assert.equal(hasWord(l, w), want, `"${l}" / "${w}"`);
+      if (want) holds++;
+    }
+  assert.ok(holds > 3);
 });
 
 test('tiny preset: graph built, every scorer timed or skipped with the reason, cache reused', async () => {
