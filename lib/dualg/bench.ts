@@ -131,8 +131,12 @@ async function gnnParts(
   log?.(`${which}: TensorFlow.js backend ${tfInfo.backend}`);
   const graph = toGnnGraph(g);
   if (which === 'gnn-untrained') {
-    const model = new gnn.GnnModel(gnn.gnnConfig({ inputDim: 64, numRelations: graph.numRelations }));
-    log?.(`gnn-untrained: ${model.config.layers} layers x ${model.config.hidden}, at most ${model.config.maxActiveEdges} active edges`);
+    const { queryInputDim } = require('./gnn/query-encoder') as typeof import('./gnn/query-encoder');
+    const inputDim = queryInputDim(gnn.DEFAULT_GNN_CONFIG.queryEncoder ?? 'hashed');
+    const model = new gnn.GnnModel(gnn.gnnConfig({ inputDim, numRelations: graph.numRelations }));
+    log?.(
+      `gnn-untrained: ${model.config.layers} layers x ${model.config.hidden}, prior ${model.config.prior}, query encoder ${model.config.queryEncoder}, at most ${model.config.maxActiveEdges} active edges`,
+    );
     return { parts: { graph, scorer: clocked(gnn.makeGnnScorer(model, { paths: 5 }), clock) } };
   }
   const factory = gnnScorerFactory();
