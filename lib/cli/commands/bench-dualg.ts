@@ -54,6 +54,8 @@ export const command: CommandSpec = {
     const preset = str(args, 'preset');
     const bench = str(args, 'bench');
     if (!!preset === !!bench) throw new KfError('bad_option', 'give exactly one of --preset and --bench', 'e.g. --preset scale, or --bench 2wiki');
+    if (preset && str(args, 'index'))
+      throw new KfError('bad_option', '--index goes with --bench, not --preset', 'drop --index, or use --bench <name> --index <dir>');
     const outFile = str(args, 'out');
     if (outFile) ensureWritableDir(path.dirname(path.resolve(outFile)), 'folder of --out');
     const progress = (l: string) => process.stderr.write(`${l}\n`);
