@@ -49,7 +49,7 @@ const AROUND: Record<string, number[]> = {
   bridge: [0.45],
   both: [0],
   seedFirst: [0],
-  comention: [0, 0.6],
+  comention: [0, 0.3],
   contains: [0, 2],
   hub: [0, 1],
   cap: [0],
