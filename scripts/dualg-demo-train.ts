@@ -6,8 +6,11 @@
  * evaluation question); the best epoch is picked on held-out bulk questions. Evaluation: the preset's evaluation
  * questions (150 for default), never trained on, against the synthetic-only model, the untrained GNN, the untrained
  * heuristic and PPR on the same graph and seeds (paired sign tests). The checkpoint lands in
- * <checkpoints>/demo-<preset>, where the 'dualg' retriever finds it for this graph.
+ * <checkpoints>/demo-<preset>, where the 'dualg' retriever finds it for this graph (the synthetic-only baseline under
+ * <checkpoints>/baselines/, where it does not look). A rerun resumes from those folders' last/ checkpoints (an
+ * interrupted run continues; a finished one only re-evaluates): --fresh deletes them first and trains anew.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,7 +22,16 @@ import { ensureIndex } from '../lib/index/build';
 import { graphFor } from '../lib/dualg/retriever';
 import { sourceFromIndexDir } from '../lib/dualg/graph/source';
 import { defaultCheckpointRoot } from '../lib/dualg/gnn';
-import { demoCorpusOptions, demoData, passagesOf, subsetComparison, trainOnDemo, unseenGoldSetIds, type DemoTrainOptions } from '../lib/dualg/train/demo-data';
+import {
+  demoCorpusOptions,
+  demoData,
+  passagesOf,
+  subsetComparison,
+  trainingDirs,
+  trainOnDemo,
+  unseenGoldSetIds,
+  type DemoTrainOptions,
+} from '../lib/dualg/train/demo-data';
 import { compareOnDev } from '../lib/dualg/train/compare';
 import { writeTrainingReport } from '../lib/dualg/train/report';
 import { trainStep } from '../lib/dualg/train/step';
@@ -51,6 +63,7 @@ const OPTIONS = {
   lr: { type: 'string', default: '0.005' },
   'max-seconds': { type: 'string', default: '780' },
   'no-baseline': { type: 'boolean', default: false },
+  fresh: { type: 'boolean', default: false },
   timing: { type: 'boolean', default: false },
   'timing-steps': { type: 'string', default: '5' },
   'timing-queries': { type: 'string', default: '20' },
@@ -110,6 +123,7 @@ async function main(): Promise<void> {
     log(`timing ${JSON.stringify(t)}`);
     return;
   }
+  if (a.fresh) for (const dir of trainingDirs(o)) fs.rmSync(dir, { recursive: true, force: true });
   const baseline = a['no-baseline'] ? undefined : await trainOnDemo(o, d, false);
   if (baseline) log(`synthetic-only model trained in ${baseline.seconds.toFixed(0)} s`);
   const trained = await trainOnDemo(o, d, true);

@@ -96,15 +96,20 @@ export interface DemoTrainResult {
   dir: string;
 }
 
+/** The checkpoint folders of a demo run: [with the bulk questions (where the retriever looks), synthetic-only baseline (where it does not)]. */
+export function trainingDirs(o: Pick<DemoTrainOptions, 'checkpoints' | 'name'>): [string, string] {
+  return [path.join(o.checkpoints, o.name), path.join(o.checkpoints, 'baselines', `${o.name}-synthetic-only`)];
+}
+
 /**
  * One training run: KG-completion pre-training, then fine-tuning on the bulk questions plus the synthetic link
  * queries (`withBulk` false: the synthetic queries only, the baseline that shows what the bulk questions add).
- * The best epoch is the one with the highest R@5 on held-out bulk questions (synthetic validation when withBulk is false).
+ * The trainer picks the best epoch on held-out bulk questions (synthetic validation when withBulk is false).
  */
 export async function trainOnDemo(o: DemoTrainOptions, d: DemoData, withBulk: boolean): Promise<DemoTrainResult> {
   const t0 = Date.now();
   // The baseline goes one folder deeper, where the retriever's checkpoint search (gnn/load.ts findCheckpointFor) does not look.
-  const dir = withBulk ? path.join(o.checkpoints, o.name) : path.join(o.checkpoints, 'baselines', `${o.name}-synthetic-only`);
+  const dir = trainingDirs(o)[withBulk ? 0 : 1];
   const r = await trainGnn({
     graph: d.gg,
     config: d.config,
