@@ -17,6 +17,7 @@ import { relationWords } from '../../lib/dualg/query/relation-words';
 import { rankDocs } from '../../lib/dualg/train/evaluate';
 import { trainGnn } from '../../lib/dualg/train/trainer';
 import { initTf } from '../../lib/tf/backend';
+import { validate } from '../../lib/dualg/train/step';
 
 // Two films by one director; the question asks for the director's mother, so the bridge is the director's passage.
 const PASSAGES = [
@@ -72,6 +73,32 @@ test('prior GNN: edge features carry the question relation words; training lower
   assert.ok(losses[5] < losses[0], `loss ${losses[0]} -> ${losses[5]}`);
   const top2 = rankDocs(makeGnnScorer(r.model, { paths: 0 })(gg, query).docScores).slice(0, 2);
   assert.deepEqual(new Set(top2), new Set(gold), `top 2: ${top2.map((d) => g.docs[d].id)}`);
+  r.model.dispose();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('prior GNN: fine-tuning that never beats the starting model on validation keeps it (epoch 0 competes)', async () => {
+  const { g, gg, view } = await fixture();
+  const query = gnnQueryFor(view, QUESTIONS[0])!;
+  const doc = (id: string) => g.docs.findIndex((d) => d.id === id);
+  const validation = [{ id: 'v', query, targetDocs: Int32Array.of(doc('Night Train'), doc('Anna Berg')) }];
+  // Taught the wrong passages: the heuristic's ranking (perfect on validation) can only be matched, never beaten.
+  const wrong = Array.from({ length: 8 }, (_, i) => ({ id: `w${i}`, query, targetDocs: Int32Array.of(doc('Carl Moss'), doc('Oslo')) }));
+  const config = gnnConfig({ inputDim: 64, numRelations: gg.numRelations, layers: 2, hidden: 16, seed: 3 });
+  const start = new GnnModel(config);
+  assert.equal(validate(start, gg, validation).r2, 1, 'precondition: the untrained model (= the heuristic) is perfect on validation');
+  const startWeights = await start.getWeights();
+  start.dispose();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-gnn-prior-'));
+  const r = await trainGnn({ graph: gg, config, dir, learningRate: 0.05, batchSize: 4, finetune: { epochs: 4, examples: wrong, validation } });
+  assert.equal(r.history.length, 4, 'every epoch ran');
+  assert.equal(r.best?.epoch, 0, `best ${JSON.stringify(r.best)}`);
+  assert.ok(
+    r.history.some((h) => (h.val?.r2 ?? 1) < 1),
+    'training on the wrong passages did hurt validation',
+  );
+  const kept = await r.model.getWeights();
+  for (const [name, w] of startWeights) assert.deepEqual(kept.get(name)!.values, w.values, name);
   r.model.dispose();
   fs.rmSync(dir, { recursive: true, force: true });
 });
