@@ -54,6 +54,10 @@ test('container bridge: the passage whose title contains the mentioned state and
   assert.equal(on[0], 'church');
   assert.ok(on.indexOf('codes') >= 0 && on.indexOf('codes') < on.indexOf('kellogg'), `with containers: ${on.join(' ')}`);
   const off = ranking(view, q, { contains: 0 });
+  const l = linkQuery(view, q);
+  const paths = heuristicScores(view, l.seeds, relationWords(q, l.covered), { ...HEURISTIC_DEFAULTS, contains: 1 }).paths;
+  const viaTitle = paths.find((p) => p.docs.includes('codes'));
+  assert.equal(viaTitle?.steps.at(-1)?.relation, 'is named in the title of', JSON.stringify(viaTitle));
   assert.ok(off.indexOf('codes') < 0 || off.indexOf('codes') > on.indexOf('codes'), `without containers: ${off.join(' ')}`);
 });
 

@@ -8,8 +8,15 @@
  *     document mentions entity x, document d is titled x) passes on
  *     s_direct x `bridge` x (1 + `context` x [mention sentence shares the question's
  *     relation words] ) -- on 2Wiki most questions are exactly this: a seed passage
- *     plus the passage titled by an entity it mentions.
- *  3. Lexical: every scored document gains `lexical` x the share of the question's
+ *     plus the passage titled by an entity it mentions. Bridges through common entities are
+ *     damped by (idf / max idf)^`hub`; from the second hop on a passage never outscores the
+ *     passage it was reached from (`cap`). Co-mentions: other passages naming x that hold
+ *     the relation words (`comention`).
+ *  3. Containers (MuSiQue's last hops): passages whose title contains x ("History of
+ *     Mississippi", "List of Ohio area codes") at `contains` x the relation words they add
+ *     to the passage before them; a linked name that titles no passage stands for the
+ *     passages whose titles contain it (`seedContains`).
+ *  4. Lexical: every scored document gains `lexical` x the share of the question's
  *     relation words among its own words (which of the bridges answers "died").
  * Scores are comparable across documents of one query only.
  */
@@ -186,21 +193,24 @@ interface Walk {
   via: Map<number, number>;
   docScores: Map<number, number>;
   nodeScores: Map<number, number>;
-  best: Map<number, [from: number, d: number, x: number, score: number]>;
+  best: Map<number, [from: number, d: number, x: number, score: number, how: BridgeKind]>;
 }
 
-type Offer = (d2: number, link: number, from: number, d: number, x: number) => void;
+/** How a bridged passage relates to the entity x it was reached through (the last step of its path). */
+type BridgeKind = 'titles' | 'is named in the title of' | 'is also named in';
+
+type Offer = (d2: number, link: number, from: number, d: number, x: number, how?: BridgeKind) => void;
 
 /** Offers a document a bridge score; it keeps the offer when that beats what it has (direct and bridge combined by `both`). */
 function offerInto(w: Walk, reached: Map<number, number>): Offer {
-  return (d2, link, from, d, x) => {
+  return (d2, link, from, d, x, how = 'titles') => {
     const own = w.direct.get(d2) ?? 0;
     const combined = Math.max(own, link) + w.s.both * Math.min(own, link);
     if ((w.docScores.get(d2) ?? 0) >= combined) return;
     w.docScores.set(d2, combined);
     reached.set(d2, link);
     w.nodeScores.set(x, Math.max(w.nodeScores.get(x) ?? 0, link));
-    w.best.set(d2, [from, d, x, link]);
+    w.best.set(d2, [from, d, x, link, how]);
   };
 }
 
@@ -210,7 +220,7 @@ function offerContainers(w: Walk, offer: Offer, link: number, from: number, d: n
   if (containers.length > MAX_CONTAINER_DOCS) return;
   for (const d2 of containers) {
     const fit = d2 === d ? 0 : w.rel.residual(d, d2);
-    if (fit > 0) offer(d2, link * w.s.contains! * fit, from, d, x);
+    if (fit > 0) offer(d2, link * w.s.contains! * fit, from, d, x, 'is named in the title of');
   }
 }
 
@@ -250,7 +260,7 @@ function hopFrom(w: Walk, offer: Offer, d: number, sd: number, hop: number): voi
     for (const { doc: d2, weight } of docs) {
       if (d2 === d || weight >= 1) continue;
       const fit = rel.fit.get(d2) ?? 0;
-      if (fit > 0) offer(d2, sd * s.comention * rarity * fit, from, d, t.tail);
+      if (fit > 0) offer(d2, sd * s.comention * rarity * fit, from, d, t.tail, 'is also named in');
     }
   }
   // The passage about x leads on to the passages whose title contains x ("Tennessee" -> "... Tennessee Tower").
@@ -285,15 +295,15 @@ export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: R
   if (s.seedFirst) seedTitlesFirst(view, seeds, docScores);
   // Paths are built for the ten best bridged documents only (building one per offer cost most of the time).
   const top = [...w.best.entries()].sort((a, b) => b[1][3] - a[1][3] || a[0] - b[0]).slice(0, 10);
-  return { docScores, nodeScores, paths: top.map(([d2, [from, d, x, score]]) => bridgePath(view, from, d, x, d2, score)) };
+  return { docScores, nodeScores, paths: top.map(([d2, [from, d, x, score, how]]) => bridgePath(view, [from, d, x, d2], score, how)) };
 }
 
-function bridgePath(view: GraphView, seed: number, d: number, x: number, d2: number, score: number): EvidencePath {
+function bridgePath(view: GraphView, [seed, d, x, d2]: number[], score: number, how: BridgeKind): EvidencePath {
   const g = view.g;
   const steps = [
     { from: g.entityNames[seed], relation: 'occurs in', to: g.docs[d].title, source: { docId: g.docs[d].id } },
     { from: g.docs[d].title, relation: 'mentions', to: g.entityNames[x], source: { docId: g.docs[d].id } },
-    { from: g.entityNames[x], relation: 'titles', to: g.docs[d2].title, source: { docId: g.docs[d2].id } },
+    { from: g.entityNames[x], relation: how, to: g.docs[d2].title, source: { docId: g.docs[d2].id } },
   ];
   return { score, steps, docs: [g.docs[d].id, g.docs[d2].id] };
 }
