@@ -35,7 +35,7 @@ function fullGrid(): Record<string, unknown>[] {
   for (const bridge of [0.45, 0.6])
     for (const both of [0, 0.25])
       for (const seedFirst of [0, 1])
-        for (const comention of [0, 0.3])
+        for (const comention of [0, 0.6])
           for (const contains of [0, 1])
             for (const hub of [0, 0.5])
               for (const hybrid of [0, 0.5]) {
