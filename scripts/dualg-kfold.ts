@@ -9,7 +9,7 @@
  *   node --import tsx scripts/dualg-kfold.ts --bench 2wiki [--index DIR] [--folds 5] [--seed 1] [--objective allFound@2]
  *     [--grid around|full]
  * --grid around (default): the defaults plus one setting changed at a time (about fifteen configurations);
- * --grid full: every combination of a few values of seven constants (128 configurations; more room to overfit).
+ * --grid full: every combination of a few values of eight constants (256 configurations; more room to overfit).
  * The objective defaults to the figure the issue sets a target on: 2wiki allFound@2, musique R@5, hotpotqa R@2
  * (plus 0.25 x R@5 as a tie-breaker).
  * The index is the one `kf eval retrieval --bench <b> --offline` built (newest
@@ -38,9 +38,11 @@ function fullGrid(): Record<string, unknown>[] {
         for (const comention of [0, 0.6])
           for (const contains of [0, 1])
             for (const hub of [0, 0.5])
-              for (const hybrid of [0, 0.5]) {
-                out.push({ heuristic: { bridge, both, seedFirst, comention, hops: comention ? 2 : 1, contains, hub, cap: 1 }, hybrid });
-              }
+              for (const seedContains of [0, 1])
+                for (const hybrid of [0, 0.5]) {
+                  const heuristic = { bridge, both, seedFirst, comention, hops: comention ? 2 : 1, contains, hub, seedContains };
+                  out.push({ heuristic, hybrid });
+                }
   return out;
 }
 
