@@ -12,7 +12,7 @@ import type { SearchHit } from '../../index/types';
 import type { KbSearchOptions, KnowledgeBase } from '../../pipeline/knowledge-base';
 import { docScoresFromHits as docScoresOf, type EvidencePath, type RankedEvidence } from '../../pipeline/ranked-evidence';
 import { entities } from '../../util/text-rules';
-import type { GnnGraph } from '../types';
+import type { GnnGraph, QueryPrior } from '../types';
 import { fuseScores, FUSION_DEFAULTS, type FusionSettings } from './fuse';
 import type { GraphView } from './graph-view';
 import { heuristicScores, HEURISTIC_DEFAULTS, type HeuristicSettings, type SeedInput } from './heuristic-scorer';
@@ -176,13 +176,17 @@ export class DualgSearcher {
     if (this.s.scorer === 'ppr') return { docScores: pprScores(view, seeds).docScores, paths: [] };
     if (this.s.scorer === 'gnn' && gnn) {
       const total = seeds.reduce((a, x) => a + x.weight, 0) || 1;
+      let prior: QueryPrior | undefined;
+      const heuristic = this.s.heuristic;
       const out = await gnn.scorer(gnn.graph, {
         seeds: Int32Array.from(seeds.map((x) => x.entity)),
         seedWeights: Float32Array.from(seeds.map((x) => x.weight / total)),
         queryVector: hashedQueryVector(query),
         relationText: uncoveredText(query, covered),
-        // Read by prior-conditioned models only (GnnConfig.prior); built exactly as training builds it.
-        prior: queryPrior(view, seeds, rel, this.s.heuristic).prior,
+        // Read by prior-conditioned models only (GnnConfig.prior), so built on first read; exactly as training builds it.
+        get prior() {
+          return (prior ??= queryPrior(view, seeds, rel, heuristic).prior);
+        },
       });
       // GNN document scores may be logits (any sign); documents outside the active subgraph are -Infinity or NaN.
       const docScores = new Map<number, number>();
