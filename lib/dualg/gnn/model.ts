@@ -136,7 +136,8 @@ export class GnnModel {
           .matMul(this.p(`layer${l}.relU`))
           .tanh()
           .add(1);
-        let relE = tf.gather(relBase, rel).mul(tf.gather(gate, edgeQ));
+        // One query (search time): its gate broadcasts over the edges instead of being gathered once per edge.
+        let relE = tf.gather(relBase, rel).mul(batch.numQueries === 1 ? gate : tf.gather(gate, edgeQ));
         if (edgeFeat) relE = relE.mul(edgeFeat.matMul(this.p(`layer${l}.edgeW`)).add(1));
         msg = tf.gather(h, src).mul(relE).mul(w) as tf.Tensor2D;
         agg = tf.unsortedSegmentSum(msg, dst, N).add(h0) as tf.Tensor2D;
