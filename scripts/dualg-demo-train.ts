@@ -176,7 +176,10 @@ async function main(): Promise<void> {
     unseenGoldSets: { note: 'the evaluation questions whose set of gold documents no bulk question has (any template)', ...unseen },
   };
   const out = path.resolve(a.out ?? path.join('results', 'dualg-gnn', 'demo'));
-  const files = await writeTrainingReport(out, `demo-${preset}-gnn`, report, trained.history, log);
+  const files = await writeTrainingReport(out, `demo-${preset}-gnn`, report, trained.history, log, {
+    validation: 'held-out bulk questions',
+    monitor: 'evaluation questions (never trained on)',
+  });
   log(`wrote ${files.join(', ')}`);
 }
 

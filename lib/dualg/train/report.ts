@@ -4,12 +4,21 @@ import path from 'node:path';
 import { lineFigure, writeFigure } from '../../report/figure';
 import type { EpochRecord } from './trainer';
 
+/** What the validation and monitored sets are, for the legend (a text corpus: synthetic queries and dev questions). */
+export interface ReportLabels {
+  validation: string;
+  monitor: string;
+}
+
+const DEFAULT_LABELS: ReportLabels = { validation: 'synthetic validation (held out)', monitor: 'dev questions (never trained on)' };
+
 export async function writeTrainingReport(
   dir: string,
   name: string,
   report: Record<string, unknown>,
   history: EpochRecord[],
   log?: (l: string) => void,
+  labels: ReportLabels = DEFAULT_LABELS,
 ): Promise<string[]> {
   fs.mkdirSync(dir, { recursive: true });
   const jsonPath = path.join(dir, `${name}.json`);
@@ -29,11 +38,11 @@ export async function writeTrainingReport(
   const ft = history.filter((h) => h.val || h.monitor);
   if (ft.length) {
     const series = [];
-    if (ft.every((h) => h.val)) series.push({ name: 'synthetic validation R@5 (held out)', values: ft.map((h) => h.val!.r5) });
+    if (ft.every((h) => h.val)) series.push({ name: `${labels.validation} R@5`, values: ft.map((h) => h.val!.r5) });
     if (ft.every((h) => h.monitor))
       series.push(
-        { name: 'dev questions R@5 (never trained on)', values: ft.map((h) => h.monitor!.r5) },
-        { name: 'dev questions R@2', values: ft.map((h) => h.monitor!.r2) },
+        { name: `${labels.monitor} R@5`, values: ft.map((h) => h.monitor!.r5) },
+        { name: `${labels.monitor} R@2`, values: ft.map((h) => h.monitor!.r2) },
       );
     if (series.length)
       specs.push(
