@@ -57,7 +57,7 @@ function stageVision(settings: DualGraphSettings, models: unknown, indexDir: str
     throw new KfError(
       'models_required',
       'dualg-graph with microImages = "vision" needs the model layer',
-      'prepare it through an experiment (kf prepare <experiment>)',
+      'prepare it through an experiment (kf prepare <experiment>) or kf prepare dualg-graph --set microImages=vision',
     );
   return visionFactsFromModel(router.forStage('vision'), { assetPath: indexAssetResolver(indexDir) });
 }
@@ -91,6 +91,7 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     if (vision) writeVisionReport(ctx.dir, vision.report);
     return { stats: g.meta.stats };
   },
+  usesModels: (options) => options.openie === 'stage' || options.microImages === 'vision',
   /** `kf prepare dualg-graph --set index=DIR [--set tau=0.8]`, or an experiment's index (prepared first by kf prepare). */
   request(source) {
     const indexDir = source.options.index ?? (source.experiment ? defaultIndexDir(source.experiment) : undefined);

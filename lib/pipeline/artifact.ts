@@ -80,4 +80,6 @@ export interface ArtifactKind<S = Record<string, unknown>, V = unknown> {
   request?(source: PrepareSource): ArtifactRequest | Promise<ArtifactRequest>;
   /** Whether an experiment needs this kind (kf prepare <experiment>); default: when its pipeline family lists it. */
   neededBy?(experiment: import('../run/config').ExperimentConfig): boolean;
+  /** True when preparing with these command-line options calls model stages (`kf prepare <kind>` then passes the environment's models). */
+  usesModels?(options: Record<string, string>): boolean;
 }

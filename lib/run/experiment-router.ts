@@ -8,3 +8,12 @@ export function experimentRouter(config: ExperimentConfig, runId: string): Retur
   registerOfflineHandlers(); // the offline backend's stage handlers, for stages without an endpoint
   return createModelRouter({ ...config.models, cache: config.models.cache ? { ...config.models.cache, file: cacheFile } : undefined }, { runId, cacheFile });
 }
+
+/**
+ * The model router of a command without an experiment (`kf prepare <kind>`): stages from the environment
+ * (OPENAI_BASE_URL, KF_<STAGE>_MODEL, ...), the offline backend for stages without an endpoint.
+ */
+export function environmentRouter(runId: string, env: NodeJS.ProcessEnv = process.env): ReturnType<typeof createModelRouter> {
+  registerOfflineHandlers();
+  return createModelRouter({}, { runId, env });
+}

@@ -10,7 +10,7 @@ import { ArtifactStore, artifactKind, artifactKinds } from '../pipeline/artifact
 import { checkSettings } from '../pipeline/registry';
 import { KfError } from '../util/errors';
 import type { ExperimentConfig, ResolvedExperiment } from './config';
-import { experimentRouter } from './experiment-router';
+import { environmentRouter, experimentRouter } from './experiment-router';
 import { indexProviderFromConfig } from './index-provider';
 import { loadConfiguredBenchmark } from './questions';
 
@@ -72,7 +72,7 @@ export async function prepareExperiment(exp: ResolvedExperiment, opts: { store?:
 export async function prepareKind(
   kindName: string,
   options: Record<string, string>,
-  opts: { store?: ArtifactStore; log?: (line: string) => void } = {},
+  opts: { store?: ArtifactStore; log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
 ): Promise<Prepared> {
   const kind = artifactKind(kindName);
   if (!kind.request)
@@ -83,8 +83,14 @@ export async function prepareKind(
     );
   const store = opts.store ?? new ArtifactStore();
   const log = opts.log ?? (() => undefined);
-  const request = await kind.request({ options, log });
-  const existed = !!store.ref(kindName, store.keyOf(kindName, request));
-  const ref = await store.prepare(kindName, request, { log });
-  return { what: kindName, kind: kindName, key: ref.key, dir: ref.dir, built: !existed };
+  // Kinds whose settings call a model stage (dualg-graph's openie / microImages) get the environment's models.
+  const router = kind.usesModels?.(options) ? environmentRouter(`prepare-${kindName}`, opts.env) : undefined;
+  try {
+    const request = await kind.request({ options, ...(router ? { models: router } : {}), log });
+    const existed = !!store.ref(kindName, store.keyOf(kindName, request));
+    const ref = await store.prepare(kindName, request, { log });
+    return { what: kindName, kind: kindName, key: ref.key, dir: ref.dir, built: !existed };
+  } finally {
+    await router?.close().catch(() => undefined);
+  }
 }
