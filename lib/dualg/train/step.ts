@@ -13,7 +13,15 @@ import type { SubgraphBatch } from '../gnn/batch';
 import { nodeTargets, recallAtK, type TrainExample } from './examples';
 
 /** The loss of one step (NaN / infinite = KfError 'gnn_nan_loss'; the caller's last checkpoint stays). */
-export function trainStep(model: GnnModel, optimizer: tf.Optimizer, graph: GnnGraph, examples: TrainExample[], w: LossWeights): number {
+/** `only`: train just the parameters whose names it accepts (e.g. leave a graph's relation embeddings alone when training on another graph). */
+export function trainStep(
+  model: GnnModel,
+  optimizer: tf.Optimizer,
+  graph: GnnGraph,
+  examples: TrainExample[],
+  w: LossWeights,
+  only?: (name: string) => boolean,
+): number {
   const c = model.config;
   const parts = examples.map((ex) =>
     activeSubgraph(graph, ex.query.seeds, ex.query.seedWeights, { layers: c.layers, maxEdges: c.maxActiveEdges, exclude: ex.exclude }),
@@ -36,7 +44,8 @@ export function trainStep(model: GnnModel, optimizer: tf.Optimizer, graph: GnnGr
     const node = batchLoss(logits, targets, batch, w);
     return docWeight ? (node.add(docListLoss(logits, model.p('prior.scales'), docParts, w.shrink).mul(docWeight)) as tf.Scalar) : node;
   };
-  const cost = optimizer.minimize(lossOf, true, model.trainableVariables());
+  const vars = only ? [...model.params.entries()].filter(([n]) => only(n)).map(([, v]) => v) : model.trainableVariables();
+  const cost = optimizer.minimize(lossOf, true, vars);
   const value = cost ? cost.dataSync()[0] : 0;
   cost?.dispose();
   if (!Number.isFinite(value)) {
