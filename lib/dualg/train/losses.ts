@@ -90,7 +90,7 @@ export interface DocListPart {
 }
 
 /**
- * List loss over documents, -log( sum_gold softmax(s) ), with s = doc x prior + recip x reciprocal rank +
+ * List loss over documents, the mean over gold passages g of -log softmax(s)[g] among g and the non-gold passages, with s = doc x prior + recip x reciprocal rank +
  * (the title node's logit, or `absent`): the order the retriever ranks by (gnn/prior-features.ts). Queries whose
  * candidates are all gold or hold no gold are left out.
  */
@@ -109,8 +109,14 @@ export function docListLoss(logits: tf.Tensor1D, scales: tf.Tensor, parts: DocLi
       ),
     );
     const s = node.add(tf.tensor1d(p.prior).mul(scales.slice([0], [1]))).add(tf.tensor1d(p.recip).mul(scales.slice([1], [1])));
-    const masked = s.add(tf.tensor1d(p.gold.map((g) => (g ? 0 : -1e9))));
-    const list = tf.logSumExp(s).sub(tf.logSumExp(masked));
+    // Each gold passage against all non-gold ones (the other gold passages masked out): a shared softmax over the
+    // gold set would be satisfied by one easy gold passage (the seed's title) while the bridge sinks.
+    const perGold = p.gold.flatMap((g, i) => {
+      if (!g) return [];
+      const mask = tf.tensor1d(p.gold.map((o, j) => (o && j !== i ? -1e9 : 0)));
+      return [tf.logSumExp(s.add(mask)).sub(s.slice([i], [1]).reshape([]))];
+    });
+    const list = tf.addN(perGold).div(perGold.length);
     losses.push((shrink > 0 ? list.add(node.square().mean().mul(shrink)) : list) as tf.Scalar);
   }
   if (!losses.length) return tf.scalar(0);
