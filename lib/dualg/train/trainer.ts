@@ -109,6 +109,8 @@ export async function trainGnn(o: TrainOptions): Promise<TrainResult> {
       }
     }
   }
+  // A run with nothing to train (0 epochs) still leaves its starting model, so k-fold fine-tuning and the retriever can start from it.
+  if (!checkpointExists(path.join(o.dir, 'last'))) await save(path.join(o.dir, 'last'), model, optimizer, fingerprint, state);
   if (state.progress.best && checkpointExists(path.join(o.dir, 'best'))) model.setWeights(readCheckpoint(path.join(o.dir, 'best')).params);
   optimizer.dispose();
   return { model, history: state.history, resumed: state.resumed, stoppedBy, best: state.progress.best, graphFingerprint: fingerprint };
