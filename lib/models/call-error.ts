@@ -3,11 +3,17 @@
  * layer: retryable (429, 5xx, timeouts, connection resets, garbled replies) or
  * not (other 4xx, cancellation). Messages here are already free of the API key.
  */
+import { redactSecrets } from '../model-api/redact';
 import { KfError } from '../util/errors';
 
 export type AttemptFailureKind = 'http' | 'timeout' | 'connection' | 'bad_response' | 'aborted';
 
 export class AttemptError extends Error {
+  /** Set by the circuit breaker when it paused the endpoint for this failure: the retry layer then waits at the breaker, not on its own. */
+  pausedEndpoint = false;
+  /** The endpoint (printable, no credentials) this attempt went to, set by the replica set. */
+  endpoint?: string;
+
   constructor(
     readonly kind: AttemptFailureKind,
     message: string,
@@ -23,6 +29,19 @@ export class AttemptError extends Error {
     if (this.kind === 'aborted') return false;
     if (this.kind === 'http') return this.status === 429 || this.status === 408 || this.status === 409 || (this.status ?? 0) >= 500;
     return true;
+  }
+
+  /**
+   * A 429 says "not now", not "this request failed": it spends one of the call's
+   * refusals (maxRefusals), not one of its attempts (maxAttempts).
+   */
+  get refusal(): boolean {
+    return this.kind === 'http' && this.status === 429;
+  }
+
+  /** 429 and 503: the endpoint is refusing work, so every worker should pause, not only this one. */
+  get endpointRefusing(): boolean {
+    return this.kind === 'http' && (this.status === 429 || this.status === 503);
   }
 
   /** Short description for the final error: `HTTP 503 ...`, `timeout after 2000 ms`, ... */
@@ -62,10 +81,10 @@ export function displayUrl(url: string | undefined): string {
   }
 }
 
-/** Remove every occurrence of the secret (and of a Bearer header carrying it) from a text. */
+/** Remove the given secret, every registered secret and every credential-shaped part from a text (lib/model-api/redact.ts). */
 export function redactSecret(text: string, secret: string | undefined): string {
-  if (!secret || secret.length < 4) return text;
-  return text.split(secret).join('[REDACTED]');
+  const out = redactSecrets(text);
+  return secret && secret.length >= 4 ? out.split(secret).join('[REDACTED]') : out;
 }
 
 /** The final error of a model call (all attempts spent, or not retryable): a KfError that also carries the numbers. */

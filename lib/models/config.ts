@@ -22,13 +22,16 @@
  *                                                  embedding reads KF_EMBEDDING_MODEL / KF_EMBED_MODEL only)
  *   KF_API_KEY_ENV                                 NAME of the variable holding the key (default OPENAI_API_KEY)
  *   KF_BACKEND (openai|offline), KF_PROTOCOL (json|tools), KF_TIMEOUT_MS, KF_MAX_TOKENS,
- *   KF_TEMPERATURE, KF_CONCURRENCY, KF_MAX_ATTEMPTS, KF_EXTRA_BODY (a JSON object)
+ *   KF_TEMPERATURE, KF_CONCURRENCY, KF_MAX_ATTEMPTS, KF_BACKOFF_BASE_MS, KF_BACKOFF_MAX_MS,
+ *   KF_MAX_REFUSALS, KF_EXTRA_BODY (a JSON object)
+ * A base URL variable may list several replicas, separated by commas or spaces.
  * The API key itself is read from the environment only, at call time, from the
  * variable named by `apiKeyEnv`; configs can never hold a key (an `apiKey` field is
  * rejected with a message saying so).
  *
  * BUILTIN (level 7): apiKeyEnv OPENAI_API_KEY, protocol json, timeoutMs 120000,
- * concurrency 4, maxAttempts 4; temperature and maxTokens stay unset, so the caller's
+ * concurrency 4, maxAttempts 4, backoffBaseMs 500, backoffMaxMs 30000, maxRefusals 32;
+ * temperature and maxTokens stay unset, so the caller's
  * request value applies (agent loops: 0 and 2,048; synthesizer: 0.3). A temperature or
  * maxTokens set at any config/env level OVERRIDES the caller's value (the
  * experimenter's explicit choice is never silently shadowed).
@@ -41,11 +44,13 @@
  * takes no extraBody from the generic levels (chat template switches break /embeddings).
  */
 import { KfError } from '../util/errors';
+import { redactUrl } from '../model-api/redact';
 import type { AgentProtocol } from '../model-api/types';
 
 export interface EndpointConfig {
   backend?: 'openai' | 'offline';
-  baseUrl?: string;
+  /** One base URL, or the replicas of one deployment (requests go to the least-busy healthy one). */
+  baseUrl?: string | string[];
   model?: string;
   /** NAME of the environment variable holding the API key (never the key). */
   apiKeyEnv?: string;
@@ -59,8 +64,13 @@ export interface EndpointConfig {
   protocol?: AgentProtocol;
   /** Concurrent requests to this endpoint (base URL); the smallest value of the stages sharing it applies. */
   concurrency?: number;
-  /** Attempts per call including the first (retries on 429/5xx/timeouts/resets). */
+  /** Attempts per call including the first (retries on 5xx/timeouts/resets; a 429 spends a refusal, not an attempt). */
   maxAttempts?: number;
+  /** First backoff in ms; doubles per failure up to backoffMaxMs, each wait drawn uniformly below it (full jitter). */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** 429 refusals one call accepts (the endpoint is paused while it refuses) before it fails. */
+  maxRefusals?: number;
 }
 
 export interface ModelsConfig {
@@ -87,13 +97,18 @@ export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   'protocol',
   'concurrency',
   'maxAttempts',
+  'backoffBaseMs',
+  'backoffMaxMs',
+  'maxRefusals',
 ];
 
 export interface ResolvedEndpoint {
   stage: string;
   backend: 'openai' | 'offline';
-  /** Without a trailing slash; absent for offline stages. */
+  /** The first replica, without a trailing slash; absent for offline stages. May hold credentials: print it through redactUrl. */
   baseUrl?: string;
+  /** Every base URL of the stage (the first is baseUrl); one entry unless replicas are configured; empty offline. */
+  replicas: string[];
   /** Model id sent to the endpoint; `offline` for the offline backend. */
   model: string;
   apiKeyEnv: string;
@@ -105,6 +120,9 @@ export interface ResolvedEndpoint {
   protocol: AgentProtocol;
   concurrency: number;
   maxAttempts: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  maxRefusals: number;
   /** Where each field came from: `stage`, `experiment.stages.judge`, `experiment.defaults`, `defaults.stages.judge`, `defaults.defaults`, `env:KF_MODEL`, `builtin`. */
   provenance: Partial<Record<EndpointField, string>>;
 }
@@ -115,6 +133,9 @@ export const BUILTIN = {
   timeoutMs: 120_000,
   concurrency: 4,
   maxAttempts: 4,
+  backoffBaseMs: 500,
+  backoffMaxMs: 30_000,
+  maxRefusals: 32,
   openaiBaseUrl: 'https://api.openai.com/v1',
 };
 
@@ -127,6 +148,9 @@ const ALIASES: Record<string, EndpointField> = {
   timeout_ms: 'timeoutMs',
   max_tokens: 'maxTokens',
   max_attempts: 'maxAttempts',
+  backoff_base_ms: 'backoffBaseMs',
+  backoff_max_ms: 'backoffMaxMs',
+  max_refusals: 'maxRefusals',
 };
 
 /**
@@ -161,12 +185,9 @@ export function normalizeEndpointConfig(raw: unknown, where: string): EndpointCo
         if (v !== 'json' && v !== 'tools') throw badConfig(`${path} must be "json" or "tools", got ${JSON.stringify(v)}`, 'fix the value');
         o[k] = v;
         break;
-      case 'baseUrl': {
-        if (typeof v !== 'string' || !/^https?:\/\/[^\s]+$/.test(v))
-          throw badConfig(`${path} must be an http(s) URL, got ${JSON.stringify(v)}`, 'e.g. http://localhost:8000/v1');
-        o[k] = v.replace(/\/+$/, '');
+      case 'baseUrl':
+        o[k] = normalizeBaseUrls(v, path);
         break;
-      }
       case 'model':
       case 'apiKeyEnv':
         if (typeof v !== 'string' || !v.trim()) throw badConfig(`${path} must be a non-empty string`, 'fix the value');
@@ -188,13 +209,37 @@ export function normalizeEndpointConfig(raw: unknown, where: string): EndpointCo
         if (typeof v !== 'number' || !(v >= 0 && v <= 2)) throw badConfig(`${path} must be a number in [0, 2], got ${JSON.stringify(v)}`, 'fix the value');
         o[k] = v;
         break;
-      default: // timeoutMs, maxTokens, concurrency, maxAttempts
+      default: // timeoutMs, maxTokens, concurrency, maxAttempts, backoffBaseMs, backoffMaxMs, maxRefusals
         if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
           throw badConfig(`${path} must be a positive integer, got ${JSON.stringify(v)}`, 'fix the value');
         o[k] = v;
     }
   }
   return out;
+}
+
+/** Several base URLs in one string: separated by commas or spaces before the next scheme. */
+export function splitBaseUrls(text: string): string[] {
+  return text
+    .split(/[\s,]+(?=https?:\/\/)/)
+    .map((u) => u.trim())
+    .filter(Boolean);
+}
+
+/** One URL (a string) or replicas (an array, or a list in one string), each an http(s) URL without a trailing slash. */
+function normalizeBaseUrls(v: unknown, path: string): string | string[] {
+  const urls = typeof v === 'string' ? splitBaseUrls(v) : Array.isArray(v) ? v : [v];
+  if (!urls.length) throw badConfig(`${path} must be an http(s) URL or a list of them, got ${JSON.stringify(v)}`, 'e.g. http://localhost:8000/v1');
+  const out = urls.map((u, i) => {
+    if (typeof u !== 'string' || !/^https?:\/\/[^\s]+$/.test(u)) {
+      // Never echo a URL: it may carry credentials.
+      const what = typeof u === 'string' ? 'a text that is not an http(s) URL' : JSON.stringify(u);
+      throw badConfig(`${path}${urls.length > 1 ? `[${i}]` : ''} must be an http(s) URL, got ${what}`, 'e.g. http://localhost:8000/v1');
+    }
+    return u.replace(/\/+$/, '');
+  });
+  if (new Set(out).size !== out.length) throw badConfig(`${path} lists the same replica twice`, 'name each base URL once');
+  return out.length === 1 ? out[0] : out;
 }
 
 /** Validate a whole models config (from a file or code) and return a normalised copy. */
@@ -295,6 +340,9 @@ export function environmentLayer(stage: string, env: NodeJS.ProcessEnv): { confi
   put('temperature', first(['KF_TEMPERATURE']), num);
   put('concurrency', first(['KF_CONCURRENCY']), num);
   put('maxAttempts', first(['KF_MAX_ATTEMPTS']), num);
+  put('backoffBaseMs', first(['KF_BACKOFF_BASE_MS']), num);
+  put('backoffMaxMs', first(['KF_BACKOFF_MAX_MS']), num);
+  put('maxRefusals', first(['KF_MAX_REFUSALS']), num);
   put('extraBody', first(['KF_EXTRA_BODY']), (s) => JSON.parse(s));
   let config: EndpointConfig;
   try {
@@ -309,6 +357,58 @@ export function environmentLayer(stage: string, env: NodeJS.ProcessEnv): { confi
   return { config, provenance: prov };
 }
 
+type Level = { name: string; config: EndpointConfig; fieldNames?: Partial<Record<EndpointField, string>> };
+type Provenance = Partial<Record<EndpointField, string>>;
+
+/** The configuration levels of one stage, highest precedence first. */
+function stageLevels(stage: string, layers: { stage?: EndpointConfig; experiment?: ModelsConfig; defaults?: ModelsConfig }, env: NodeJS.ProcessEnv): Level[] {
+  const envLayer = environmentLayer(stage, env);
+  return [
+    { name: 'stage', config: normalizeEndpointConfig(layers.stage, `override for stage ${stage}`) },
+    { name: `experiment.stages.${stage}`, config: layers.experiment?.stages?.[stage] ?? {} },
+    { name: 'experiment.defaults', config: layers.experiment?.defaults ?? {} },
+    { name: `defaults.stages.${stage}`, config: layers.defaults?.stages?.[stage] ?? {} },
+    { name: 'defaults.defaults', config: layers.defaults?.defaults ?? {} },
+    { name: 'env', config: envLayer.config, fieldNames: envLayer.provenance },
+  ];
+}
+
+/** A generic (defaults-level) value applies to every stage; the embedding stage takes only some of them. */
+const isGeneric = (level: Level) => level.name.endsWith('.defaults') || level.name === 'env';
+
+/** The first level that sets a field wins; records where it came from. */
+function fieldPicker(stage: string, levels: Level[], provenance: Provenance) {
+  const isEmbedding = stage === 'embedding';
+  // A generic model is a chat model: the embedding stage must not inherit it.
+  // Likewise an inherited `backend: openai` does not force it onto an endpoint without an embedding model.
+  const skip = (level: Level, field: EndpointField) =>
+    isEmbedding && ((field === 'model' && level.name.endsWith('.defaults')) || (field === 'backend' && isGeneric(level) && level.config.backend === 'openai'));
+  return <K extends EndpointField>(field: K): EndpointConfig[K] | undefined => {
+    for (const level of levels) {
+      const v = level.config[field];
+      if (v === undefined || skip(level, field)) continue;
+      provenance[field] = level.fieldNames?.[field] ?? level.name;
+      return v;
+    }
+    return undefined;
+  };
+}
+
+/** extraBody merged key by key across levels (a higher level wins per key). */
+function mergedExtraBody(stage: string, levels: Level[], provenance: Provenance): Record<string, unknown> {
+  const extraBody: Record<string, unknown> = {};
+  const sources: string[] = [];
+  for (const level of [...levels].reverse()) {
+    const eb = level.config.extraBody;
+    // Request extras of chat (chat_template_kwargs...) would break /embeddings: the embedding stage takes only its own.
+    if (!eb || (stage === 'embedding' && isGeneric(level))) continue;
+    Object.assign(extraBody, eb);
+    sources.unshift(level.fieldNames?.extraBody ?? level.name);
+  }
+  if (sources.length) provenance.extraBody = sources.join(' + ');
+  return extraBody;
+}
+
 /**
  * Resolve one stage's endpoint through the layers (see the file comment for the
  * precedence). `layers.stage` is an explicit per-stage override; `experiment` and
@@ -319,44 +419,12 @@ export function resolveStage(
   layers: { stage?: EndpointConfig; experiment?: ModelsConfig; defaults?: ModelsConfig },
   env: NodeJS.ProcessEnv = process.env,
 ): ResolvedEndpoint {
-  const envLayer = environmentLayer(stage, env);
-  const levels: { name: string; config: EndpointConfig; fieldNames?: Partial<Record<EndpointField, string>> }[] = [
-    { name: 'stage', config: normalizeEndpointConfig(layers.stage, `override for stage ${stage}`) },
-    { name: `experiment.stages.${stage}`, config: layers.experiment?.stages?.[stage] ?? {} },
-    { name: 'experiment.defaults', config: layers.experiment?.defaults ?? {} },
-    { name: `defaults.stages.${stage}`, config: layers.defaults?.stages?.[stage] ?? {} },
-    { name: 'defaults.defaults', config: layers.defaults?.defaults ?? {} },
-    { name: 'env', config: envLayer.config, fieldNames: envLayer.provenance },
-  ];
-  const provenance: Partial<Record<EndpointField, string>> = {};
+  const levels = stageLevels(stage, layers, env);
+  const provenance: Provenance = {};
+  const pick = fieldPicker(stage, levels, provenance);
+  const extraBody = mergedExtraBody(stage, levels, provenance);
   const isEmbedding = stage === 'embedding';
-  // A generic (defaults-level) model is a chat model: the embedding stage must not inherit it.
-  // Likewise an inherited `backend: openai` does not force it onto an endpoint without an embedding model.
-  const generic = (level: (typeof levels)[number]) => level.name.endsWith('.defaults') || level.name === 'env';
-  const skip = (level: (typeof levels)[number], field: EndpointField) =>
-    isEmbedding && ((field === 'model' && level.name.endsWith('.defaults')) || (field === 'backend' && generic(level) && level.config.backend === 'openai'));
-  const pick = <K extends EndpointField>(field: K): EndpointConfig[K] | undefined => {
-    for (const level of levels) {
-      const v = level.config[field];
-      if (v === undefined || skip(level, field)) continue;
-      provenance[field] = level.fieldNames?.[field] ?? level.name;
-      return v;
-    }
-    return undefined;
-  };
-
-  const extraBody: Record<string, unknown> = {};
-  const extraSources: string[] = [];
-  for (const level of [...levels].reverse()) {
-    const eb = level.config.extraBody;
-    // Request extras of chat (chat_template_kwargs...) would break /embeddings: the embedding stage takes only its own.
-    if (!eb || (isEmbedding && generic(level))) continue;
-    Object.assign(extraBody, eb);
-    extraSources.unshift(level.fieldNames?.extraBody ?? level.name);
-  }
-  if (extraSources.length) provenance.extraBody = extraSources.join(' + ');
-
-  let baseUrl = pick('baseUrl');
+  const baseUrl = pick('baseUrl');
   const model = pick('model');
   let backend = pick('backend');
   if (!backend) {
@@ -368,43 +436,48 @@ export function resolveStage(
           ? 'builtin (no embedding model named)'
           : 'builtin (no endpoint configured)';
   }
-  const num = <K extends 'timeoutMs' | 'concurrency' | 'maxAttempts'>(field: K, dflt: number): number => {
+  const num = (field: 'timeoutMs' | 'concurrency' | 'maxAttempts' | 'backoffBaseMs' | 'backoffMaxMs' | 'maxRefusals'): number => {
     const v = pick(field);
     if (v === undefined) provenance[field] = 'builtin';
-    return (v as number | undefined) ?? dflt;
+    return v ?? BUILTIN[field];
   };
-  const apiKeyEnv = pick('apiKeyEnv') ?? ((provenance.apiKeyEnv = 'builtin'), BUILTIN.apiKeyEnv);
-  const protocol = pick('protocol') ?? ((provenance.protocol = 'builtin'), BUILTIN.protocol);
   const resolved: ResolvedEndpoint = {
     stage,
     backend,
     model: 'offline',
-    apiKeyEnv,
+    replicas: [],
+    apiKeyEnv: pick('apiKeyEnv') ?? ((provenance.apiKeyEnv = 'builtin'), BUILTIN.apiKeyEnv),
     extraBody,
-    timeoutMs: num('timeoutMs', BUILTIN.timeoutMs),
+    timeoutMs: num('timeoutMs'),
     maxTokens: pick('maxTokens'),
     temperature: pick('temperature'),
-    protocol,
-    concurrency: num('concurrency', BUILTIN.concurrency),
-    maxAttempts: num('maxAttempts', BUILTIN.maxAttempts),
+    protocol: pick('protocol') ?? ((provenance.protocol = 'builtin'), BUILTIN.protocol),
+    concurrency: num('concurrency'),
+    maxAttempts: num('maxAttempts'),
+    backoffBaseMs: num('backoffBaseMs'),
+    backoffMaxMs: num('backoffMaxMs'),
+    maxRefusals: num('maxRefusals'),
     provenance,
   };
   if (backend === 'offline') {
-    resolved.model = 'offline';
     provenance.model = provenance.backend?.startsWith('builtin') ? 'builtin (offline backend)' : `offline backend (from ${provenance.backend})`;
     delete provenance.baseUrl;
     return resolved;
   }
-  if (!baseUrl) {
-    baseUrl = BUILTIN.openaiBaseUrl;
-    provenance.baseUrl = 'builtin (OpenAI API)';
-  }
-  resolved.baseUrl = baseUrl;
+  return withEndpoint(resolved, baseUrl, model);
+}
+
+/** Fill base URL(s) and model of a stage routed to an endpoint (the OpenAI API when no URL is named). */
+function withEndpoint(resolved: ResolvedEndpoint, baseUrl: string | string[] | undefined, model: string | undefined): ResolvedEndpoint {
+  const { stage, provenance } = resolved;
+  if (!baseUrl) provenance.baseUrl = 'builtin (OpenAI API)';
+  resolved.replicas = baseUrl === undefined ? [BUILTIN.openaiBaseUrl] : typeof baseUrl === 'string' ? [baseUrl] : [...baseUrl];
+  resolved.baseUrl = resolved.replicas[0];
   if (!model) {
     throw new KfError(
       'no_model',
-      `stage ${stage} routes to ${baseUrl} but no model is named for it`,
-      isEmbedding
+      `stage ${stage} routes to ${redactUrl(resolved.baseUrl)} but no model is named for it`,
+      stage === 'embedding'
         ? 'set KF_EMBED_MODEL or models.stages.embedding.model (a chat model is never used for embeddings)'
         : `set KF_MODEL (or KF_${stageEnvName(stage)}_MODEL) or models.defaults.model / models.stages.${stage}.model`,
       { concerns: stage },

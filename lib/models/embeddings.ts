@@ -10,12 +10,13 @@ import type OpenAI from 'openai';
 import { KfError, isKfError } from '../util/errors';
 import { sha256 } from '../util/hash';
 import type { ModelCache } from './cache';
+import type { Backoff } from './backoff';
 import { AttemptError, ModelCallError } from './call-error';
 import type { CacheMode, ResolvedEndpoint } from './config';
 import type { Ledger } from './ledger';
 import { guardedAttempt, makeClient } from './openai-provider';
-import { retryCall, type RetryPolicy } from './retry';
-import type { Semaphore } from './semaphore';
+import type { EndpointState } from './endpoint-state';
+import { retryCall } from './retry';
 import type { Embedder } from '../model-api/types';
 
 export interface EmbedderDeps {
@@ -25,8 +26,9 @@ export interface EmbedderDeps {
   cacheMode?: CacheMode;
   ledger?: Ledger;
   runId?: string;
-  policy: RetryPolicy;
-  semaphore: Semaphore;
+  backoff: Backoff;
+  /** The endpoint's shared state: its breaker gate and concurrency slots (embeddings use the first replica). */
+  state: EndpointState;
   /** Texts per HTTP request (default 64). */
   batchSize?: number;
 }
@@ -138,30 +140,45 @@ export class OpenAIEmbedder implements Embedder {
     });
   }
 
+  /** One HTTP attempt through the endpoint's breaker gate and one of its connection slots. */
+  private async attemptBatch(batch: string[], signal?: AbortSignal): Promise<OpenAI.CreateEmbeddingResponse> {
+    const ep = this.endpoint;
+    const { breaker, semaphore, label } = this.deps.state;
+    await breaker.gate(signal);
+    let release: () => void;
+    try {
+      release = await semaphore.acquire(signal);
+    } catch {
+      throw new AttemptError('aborted', 'cancelled while waiting for a free connection slot');
+    }
+    try {
+      const res = await guardedAttempt(ep, this.key, signal, (s) =>
+        this.client.embeddings.create(
+          { ...ep.extraBody, model: ep.model, input: batch.map((t) => (t === '' ? ' ' : t)), encoding_format: 'float' } as OpenAI.EmbeddingCreateParams,
+          { signal: s, timeout: ep.timeoutMs, maxRetries: 0 },
+        ),
+      );
+      breaker.succeeded();
+      this.deps.ledger?.recordAttempt(label, 'answered', { promptTokens: res.usage?.prompt_tokens ?? 0, completionTokens: 0 });
+      return res;
+    } catch (e) {
+      if (e instanceof AttemptError && e.kind !== 'aborted') {
+        breaker.observe(e);
+        this.deps.ledger?.recordAttempt(label, e.endpointRefusing ? 'refused' : 'failed');
+      }
+      throw e;
+    } finally {
+      release();
+    }
+  }
+
   private async embedBatch(batch: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const ep = this.endpoint;
     const started = Date.now();
     try {
       const { value, attempts } = await retryCall(
-        async () => {
-          let release: () => void;
-          try {
-            release = await this.deps.semaphore.acquire(signal);
-          } catch {
-            throw new AttemptError('aborted', 'cancelled while waiting for a free connection slot');
-          }
-          try {
-            return await guardedAttempt(ep, this.key, signal, (s) =>
-              this.client.embeddings.create(
-                { ...ep.extraBody, model: ep.model, input: batch.map((t) => (t === '' ? ' ' : t)), encoding_format: 'float' } as OpenAI.EmbeddingCreateParams,
-                { signal: s, timeout: ep.timeoutMs, maxRetries: 0 },
-              ),
-            );
-          } finally {
-            release();
-          }
-        },
-        { ...this.deps.policy, maxAttempts: ep.maxAttempts },
+        () => this.attemptBatch(batch, signal),
+        { maxAttempts: ep.maxAttempts, maxRefusals: ep.maxRefusals, backoff: this.deps.backoff },
         { stage: 'embedding', baseUrl: ep.baseUrl, model: ep.model, apiKeyEnv: ep.apiKeyEnv },
         signal,
       );

@@ -17,7 +17,7 @@ import { KfError } from '../util/errors';
 import type { ModelCache } from './cache';
 import type { Closable, HandlerResources, OfflineHandler } from '../model-api/handler';
 export type { Closable, InProcessContext, InProcessReply, OfflineHandler } from '../model-api/handler';
-import { throwIfAborted } from './middleware';
+import { cancelledError } from './retry';
 import type { ChatModel, ChatRequest, ChatResponse, Stage } from '../model-api/types';
 
 export const OFFLINE_MODEL_ID = 'offline';
@@ -143,4 +143,9 @@ export class InProcessModel implements ChatModel {
       attempts: 0,
     };
   }
+}
+
+/** Cancellation check for non-HTTP models (offline): the same error shape as HTTP calls. */
+export function throwIfAborted(signal: AbortSignal | undefined, stage: string, model: string, questionId?: string): void {
+  if (signal?.aborted) throw cancelledError({ stage, model, questionId }, signal.reason);
 }

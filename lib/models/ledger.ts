@@ -4,7 +4,8 @@
  * optional price table. It keeps aggregates, not a list of calls, so a run of
  * thousands of questions stays small; `onRecord` lets a tracer see each call.
  * Everything is JSON-serialisable: the runner writes `toJSON()` into manifests.
- * It never holds request contents or credentials.
+ * Per endpoint (each replica of a stage), it counts attempts: answered,
+ * refused (429/503) and failed. It never holds request contents or credentials.
  */
 import type { Backend, Stage } from '../model-api/types';
 
@@ -41,6 +42,22 @@ export interface LedgerTotals {
   unpricedModels: string[];
 }
 
+/** Attempts at one endpoint (base URL, printed without credentials): what each replica of a stage did. */
+export interface EndpointTotals {
+  /** HTTP attempts sent to it. */
+  attempts: number;
+  /** Attempts it answered (2xx with a usable reply). */
+  answered: number;
+  /** Attempts it refused with 429 or 503 (the circuit breaker paused it). */
+  refused: number;
+  /** Other failed attempts (5xx, timeouts, resets, garbled replies, 4xx). */
+  failed: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export type AttemptOutcome = 'answered' | 'refused' | 'failed';
+
 export type PriceTable = Record<string, { promptPer1M: number; completionPer1M: number }>;
 
 export interface LedgerJson {
@@ -51,6 +68,8 @@ export interface LedgerJson {
   byBackend: Record<string, LedgerTotals>;
   byRun: Record<string, LedgerTotals>;
   byQuestion: Record<string, LedgerTotals>;
+  /** Per endpoint (replica), by attempt; empty when every stage is offline. */
+  byEndpoint: Record<string, EndpointTotals>;
   prices: PriceTable;
 }
 
@@ -81,6 +100,7 @@ export class Ledger {
   private readonly backends = new Map<string, LedgerTotals>();
   private readonly runs = new Map<string, LedgerTotals>();
   private readonly questions = new Map<string, LedgerTotals>();
+  private readonly endpoints = new Map<string, EndpointTotals>();
   private readonly listeners: ((e: LedgerEntry & { costUsd?: number }) => void)[] = [];
 
   constructor(
@@ -115,6 +135,22 @@ export class Ledger {
     if (e.runId) bucket(this.runs, e.runId);
     if (e.questionId) bucket(this.questions, e.questionId);
     for (const l of this.listeners) l({ ...e, costUsd: cost });
+  }
+
+  /** Count one HTTP attempt at an endpoint (`endpoint` is the printable base URL, never with credentials). */
+  recordAttempt(endpoint: string, outcome: AttemptOutcome, usage?: { promptTokens: number; completionTokens: number }): void {
+    let t = this.endpoints.get(endpoint);
+    if (!t) this.endpoints.set(endpoint, (t = { attempts: 0, answered: 0, refused: 0, failed: 0, promptTokens: 0, completionTokens: 0 }));
+    t.attempts++;
+    t[outcome]++;
+    t.promptTokens += usage?.promptTokens ?? 0;
+    t.completionTokens += usage?.completionTokens ?? 0;
+  }
+
+  byEndpoint(): Record<string, EndpointTotals> {
+    const out: Record<string, EndpointTotals> = {};
+    for (const k of [...this.endpoints.keys()].sort()) out[k] = { ...this.endpoints.get(k)! };
+    return out;
   }
 
   /** Subscribe to every recorded call (traces); returns an unsubscribe function. */
@@ -157,6 +193,7 @@ export class Ledger {
       byBackend: mapToRecord(this.backends),
       byRun: mapToRecord(this.runs),
       byQuestion: mapToRecord(this.questions),
+      byEndpoint: this.byEndpoint(),
       prices: { ...this.prices },
     };
   }

@@ -1,8 +1,8 @@
 /**
  * The OpenAI-compatible chat provider (vLLM, Ollama, llama.cpp server, OpenAI):
  * ONE attempt of one chat call over the official `openai` SDK. Retries, the
- * concurrency limit, the cache and the ledger are middleware around it
- * (lib/models/middleware.ts), so the SDK's own retries are off (maxRetries 0).
+ * concurrency limit, the breaker, redaction, the cache and the ledger are
+ * middleware around it (lib/models/middleware/), so the SDK's own retries are off.
  *
  * The key is read from the environment variable the config names, never from a
  * config file, and is scrubbed from every error message this file produces.
@@ -11,10 +11,11 @@
  */
 import OpenAI from 'openai';
 import { AttemptError, displayUrl, parseRetryAfter, redactSecret } from './call-error';
-import type { EffectiveParams } from './cache-key';
+import { effectiveParams, type EffectiveParams } from './cache-key';
 import type { ResolvedEndpoint } from './config';
 import { loadImage, toDataUrl } from '../model-api/images';
-import type { ChatMessage, ChatRequest, ChatResponse, ToolCall } from '../model-api/types';
+import { registerSecret, registerUrlSecrets } from '../model-api/redact';
+import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall } from '../model-api/types';
 
 export interface OpenAIProviderOptions {
   endpoint: ResolvedEndpoint;
@@ -28,6 +29,8 @@ export const NO_KEY_PLACEHOLDER = 'no-key-set';
 /** Make one SDK client for an endpoint (shared by chat and embeddings). */
 export function makeClient(ep: ResolvedEndpoint, env: NodeJS.ProcessEnv, fetchImpl?: typeof fetch): { client: OpenAI; key: string | undefined } {
   const key = env[ep.apiKeyEnv] || undefined;
+  registerSecret(key);
+  registerUrlSecrets(ep.baseUrl);
   const client = new OpenAI({
     apiKey: key ?? NO_KEY_PLACEHOLDER,
     baseURL: ep.baseUrl,
@@ -144,7 +147,7 @@ interface OAChoice {
 }
 
 /** One chat attempt against an OpenAI-compatible endpoint. */
-export class OpenAIChatProvider {
+export class OpenAIChatProvider implements ChatModel {
   readonly backend = 'openai' as const;
   private readonly client: OpenAI;
   private readonly key: string | undefined;
@@ -165,6 +168,11 @@ export class OpenAIChatProvider {
   /** Scrub the key from any text (used by callers that log request/response material). */
   redact(text: string): string {
     return redactSecret(text, this.key);
+  }
+
+  /** ONE attempt as a ChatModel call: failures are AttemptErrors for the retry layer above. */
+  async chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
+    return { ...(await this.attempt(req, effectiveParams(req, this.endpoint), signal)), cacheHit: false, attempts: 1 };
   }
 
   async attempt(req: ChatRequest, params: EffectiveParams, signal?: AbortSignal): Promise<Omit<ChatResponse, 'cacheHit' | 'attempts'>> {

@@ -1,23 +1,21 @@
 /**
- * Retries with exponential backoff and jitter for one model call: on 429, 5xx,
- * timeouts, connection resets and garbled replies; honouring Retry-After
- * (seconds and HTTP-date); stopping at once on other 4xx and on cancellation.
- * Randomness (jitter) and sleeping are injectable so tests are exact and fast.
+ * Retries of one model call: on 5xx, timeouts, connection resets and garbled
+ * replies (each spends an attempt, then waits an exponential backoff with full
+ * jitter), and on 429 (spends a refusal: the endpoint's circuit breaker pauses
+ * every worker, honouring Retry-After); stopping at once on other 4xx and on
+ * cancellation. Randomness and sleeping are injectable (lib/models/backoff.ts).
  */
 import { KfError } from '../util/errors';
-import { makeRng } from '../util/rng';
+import { abortableSleep, fullJitterMs, type Backoff } from './backoff';
 import { AttemptError, ModelCallError, displayUrl } from './call-error';
 
+/** How one endpoint's calls are retried (per endpoint: models.*.maxAttempts, backoffBaseMs, backoffMaxMs, maxRefusals). */
 export interface RetryPolicy {
+  /** Attempts per call for failures (5xx, timeouts, resets, garbled replies), the first included. */
   maxAttempts: number;
-  /** First backoff; doubles each attempt (before jitter). */
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** Cap on a server's Retry-After (a server asking for an hour gets maxRetryAfterMs). */
-  maxRetryAfterMs: number;
-  /** Uniform [0, 1): the jitter source (seeded by default). */
-  random: () => number;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** 429 refusals one call accepts before it fails (they wait at the circuit breaker and spend no attempt). */
+  maxRefusals: number;
+  backoff: Backoff;
 }
 
 export interface CallContext {
@@ -29,36 +27,18 @@ export interface CallContext {
   apiKeyEnv?: string;
 }
 
-/** Sleep that ends early (rejecting) when the signal aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+export { abortableSleep };
+
+/** The wait before the next attempt: none when the breaker paused the endpoint (the gate waits), else Retry-After or full jitter. */
+export function backoffMs(b: Backoff, streak: number, err: AttemptError): number {
+  if (err.pausedEndpoint) return 0;
+  if (err.retryAfterMs !== undefined) return Math.min(err.retryAfterMs, b.maxRetryAfterMs);
+  return fullJitterMs(b, streak);
 }
 
-export function defaultRetryPolicy(maxAttempts: number, seed: string | number = 'kf-retry'): RetryPolicy {
-  const rng = makeRng(seed);
-  return { maxAttempts, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000, random: () => rng.next(), sleep: abortableSleep };
-}
-
-/** Backoff before attempt `attempt + 1` (attempt is 1-based): Retry-After when given, else base*2^(n-1) with +-50% jitter. */
-export function backoffMs(policy: RetryPolicy, attempt: number, err: AttemptError): number {
-  if (err.retryAfterMs !== undefined) return Math.min(err.retryAfterMs, policy.maxRetryAfterMs);
-  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return Math.round(exp * (0.5 + policy.random()));
-}
-
-function where(ctx: CallContext): string {
-  return `stage ${ctx.stage}${ctx.questionId ? ` (question ${ctx.questionId})` : ''}: model ${ctx.model} at ${displayUrl(ctx.baseUrl)}`;
+/** `endpoint`: the replica that failed last (printable), when the call went through a replica set. */
+function where(ctx: CallContext, endpoint?: string): string {
+  return `stage ${ctx.stage}${ctx.questionId ? ` (question ${ctx.questionId})` : ''}: model ${ctx.model} at ${endpoint ?? displayUrl(ctx.baseUrl)}`;
 }
 
 export function cancelledError(ctx: CallContext, cause?: unknown): KfError {
@@ -76,7 +56,7 @@ function hintFor(err: AttemptError, ctx: CallContext): string {
   if (err.kind === 'bad_response')
     return 'the endpoint returned something that is not an OpenAI-compatible reply: check the base URL ends with /v1 and the server logs';
   const s = err.status ?? 0;
-  if (s === 429) return 'the endpoint is rate-limiting: lower concurrency (KF_CONCURRENCY / models.*.concurrency) or raise maxAttempts; rerun resumes';
+  if (s === 429) return 'the endpoint kept rate-limiting: lower concurrency (KF_CONCURRENCY / models.*.concurrency) or raise maxRefusals; rerun resumes';
   if (s === 401 || s === 403)
     return `the endpoint refused the credentials: check the key in $${ctx.apiKeyEnv ?? 'OPENAI_API_KEY'} (or set apiKeyEnv to the right variable)`;
   if (s === 404) return 'unknown model or wrong path: `kf models --check` lists the models the endpoint serves; the base URL usually ends with /v1';
@@ -86,8 +66,9 @@ function hintFor(err: AttemptError, ctx: CallContext): string {
 }
 
 /**
- * Run `attempt(n)` until it succeeds, fails permanently or runs out of attempts.
- * Throws a KfError naming stage, endpoint, model, attempts and the last failure.
+ * Run `attempt(n)` until it succeeds, fails permanently, or runs out of attempts
+ * (failures) or refusals (429s). Throws a KfError naming stage, endpoint, model,
+ * attempts and the last failure.
  */
 export async function retryCall<T>(
   attempt: (n: number) => Promise<T>,
@@ -96,7 +77,8 @@ export async function retryCall<T>(
   signal?: AbortSignal,
   onRetry?: (info: { attempt: number; delayMs: number; error: AttemptError }) => void,
 ): Promise<{ value: T; attempts: number }> {
-  const max = Math.max(1, policy.maxAttempts);
+  let failures = 0;
+  let refusals = 0;
   for (let n = 1; ; n++) {
     if (signal?.aborted) throw cancelledError(ctx, signal.reason);
     try {
@@ -104,23 +86,31 @@ export async function retryCall<T>(
     } catch (e) {
       if (!(e instanceof AttemptError)) throw e;
       if (e.kind === 'aborted' || signal?.aborted) throw cancelledError(ctx, e);
-      if (!e.retryable || n >= max) {
-        throw new ModelCallError(
-          `${where(ctx)} failed after ${n} attempt${n === 1 ? '' : 's'}${e.retryable ? '' : ' (not retryable)'}; last error: ${e.describe()}`,
-          hintFor(e, ctx),
-          ctx.stage,
-          n,
-          e.status,
-          e.kind,
-        );
-      }
-      const delayMs = backoffMs(policy, n, e);
+      if (e.refusal) refusals++;
+      else failures++;
+      const exhausted = e.refusal ? refusals > policy.maxRefusals : failures >= Math.max(1, policy.maxAttempts);
+      if (!e.retryable || exhausted) throw finalError(e, n, refusals, ctx);
+      const delayMs = backoffMs(policy.backoff, e.refusal ? refusals : failures, e);
       onRetry?.({ attempt: n, delayMs, error: e });
-      try {
-        await policy.sleep(delayMs, signal);
-      } catch (abortReason) {
-        throw cancelledError(ctx, abortReason);
+      if (delayMs > 0) {
+        try {
+          await policy.backoff.sleep(delayMs, signal);
+        } catch (abortReason) {
+          throw cancelledError(ctx, abortReason);
+        }
       }
     }
   }
+}
+
+function finalError(e: AttemptError, n: number, refusals: number, ctx: CallContext): ModelCallError {
+  const refused = refusals ? `, ${refusals} of them refused with 429` : '';
+  return new ModelCallError(
+    `${where(ctx, e.endpoint)} failed after ${n} attempt${n === 1 ? '' : 's'}${refused}${e.retryable ? '' : ' (not retryable)'}; last error: ${e.describe()}`,
+    hintFor(e, e.endpoint ? { ...ctx, baseUrl: e.endpoint } : ctx),
+    ctx.stage,
+    n,
+    e.status,
+    e.kind,
+  );
 }

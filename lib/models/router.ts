@@ -1,8 +1,10 @@
 /**
  * The model router: one object per run that hands each pipeline stage its
- * ChatModel, with routing (config.ts precedence), cache, ledger, retries and the
- * per-endpoint concurrency limit applied. Callers never see providers, keys or
- * URLs; `describe()` is what goes into manifests (never the key).
+ * ChatModel. It only decides WHERE a stage goes (config.ts precedence: offline,
+ * or one or several endpoint replicas) and builds that stage's middleware stack
+ * (lib/models/middleware.ts: cache, ledger, redaction, retry, breaker,
+ * concurrency limit). Callers never see providers, keys or URLs; `describe()` is
+ * what goes into manifests (URLs redacted, never the key).
  *
  *   const router = createModelRouter(experiment.models, { runId, cacheFile });
  *   const judge = router.forStage('judge');          // ChatModel
@@ -10,46 +12,31 @@
  *   manifest.models = router.describe(); manifest.ledger = router.ledger.toJSON();
  *   await router.close();
  */
-import { KfError } from '../util/errors';
-import { defaultCacheFile, ModelCache } from './cache';
+import { makeRng } from '../util/rng';
+import { abortableSleep, type Backoff } from './backoff';
+import { chooseCache } from './cache-choice';
 import type { AttemptError } from './call-error';
-import { CACHE_MODES, normalizeModelsConfig, resolveStage, type CacheMode, type EndpointConfig, type ModelsConfig, type ResolvedEndpoint } from './config';
+import { normalizeModelsConfig, resolveStage, type CacheMode, type EndpointConfig, type ModelsConfig, type ResolvedEndpoint } from './config';
 import { OpenAIEmbedder } from './embeddings';
+import { EndpointRegistry } from './endpoint-state';
 import { Ledger } from './ledger';
-import { withCache, withLedger, withRetries } from './middleware';
+import { endpointStageModel, offlineStageModel } from './middleware';
+import { registerEndpointSecrets } from './middleware/redaction';
 import { InProcessModel, InProcessResources, type Closable } from './in-process';
 import { OpenAIChatProvider } from './openai-provider';
-import { defaultRetryPolicy, type RetryPolicy } from './retry';
-import { Semaphore } from './semaphore';
-import { STAGES, type AgentProtocol, type Backend, type ChatModel, type Embedder, type Stage } from '../model-api/types';
+import { describeRoute, type StageRoute } from './stage-route';
+import { STAGES, type Backend, type ChatModel, type Embedder, type Stage } from '../model-api/types';
 
-/** One stage's route as printed by `kf models` and written into manifests. Never holds the key. */
-export interface StageRoute {
-  stage: string;
-  backend: Backend;
-  model: string;
-  baseUrl?: string;
-  protocol: AgentProtocol;
-  /** NAME of the key variable, and whether it is set (never its value). */
-  apiKeyEnv: string;
-  keySet: boolean;
-  timeoutMs: number;
-  maxTokens?: number;
-  temperature?: number;
-  concurrency: number;
-  maxAttempts: number;
-  extraBody: Record<string, unknown>;
-  provenance: ResolvedEndpoint['provenance'];
-}
+export type { StageRoute } from './stage-route';
 
 export interface ModelRouter {
-  /** The stage's model with cache, ledger, retries and concurrency applied. */
+  /** The stage's model with its middleware stack applied. */
   forStage(stage: Stage): ChatModel;
   /** The OpenAI-compatible embedder when an embedding endpoint + model is configured; undefined means "use an offline encoder". */
   embedder(): Embedder | undefined;
   describe(): StageRoute[];
   backendOf(stage: Stage): Backend;
-  /** The resolved endpoint of a stage (protocol, limits, provenance; no key). */
+  /** The resolved endpoint of a stage (protocol, limits, provenance; no key; URLs as configured: print them through redactUrl). */
   endpoint(stage: Stage): ResolvedEndpoint;
   readonly ledger: Ledger;
   readonly cacheMode: CacheMode;
@@ -69,8 +56,8 @@ export interface RouterOptions {
   defaults?: ModelsConfig;
   /** Explicit per-stage overrides above the experiment's (precedence level 1). */
   overrides?: Record<string, EndpointConfig>;
-  /** Retry tuning and test hooks (jitter source, sleep). */
-  retry?: Partial<Omit<RetryPolicy, 'maxAttempts'>> & { seed?: string | number };
+  /** Test hooks and tuning of every endpoint's backoff: jitter source (or its seed), sleep; numbers override the endpoints' settings. */
+  retry?: { baseDelayMs?: number; maxDelayMs?: number; maxRetryAfterMs?: number; random?: () => number; sleep?: Backoff['sleep']; seed?: string | number };
   onRetry?: (info: { stage: string; attempt: number; delayMs: number; error: AttemptError }) => void;
   /**
    * Services for the in-process (offline) handlers, by name (e.g. `{ ocr }` for the vision/caption roles); used, never
@@ -79,23 +66,31 @@ export interface RouterOptions {
   resources?: Record<string, Closable>;
 }
 
+/** A server asking to wait longer than this gets this (a Retry-After of an hour would stall the run). */
+const MAX_RETRY_AFTER_MS = 120_000;
+
+/** Every endpoint's backoff: its own settings, one seeded jitter source per router, and the router's sleep. */
+function backoffMaker(retry: RouterOptions['retry'] = {}): (ep: { backoffBaseMs: number; backoffMaxMs: number }) => Backoff {
+  const rng = makeRng(retry.seed ?? 'kf-retry');
+  const random = retry.random ?? (() => rng.next());
+  return (ep) => ({
+    baseMs: retry.baseDelayMs ?? ep.backoffBaseMs,
+    maxMs: retry.maxDelayMs ?? ep.backoffMaxMs,
+    maxRetryAfterMs: retry.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS,
+    random,
+    sleep: retry.sleep ?? abortableSleep,
+  });
+}
+
 export function createModelRouter(config: ModelsConfig = {}, opts: RouterOptions = {}): ModelRouter {
   const env = opts.env ?? process.env;
   const experiment = normalizeModelsConfig(config, 'models');
   const defaults = opts.defaults ? normalizeModelsConfig(opts.defaults, 'defaults') : undefined;
-  const prices = { ...(defaults?.prices ?? {}), ...(experiment.prices ?? {}) };
-  const ledger = new Ledger(prices, opts.runId);
-
-  const envMode = env.KF_CACHE as CacheMode | undefined;
-  if (envMode !== undefined && envMode !== ('' as CacheMode) && !CACHE_MODES.includes(envMode)) {
-    throw new KfError('bad_models_config', `KF_CACHE must be one of ${CACHE_MODES.join('|')}, got "${envMode}"`, 'fix or unset KF_CACHE');
-  }
-  const fileGiven = opts.cacheFile ?? experiment.cache?.file ?? defaults?.cache?.file ?? (env.KF_CACHE_FILE || undefined);
-  const cacheMode: CacheMode =
-    opts.cacheMode ?? experiment.cache?.mode ?? defaults?.cache?.mode ?? (envMode || undefined) ?? (fileGiven ? 'read-write' : 'off');
-  const cacheFile = cacheMode === 'off' ? fileGiven : (fileGiven ?? defaultCacheFile());
-  const cache = cacheMode !== 'off' && cacheFile ? ModelCache.open(cacheFile, { create: cacheMode !== 'replay-only' }) : undefined;
+  const ledger = new Ledger({ ...(defaults?.prices ?? {}), ...(experiment.prices ?? {}) }, opts.runId);
+  const { cache, mode: cacheMode, file: cacheFile } = chooseCache({ experiment, defaults }, opts, env);
   const resources = new InProcessResources(cache, opts.resources);
+  const backoffFor = backoffMaker(opts.retry);
+  const endpoints = new EndpointRegistry(backoffFor);
 
   const resolved = new Map<string, ResolvedEndpoint>();
   const resolve = (stage: string): ResolvedEndpoint => {
@@ -103,48 +98,31 @@ export function createModelRouter(config: ModelsConfig = {}, opts: RouterOptions
     if (!r) {
       r = resolveStage(stage, { stage: opts.overrides?.[stage], experiment, defaults }, env);
       resolved.set(stage, r);
-      if (r.backend === 'openai') semaphoreFor(r);
+      registerEndpointSecrets(r, env);
+      for (const url of r.replicas) endpoints.get(url, r);
     }
     return r;
   };
-  const semaphores = new Map<string, Semaphore>();
-  const semaphoreFor = (r: ResolvedEndpoint): Semaphore => {
-    const key = r.baseUrl ?? '';
-    let s = semaphores.get(key);
-    if (!s) semaphores.set(key, (s = new Semaphore(r.concurrency)));
-    else s.lowerTo(r.concurrency);
-    return s;
-  };
-  const { seed, ...retryOverrides } = opts.retry ?? {};
-  // maxAttempts here is a placeholder: each stage's own maxAttempts applies (middleware.withRetries).
-  const policy: RetryPolicy = { ...defaultRetryPolicy(4, seed ?? 'kf-retry'), ...retryOverrides };
-
   // Resolve every known and configured stage now: a bad config fails before the first question.
-  const known = new Set<string>([
-    ...STAGES,
-    ...Object.keys(experiment.stages ?? {}),
-    ...Object.keys(defaults?.stages ?? {}),
-    ...Object.keys(opts.overrides ?? {}),
-  ]);
-  for (const s of known) resolve(s);
+  for (const s of new Set([...STAGES, ...Object.keys(experiment.stages ?? {}), ...Object.keys(defaults?.stages ?? {}), ...Object.keys(opts.overrides ?? {})]))
+    resolve(s);
 
   const models = new Map<string, ChatModel>();
-  const forStage = (stage: Stage): ChatModel => {
-    let m = models.get(stage);
-    if (m) return m;
+  const build = (stage: Stage): ChatModel => {
     const r = resolve(stage);
-    if (r.backend === 'offline') {
-      m = withLedger(new InProcessModel(stage, resources), ledger, opts.runId);
-    } else {
-      const provider = new OpenAIChatProvider(r, { env, fetch: opts.fetch });
-      const retrying = withRetries(provider, r, { policy, semaphore: semaphoreFor(r), onRetry: opts.onRetry });
-      m = withLedger(withCache(retrying, r, { cache, mode: cacheMode }), ledger, opts.runId);
-    }
-    // Requests name their stage; a model handed out for one stage keeps routing that stage even if a caller mislabels.
-    const routed: ChatModel = { id: m.id, backend: m.backend, chat: (req, signal) => m!.chat(req.stage === stage ? req : { ...req, stage }, signal) };
-    models.set(stage, routed);
-    return routed;
+    if (r.backend === 'offline') return offlineStageModel(stage, new InProcessModel(stage, resources), ledger, opts.runId);
+    return endpointStageModel(r, {
+      ledger,
+      runId: opts.runId,
+      cache,
+      cacheMode,
+      backoffFor,
+      onRetry: opts.onRetry,
+      stateOf: (url) => endpoints.get(url, r),
+      providerOf: (url) => new OpenAIChatProvider({ ...r, baseUrl: url }, { env, fetch: opts.fetch }),
+    });
   };
+  const forStage = (stage: Stage): ChatModel => models.get(stage) ?? (models.set(stage, build(stage)), models.get(stage)!);
 
   let embedderInstance: Embedder | undefined | null = null;
   const embedder = (): Embedder | undefined => {
@@ -152,41 +130,25 @@ export function createModelRouter(config: ModelsConfig = {}, opts: RouterOptions
     const r = resolve('embedding');
     embedderInstance =
       r.backend === 'openai'
-        ? new OpenAIEmbedder(r, { env, fetch: opts.fetch, cache, cacheMode, ledger, runId: opts.runId, policy, semaphore: semaphoreFor(r) })
+        ? new OpenAIEmbedder(r, { env, fetch: opts.fetch, cache, cacheMode, ledger, runId: opts.runId, backoff: backoffFor(r), state: endpoints.get(r.baseUrl!, r) })
         : undefined;
     return embedderInstance;
   };
-
-  const describeOne = (r: ResolvedEndpoint): StageRoute => ({
-    stage: r.stage,
-    backend: r.backend,
-    model: r.model,
-    baseUrl: r.baseUrl,
-    protocol: r.protocol,
-    apiKeyEnv: r.apiKeyEnv,
-    keySet: !!env[r.apiKeyEnv],
-    timeoutMs: r.timeoutMs,
-    maxTokens: r.maxTokens,
-    temperature: r.temperature,
-    concurrency: r.concurrency,
-    maxAttempts: r.maxAttempts,
-    extraBody: r.extraBody,
-    provenance: { ...r.provenance },
-  });
 
   let closed = false;
   return {
     forStage,
     embedder,
-    describe: () => [...resolved.values()].map(describeOne),
+    describe: () => [...resolved.values()].map((r) => describeRoute(r, env)),
     backendOf: (stage) => resolve(stage).backend,
     endpoint: (stage) => ({ ...resolve(stage) }),
     ledger,
     cacheMode,
-    cacheFile: cache?.file ?? cacheFile,
+    cacheFile,
     async close() {
       if (closed) return;
       closed = true;
+      endpoints.close();
       await resources.close();
       cache?.close();
     },
