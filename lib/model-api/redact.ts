@@ -22,7 +22,8 @@ export const REDACTED = '[REDACTED]';
 export const MIN_SECRET_LENGTH = 8;
 
 /** Query parameter names that carry credentials by convention (Azure, S3 presigned URLs, tokens). */
-const CREDENTIAL_PARAM = /^(?:access[_-]?token|api[_-]?key|apikey|key|token|auth|authorization|password|passwd|pwd|secret|sig|signature|x-amz-signature|code)$/i;
+const CREDENTIAL_PARAM =
+  /^(?:access[_-]?token|api[_-]?key|apikey|key|token|auth|authorization|password|passwd|pwd|secret|sig|signature|x-amz-signature|code)$/i;
 
 const secrets = new Set<string>();
 

@@ -130,7 +130,16 @@ export function createModelRouter(config: ModelsConfig = {}, opts: RouterOptions
     const r = resolve('embedding');
     embedderInstance =
       r.backend === 'openai'
-        ? new OpenAIEmbedder(r, { env, fetch: opts.fetch, cache, cacheMode, ledger, runId: opts.runId, backoff: backoffFor(r), state: endpoints.get(r.baseUrl!, r) })
+        ? new OpenAIEmbedder(r, {
+            env,
+            fetch: opts.fetch,
+            cache,
+            cacheMode,
+            ledger,
+            runId: opts.runId,
+            backoff: backoffFor(r),
+            state: endpoints.get(r.baseUrl!, r),
+          })
         : undefined;
     return embedderInstance;
   };

@@ -70,6 +70,9 @@ const ENDPOINT_DOCS: Record<string, string> = {
   protocol: 'agent protocol: "json" (one JSON object per round, the paper) or "tools" (native tool calls)',
   concurrency: 'concurrent requests to this base URL',
   maxAttempts: 'attempts per call including the first (alias max_attempts)',
+  backoffBaseMs: 'first backoff in ms, doubling per failure, full jitter (alias backoff_base_ms)',
+  backoffMaxMs: 'largest backoff in ms (alias backoff_max_ms)',
+  maxRefusals: '429 refusals one call accepts while the breaker pauses the endpoint (alias max_refusals)',
 };
 
 /** Field types of one endpoint block, for override typing and the reference (validation is lib/models/config.ts). */
@@ -89,6 +92,9 @@ export const ENDPOINT_SCHEMA: Record<string, Field> = Object.fromEntries(
       case 'maxTokens':
       case 'concurrency':
       case 'maxAttempts':
+      case 'backoffBaseMs':
+      case 'backoffMaxMs':
+      case 'maxRefusals':
         return [f, int(doc, 1)];
       default:
         return [f, str(doc)];
@@ -105,6 +111,9 @@ export const ENDPOINT_ALIASES: Record<string, string> = {
   timeout_ms: 'timeoutMs',
   max_tokens: 'maxTokens',
   max_attempts: 'maxAttempts',
+  backoff_base_ms: 'backoffBaseMs',
+  backoff_max_ms: 'backoffMaxMs',
+  max_refusals: 'maxRefusals',
 };
 
 /** The models block's shape (documentation and override typing; validation is delegated). */

@@ -17,7 +17,13 @@ export function retryMiddleware(ep: ResolvedEndpoint, policy: RetryPolicy, onRet
     async wrapChat({ next, req, signal }) {
       const ctx = { stage: req.stage, baseUrl: ep.baseUrl, model: ep.model, questionId: req.questionId, apiKeyEnv: ep.apiKeyEnv };
       const started = Date.now();
-      const { value, attempts } = await retryCall(() => next(req, signal), policy, ctx, signal, onRetry ? (i) => onRetry({ stage: req.stage, ...i }) : undefined);
+      const { value, attempts } = await retryCall(
+        () => next(req, signal),
+        policy,
+        ctx,
+        signal,
+        onRetry ? (i) => onRetry({ stage: req.stage, ...i }) : undefined,
+      );
       return { ...value, cacheHit: false, attempts, latencyMs: Date.now() - started };
     },
   };
