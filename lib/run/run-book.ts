@@ -77,8 +77,7 @@ export class RunTally {
     if (r.error) {
       this.errors++;
       this.errorsByKind[errorKindOf(r.error)]++;
-    }
-    else if (typeof r.timings?.totalMs === 'number') this.okTimes.push(r.timings.totalMs);
+    } else if (typeof r.timings?.totalMs === 'number') this.okTimes.push(r.timings.totalMs);
   }
 }
 

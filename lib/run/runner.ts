@@ -190,9 +190,7 @@ async function answerAll(run: Run, env: QuestionEnv, writer: JsonlWriter) {
         if ((tooMany || errorShareExceeded(run.tally.errors, run.done.size, config.limits.maxErrorShare, false)) && !state.stopping) {
           state.stopping = 'max-errors';
           state.why = tooMany ? `${state.errorsNow} failed questions (limits.maxErrors=${config.limits.maxErrors})` : errorShareText(run);
-          run.log(
-            `run ${run.runId}: ${state.why}; finishing the questions in flight, then stopping (last error: ${rec.error.code}: ${rec.error.message})`,
-          );
+          run.log(`run ${run.runId}: ${state.why}; finishing the questions in flight, then stopping (last error: ${rec.error.code}: ${rec.error.message})`);
         }
       }
       run.progress.tick(!rec.error);
