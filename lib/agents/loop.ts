@@ -6,7 +6,10 @@
  *
  * Runner rules implemented exactly:
  *   - prose (> 50 chars, no `{`) before any tool call gets ONE nudge; afterwards prose is accepted as final;
- *   - bad JSON gets one retry with a hint; two bad replies in a row force a stop (`bad_json`);
+ *   - bad JSON gets one retry with a hint; two bad replies in a row force a stop (`bad_json`), which
+ *     by default is a ModelOutputError (the question fails as "model_output": evidence gathered from
+ *     a broken reply must not become a scored answer); `malformedStop: 'synthesize'` keeps the
+ *     paper runner's behaviour (the stop is noted and the synthesizer answers from what was found);
  *   - finishing without any search is rejected once for roles that require a search;
  *   - the 3rd identical tool+args call forces a stop (`circuit_break`), without running it;
  *   - an unknown tool gets a guidance message and the round is consumed;
@@ -24,6 +27,7 @@
 import { canonicalJson } from '../util/hash';
 import { KfError, errorMessage } from '../util/errors';
 import { parseAgentObject, parseToolArguments } from '../model-api/json-repair';
+import { ModelOutputError } from '../model-api/model-output-error';
 import type { AgentProtocol, ChatMessage, ChatModel, ContentPart, Stage, ToolCall, Usage } from '../model-api/types';
 import { composeSystemPrompt, type SystemPromptSource } from './system-prompt';
 import { checkArgs, ToolSet, type AgentTool } from './tools';
@@ -112,6 +116,11 @@ export interface AgentLoopOptions<Ctx = unknown> {
   jsonMode?: boolean;
   signal?: AbortSignal;
   context?: Ctx;
+  /**
+   * Two malformed replies in a row: 'error' (default) throws a ModelOutputError, so the question is
+   * recorded as failed; 'synthesize' returns the forced stop (stopReason bad_json) like the paper's runner.
+   */
+  malformedStop?: 'error' | 'synthesize';
   /** Cut tool results longer than this (characters) with a note; default: no cut. */
   maxResultChars?: number;
   /** Called for every step as it happens (traces). */
@@ -237,6 +246,18 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     t.stopNote = describeStop(t);
     return t;
   };
+  /** The last two replies, for the error of a malformed stop. */
+  const lastReplies: string[] = [];
+  const stopMalformed = (): AgentTranscript => {
+    if (opts.malformedStop === 'synthesize') return finish('bad_json');
+    const empty = lastReplies.every((r) => !r.trim());
+    throw new ModelOutputError(
+      String(stage),
+      empty ? 'empty' : 'unparseable',
+      `the ${opts.role} sent ${empty ? 'two empty replies' : 'two malformed replies'} in a row (round ${rounds + 1})`,
+      lastReplies.join(' || '),
+    );
+  };
   const firstTool = tools.names()[0] ?? 'tool_name';
   const exampleCall = `{"thought": "...", "tool": "${searchTools[0] ?? firstTool}", "args": {...}}`;
   const hint =
@@ -335,6 +356,8 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     modelId = res.model;
     backend = res.backend;
     const text = res.text ?? '';
+    lastReplies.push(res.toolCalls.length ? `${text}${res.toolCalls.map((c) => ` ${c.name}(${c.arguments})`).join('')}` : text);
+    if (lastReplies.length > 2) lastReplies.shift();
     opts.onModelCall?.({
       role: opts.role,
       stage,
@@ -360,7 +383,7 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
         for (const p of parsed)
           messages.push({ role: 'tool', toolCallId: p.call.id, name: p.call.name, content: errorJson('bad_arguments', 'the arguments are not a JSON object') });
         step({ round: rounds + 1, kind: 'bad_json', tool: parsed[0].call.name, result: hint });
-        if (consecutiveBad >= 2) return finish('bad_json');
+        if (consecutiveBad >= 2) return stopMalformed();
         messages.push({ role: 'user', content: hint });
         continue;
       }
@@ -435,7 +458,7 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
       consecutiveBad++;
       counters.badJson++;
       step({ round: rounds + 1, kind: 'bad_json', result: hint });
-      if (consecutiveBad >= 2) return finish('bad_json');
+      if (consecutiveBad >= 2) return stopMalformed();
       messages.push({ role: 'user', content: hint });
       continue;
     }
@@ -468,7 +491,7 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
       consecutiveBad++;
       counters.badJson++;
       step({ round: rounds + 1, kind: 'bad_json', thought, result: hint });
-      if (consecutiveBad >= 2) return finish('bad_json');
+      if (consecutiveBad >= 2) return stopMalformed();
       messages.push({ role: 'user', content: hint });
       continue;
     }

@@ -13,10 +13,12 @@ import { conventionFor } from '../knowforge/conventions';
 import type { ChatModel, Stage } from '../model-api/types';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { retrieverKnowledgeBase } from '../pipeline/retriever-knowledge-base';
+import { ModelOutputError } from '../model-api/model-output-error';
 import { KfError, errorMessage, isKfError } from '../util/errors';
 import { makeRng } from '../util/rng';
 import { backendLabel } from './aggregate';
 import type { ExperimentConfig } from './config';
+import { recordErrorOf } from './error-kind';
 import { asQuestionIndex, withForcedSearch, type RetrieverProvider } from './index-provider';
 import { RECORD_VERSION, type RecordError, type RunRecord } from './records';
 import type { RunnerRouter } from './runner-types';
@@ -70,6 +72,8 @@ function checkResult(r: unknown, q: Question, pipeline: string): PipelineResult 
       'fix the pipeline: run() must resolve to a PipelineResult',
     );
   }
+  // Scoring reads an empty final answer as a refusal (a correct answer to an unanswerable question): it is never a model's answer.
+  if (!x.finalAnswer.trim()) throw new ModelOutputError('final', 'no_final_answer', `pipeline ${pipeline} ended with an empty final answer`, x.prediction);
   return x;
 }
 
@@ -233,13 +237,13 @@ export async function answerQuestion(env: QuestionEnv, q: Question): Promise<Run
     await solve(env, q, joined?.signal ?? timeout.signal, trace, timing, solved);
   } catch (e) {
     if (env.abortSignal?.aborted && !timeout.signal.aborted) return undefined; // aborted by the user
-    if (timeout.signal.aborted)
-      error = { code: 'timeout', message: `question ${q.id} exceeded the per-question limit of ${env.config.limits.timeoutMs} ms (limits.timeoutMs)` };
-    else error = { code: isKfError(e) ? e.code : 'pipeline_failed', message: errorMessage(e) };
+    error = recordErrorOf(e, timeout.signal.aborted ? { questionId: q.id, limitMs: env.config.limits.timeoutMs } : undefined);
     trace({
       kind: 'error',
       code: error.code,
+      errorKind: error.kind,
       message: error.message,
+      ...(error.stage ? { stage: error.stage } : {}),
       ...(e instanceof Error && !isKfError(e) ? { stack: e.stack?.split('\n').slice(0, 8).join('\n') } : {}),
     });
   } finally {

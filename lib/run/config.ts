@@ -63,7 +63,7 @@ export interface ExperimentConfig {
   };
   models: ModelsConfig;
   scoring: { judge: boolean; refusalAsNotAnswerable: boolean; ks: number[] };
-  limits: { maxQuestions?: number; maxErrors: number; timeoutMs: number };
+  limits: { maxQuestions?: number; maxErrors: number; maxErrorShare: number; timeoutMs: number };
   output: { traces: TraceMode; checkpointEvery: number; buckets: string[] };
 }
 

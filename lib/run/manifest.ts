@@ -38,6 +38,8 @@ export interface RunCounts {
   recorded: number;
   /** Records that carry an error. */
   errors: number;
+  /** The errors by kind: model_output, transport, timeout, other (lib/run/error-kind.ts). */
+  errorsByKind?: Record<'model_output' | 'transport' | 'timeout' | 'other', number>;
   /** Selected questions without a record. */
   remaining: number;
   /** Records whose id is not in the current selection (an earlier, larger selection). */

@@ -14,9 +14,15 @@ import { shortHash } from '../util/hash';
 export const RECORD_VERSION = 1;
 
 export interface RecordError {
-  /** Short code: timeout, pipeline_failed, score_failed, no_index, bad_pipeline_result, or a KfError code. */
+  /** Short code: timeout, model_output, model_call_failed, pipeline_failed, score_failed, no_index, bad_pipeline_result, or a KfError code. */
   code: string;
+  /** model_output | transport | timeout | other (lib/run/error-kind.ts); absent in records of older versions. */
+  kind?: 'model_output' | 'transport' | 'timeout' | 'other';
   message: string;
+  /** The stage whose call or reply failed (model_output, transport). */
+  stage?: string;
+  /** model_output: the reply as received, cut to a few hundred characters. */
+  received?: string;
 }
 
 export interface RecordTimings {

@@ -22,6 +22,7 @@ import { writeTable, type ColumnSpec, type Row, type TablePaths } from '../repor
 import { KfError } from '../util/errors';
 import { shortHash } from '../util/hash';
 import { backendLabel } from './aggregate';
+import { ERROR_KINDS, ERROR_KIND_LABEL } from './error-kind';
 import { compareRuns } from './compare';
 import {
   HELPER_SCORE_KEYS,
@@ -123,7 +124,8 @@ function runsTable(c: ReportContext): TablePaths {
     .sort();
   const rows: Row[] = runs.map((run, i) => {
     const s = summaries[i];
-    const row: Row = { run: run.runId, pipeline: s.pipeline, benchmark: s.benchmark, backend: s.backend, n: s.n, errors: s.errors };
+    const row: Row = { run: run.runId, pipeline: s.pipeline, benchmark: s.benchmark, backend: s.backend, n: s.n, answered: s.answered, errors: s.errors };
+    for (const k of ERROR_KINDS) row[`failed_${k}`] = s.failedBy[k];
     for (const k of [...answerKeys, ...otherScoreKeys]) row[k] = pct(s.scores[k]);
     if (s.mmlongbench) row.mmlbF1 = pct(s.mmlongbench.f1);
     row.refused = pct(s.refusalRate);
@@ -149,7 +151,9 @@ function runsTable(c: ReportContext): TablePaths {
     { key: 'benchmark' },
     { key: 'backend' },
     { key: 'n' },
-    { key: 'errors' },
+    { key: 'answered' },
+    { key: 'errors', label: 'failed' },
+    ...ERROR_KINDS.map((k) => ({ key: `failed_${k}`, label: `failed: ${ERROR_KIND_LABEL[k]}` })),
     ...answerKeys.map((k) => ({ key: k, label: k === 'em' ? 'EM' : k === 'f1' ? 'F1' : k === 'acc' ? 'Acc' : k })),
     ...otherScoreKeys.map((k) => ({ key: k })),
     ...(hasMmlb ? [{ key: 'mmlbF1', label: 'F1 (MMLB)' }] : []),

@@ -20,6 +20,7 @@ import { readRunManifest, type RunManifest } from './manifest';
 import { loadConfiguredBenchmark } from './questions';
 import { readRecords, recordsFileOf, type RunRecord } from './records';
 import { addTotals, backendLabel, emptyTotals, percentile } from './aggregate';
+import { ERROR_KINDS, ERROR_KIND_LABEL, errorKindOf, type ErrorKind } from './error-kind';
 import { didYouMean } from './schema';
 
 export interface LoadedRun {
@@ -196,6 +197,10 @@ export interface RunSummary {
   answered: number;
   errors: number;
   errorCodes: Record<string, number>;
+  /** Failed records by kind (model output, transport, timeout, other): each points at a different fix. */
+  failedBy: Record<ErrorKind, number>;
+  /** Answered records whose final answer is a refusal (scores.refused = 1). */
+  refused: number;
   /** Mean of every answer score over all records (failed = 0). */
   scores: Record<string, number>;
   /** Mean of each retrieval metric over answered records that have it, with counts. */
@@ -232,7 +237,12 @@ export function summarizeRecords(records: RunRecord[], base: Partial<RunSummary>
   const answered = records.filter((r) => !r.error);
   const failed = records.length - answered.length;
   const errorCodes: Record<string, number> = {};
-  for (const r of records) if (r.error) errorCodes[r.error.code] = (errorCodes[r.error.code] ?? 0) + 1;
+  const failedBy: Record<ErrorKind, number> = { model_output: 0, transport: 0, timeout: 0, other: 0 };
+  for (const r of records) {
+    if (!r.error) continue;
+    errorCodes[r.error.code] = (errorCodes[r.error.code] ?? 0) + 1;
+    failedBy[errorKindOf(r.error)]++;
+  }
   // Answer scores: a failed record counts 0 for every key the answered records carry (helper keys aside),
   // when its question would have been scored at all (wouldBeScored).
   const s = means(answered.map((r) => r.scores ?? {}));
@@ -269,6 +279,8 @@ export function summarizeRecords(records: RunRecord[], base: Partial<RunSummary>
     answered: answered.length,
     errors: failed,
     errorCodes,
+    failedBy,
+    refused: refused.filter((r) => r.scores.refused === 1).length,
     scores,
     retrieval: ret.mean,
     retrievalN: retrievalRows.length,
@@ -481,4 +493,10 @@ export function listRuns(resultsDir = defaultResultsDir()): RunListing[] {
     }
   }
   return out.sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? '') || a.runId.localeCompare(b.runId));
+}
+
+/** "n answered, n refused, n failed (model output n, transport n, timeout n, other n)": the outcome line of a run or bucket. */
+export function outcomeLine(s: Pick<RunSummary, 'answered' | 'refused' | 'errors' | 'failedBy'>): string {
+  const kinds = ERROR_KINDS.filter((k) => s.failedBy[k]).map((k) => `${ERROR_KIND_LABEL[k]} ${s.failedBy[k]}`);
+  return `${s.answered} answered, ${s.refused} refused, ${s.errors} failed${kinds.length ? ` (${kinds.join(', ')})` : ''}`;
 }

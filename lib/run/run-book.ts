@@ -8,6 +8,7 @@ import type { BenchmarkData } from '../bench/types';
 import type { StageRoute } from '../models/router';
 import { KfError } from '../util/errors';
 import { addTotals, backendLabel, emptyTotals, percentile } from './aggregate';
+import { errorKindOf, type ErrorKind } from './error-kind';
 import { configDiff, resultAffecting, type ResolvedExperiment } from './config';
 import type { IndexInfo } from './index-provider';
 import { backendNoteFor, stampNow, type RunManifest, type RunSession, type RunStatus } from './manifest';
@@ -68,12 +69,15 @@ export class RunTally {
   readonly backends = new Set<string>();
   readonly okTimes: number[] = [];
   errors = 0;
+  readonly errorsByKind: Record<ErrorKind, number> = { model_output: 0, transport: 0, timeout: 0, other: 0 };
 
   account(r: RunRecord): void {
     addTotals(this.usage, r.usage);
     if (r.usage?.calls) this.backends.add(r.backend);
-    if (r.error) this.errors++;
-    else if (typeof r.timings?.totalMs === 'number') this.okTimes.push(r.timings.totalMs);
+    if (r.error) {
+      this.errors++;
+      this.errorsByKind[errorKindOf(r.error)]++;
+    } else if (typeof r.timings?.totalMs === 'number') this.okTimes.push(r.timings.totalMs);
   }
 }
 
@@ -147,6 +151,7 @@ export function runManifest(
       selected: f.selected.length,
       recorded,
       errors: live.tally.errors,
+      errorsByKind: { ...live.tally.errorsByKind },
       remaining: f.selected.length - inSelection,
       outsideSelection: recorded - inSelection,
     },

@@ -45,6 +45,7 @@ import { RunTally, refuseChangedConfig, resumeRecords, runManifest, sessionsWith
 import { checkRunId, defaultRunId, resumeCommandFor } from './run-id';
 import type { RunOptions, RunOutcome, RunnerRouter } from './runner-types';
 import { defaultScorer } from './scoring';
+import { errorShareExceeded } from './error-kind';
 import { openTraceStore } from './trace-store';
 
 export type { RunnerRouter, RunOptions, RunOutcome } from './runner-types';
@@ -156,7 +157,7 @@ async function openIndexFirst(run: Run): Promise<void> {
 /** Answer the questions still to do on the worker pool; stops on the signals, at limits.maxErrors, or on a harness failure. */
 async function answerAll(run: Run, env: QuestionEnv, writer: JsonlWriter) {
   const { opts, config, session } = run;
-  const state: { recordedNow: number; errorsNow: number; stopping?: RunStatus; fatal?: unknown } = { recordedNow: 0, errorsNow: 0 };
+  const state: { recordedNow: number; errorsNow: number; stopping?: RunStatus; why?: string; fatal?: unknown } = { recordedNow: 0, errorsNow: 0 };
   let lastCheckpoint = Date.now();
   const onStop = () => void (state.stopping ??= 'interrupted');
   opts.stopSignal?.addEventListener('abort', onStop);
@@ -185,12 +186,11 @@ async function answerAll(run: Run, env: QuestionEnv, writer: JsonlWriter) {
       if (rec.error) {
         state.errorsNow++;
         session.errors++;
-        if (state.errorsNow >= config.limits.maxErrors && !state.stopping) {
+        const tooMany = state.errorsNow >= config.limits.maxErrors;
+        if ((tooMany || errorShareExceeded(run.tally.errors, run.done.size, config.limits.maxErrorShare, false)) && !state.stopping) {
           state.stopping = 'max-errors';
-          run.log(
-            `run ${run.runId}: ${state.errorsNow} failed question(s) reached limits.maxErrors=${config.limits.maxErrors}; ` +
-              `finishing the questions in flight, then stopping (last error: ${rec.error.code}: ${rec.error.message})`,
-          );
+          state.why = tooMany ? `${state.errorsNow} failed questions (limits.maxErrors=${config.limits.maxErrors})` : errorShareText(run);
+          run.log(`run ${run.runId}: ${state.why}; finishing the questions in flight, then stopping (last error: ${rec.error.code}: ${rec.error.message})`);
         }
       }
       run.progress.tick(!rec.error);
@@ -212,18 +212,28 @@ async function answerAll(run: Run, env: QuestionEnv, writer: JsonlWriter) {
   return state;
 }
 
+function errorShareText(run: Run): string {
+  const { errors } = run.tally;
+  const n = run.done.size;
+  return `${errors} of ${n} records failed (${((100 * errors) / n).toFixed(0)}%), more than limits.maxErrorShare=${run.config.limits.maxErrorShare}`;
+}
+
 /** The final status and manifest (written even after a failure; the first failure is the one reported). */
 function finish(run: Run, state: Awaited<ReturnType<typeof answerAll>>): RunOutcome {
   const { config, session } = run;
   const remaining = run.facts.selected.filter((q) => !run.done.has(q.id)).length;
-  const status: RunStatus = state.fatal ? 'failed' : remaining === 0 ? 'completed' : (state.stopping ?? 'interrupted');
+  let status: RunStatus = state.fatal ? 'failed' : remaining === 0 ? 'completed' : (state.stopping ?? 'interrupted');
+  if (status === 'completed' && errorShareExceeded(run.tally.errors, run.done.size, config.limits.maxErrorShare, true)) {
+    status = 'max-errors'; // every question has a record, but too many of them are failures to read the scores as results
+    state.why = errorShareText(run);
+  }
   session.status = status;
   session.endedAt = new Date().toISOString();
   const detail =
     status === 'failed'
       ? errorMessage(state.fatal)
       : status === 'max-errors'
-        ? `${state.errorsNow} failed questions (limits.maxErrors=${config.limits.maxErrors})`
+        ? (state.why ?? `${state.errorsNow} failed questions (limits.maxErrors=${config.limits.maxErrors})`)
         : status === 'interrupted'
           ? `stopped with ${remaining} question(s) left`
           : undefined;

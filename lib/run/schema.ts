@@ -10,6 +10,7 @@ import { BENCHMARK_NAMES } from '../bench/names';
 import { benchmarkSpec } from '../bench/registry';
 import { CACHE_MODES, ENDPOINT_FIELDS } from '../models/config';
 import { RETRIEVAL_MODES } from '../index/types';
+import { MIN_RECORDS_FOR_SHARE } from './error-kind';
 
 export type FieldType =
   | {
@@ -287,6 +288,13 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
       fields: {
         maxQuestions: int('answer at most this many of the selected questions (the first N in subset order)', 1),
         maxErrors: int('stop taking new questions after this many failed questions in one invocation', 1, { default: 20 }),
+        maxErrorShare: {
+          type: { kind: 'number', min: 0, max: 1 },
+          doc:
+            `the run fails (status max-errors, exit 1) when more than this share of its records failed, checked from ${MIN_RECORDS_FOR_SHARE} ` +
+            "records on and at the end (like DSPy's max_errors, as a share): past it the scores describe the endpoint, not the method",
+          default: 0.2,
+        },
         timeoutMs: int('per-question time limit in ms (the question is recorded as a timeout error)', 1, { default: 600000 }),
       },
     },
@@ -319,6 +327,7 @@ export const NON_RESULT_PATHS = [
   'benchmark.sample',
   'limits.maxQuestions',
   'limits.maxErrors',
+  'limits.maxErrorShare',
   'output',
   'models.cache',
   'extends',

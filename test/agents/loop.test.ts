@@ -120,13 +120,17 @@ test('json protocol: prose before any tool call gets ONE nudge; afterwards prose
 test('json protocol: bad JSON gets one retry with a hint; two in a row force a stop (bad_json)', async () => {
   server.reset();
   server.enqueue({ text: 'ok' }, { text: call('search_knowledge', { query: 'a' }) }, { text: '{bad' }, { text: '{"thought": "x"}' });
-  const { t } = await loop();
+  const { t } = await loop({ malformedStop: 'synthesize' }); // the paper runner's behaviour, kept as an option
   assert.equal(t.stopReason, 'bad_json');
   assert.equal(t.forced, true);
   assert.match(t.stopNote!, /two malformed replies/);
   assert.equal(t.counters.badJson, 3);
   assert.equal(t.rounds, 1);
   assert.match(server.chatRequests()[1].body.messages.at(-1).content, /not valid JSON/);
+  // By default the same stop is a model_output error of the question (never a scored answer).
+  server.reset();
+  server.enqueue({ text: 'ok' }, { text: call('search_knowledge', { query: 'a' }) }, { text: '{bad' }, { text: '' });
+  await assert.rejects(loop(), (e: unknown) => (e as { code?: string }).code === 'model_output' && /two malformed replies/.test(String(e)));
 });
 
 test('json protocol: a reply cut mid-string is repaired and the call runs', async () => {
@@ -242,7 +246,7 @@ test('tools protocol: native tool_calls run, results go back as tool messages; a
 test('tools protocol: malformed arguments get a hint, twice in a row force bad_json; prose first gets a nudge', async () => {
   server.reset();
   server.enqueue({ toolCalls: [{ name: 'search_knowledge', arguments: 'query = alpha' }] }, { toolCalls: [{ name: 'search_knowledge', arguments: '[1' }] });
-  const { t } = await loop({}, 'tools');
+  const { t } = await loop({ malformedStop: 'synthesize' }, 'tools');
   assert.equal(t.stopReason, 'bad_json');
   server.reset();
   server.enqueue(

@@ -78,7 +78,14 @@ test('a run writes one record per question, traces and a manifest', async () => 
       ['checker', 'scripted', 'fake-model'],
     ],
   );
-  assert.deepEqual(m.counts, { selected: 12, recorded: 12, errors: 0, remaining: 0, outsideSelection: 0 });
+  assert.deepEqual(m.counts, {
+    selected: 12,
+    recorded: 12,
+    errors: 0,
+    errorsByKind: { model_output: 0, transport: 0, timeout: 0, other: 0 },
+    remaining: 0,
+    outsideSelection: 0,
+  });
   assert.equal(m.usage.calls, 12);
   assert.equal(m.ledger!.byStage.synth.calls, 12);
   assert.equal(m.sessions.length, 1);

@@ -14,7 +14,7 @@ import { Progress } from '../../run/progress';
 import { getPipeline, listPipelines } from '../../run/registry';
 import { loadConfiguredBenchmark, selectQuestions } from '../../run/questions';
 import { checkRunId, defaultRunId, resumeCommandFor, runExperiment } from '../../run/runner';
-import { defaultResultsDir, loadRun, primaryMetric, summarizeRun } from '../../run/results';
+import { defaultResultsDir, loadRun, outcomeLine, primaryMetric, summarizeRun } from '../../run/results';
 
 /** `--set smoke` is the subset; `--set key.path=value` is an override (both spellings are in use). */
 export function splitSetFlags(values: string[]): { subset?: string; overrides: string[] } {
@@ -156,6 +156,9 @@ export const command: CommandSpec = {
           dir: outcome.dir,
           status: outcome.status,
           counts: outcome.counts,
+          answered: s.answered,
+          refused: s.refused,
+          failedBy: s.failedBy,
           recordedNow: outcome.recordedNow,
           errorsNow: outcome.errorsNow,
           backend: s.backend,
@@ -168,7 +171,7 @@ export const command: CommandSpec = {
       const c = outcome.counts;
       const main = metric ? `${metric} ${(100 * (s.scores[metric] ?? NaN)).toFixed(1)}` : 'no answer metric';
       console.log(
-        `${outcome.runId}: ${outcome.status}; ${c.recorded} recorded (${outcome.recordedNow} now), ${c.errors} failed, ${c.remaining} left; ${main} (backend ${s.backend}${s.backend === 'offline' ? ': not model results' : ''})`,
+        `${outcome.runId}: ${outcome.status}; ${c.recorded} recorded (${outcome.recordedNow} now): ${outcomeLine(s)}, ${c.remaining} left; ${main} (backend ${s.backend}${s.backend === 'offline' ? ': not model results' : ''})`,
       );
       console.log(`  records  ${path.join(outcome.dir, 'records.jsonl')}`);
       console.log(`  manifest ${path.join(outcome.dir, 'manifest.json')}`);
