@@ -1,7 +1,7 @@
 /**
- * The format checker (KnowForge job 6, second half): one model call that sees
- * ONLY the question and the answer text (never the materials, so it can shorten
- * or normalise but not add) and rewrites the FINAL ANSWER value into the
+ * The format checker (KnowForge job 6, second half): one model call that is
+ * shown the question and the answer text alone -- no materials, so all it can
+ * do is shorten or normalise, never add facts -- and rewrites the FINAL ANSWER value into the
  * benchmark's convention. Its value replaces the synthesizer's final line.
  *
  * A malformed checker reply never loses the synthesizer's answer: the original
