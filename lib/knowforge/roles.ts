@@ -5,6 +5,7 @@
  * tools of other roles.
  */
 import { runAgentLoop, type AgentTranscript } from '../agents/loop';
+import type { SystemPromptParts } from '../agents/system-prompt';
 import type { AgentProtocol, ChatModel, ContentPart } from '../model-api/types';
 import type { TraceEvent } from '../run/types';
 import { loadPrompt } from '../util/prompts';
@@ -35,14 +36,29 @@ export interface RoleRun {
 
 const STAGE_OF: Record<KfRole, string> = { locator: 'locator', reader: 'reader', p0: 'p0' };
 
-export function kbProfile(tools: KfToolContext): string {
+/**
+ * What the knowledge base holds, for the top of a role's system prompt. On a large base (80+ documents) the
+ * document list is cut, so the profile points to list_books -- but only for a role that holds that tool
+ * (the Deep Reader does not: offering it there made every such question count an out-of-role call).
+ */
+export function kbProfile(tools: KfToolContext, roleTools: readonly string[]): string {
   const docs = tools.kb.documents();
-  const more = docs.length >= 80 ? ' (at least; use list_books with a keyword)' : '';
+  const hint = roleTools.includes('list_books') ? '; use list_books with a keyword' : '';
+  const more = docs.length >= 80 ? ` (at least${hint})` : '';
   const sample = docs
     .slice(0, 5)
     .map((d) => d.title)
     .join('; ');
   return `Knowledge base: ${docs.length}${more} document(s) of text fragments, tables and figures with descriptions${sample ? `, e.g. ${sample}` : ''}.`;
+}
+
+/** The system prompt parts of a role (KB profile, role rules, benchmark rule): what a newcomer reads to see what a role is told. */
+export function roleSystemParts(role: KfRole, tools: KfToolContext, convention: Convention): SystemPromptParts {
+  return {
+    kbProfile: kbProfile(tools, toolsOf(role).names()),
+    roleRules: loadPrompt(`${role}-role`),
+    benchmarkRule: ruleParagraph(convention) || undefined,
+  };
 }
 
 export async function runRole(r: RoleRun): Promise<AgentTranscript> {
@@ -55,7 +71,7 @@ export async function runRole(r: RoleRun): Promise<AgentTranscript> {
     foreignTools: foreignTools(r.role),
     protocol: r.protocol,
     maxRounds: r.maxRounds,
-    system: { kbProfile: kbProfile(r.tools), roleRules: loadPrompt(`${r.role}-role`), benchmarkRule: ruleParagraph(r.convention) || undefined },
+    system: roleSystemParts(r.role, r.tools, r.convention),
     user: r.user,
     requireSearch: r.role === 'reader' ? false : true,
     task: r.task,
