@@ -25,6 +25,8 @@ import { runRole, stopNoteFor } from './roles';
 import { newToolContext, type KfToolContext } from './tools/context';
 import { runSearch } from './tools/search';
 import { makeReadMedia } from './vision';
+import { inPromptPack, packStamp } from './prompt-pack/setting';
+import { resolvePromptPack } from './prompt-pack/packs';
 
 /** The protocol of a role: the setting, else the one its model's endpoint declares, else the paper's JSON. */
 export function protocolFor(s: AgentSettings, model: ChatModel): AgentProtocol {
@@ -80,6 +82,7 @@ async function locate(st: QuestionState): Promise<void> {
     maxRounds,
     user: `Question: ${q.question}`,
     convention: ctx.convention,
+    feedback: s.loopFeedback,
     tools: st.tools,
     task,
     questionId: q.id,
@@ -143,6 +146,7 @@ async function read(st: QuestionState, pool: EvidencePool, tools: KfToolContext)
     protocol: protocolFor(s, ctx.model('reader')),
     maxRounds: s.readerRounds,
     convention: ctx.convention,
+    feedback: s.loopFeedback,
     tools,
     user: fillPrompt('reader-user', { question: q.question, pool: pool.text || '(no materials were found)' }),
     task,
@@ -261,9 +265,8 @@ export function agentPipeline(name: string, description: string, s: AgentSetting
     name,
     description,
     needsIndex: true,
-    async run(ctx: PipelineContext): Promise<PipelineResult> {
-      return runQuestion(questionState(ctx, s, name));
-    },
+    promptPack: packStamp(resolvePromptPack(s.prompts)),
+    run: (ctx: PipelineContext) => inPromptPack(s.prompts, ctx, () => runQuestion(questionState(ctx, s, name))),
   };
 }
 

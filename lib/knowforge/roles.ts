@@ -8,7 +8,7 @@ import { runAgentLoop, type AgentTranscript } from '../agents/loop';
 import type { SystemPromptParts } from '../agents/system-prompt';
 import type { AgentProtocol, ChatModel, ContentPart } from '../model-api/types';
 import type { TraceEvent } from '../run/types';
-import { loadPrompt } from '../util/prompts';
+import { fillPrompt, hasPrompt, loadPrompt } from '../util/prompts';
 import { ruleParagraph } from './conventions';
 import type { Convention } from '../run/types';
 import type { KfToolContext } from './tools/context';
@@ -30,6 +30,8 @@ export interface RoleRun {
   questionId?: string;
   signal?: AbortSignal;
   trace(e: TraceEvent): void;
+  /** 'runner': the pack's suffix after every tool result (the released runner's loop); 'off': the harness's budget note only. */
+  feedback?: 'runner' | 'off';
   /** Called on the first event of the role (time to first event). */
   onEvent?(): void;
 }
@@ -56,8 +58,28 @@ export function kbProfile(tools: KfToolContext, roleTools: readonly string[]): s
 export function roleSystemParts(role: KfRole, tools: KfToolContext, convention: Convention): SystemPromptParts {
   return {
     kbProfile: kbProfile(tools, toolsOf(role).names()),
+    loopRules: loadPrompt('loop-rules'),
     roleRules: loadPrompt(`${role}-role`),
     benchmarkRule: ruleParagraph(convention) || undefined,
+  };
+}
+
+/** Rounds left at which the budget note joins the feedback (the runner's and the harness's rule alike). */
+export const BUDGET_NOTE_AT = 2;
+
+/**
+ * The loop feedback of a role from the active prompt pack: the tool-result header, the role's
+ * stopping-rule suffix after every tool result (`feedback-<role>`) and the round-budget note when
+ * at most BUDGET_NOTE_AT rounds remain (`feedback-budget`). Why after every result: models follow a
+ * reminder next to the newest material far better than a rule at the top of the system prompt.
+ */
+export function roleFeedback(role: KfRole): { afterResult: (remaining: number) => string; resultMessage: (tool: string, result: string) => string } {
+  const suffix = hasPrompt(`feedback-${role}`) ? loadPrompt(`feedback-${role}`) : '';
+  return {
+    resultMessage: (tool, result) => fillPrompt('tool-result', { tool, result }),
+    afterResult: (remaining) =>
+      (suffix ? `\n\n${suffix}` : '') +
+      (remaining > 0 && remaining <= BUDGET_NOTE_AT ? `\n\n${fillPrompt('feedback-budget', { left: String(remaining) })}` : ''),
   };
 }
 
@@ -72,6 +94,7 @@ export async function runRole(r: RoleRun): Promise<AgentTranscript> {
     protocol: r.protocol,
     maxRounds: r.maxRounds,
     system: roleSystemParts(r.role, r.tools, r.convention),
+    ...(r.feedback === 'runner' ? roleFeedback(r.role) : {}),
     user: r.user,
     requireSearch: r.role === 'reader' ? false : true,
     task: r.task,
