@@ -221,6 +221,7 @@ export function questionState(ctx: PipelineContext, s: AgentSettings, name: stri
     docIds: q.doc ? [q.doc] : undefined,
     searchBy: s.p0 ? 'p0' : 'locator',
     readMedia,
+    readMediaMax: s.readMediaMax,
     trace: ctx.trace,
   });
   return { ctx, s, tools, stops: [], transcripts: [], counters: {}, t0: Date.now() };
@@ -236,6 +237,7 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
       docIds: st.tools.docIds,
       searchBy: 'reader',
       readMedia: st.tools.readMedia,
+      readMediaMax: s.readMediaMax,
       trace: ctx.trace,
     });
     await read(st, pool, readerTools);
