@@ -46,8 +46,7 @@ GUARDRAILS = {"m3d": GUARDRAIL_M3D, "mmlb": GUARDRAIL_MMLB, "mhr": GUARDRAIL_MHR
 
 # ---- bridge judge ----
 BRIDGE_SYSTEM = """[fixture judge system] Decide whether a second hop is missing.
-Output JSON only:
-{"need_more": true|false, "bridge_entities": ["..."], "queries": ["..."], "reason": "<one sentence>"}"""
+Reply with a JSON object holding need_more, bridge_entities, queries and a short reason."""
 
 # ---- synthesizer ----
 SYNTH_SYSTEM = """[fixture synth system] Answer from the materials, cite [N]."""
