@@ -141,7 +141,7 @@ async function read(st: QuestionState, pool: EvidencePool, tools: KfToolContext)
     maxReads: Math.max(1, Math.min(2, s.readerRounds - 1)),
   };
   const t = await runRole({
-    role: 'reader',
+    role: s.readerSearch ? 'reader-search' : 'reader',
     model: ctx.model('reader'),
     protocol: protocolFor(s, ctx.model('reader')),
     maxRounds: s.readerRounds,
@@ -163,16 +163,17 @@ async function read(st: QuestionState, pool: EvidencePool, tools: KfToolContext)
 function agentCounters(st: QuestionState): void {
   const c = st.counters;
   for (const t of st.transcripts) {
-    add(c, `${t.role}Rounds`, t.rounds);
-    add(c, `${t.role}ModelCalls`, t.counters.modelCalls);
-    add(c, `${t.role}ToolCalls`, t.counters.toolCalls);
+    const role = t.role === 'reader-search' ? 'reader' : t.role; // the defection test's reader counts as the reader
+    add(c, `${role}Rounds`, t.rounds);
+    add(c, `${role}ModelCalls`, t.counters.modelCalls);
+    add(c, `${role}ToolCalls`, t.counters.toolCalls);
     add(c, 'outOfRole', t.counters.outOfRole);
     add(c, 'unknownTools', t.counters.unknownTools);
     add(c, 'badJson', t.counters.badJson);
     if (t.forced) add(c, 'forcedStops');
     if (t.forced) add(c, `stop_${t.stopReason}`);
     if (t.stopReason === 'prose_final') add(c, 'proseFinals');
-    if (t.forced && t.stopReason === 'max_rounds') add(c, `${t.role}AtCap`);
+    if (t.forced && t.stopReason === 'max_rounds') add(c, `${role}AtCap`);
   }
   for (const x of st.tools.searches) add(c, x.by === 'bridge' ? 'bridgeSearches' : 'locatorSearches');
   add(c, 'searches', st.tools.searches.length);
@@ -242,6 +243,8 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
     });
     await read(st, pool, readerTools);
     st.tools.reads.push(...readerTools.reads);
+    // The defection test's reader searches: counted; they stay out of the pool and the retrieval metrics.
+    if (s.readerSearch) add(st.counters, 'readerSearches', readerTools.searches.length);
   }
   const notes = readingNotes(st.tools.reads);
   if (notes.length) ctx.trace({ kind: 'pool-notes', stage: 'reader', added: notes.length, notes });

@@ -24,6 +24,8 @@ export const agentSettings = z
     readerRounds: rounds.default(4),
     /** Run the Deep Reader at all (P1 = false). */
     reader: z.boolean().default(true),
+    /** The defection test: the Deep Reader also holds search_knowledge (its searches are counted, not pooled). */
+    readerSearch: z.boolean().default(false),
     /** Run the bridge judge after the Locator (M4 = false). */
     judge: z.boolean().default(true),
     /** need_more = false: 'paper' runs no follow-up; 'runner' (the released runner) runs the queries anyway. */

@@ -36,7 +36,7 @@ export interface RoleRun {
   onEvent?(): void;
 }
 
-const STAGE_OF: Record<KfRole, string> = { locator: 'locator', reader: 'reader', p0: 'p0' };
+const STAGE_OF: Record<KfRole, string> = { locator: 'locator', reader: 'reader', p0: 'p0', 'reader-search': 'reader' };
 
 /**
  * What the knowledge base holds, for the top of a role's system prompt. On a large base (80+ documents) the
@@ -74,7 +74,8 @@ export const BUDGET_NOTE_AT = 2;
  * reminder next to the newest material far better than a rule at the top of the system prompt.
  */
 export function roleFeedback(role: KfRole): { afterResult: (remaining: number) => string; resultMessage: (tool: string, result: string) => string } {
-  const suffix = hasPrompt(`feedback-${role}`) ? loadPrompt(`feedback-${role}`) : '';
+  const name = `feedback-${role === 'reader-search' ? 'reader' : role}`;
+  const suffix = hasPrompt(name) ? loadPrompt(name) : '';
   return {
     resultMessage: (tool, result) => fillPrompt('tool-result', { tool, result }),
     afterResult: (remaining) =>
@@ -96,7 +97,7 @@ export async function runRole(r: RoleRun): Promise<AgentTranscript> {
     system: roleSystemParts(r.role, r.tools, r.convention),
     ...(r.feedback === 'runner' ? roleFeedback(r.role) : {}),
     user: r.user,
-    requireSearch: r.role === 'reader' ? false : true,
+    requireSearch: r.role === 'locator' || r.role === 'p0',
     task: r.task,
     questionId: r.questionId,
     signal: r.signal,

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { composeSystemPrompt } from '../../lib/agents/system-prompt';
+import { configuration } from '../../lib/pipeline/registry';
 import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
 import { CONVENTIONS } from '../../lib/knowforge/conventions';
 import { roleSystemParts } from '../../lib/knowforge/roles';
@@ -14,7 +15,7 @@ import { newToolContext } from '../../lib/knowforge/tools/context';
 import { toolsOf, type KfRole } from '../../lib/knowforge/tools/roles';
 import { nonEmpty } from '../_shared/non-empty';
 
-const ROLES: KfRole[] = ['locator', 'reader', 'p0'];
+const ROLES: KfRole[] = ['locator', 'reader', 'p0', 'reader-search'];
 
 function kbWith(nDocs: number): KnowledgeBase {
   const docs = Array.from({ length: nDocs }, (_, i) => ({ id: `d${i}`, title: `Document ${i}` }));
@@ -53,4 +54,14 @@ test('role prompts: on 80+ documents the Locator is pointed to list_books and th
   // The reader's own prompt (JSON protocol) does list its reading tools.
   const prompt = composeSystemPrompt(roleSystemParts('reader', tools, 'generic'), toolsOf('reader'), 'json');
   assert.ok(nonEmpty(toolsOf('reader').names(), 'reader tools').every((n) => prompt.includes(n)));
+});
+
+test('configuration rows: L0R0 is S4 itself; M5RS gives the Deep Reader a search tool (the defection test)', () => {
+  const l0 = configuration('L0R0');
+  const s4 = configuration('S4');
+  assert.equal(l0?.family, s4?.family);
+  assert.deepEqual(l0?.settings, s4?.settings);
+  assert.deepEqual(configuration('M5RS')?.settings, { readerSearch: true });
+  assert.ok(toolsOf('reader-search').names().includes('search_knowledge'));
+  assert.ok(!toolsOf('reader').names().includes('search_knowledge'));
 });
