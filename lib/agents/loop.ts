@@ -16,7 +16,8 @@
  *   - a tool of ANOTHER role (`foreignTools`) is never run: an `out_of_role` error result, the round
  *     consumed, counted in `counters.outOfRole` (disjoint role tool sets, enforced in code);
  *   - a tool exception becomes {"error":{"code":"tool_failed","detail":...,"recoverable":true}};
- *   - the remaining budget is shown only when <= 2 rounds remain;
+ *   - the remaining budget is shown only when <= 2 rounds remain; a caller may replace that note with its
+ *     own feedback after every tool result (`afterResult`: KnowForge roles send their pack's suffixes);
  *   - hitting the round cap forces a stop (`max_rounds`), reported in the transcript
  *     (`forced`, `stopNote`) so the synthesizer can be told;
  *   - temperature 0, 2,048 max tokens per call, the full history sent every round.
@@ -123,6 +124,13 @@ export interface AgentLoopOptions<Ctx = unknown> {
   malformedStop?: 'error' | 'synthesize';
   /** Cut tool results longer than this (characters) with a note; default: no cut. */
   maxResultChars?: number;
+  /**
+   * The feedback text after every tool result (a role's stopping-rule reminder, the round budget):
+   * default, the budget note when <= 2 rounds remain. `remaining` counts the rounds still allowed.
+   */
+  afterResult?: (remaining: number) => string;
+  /** The message carrying a tool result in the json protocol (default `Result of <tool>:\n<result>`). */
+  resultMessage?: (tool: string, result: string) => string;
   /** Called for every step as it happens (traces). */
   onStep?: (step: AgentStep) => void;
   /** Called after every model call with the messages it was sent (count) and what came back (traces, progress). */
@@ -410,7 +418,7 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
       for (const r of replies) messages.push({ role: 'tool', toolCallId: r.call.id, name: r.call.name, content: r.content });
       if (circuit) return finish('circuit_break');
       rounds++;
-      const note = budgetNote(opts.maxRounds - rounds);
+      const note = (opts.afterResult ?? budgetNote)(opts.maxRounds - rounds);
       if (note) {
         const last = messages[messages.length - 1];
         last.content = `${textOf(last.content)}${note}`;
@@ -483,7 +491,8 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
       const out = await runCall(toolName, args, thought, obj.repaired);
       if (out === 'circuit') return finish('circuit_break');
       rounds++;
-      messages.push({ role: 'user', content: `Result of ${toolName}:\n${out}${budgetNote(opts.maxRounds - rounds)}` });
+      const body = opts.resultMessage ? opts.resultMessage(toolName, out) : `Result of ${toolName}:\n${out}`;
+      messages.push({ role: 'user', content: `${body}${(opts.afterResult ?? budgetNote)(opts.maxRounds - rounds)}` });
       continue;
     }
     if (!('final' in v)) {

@@ -8,10 +8,12 @@
  *   M5S3   M5 without graph expansion (hybrid)
  *   P0     one agent with every tool, 8 rounds, same judge/pool/synth/checker
  *   P1     M5 without the Deep Reader
- *   L+R    round caps: 0+0, 1+0, 1+1, 2+2, 3+3, 4+4, 5+5, 6+6, 4+1, 1+4, 3+4, 4+3
+ *   M5RS   defection test: the Deep Reader also holds search_knowledge
+ *   L+R    round caps (0+0 = S4 itself, one-shot family): 0+0, 1+0, 1+1, 2+2, 3+3, 4+4, 5+5, 6+6, 4+1, 1+4, 3+4, 4+3
  */
 import type { Configuration } from '../pipeline/spec';
 import { AGENTS_FAMILY } from './agent-settings';
+import { ONE_SHOT_FAMILY } from './one-shot';
 
 const row = (name: string, description: string, settings: Record<string, unknown>): Configuration => ({
   name,
@@ -41,6 +43,18 @@ export function capName(l: number, r: number): string {
   return `L${l}R${r}`;
 }
 
+/**
+ * The sweep's 0+0 point is S4 itself, as in the paper: no agent round means no Locator, no judge and no
+ * reader, so what is left is one search with the question and the S4 answer template (one-shot family).
+ */
+const S4_AS_L0R0: Configuration = {
+  name: capName(0, 0),
+  family: ONE_SHOT_FAMILY,
+  paper: 'knowforge',
+  description: 'round caps L+R = 0+0: S4 itself (one search with the question, M3DocRAG-style template, no judge)',
+  settings: { mode: 'hybrid+graph', template: 'm3docrag' },
+};
+
 export const AGENT_CONFIGURATIONS: Configuration[] = [
   row('M4', 'pipeline with a plain 12K pool and no bridge judge', { pool: 'plain', plainChars: 12_000, judge: false }),
   row('M5', 'full pipeline: Locator (L=4) -> bridge judge -> typed 30K pool -> Deep Reader (R=4) -> synthesizer -> checker', {}),
@@ -49,7 +63,10 @@ export const AGENT_CONFIGURATIONS: Configuration[] = [
   row('M5S3', 'M5 without graph expansion (dense + BM25)', { mode: 'hybrid' }),
   row('P0', 'one agent with every tool, 8 rounds, same judge/pool/synthesizer/checker', { p0: true, p0Rounds: 8 }),
   row('P1', 'M5 without the Deep Reader', { reader: false, readerRounds: 0 }),
+  row('M5RS', 'defection test: M5 whose Deep Reader also holds search_knowledge (reader searches counted, not pooled)', { readerSearch: true }),
   ...ROUND_CAPS.map(([l, r]) =>
-    row(capName(l, r), `round caps L+R = ${l}+${r} (Locator ${l}, Deep Reader ${r})`, { locatorRounds: l, readerRounds: r, reader: r > 0 }),
+    l === 0 && r === 0
+      ? S4_AS_L0R0
+      : row(capName(l, r), `round caps L+R = ${l}+${r} (Locator ${l}, Deep Reader ${r})`, { locatorRounds: l, readerRounds: r, reader: r > 0 }),
   ),
 ];

@@ -25,6 +25,8 @@ import { runRole, stopNoteFor } from './roles';
 import { newToolContext, type KfToolContext } from './tools/context';
 import { runSearch } from './tools/search';
 import { makeReadMedia } from './vision';
+import { inPromptPack, packStamp } from './prompt-pack/setting';
+import { resolvePromptPack } from './prompt-pack/packs';
 
 /** The protocol of a role: the setting, else the one its model's endpoint declares, else the paper's JSON. */
 export function protocolFor(s: AgentSettings, model: ChatModel): AgentProtocol {
@@ -80,6 +82,7 @@ async function locate(st: QuestionState): Promise<void> {
     maxRounds,
     user: `Question: ${q.question}`,
     convention: ctx.convention,
+    feedback: s.loopFeedback,
     tools: st.tools,
     task,
     questionId: q.id,
@@ -138,11 +141,12 @@ async function read(st: QuestionState, pool: EvidencePool, tools: KfToolContext)
     maxReads: Math.max(1, Math.min(2, s.readerRounds - 1)),
   };
   const t = await runRole({
-    role: 'reader',
+    role: s.readerSearch ? 'reader-search' : 'reader',
     model: ctx.model('reader'),
     protocol: protocolFor(s, ctx.model('reader')),
     maxRounds: s.readerRounds,
     convention: ctx.convention,
+    feedback: s.loopFeedback,
     tools,
     user: fillPrompt('reader-user', { question: q.question, pool: pool.text || '(no materials were found)' }),
     task,
@@ -159,16 +163,17 @@ async function read(st: QuestionState, pool: EvidencePool, tools: KfToolContext)
 function agentCounters(st: QuestionState): void {
   const c = st.counters;
   for (const t of st.transcripts) {
-    add(c, `${t.role}Rounds`, t.rounds);
-    add(c, `${t.role}ModelCalls`, t.counters.modelCalls);
-    add(c, `${t.role}ToolCalls`, t.counters.toolCalls);
+    const role = t.role === 'reader-search' ? 'reader' : t.role; // the defection test's reader counts as the reader
+    add(c, `${role}Rounds`, t.rounds);
+    add(c, `${role}ModelCalls`, t.counters.modelCalls);
+    add(c, `${role}ToolCalls`, t.counters.toolCalls);
     add(c, 'outOfRole', t.counters.outOfRole);
     add(c, 'unknownTools', t.counters.unknownTools);
     add(c, 'badJson', t.counters.badJson);
     if (t.forced) add(c, 'forcedStops');
     if (t.forced) add(c, `stop_${t.stopReason}`);
     if (t.stopReason === 'prose_final') add(c, 'proseFinals');
-    if (t.forced && t.stopReason === 'max_rounds') add(c, `${t.role}AtCap`);
+    if (t.forced && t.stopReason === 'max_rounds') add(c, `${role}AtCap`);
   }
   for (const x of st.tools.searches) add(c, x.by === 'bridge' ? 'bridgeSearches' : 'locatorSearches');
   add(c, 'searches', st.tools.searches.length);
@@ -217,6 +222,7 @@ export function questionState(ctx: PipelineContext, s: AgentSettings, name: stri
     docIds: q.doc ? [q.doc] : undefined,
     searchBy: s.p0 ? 'p0' : 'locator',
     readMedia,
+    readMediaMax: s.readMediaMax,
     trace: ctx.trace,
   });
   return { ctx, s, tools, stops: [], transcripts: [], counters: {}, t0: Date.now() };
@@ -232,10 +238,13 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
       docIds: st.tools.docIds,
       searchBy: 'reader',
       readMedia: st.tools.readMedia,
+      readMediaMax: s.readMediaMax,
       trace: ctx.trace,
     });
     await read(st, pool, readerTools);
     st.tools.reads.push(...readerTools.reads);
+    // The defection test's reader searches: counted; they stay out of the pool and the retrieval metrics.
+    if (s.readerSearch) add(st.counters, 'readerSearches', readerTools.searches.length);
   }
   const notes = readingNotes(st.tools.reads);
   if (notes.length) ctx.trace({ kind: 'pool-notes', stage: 'reader', added: notes.length, notes });
@@ -261,9 +270,8 @@ export function agentPipeline(name: string, description: string, s: AgentSetting
     name,
     description,
     needsIndex: true,
-    async run(ctx: PipelineContext): Promise<PipelineResult> {
-      return runQuestion(questionState(ctx, s, name));
-    },
+    promptPack: packStamp(resolvePromptPack(s.prompts)),
+    run: (ctx: PipelineContext) => inPromptPack(s.prompts, ctx, () => runQuestion(questionState(ctx, s, name))),
   };
 }
 

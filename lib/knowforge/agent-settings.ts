@@ -10,6 +10,7 @@ import { isSearchMode, searchModeNames } from '../pipeline/retrievers';
 import { didYouMean } from '../util/did-you-mean';
 import { PAPER_CAPS } from './pool';
 import { RETRIEVAL_MODES } from '../index/types';
+import { promptsSetting } from './prompt-pack/setting';
 
 export const AGENTS_FAMILY = 'knowforge-agents';
 
@@ -23,6 +24,8 @@ export const agentSettings = z
     readerRounds: rounds.default(4),
     /** Run the Deep Reader at all (P1 = false). */
     reader: z.boolean().default(true),
+    /** The defection test: the Deep Reader also holds search_knowledge (its searches are counted, not pooled). */
+    readerSearch: z.boolean().default(false),
     /** Run the bridge judge after the Locator (M4 = false). */
     judge: z.boolean().default(true),
     /** need_more = false: 'paper' runs no follow-up; 'runner' (the released runner) runs the queries anyway. */
@@ -52,6 +55,15 @@ export const agentSettings = z
      * protocol when the model carries it (models.stages.<stage>.protocol, KF_PROTOCOL), else json.
      */
     protocol: z.enum(['json', 'tools']).optional(),
+    /** Prompt pack: the project's wording (own) or the released runner's texts (knowforge-bench, imported by `kf prompts import`). */
+    prompts: promptsSetting,
+    /**
+     * Feedback after every tool result: 'runner' (the released runner: the role's stopping-rule suffix and the
+     * round-budget note, texts from the pack) or 'off' (the harness's earlier loop: the budget note only).
+     */
+    loopFeedback: z.enum(['runner', 'off']).default('runner'),
+    /** Ids one read_media call may look at (the runner: 40, one vision call each, 4 at a time; the harness's earlier cap: 3). */
+    readMediaMax: z.number().int().min(1).max(100).default(40),
   })
   .superRefine((s, ctx) => {
     if (s.retriever !== undefined && !isSearchMode(s.retriever)) {

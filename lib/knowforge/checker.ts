@@ -1,19 +1,19 @@
 /**
- * The format checker (KnowForge job 6, second half): one model call that sees
- * ONLY the question and the answer text (never the materials, so it can shorten
- * or normalise but not add) and rewrites the FINAL ANSWER value into the
+ * The format checker (KnowForge job 6, second half): one model call that is
+ * shown the question and the answer text alone -- no materials, so all it can
+ * do is shorten or normalise, never add facts -- and rewrites the FINAL ANSWER value into the
  * benchmark's convention. Its value replaces the synthesizer's final line.
  *
  * A malformed checker reply never loses the synthesizer's answer: the original
  * final line is kept and the failure is reported (traced) instead.
  */
 import type { Question } from '../bench/types';
-import type { ChatModel, ChatResponse } from '../model-api/types';
+import type { ChatMessage, ChatModel, ChatResponse } from '../model-api/types';
 import type { CheckerTask } from './offline/tasks';
 import { findJsonObject } from '../model-api/json-repair';
 import type { Convention } from '../run/types';
 import { findFinalAnswer, formatFinalValue, replaceFinalAnswer } from './final-answer';
-import { fillPrompt } from '../util/prompts';
+import { fillPrompt, hasPrompt, loadPrompt } from '../util/prompts';
 
 export interface CheckInput {
   question: Question;
@@ -42,11 +42,26 @@ export function parseCheckerReply(text: string): string | string[] | undefined {
   return undefined;
 }
 
+/**
+ * The checker's messages: one user message from `checker-<convention>` (the project's layout), or, when the
+ * prompt pack splits it as the released runner does, a system message `checker-<convention>-system` with the
+ * rules and a user message `checker-user` with the question and the answer text.
+ */
+export function checkerMessages(convention: Convention, question: string, answer: string): ChatMessage[] {
+  const system = `checker-${convention}-system`;
+  if (hasPrompt(system) && hasPrompt('checker-user'))
+    return [
+      { role: 'system', content: loadPrompt(system) },
+      { role: 'user', content: fillPrompt('checker-user', { question, answer }) },
+    ];
+  return [{ role: 'user', content: fillPrompt(`checker-${convention}`, { question, answer }) }];
+}
+
 export async function checkFormat(model: ChatModel, input: CheckInput, signal?: AbortSignal): Promise<CheckOutput> {
   const response = await model.chat(
     {
       stage: 'checker',
-      messages: [{ role: 'user', content: fillPrompt(`checker-${input.convention}`, { question: input.question.question, answer: input.answerText }) }],
+      messages: checkerMessages(input.convention, input.question.question, input.answerText),
       temperature: 0,
       maxTokens: 512,
       json: true,

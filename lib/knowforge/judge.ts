@@ -9,9 +9,9 @@
  * need_more = false: the paper runs nothing; the released runner still runs the
  * queries (setting `judgeOnNeedMoreFalse: 'paper' | 'runner'`).
  */
-import type { ChatModel, ChatResponse } from '../model-api/types';
+import type { ChatMessage, ChatModel, ChatResponse } from '../model-api/types';
 import { findJsonObject } from '../model-api/json-repair';
-import { fillPrompt } from '../util/prompts';
+import { fillPrompt, hasPrompt, loadPrompt } from '../util/prompts';
 import type { JudgeTask } from './offline/tasks';
 
 export const JUDGE_POOL_CHARS = 8_000;
@@ -65,14 +65,32 @@ export function freshQueries(proposed: string[], alreadyRun: string[], max = JUD
   return out;
 }
 
+/**
+ * The judge's messages: one user message from `bridge-judge` (the project's layout), or, when the prompt pack
+ * splits it as the released runner does, `bridge-judge-system` plus a `bridge-judge-user` message.
+ */
+export function judgeMessages(question: string, queriesRun: string[], pool: string): ChatMessage[] {
+  const vars = {
+    question,
+    queries: queriesRun.length ? queriesRun.map((q) => `- ${q}`).join('\n') : '(none)',
+    queriesJson: JSON.stringify(queriesRun),
+    pool: pool || '(nothing found)',
+  };
+  if (hasPrompt('bridge-judge-system') && hasPrompt('bridge-judge-user'))
+    return [
+      { role: 'system', content: loadPrompt('bridge-judge-system') },
+      { role: 'user', content: fillPrompt('bridge-judge-user', vars) },
+    ];
+  return [{ role: 'user', content: fillPrompt('bridge-judge', vars) }];
+}
+
 export async function runBridgeJudge(model: ChatModel, input: JudgeInput, signal?: AbortSignal): Promise<JudgeVerdict> {
   const pool = input.poolText.slice(0, JUDGE_POOL_CHARS);
-  const queries = input.queriesRun.length ? input.queriesRun.map((q) => `- ${q}`).join('\n') : '(none)';
   const task: JudgeTask = { role: 'judge', question: input.question, queriesRun: input.queriesRun, pool };
   const response = await model.chat(
     {
       stage: 'bridge',
-      messages: [{ role: 'user', content: fillPrompt('bridge-judge', { question: input.question, queries, pool: pool || '(nothing found)' }) }],
+      messages: judgeMessages(input.question, input.queriesRun, pool),
       temperature: 0,
       maxTokens: 512,
       json: true,

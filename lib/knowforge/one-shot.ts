@@ -18,6 +18,8 @@ import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
 import { KfError } from '../util/errors';
 import { synthesizeAndCheck } from './answer';
 import { buildPool, type EvidencePool, PAPER_CAPS } from './pool';
+import { inPromptPack, packStamp, promptsSetting } from './prompt-pack/setting';
+import { resolvePromptPack } from './prompt-pack/packs';
 
 export const ONE_SHOT_FAMILY = 'knowforge-one-shot';
 
@@ -35,6 +37,8 @@ export const oneShotSettings = z
     pool: z.enum(['typed', 'plain']).default('typed'),
     /** Character budget of the whole pool. */
     poolChars: z.number().int().positive().default(PAPER_CAPS.total),
+    /** Prompt pack: the project's wording (own) or the released runner's texts (knowforge-bench). */
+    prompts: promptsSetting,
   })
   .superRefine((s, ctx) => {
     if (s.retriever === undefined) return;
@@ -93,34 +97,39 @@ async function searchOnce(
   };
 }
 
+async function answerOneShot(ctx: PipelineContext, name: string, s: OneShotSettings, mode: string | undefined): Promise<PipelineResult> {
+  const q = ctx.question;
+  let searched: Awaited<ReturnType<typeof searchOnce>> | undefined;
+  if (mode !== undefined) {
+    if (!ctx.kb) {
+      throw new KfError(
+        'no_index',
+        `pipeline ${name} needs an index but question ${q.id} has none`,
+        'configure index settings in the experiment (or use S0 for closed book)',
+        {
+          concerns: q.id,
+        },
+      );
+    }
+    searched = await searchOnce(ctx, ctx.kb, s, mode);
+  }
+  const answered = await synthesizeAndCheck(ctx, { template: s.template, pool: searched?.pool });
+  return {
+    prediction: answered.prediction,
+    finalAnswer: answered.finalAnswer,
+    retrieval: searched?.retrieval,
+    counters: { searches: mode === undefined ? 0 : 1, ...answered.counters },
+  };
+}
+
 export function oneShotPipeline(name: string, description: string, s: OneShotSettings): Pipeline {
   const mode = searchMode(s);
   return {
     name,
     description,
     needsIndex: mode !== undefined,
-    async run(ctx: PipelineContext): Promise<PipelineResult> {
-      const q = ctx.question;
-      let searched: Awaited<ReturnType<typeof searchOnce>> | undefined;
-      if (mode !== undefined) {
-        if (!ctx.kb) {
-          throw new KfError(
-            'no_index',
-            `pipeline ${name} needs an index but question ${q.id} has none`,
-            'configure index settings in the experiment (or use S0 for closed book)',
-            { concerns: q.id },
-          );
-        }
-        searched = await searchOnce(ctx, ctx.kb, s, mode);
-      }
-      const answered = await synthesizeAndCheck(ctx, { template: s.template, pool: searched?.pool });
-      return {
-        prediction: answered.prediction,
-        finalAnswer: answered.finalAnswer,
-        retrieval: searched?.retrieval,
-        counters: { searches: mode === undefined ? 0 : 1, ...answered.counters },
-      };
-    },
+    promptPack: packStamp(resolvePromptPack(s.prompts)),
+    run: (ctx: PipelineContext) => inPromptPack(s.prompts, ctx, () => answerOneShot(ctx, name, s, mode)),
   };
 }
 

@@ -4,8 +4,8 @@
  * the Deep Reader and the synthesizer.
  *
  * Why typed: text hits score systematically higher than figures, tables and
- * examples (a caption matches a question less literally than a paragraph), so a
- * single ranked list evicts media first. Each type gets its own cap, and within
+ * examples (a caption shares fewer of the question's words than a paragraph
+ * does), so one shared ranking would push the media out before any text. Each type gets its own cap, and within
  * a type the top 3 hits of every search are protected.
  *
  * Rules (spec "Typed, size-bounded evidence pool"):

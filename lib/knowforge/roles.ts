@@ -5,9 +5,10 @@
  * tools of other roles.
  */
 import { runAgentLoop, type AgentTranscript } from '../agents/loop';
+import type { SystemPromptParts } from '../agents/system-prompt';
 import type { AgentProtocol, ChatModel, ContentPart } from '../model-api/types';
 import type { TraceEvent } from '../run/types';
-import { loadPrompt } from '../util/prompts';
+import { fillPrompt, hasPrompt, loadPrompt } from '../util/prompts';
 import { ruleParagraph } from './conventions';
 import type { Convention } from '../run/types';
 import type { KfToolContext } from './tools/context';
@@ -29,20 +30,58 @@ export interface RoleRun {
   questionId?: string;
   signal?: AbortSignal;
   trace(e: TraceEvent): void;
+  /** 'runner': the pack's suffix after every tool result (the released runner's loop); 'off': the harness's budget note only. */
+  feedback?: 'runner' | 'off';
   /** Called on the first event of the role (time to first event). */
   onEvent?(): void;
 }
 
-const STAGE_OF: Record<KfRole, string> = { locator: 'locator', reader: 'reader', p0: 'p0' };
+const STAGE_OF: Record<KfRole, string> = { locator: 'locator', reader: 'reader', p0: 'p0', 'reader-search': 'reader' };
 
-export function kbProfile(tools: KfToolContext): string {
+/**
+ * What the knowledge base holds, for the top of a role's system prompt. On a large base (80+ documents) the
+ * document list is cut, so the profile points to list_books -- but only for a role that holds that tool
+ * (the Deep Reader does not: offering it there made every such question count an out-of-role call).
+ */
+export function kbProfile(tools: KfToolContext, roleTools: readonly string[]): string {
   const docs = tools.kb.documents();
-  const more = docs.length >= 80 ? ' (at least; use list_books with a keyword)' : '';
+  const hint = roleTools.includes('list_books') ? '; use list_books with a keyword' : '';
+  const more = docs.length >= 80 ? ` (at least${hint})` : '';
   const sample = docs
     .slice(0, 5)
     .map((d) => d.title)
     .join('; ');
   return `Knowledge base: ${docs.length}${more} document(s) of text fragments, tables and figures with descriptions${sample ? `, e.g. ${sample}` : ''}.`;
+}
+
+/** The system prompt parts of a role (KB profile, role rules, benchmark rule): what a newcomer reads to see what a role is told. */
+export function roleSystemParts(role: KfRole, tools: KfToolContext, convention: Convention): SystemPromptParts {
+  return {
+    kbProfile: kbProfile(tools, toolsOf(role).names()),
+    loopRules: loadPrompt('loop-rules'),
+    roleRules: loadPrompt(`${role}-role`),
+    benchmarkRule: ruleParagraph(convention) || undefined,
+  };
+}
+
+/** Rounds left at which the budget note joins the feedback (the runner's and the harness's rule alike). */
+export const BUDGET_NOTE_AT = 2;
+
+/**
+ * The loop feedback of a role from the active prompt pack: the tool-result header, the role's
+ * stopping-rule suffix after every tool result (`feedback-<role>`) and the round-budget note when
+ * at most BUDGET_NOTE_AT rounds remain (`feedback-budget`). Why after every result: models follow a
+ * reminder next to the newest material far better than a rule at the top of the system prompt.
+ */
+export function roleFeedback(role: KfRole): { afterResult: (remaining: number) => string; resultMessage: (tool: string, result: string) => string } {
+  const name = `feedback-${role === 'reader-search' ? 'reader' : role}`;
+  const suffix = hasPrompt(name) ? loadPrompt(name) : '';
+  return {
+    resultMessage: (tool, result) => fillPrompt('tool-result', { tool, result }),
+    afterResult: (remaining) =>
+      (suffix ? `\n\n${suffix}` : '') +
+      (remaining > 0 && remaining <= BUDGET_NOTE_AT ? `\n\n${fillPrompt('feedback-budget', { left: String(remaining) })}` : ''),
+  };
 }
 
 export async function runRole(r: RoleRun): Promise<AgentTranscript> {
@@ -55,9 +94,10 @@ export async function runRole(r: RoleRun): Promise<AgentTranscript> {
     foreignTools: foreignTools(r.role),
     protocol: r.protocol,
     maxRounds: r.maxRounds,
-    system: { kbProfile: kbProfile(r.tools), roleRules: loadPrompt(`${r.role}-role`), benchmarkRule: ruleParagraph(r.convention) || undefined },
+    system: roleSystemParts(r.role, r.tools, r.convention),
+    ...(r.feedback === 'runner' ? roleFeedback(r.role) : {}),
     user: r.user,
-    requireSearch: r.role === 'reader' ? false : true,
+    requireSearch: r.role === 'locator' || r.role === 'p0',
     task: r.task,
     questionId: r.questionId,
     signal: r.signal,

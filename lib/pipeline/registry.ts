@@ -172,5 +172,5 @@ export function createConfigured(name: string, settings: Obj = {}): Pipeline | u
   const p = r.spec.create(name, r.settings);
   if (p.description) return p;
   const description = r.configuration.description;
-  return { name: p.name, description, needsIndex: p.needsIndex, run: (ctx) => p.run(ctx) };
+  return { name: p.name, description, needsIndex: p.needsIndex, promptPack: p.promptPack, run: (ctx) => p.run(ctx) };
 }

@@ -199,6 +199,7 @@ function recordOf(
     configHash: env.configHash,
     benchmark: q.benchmark,
     pipeline: env.pipeline.name,
+    ...(env.pipeline.promptPack ? { promptPack: env.pipeline.promptPack } : {}),
     backend: x.calls.backends.size ? backendLabel(x.calls.backends) : env.configured,
     models: [...x.calls.models].sort(),
     seed: `${env.config.seed}/${q.id}`,

@@ -61,7 +61,7 @@ export interface RunManifest {
   backendNote?: string;
   /** Who made it: harness version, git commit (+ dirty), node, host, platform. */
   stamp: Pick<ResultManifest, 'harness' | 'git' | 'node' | 'hostname' | 'platform'>;
-  pipeline: { name: string; description: string };
+  pipeline: { name: string; description: string; promptPack?: { name: string; sha256: string } };
   /** Per-stage route: backend, model id, base URL (never a key). */
   models: StageRoute[];
   benchmark: {

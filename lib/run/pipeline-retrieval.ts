@@ -20,6 +20,7 @@ import { KfError } from '../util/errors';
 import { makeRng } from '../util/rng';
 import { AGENTS_FAMILY, type AgentSettings } from '../knowforge/agent-settings';
 import { findEvidence, questionState, retrievalLog } from '../knowforge/agent-pipeline';
+import { inPromptPack } from '../knowforge/prompt-pack/setting';
 import { conventionFor } from '../knowforge/conventions';
 import { stageModel, type StageRouter } from '../knowforge/stage-model';
 import { mapLimit } from '../util/worker-pool';
@@ -88,7 +89,8 @@ async function oneQuestion(
     trace: () => {},
   };
   const st = questionState(ctx, s, opts.config);
-  const pool = await findEvidence(st);
+  // The retrieval side sends the configuration's prompt pack too (Locator, judge).
+  const pool = await inPromptPack(s.prompts, ctx, () => findEvidence(st));
   const scores = retrievalScores(q, retrievalLog(st, pool, []), { ks: opts.ks, level });
   return {
     id: q.id,
@@ -145,7 +147,7 @@ export async function configRetrieval(
   ref: string,
   idx: OpenIndex,
   data: BenchmarkData,
-  opts: { ks: number[]; limit?: number; onRecord?(r: PipelineRetrievalRecord): void },
+  opts: { ks: number[]; limit?: number; onRecord?(r: PipelineRetrievalRecord): void; settings?: Record<string, unknown> },
 ) {
   let config = ref;
   let layers: { settings?: Record<string, unknown>; caps?: Record<string, unknown> } = {};
@@ -156,6 +158,7 @@ export async function configRetrieval(
     layers = { settings: exp.config.pipeline.settings, caps: exp.config.caps };
     modelsConfig = exp.config.models;
   }
+  if (opts.settings) layers = { ...layers, settings: { ...layers.settings, ...opts.settings } };
   registerOfflineHandlers();
   const router = createModelRouter(modelsConfig, { cacheMode: 'off' });
   try {

@@ -54,6 +54,8 @@ export interface RunRecord {
   configHash: string;
   benchmark: string;
   pipeline: string;
+  /** The prompt pack the pipeline sent (name and sha256), when it declares one. */
+  promptPack?: { name: string; sha256: string };
   /** Where this question's answers came from: offline | openai | scripted | mixed (several) | none (no model call). */
   backend: string;
   /** Model ids that answered this question's calls. */

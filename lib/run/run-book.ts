@@ -85,7 +85,7 @@ export class RunTally {
 export interface RunFacts {
   exp: ResolvedExperiment;
   runId: string;
-  pipeline: { name: string; description: string };
+  pipeline: { name: string; description: string; promptPack?: { name: string; sha256: string } };
   routes: StageRoute[];
   /** The configured backend label (used until a model call says otherwise). */
   configured: string;

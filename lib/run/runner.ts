@@ -288,7 +288,7 @@ function prepareRun(
   const facts: RunFacts = {
     exp: opts.experiment,
     runId: base.runId,
-    pipeline: { name: pipeline.name, description: pipeline.description },
+    pipeline: { name: pipeline.name, description: pipeline.description, ...(pipeline.promptPack ? { promptPack: pipeline.promptPack } : {}) },
     routes,
     configured: configuredBackend(routes),
     bench: picked.bench,

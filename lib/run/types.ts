@@ -75,5 +75,7 @@ export interface Pipeline {
   readonly description: string;
   /** True when the pipeline searches an index: the runner refuses to start without one. */
   readonly needsIndex?: boolean;
+  /** The prompt pack its model calls send (name and sha256), recorded in the manifest and every record. */
+  readonly promptPack?: { name: string; sha256: string };
   run(ctx: PipelineContext): Promise<PipelineResult>;
 }

@@ -1,22 +1,63 @@
 /**
- * Prompt templates live as text files in prompts/ (one per role and benchmark
- * rule). `{{name}}` placeholders are filled here; a missing value is an error,
- * never an empty string, so a typo cannot silently change an experiment.
+ * Prompt templates live as text files, one per role and benchmark rule: the
+ * project's own in prompts/ (the `own` pack), or a prompt pack built from an
+ * outside source at run time (lib/knowforge/prompt-pack/). `{{name}}`
+ * placeholders are filled here; a missing value is an error, never an empty
+ * string, so a typo cannot silently change an experiment.
+ *
+ * The active pack is per async call chain (AsyncLocalStorage): a pipeline runs
+ * each question inside `withPromptPack(pack, ...)`, so two experiments with
+ * different packs in one process never mix texts. A template the active pack
+ * does not provide comes from prompts/ (each pack's manifest lists which).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KfError } from './errors';
 import { repoRoot } from './paths';
 
+/** A set of templates: a folder of `<name>.txt` files. */
+export interface PromptPackRef {
+  name: string;
+  /** Folder of the pack's `<name>.txt` templates. */
+  dir: string;
+  /** Hash of every template the pack provides (name and text), as recorded in results. */
+  sha256: string;
+  /** Template names the pack provides; the others come from prompts/. */
+  provides: ReadonlySet<string>;
+}
+
 const cache = new Map<string, string>();
+const active = new AsyncLocalStorage<PromptPackRef>();
 
 export function promptsDir(): string {
   return process.env.KF_PROMPTS_DIR ? path.resolve(process.env.KF_PROMPTS_DIR) : path.join(repoRoot(), 'prompts');
 }
 
-/** The raw template text of `prompts/<name>.txt` (trailing newline trimmed). */
+/** Run `fn` with `pack` as the source of every template it loads (also across awaits). */
+export function withPromptPack<T>(pack: PromptPackRef | undefined, fn: () => T): T {
+  return pack ? active.run(pack, fn) : fn();
+}
+
+/** The pack of the current call chain (undefined: the project's own prompts/). */
+export function activePromptPack(): PromptPackRef | undefined {
+  return active.getStore();
+}
+
+function templateFile(name: string): string {
+  const pack = active.getStore();
+  if (pack && pack.provides.has(name)) return path.join(pack.dir, `${name}.txt`);
+  return path.join(promptsDir(), `${name}.txt`);
+}
+
+/** True when the active pack (or prompts/) has the template: optional texts (feedback suffixes) use this. */
+export function hasPrompt(name: string): boolean {
+  return fs.existsSync(templateFile(name));
+}
+
+/** The raw template text of `<name>.txt` from the active pack or prompts/ (trailing whitespace trimmed). */
 export function loadPrompt(name: string): string {
-  const file = path.join(promptsDir(), `${name}.txt`);
+  const file = templateFile(name);
   const hit = cache.get(file);
   if (hit !== undefined) return hit;
   if (!fs.existsSync(file)) {

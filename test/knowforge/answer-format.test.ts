@@ -46,9 +46,9 @@ test('synthesizer messages: our prompt vs M3DocRAG-style vs closed book carry th
   };
   const ours = synthMessages({ question: q, convention: 'm3docvqa', template: 'ours', pool });
   assert.equal(ours[0].role, 'system');
-  assert.match(String(ours[0].content), /certainly in the knowledge base/);
+  assert.match(String(ours[0].content), /has its answer somewhere in the knowledge base/);
   assert.match(String(ours[1].content), /Materials:\n\[1\] \(text · Doc\) hello/);
-  assert.match(String(ours[1].content), /Every question in this benchmark IS answerable/);
+  assert.match(String(ours[1].content), /the knowledge base always holds the answer/);
   const m3 = synthMessages({ question: q, convention: 'mmlongbench', template: 'm3docrag', pool });
   assert.equal(m3.length, 1);
   assert.match(String(m3[0].content), /Context:\n\[1\]/);

@@ -70,6 +70,7 @@ export const command: CommandSpec = {
       description: 'experiment file or name (its pipeline, settings, models, index), or a configuration name (M5) with --index',
     },
     index: { type: 'string', description: "index folder (default: the experiment's index.dir)" },
+    prompts: { type: 'string', description: 'prompt pack the configuration sends (own | knowforge-bench; kf prompts list)' },
     doc: { type: 'string', description: 'restrict to one document (single-document benchmarks)' },
     trace: { type: 'string', description: 'write the full trace as JSON to this file' },
     quiet: { type: 'boolean', description: 'no progress lines' },
@@ -82,6 +83,7 @@ export const command: CommandSpec = {
     const text = args.positionals.join(' ').trim();
     if (!text) throw new KfError('bad_arguments', 'no question given', 'pass the question in quotes');
     const r = resolveConfig(str(args, 'config')!);
+    if (str(args, 'prompts')) r.settings = { ...r.settings, prompts: str(args, 'prompts') };
     const indexDir = str(args, 'index') ?? (r.indexDir ? expandPath(r.indexDir) : undefined);
     if (!indexDir)
       throw new KfError(

@@ -108,6 +108,7 @@ export const command: CommandSpec = {
     offline: { type: 'boolean', description: 'build with no model (offline knowledge points and relations)' },
     ocr: { type: 'string', choices: ['auto', 'off'], default: 'auto', description: 'OCR when the index is built (PDF pages without text, images)' },
     models: { type: 'string', description: 'models config file for the build stages' },
+    prompts: { type: 'string', description: 'with --config: the prompt pack its Locator and judge send (own | knowforge-bench; kf prompts list)' },
     cache: { type: 'string', description: 'root of the content-hash index folders (default .kf-cache/indexes)' },
     limit: { type: 'string', validate: isPositiveInt, description: 'only the first N questions' },
     out: { type: 'string', description: 'write records.jsonl (one per question) and summary.json here' },
@@ -162,7 +163,12 @@ export const command: CommandSpec = {
           return kb.restrictedTo(q.doc ? [q.doc] : undefined).search(q.question, { k, mode });
         };
         if (str(args, 'config'))
-          ({ summary } = await configRetrieval(str(args, 'config')!, idx, data, { ks, limit: int(args, 'limit'), onRecord: (r) => w?.write(r) }));
+          ({ summary } = await configRetrieval(str(args, 'config')!, idx, data, {
+            ks,
+            limit: int(args, 'limit'),
+            onRecord: (r) => w?.write(r),
+            settings: str(args, 'prompts') ? { prompts: str(args, 'prompts') } : undefined,
+          }));
         else ({ summary } = await evaluateRetrieval(search, data, { mode, ks, limit: int(args, 'limit'), onRecord: (r) => w?.write(r) }));
       } catch (e) {
         w?.close();

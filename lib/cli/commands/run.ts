@@ -44,6 +44,7 @@ export const command: CommandSpec = {
     out: { type: 'string', description: 'parent folder of run folders (default results/)' },
     'run-id': { type: 'string', description: 'run id (default <name>-<subset>-<config hash>); an existing run resumes' },
     concurrency: { type: 'string', description: 'questions at once (default from the config, 4)', validate: isPositiveInt },
+    prompts: { type: 'string', description: 'prompt pack the pipeline sends: own | knowforge-bench (pipeline.settings.prompts; kf prompts list)' },
     override: { type: 'string', short: 'o', multiple: true, description: 'config override key.path=value, typed by the schema (experiments/_schema.md)' },
     'retry-errors': { type: 'boolean', description: 'answer the questions recorded with an error again' },
     'dry-run': { type: 'boolean', description: 'resolve the config and the questions, print them, write nothing' },
@@ -78,6 +79,7 @@ export const command: CommandSpec = {
     if (subset !== undefined) overrides.push(`benchmark.subset=${subset}`);
     if (str(args, 'limit')) overrides.push(`limits.maxQuestions=${int(args, 'limit')}`);
     if (str(args, 'concurrency')) overrides.push(`concurrency=${int(args, 'concurrency')}`);
+    if (str(args, 'prompts')) overrides.push(`pipeline.settings.prompts=${str(args, 'prompts')}`);
     const exp = loadExperiment(ref, { overrides });
     const runId = checkRunId(str(args, 'run-id') ?? defaultRunId(exp));
     const outFlag = str(args, 'out');

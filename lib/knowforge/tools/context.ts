@@ -41,14 +41,26 @@ export interface KfToolContext {
   reads: ReadLogEntry[];
   /** The vision stage (read_media); absent = read_media answers from the stored description only. */
   readMedia?: ReadMediaFn;
+  /** Ids one read_media call looks at (default MAX_MEDIA_PER_READ); the rest come back as skipped. */
+  readMediaMax?: number;
   trace?(event: TraceEvent): void;
 }
 
 export function newToolContext(
   kb: KnowledgeBase,
-  opts: { mode: KbMode; docIds?: string[]; searchBy: string; readMedia?: ReadMediaFn; trace?: (e: TraceEvent) => void },
+  opts: { mode: KbMode; docIds?: string[]; searchBy: string; readMedia?: ReadMediaFn; readMediaMax?: number; trace?: (e: TraceEvent) => void },
 ): KfToolContext {
-  return { kb, mode: opts.mode, docIds: opts.docIds, searchBy: opts.searchBy, searches: [], reads: [], readMedia: opts.readMedia, trace: opts.trace };
+  return {
+    kb,
+    mode: opts.mode,
+    docIds: opts.docIds,
+    searchBy: opts.searchBy,
+    searches: [],
+    reads: [],
+    readMedia: opts.readMedia,
+    readMediaMax: opts.readMediaMax,
+    trace: opts.trace,
+  };
 }
 
 /** Collapse whitespace and cut to n characters with an ellipsis. */

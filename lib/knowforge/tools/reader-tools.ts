@@ -6,12 +6,18 @@
  */
 import type { AgentTool } from '../../agents/tools';
 import { KB_LIMITS } from '../../pipeline/knowledge-base';
-import { clip, type KfToolContext } from './context';
+import { mapLimit } from '../../util/worker-pool';
+import { clip, type KfToolContext, type ReadLogEntry } from './context';
 
 type Tool = AgentTool<KfToolContext>;
 
-/** Most assets one read_media call opens (each is its own vision call). */
-export const MAX_MEDIA_PER_READ = 3;
+/**
+ * Most assets one read_media call opens by default (each is its own vision call): the released runner's 40,
+ * so a counting question can pass a whole list_media listing at once. Configurations may lower it
+ * (setting readMediaMax; the harness's earlier cap was 3). At most READ_CONCURRENCY vision calls at a time.
+ */
+export const MAX_MEDIA_PER_READ = 40;
+export const READ_CONCURRENCY = 4;
 const NOTE_CHARS = 600;
 
 /** "Where: ...\nAnswer: ..." -> "<answer> (where: ...)"; other replies unchanged. */
@@ -66,37 +72,34 @@ export const readMedia: Tool = {
   name: 'read_media',
   description:
     'Look at figures/tables (ids from the materials) and answer one question about them: where in the image, and a one-line answer. ' +
-    `One asset per look; at most ${MAX_MEDIA_PER_READ} ids per call.`,
+    `One asset per look, several looked at concurrently; at most ${MAX_MEDIA_PER_READ} ids per call by default (ids beyond the cap come back as skipped).`,
   parameters: {
     type: 'object',
     properties: { fragment_ids: { type: 'array', items: { type: 'string' } }, question: { type: 'string' } },
     required: ['fragment_ids', 'question'],
   },
   async handler(args, c) {
-    const ids = (Array.isArray(args.fragment_ids) ? args.fragment_ids : [args.fragment_ids]).map(String).slice(0, MAX_MEDIA_PER_READ);
+    const all = (Array.isArray(args.fragment_ids) ? args.fragment_ids : [args.fragment_ids]).map(String);
+    const cap = c.context.readMediaMax ?? MAX_MEDIA_PER_READ;
     const question = String(args.question);
-    const answers: Record<string, unknown>[] = [];
-    for (const id of ids) {
-      const f = c.context.kb.fragment(id);
-      if (!f) {
-        answers.push({ id, ...notFound(id) });
-        continue;
-      }
-      if (f.kind !== 'image' && f.kind !== 'table') {
-        answers.push({ id, error: { code: 'not_media', detail: `${id} is a ${f.kind} fragment: use fragment_context`, recoverable: true } });
-        continue;
-      }
-      const r = c.context.readMedia ? await c.context.readMedia(id, question) : { text: `Where: the stored description.\nAnswer: ${clip(f.text, 300)}` };
-      c.context.reads.push({
-        tool: 'read_media',
-        fragmentIds: [id],
-        note: `${f.label ?? f.kind} ${id}${f.page !== undefined ? ` p.${f.page}` : ''}: ${clip(answerLine(r.text), NOTE_CHARS)}`,
-      });
-      answers.push({ id, answer: r.text });
-    }
-    return { answers };
+    const looked = await mapLimit(all.slice(0, cap), READ_CONCURRENCY, (id) => readOne(c.context, id, question));
+    // Notes join the pool in the order the ids were given, whichever vision call returned first.
+    for (const l of looked) if (l.read) c.context.reads.push(l.read);
+    const answers = looked.map((l) => l.answer);
+    return all.length > cap ? { answers, skipped: all.slice(cap) } : { answers };
   },
 };
+
+/** One asset of a read_media call: the vision answer and its reading note, or an error entry (unknown id, not a figure/table). */
+async function readOne(context: KfToolContext, id: string, question: string): Promise<{ answer: Record<string, unknown>; read?: ReadLogEntry }> {
+  const f = context.kb.fragment(id);
+  if (!f) return { answer: { id, ...notFound(id) } };
+  if (f.kind !== 'image' && f.kind !== 'table')
+    return { answer: { id, error: { code: 'not_media', detail: `${id} is a ${f.kind} fragment: use fragment_context`, recoverable: true } } };
+  const r = context.readMedia ? await context.readMedia(id, question) : { text: `Where: the stored description.\nAnswer: ${clip(f.text, 300)}` };
+  const note = `${f.label ?? f.kind} ${id}${f.page !== undefined ? ` p.${f.page}` : ''}: ${clip(answerLine(r.text), NOTE_CHARS)}`;
+  return { answer: { id, answer: r.text }, read: { tool: 'read_media', fragmentIds: [id], note } };
+}
 
 export const mediaContext: Tool = {
   name: 'media_context',

@@ -6,12 +6,16 @@
  * protocol a call to another role's tool is refused by the loop (never run,
  * error result, counted as out-of-role) — see `foreignTools`.
  */
-import { ToolRegistry, type ToolSet } from '../../agents/tools';
-import { LOCATOR_TOOLS } from './locator-tools';
+import { ToolRegistry, ToolSet } from '../../agents/tools';
+import { LOCATOR_TOOLS, searchKnowledge } from './locator-tools';
 import { READER_TOOLS } from './reader-tools';
 import { SHARED_TOOLS } from './shared-tools';
 
-export type KfRole = 'locator' | 'reader' | 'p0';
+/**
+ * 'reader-search' is the paper's defection test, not a pipeline role: the Deep Reader's tools plus
+ * search_knowledge, to measure whether a reader that can search goes back to searching.
+ */
+export type KfRole = 'locator' | 'reader' | 'p0' | 'reader-search';
 
 let registry: ToolRegistry | undefined;
 
@@ -25,7 +29,11 @@ export function knowforgeTools(): ToolRegistry {
   return r;
 }
 
+let readerSearch: ToolSet | undefined;
+
 export function toolsOf(role: KfRole): ToolSet {
+  // Built outside the registry on purpose: the registry keeps the roles' tool sets disjoint.
+  if (role === 'reader-search') return (readerSearch ??= new ToolSet(role, [...knowforgeTools().toolsFor('reader').tools, searchKnowledge]));
   return knowforgeTools().toolsFor(role);
 }
 

@@ -1,0 +1,171 @@
+/**
+ * Prompt packs end to end: `kf prompts import knowforge-bench` on a fixture
+ * checkout in the runner's file format (our own strings,
+ * test/__fixtures__/knowforge-bench), then an M5 run over REAL HTTP (scripted
+ * server) that must send the pack's texts, request by request: Locator system
+ * prompt, the Locator suffix after each tool result, the round-budget note, the
+ * judge, the reader's suffix, the vision prompt, the synthesizer and the checker.
+ * A pack that was never imported fails when the settings load, naming the
+ * import command.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { agentPipeline } from '../../lib/knowforge/agent-pipeline';
+import { agentSettings } from '../../lib/knowforge/agent-settings';
+import { importKnowforgeBench } from '../../lib/knowforge/prompt-pack/knowforge-bench';
+import { clearResolvedPacks, readPackManifest } from '../../lib/knowforge/prompt-pack/packs';
+import { pythonStringConstants } from '../../lib/knowforge/prompt-pack/python-strings';
+import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
+import type { PipelineContext, TraceEvent } from '../../lib/run/types';
+import { sha256 } from '../../lib/util/hash';
+import { repoRoot } from '../../lib/util/paths';
+import { makeRng } from '../../lib/util/rng';
+import { routerFor } from '../models/helpers';
+import { ownScratch } from '../_shared/scratch';
+import { toyKb } from './toy-kb';
+
+const FIXTURE = path.join(repoRoot(), 'test', '__fixtures__', 'knowforge-bench');
+const STAGES = { locator: 'loc', reader: 'rdr', bridge: 'jdg', vision: 'vis', synth: 'syn', checker: 'chk' } as const;
+const call = (tool: string, args: Record<string, unknown>) => ({ text: JSON.stringify({ thought: 'step', tool, args }) });
+const fin = { text: JSON.stringify({ thought: 'done', final: 'ok' }) };
+
+/** Run `fn` with a fresh state folder (where packs are imported), restored afterwards. */
+async function inFreshState(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = ownScratch('kf-pack-');
+  const before = process.env.KF_STATE_DIR;
+  process.env.KF_STATE_DIR = dir;
+  clearResolvedPacks();
+  try {
+    await fn(dir);
+  } finally {
+    if (before === undefined) delete process.env.KF_STATE_DIR;
+    else process.env.KF_STATE_DIR = before;
+    clearResolvedPacks();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const byModel = (server: ScriptedServer, model: string): RecordedRequest[] => server.requests.filter((r) => r.kind === 'chat' && r.model === model);
+const lastUser = (r: RecordedRequest): string => {
+  const users = (r.body.messages as { role: string; content: unknown }[]).filter((m) => m.role === 'user');
+  const c = users[users.length - 1].content;
+  return typeof c === 'string' ? c : JSON.stringify(c);
+};
+
+test('python reader: constants built from others with + and .rstrip(), adjacent literals, escapes; dicts and calls skipped', () => {
+  const c = pythonStringConstants(
+    ['A = """x\n"""', "B = A.rstrip() + '\\n' + (\"y\"\n     'z')", 'D = {"k": A}', 'E = len(A)', "F = r'\\n'  # raw"].join('\n'),
+  );
+  assert.equal(c.get('A'), 'x\n');
+  assert.equal(c.get('B'), 'x\nyz');
+  assert.equal(c.has('D'), false);
+  assert.equal(c.has('E'), false);
+  assert.equal(c.get('F'), '\\n');
+});
+
+test('kf prompts import knowforge-bench: templates, manifest with source sha256, constant and role per template', async () => {
+  await inFreshState(async (dir) => {
+    const m = importKnowforgeBench(FIXTURE, { now: new Date('2026-01-01T00:00:00Z') });
+    assert.equal(m.name, 'knowforge-bench');
+    const src = fs.readFileSync(path.join(FIXTURE, 'kfbench', 'prompts.py'));
+    assert.deepEqual(m.sources[0], { file: 'kfbench/prompts.py', sha256: sha256(src) });
+    const loc = m.templates.find((t) => t.template === 'locator-role');
+    assert.equal(loc?.from, 'LOC_RULES_V43', 'the later runner version wins over LOC_RULES');
+    const packDir = path.join(dir, 'prompt-packs', 'knowforge-bench');
+    assert.equal(
+      fs.readFileSync(path.join(packDir, 'locator-role.txt'), 'utf8'),
+      '[fixture locator rules] Find the passage that holds the answer; do not read deeply.\n- [fixture locator addition] Count questions use list_media.\n',
+    );
+    assert.match(fs.readFileSync(path.join(packDir, 'read-media.txt'), 'utf8'), /Question: \{\{question\}\}/);
+    assert.match(fs.readFileSync(path.join(packDir, 'feedback-budget.txt'), 'utf8'), /\{\{left\}\} round\(s\) left/);
+    assert.ok(m.fromOwn.includes('read-table') && m.fromOwn.includes('synth-user'), 'what the pack lacks is declared as coming from prompts/');
+    assert.ok(m.templates.every((t) => t.role && t.source && t.sha256.length === 64));
+    assert.equal(readPackManifest('knowforge-bench').sha256, m.sha256);
+  });
+});
+
+test('a pack that was not imported fails when the settings load, naming the import command', async () => {
+  await inFreshState(async () => {
+    const r = agentSettings.safeParse({ prompts: 'knowforge-bench' });
+    assert.equal(r.success, false);
+    assert.match(JSON.stringify(r.error?.issues), /kf prompts import knowforge-bench <checkout-dir>/);
+    const bad = agentSettings.safeParse({ prompts: 'knowforge-bnech' });
+    assert.match(JSON.stringify(bad.error?.issues), /did you mean \\"knowforge-bench\\"/);
+  });
+});
+
+test('M5 with the knowforge-bench pack sends the pack texts, request by request, over HTTP', async () => {
+  await inFreshState(async () => {
+    const manifest = importKnowforgeBench(FIXTURE);
+    const server = await ScriptedServer.start();
+    server.on({ model: 'loc', reply: [call('search_knowledge', { query: 'Alpha Quest director' }), call('list_books', {}), fin] });
+    server.on({ model: 'jdg', reply: { text: '{"need_more": true, "bridge_entities": ["Bob Stone"], "queries": ["Bob Stone"], "reason": "hop 2"}' } });
+    server.on({ model: 'rdr', reply: [call('read_media', { fragment_ids: ['alpha#1'], question: 'box office in 1951?' }), fin] });
+    server.on({ model: 'vis', reply: { text: 'Where: row 2.\nAnswer: 30' } });
+    server.on({ model: 'syn', reply: { text: 'Bob Stone was born in Paris [1].\nFINAL ANSWER: Paris' } });
+    server.on({ model: 'chk', reply: { text: '{"final": "Paris"}' } });
+    const router = routerFor(server, { stages: Object.fromEntries(Object.entries(STAGES).map(([s, model]) => [s, { model }])) });
+    const events: TraceEvent[] = [];
+    const ctx = {
+      question: { id: 'q1', benchmark: 'm3docvqa', question: 'Where was the director of Alpha Quest born?', answer: 'Paris', goldDocs: [], evidence: [] },
+      model: (stage: string) => router.forStage(stage as never),
+      kb: toyKb(),
+      convention: 'm3docvqa',
+      settings: {},
+      rng: makeRng('t'),
+      signal: new AbortController().signal,
+      trace: (e: TraceEvent) => events.push(e),
+    } as unknown as PipelineContext;
+    try {
+      const pipeline = agentPipeline('M5', '', agentSettings.parse({ prompts: 'knowforge-bench', locatorRounds: 3 }));
+      assert.deepEqual(pipeline.promptPack, { name: 'knowforge-bench', sha256: manifest.sha256 });
+      const result = await pipeline.run(ctx);
+      assert.equal(result.finalAnswer, 'Paris');
+
+      const loc = byModel(server, 'loc');
+      assert.equal(loc.length, 3);
+      const system = loc[0].body.messages[0].content as string;
+      for (const s of ['[fixture loop rules]', '[fixture locator rules]', '[fixture locator addition]', '[fixture m3d rule]'])
+        assert.ok(system.includes(s), `Locator system prompt has ${s}`);
+      // After each tool result: the runner's header, the Locator suffix, and the budget note once <= 2 rounds remain.
+      assert.match(
+        lastUser(loc[1]),
+        /^\[fixture result\]\n\{"query":"Alpha Quest director"[\s\S]*\n\n\[fixture locator suffix: stop once the answer passage is found\] \[no deep reading here\]\n\n\[fixture budget note: 2 round\(s\) left\]$/,
+      );
+      assert.match(lastUser(loc[2]), /\[fixture locator suffix[^\]]*\] \[no deep reading here\]\n\n\[fixture budget note: 1 round\(s\) left\]$/);
+
+      const [jdg] = byModel(server, 'jdg');
+      assert.match(jdg.body.messages[0].content, /^\[fixture judge system\]/);
+      assert.match(
+        jdg.body.messages[1].content,
+        /^Question: Where was the director of Alpha Quest born\?\n\nQueries already searched: \["Alpha Quest director"\]\n\nCollected materials/,
+      );
+
+      const rdr = byModel(server, 'rdr');
+      assert.match(rdr[0].body.messages[0].content, /\[fixture reader rules\][\s\S]*\[fixture reader addition\]/);
+      assert.match(
+        lastUser(rdr[1]),
+        /\[fixture general suffix: finish with \{"thought": "\.\.\.", "final": "ok"\} once the materials suffice\]\n\[fixture budget rule: rounds are a budget, read or finish\]/,
+      );
+
+      const [vis] = byModel(server, 'vis');
+      assert.match(lastUser(vis), /\[fixture read prompt\] Look at this one image only\.\nQuestion: box office in 1951\?/);
+
+      const [syn] = byModel(server, 'syn');
+      assert.equal(syn.body.messages[0].content, '[fixture synth system] Answer from the materials, cite [N].');
+      assert.match(syn.body.messages[1].content, /\[fixture m3d guardrail\] End with 'FINAL ANSWER: <answer>'; never refuse\./);
+
+      const [chk] = byModel(server, 'chk');
+      assert.match(chk.body.messages[0].content, /^\[fixture checker m3d\]/);
+      assert.match(chk.body.messages[1].content, /^Question: Where was the director of Alpha Quest born\?\n\nAnswer text:\n[\s\S]*\n\nJSON:$/);
+
+      const stamp = events.find((e) => e.kind === 'prompt-pack');
+      assert.deepEqual(stamp, { kind: 'prompt-pack', name: 'knowforge-bench', sha256: manifest.sha256 });
+    } finally {
+      await router.close();
+      await server.close();
+    }
+  });
+});
