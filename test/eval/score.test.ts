@@ -44,7 +44,12 @@ test('EM/F1 family: m3docvqa, mmqa, musique (aliases), hotpotqa; 2wiki without g
 });
 
 test('multihop-rag accuracy, including null questions', () => {
-  assert.deepEqual(scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Yes', format: 'yes-no', type: 'comparison' }), 'Yes'), { acc: 1, f1: 1, em: 1, refused: 0 });
+  assert.deepEqual(scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Yes', format: 'yes-no', type: 'comparison' }), 'Yes'), {
+    acc: 1,
+    f1: 1,
+    em: 1,
+    refused: 0,
+  });
   assert.deepEqual(
     scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Insufficient information.', format: 'unanswerable', type: 'null' }), 'Insufficient information'),
     { acc: 1, f1: 1, em: 1, refused: 1 },
