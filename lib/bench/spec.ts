@@ -26,6 +26,12 @@ export interface ScoreOptions {
    * (what the official extraction step writes for such answers). Default true.
    */
   refusalAsNotAnswerable?: boolean;
+  /**
+   * The whole reply the final answer came from. Benchmarks whose released scorer
+   * reads the reply itself (M3DocVQA: no `FINAL ANSWER` line = empty prediction;
+   * MultiHop-RAG: the last such line, else the last line) use it when given.
+   */
+  reply?: string;
 }
 
 export interface JudgeScoreOptions extends ScoreOptions {

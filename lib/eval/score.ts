@@ -6,8 +6,9 @@
  *
  * | benchmark | metrics (0..1) |
  * |---|---|
- * | m3docvqa, mmqa, musique, hotpotqa, 2wiki*, demo, other | em, f1 (list-aware, refusal = empty) |
- * | multihop-rag | acc (official token-overlap rule; null questions need "insufficient information...") |
+ * | m3docvqa | em, f1 as the released runner's scorer (reads `opts.reply`: no FINAL ANSWER line = empty); emHarness, f1Harness (the harness's list rule) |
+ * | mmqa, musique, hotpotqa, 2wiki*, demo, other | em, f1 (list-aware, refusal = empty) |
+ * | multihop-rag | acc (official token-overlap rule; null questions need "insufficient information..."), f1, em (the runner's) |
  * | mmlongbench-doc | acc (official rule-based scorer by answer format), goldAnswerable, predAnswerable (for the official F1, see aggregateMmlongbench) |
  * | webqa | rougeL (+ bertscore with an Embedder, async) |
  * | scienceqa | acc |

@@ -29,6 +29,7 @@ export const defaultScorer: Scorer = async (q, result, ctx) => {
       judge: ctx.model('scorer'),
       embedder: ctx.embedder,
       fullText: result.prediction,
+      reply: result.prediction,
       refusalAsNotAnswerable: s.refusalAsNotAnswerable,
       questionId: q.id,
       runId: ctx.runId,
@@ -36,5 +37,5 @@ export const defaultScorer: Scorer = async (q, result, ctx) => {
     });
     return { scores: judged.scores, extraction: judged.extraction as RunRecord['extraction'] };
   }
-  return { scores: scoreAnswer(q, result.finalAnswer, { refusalAsNotAnswerable: s.refusalAsNotAnswerable }) };
+  return { scores: scoreAnswer(q, result.finalAnswer, { refusalAsNotAnswerable: s.refusalAsNotAnswerable, reply: result.prediction }) };
 };

@@ -57,7 +57,7 @@ test('scoring dispatches to the entry; an unknown benchmark gets EM/F1; every re
   });
   assert.deepEqual(scoreAnswer(q('demo', 'Paris'), 'Paris'), { em: 1, f1: 1, refused: 0 });
   assert.deepEqual(scoreAnswer(q('elsewhere', 'Paris'), 'paris'), { em: 1, f1: 1, refused: 0 });
-  assert.deepEqual(Object.keys(scoreAnswer(q('multihop-rag', 'Yes'), 'Yes')), ['acc', 'refused']);
+  assert.deepEqual(Object.keys(scoreAnswer(q('multihop-rag', 'Yes'), 'Yes')), ['acc', 'f1', 'em', 'refused']);
   assert.deepEqual(Object.keys(scoreAnswer(q('mmlongbench-doc', 'Paris'), 'Not answerable')), ['acc', 'goldAnswerable', 'predAnswerable', 'refused']);
   assert.deepEqual(scoreAnswer(q('demo', 'x', { format: 'unanswerable' }), 'Not answerable'), { em: 1, f1: 1, refused: 1 });
 });

@@ -24,7 +24,8 @@ function q(over: Partial<Question>): Question {
 }
 
 test('EM/F1 family: m3docvqa, mmqa, musique (aliases), hotpotqa; 2wiki without gold answers gets only refused', () => {
-  assert.deepEqual(scoreAnswer(q({}), 'mask'), { em: 1, f1: 1, refused: 0 });
+  // M3DocVQA: the released scorer's em/f1, and the harness's list rule as emHarness/f1Harness.
+  assert.deepEqual(scoreAnswer(q({}), 'mask'), { em: 1, f1: 1, emHarness: 1, f1Harness: 1, refused: 0 });
   assert.deepEqual(scoreAnswer(q({ benchmark: 'mmqa', answer: ['Mask', 'Junie Moon'], format: 'list' }), '["junie moon", "mask"]'), {
     em: 1,
     f1: 1,
@@ -35,7 +36,7 @@ test('EM/F1 family: m3docvqa, mmqa, musique (aliases), hotpotqa; 2wiki without g
     f1: 1,
     refused: 0,
   });
-  assert.deepEqual(scoreAnswer(q({}), 'Insufficient information'), { em: 0, f1: 0, refused: 1 });
+  assert.deepEqual(scoreAnswer(q({}), 'Insufficient information'), { em: 0, f1: 0, emHarness: 0, f1Harness: 0, refused: 1 });
   assert.deepEqual(scoreAnswer(q({ benchmark: '2wiki', answer: null }), 'Lothair'), { refused: 0 });
   // Demo world unanswerable questions: correct exactly when the answer refuses.
   assert.deepEqual(scoreAnswer(q({ benchmark: 'demo', answer: null, format: 'unanswerable' }), 'Not answerable'), { em: 1, f1: 1, refused: 1 });
@@ -43,12 +44,27 @@ test('EM/F1 family: m3docvqa, mmqa, musique (aliases), hotpotqa; 2wiki without g
 });
 
 test('multihop-rag accuracy, including null questions', () => {
-  assert.deepEqual(scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Yes', format: 'yes-no', type: 'comparison' }), 'Yes'), { acc: 1, refused: 0 });
+  assert.deepEqual(scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Yes', format: 'yes-no', type: 'comparison' }), 'Yes'), {
+    acc: 1,
+    f1: 1,
+    em: 1,
+    refused: 0,
+  });
   assert.deepEqual(
     scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Insufficient information.', format: 'unanswerable', type: 'null' }), 'Insufficient information'),
-    { acc: 1, refused: 1 },
+    { acc: 1, f1: 1, em: 1, refused: 1 },
   );
-  assert.deepEqual(scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Nike', type: 'inference' }), 'Insufficient information'), { acc: 0, refused: 1 });
+  assert.deepEqual(scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Nike', type: 'inference' }), 'Insufficient information'), {
+    acc: 0,
+    f1: 0,
+    em: 0,
+    refused: 1,
+  });
+  // The runner's F1/EM beside the official accuracy: one shared token is correct, half the tokens is F1 2/3.
+  const partial = scoreAnswer(q({ benchmark: 'multihop-rag', answer: 'Sam Bankman-Fried', type: 'inference' }), 'Bankman-Fried');
+  assert.equal(partial.acc, 1);
+  assert.equal(partial.em, 0);
+  assert.ok(Math.abs(partial.f1 - 2 / 3) < 1e-12);
 });
 
 test('mmlongbench-doc: rule-based by answer format; refusals graded as "Not answerable"; official F1 from the parts', () => {
@@ -125,5 +141,5 @@ test('scoreAnswerWithJudge: MMLongBench-Doc extraction then the official scorer;
   const web = await scoreAnswerWithJudge(q({ benchmark: 'webqa', answer: 'blue sky' }), 'green grass', { embedder: emb });
   assert.equal(web.scores.rougeL, 0);
   assert.equal(web.scores.bertscore, 1); // every token vector identical -> cosine 1
-  assert.deepEqual((await scoreAnswerWithJudge(q({}), 'Mask')).scores, { em: 1, f1: 1, refused: 0 });
+  assert.deepEqual((await scoreAnswerWithJudge(q({}), 'Mask')).scores, { em: 1, f1: 1, emHarness: 1, f1Harness: 1, refused: 0 });
 });

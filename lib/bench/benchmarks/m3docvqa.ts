@@ -1,6 +1,6 @@
-/** M3DocVQA (KnowForge): the MMQA dev questions over Wikipedia PDFs; EM/F1, answers never refuse. */
+/** M3DocVQA (KnowForge): the MMQA dev questions over Wikipedia PDFs; EM/F1 as the released scorer (emHarness/f1Harness: the harness's older list rule). */
 import { benchDir } from '../../util/paths';
-import { emF1Scores } from '../../eval/metrics/benchmark-scores';
+import { m3docvqaScores } from '../../eval/metrics/benchmark-scores';
 import { loadM3docvqa, type M3docvqaPaths } from '../m3docvqa';
 import type { BenchmarkSpec } from '../spec';
 import { benchFile, existing } from './paths';
@@ -17,8 +17,8 @@ export const M3DOCVQA: BenchmarkSpec<M3docvqaPaths> = {
   convention: 'm3docvqa',
   recallLevel: 'document',
   relationsScope: 'corpus',
-  metrics: ['em', 'f1'],
-  score: emF1Scores,
+  metrics: ['em', 'f1', 'emHarness', 'f1Harness'],
+  score: (q, value, refused, opts) => m3docvqaScores(q, value, refused, opts.reply),
   paperSubsets: true,
   buckets: ['modality', 'hops'],
 };

@@ -1,6 +1,6 @@
-/** MultiHop-RAG (KnowForge): news articles; inference/comparison/temporal/null questions; the official accuracy rule. */
+/** MultiHop-RAG (KnowForge): news articles; inference/comparison/temporal/null questions; the official accuracy rule plus the runner's F1/EM. */
 import { benchDir } from '../../util/paths';
-import { multihopRagCorrect } from '../../eval/metrics/multihop-rag';
+import { multihopRagQuestionScores } from '../../eval/metrics/benchmark-scores';
 import { loadMultihopRag, type MultihopRagPaths } from '../multihop-rag';
 import type { BenchmarkSpec } from '../spec';
 import { existing } from './paths';
@@ -21,9 +21,9 @@ export const MULTIHOP_RAG: BenchmarkSpec<MultihopRagPaths> = {
   convention: 'multihoprag',
   recallLevel: 'document',
   relationsScope: 'corpus',
-  metrics: ['acc'],
+  metrics: ['acc', 'f1', 'em'],
   // Null questions need "insufficient information"-style answers.
-  score: (q, value) => ({ acc: multihopRagCorrect(value, String(q.answer ?? ''), { nullQuestion: q.type === 'null' || undefined }) }),
+  score: (q, value, _refused, opts) => multihopRagQuestionScores(q, value, opts.reply),
   paperSubsets: true,
   buckets: ['type'],
 };

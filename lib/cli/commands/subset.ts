@@ -16,7 +16,8 @@ import { readJsonFile } from '../../bench/read';
 import { writeJsonAtomic } from '../../util/fsx';
 import { KfError } from '../../util/errors';
 
-function loadQuestions(bench: BenchmarkName, file: string | undefined, groundTruth: string | undefined): { questions: Question[]; source: string } {
+/** The questions of a benchmark file (its official format or a Question list), corpora not read. */
+export function loadQuestions(bench: BenchmarkName, file: string | undefined, groundTruth: string | undefined): { questions: Question[]; source: string } {
   const spec = BENCHMARKS[bench] as unknown as BenchmarkSpec;
   const defaults = defaultPaths(bench) as unknown as Record<string, string | undefined>;
   const source = file ?? defaults[spec.questionsKey];

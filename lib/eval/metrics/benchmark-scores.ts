@@ -6,6 +6,8 @@
 import type { Question } from '../../bench/types';
 import { NOT_ANSWERABLE } from '../../bench/mmlongbench';
 import { emF1 } from './em-f1';
+import { m3docvqaEmF1, m3dPredictionFromReply, m3dPredictionFromValue } from './m3docvqa-official';
+import { mhrPrediction, multihopRagScores } from './multihop-rag';
 import { mmlongbenchAccF1, mmlongbenchScore, type MmlbAnswerFormat } from './mmlongbench';
 import { goldList } from './normalize';
 
@@ -14,6 +16,24 @@ export function emF1Scores(q: Question, value: string, refused: 0 | 1): Record<s
   if (q.format === 'unanswerable') return { em: refused, f1: refused };
   if (q.answer === null) return {};
   return emF1(value, q.answer, q.altAnswers);
+}
+
+/**
+ * M3DocVQA as the paper scored it (m3docvqa-official.ts): em/f1 from the reply's
+ * final line (the value alone when no reply is given); the harness's own list
+ * rule stays beside them as emHarness/f1Harness.
+ */
+export function m3docvqaScores(q: Question, value: string, refused: 0 | 1, reply?: string): Record<string, number> {
+  const preds = reply === undefined ? m3dPredictionFromValue(value) : m3dPredictionFromReply(reply);
+  const harness = emF1Scores(q, value, refused);
+  const official = q.answer === null ? {} : m3docvqaEmF1(preds, goldList(q.answer));
+  return { ...official, ...(harness.em === undefined ? {} : { emHarness: harness.em, f1Harness: harness.f1 }) };
+}
+
+/** MultiHop-RAG as the paper scored it: official acc, the runner's f1 and em (null questions: all three by the refusal prefix). */
+export function multihopRagQuestionScores(q: Question, value: string, reply?: string): Record<string, number> {
+  const pred = reply === undefined ? value : mhrPrediction(reply);
+  return multihopRagScores(pred, String(q.answer ?? ''), { nullQuestion: q.type === 'null' || undefined });
 }
 
 /** MMLongBench-Doc's gold answer as the official file spells it (List answers keep their Python repr). */

@@ -15,10 +15,8 @@
 import { isRefusal } from './final-answer';
 import { answerTokens, goldList, normalizeAnswer, parseAnswerList } from './normalize';
 
-/** SQuAD token F1 between two answer strings (after normalisation). */
-export function tokenF1(pred: string, gold: string): number {
-  const p = answerTokens(pred);
-  const g = answerTokens(gold);
+/** SQuAD token F1 between two token lists (multiset overlap; empty vs empty = 1). */
+export function f1OfTokens(p: readonly string[], g: readonly string[]): number {
   if (!p.length || !g.length) return p.length === g.length ? 1 : 0;
   const counts = new Map<string, number>();
   for (const t of g) counts.set(t, (counts.get(t) ?? 0) + 1);
@@ -34,6 +32,11 @@ export function tokenF1(pred: string, gold: string): number {
   const precision = common / p.length;
   const recall = common / g.length;
   return (2 * precision * recall) / (precision + recall);
+}
+
+/** SQuAD token F1 between two answer strings (after normalisation). */
+export function tokenF1(pred: string, gold: string): number {
+  return f1OfTokens(answerTokens(pred), answerTokens(gold));
 }
 
 /** Normalised, deduplicated, non-empty elements. */

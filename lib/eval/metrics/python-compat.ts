@@ -2,7 +2,8 @@
  * Python built-ins the official MMLongBench-Doc scorer relies on, reproduced so
  * the port gives the same scores: float() and int() parsing, round() (correctly
  * rounded, ties to even), math.isclose, str() of a float (for its decimal
- * places), and code-point string sorting.
+ * places), and code-point string sorting; and the string built-ins (split,
+ * strip, splitlines) the released M3DocVQA and MultiHop-RAG scorers use.
  */
 import { pyFloatRepr } from '../../bench/python-literal';
 
@@ -118,4 +119,31 @@ export function pyCompareStrings(a: string, b: string): number {
 /** len(s) in Python: code points. */
 export function pyLen(s: string): number {
   return Array.from(s).length;
+}
+
+/** The characters Python's str.isspace() accepts (str.split() and str.strip() without arguments use them). */
+const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_SPACE_RUN = new RegExp(`[${PY_SPACE}]+`);
+const PY_SPACE_EDGES = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g');
+
+/** s.split() in Python: runs of Unicode whitespace separate, no empty items. */
+export function pyWhitespaceSplit(s: string): string[] {
+  return s.split(PY_SPACE_RUN).filter(Boolean);
+}
+
+/** s.strip() in Python (JS trim() also strips U+FEFF and misses U+001C..U+001F and U+0085). */
+export function pyStrip(s: string): string {
+  return s.replace(PY_SPACE_EDGES, '');
+}
+
+/** s.lower() in Python (the same mapping as JS for every case the scorers meet). */
+export function pyLower(s: string): string {
+  return String(s).toLowerCase();
+}
+
+/** s.splitlines() in Python: \r\n, and each of \n \r \v \f \x1c \x1d \x1e \x85 \u2028 \u2029, end a line. */
+export function pySplitlines(s: string): string[] {
+  const lines = s.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (lines.length && lines[lines.length - 1] === '') lines.pop();
+  return lines;
 }
