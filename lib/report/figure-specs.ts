@@ -169,8 +169,8 @@ function panelTraces(series: Series[], cats: string[], keep: number[], axis: { x
     }
     const e = errorBars(s, keep);
     if (e) t.error_y = e;
-    if (s.n && !showNOnTicks) {
-      t.text = keep.map((i) => (s.n![i] === null || s.values[i] === null ? '' : `n=${s.n![i]}`));
+    if (s.n && (!showNOnTicks || keep.some((i) => commonN(series, i) === null))) {
+      t.text = keep.map((i) => (s.n![i] === null || s.values[i] === null || (showNOnTicks && commonN(series, i) !== null) ? '' : `n=${s.n![i]}`));
       t.textposition = 'inside';
       t.insidetextanchor = 'start';
       t.textangle = 0;
@@ -236,7 +236,7 @@ export function barFigure(opts: BarOptions): FigureSpec {
           panel.length,
         )
       : 0);
-  const spec: FigureSpec = { data, layout, width: legendNeeded ? 1040 : 800 };
+  const spec: FigureSpec = { data, layout, width: 800 };
   if (main.length && panel.length) addPublishedPanel(layout, opts, mainKeep.length, panelKeep.length, panel);
   else if (!main.length) (layout.meta as Record<string, unknown>).onlyPublished = true;
   return sized(spec, opts, 100 + plots + (legendNeeded ? 240 : 0));
@@ -327,7 +327,7 @@ export function lineFigure(opts: AxisTitles & { x: (number | string)[]; series: 
     droppedCaption(opts.series, [], drawn),
   );
   if (opts.logX) (layout.xaxis as Record<string, unknown>).type = 'log';
-  return sized({ data, layout, width: drawn.length > 1 ? 1040 : 800 }, opts);
+  return sized({ data, layout }, opts);
 }
 
 export interface ScatterGroup {
@@ -381,5 +381,5 @@ export function scatterFigure(opts: AxisTitles & { groups: ScatterGroup[]; diago
     { showlegend: data.length > 1, meta: { kind: 'scatter', series: opts.groups.map((g) => g.name) } },
     empty.length ? [`not shown (no points): ${empty.join(', ')}`] : [],
   );
-  return sized({ data, layout, width: data.length > 1 ? 1000 : 800 }, opts);
+  return sized({ data, layout }, opts);
 }
