@@ -1,5 +1,5 @@
 /**
- * Figures: Plotly figure specs (plain JSON) built from result numbers, exported
+ * Figures: Plotly figure specs (plain JSON, built in figure-specs.ts) exported
  * OFFLINE to HTML, PNG and SVG.
  *
  * - HTML references ONE `plotly.min.js` copied next to it (4.8 MB once per folder
@@ -23,205 +23,12 @@ import type { Browser, Page } from 'playwright-core';
 import { KfError } from '../util/errors';
 import { ensureWritableDir, writeFileAtomic } from '../util/fsx';
 import { checkOutputName } from './table';
+import { settleLayout } from './figure-layout';
+import { figureProblems } from './figure-rules';
+import type { FigureSpec } from './figure-specs';
 
-// ---------------------------------------------------------------------------
-// Specs
-// ---------------------------------------------------------------------------
-
-/** A Plotly trace (see plotly.com/javascript/reference); kept open on purpose. */
-export type PlotlyTrace = Record<string, unknown> & { type?: string };
-
-export interface FigureSpec {
-  data: PlotlyTrace[];
-  layout?: Record<string, unknown>;
-  config?: Record<string, unknown>;
-  /** Export size in CSS pixels (default 800 x 500). */
-  width?: number;
-  height?: number;
-}
-
-export interface AxisTitles {
-  title?: string;
-  xTitle?: string;
-  yTitle?: string;
-  /** Footnote under the plot, e.g. "offline backend: not model results". */
-  note?: string;
-  width?: number;
-  height?: number;
-}
-
-/** One bar/line series; lo/hi are the CI bounds (e.g. bootstrap 2.5%/97.5%), not half-widths. */
-export interface Series {
-  name: string;
-  values: (number | null)[];
-  lo?: (number | null)[];
-  hi?: (number | null)[];
-}
-
-function checkSeries(s: Series, n: number, what: string): void {
-  if (!s || typeof s.name !== 'string') throw new KfError('bad_figure_data', `${what}: a series has no name`, 'give every series a name');
-  for (const k of ['values', 'lo', 'hi'] as const) {
-    const arr = s[k];
-    if (arr === undefined && k !== 'values') continue;
-    if (!Array.isArray(arr)) throw new KfError('bad_figure_data', `${what}: series "${s.name}" ${k} is not an array`, `pass ${k} as an array of numbers`);
-    if (arr.length !== n) {
-      throw new KfError(
-        'bad_figure_data',
-        `${what}: series "${s.name}" has ${arr.length} ${k} for ${n} categories`,
-        'give one value per category (null for a gap)',
-      );
-    }
-    arr.forEach((v, i) => {
-      if (v !== null && (typeof v !== 'number' || !Number.isFinite(v))) {
-        throw new KfError('bad_figure_data', `${what}: series "${s.name}" ${k}[${i}] is ${String(v)}`, 'use a finite number, or null for a gap');
-      }
-    });
-  }
-  if ((s.lo === undefined) !== (s.hi === undefined)) {
-    throw new KfError('bad_figure_data', `${what}: series "${s.name}" has only one CI bound`, 'give both lo and hi (or neither)');
-  }
-}
-
-/** Plotly asymmetric error bars from CI bounds. */
-function errorBars(s: Series): Record<string, unknown> | undefined {
-  if (!s.lo || !s.hi) return undefined;
-  const plus = s.values.map((v, i) => (v === null || s.hi![i] === null ? null : Math.max(0, s.hi![i]! - v)));
-  const minus = s.values.map((v, i) => (v === null || s.lo![i] === null ? null : Math.max(0, v - s.lo![i]!)));
-  return { type: 'data', symmetric: false, array: plus, arrayminus: minus, visible: true, thickness: 1.5, width: 4 };
-}
-
-function baseLayout(t: AxisTitles, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const layout: Record<string, unknown> = {
-    font: { family: 'DejaVu Sans, Arial, sans-serif', size: 13 },
-    paper_bgcolor: 'white',
-    plot_bgcolor: 'white',
-    // Room above the plot for the title, its note line and a horizontal legend.
-    margin: { l: 70, r: 30, t: t.title && t.note ? 115 : t.title || t.note ? 80 : 30, b: 70 },
-    xaxis: { title: { text: t.xTitle ?? '' }, showline: true, linecolor: '#444', automargin: true },
-    yaxis: { title: { text: t.yTitle ?? '' }, gridcolor: '#e5e5e5', zeroline: true, zerolinecolor: '#999', automargin: true },
-    legend: { orientation: 'h', x: 0, y: 1.02, xanchor: 'left', yanchor: 'bottom' },
-    ...extra,
-  };
-  // A note such as "offline backend: not model results" must never be cropped, missed or overlap a long
-  // title: it is the title's second line, or (without a title) a line above the plot.
-  if (t.title) layout.title = { text: t.note ? `${t.title}<br><span style="font-size:12px;color:#666">${t.note}</span>` : t.title, x: 0.02, xanchor: 'left' };
-  else if (t.note) {
-    layout.annotations = [
-      {
-        text: t.note,
-        xref: 'paper',
-        yref: 'paper',
-        x: 0,
-        y: 1,
-        yshift: 30,
-        xanchor: 'left',
-        yanchor: 'bottom',
-        showarrow: false,
-        font: { size: 12, color: '#666' },
-      },
-    ];
-  }
-  return layout;
-}
-
-function sized(spec: FigureSpec, t: AxisTitles): FigureSpec {
-  if (t.width !== undefined) spec.width = t.width;
-  if (t.height !== undefined) spec.height = t.height;
-  return spec;
-}
-
-/**
- * Bars per category, one trace per series: one series = a plain bar chart (e.g.
- * accuracy per mode with bootstrap CIs), several = grouped bars (e.g. accuracy per
- * question bucket, one colour per mode).
- */
-export function barFigure(opts: AxisTitles & { categories: string[]; series: Series[] }): FigureSpec {
-  if (!Array.isArray(opts.categories) || !opts.categories.length)
-    throw new KfError('bad_figure_data', 'bar figure: no categories', 'pass at least one category');
-  if (!Array.isArray(opts.series) || !opts.series.length) throw new KfError('bad_figure_data', 'bar figure: no series', 'pass at least one series');
-  opts.series.forEach((s) => checkSeries(s, opts.categories.length, 'bar figure'));
-  const data = opts.series.map((s) => {
-    const t: PlotlyTrace = { type: 'bar', name: s.name, x: opts.categories.map(String), y: s.values };
-    const e = errorBars(s);
-    if (e) t.error_y = e;
-    return t;
-  });
-  const layout = baseLayout(opts, { barmode: 'group', showlegend: opts.series.length > 1 });
-  return sized({ data, layout }, opts);
-}
-
-/** Grouped bars by bucket: categories = buckets, one series per group (mode, model...). Same as barFigure. */
-export const groupedBarFigure = barFigure;
-
-/** Lines over a numeric (or ordered) x, e.g. a parameter sweep; CIs become error bars. */
-export function lineFigure(opts: AxisTitles & { x: (number | string)[]; series: Series[]; logX?: boolean; markers?: boolean }): FigureSpec {
-  if (!Array.isArray(opts.x) || !opts.x.length) throw new KfError('bad_figure_data', 'line figure: no x values', 'pass the sweep values as x');
-  if (!Array.isArray(opts.series) || !opts.series.length) throw new KfError('bad_figure_data', 'line figure: no series', 'pass at least one series');
-  opts.series.forEach((s) => checkSeries(s, opts.x.length, 'line figure'));
-  const data = opts.series.map((s) => {
-    const t: PlotlyTrace = { type: 'scatter', mode: opts.markers === false ? 'lines' : 'lines+markers', name: s.name, x: opts.x, y: s.values };
-    const e = errorBars(s);
-    if (e) t.error_y = e;
-    return t;
-  });
-  const layout = baseLayout(opts, { showlegend: opts.series.length > 1 });
-  if (opts.logX) (layout.xaxis as Record<string, unknown>).type = 'log';
-  return sized({ data, layout }, opts);
-}
-
-export interface ScatterGroup {
-  name: string;
-  x: number[];
-  y: number[];
-  /** Hover/label text per point (question ids, config names). */
-  labels?: string[];
-}
-
-/** Points, one trace per group; `diagonal` adds the y = x reference line (paired comparisons). */
-export function scatterFigure(opts: AxisTitles & { groups: ScatterGroup[]; diagonal?: boolean; showLabels?: boolean }): FigureSpec {
-  if (!Array.isArray(opts.groups) || !opts.groups.length)
-    throw new KfError('bad_figure_data', 'scatter figure: no groups', 'pass at least one group of points');
-  const data: PlotlyTrace[] = [];
-  let lo = Infinity,
-    hi = -Infinity;
-  for (const g of opts.groups) {
-    if (!Array.isArray(g.x) || !Array.isArray(g.y) || g.x.length !== g.y.length) {
-      throw new KfError(
-        'bad_figure_data',
-        `scatter figure: group "${g.name}" has ${g.x?.length} x and ${g.y?.length} y values`,
-        'give x and y the same length',
-      );
-    }
-    if (g.labels && g.labels.length !== g.x.length) {
-      throw new KfError('bad_figure_data', `scatter figure: group "${g.name}" has ${g.labels.length} labels for ${g.x.length} points`, 'one label per point');
-    }
-    for (const v of [...g.x, ...g.y]) {
-      if (typeof v !== 'number' || !Number.isFinite(v))
-        throw new KfError('bad_figure_data', `scatter figure: group "${g.name}" has a non-finite value ${String(v)}`, 'drop or fix that point');
-      lo = Math.min(lo, v);
-      hi = Math.max(hi, v);
-    }
-    const t: PlotlyTrace = {
-      type: 'scatter',
-      mode: opts.showLabels && g.labels ? 'markers+text' : 'markers',
-      name: g.name,
-      x: g.x,
-      y: g.y,
-      marker: { size: 8, opacity: 0.8 },
-    };
-    if (g.labels) {
-      t.text = g.labels;
-      t.textposition = 'top center';
-      t.hovertemplate = '%{text}: (%{x}, %{y})<extra></extra>';
-    }
-    data.push(t);
-  }
-  if (opts.diagonal && Number.isFinite(lo)) {
-    data.push({ type: 'scatter', mode: 'lines', name: 'y = x', x: [lo, hi], y: [lo, hi], line: { dash: 'dash', color: '#999', width: 1 }, hoverinfo: 'skip' });
-  }
-  const layout = baseLayout(opts, { showlegend: data.length > 1 });
-  return sized({ data, layout }, opts);
-}
+export { barFigure, groupedBarFigure, lineFigure, scatterFigure, publishedPlacement } from './figure-specs';
+export type { FigureSpec, PlotlyTrace, AxisTitles, Series, ScatterGroup, BarOptions, PublishedOrigin } from './figure-specs';
 
 // ---------------------------------------------------------------------------
 // Export
@@ -556,9 +363,12 @@ export interface WriteFigureOptions extends RenderOptions {
  * Returns the absolute paths written. Without chromium the HTML is still written
  * and `skipped` says why PNG/SVG are missing.
  */
-export async function writeFigure(spec: FigureSpec, opts: WriteFigureOptions): Promise<FigurePaths> {
+export async function writeFigure(given: FigureSpec, opts: WriteFigureOptions): Promise<FigurePaths> {
   checkOutputName(opts.name, 'figure');
-  checkSpec(spec, opts.name);
+  checkSpec(given, opts.name);
+  // Settle again: notes added after the spec was built (e.g. a notebook's offline note) need their room too.
+  const spec = settleLayout(given);
+  for (const p of figureProblems(spec)) (opts.warn ?? console.warn)(`WARNING: figure ${opts.name}: ${p}`);
   const formats = opts.formats ?? [...FIGURE_FORMATS];
   for (const f of formats) {
     if (!FIGURE_FORMATS.includes(f)) throw new KfError('bad_figure_format', `figure format "${f}" is not supported`, `use ${FIGURE_FORMATS.join(', ')}`);

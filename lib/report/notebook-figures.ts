@@ -142,6 +142,7 @@ export function pathGraphFigure(opts: AxisTitles & { paths: EvidencePath[]; maxP
   // Legend under the plot (many paths make a tall legend that would cover the title); room for end labels.
   spec.layout = {
     ...spec.layout,
+    meta: { kind: 'paths' },
     showlegend: true,
     legend: { orientation: 'h', x: 0, y: -0.12, xanchor: 'left', yanchor: 'top' },
     margin: { ...(spec.layout?.margin as object), b: 140 },

@@ -273,20 +273,26 @@ function comparePairs(c: SuiteContext, ref: LoadedRun, refName: string) {
   return { comparisons, pairRows, compTable };
 }
 
-/** The metric by bucket of the first `by` field, one series per run. */
+/** The metric by bucket of the first `by` field, one series per run, with n and a 95% bootstrap interval per bar. */
 function bucketSeries(c: SuiteContext, field: string): { buckets: string[]; series: Series[] } {
   const bucketSets = c.runs.map((r) => {
     const f = bucketsOf(r, field);
     return [...metricValues(r, c.metric).values].map(([id, v]) => ({ b: f(id), v }));
   });
   const buckets = [...new Set(bucketSets.flatMap((s) => s.flatMap((x) => x.b)))].sort();
-  const series: Series[] = c.runs.map((_, i) => ({
-    name: c.names[i],
-    values: buckets.map((bk) => {
-      const xs = bucketSets[i].filter((x) => x.b.includes(bk)).map((x) => x.v);
-      return xs.length ? pct(mean(xs)) : null;
-    }),
-  }));
+  const series: Series[] = c.runs.map((_, i) => {
+    const per = buckets.map((bk) => bucketSets[i].filter((x) => x.b.includes(bk)).map((x) => x.v));
+    const cis = per.map((xs, j) =>
+      xs.length ? pairedBootstrapCI(xs, { seed: `${c.spec.seed ?? 0}/${c.names[i]}/${buckets[j]}`, resamples: c.spec.resamples ?? 2000 }) : null,
+    );
+    return {
+      name: c.names[i],
+      values: per.map((xs) => (xs.length ? pct(mean(xs)) : null)),
+      lo: cis.map((x) => (x ? pct(x[0]) : null)),
+      hi: cis.map((x) => (x ? pct(x[1]) : null)),
+      n: per.map((xs) => (xs.length ? xs.length : null)),
+    };
+  });
   return { buckets, series };
 }
 
@@ -331,17 +337,25 @@ async function suiteFigures(c: SuiteContext, comparisons: CompareResult[], forma
     if (c.by.length) {
       const { buckets, series } = bucketSeries(c, c.by[0]);
       figures.byBucket = await writeFigure(
-        barFigure({ categories: buckets, series, title: `${spec.name}: ${metric} by ${c.by[0]}`, xTitle: c.by[0], yTitle: `${metric} x100`, note }),
+        barFigure({
+          categories: buckets,
+          series,
+          bucket: true,
+          title: `${spec.name}: ${metric} by ${c.by[0]} (n per bucket, 95% bootstrap CI)`,
+          xTitle: c.by[0],
+          yTitle: `${metric} x100`,
+          note,
+        }),
         { ...out, name: `${metric}-by-${c.by[0]}` },
       );
     }
     const recallKeys = ['R@1', 'R@3', 'R@8', 'R@all', 'docFound', 'answerVisible'].filter((k) => c.summaries.some((s) => k in s.retrieval));
-    const withRecall = c.summaries.map((s, i) => ({ s, name: names[i] })).filter((x) => Object.keys(x.s.retrieval).length);
-    if (recallKeys.length && withRecall.length) {
+    // Every run is passed, also those without retrieval (closed book): the figure names them in its caption.
+    if (recallKeys.length) {
       figures.recall = await writeFigure(
         barFigure({
           categories: recallKeys,
-          series: withRecall.map((x) => ({ name: x.name, values: recallKeys.map((k) => (k in x.s.retrieval ? pct(x.s.retrieval[k]) : null)) })),
+          series: c.summaries.map((s, i) => ({ name: names[i], values: recallKeys.map((k) => (k in s.retrieval ? pct(s.retrieval[k]) : null)) })),
           title: `${spec.name}: retrieval (first search R@k; all searches R@all, doc found, answer visible)`,
           yTitle: '% of questions with gold',
           note,
