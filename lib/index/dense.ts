@@ -13,11 +13,9 @@
  * engine compacts.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { HierarchicalNSW } from 'hnswlib-node';
 import { KfError } from '../util/errors';
-import { readNeighbourLists, type NeighbourLists } from './hnsw-links';
+import { graphNeighbourLists, type NeighbourLists } from './hnsw-links';
 
 export interface HnswOptions {
   /**
@@ -262,14 +260,7 @@ export class DenseIndex {
    * reused instead of repeated. Removed slots may still appear as neighbours.
    */
   neighbourLists(): NeighbourLists {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-hnsw-links-'));
-    try {
-      const file = path.join(dir, 'graph.hnsw');
-      this.hnsw.writeIndexSync(file);
-      return readNeighbourLists(file, this.nSlots);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    return graphNeighbourLists(this.hnsw, this.nSlots);
   }
 
   memoryBytes(): number {

@@ -22,6 +22,9 @@
  * Cost: O(n * M) time and memory, one sequential read of the file.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { HierarchicalNSW } from 'hnswlib-node';
 import { KfError } from '../util/errors';
 
 /** Bottom-layer neighbours per label: neighbours of label L are ids[offsets[L] .. offsets[L+1]). Deleted points have none. */
@@ -87,6 +90,18 @@ export function readNeighbourLists(file: string, labels: number): NeighbourLists
   }
 }
 
+/** The neighbour lists of a live hnswlib graph: written to a temporary file, read back, the file removed. */
+export function graphNeighbourLists(graph: HierarchicalNSW, labels: number): NeighbourLists {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-hnsw-links-'));
+  try {
+    const file = path.join(dir, 'graph.hnsw');
+    graph.writeIndexSync(file);
+    return readNeighbourLists(file, labels);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Re-index lists from internal ids to labels (both the owner and its neighbours). */
 function byLabel(labelOf: Int32Array, start: Int32Array, flat: Int32Array, labels: number): NeighbourLists {
   const offsets = new Int32Array(labels + 1);
@@ -141,25 +156,52 @@ export function knnFromLists(
   const sym = symmetricLists(lists);
   const n = sym.offsets.length - 1;
   const stamp = new Int32Array(n).fill(-1);
-  const cand: number[] = [];
-  const sims: number[] = [];
-  const consider = (a: number, from: number) => {
+  const near = new TopList(k);
+  const seeds = new TopList(refine);
+  const consider = (a: number, from: number, alsoSeed: boolean) => {
     for (let j = sym.offsets[from]; j < sym.offsets[from + 1]; j++) {
       const b = sym.ids[j];
       if (b === a || stamp[b] === a || !usable(b)) continue;
       stamp[b] = a;
-      cand.push(b);
-      sims.push(similarity(a, b));
+      const s = similarity(a, b);
+      near.offer(b, s);
+      if (alsoSeed) seeds.offer(b, s);
     }
   };
-  const best = () => cand.map((_, i) => i).sort((x, y) => sims[y] - sims[x] || cand[x] - cand[y]);
   for (let a = 0; a < n; a++) {
     if (!usable(a)) continue;
-    cand.length = 0;
-    sims.length = 0;
-    consider(a, a);
-    for (const i of best().slice(0, refine)) consider(a, cand[i]);
-    const order = best();
-    for (let t = 0; t < Math.min(k, order.length); t++) emit(a, cand[order[t]], sims[order[t]]);
+    near.clear();
+    seeds.clear();
+    consider(a, a, true);
+    for (let t = 0; t < seeds.size; t++) consider(a, seeds.ids[t], false);
+    for (let t = 0; t < near.size; t++) emit(a, near.ids[t], near.sims[t]);
+  }
+}
+
+/** The best `cap` (id, similarity) pairs offered, kept sorted (best first; ties: lower id). Insertion: O(cap) per offer, cap is small. */
+class TopList {
+  readonly ids: Int32Array;
+  readonly sims: Float64Array;
+  size = 0;
+  constructor(private readonly cap: number) {
+    this.ids = new Int32Array(Math.max(0, cap));
+    this.sims = new Float64Array(Math.max(0, cap));
+  }
+  clear(): void {
+    this.size = 0;
+  }
+  offer(id: number, sim: number): void {
+    const { ids, sims, cap } = this;
+    if (cap === 0) return;
+    const worse = (t: number) => sims[t] < sim || (sims[t] === sim && ids[t] > id);
+    if (this.size === cap && !worse(cap - 1)) return;
+    let t = this.size < cap ? this.size++ : cap - 1;
+    while (t > 0 && worse(t - 1)) {
+      ids[t] = ids[t - 1];
+      sims[t] = sims[t - 1];
+      t--;
+    }
+    ids[t] = id;
+    sims[t] = sim;
   }
 }
