@@ -15,6 +15,7 @@
 import * as fs from 'node:fs';
 import { HierarchicalNSW } from 'hnswlib-node';
 import { KfError } from '../util/errors';
+import { graphNeighbourLists, type NeighbourLists } from './hnsw-links';
 
 export interface HnswOptions {
   /**
@@ -167,6 +168,16 @@ export class DenseIndex {
     return s;
   }
 
+  /** Cosine of two stored vectors. */
+  dotSlots(a: number, b: number): number {
+    const v = this.vectors;
+    const oa = a * this.dim;
+    const ob = b * this.dim;
+    let s = 0;
+    for (let i = 0; i < this.dim; i++) s += v[oa + i] * v[ob + i];
+    return s;
+  }
+
   setEf(ef: number): void {
     this.options.efSearch = ef;
   }
@@ -241,6 +252,15 @@ export class DenseIndex {
     else for (let d = 0; d < this.nSlots; d++) consider(d);
     const order = Array.from({ length: size }, (_, i) => i).sort((a, b) => hs[b] - hs[a] || hd[a] - hd[b]);
     return { slots: Int32Array.from(order.map((i) => hd[i])), scores: Float64Array.from(order.map((i) => hs[i])) };
+  }
+
+  /**
+   * The graph's bottom-layer neighbour lists by slot (hnsw-links.ts): the graph
+   * is written to a temporary file and read back, the build's neighbour search
+   * reused instead of repeated. Removed slots may still appear as neighbours.
+   */
+  neighbourLists(): NeighbourLists {
+    return graphNeighbourLists(this.hnsw, this.nSlots);
   }
 
   memoryBytes(): number {

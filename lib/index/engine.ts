@@ -48,6 +48,7 @@ import {
   unpackArrays,
   writeSynced,
 } from './engine-files';
+import { knnFromLists } from './hnsw-links';
 import { expandAlongRelations, type Listed, type Ranked } from './graph-expansion';
 
 type ScoredList = { slots: Int32Array; scores: Float64Array };
@@ -314,6 +315,22 @@ export class SearchEngine implements Retriever {
     const out: string[] = [];
     for (const f of this.frags) if (f) out.push(f.id);
     return out;
+  }
+
+  /**
+   * Each live fragment's k most similar fragments among its neighbours in the
+   * HNSW graph (both link directions), by exact cosine, best first: the graph's
+   * own neighbour search reused, no query per fragment (hnsw-links.ts). O(n * M * dim).
+   */
+  graphNeighbours(k: number, emit: (fromId: string, toId: string, cosine: number) => void): void {
+    const usable = (s: number) => this.frags[s] !== undefined && this.dense.isLive(s);
+    knnFromLists(
+      this.dense.neighbourLists(),
+      k,
+      (a, b) => this.dense.dotSlots(a, b),
+      usable,
+      (a, b, sim) => emit(this.frags[a]!.id, this.frags[b]!.id, sim),
+    );
   }
 
   /** Rough memory held by the indexes (typed arrays and the HNSW graph), bytes. */

@@ -12,7 +12,10 @@
  * over 'similar' at the same fragment pair).
  *
  * Recall is deterministic: exact (brute-force) cosine for groups up to
- * `exactBelow` points, a seeded HNSW graph above; ties break by point order.
+ * `exactBelow` points (O(n^2 dim), bounded by exactBelow); above, a seeded HNSW
+ * graph is built (O(n log n)) and each point's neighbours are read from the
+ * graph's own lists, refined one step (O(n M dim), no query per point); ties
+ * break by point order.
  */
 import { loadPrompt } from '../util/prompts';
 import { HierarchicalNSW } from 'hnswlib-node';
@@ -25,6 +28,7 @@ import type { KnowledgePoint, Relation, RelationType } from './types';
 import { addUsage, emptyUsage, pointText, type StageUsage } from './knowledge-points';
 import { mapLimit } from '../util/worker-pool';
 import { dot } from '../util/vectors';
+import { graphNeighbourLists, knnFromLists } from './hnsw-links';
 
 /** The types an LLM may assign (plus "none" in its reply = recalled but unrelated). */
 export const TYPED_RELATIONS: readonly RelationType[] = ['same-topic', 'extends', 'contrasts', 'supports', 'prerequisite'];
@@ -113,13 +117,14 @@ function knnInGroup(group: number[], vectors: readonly Float32Array[], k: number
   const index = new HierarchicalNSW('ip', dim);
   index.initIndex(n, 12, 64, seed);
   for (let x = 0; x < n; x++) index.addPoint(Array.from(vectors[group[x]]), x);
-  index.setEf(Math.max(64, kk * 4));
-  for (let x = 0; x < n; x++) {
-    const res = index.searchKnn(Array.from(vectors[group[x]]), Math.min(n, kk + 1));
-    const hits = res.neighbors.map((y, t) => ({ y, sim: 1 - res.distances[t] })).filter((h) => h.y !== x);
-    hits.sort((p, q) => q.sim - p.sim || p.y - q.y);
-    for (const h of hits.slice(0, kk)) out.push({ i: group[x], j: group[h.y], sim: h.sim });
-  }
+  // The graph's own neighbour lists, refined one step and scored exactly (hnsw-links.ts): no query per point.
+  knnFromLists(
+    graphNeighbourLists(index, n),
+    kk,
+    (x, y) => dot(vectors[group[x]], vectors[group[y]]),
+    () => true,
+    (x, y, sim) => out.push({ i: group[x], j: group[y], sim }),
+  );
   return out;
 }
 

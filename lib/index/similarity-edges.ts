@@ -18,6 +18,13 @@ export interface SimilarityEdgeOptions {
   crossDocumentOnly?: boolean;
   /** Exact kNN instead of HNSW (default: exact up to 2,000 fragments, where it costs little). */
   exact?: boolean;
+  /**
+   * How the HNSW side finds neighbours (when not exact): 'graph' (default) reads
+   * them from the graph the index already built (engine.graphNeighbours, no
+   * query per fragment); 'search' queries the graph once per fragment, the
+   * method before graph reuse, kept to measure the two against each other.
+   */
+  approx?: 'graph' | 'search';
 }
 
 /** Undirected edges, each pair once (from < to), weight = cosine, type 'similar'. Deterministic. */
@@ -27,23 +34,22 @@ export function similarityEdges(engine: SearchEngine, opts: SimilarityEdgeOption
   if (!Number.isInteger(k) || k < 1) throw new KfError('bad_option', `similarity edges: k must be a positive integer (got ${k})`, 'use e.g. 5');
   if (!(threshold >= -1 && threshold <= 1))
     throw new KfError('bad_option', `similarity edges: threshold must be a cosine in [-1, 1] (got ${threshold})`, 'use e.g. 0.5');
+  const seen = new Map<string, RelationEdge>();
+  const keep = (id: string, nid: string, w: number) => {
+    if (nid === id || w < threshold) return;
+    if (opts.crossDocumentOnly && engine.fragment(nid)!.docId === engine.fragment(id)!.docId) return;
+    const [a, b] = id < nid ? [id, nid] : [nid, id];
+    const key = `${a}\u0000${b}`;
+    if (!seen.has(key)) seen.set(key, { from: a, to: b, type: 'similar', weight: w });
+  };
   const ids = engine.fragmentIds();
   const exact = opts.exact ?? ids.length <= 2000;
-  const seen = new Map<string, RelationEdge>();
-  for (const id of ids) {
-    const v = engine.vectorOf(id)!;
-    const f = engine.fragment(id)!;
-    const neigh = exact ? engine.exactDense(v, k + 1) : engine.approxDense(v, k + 1);
-    for (const nid of neigh) {
-      if (nid === id) continue;
-      const g = engine.fragment(nid)!;
-      if (opts.crossDocumentOnly && g.docId === f.docId) continue;
-      const w = dot(v, engine.vectorOf(nid)!);
-      if (w < threshold) continue;
-      const [a, b] = id < nid ? [id, nid] : [nid, id];
-      const key = `${a}\u0000${b}`;
-      if (!seen.has(key)) seen.set(key, { from: a, to: b, type: 'similar', weight: w });
+  if (!exact && (opts.approx ?? 'graph') === 'graph') engine.graphNeighbours(k, keep);
+  else
+    for (const id of ids) {
+      const v = engine.vectorOf(id)!;
+      const neigh = exact ? engine.exactDense(v, k + 1) : engine.approxDense(v, k + 1);
+      for (const nid of neigh) if (nid !== id) keep(id, nid, dot(v, engine.vectorOf(nid)!));
     }
-  }
   return [...seen.values()].sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
 }
