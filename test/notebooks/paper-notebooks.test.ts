@@ -144,7 +144,10 @@ test('a table with no rows is skipped with a note, not written headerless (noteb
     assert.ok(nb.table([{ system: 'a', n: 1 }], 'kept'));
     await nb.finish();
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
-    assert.ok(manifest.extra.skipped.some((s: { what: string }) => s.what === 'table recall'), 'the skip is in the manifest');
+    assert.ok(
+      manifest.extra.skipped.some((s: { what: string }) => s.what === 'table recall'),
+      'the skip is in the manifest',
+    );
     assert.deepEqual(folderProblems(dir, { chromium: false }).problems, []);
     assert.deepEqual(csvColumns(path.join(dir, 'kept.csv')), ['system', 'n']);
   } finally {
