@@ -22,7 +22,7 @@ import { KfError } from '../util/errors';
 import { backendLabel } from '../run/aggregate';
 import { summarizeRun, type LoadedRun } from '../run/results';
 import { OFFLINE_NOTE, resultManifest, writeManifest, type WrittenPaths } from './manifest';
-import { writeTable, type Row, type TableOptions, type TablePaths } from './table';
+import { checkOutputName, writeTable, type Row, type TableOptions, type TablePaths } from './table';
 import { writeFigure, type FigurePaths, type FigureSpec } from './figure';
 import { closeFigures, exporter, notebookResultsRoot, showFigure, showMarkdown, showTable } from './notebook-kit';
 import { findChromium } from './figure';
@@ -137,8 +137,18 @@ export class NotebookSession {
     return [...backendNotes(this.backend), ...extra];
   }
 
-  /** Write <dir>/<name>.csv + .md and show the table inline. */
-  table(rows: Row[], name: string, opts: TableOptions & { sessionNotes?: boolean } = {}): TablePaths {
+  /**
+   * Write <dir>/<name>.csv + .md and show the table inline. A table with no rows and no declared
+   * columns has nothing to say (not even a header): it is skipped with a note, like an empty figure,
+   * and a copy left by an earlier run is removed so the folder never shows stale numbers.
+   */
+  table(rows: Row[], name: string, opts: TableOptions & { sessionNotes?: boolean } = {}): TablePaths | undefined {
+    if (!rows.length && !opts.columns?.length) {
+      checkOutputName(name, 'table');
+      this.skip(`table ${name}`, 'no rows (the inputs it summarises are absent)');
+      for (const ext of ['csv', 'md']) fs.rmSync(path.join(this.dir, `${name}.${ext}`), { force: true });
+      return undefined;
+    }
     const { sessionNotes, ...rest } = opts;
     const withNotes = { ...rest, notes: [...(sessionNotes === false ? [] : this.notes()), ...(opts.notes ?? [])] };
     const paths = writeTable(rows, { ...withNotes, dir: this.dir, name });

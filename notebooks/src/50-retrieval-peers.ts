@@ -28,7 +28,11 @@ const SEED = 0;
 import * as kf from '../dist/lib/harness';
 const nb = kf.notebook.open('50-retrieval-peers', { params: { limit: LIMIT, ks: KS }, seed: SEED });
 const data = kf.notebook.load2WikiShared();
-if (!data) nb.skip('the whole comparison', `2Wiki data not found under ${kf.benchDir('text-multihop')} (set KF_SHARED)`);
+if (!data)
+  nb.skip(
+    'the whole comparison (every table and figure below)',
+    `2Wiki dev data and the peers' recorded retrievals not found under ${kf.benchDir('text-multihop')}: put the shared benchmark folder beside the checkout (../shared/bench) or point KF_SHARED at a copy (data/README.md)`,
+  );
 
 // %% [markdown]
 // ## The systems: recorded peers and the harness's retrievers (searched now)

@@ -132,6 +132,30 @@ test('configuration runs: reused by config, missing ones skipped, identical tabl
   }
 });
 
+test('a table with no rows is skipped with a note, not written headerless (notebook 50 without ../shared)', async () => {
+  const env = tmpEnv();
+  try {
+    const nb = open('t-empty', { seed: 0, verbose: false });
+    const dir = path.join(env.results, 't-empty');
+    fs.writeFileSync(path.join(dir, 'recall.csv'), 'system,n\nold,3\n');
+    assert.equal(nb.table([], 'recall'), undefined);
+    assert.ok(nb.skips.some((s) => s.what === 'table recall' && /no rows/.test(s.why)));
+    assert.equal(fs.existsSync(path.join(dir, 'recall.csv')), false, 'a stale copy from an earlier run is removed');
+    assert.ok(nb.table([{ system: 'a', n: 1 }], 'kept'));
+    await nb.finish();
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    assert.ok(
+      manifest.extra.skipped.some((s: { what: string }) => s.what === 'table recall'),
+      'the skip is in the manifest',
+    );
+    assert.deepEqual(folderProblems(dir, { chromium: false }).problems, []);
+    assert.deepEqual(csvColumns(path.join(dir, 'kept.csv')), ['system', 'n']);
+  } finally {
+    await closeFigures();
+    env.restore();
+  }
+});
+
 test('recall of recorded and live systems: distinct documents, common questions, paired flips', () => {
   const gold = new Map([
     ['q1', ['a', 'b']],

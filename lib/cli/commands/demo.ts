@@ -7,14 +7,18 @@ import { runSuite } from '../../run/suite';
 import { repoRoot } from '../../util/paths';
 import { printSuiteResult } from './_suite-print';
 
+/** The main job's suite (experiments/suites/demo-main.toml): both papers' methods and their paired comparisons. */
+export const MAIN_SUITE = 'demo-main';
+
 export const command: CommandSpec = {
   name: 'demo',
   group: 'setup',
-  summary: 'The main job: generate the demo world (first use), build its index, run S0/S1/S3/S4v1/S4, compare, write tables and figures',
+  summary:
+    'The main job: generate the demo world (first use), build its index, run KnowForge S0/S1/S3/S4v1/S4/M5/P0/P1 and DualG (heuristic scorer), compare, write tables and figures',
   options: {
     preset: { type: 'string', description: 'demo world size', choices: ['tiny', 'default'], default: 'default' },
     limit: { type: 'string', description: 'answer at most N questions per configuration', validate: isPositiveInt },
-    out: { type: 'string', description: 'results folder (default results/demo-one-shot, or results/demo-one-shot-tiny)' },
+    out: { type: 'string', description: 'results folder (default results/demo-main, or results/demo-main-tiny)' },
     override: {
       type: 'string',
       short: 'o',
@@ -40,8 +44,8 @@ export const command: CommandSpec = {
     };
     process.once('SIGINT', onSig);
     try {
-      const r = await runSuite(path.join(repoRoot(), 'experiments', 'suites', 'demo-one-shot.toml'), {
-        out: str(args, 'out') ?? path.join(repoRoot(), 'results', preset === 'default' ? 'demo-one-shot' : `demo-one-shot-${preset}`),
+      const r = await runSuite(path.join(repoRoot(), 'experiments', 'suites', `${MAIN_SUITE}.toml`), {
+        out: str(args, 'out') ?? path.join(repoRoot(), 'results', preset === 'default' ? MAIN_SUITE : `${MAIN_SUITE}-${preset}`),
         limit: int(args, 'limit'),
         overrides,
         stopSignal: ac.signal,
