@@ -15,7 +15,8 @@ export const CONFIGURATIONS: Configuration[] = [
     name: 'DG',
     family: DUALG_FAMILY,
     paper: 'dualg',
-    description: 'DualG-MRAG full: linking + micro matching + trained GNN + path injection (needs a checkpoint: kf train gnn, or index setting gnnTrain = true)',
+    description:
+      'DualG-MRAG full: linking + micro matching + trained GNN + path injection (needs a checkpoint: kf train gnn, or index setting gnnTrain = true)',
     settings: { retriever: 'dualg-gnn' },
   },
   {

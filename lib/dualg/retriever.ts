@@ -107,9 +107,14 @@ interface Variant {
 /** The scorer a retriever runs: fixed by its name, or setting `scorer`; a conflicting or unknown setting is refused. */
 export function scorerOf(v: Pick<Variant, 'name' | 'fixed' | 'dflt'>, raw: unknown): ScorerName {
   if (raw !== undefined && !(SCORER_NAMES as readonly unknown[]).includes(raw))
-    throw new KfError('bad_setting', `dualg setting scorer must be one of ${SCORER_NAMES.join(', ')}, got ${JSON.stringify(raw)}`, 'set scorer = "gnn", "heuristic" or "ppr"', {
-      concerns: 'scorer',
-    });
+    throw new KfError(
+      'bad_setting',
+      `dualg setting scorer must be one of ${SCORER_NAMES.join(', ')}, got ${JSON.stringify(raw)}`,
+      'set scorer = "gnn", "heuristic" or "ppr"',
+      {
+        concerns: 'scorer',
+      },
+    );
   if (v.fixed && raw !== undefined && raw !== v.fixed)
     throw new KfError(
       'bad_setting',
@@ -154,13 +159,25 @@ const WITHOUT_MICRO = 'without the micro graph (no micro matching, no micro fusi
 export const DUALG_RETRIEVERS: Variant[] = [
   {
     name: 'dualg',
-    description: 'DualG-MRAG graph search with the scorer of setting `scorer` (default: the untrained heuristic, labelled as such): linking, micro matching, micro fusion',
+    description:
+      'DualG-MRAG graph search with the scorer of setting `scorer` (default: the untrained heuristic, labelled as such): linking, micro matching, micro fusion',
     dflt: 'heuristic',
     overrides: {},
   },
-  { name: 'dualg-gnn', description: "DualG-MRAG with the trained GNN (the paper's method; needs a checkpoint: kf train gnn)", fixed: 'gnn', dflt: 'gnn', overrides: {} },
+  {
+    name: 'dualg-gnn',
+    description: "DualG-MRAG with the trained GNN (the paper's method; needs a checkpoint: kf train gnn)",
+    fixed: 'gnn',
+    dflt: 'gnn',
+    overrides: {},
+  },
   { name: 'ppr', description: 'personalized PageRank over the DualG macro graph (HippoRAG-style baseline)', fixed: 'ppr', dflt: 'ppr', overrides: {} },
-  { name: 'dualg-no-micro', description: `DualG-MRAG ablation ${WITHOUT_MICRO}; scorer of setting \`scorer\` (default heuristic)`, dflt: 'heuristic', overrides: { micro: false } },
+  {
+    name: 'dualg-no-micro',
+    description: `DualG-MRAG ablation ${WITHOUT_MICRO}; scorer of setting \`scorer\` (default heuristic)`,
+    dflt: 'heuristic',
+    overrides: { micro: false },
+  },
   { name: 'dualg-gnn-no-micro', description: `DualG-MRAG ablation ${WITHOUT_MICRO}, trained GNN`, fixed: 'gnn', dflt: 'gnn', overrides: { micro: false } },
   {
     name: 'dualg-no-macro',

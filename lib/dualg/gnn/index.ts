@@ -54,7 +54,9 @@ export async function createGnnScorer(setup: GnnScorerSetup): Promise<LoadedGnn 
   if (!dir) return undefined;
   model ??= await loadGnnModel(dir, fingerprint);
   const checkpoint = checkpointIdentity(dir, from ?? dir);
-  setup.log?.(`dualg: trained GNN ${checkpoint.id} from ${checkpoint.from} (preset ${checkpoint.preset}, ${model.config.layers} layers x ${model.config.hidden})`);
+  setup.log?.(
+    `dualg: trained GNN ${checkpoint.id} from ${checkpoint.from} (preset ${checkpoint.preset}, ${model.config.layers} layers x ${model.config.hidden})`,
+  );
   const paths = typeof setup.settings.gnnPaths === 'number' ? setup.settings.gnnPaths : 5;
   return { scorer: makeGnnScorer(model, { paths }), checkpoint };
 }

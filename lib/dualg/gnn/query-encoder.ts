@@ -22,7 +22,11 @@ const GLOVE_DIM = 100;
 export function queryInputDim(encoder: QueryEncoder, embeddingDim?: number): number {
   if (encoder === 'embeddings') {
     if (!embeddingDim)
-      throw new KfError('bad_option', 'the embeddings query encoder needs the embedding dimension', 'embed one text with the embeddings stage first (Embedder.init)');
+      throw new KfError(
+        'bad_option',
+        'the embeddings query encoder needs the embedding dimension',
+        'embed one text with the embeddings stage first (Embedder.init)',
+      );
     return embeddingDim;
   }
   return encoder === 'hashed' ? HASHED_DIM : HASHED_DIM + GLOVE_DIM;

@@ -198,7 +198,7 @@ export class DualgSearcher {
       };
     }
     const t2 = now();
-    const { docScores, paths } = await this.score(seedsUsed, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, link.covered, notes);
+    const { docScores, paths } = await this.score(seedsUsed, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, link.covered);
     timings.gnn = now() - t2;
     // Without the micro graph there is no micro score to fuse, so no visual document is decayed for lacking one.
     const final = fuseScores(docScores, this.s.micro ? this.parts.visualDocs : new Set(), m?.sMicro ?? new Map(), this.s.fusion);
@@ -224,7 +224,6 @@ export class DualgSearcher {
     rel: ReturnType<typeof relationWords>,
     query: string,
     covered: Set<number>,
-    notes: string[],
   ): Promise<{ docScores: Map<number, number>; paths: EvidencePath[] }> {
     const { view, gnn } = this.parts;
     if (this.s.scorer === 'ppr') return { docScores: pprScores(view, seeds).docScores, paths: [] };
