@@ -142,7 +142,7 @@ async function gnnParts(
   const factory = gnnScorerFactory();
   const trained = factory ? await factory({ graph, graphFingerprint: g.meta.source.fingerprint, indexDir: corpus.indexDir, settings: {}, log }) : undefined;
   if (!trained) return { skipped: 'no trained GNN checkpoint for this graph' };
-  return { parts: { graph, scorer: clocked(trained, clock) } };
+  return { parts: { graph, scorer: clocked(trained.scorer, clock), checkpoint: trained.checkpoint } };
 }
 
 /** The queries to time: the corpus's questions in a seeded order, cycled to `n`. */

@@ -2,7 +2,9 @@
  * DualG-MRAG configurations as data rows over the 'dualg' family (loaded by
  * lib/pipeline/registry.ts): the full method, its ablations (w/o path
  * injection, w/o micro graph, w/o macro graph) and the scorer comparisons
- * (untrained graph heuristic, personalized PageRank) on the same graph.
+ * (untrained graph heuristic, personalized PageRank) on the same graph. The
+ * rows named after the paper's method score with the trained GNN and refuse to
+ * start without a checkpoint (lib/dualg/retriever.ts says how to get one).
  */
 import type { Configuration, PipelineSpec } from '../pipeline/spec';
 import { registerConfiguration, registerFamily } from '../pipeline/registry';
@@ -13,24 +15,37 @@ export const CONFIGURATIONS: Configuration[] = [
     name: 'DG',
     family: DUALG_FAMILY,
     paper: 'dualg',
-    description: 'DualG-MRAG full: linking + micro matching + GNN (heuristic until trained) + path injection',
-    settings: { retriever: 'dualg' },
+    description:
+      'DualG-MRAG full: linking + micro matching + trained GNN + path injection (needs a checkpoint: kf train gnn, or index setting gnnTrain = true)',
+    settings: { retriever: 'dualg-gnn' },
   },
-  { name: 'DG-nopaths', family: DUALG_FAMILY, paper: 'dualg', description: 'DualG-MRAG w/o path injection', settings: { retriever: 'dualg', paths: false } },
-  { name: 'DG-nomicro', family: DUALG_FAMILY, paper: 'dualg', description: 'DualG-MRAG w/o micro graph', settings: { retriever: 'dualg-no-micro' } },
+  {
+    name: 'DG-nopaths',
+    family: DUALG_FAMILY,
+    paper: 'dualg',
+    description: 'DualG-MRAG w/o path injection (trained GNN)',
+    settings: { retriever: 'dualg-gnn', paths: false },
+  },
+  {
+    name: 'DG-nomicro',
+    family: DUALG_FAMILY,
+    paper: 'dualg',
+    description: 'DualG-MRAG w/o micro graph (trained GNN)',
+    settings: { retriever: 'dualg-gnn-no-micro' },
+  },
   {
     name: 'DG-nomacro',
     family: DUALG_FAMILY,
     paper: 'dualg',
-    description: 'DualG-MRAG w/o macro graph (micro matching only, hybrid otherwise)',
-    settings: { retriever: 'dualg-no-macro' },
+    description: 'DualG-MRAG w/o macro graph: micro matches only (no linking, no propagation, no hybrid fallback or fill-up)',
+    settings: { retriever: 'dualg-no-macro', hybridK: 0 },
   },
   {
     name: 'DG-heuristic',
     family: DUALG_FAMILY,
     paper: 'dualg',
-    description: 'DualG graph with the untrained graph scorer',
-    settings: { retriever: 'dualg-heuristic' },
+    description: 'DualG graph with the untrained heuristic scorer instead of the GNN (the shipped retriever default)',
+    settings: { retriever: 'dualg' },
   },
   { name: 'DG-ppr', family: DUALG_FAMILY, paper: 'dualg', description: 'personalized PageRank over the DualG graph', settings: { retriever: 'ppr' } },
 ];

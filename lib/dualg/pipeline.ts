@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { synthesizeAndCheck } from '../knowforge/answer';
 import { buildPool, PAPER_CAPS } from '../knowforge/pool';
 import { KB_LIMITS } from '../pipeline/knowledge-base';
+import { getRetriever } from '../pipeline/retrievers';
 import type { EvidencePath } from '../pipeline/ranked-evidence';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { SearchHit } from '../index/types';
@@ -20,8 +21,12 @@ import { KfError } from '../util/errors';
 export const DUALG_FAMILY = 'dualg';
 
 export const dualgSettings = z.strictObject({
-  /** The DualG retriever searched: the full method, the untrained graph scorer, PPR, or an ablation. */
-  retriever: z.enum(['dualg', 'dualg-heuristic', 'ppr', 'dualg-no-micro', 'dualg-no-macro']).default('dualg'),
+  /**
+   * The DualG retriever searched (lib/dualg/retriever.ts): 'dualg-gnn' the paper's method (trained GNN),
+   * 'dualg' the shipped default (scorer of index setting `scorer`, default the untrained heuristic), 'ppr',
+   * or an ablation. The scorer that ranked is traced with every search.
+   */
+  retriever: z.enum(['dualg', 'dualg-gnn', 'ppr', 'dualg-no-micro', 'dualg-gnn-no-micro', 'dualg-no-macro']).default('dualg'),
   /** Hits of the DualG search. */
   topk: z.number().int().positive().max(KB_LIMITS.maxTopk).default(KB_LIMITS.searchTopk),
   /** Hybrid hits merged after the DualG hits (0 = none). */
@@ -63,6 +68,7 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
     hits: ev.hits.map((h) => ({ id: h.fragmentId, doc: h.docId, score: h.score, via: h.via })),
     timings: ev.timings,
     notes: ev.notes,
+    system: ev.system,
     paths: ev.paths?.slice(0, s.maxPaths),
   });
   const hybrid = s.hybridK ? (await kb.search(q.question, { k: s.hybridK, mode: 'hybrid', docIds })).hits : [];
@@ -79,7 +85,7 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
   const slim = hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page }));
   const retrieval: PipelineResult['retrieval'] = {
     firstSearch: ev.hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page, score: h.score })),
-    searches: [{ query: q.question, by: 'dualg', hits: slim }],
+    searches: [{ query: q.question, by: ev.system?.label ? `dualg: ${ev.system.label}` : 'dualg', hits: slim }],
     poolText: pool.text,
     poolChars: pool.text.length,
     poolTrimmed: pool.stats.trimmed,
@@ -110,11 +116,18 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
   };
 }
 
+/** What a DualG configuration runs, for the run manifest (the checkpoint's identity is traced with each search). */
+export function describe(s: DualgSettings): string {
+  const retriever = getRetriever(s.retriever)?.description ?? s.retriever;
+  const paths = s.paths ? `up to ${s.maxPaths} decoded paths injected` : 'no path injection (the w/o Path ablation)';
+  return `DualG-MRAG, retriever ${s.retriever}: ${retriever}; ${paths}; ${s.hybridK} hybrid hits merged`;
+}
+
 export const dualgFamily: PipelineSpec<typeof dualgSettings> = {
   family: DUALG_FAMILY,
   description: 'DualG-MRAG: graph retrieval (+ hybrid pool) -> paths serialised into the prompt -> synthesizer -> checker',
   settings: dualgSettings,
   needsIndex: () => true,
   artifacts: () => ['dualg-graph'],
-  create: (name, s) => dualgPipeline(name, '', s),
+  create: (name, s) => dualgPipeline(name, describe(s), s),
 };

@@ -1,15 +1,24 @@
 /**
- * The DualG-MRAG retrievers, registered by name (lib/pipeline/retrievers.ts):
- *   'dualg'            linking + micro matching + the trained GNN scorer (DG2's
- *                      lib/dualg/gnn), falling back to the heuristic with a note
- *                      when no checkpoint exists;
- *   'dualg-heuristic'  the same with the untrained graph scorer;
- *   'ppr'              personalized PageRank on the same graph (HippoRAG-style);
- *   'dualg-no-micro', 'dualg-no-macro'   the paper's ablations.
+ * The DualG-MRAG retrievers, registered by name (lib/pipeline/retrievers.ts).
+ * The graph scorer is always explicit -- the name fixes it, or setting
+ * `scorer` (gnn | heuristic | ppr) chooses it -- and it is never swapped
+ * silently: a gnn retriever without a checkpoint for this graph builds one as
+ * the 'gnn-checkpoint' artifact when setting `gnnTrain` is true, else refuses
+ * to load naming the `kf train gnn` command. Every search result carries the
+ * scorer's identity (RankedEvidence.system: scorer, checkpoint id, its training
+ * data, preset, size, what an ablation removed).
+ *   'dualg'               the shipped default: linking + micro matching + the
+ *                         scorer of setting `scorer` (default heuristic, the
+ *                         untrained graph scorer) + micro fusion;
+ *   'dualg-gnn'           the paper's method: the same with the trained GNN;
+ *   'ppr'                 personalized PageRank on the same graph (HippoRAG-style);
+ *   'dualg-no-micro', 'dualg-gnn-no-micro'   w/o the micro graph;
+ *   'dualg-no-macro'      w/o the macro graph (micro matches only: no linking,
+ *                         no propagation, no hybrid fallback).
  * On first use the graph of the index is prepared as artifact 'dualg-graph'
  * (built once, reused, refused for another index). Settings (experiment
- * `index.settings` / RetrieverSetup.settings): tau, micro, macro, lexicon, microLabels, microFigures,
- * heuristic.{...}, fusion.{alpha,beta,decay}, artifacts (store root).
+ * `index.settings` / RetrieverSetup.settings): scorer, tau, micro, macro, lexicon, microLabels, microFigures,
+ * heuristic.{...}, fusion.{alpha,beta,decay}, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store root).
  */
 import type { ModeRetriever } from '../index/knowledge-base';
 import { ArtifactStore } from '../pipeline/artifact-store';
@@ -24,7 +33,8 @@ import { graphView } from './query/graph-view';
 import { HEURISTIC_DEFAULTS } from './query/heuristic-scorer';
 import { MicroIndex } from './query/micro-match';
 import { gnnScorerFactory } from './query/scorer';
-import { DualgSearcher, SEARCHER_DEFAULTS, type ScorerName, type SearcherParts, type SearcherSettings } from './query/searcher';
+import { DualgSearcher, SEARCHER_DEFAULTS, type SearcherParts, type SearcherSettings } from './query/searcher';
+import { SCORER_NAMES, type ScorerName } from './query/scorer-identity';
 
 function bool(v: unknown, dflt: boolean, name: string): boolean {
   if (v === undefined) return dflt;
@@ -82,36 +92,104 @@ export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'setting
 
 export function searcherParts(g: DualGraph): SearcherParts {
   const visualDocs = new Set(g.micro.filter((f) => f.kind === 'image').map((f) => f.doc));
-  return { view: graphView(g), micro: new MicroIndex(g.micro), visualDocs };
+  return { view: graphView(g), docIds: g.docs.map((d) => d.id), micro: new MicroIndex(g.micro), visualDocs };
 }
 
-async function create(setup: RetrieverSetup, scorer: ScorerName, name: string, overrides: Record<string, unknown> = {}): Promise<ModeRetriever> {
-  const settings = searcherSettings({ ...setup.settings, ...overrides }, scorer);
+/** A retriever's variant: the scorer its name fixes (else setting `scorer`, else `dflt`), and the parts it removes. */
+interface Variant {
+  name: string;
+  description: string;
+  fixed?: ScorerName;
+  dflt: ScorerName;
+  overrides: Record<string, unknown>;
+}
+
+/** The scorer a retriever runs: fixed by its name, or setting `scorer`; a conflicting or unknown setting is refused. */
+export function scorerOf(v: Pick<Variant, 'name' | 'fixed' | 'dflt'>, raw: unknown): ScorerName {
+  if (raw !== undefined && !(SCORER_NAMES as readonly unknown[]).includes(raw))
+    throw new KfError(
+      'bad_setting',
+      `dualg setting scorer must be one of ${SCORER_NAMES.join(', ')}, got ${JSON.stringify(raw)}`,
+      'set scorer = "gnn", "heuristic" or "ppr"',
+      {
+        concerns: 'scorer',
+      },
+    );
+  if (v.fixed && raw !== undefined && raw !== v.fixed)
+    throw new KfError(
+      'bad_setting',
+      `retriever ${v.name} always scores with ${v.fixed}; setting scorer = ${JSON.stringify(raw)} contradicts it`,
+      `drop the setting, or use retriever dualg with scorer = ${JSON.stringify(raw)}`,
+      { concerns: 'scorer' },
+    );
+  return v.fixed ?? (raw as ScorerName | undefined) ?? v.dflt;
+}
+
+/** The trained GNN for the graph, or a refusal that names the command training one. */
+async function loadGnn(setup: RetrieverSetup, g: DualGraph, name: string): Promise<NonNullable<SearcherParts['gnn']>> {
+  const factory = gnnScorerFactory();
+  const graph = toGnnGraph(g);
+  const loaded = factory
+    ? await factory({ graph, graphFingerprint: g.meta.source.fingerprint, indexDir: setup.indexDir, settings: setup.settings, log: setup.log })
+    : undefined;
+  if (!loaded)
+    throw new KfError(
+      'gnn_checkpoint_missing',
+      `retriever ${name} scores with the trained GNN and there is no checkpoint for this graph (index ${setup.indexDir})`,
+      `train one: kf train gnn --index ${setup.indexDir}  (or set gnnTrain = true to build it as an artifact on first use, or scorer = "heuristic" for the untrained scorer, labelled as such)`,
+      { concerns: name },
+    );
+  return { graph, scorer: loaded.scorer, checkpoint: loaded.checkpoint };
+}
+
+async function create(setup: RetrieverSetup, v: Variant): Promise<ModeRetriever> {
+  const scorer = scorerOf(v, setup.settings.scorer);
+  const settings = searcherSettings({ ...setup.settings, ...v.overrides }, scorer);
   const g = await graphFor(setup);
   const parts = searcherParts(g);
-  if (scorer === 'gnn') {
-    const factory = gnnScorerFactory();
-    const graph = toGnnGraph(g);
-    const gnn = factory
-      ? await factory({ graph, graphFingerprint: g.meta.source.fingerprint, indexDir: setup.indexDir, settings: setup.settings, log: setup.log })
-      : undefined;
-    if (gnn) parts.gnn = { graph, scorer: gnn };
-    else setup.log?.('dualg: no trained GNN for this graph; the untrained heuristic scores it');
-  }
-  const searcher = new DualgSearcher(parts, settings, name);
+  // Without the macro graph the GNN has nothing to run on: it is neither loaded nor asked for.
+  if (scorer === 'gnn' && settings.macro) parts.gnn = await loadGnn(setup, g, v.name);
+  const searcher = new DualgSearcher(parts, settings, v.name);
+  setup.log?.(`${v.name}: ${searcher.identity.label}`);
   return (query, opts, kb) => searcher.search(query, opts, kb);
 }
 
+const WITHOUT_MICRO = 'without the micro graph (no micro matching, no micro fusion)';
+
+export const DUALG_RETRIEVERS: Variant[] = [
+  {
+    name: 'dualg',
+    description:
+      'DualG-MRAG graph search with the scorer of setting `scorer` (default: the untrained heuristic, labelled as such): linking, micro matching, micro fusion',
+    dflt: 'heuristic',
+    overrides: {},
+  },
+  {
+    name: 'dualg-gnn',
+    description: "DualG-MRAG with the trained GNN (the paper's method; needs a checkpoint: kf train gnn)",
+    fixed: 'gnn',
+    dflt: 'gnn',
+    overrides: {},
+  },
+  { name: 'ppr', description: 'personalized PageRank over the DualG macro graph (HippoRAG-style baseline)', fixed: 'ppr', dflt: 'ppr', overrides: {} },
+  {
+    name: 'dualg-no-micro',
+    description: `DualG-MRAG ablation ${WITHOUT_MICRO}; scorer of setting \`scorer\` (default heuristic)`,
+    dflt: 'heuristic',
+    overrides: { micro: false },
+  },
+  { name: 'dualg-gnn-no-micro', description: `DualG-MRAG ablation ${WITHOUT_MICRO}, trained GNN`, fixed: 'gnn', dflt: 'gnn', overrides: { micro: false } },
+  {
+    name: 'dualg-no-macro',
+    description: 'DualG-MRAG ablation without the macro graph (micro matches only: no linking, no propagation, no hybrid fallback)',
+    dflt: 'heuristic',
+    overrides: { macro: false },
+  },
+];
+
 export function register(): void {
-  const entries: [string, ScorerName, string, Record<string, unknown>][] = [
-    ['dualg', 'gnn', 'DualG-MRAG: entity linking, micro matching, trained GNN over the macro graph (heuristic until a checkpoint exists), micro fusion', {}],
-    ['dualg-heuristic', 'heuristic', 'DualG-MRAG graph with the untrained scorer (seed-weighted title-mention/co-occurrence propagation with idf)', {}],
-    ['ppr', 'ppr', 'personalized PageRank over the DualG macro graph (HippoRAG-style baseline)', {}],
-    ['dualg-no-micro', 'gnn', 'DualG-MRAG ablation: without the micro graph', { micro: false }],
-    ['dualg-no-macro', 'gnn', 'DualG-MRAG ablation: without the macro graph (micro matching seeds only)', { macro: false }],
-  ];
-  for (const [name, scorer, description, overrides] of entries) {
-    if (getRetriever(name)) continue;
-    registerRetriever({ name, description, create: (setup) => create(setup, scorer, name, overrides) });
+  for (const v of DUALG_RETRIEVERS) {
+    if (getRetriever(v.name)) continue;
+    registerRetriever({ name: v.name, description: v.description, create: (setup) => create(setup, v) });
   }
 }

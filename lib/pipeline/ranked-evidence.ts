@@ -46,6 +46,12 @@ export interface RankedEvidence {
   paths?: EvidencePath[];
   /** Milliseconds per named stage (bm25, hnsw, linking, matching, gnn, paths, ...) and `totalMs`. */
   timings: Record<string, number>;
+  /**
+   * Which variant of the retriever ranked, when it has variants (DualG-MRAG: the graph scorer, the GNN
+   * checkpoint with its training data, preset and size, what an ablation removed); `label` names it in
+   * tables and figures.
+   */
+  system?: { label: string; [fact: string]: unknown };
   /** Why the result is not what the retriever normally does (e.g. "no linkable entity: fell back to hybrid"). */
   notes?: string[];
 }

@@ -156,6 +156,8 @@ export async function harnessRetrievals(
     const paths = new Map<string, NonNullable<RankedEvidence['paths']>>();
     const stage: Record<string, number> = {};
     let ms = 0;
+    // A retriever with variants (DualG's scorer and checkpoint) names the one that ranked; the row says it.
+    let system: string | undefined;
     try {
       for (const q of questions) {
         const t0 = performance.now();
@@ -167,12 +169,13 @@ export async function harnessRetrievals(
           r.docs.map((d) => d.docId),
         );
         if (r.paths?.length) paths.set(q, r.paths);
+        system ??= r.system?.label;
         for (const [name, v] of Object.entries(r.timings ?? {})) if (typeof v === 'number' && Number.isFinite(v)) stage[name] = (stage[name] ?? 0) + v;
       }
       const n = Math.max(1, questions.length);
       const stageMs = Object.fromEntries(Object.entries(stage).map(([name, v]) => [name, v / n]));
       out.push({
-        system: spec.label,
+        system: system ? `${spec.label} [${system}]` : spec.label,
         kind: 'harness',
         ranked,
         msPerQuery: questions.length ? ms / questions.length : undefined,

@@ -7,14 +7,14 @@
 // (S4v1: one search, typed pool, synthesizer, checker) fed by each retriever of
 // this harness: none (closed book, the paper's "Base LLM"), the engine's
 // dense / hybrid / hybrid + graph, and every registered graph retriever
-// (`dualg`, `dualg-heuristic`, `ppr`; skipped with a note where absent), on the
+// (`dualg-gnn`, `dualg` with its untrained heuristic scorer, `ppr`; skipped with a note where absent), on the
 // demo world. The paper's Table 1 (Qwen3-VL-4B generator, MMQA) is the
 // reference series; the demo world is not MMQA.
 
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
 const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;
-const GRAPH_RETRIEVERS = ['dualg', 'dualg-heuristic', 'ppr'];
+const GRAPH_RETRIEVERS = ['dualg-gnn', 'dualg', 'ppr'];
 const DG_PIPELINES = ['DG', 'DG-nopaths'];
 const READER = 'S4v1';
 const SEED = 0;

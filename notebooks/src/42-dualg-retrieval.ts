@@ -4,7 +4,10 @@
 // Model-free document recall of every retriever of this harness on the demo
 // world's questions (gold documents known) and, when ../shared/bench is
 // present, on the 2Wiki dev questions: R@k = share of gold documents among the
-// first k distinct documents of one search. The paper's MMQA / WebQA R@2 and
+// first k distinct documents of one search. Each row is one system, labelled
+// with the scorer that ranked (and the GNN checkpoint, its training data,
+// preset and size); a GNN retriever without a checkpoint shows the command
+// that trains one instead of numbers. The paper's MMQA / WebQA R@2 and
 // R@5 (DualG-MRAG, MMGraphRAG, VLM2Vec) are the reference series; GFM-RAG's
 // published 2Wiki numbers are the text multi-hop anchor.
 
@@ -19,7 +22,7 @@ import * as path from 'path';
 import * as kf from '../dist/lib/harness';
 const nb = kf.notebook.open('42-dualg-retrieval', { params: { preset: PRESET, ks: KS, with2wiki: WITH_2WIKI }, seed: SEED });
 const names = kf.notebook.harnessRetrieverNames();
-for (const g of ['dualg', 'dualg-heuristic', 'ppr']) if (!names.includes(g)) nb.skip(`retriever ${g}`, 'not registered in this checkout');
+for (const g of ['dualg', 'dualg-gnn', 'ppr']) if (!names.includes(g)) nb.skip(`retriever ${g}`, 'not registered in this checkout');
 const world = await kf.ensureDemoWorld({ preset: PRESET });
 const demoBench = kf.loadBenchmark('demo', { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') });
 const demoIdx = await kf.openIndex(

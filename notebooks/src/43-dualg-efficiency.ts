@@ -17,7 +17,7 @@ import * as path from 'path';
 import * as kf from '../dist/lib/harness';
 const nb = kf.notebook.open('43-dualg-efficiency', { params: { preset: PRESET }, seed: SEED });
 const names = kf.notebook.harnessRetrieverNames();
-for (const g of ['dualg', 'dualg-heuristic', 'ppr']) if (!names.includes(g)) nb.skip(`retriever ${g}`, 'not registered in this checkout');
+for (const g of ['dualg', 'dualg-gnn', 'ppr']) if (!names.includes(g)) nb.skip(`retriever ${g}`, 'not registered in this checkout');
 const wiki = kf.notebook.load2WikiShared();
 let corpusName = '2Wiki dev';
 let gold: Map<string, string[]>;

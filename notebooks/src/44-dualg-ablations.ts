@@ -2,22 +2,23 @@
 // # 44 · DualG-MRAG ablations (paper Table 3: w/o path injection, w/o micro graph, w/o macro graph)
 //
 // Retrieval (R@2 / R@5, model-free) and answer quality (one-shot reader) of
-// the DualG-MRAG retriever variants: the full retriever, its heuristic scorer
-// (no trained GNN), personalised PageRank over the same macro graph, and the
-// paper's component ablations as retriever settings. A variant that does not
-// exist yet (not registered, or a setting the retriever does not know) is
-// skipped with a note. The paper's Table 3 (MMQA, Qwen3-VL-4B) is the reference.
+// the DualG-MRAG retriever variants: the full method (trained GNN), the
+// untrained heuristic scorer, personalised PageRank over the same macro graph,
+// and the paper's component ablations, each label naming what it removed and
+// which scorer ranked. A GNN variant without a checkpoint for the demo graph
+// fails with the command that trains one (`kf train gnn`), shown as a note; a
+// variant not registered in this checkout is skipped with a note. The paper's Table 3 (MMQA, Qwen3-VL-4B) is the reference.
 
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
 const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;
 // Retrieval variants (registered retrievers) and the QA pipeline of each (DualG-MRAG family rows).
 const VARIANTS = [
-  { label: 'full', mode: 'dualg', settings: {}, pipeline: 'DG' },
-  { label: 'w/o path injection', mode: 'dualg', settings: {}, pipeline: 'DG-nopaths' },
-  { label: 'w/o micro graph', mode: 'dualg-no-micro', settings: {}, pipeline: 'DG-nomicro' },
-  { label: 'w/o macro graph', mode: 'dualg-no-macro', settings: {}, pipeline: 'DG-nomacro' },
-  { label: 'heuristic scorer', mode: 'dualg-heuristic', settings: {}, pipeline: 'DG-heuristic' },
+  { label: 'full (trained GNN)', mode: 'dualg-gnn', settings: {}, pipeline: 'DG' },
+  { label: 'w/o path injection (trained GNN)', mode: 'dualg-gnn', settings: {}, pipeline: 'DG-nopaths' },
+  { label: 'w/o micro graph (trained GNN)', mode: 'dualg-gnn-no-micro', settings: {}, pipeline: 'DG-nomicro' },
+  { label: 'w/o macro graph (micro matches only)', mode: 'dualg-no-macro', settings: {}, pipeline: 'DG-nomacro' },
+  { label: 'heuristic scorer instead of the GNN', mode: 'dualg', settings: {}, pipeline: 'DG-heuristic' },
   { label: 'PPR', mode: 'ppr', settings: {}, pipeline: 'DG-ppr' },
   { label: 'hybrid (baseline)', mode: 'hybrid', settings: {}, pipeline: 'S4v1' },
 ];

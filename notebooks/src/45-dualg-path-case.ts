@@ -10,7 +10,7 @@
 
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
-const RETRIEVERS = ['dualg', 'dualg-heuristic', 'ppr'];
+const RETRIEVERS = ['dualg-gnn', 'dualg', 'ppr'];
 const QUESTION_ID = process.env.KF_NB_QUESTION ?? ''; // empty: the first multi-hop question with gold documents
 const MAX_PATHS = 5;
 const SEED = 0;

@@ -6,7 +6,7 @@
 // LightRAG, nano-GraphRAG, fast-graphrag: about 8 titles per question). This
 // notebook scores those **recorded** retrievals and **every retriever of this
 // harness** (the engine's bm25 / dense / hybrid / hybrid+graph, plus every
-// registered retriever such as DualG-MRAG's `dualg`, `ppr`, `dualg-heuristic`
+// registered retriever such as DualG-MRAG's `dualg`, `ppr`, `dualg-gnn`
 // once they exist) on the same questions over the same 6,119-passage corpus,
 // model-free: R@k = share of gold titles among the first k distinct documents,
 // allFound@k = all of them. Published reference: spec-dualg.md quotes allFound

@@ -23,10 +23,16 @@ test('createGnnScorer: finds the checkpoint trained for the graph, refuses one f
   process.env.KF_GNN_CHECKPOINTS = path.join(root, 'ck');
   try {
     const lines: string[] = [];
-    const scorer = await createGnnScorer({ graph: g, graphFingerprint: 'index-fp', settings: { artifacts: store }, log: (l) => lines.push(l) });
-    assert.ok(scorer, 'the checkpoint under KF_GNN_CHECKPOINTS was found');
-    assert.match(lines.join('\n'), /trained GNN from/);
-    const out = await scorer!(g, toyQuery(0, 'A'));
+    const loaded = await createGnnScorer({ graph: g, graphFingerprint: 'index-fp', settings: { artifacts: store }, log: (l) => lines.push(l) });
+    assert.ok(loaded, 'the checkpoint under KF_GNN_CHECKPOINTS was found');
+    assert.match(lines.join('\n'), /trained GNN [0-9a-f]{12} from .*preset custom, 2 layers x 8/);
+    // The checkpoint's identity, as every label shows it: id, where from, preset and size, training data.
+    assert.equal(loaded!.checkpoint.layers, 2);
+    assert.equal(loaded!.checkpoint.hidden, 8);
+    assert.equal(loaded!.checkpoint.preset, 'custom');
+    assert.ok(loaded!.checkpoint.parameters > 0);
+    assert.match(loaded!.checkpoint.trainedOn, /unrecorded/, 'this toy run named no training data');
+    const out = await loaded!.scorer(g, toyQuery(0, 'A'));
     assert.equal(out.docScores.length, g.numDocs);
     assert.ok(out.docScores.some((x) => x > 0));
     const other = toyGraph(4);

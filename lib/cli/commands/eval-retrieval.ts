@@ -20,6 +20,7 @@ import { loadTitledPassages } from '../../bench/text-corpus';
 import { ensureIndex, EMBEDDER_CHOICES, type EmbedderChoice } from '../../index/build';
 import { openIndex } from '../../index/open';
 import { isSearchMode, searchModeNames } from '../../pipeline/retrievers';
+import type { RankedEvidence } from '../../pipeline/ranked-evidence';
 import { engineKnowledgeBase } from '../../run/index-provider';
 import { didYouMean } from '../../run/schema';
 import { KfError } from '../../util/errors';
@@ -154,13 +155,16 @@ export const command: CommandSpec = {
       if (tmpRec) fs.rmSync(tmpRec, { force: true });
       const w = tmpRec ? new JsonlWriter(tmpRec) : undefined;
       let summary;
+      let system: RankedEvidence['system'];
       try {
         // Every retriever is searched through the knowledge-base view (contexts off: recall needs ids only).
         const settings = retrieverSettings(str(args, 'retriever-settings'));
         const kb = engineKnowledgeBase(idx, { forced: { withContext: false }, maxTopk: Math.max(...ks), settings });
-        const search = (q: Question, k: number) => {
+        const search = async (q: Question, k: number) => {
           idx.retrieverFor(q); // refuses a question whose document is not in the index
-          return kb.restrictedTo(q.doc ? [q.doc] : undefined).search(q.question, { k, mode });
+          const r = await kb.restrictedTo(q.doc ? [q.doc] : undefined).search(q.question, { k, mode });
+          system ??= r.system; // which variant ranked (DualG: scorer, checkpoint), printed with the figures
+          return r;
         };
         if (str(args, 'config'))
           ({ summary } = await configRetrieval(str(args, 'config')!, idx, data, {
@@ -186,6 +190,7 @@ export const command: CommandSpec = {
       const m = idx.manifest;
       const out = {
         ...summary,
+        ...(system ? { system } : {}),
         questions: int(args, 'limit') ? Math.min(int(args, 'limit')!, data.questions.length) : data.questions.length,
         index: {
           dir: ensured.dir,

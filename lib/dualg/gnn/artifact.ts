@@ -98,6 +98,9 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
     learningRate: s.learningRate,
     pretrain: { epochs: s.pretrainEpochs, examples: kgCompletionExamples(gg, rng.fork('kg'), s.kg) },
     finetune: { epochs: s.epochs, examples: [...syn.slice(nVal), ...extra], validation: syn.slice(0, nVal) },
+    trainedOn:
+      `the index's own graph: ${s.pretrainEpochs ? `${s.kg} KG-completion triples + ` : ''}${syn.length - nVal} synthetic link queries` +
+      (extra.length ? ` + ${extra.length} given training questions` : ''),
     log: ctx.log,
   });
   r.model.dispose();

@@ -56,6 +56,7 @@ export function gnnConfig(partial: Partial<GnnConfig> & { inputDim: number; numR
   // Checkpoints from before these settings existed read as the plain model with the hashed encoder.
   c.prior = partial.prior ?? DEFAULT_GNN_CONFIG.prior;
   // The encoder follows the input size unless named: 164 = hashed + GloVe, anything else (64, a test's toy size) = the given vector.
+  // 'embeddings' is always named (its size is the endpoint's).
   c.queryEncoder = partial.queryEncoder ?? (partial.inputDim === queryInputDim('hashed+glove') ? 'hashed+glove' : 'hashed');
   if (c.queryEncoder === 'hashed+glove' && c.inputDim !== queryInputDim('hashed+glove'))
     throw new KfError(

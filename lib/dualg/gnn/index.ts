@@ -4,16 +4,18 @@
  * folder), else a 'gnn-checkpoint' artifact for the graph's fingerprint (trained
  * first when setting `gnnTrain` is true), else $KF_GNN_CHECKPOINTS or
  * <repo>/.kf-cache/gnn-checkpoints (scripts/dualg-gnn-train.ts writes there) --
- * and returns the trained scorer, or undefined when there is none (the retriever
- * then uses its heuristic and says so). A checkpoint named explicitly but
+ * and returns the trained scorer with its checkpoint's identity, or undefined
+ * when there is none (the retriever then refuses, naming `kf train gnn`). A checkpoint named explicitly but
  * trained for another graph is refused with the reason.
  */
 import path from 'node:path';
 import { stateDir } from '../../util/paths';
-import type { GnnScorerSetup } from '../query/scorer';
+import type { GnnScorerSetup, LoadedGnn } from '../query/scorer';
+import { checkpointIdentity } from './identity';
+import { checkpointExists } from '../train/checkpoint';
 import { gnnGraphFingerprint } from '../train/fingerprint';
 import { findCheckpointFor, loadGnnModel } from './load';
-import { makeGnnScorer, type GnnScorer } from './scorer';
+import { makeGnnScorer } from './scorer';
 import { ArtifactStore } from '../../pipeline/artifact-store';
 import { GNN_CHECKPOINT_ARTIFACT, gnnCheckpointRequest, register } from './artifact';
 import type { GnnModel } from './model';
@@ -28,11 +30,12 @@ export function defaultCheckpointRoot(): string {
   return process.env.KF_GNN_CHECKPOINTS ? path.resolve(process.env.KF_GNN_CHECKPOINTS) : stateDir('gnn-checkpoints');
 }
 
-export async function createGnnScorer(setup: GnnScorerSetup): Promise<GnnScorer | undefined> {
+export async function createGnnScorer(setup: GnnScorerSetup): Promise<LoadedGnn | undefined> {
   const fingerprint = gnnGraphFingerprint(setup.graph);
   const named = typeof setup.settings.gnnCheckpoint === 'string' ? path.resolve(setup.settings.gnnCheckpoint) : undefined;
   let model: GnnModel | undefined;
   let dir = named;
+  let from = named;
   if (!named) {
     const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
     register();
@@ -40,15 +43,20 @@ export async function createGnnScorer(setup: GnnScorerSetup): Promise<GnnScorer 
       const request = await gnnCheckpointRequest(setup.indexDir, (setup.settings.gnnTraining ?? {}) as Record<string, unknown>);
       if (request.inputs.graph === fingerprint) {
         await store.prepare(GNN_CHECKPOINT_ARTIFACT, request, { log: setup.log });
-        model = (await store.open<GnnModel>(GNN_CHECKPOINT_ARTIFACT, request)).value;
-        dir = `artifact ${GNN_CHECKPOINT_ARTIFACT}`;
+        const opened = await store.open<GnnModel>(GNN_CHECKPOINT_ARTIFACT, request);
+        model = opened.value;
+        dir = checkpointExists(path.join(opened.ref.dir, 'best')) ? path.join(opened.ref.dir, 'best') : path.join(opened.ref.dir, 'last');
+        from = `artifact ${GNN_CHECKPOINT_ARTIFACT}/${opened.ref.key}`;
       }
     }
     dir ??= findCheckpointFor(path.join(store.root, GNN_CHECKPOINT_ARTIFACT), fingerprint) ?? findCheckpointFor(defaultCheckpointRoot(), fingerprint);
   }
   if (!dir) return undefined;
   model ??= await loadGnnModel(dir, fingerprint);
-  setup.log?.(`dualg: trained GNN from ${dir} (${model.config.layers} layers x ${model.config.hidden})`);
+  const checkpoint = checkpointIdentity(dir, from ?? dir);
+  setup.log?.(
+    `dualg: trained GNN ${checkpoint.id} from ${checkpoint.from} (preset ${checkpoint.preset}, ${model.config.layers} layers x ${model.config.hidden})`,
+  );
   const paths = typeof setup.settings.gnnPaths === 'number' ? setup.settings.gnnPaths : 5;
-  return makeGnnScorer(model, { paths });
+  return { scorer: makeGnnScorer(model, { paths }), checkpoint };
 }

@@ -5,22 +5,45 @@
  * outside the linked names (GnnQuery.relationText): hashing gives "mother" and
  * "son" unrelated codes, GloVe puts them close, so what the model learns about
  * one relation word carries to its neighbours with few training questions.
+ * 'embeddings' (the paper's Enc(q)): the question's vector from the embeddings
+ * stage, a sentence encoder behind /v1/embeddings (GnnQuery.queryEmbedding); its
+ * dimension is the endpoint's, fixed when the checkpoint is built.
  */
+import { KfError } from '../../util/errors';
 import { loadGloveSync } from '../../index/embedders/glove-table';
 import type { GnnQuery } from '../types';
 import type { GnnConfig } from './config';
 
-export type QueryEncoder = 'hashed' | 'hashed+glove';
+export type QueryEncoder = 'hashed' | 'hashed+glove' | 'embeddings';
 export const HASHED_DIM = 64;
 const GLOVE_DIM = 100;
 
-export function queryInputDim(encoder: QueryEncoder): number {
+/** Input size of an encoder; 'embeddings' needs the endpoint's dimension (`embeddingDim`). */
+export function queryInputDim(encoder: QueryEncoder, embeddingDim?: number): number {
+  if (encoder === 'embeddings') {
+    if (!embeddingDim)
+      throw new KfError(
+        'bad_option',
+        'the embeddings query encoder needs the embedding dimension',
+        'embed one text with the embeddings stage first (Embedder.init)',
+      );
+    return embeddingDim;
+  }
   return encoder === 'hashed' ? HASHED_DIM : HASHED_DIM + GLOVE_DIM;
 }
 
 /** The model input of one query for a model built with `config.queryEncoder`. */
 export function encodeQuery(config: Pick<GnnConfig, 'queryEncoder'>, q: GnnQuery): Float32Array {
   if ((config.queryEncoder ?? 'hashed') === 'hashed') return q.queryVector;
+  if (config.queryEncoder === 'embeddings') {
+    if (!q.queryEmbedding)
+      throw new KfError(
+        'gnn_query_embedding_missing',
+        'this GNN checkpoint reads the question through the embeddings stage, and no question embedding was given',
+        'configure the embedding endpoint the checkpoint was trained with (KF_EMBED_BASE_URL + KF_EMBEDDING_MODEL, or models.stages.embedding)',
+      );
+    return q.queryEmbedding;
+  }
   const out = new Float32Array(HASHED_DIM + GLOVE_DIM);
   out.set(q.queryVector.subarray(0, HASHED_DIM));
   out.set(meanGlove(q.relationText ?? ''), HASHED_DIM);

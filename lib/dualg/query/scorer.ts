@@ -4,12 +4,14 @@
  * DG2 exports from lib/dualg/gnn (index.ts) a factory
  *   createGnnScorer(setup: GnnScorerSetup): Promise<GnnScorer | undefined>
  * returning undefined when no checkpoint exists for this graph (the retriever
- * then uses the untrained heuristic and says so in RankedEvidence.notes). A
+ * then refuses to load, naming the command that trains one: a GNN row never
+ * silently becomes a heuristic row). A
  * GnnScorer maps (GnnGraph, GnnQuery) to node scores, document scores (index =
  * GnnGraph.docIds order) and decoded paths.
  */
 import type { EvidencePath } from '../../pipeline/ranked-evidence';
 import type { GnnGraph, GnnQuery } from '../types';
+import type { CheckpointIdentity } from './scorer-identity';
 
 export interface GnnScores {
   nodeScores: Float32Array;
@@ -28,7 +30,13 @@ export interface GnnScorerSetup {
   log?(line: string): void;
 }
 
-export type GnnScorerFactory = (setup: GnnScorerSetup) => Promise<GnnScorer | undefined>;
+/** A trained scorer with the identity of the checkpoint it was opened from. */
+export interface LoadedGnn {
+  scorer: GnnScorer;
+  checkpoint: CheckpointIdentity;
+}
+
+export type GnnScorerFactory = (setup: GnnScorerSetup) => Promise<LoadedGnn | undefined>;
 
 /** DG2's factory when lib/dualg/gnn exists and exports it; undefined otherwise. */
 export function gnnScorerFactory(): GnnScorerFactory | undefined {

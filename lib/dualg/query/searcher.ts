@@ -5,6 +5,10 @@
  * fusion into s_final, and the ranked fragments: each graph-ranked document is
  * represented by its best hybrid hit (else its first fragment), and the hybrid
  * ranking fills the list when the graph reaches fewer than k documents.
+ * Without the macro graph (the paper's "w/o Macro" ablation) nothing of the
+ * macro side is read -- no linking, no propagation, no hybrid fallback or
+ * fill-up: the micro matches alone rank the documents (microOnly).
+ * Every result carries the scorer's identity (RankedEvidence.system).
  */
 import { parsePattern } from '../offline/pattern';
 import type { Fragment } from '../../corpus/types';
@@ -23,8 +27,10 @@ import { pprScores } from './ppr';
 import { queryPrior, uncoveredText } from './prior';
 import { relationWords } from './relation-words';
 import { hashedQueryVector, type GnnScorer } from './scorer';
+import { scorerIdentity, type CheckpointIdentity, type ScorerIdentity, type ScorerName } from './scorer-identity';
+import { KfError } from '../../util/errors';
 
-export type ScorerName = 'gnn' | 'heuristic' | 'ppr';
+export type { ScorerName } from './scorer-identity';
 
 export interface SearcherSettings {
   scorer: ScorerName;
@@ -65,31 +71,78 @@ export const SEARCHER_DEFAULTS: SearcherSettings = {
 };
 
 export interface SearcherParts {
+  /** The macro graph's query view (never read without the macro graph). */
   view: GraphView;
+  /** Document ids by document index (the corpus's, shared by both tiers). */
+  docIds: string[];
   micro: MicroIndex;
   visualDocs: Set<number>;
-  gnn?: { graph: GnnGraph; scorer: GnnScorer };
+  gnn?: { graph: GnnGraph; scorer: GnnScorer; checkpoint?: CheckpointIdentity };
 }
 
 const now = () => performance.now();
 
 export class DualgSearcher {
   private readonly docIndex: Map<string, number>;
+  readonly identity: ScorerIdentity;
 
   constructor(
     private readonly parts: SearcherParts,
     private readonly s: SearcherSettings,
     private readonly name: string,
   ) {
-    this.docIndex = new Map(parts.view.g.docs.map((d, i) => [d.id, i]));
+    this.docIndex = new Map(parts.docIds.map((id, i) => [id, i]));
+    if (s.macro && s.scorer === 'gnn' && !parts.gnn)
+      throw new KfError('gnn_checkpoint_missing', `${name}: scorer gnn was asked for and no trained GNN was given`, 'load a checkpoint (kf train gnn)');
+    const removed = [...(s.macro ? [] : ['macro graph']), ...(s.micro ? [] : ['micro graph'])];
+    this.identity = scorerIdentity(s.macro ? s.scorer : 'none', removed, s.scorer === 'gnn' ? parts.gnn?.checkpoint : undefined);
   }
 
   async search(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
+    const r = this.s.macro ? await this.searchBothTiers(query, opts, kb) : this.microOnly(query, opts, kb);
+    return { ...r, system: { ...this.identity } };
+  }
+
+  /**
+   * "w/o Macro": the micro graph alone. The query's names come from the rule NER (linking reads the macro
+   * names), matched facts rank their documents by s_micro, and a question no micro fact matches gets nothing:
+   * no hybrid fills in, so the ablation shows what the macro side contributes.
+   */
+  private microOnly(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): RankedEvidence {
+    const t0 = now();
+    const conditions = (parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[];
+    const m = this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, entities(query)) : undefined;
+    const allowed = opts.docIds ? new Set(opts.docIds) : undefined;
+    const bestFragment = new Map<number, [string, number]>();
+    for (const f of this.parts.micro.facts) {
+      const v = m?.sFragment.get(f.fragmentId);
+      if (v !== undefined && v > (bestFragment.get(f.doc)?.[1] ?? -1)) bestFragment.set(f.doc, [f.fragmentId, v]);
+    }
+    const ranked = [...(m?.sMicro ?? new Map<number, number>())].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const hits: SearchHit[] = [];
+    for (const [d, sc] of ranked) {
+      if (hits.length >= opts.k) break;
+      const id = this.parts.docIds[d];
+      const h = allowed && !allowed.has(id) ? undefined : fragmentHit(kb.fragment(bestFragment.get(d)?.[0] ?? `${id}#0`));
+      if (h && (!opts.types || opts.types.includes(h.kind))) hits.push({ ...h, rank: hits.length + 1, score: sc, via: 'expansion', relation: 'dualg-micro' });
+    }
+    const matching = now() - t0;
+    return {
+      query,
+      retriever: this.name,
+      hits,
+      docs: hits.map((h) => ({ docId: h.docId, score: h.score })),
+      timings: { matching, totalMs: matching },
+      notes: [hits.length ? 'without the macro graph: micro matches only' : 'without the macro graph: no micro fact matched, nothing retrieved'],
+    };
+  }
+
+  private async searchBothTiers(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
     const t0 = now();
     const timings: Record<string, number> = {};
     const notes: string[] = [];
     const { view } = this.parts;
-    const link = this.s.macro ? linkQuery(view, query) : { seeds: [], covered: new Set<number>() };
+    const link = linkQuery(view, query);
     timings.linking = now() - t0;
     const t1 = now();
     const conditions = (parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[];
@@ -123,7 +176,7 @@ export class DualgSearcher {
       };
     }
     // Seeds as common as "American" (idf below half the largest possible) say too little to steer the ranking.
-    const maxIdf = Math.log(1 + Math.max(1, view.g.docs.length));
+    const maxIdf = Math.log(1 + Math.max(1, this.parts.docIds.length));
     const strong = link.seeds.some((x) => x.weight >= this.s.minSeedIdf * maxIdf);
     let seedsUsed = seeds;
     if (!m?.sMicro.size && (seeds.length || this.s.pseudoOnNoLink) && !strong && this.s.pseudoSeeds > 0) {
@@ -145,9 +198,10 @@ export class DualgSearcher {
       };
     }
     const t2 = now();
-    const { docScores, paths } = await this.score(seedsUsed, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, link.covered, notes);
+    const { docScores, paths } = await this.score(seedsUsed, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, link.covered);
     timings.gnn = now() - t2;
-    const final = fuseScores(docScores, this.parts.visualDocs, m?.sMicro ?? new Map(), this.s.fusion);
+    // Without the micro graph there is no micro score to fuse, so no visual document is decayed for lacking one.
+    const final = fuseScores(docScores, this.s.micro ? this.parts.visualDocs : new Set(), m?.sMicro ?? new Map(), this.s.fusion);
     const t3 = now();
     const hybrid = await hybridP;
     timings.hybrid = now() - t3;
@@ -170,7 +224,6 @@ export class DualgSearcher {
     rel: ReturnType<typeof relationWords>,
     query: string,
     covered: Set<number>,
-    notes: string[],
   ): Promise<{ docScores: Map<number, number>; paths: EvidencePath[] }> {
     const { view, gnn } = this.parts;
     if (this.s.scorer === 'ppr') return { docScores: pprScores(view, seeds).docScores, paths: [] };
@@ -193,7 +246,6 @@ export class DualgSearcher {
       out.docScores.forEach((v, d) => Number.isFinite(v) && docScores.set(d, v));
       return { docScores, paths: out.paths };
     }
-    if (this.s.scorer === 'gnn') notes.push('no trained GNN for this graph: untrained heuristic scorer used');
     const h = heuristicScores(view, seeds, rel, this.s.heuristic);
     return { docScores: h.docScores, paths: h.paths };
   }
@@ -204,9 +256,9 @@ export class DualgSearcher {
    */
   private rankHits(final: Map<number, number>, hybrid: SearchHit[], opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): SearchHit[] {
     const allowed = opts.docIds ? new Set(opts.docIds) : undefined;
-    const g = this.parts.view.g;
+    const ids = this.parts.docIds;
     const score = new Map<string, number>();
-    for (const [d, v] of final) if (!allowed || allowed.has(g.docs[d].id)) score.set(g.docs[d].id, 1 + v);
+    for (const [d, v] of final) if (!allowed || allowed.has(ids[d])) score.set(ids[d], 1 + v);
     const bestHit = new Map<string, SearchHit>();
     for (const h of hybrid) {
       if (bestHit.has(h.docId)) continue;

@@ -81,6 +81,7 @@ export async function trainBase(o: CorpusRunOptions, d: CorpusData): Promise<{ m
     batchSize: 8,
     pretrain: { epochs: o.pretrainEpochs, examples: d.kg },
     finetune: { epochs: o.epochs, examples: d.synTrain, validation: d.synVal, monitor: d.dev },
+    trainedOn: `${o.name} graph: ${o.pretrainEpochs ? `${d.kg.length} KG-completion triples + ` : ''}${d.synTrain.length} synthetic link queries (no dev question)`,
     log: o.log,
   });
   return { model: r.model, history: r.history, seconds: (Date.now() - t0) / 1000, stoppedBy: r.stoppedBy };
@@ -115,6 +116,7 @@ export async function trainFolds(o: CorpusRunOptions, d: CorpusData): Promise<{ 
       batchSize: 8,
       initFrom: baseCheckpoint(o),
       finetune: { epochs: o.foldEpochs, examples: [...fit, ...fit, ...replay], validation: nVal ? inner.slice(0, nVal) : undefined, monitor: held },
+      trainedOn: `${o.name} dev questions outside fold ${f} of ${o.folds} (${fit.length}) + ${replay.length} synthetic link queries, from the base model`,
       log: (l) => o.log(`fold ${f}: ${l}`),
     });
     models.push(r.model);

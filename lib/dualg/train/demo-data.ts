@@ -124,6 +124,9 @@ export async function trainOnDemo(o: DemoTrainOptions, d: DemoData, withBulk: bo
       validation: withBulk ? d.bulkVal : d.synVal,
       monitor: d.dev,
     },
+    trainedOn: withBulk
+      ? `demo world: ${d.bulkTrain.length} bulk questions + ${d.synTrain.length} synthetic link queries (no dev question)`
+      : `demo world: ${d.synTrain.length} synthetic link queries`,
     maxSeconds: o.maxSeconds,
     log: (l) => o.log(`${withBulk ? 'bulk' : 'synthetic-only'}: ${l}`),
   });

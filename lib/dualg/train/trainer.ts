@@ -31,6 +31,8 @@ export interface TrainOptions {
   finetune?: { epochs: number; examples: TrainExample[]; validation?: TrainExample[]; monitor?: TrainExample[] };
   /** Start from this checkpoint's weights (same graph) when not resuming, e.g. k-fold fine-tuning from a base model. */
   initFrom?: string;
+  /** What the examples are, in words (recorded in the checkpoint; labels show it): e.g. "2wiki graph: 518 synthetic link queries". */
+  trainedOn?: string;
   /** Stop (after the current epoch, checkpoint written) once this many seconds have passed. */
   maxSeconds?: number;
   log?: (line: string) => void;
@@ -91,7 +93,7 @@ export async function trainGnn(o: TrainOptions): Promise<TrainResult> {
       const val = validate(model, o.graph, phase.validation);
       state.progress.best = { metric: SELECTION, value: selectionScore(val), epoch: 0 };
       o.log?.(`gnn finetune epoch 0 (before fine-tuning): val R@2 ${val.r2.toFixed(3)} R@5 ${val.r5.toFixed(3)} (n=${val.n})`);
-      await save(path.join(o.dir, 'best'), model, optimizer, fingerprint, state);
+      await save(path.join(o.dir, 'best'), model, optimizer, fingerprint, state, o.trainedOn);
     }
     for (let epoch = state.progress[doneKey] + 1; epoch <= phase.epochs && phase.examples.length; epoch++) {
       const rec = runEpoch(o, model, optimizer, phase, epoch);
@@ -100,9 +102,9 @@ export async function trainGnn(o: TrainOptions): Promise<TrainResult> {
       o.log?.(epochLine(rec, phase.epochs));
       if (rec.val && (!state.progress.best || selectionScore(rec.val) > state.progress.best.value)) {
         state.progress.best = { metric: SELECTION, value: selectionScore(rec.val), epoch };
-        await save(path.join(o.dir, 'best'), model, optimizer, fingerprint, state);
+        await save(path.join(o.dir, 'best'), model, optimizer, fingerprint, state, o.trainedOn);
       }
-      await save(path.join(o.dir, 'last'), model, optimizer, fingerprint, state);
+      await save(path.join(o.dir, 'last'), model, optimizer, fingerprint, state, o.trainedOn);
       if (o.maxSeconds !== undefined && (Date.now() - t0) / 1000 > o.maxSeconds) {
         stoppedBy = `time budget ${o.maxSeconds} s`;
         break outer;
@@ -110,7 +112,7 @@ export async function trainGnn(o: TrainOptions): Promise<TrainResult> {
     }
   }
   // A run with nothing to train (0 epochs) still leaves its starting model, so k-fold fine-tuning and the retriever can start from it.
-  if (!checkpointExists(path.join(o.dir, 'last'))) await save(path.join(o.dir, 'last'), model, optimizer, fingerprint, state);
+  if (!checkpointExists(path.join(o.dir, 'last'))) await save(path.join(o.dir, 'last'), model, optimizer, fingerprint, state, o.trainedOn);
   if (state.progress.best && checkpointExists(path.join(o.dir, 'best'))) model.setWeights(readCheckpoint(path.join(o.dir, 'best')).params);
   optimizer.dispose();
   return { model, history: state.history, resumed: state.resumed, stoppedBy, best: state.progress.best, graphFingerprint: fingerprint };
@@ -163,13 +165,13 @@ interface RunState {
   resumed: boolean;
 }
 
-async function save(dir: string, model: GnnModel, optimizer: tf.Optimizer, graphFingerprint: string, state: RunState): Promise<void> {
+async function save(dir: string, model: GnnModel, optimizer: tf.Optimizer, graphFingerprint: string, state: RunState, trainedOn?: string): Promise<void> {
   const opt = await optimizer.getWeights();
   const optimizerValues = await Promise.all(
     opt.map(async (w) => ({ name: w.name, shape: w.tensor.shape.slice(), values: (await w.tensor.data()) as Float32Array })),
   );
   writeCheckpoint(dir, {
-    manifest: { graphFingerprint, config: model.config, progress: state.progress, stats: { history: state.history } },
+    manifest: { graphFingerprint, config: model.config, progress: state.progress, stats: { history: state.history, ...(trainedOn ? { trainedOn } : {}) } },
     params: await model.getWeights(),
     optimizer: optimizerValues,
   });
