@@ -32,7 +32,10 @@ export const ENGINE_MODES = RETRIEVAL_MODES;
 
 /** One system's ranked documents per question text. */
 export interface SystemRetrieval {
+  /** The row label: the retriever's name plus, for retrievers with variants, the variant that ranked. */
   system: string;
+  /** The retriever's short name (a plain file name, for tables and figures named after it). */
+  name: string;
   /** 'recorded' = a peer's file; 'harness' = searched now. */
   kind: 'recorded' | 'harness';
   ranked: Map<string, string[]>;
@@ -91,7 +94,8 @@ export function loadPeerRetrievals(dir = peersDir()): SystemRetrieval[] {
           r.evidence.filter((x): x is string => typeof x === 'string'),
         );
     }
-    out.push({ system: f.replace(/\.2wiki_dev\.json$/, ''), kind: 'recorded', ranked });
+    const name = f.replace(/\.2wiki_dev\.json$/, '');
+    out.push({ system: name, name, kind: 'recorded', ranked });
   }
   return out;
 }
@@ -176,6 +180,7 @@ export async function harnessRetrievals(
       const stageMs = Object.fromEntries(Object.entries(stage).map(([name, v]) => [name, v / n]));
       out.push({
         system: system ? `${spec.label} [${system}]` : spec.label,
+        name: spec.label,
         kind: 'harness',
         ranked,
         msPerQuery: questions.length ? ms / questions.length : undefined,
@@ -183,7 +188,7 @@ export async function harnessRetrievals(
         ...(paths.size ? { paths } : {}),
       });
     } catch (e) {
-      out.push({ system: spec.label, kind: 'harness', ranked: new Map(), note: `failed: ${errorMessage(e)}` });
+      out.push({ system: spec.label, name: spec.label, kind: 'harness', ranked: new Map(), note: `failed: ${errorMessage(e)}` });
     }
   }
   return out;

@@ -62,10 +62,10 @@ for (const s of systems) {
       snippet: (st.source?.snippet ?? '').slice(0, 120),
     })),
   );
-  nb.table(steps, `paths-${s.system}`, { caption: `${s.system}: decoded paths for ${q?.id} (gold: ${q?.goldDocs.join(', ')})` });
+  nb.table(steps, `paths-${s.name}`, { caption: `${s.system}: decoded paths for ${q?.id} (gold: ${q?.goldDocs.join(', ')})` });
   await nb.figure(
     () => kf.notebook.pathGraphFigure({ paths: paths, maxPaths: MAX_PATHS, title: `${s.system}: decoded paths for ${q?.id}`, xTitle: 'hop' }),
-    `paths-${s.system}`,
+    `paths-${s.name}`,
   );
   drawn++;
 }

@@ -164,6 +164,7 @@ test('recall of recorded and live systems: distinct documents, common questions,
   ]);
   const sys = (system: string, kind: SystemRetrieval['kind'], lists: Record<string, string[]>): SystemRetrieval => ({
     system,
+    name: system,
     kind,
     ranked: new Map(Object.entries(lists)),
   });
