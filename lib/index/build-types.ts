@@ -34,6 +34,8 @@ export interface BuildOptions {
   benchmark?: string;
   /** Name in the ledger's first column (default: benchmark, else the corpus folder name). */
   corpusName?: string;
+  /** Where the passages came from (a passages file), for messages only: a folder corpus names itself. */
+  corpusPath?: string;
   /** Ingestion settings passed to lib/corpus (fragment sizes, OCR mode and confidence, render scale...). */
   ingest?: Pick<IngestOptions, 'ocr' | 'minOcrConfidence' | 'fragmentChars' | 'maxTableRows' | 'minImagePixels' | 'renderScale'>;
   /** OCR workers (default 2) and cache folder (default <out>/work/ocr). */

@@ -58,6 +58,7 @@ import {
   WORK_VERSION,
 } from './build-types';
 import { WorkStore } from './build-work-store';
+import { refuseEmptyBuild } from './refuse-empty';
 import { abortIf, backendOf, isOffline, numericSeed, stageModel } from './build-helpers';
 import { endpointEmbedder, processDocument, resolveEmbedder, scanDirectory, scanPassages } from './build-documents';
 import { costLedger, documentReports, indexManifest, saveBuild, stageBackends } from './build-outputs';
@@ -413,6 +414,19 @@ export async function buildIndex(input: BuildIndexInput): Promise<BuildResult> {
     const b: Build = { ...buildSettings(input, root, store), prev: readPrevious(root) };
     const { scanned, needsOcr, works, failures, inputKey } = await scanAndWork(b);
     const okDocs: OkDoc[] = [...works.keys()].sort().map((id) => ({ id, ...works.get(id)! })); // a stable order
+    refuseEmptyBuild(
+      okDocs.reduce((n, d) => n + d.work.fragments.length, 0),
+      {
+        corpusName: b.corpusName,
+        corpusPath: b.corpusDir ?? b.o.corpusPath,
+        scanned: scanned.length,
+        failures: [
+          ...[...failures].map(([id, f]) => ({ id, status: f.status, reason: f.reason })),
+          ...scanned.filter((d) => d.verdict && d.verdict.status !== 'error').map((d) => ({ id: d.id, status: d.verdict!.status, reason: d.verdict!.reason })),
+        ],
+        previousGeneration: b.prev.gen,
+      },
+    );
     abortIf(b.o.signal);
     const { embedder, choiceName, prevEngine } = await embedderAndBase(b, okDocs);
     const { vectors, embedMs, embeddedNow } = await embedDocuments(b, okDocs, embedder);

@@ -36,6 +36,7 @@ import { KfError } from '../util/errors';
 import { readJson, readJsonl } from '../util/fsx';
 import { SearchEngine } from './engine';
 import type { Embedder, KnowledgePoint, Relation, Retriever, SearchOptions, SearchResult } from './types';
+import { refuseEmptyIndex } from './refuse-empty';
 
 export const INDEX_POINTER = 'CURRENT';
 export const BUILD_PREFIX = 'build-';
@@ -189,6 +190,7 @@ export async function openIndex(dir: string, opts: OpenIndexOptions = {}): Promi
     );
   }
   const manifest = readIndexManifest(dir)!;
+  refuseEmptyIndex(manifest.counts?.fragments, g.root, manifest.corpus);
   let embedder = opts.embedder;
   if (!embedder && manifest.embedder.choice === 'openai') {
     embedder = opts.models?.embedder?.();

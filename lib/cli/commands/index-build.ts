@@ -122,6 +122,7 @@ export const command: CommandSpec = {
     const options: BuildOptions = {
       seed: str(args, 'seed'),
       ...(bench ? { benchmark: bench } : {}),
+      ...(corpus.passages ? { corpusPath: path.resolve(corpusArg) } : {}),
       ingest: { ocr: (str(args, 'ocr') as 'auto' | 'off') ?? 'auto' },
       ...(int(args, 'concurrency') ? { concurrency: int(args, 'concurrency') } : {}),
       ...(bool(args, 'no-relations') ? { relations: false as const } : {}),
