@@ -7,7 +7,7 @@
  * recorded (method, path, headers, parsed body) with the usage the server
  * reported, so tests can assert on both sides and compare ledgers with
  * `usageTotals()`. Faults: any HTTP status with headers (429 + Retry-After),
- * slow replies (before headers or mid-body), connection resets, raw bodies
+ * slow replies (before headers or mid-body), connection resets (before or mid-body), raw bodies
  * (malformed JSON), and any content (fenced/truncated JSON, wrong tool names,
  * native tool_calls).
  *
@@ -61,6 +61,8 @@ export interface ScriptedReply {
   delayMs?: number;
   /** Send the headers and half the body, then wait this long before the rest. */
   bodyDelayMs?: number;
+  /** Send the headers and half the body, then destroy the connection (a stream broken mid-reply). */
+  cutBody?: boolean;
   /** Destroy the connection without answering (ECONNRESET / "other side closed"). */
   reset?: boolean;
   /** Send this body verbatim with status 200 (or `status`): malformed JSON, HTML pages... */
@@ -340,6 +342,11 @@ export class ScriptedServer {
   private async sendJson(res: http.ServerResponse, status: number, payload: unknown, reply: ScriptedReply): Promise<void> {
     const text = JSON.stringify(payload);
     res.writeHead(status, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
+    if (reply.cutBody) {
+      await new Promise<void>((resolve) => res.write(text.slice(0, Math.floor(text.length / 2)), () => resolve()));
+      res.socket?.destroy();
+      return;
+    }
     if (reply.bodyDelayMs) {
       res.write(text.slice(0, Math.floor(text.length / 2)));
       await this.later(reply.bodyDelayMs);
