@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { LedgerTotals } from '../models/ledger';
+import type { EndpointTotals, LedgerTotals } from '../models/ledger';
 import type { StageRoute } from '../models/router';
 import { OFFLINE_NOTE, resultManifest, type ResultManifest } from '../report/manifest';
 import { KfError } from '../util/errors';
@@ -83,8 +83,14 @@ export interface RunManifest {
   counts: RunCounts;
   /** Model usage summed over every record of the run (all sessions). */
   usage: LedgerTotals;
-  /** This session's ledger aggregates (per stage, model, backend). */
-  ledger?: { totals: LedgerTotals; byStage: Record<string, LedgerTotals>; byModel: Record<string, LedgerTotals>; byBackend: Record<string, LedgerTotals> };
+  /** This session's ledger aggregates (per stage, model, backend; HTTP attempts per endpoint, URLs without credentials). */
+  ledger?: {
+    totals: LedgerTotals;
+    byStage: Record<string, LedgerTotals>;
+    byModel: Record<string, LedgerTotals>;
+    byBackend: Record<string, LedgerTotals>;
+    byEndpoint?: Record<string, EndpointTotals>;
+  };
   /** Median/p90 seconds per question (recorded questions without error). */
   timing: { p50Ms: number | null; p90Ms: number | null };
   /** The command that resumes (or reproduces) this run. */

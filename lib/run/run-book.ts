@@ -156,7 +156,7 @@ export function runManifest(
       outsideSelection: recorded - inSelection,
     },
     usage: { ...live.tally.usage, unpricedModels: [...live.tally.usage.unpricedModels] },
-    ledger: { totals: j.totals, byStage: j.byStage, byModel: j.byModel, byBackend: j.byBackend },
+    ledger: { totals: j.totals, byStage: j.byStage, byModel: j.byModel, byBackend: j.byBackend, ...(j.byEndpoint ? { byEndpoint: j.byEndpoint } : {}) },
     timing: { p50Ms: percentile(live.tally.okTimes, 0.5), p90Ms: percentile(live.tally.okTimes, 0.9) },
     resume: f.resumeCommand,
   };

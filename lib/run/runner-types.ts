@@ -1,7 +1,7 @@
 /** The runner's seams: what runExperiment takes (RunOptions) and gives back (RunOutcome), and the router it needs. */
 import type { BenchmarkData } from '../bench/types';
 import type { Embedder } from '../index/types';
-import type { LedgerTotals } from '../models/ledger';
+import type { EndpointTotals, LedgerTotals } from '../models/ledger';
 import type { StageRoute } from '../models/router';
 import type { AgentProtocol, ChatModel, Stage } from '../model-api/types';
 import type { ResolvedExperiment } from './config';
@@ -32,7 +32,13 @@ export interface RunnerRouter {
       }) => void,
     ): () => void;
     byQuestion(questionId: string): LedgerTotals;
-    toJSON(): { totals: LedgerTotals; byStage: Record<string, LedgerTotals>; byModel: Record<string, LedgerTotals>; byBackend: Record<string, LedgerTotals> };
+    toJSON(): {
+      totals: LedgerTotals;
+      byStage: Record<string, LedgerTotals>;
+      byModel: Record<string, LedgerTotals>;
+      byBackend: Record<string, LedgerTotals>;
+      byEndpoint?: Record<string, EndpointTotals>;
+    };
   };
   embedder?(): Embedder | undefined;
   close(): Promise<void>;

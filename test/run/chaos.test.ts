@@ -28,18 +28,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ensureDemoWorld } from '../../lib/demo';
 import { ScriptedServer, type RecordedRequest, type ScriptedReply } from '../../lib/models/testing/scripted-server';
 import { experimentFromObject } from '../../lib/run/config';
 import { runExperiment } from '../../lib/run/runner';
 import { loadRun } from '../../lib/run/results';
 import type { RunRecord } from '../../lib/run/records';
-import { ownScratch, sharedScratch } from '../_shared/scratch';
+import { ownScratch } from '../_shared/scratch';
+import { DEMO_QUESTIONS as N, STAGE_MODELS, demoIndex100, demoWorld100, goodReply, questionFinder, type Q } from './demo-model.helper';
 
-const N = 100;
 const TIMEOUT_MS = 1000;
 const HANG_MS = 3 * TIMEOUT_MS;
-const STAGE_MODELS = { locator: 'loc', reader: 'rdr', bridge: 'jdg', vision: 'vis', synth: 'syn', checker: 'chk' } as const;
 
 type Fault = 'none' | 't429' | 't500' | 'thang' | 'tcut' | 'p500' | 'phang' | 'pcut' | 'html' | 'empty' | 'truncated' | 'badargs';
 const FAULTS: Fault[] = ['none', 't429', 't500', 'thang', 'tcut', 'p500', 'phang', 'pcut', 'html', 'empty', 'truncated', 'badargs'];
@@ -54,34 +52,6 @@ const EXPECTED_KIND: Partial<Record<Fault, string>> = {
   truncated: 'model_output',
   badargs: 'model_output',
 };
-
-interface Q {
-  id: string;
-  question: string;
-  answer: string;
-}
-
-/** What a competent model answers at each stage (the gold answer at the end, so a fault-free run scores). */
-function goodReply(req: RecordedRequest, q: Q): ScriptedReply {
-  const msgs = req.body.messages as { role: string }[];
-  const followUp = msgs.some((m) => m.role === 'assistant' || m.role === 'tool');
-  switch (req.model) {
-    case 'loc':
-      return {
-        text: JSON.stringify(followUp ? { thought: 'found it', final: 'done' } : { thought: 'search', tool: 'search_knowledge', args: { query: q.question } }),
-      };
-    case 'rdr':
-      return { text: JSON.stringify({ thought: 'read', final: q.answer }) };
-    case 'jdg':
-      return { text: JSON.stringify({ need_more: false, bridge_entities: [], queries: [], reason: 'enough' }) };
-    case 'vis':
-      return { text: `Answer: ${q.answer}` };
-    case 'chk':
-      return { text: JSON.stringify({ final: q.answer }) };
-    default:
-      return { text: `The passage [1] says so.\nFINAL ANSWER: ${q.answer}` };
-  }
-}
 
 function faultReply(f: Fault, good: ScriptedReply): ScriptedReply {
   switch (f) {
@@ -111,13 +81,9 @@ function faultReply(f: Fault, good: ScriptedReply): ScriptedReply {
 
 /** The server's behaviour for one run: which question a request is about (its text in the messages), and its fault. */
 function chaosScript(questions: Q[], faultOf: (i: number) => Fault) {
-  const byText = questions.map((q, i) => ({ q, i })).sort((a, b) => b.q.question.length - a.q.question.length);
+  const questionOf = questionFinder(questions);
   const seen = new Map<string, number>();
   const asked = new Set<string>();
-  const questionOf = (req: RecordedRequest) => {
-    const text = JSON.stringify(req.body.messages ?? '');
-    return byText.find(({ q }) => text.includes(JSON.stringify(q.question).slice(1, -1)));
-  };
   return {
     asked,
     reply(req: RecordedRequest): ScriptedReply {
@@ -134,12 +100,6 @@ function chaosScript(questions: Q[], faultOf: (i: number) => Fault) {
   };
 }
 
-async function chaosWorld() {
-  const world = await ensureDemoWorld({ preset: 'tiny', questions: N, dir: sharedScratch('demo-tiny-100') });
-  const questions = JSON.parse(fs.readFileSync(path.join(world.dir, 'questions.json'), 'utf8')) as Q[];
-  return { world, questions };
-}
-
 async function experiment(server: ScriptedServer, pipeline: string, worldDir: string) {
   return experimentFromObject({
     name: `chaos-${pipeline}`,
@@ -147,7 +107,7 @@ async function experiment(server: ScriptedServer, pipeline: string, worldDir: st
     concurrency: 8,
     benchmark: { name: 'demo', paths: { questions: path.join(worldDir, 'questions.json'), corpus: path.join(worldDir, 'corpus') } },
     pipeline: { name: pipeline },
-    index: { dir: sharedScratch('index', 'demo-tiny-100'), build: 'ensure', embedder: 'fitted' },
+    index: { dir: demoIndex100(), build: 'ensure', embedder: 'fitted' },
     models: {
       defaults: { baseUrl: server.url, model: 'm', timeoutMs: TIMEOUT_MS, maxAttempts: 4, backoffBaseMs: 5, backoffMaxMs: 20, concurrency: 8 },
       stages: Object.fromEntries(Object.entries(STAGE_MODELS).map(([s, model]) => [s, { model }])),
@@ -170,7 +130,7 @@ function readRecords(dir: string): RunRecord[] {
 
 for (const pipeline of ['S4', 'M5', 'DG-heuristic']) {
   test(`chaos: ${pipeline} over ${N} demo questions at concurrency 8, one injected fault per question`, { timeout: 10 * 60_000 }, async () => {
-    const { world, questions } = await chaosWorld();
+    const { world, questions } = await demoWorld100();
     const faultOf = (i: number) => FAULTS[i % FAULTS.length];
     const server = await ScriptedServer.start();
     const tmp = ownScratch('kf-chaos-');

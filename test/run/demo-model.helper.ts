@@ -1,0 +1,66 @@
+/**
+ * A competent model for runs over the demo world, played by the scripted
+ * server: it tells which question a request is about (the question text in the
+ * messages) and answers each stage (by the model name the test routes it to) as
+ * a model that finds the gold answer would. Used by the chaos suite and the
+ * 429-storm and replica tests.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ensureDemoWorld } from '../../lib/demo';
+import type { RecordedRequest, ScriptedReply } from '../../lib/models/testing/scripted-server';
+import { sharedScratch } from '../_shared/scratch';
+
+/** The model name each stage is routed to (models.stages.<stage>.model). */
+export const STAGE_MODELS = { locator: 'loc', reader: 'rdr', bridge: 'jdg', vision: 'vis', synth: 'syn', checker: 'chk' } as const;
+
+export const DEMO_QUESTIONS = 100;
+
+export interface Q {
+  id: string;
+  question: string;
+  answer: string;
+}
+
+/** What a competent model answers at each stage (the gold answer at the end, so a fault-free run scores). */
+export function goodReply(req: RecordedRequest, q: Q): ScriptedReply {
+  const msgs = req.body.messages as { role: string }[];
+  const followUp = msgs.some((m) => m.role === 'assistant' || m.role === 'tool');
+  switch (req.model) {
+    case 'loc':
+      return {
+        text: JSON.stringify(followUp ? { thought: 'found it', final: 'done' } : { thought: 'search', tool: 'search_knowledge', args: { query: q.question } }),
+      };
+    case 'rdr':
+      return { text: JSON.stringify({ thought: 'read', final: q.answer }) };
+    case 'jdg':
+      return { text: JSON.stringify({ need_more: false, bridge_entities: [], queries: [], reason: 'enough' }) };
+    case 'vis':
+      return { text: `Answer: ${q.answer}` };
+    case 'chk':
+      return { text: JSON.stringify({ final: q.answer }) };
+    default:
+      return { text: `The passage [1] says so.\nFINAL ANSWER: ${q.answer}` };
+  }
+}
+
+/** Which of `questions` a request is about (its index), by the longest question text found in the messages. */
+export function questionFinder(questions: Q[]): (req: RecordedRequest) => { q: Q; i: number } | undefined {
+  const byText = questions.map((q, i) => ({ q, i })).sort((a, b) => b.q.question.length - a.q.question.length);
+  return (req) => {
+    const text = JSON.stringify(req.body.messages ?? '');
+    return byText.find(({ q }) => text.includes(JSON.stringify(q.question).slice(1, -1)));
+  };
+}
+
+/** The tiny demo world with 100 questions (same corpus as the tiny world), shared by the test files of this user. */
+export async function demoWorld100() {
+  const world = await ensureDemoWorld({ preset: 'tiny', questions: DEMO_QUESTIONS, dir: sharedScratch('demo-tiny-100') });
+  const questions = JSON.parse(fs.readFileSync(path.join(world.dir, 'questions.json'), 'utf8')) as Q[];
+  return { world, questions };
+}
+
+/** Index folder for that world. */
+export function demoIndex100(): string {
+  return sharedScratch('index', 'demo-tiny-100');
+}
