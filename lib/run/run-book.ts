@@ -5,6 +5,7 @@
  */
 import * as path from 'node:path';
 import type { BenchmarkData } from '../bench/types';
+import { redactDeep } from '../model-api/redact';
 import type { StageRoute } from '../models/router';
 import { KfError } from '../util/errors';
 import { addTotals, backendLabel, emptyTotals, percentile } from './aggregate';
@@ -161,5 +162,7 @@ export function runManifest(
     resume: f.resumeCommand,
   };
   if (live.index) m.index = live.index;
-  return m;
+  // The resolved config holds base URLs as configured (user:password, ?token=): the manifest gets them redacted.
+  // (Resume compares configHash, computed from the real values, so a redacted copy never blocks a resume.)
+  return redactDeep(m);
 }

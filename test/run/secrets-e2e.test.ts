@@ -13,7 +13,8 @@ import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
 import { experimentFromObject } from '../../lib/run/config';
 import { runExperiment } from '../../lib/run/runner';
-import { loadRun } from '../../lib/run/results';
+import { listRuns, loadRun } from '../../lib/run/results';
+import { kfInProcess } from '../_shared/cli-in-process';
 import { writeRunReport } from '../../lib/run/report';
 
 function filesUnder(dir: string): string[] {
@@ -80,3 +81,103 @@ test('a real-HTTP run never writes the API key anywhere; records are labelled wi
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+/** Every file under `dir` that contains one of `secrets` (as bytes). */
+function leaks(dir: string, secrets: string[]): string[] {
+  return filesUnder(dir).filter((f) => {
+    const bytes = fs.readFileSync(f);
+    return secrets.some((s) => bytes.includes(Buffer.from(s)));
+  });
+}
+
+test(
+  'a canary key echoed by the model and URL credentials (userinfo, ?token=) appear nowhere under results/, the cache or CLI output',
+  { timeout: 5 * 60_000 },
+  async () => {
+    const tag = Math.random().toString(36).slice(2);
+    const key = `sk-canary-${tag}-KEY`;
+    const pass = `canary-pass-${tag}`;
+    const token = `canary-token-${tag}`;
+    const canaries = [key, pass, token];
+    process.env.KF_E2E_CANARY_KEY = key;
+    const server = await ScriptedServer.start();
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-canary-'));
+    const printed: string[] = [];
+    try {
+      // The model echoes the key it was sent (a reply that quotes the Authorization header).
+      server.on({
+        model: 'synth-m',
+        reply: (req) => ({ text: `You sent ${req.headers.authorization}.\nFINAL ANSWER: Kraenmox` }),
+      });
+      server.on({ model: 'checker-m', reply: { text: '{"final": "Kraenmox"}' } });
+      const world = await tinyDemoWorld();
+      const experimentOn = (baseUrl: string, name: string) =>
+        experimentFromObject({
+          name,
+          seed: 1,
+          concurrency: 2,
+          benchmark: { name: 'demo', paths: { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') } },
+          pipeline: { name: 'S4' },
+          index: { dir: tinyDemoIndexDir(), build: 'ensure', embedder: 'fitted' },
+          models: {
+            defaults: { baseUrl, model: 'synth-m', apiKeyEnv: 'KF_E2E_CANARY_KEY', maxAttempts: 2, backoffBaseMs: 1, backoffMaxMs: 2 },
+            stages: { checker: { model: 'checker-m' } },
+            cache: { mode: 'read-write', file: path.join(tmp, 'cache', 'models.sqlite') },
+          },
+          limits: { maxQuestions: 3, maxErrorShare: 1 },
+        });
+      const results = path.join(tmp, 'results');
+      const echoed = await runExperiment({ experiment: await experimentOn(server.url, 'canary-echo'), resultsDir: results, log: (l) => printed.push(l) });
+      const recs = loadRun(echoed.dir).records;
+      assert.equal(recs.length, 3);
+      for (const r of recs) {
+        assert.equal(r.finalAnswer, 'Kraenmox');
+        assert.match(r.prediction ?? '', /You sent Bearer \[REDACTED\]\./, 'the echoed key is stored redacted');
+      }
+      // A second run answered from the cache: the cached reply was stored redacted, so it stays redacted.
+      const again = await runExperiment({ experiment: await experimentOn(server.url, 'canary-echo-2'), resultsDir: results, log: (l) => printed.push(l) });
+      assert.ok(
+        loadRun(again.dir).records.every((r) => r.usage.cacheHits === 2 && /\[REDACTED\]/.test(r.prediction ?? '')),
+        'answered from the cache',
+      );
+
+      // Credentials in the base URL: user:password and a query-string token. However the calls end, nothing leaks.
+      const u = new URL(server.url);
+      const credUrl = `http://kfuser:${pass}@${u.host}/v1?token=${token}`;
+      await runExperiment({ experiment: await experimentOn(credUrl, 'canary-url'), resultsDir: results, log: (l) => printed.push(l) });
+      writeRunReport(
+        listRuns(results).map((d) => loadRun(d.dir)),
+        { out: path.join(tmp, 'report') },
+      );
+      // The CLI: kf models with the credentials in OPENAI_BASE_URL and the key set.
+      const saved = { ...process.env };
+      Object.assign(process.env, { OPENAI_BASE_URL: credUrl, OPENAI_API_KEY: key, KF_MODEL: 'synth-m' });
+      try {
+        for (const argv of [['models'], ['models', '--json'], ['models', '--check']]) {
+          const r = await kfInProcess(argv);
+          printed.push(r.out, r.err);
+        }
+      } finally {
+        for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+        Object.assign(process.env, saved);
+      }
+      assert.match(printed.join('\n'), /\[REDACTED\]/, 'kf models printed the base URL, redacted');
+      assert.ok(
+        server.requests.some((r) => r.headers.authorization === `Bearer ${key}`),
+        'the key was really sent',
+      );
+      assert.deepEqual(leaks(tmp, canaries), [], 'no file under results/, the cache or the report holds a canary');
+      for (const c of canaries) {
+        const line = printed
+          .join('\n')
+          .split('\n')
+          .find((l) => l.includes(c));
+        assert.equal(line, undefined, `the printed output holds ${c}`);
+      }
+    } finally {
+      delete process.env.KF_E2E_CANARY_KEY;
+      await server.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  },
+);

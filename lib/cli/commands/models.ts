@@ -11,6 +11,7 @@ import { resolveStage, type ModelsConfig, type ResolvedEndpoint } from '../../mo
 import { readModelsConfigFile } from '../../models/config-file';
 import { STAGES } from '../../model-api/types';
 import { errorMessage } from '../../util/errors';
+import { redactSecrets, registerSecret, registerUrlSecrets } from '../../model-api/redact';
 
 function row(r: ResolvedEndpoint, env: NodeJS.ProcessEnv): string[] {
   const p = r.provenance;
@@ -58,34 +59,40 @@ export const command: CommandSpec = {
       }
     });
     const ok = routes.filter((r): r is ResolvedEndpoint => !('error' in r));
+    // Base URLs may carry user:password or ?token=, and keys may be echoed in errors: everything printed is redacted.
+    for (const r of ok) {
+      registerSecret(env[r.apiKeyEnv]);
+      for (const u of r.replicas) registerUrlSecrets(u);
+    }
+    const log = (line: string) => console.log(redactSecrets(line));
     const checks = bool(args, 'check') ? await checkEndpoints(ok, { env }) : undefined;
     const failed = routes.some((r) => 'error' in r) || (checks ?? []).some((c) => !c.ok);
     if (bool(args, 'json')) {
       const redacted = routes.map((r) => ('error' in r ? r : { ...r, keySet: !!env[r.apiKeyEnv] }));
-      console.log(JSON.stringify({ stages: redacted, checks }, null, 2));
+      log(JSON.stringify({ stages: redacted, checks }, null, 2));
       return failed ? 1 : 0;
     }
-    console.log('stage       backend  model  [where each setting came from]');
+    log('stage       backend  model  [where each setting came from]');
     for (const r of routes) {
-      if ('error' in r) console.log(`${r.stage.padEnd(11)} ERROR    ${r.error}`);
-      else for (const l of row(r, env)) console.log(l);
+      if ('error' in r) log(`${r.stage.padEnd(11)} ERROR    ${r.error}`);
+      else for (const l of row(r, env)) log(l);
     }
-    console.log(
+    log(
       '\nPrecedence: stage override > experiment.stages > experiment.defaults > defaults.stages > defaults.defaults > environment > built-in (lib/models/config.ts).',
     );
     if (checks) {
-      console.log('');
-      if (!checks.length) console.log('check: every stage uses the offline backend: no endpoint to ping');
+      log('');
+      if (!checks.length) log('check: every stage uses the offline backend: no endpoint to ping');
       for (const c of checks) {
         if (!c.ok) {
-          console.log(`check ${c.baseUrl}: FAILED (${c.error}) -- is the server running? is $${c.apiKeyEnv} right?`);
+          log(`check ${c.baseUrl}: FAILED (${c.error}) -- is the server running? is $${c.apiKeyEnv} right?`);
           continue;
         }
         const missing = Object.entries(c.models)
           .filter(([, v]) => !v)
           .map(([m]) => m);
-        console.log(`check ${c.baseUrl}: ok in ${c.latencyMs} ms; serves ${c.served.length ? c.served.slice(0, 8).join(', ') : '(no models listed)'}`);
-        if (missing.length) console.log(`  not listed by the endpoint: ${missing.join(', ')} (stages ${c.stages.join(', ')}): check the model names`);
+        log(`check ${c.baseUrl}: ok in ${c.latencyMs} ms; serves ${c.served.length ? c.served.slice(0, 8).join(', ') : '(no models listed)'}`);
+        if (missing.length) log(`  not listed by the endpoint: ${missing.join(', ')} (stages ${c.stages.join(', ')}): check the model names`);
       }
     }
     if (failed) {
@@ -101,7 +108,7 @@ export const command: CommandSpec = {
       const todo = [bad.length ? 'fix the setting each ERROR line names' : '', down.length ? 'start the server, or fix its URL and $OPENAI_API_KEY' : '']
         .filter(Boolean)
         .join('; ');
-      console.error(`kf models: error: ${what} -- ${todo}`);
+      console.error(redactSecrets(`kf models: error: ${what} -- ${todo}`));
     }
     return failed ? 1 : 0;
   },
