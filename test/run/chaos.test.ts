@@ -31,7 +31,7 @@ import * as path from 'node:path';
 import { ScriptedServer, type RecordedRequest, type ScriptedReply } from '../../lib/models/testing/scripted-server';
 import { experimentFromObject } from '../../lib/run/config';
 import { runExperiment } from '../../lib/run/runner';
-import { loadRun } from '../../lib/run/results';
+import { loadRun, outcomeLine, summarizeRun } from '../../lib/run/results';
 import type { RunRecord } from '../../lib/run/records';
 import { ownScratch } from '../_shared/scratch';
 import { DEMO_QUESTIONS as N, STAGE_MODELS, demoIndex100, demoWorld100, goodReply, questionFinder, type Q } from './demo-model.helper';
@@ -190,6 +190,16 @@ for (const pipeline of ['S4', 'M5', 'DG-heuristic']) {
       }
       assert.deepEqual(Object.keys(kinds).sort(), Object.keys(EXPECTED_KIND).sort(), 'every persistent fault was injected');
       const failed = records.filter((r) => r.error).length;
+      // The summary line counts the failures apart, by kind, and never as refusals.
+      const byKind = (k: string) => Object.entries(kinds).reduce((n, [f, c]) => n + (EXPECTED_KIND[f as Fault] === k ? c : 0), 0);
+      const s = summarizeRun(loadRun(resumed.dir));
+      const refusedRef = summarizeRun(loadRun(ref.dir)).refused;
+      assert.equal(s.answered, N - failed, 'answered (refusals included) = every question without an error');
+      assert.ok(s.refused <= refusedRef, 'no fault became a refusal');
+      assert.equal(
+        outcomeLine(s),
+        `${s.answered} answered, ${s.refused} refused, ${failed} failed (model output ${byKind('model_output')}, transport ${byKind('transport')}, timeout ${byKind('timeout')})`,
+      );
       assert.equal(resumed.counts.errors, failed, 'the manifest counts every failed question');
       assert.equal(resumed.counts.errorsByKind?.other, 0, 'no fault ended unclassified');
     } finally {
