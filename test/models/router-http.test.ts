@@ -313,3 +313,25 @@ test('an injected fetch carries every request (proxies, tests)', async () => {
   );
   await router.close();
 });
+
+test('cache: an empty reply is not stored (a rerun asks the endpoint again instead of replaying the failure)', async () => {
+  server.reset();
+  const dir = tempDir();
+  const cacheFile = path.join(dir, 'cache.sqlite');
+  try {
+    server.enqueue({ text: '' }, { text: 'now an answer' });
+    const first = routerFor(server, {}, { cacheFile, cacheMode: 'read-write' });
+    assert.equal((await first.forStage('synth').chat(ask('synth', 'empty once'))).text, '');
+    await first.close();
+    const second = routerFor(server, {}, { cacheFile, cacheMode: 'read-write' });
+    const res = await second.forStage('synth').chat(ask('synth', 'empty once'));
+    assert.equal(res.text, 'now an answer');
+    assert.equal(res.cacheHit, false);
+    assert.equal(server.chatRequests().length, 2, 'the endpoint was asked again');
+    const third = await second.forStage('synth').chat(ask('synth', 'empty once'));
+    assert.equal(third.cacheHit, true, 'a real answer is stored');
+    await second.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,6 +1,7 @@
 /**
  * Cache middleware: a hit returns the stored reply (cacheHit, zero usage, no
- * HTTP); replay-only fails loudly on a miss; read-write stores fresh replies.
+ * HTTP); replay-only fails loudly on a miss; read-write stores fresh replies
+ * (except empty ones: a failure, not an answer, so it is never replayed).
  * The key is the canonical request (lib/models/cache-key.ts): never the API key
  * or the base URL. It sits above the redaction middleware, so what it stores is
  * already redacted.
@@ -41,6 +42,9 @@ export function cacheMiddleware(ep: ResolvedEndpoint, cache: ModelCache, mode: E
         );
       }
       const res = await next(req, signal);
+      // An empty reply (no text, no tool call) is a failure the pipeline reports as model_output: storing it would
+      // replay the failure on every rerun, and --retry-errors could never ask the endpoint again.
+      if (!res.text.trim() && !res.toolCalls.length) return res;
       cache.put(
         key,
         { text: res.text, toolCalls: res.toolCalls, usage: res.usage, model: res.model, finishReason: res.finishReason },
