@@ -226,6 +226,15 @@ export function splitBaseUrls(text: string): string[] {
     .filter(Boolean);
 }
 
+function hasUserinfo(u: string): boolean {
+  try {
+    const parsed = new URL(u);
+    return !!(parsed.username || parsed.password);
+  } catch {
+    return false;
+  }
+}
+
 /** One URL (a string) or replicas (an array, or a list in one string), each an http(s) URL without a trailing slash. */
 function normalizeBaseUrls(v: unknown, path: string): string | string[] {
   const urls = typeof v === 'string' ? splitBaseUrls(v) : Array.isArray(v) ? v : [v];
@@ -235,6 +244,12 @@ function normalizeBaseUrls(v: unknown, path: string): string | string[] {
       // Never echo a URL: it may carry credentials.
       const what = typeof u === 'string' ? 'a text that is not an http(s) URL' : JSON.stringify(u);
       throw badConfig(`${path}${urls.length > 1 ? `[${i}]` : ''} must be an http(s) URL, got ${what}`, 'e.g. http://localhost:8000/v1');
+    }
+    if (hasUserinfo(u)) {
+      throw badConfig(
+        `${path}${urls.length > 1 ? `[${i}]` : ''} (${redactUrl(u)}) carries a user:password part, which HTTP clients (fetch) refuse to send`,
+        'remove it from the URL and pass the credential as the key (the variable apiKeyEnv names; sent as a Bearer token)',
+      );
     }
     return u.replace(/\/+$/, '');
   });

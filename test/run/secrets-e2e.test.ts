@@ -15,6 +15,7 @@ import { experimentFromObject } from '../../lib/run/config';
 import { runExperiment } from '../../lib/run/runner';
 import { listRuns, loadRun } from '../../lib/run/results';
 import { kfInProcess } from '../_shared/cli-in-process';
+import { errorMessage, isKfError } from '../../lib/util/errors';
 import { writeRunReport } from '../../lib/run/report';
 
 function filesUnder(dir: string): string[] {
@@ -141,10 +142,19 @@ test(
         'answered from the cache',
       );
 
-      // Credentials in the base URL: user:password and a query-string token. However the calls end, nothing leaks.
+      // Credentials in the base URL. A user:password part is refused when the config loads (fetch cannot send it),
+      // with the URL printed redacted; a query-string token is used, and however the calls end, nothing leaks.
       const u = new URL(server.url);
       const credUrl = `http://kfuser:${pass}@${u.host}/v1?token=${token}`;
-      await runExperiment({ experiment: await experimentOn(credUrl, 'canary-url'), resultsDir: results, log: (l) => printed.push(l) });
+      await assert.rejects(
+        (async () => runExperiment({ experiment: await experimentOn(credUrl, 'canary-url'), resultsDir: results, log: (l) => printed.push(l) }))(),
+        (e) => {
+          printed.push(errorMessage(e), String((e as Error).stack));
+          return isKfError(e) && /user:password/.test(e.message) && /\[REDACTED\]@/.test(e.message);
+        },
+      );
+      const tokenUrl = `${server.url}?token=${token}`;
+      await runExperiment({ experiment: await experimentOn(tokenUrl, 'canary-token'), resultsDir: results, log: (l) => printed.push(l) });
       writeRunReport(
         listRuns(results).map((d) => loadRun(d.dir)),
         { out: path.join(tmp, 'report') },
