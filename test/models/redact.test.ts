@@ -1,0 +1,40 @@
+/** The redaction rules (lib/model-api/redact.ts): registered values, credential shapes, deep copies and errors. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { REDACTED, redactDeep, redactError, redactSecrets, redactUrl, registerSecret, registerUrlSecrets, secretsOfUrl } from '../../lib/model-api/redact';
+import { KfError } from '../../lib/util/errors';
+
+test('URL secrets: user, password and credential query values (raw and percent-decoded); other parameters are not secrets', () => {
+  const url = 'https://alice:p%40ss-word-1@llm.example/v1?api-version=2024-06&token=tok%2Fen-12345&sig=abcdef123456';
+  assert.deepEqual(secretsOfUrl(url).sort(), ['abcdef123456', 'alice', 'p%40ss-word-1', 'p@ss-word-1', 'tok%2Fen-12345', 'tok/en-12345'].sort());
+  assert.deepEqual(secretsOfUrl('not a url'), []);
+  assert.equal(redactUrl(url), `https://${REDACTED}@llm.example/v1?api-version=2024-06&token=${REDACTED}&sig=${REDACTED}`);
+});
+
+test('registered secrets are replaced wherever they appear; short ones only by shape', () => {
+  const key = `sk-unit-${Math.random().toString(36).slice(2)}`;
+  registerSecret(key);
+  registerSecret('abc'); // too short to search for in free text: it would erase ordinary words
+  registerUrlSecrets('http://bob:hunter2-long-pass@h.example/v1');
+  assert.equal(redactSecrets(`the model said: my key is ${key}!`), `the model said: my key is ${REDACTED}!`);
+  assert.equal(redactSecrets('abc and abcdef stay'), 'abc and abcdef stay');
+  assert.equal(redactSecrets('password hunter2-long-pass leaked'), `password ${REDACTED} leaked`);
+  // Shapes catch what nobody registered.
+  assert.equal(redactSecrets('GET http://u:p@10.0.0.1/v1 failed'), `GET http://${REDACTED}@10.0.0.1/v1 failed`);
+  assert.equal(redactSecrets('Authorization: Bearer zzzzzzzzzz123'), `Authorization: Bearer ${REDACTED}`);
+  assert.equal(redactSecrets('see /v1/x?access_token=qqq&page=2'), `see /v1/x?access_token=${REDACTED}&page=2`);
+});
+
+test('redactDeep copies JSON-like values with every string (keys too) redacted; redactError keeps the class and code', () => {
+  const key = `sk-deep-${Math.random().toString(36).slice(2)}`;
+  registerSecret(key);
+  const value = { a: [key, 1, null, { [key]: `x ${key}` }], b: true };
+  assert.deepEqual(redactDeep(value), { a: [REDACTED, 1, null, { [REDACTED]: `x ${REDACTED}` }], b: true });
+  assert.equal(value.a[0], key, 'the input is not changed');
+  const e = redactError(new KfError('model_call_failed', `failed at http://u:pw@h/v1 with ${key}`, `check ${key}`));
+  assert.ok(e instanceof KfError);
+  assert.equal(e.code, 'model_call_failed');
+  assert.equal(e.message, `failed at http://${REDACTED}@h/v1 with ${REDACTED}`);
+  assert.equal(e.hint, `check ${REDACTED}`);
+  assert.ok(!e.stack?.includes(key));
+});
