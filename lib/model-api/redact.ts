@@ -90,7 +90,9 @@ export function redactSecrets(text: string): string {
 export function redactDeep<T>(value: T): T {
   if (typeof value === 'string') return redactSecrets(value) as T;
   if (Array.isArray(value)) return value.map((v) => redactDeep(v)) as T;
-  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+  const proto = value && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+  // Plain objects, and null-prototype ones (TOML tables): anything else (class instances, buffers) is kept as is.
+  if (value && typeof value === 'object' && (proto === Object.prototype || proto === null)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[redactSecrets(k)] = redactDeep(v);
     return out as T;

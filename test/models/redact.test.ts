@@ -31,6 +31,8 @@ test('redactDeep copies JSON-like values with every string (keys too) redacted; 
   const value = { a: [key, 1, null, { [key]: `x ${key}` }], b: true };
   assert.deepEqual(redactDeep(value), { a: [REDACTED, 1, null, { [REDACTED]: `x ${REDACTED}` }], b: true });
   assert.equal(value.a[0], key, 'the input is not changed');
+  const table = Object.assign(Object.create(null) as Record<string, unknown>, { baseUrl: 'http://u:pw@h/v1' }); // a TOML table
+  assert.deepEqual(redactDeep({ t: table }), { t: { baseUrl: `http://${REDACTED}@h/v1` } });
   const e = redactError(new KfError('model_call_failed', `failed at http://u:pw@h/v1 with ${key}`, `check ${key}`));
   assert.ok(e instanceof KfError);
   assert.equal(e.code, 'model_call_failed');
