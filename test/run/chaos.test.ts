@@ -129,7 +129,7 @@ function readRecords(dir: string): RunRecord[] {
 }
 
 for (const pipeline of ['S4', 'M5', 'DG-heuristic']) {
-  test(`chaos: ${pipeline} over ${N} demo questions at concurrency 8, one injected fault per question`, { timeout: 10 * 60_000 }, async () => {
+  test(`chaos: ${pipeline} over ${N} demo questions at concurrency 8, one injected fault per question`, { timeout: 10 * 60_000 }, async (t) => {
     const { world, questions } = await demoWorld100();
     const faultOf = (i: number) => FAULTS[i % FAULTS.length];
     const server = await ScriptedServer.start();
@@ -199,6 +199,9 @@ for (const pipeline of ['S4', 'M5', 'DG-heuristic']) {
       assert.equal(
         outcomeLine(s),
         `${s.answered} answered, ${s.refused} refused, ${failed} failed (model output ${byKind('model_output')}, transport ${byKind('transport')}, timeout ${byKind('timeout')})`,
+      );
+      t.diagnostic(
+        `${pipeline}: cut after ${before.length} records, resumed ${resumed.recordedNow}; ${outcomeLine(s)}; persistent faults ${JSON.stringify(kinds)}`,
       );
       assert.equal(resumed.counts.errors, failed, 'the manifest counts every failed question');
       assert.equal(resumed.counts.errorsByKind?.other, 0, 'no fault ended unclassified');
