@@ -243,6 +243,9 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
         artifact: str(
           'a kp-index artifact instead of dir: its key (kf artifacts lists them; refused when stale or built from another corpus), or "auto": the artifact of this corpus and these index settings (built first with build = "ensure"; kf prepare <experiment> builds it ahead)',
         ),
+        kb: str(
+          'a hosted knowledge base instead of a local index: remote:<package uuid> (kf run --kb; it replaces dir and artifact); the server root comes from KF_KB_BASE_URL and the account key from KF_KB_API_KEY, never from a file',
+        ),
         options: {
           type: { kind: 'any' },
           doc: 'build options when building (lib/index/build.ts BuildOptions: seed, ingest, relations, engine, ...)',
