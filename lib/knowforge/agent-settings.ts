@@ -40,6 +40,11 @@ export const agentSettings = z
     imageChars: z.number().int().min(0).default(PAPER_CAPS.image),
     tableChars: z.number().int().min(0).default(PAPER_CAPS.table),
     exampleChars: z.number().int().min(0).default(PAPER_CAPS.example),
+    /**
+     * Protection and cross-search comparison in the pool: 'runner' (the released runner: top 3 of each type per
+     * search, dense score across searches) or 'harness' (top 3 of the whole search, fused score).
+     */
+    poolRanking: z.enum(['runner', 'harness']).default('runner'),
     /** Cap of the plain pool (M4: 12,000). */
     plainChars: z.number().int().positive().default(12_000),
     /** Synthesizer template: ours, or the M3DocRAG-style one (M5OFF). */
