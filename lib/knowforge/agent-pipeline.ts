@@ -20,6 +20,7 @@ import { synthesizeAndCheck } from './answer';
 import { runBridgeJudge } from './judge';
 import type { AgentTask, LocatorTask, PoolMedia, ReaderTask } from './offline/tasks';
 import type { EvidencePool } from './pool';
+import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { finalPoolText, mergePool, poolOptions, readingNotes } from './pool-merge';
 import { runRole, stopNoteFor } from './roles';
 import { newToolContext, type KfToolContext } from './tools/context';
@@ -27,6 +28,15 @@ import { runSearch } from './tools/search';
 import { makeReadMedia } from './vision';
 import { inPromptPack, packStamp } from './prompt-pack/setting';
 import { resolvePromptPack } from './prompt-pack/packs';
+
+/** The released runner's gate, on the hosted knowledge bases' 0-10 hybrid score. */
+const RUNNER_WEAK_GATE = 2;
+
+/** The weak-relevance gate of a run (settings weakRelevance, weakRelevanceGate), or none. */
+export function weakRelevanceGate(s: AgentSettings, kb: KnowledgeBase): number | undefined {
+  if (s.weakRelevance === 'off') return undefined;
+  return s.weakRelevanceGate ?? (kb.id.startsWith('remote:') ? RUNNER_WEAK_GATE : undefined);
+}
 
 /** The protocol of a role: the setting, else the one its model's endpoint declares, else the paper's JSON. */
 export function protocolFor(s: AgentSettings, model: ChatModel): AgentProtocol {
@@ -223,6 +233,7 @@ export function questionState(ctx: PipelineContext, s: AgentSettings, name: stri
     searchBy: s.p0 ? 'p0' : 'locator',
     readMedia,
     readMediaMax: s.readMediaMax,
+    weakRelevanceGate: weakRelevanceGate(s, ctx.kb),
     trace: ctx.trace,
   });
   return { ctx, s, tools, stops: [], transcripts: [], counters: {}, t0: Date.now() };
@@ -238,6 +249,7 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
       docIds: st.tools.docIds,
       searchBy: 'reader',
       readMedia: st.tools.readMedia,
+      weakRelevanceGate: st.tools.weakRelevanceGate,
       readMediaMax: s.readMediaMax,
       trace: ctx.trace,
     });

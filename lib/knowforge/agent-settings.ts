@@ -67,6 +67,15 @@ export const agentSettings = z
      * round-budget note, texts from the pack) or 'off' (the harness's earlier loop: the budget note only).
      */
     loopFeedback: z.enum(['runner', 'off']).default('runner'),
+    /**
+     * The weak-relevance note before a search listing whose best hit scores below the gate (the released runner:
+     * 2.0 on the hosted knowledge bases' 0-10 hybrid score). 'runner' applies the runner's gate where the scores
+     * are on that scale (a hosted knowledge base, --kb remote:) or weakRelevanceGate where set; a local index
+     * normalises its fused scores per query (the best hit is always near the top of the scale), so no note there
+     * unless a gate is set. 'off': never.
+     */
+    weakRelevance: z.enum(['runner', 'off']).default('runner'),
+    weakRelevanceGate: z.number().min(0).optional(),
     /** Ids one read_media call may look at (the runner: 40, one vision call each, 4 at a time; the harness's earlier cap: 3). */
     readMediaMax: z.number().int().min(1).max(100).default(40),
   })
