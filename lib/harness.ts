@@ -29,6 +29,7 @@ export type { ModelsConfig } from './models/config';
 // KnowForge pieces
 export { buildPool, PAPER_CAPS } from './knowforge/pool';
 export { capUsageRows, capsOfLabel } from './knowforge/cap-usage';
+export { multihopRagShared, multihopRagRetrievalByType, retrievalByType } from './knowforge/retrieval-by-type';
 export { synthesize, synthMessages } from './knowforge/synthesizer';
 export { checkFormat } from './knowforge/checker';
 export { CONFIGURATIONS } from './knowforge/configurations';
