@@ -30,6 +30,8 @@ export const agentSettings = z
     judge: z.boolean().default(true),
     /** need_more = false: 'paper' runs no follow-up; 'runner' (the released runner) runs the queries anyway. */
     judgeOnNeedMoreFalse: z.enum(['paper', 'runner']).default('paper'),
+    /** The bridge judge may also drop pool blocks it judges off-topic (M5JD); they stay out of the pool. */
+    judgeDrops: z.boolean().default(false),
     /** P0: one agent holding every tool replaces Locator + Reader. */
     p0: z.boolean().default(false),
     /** P0's round cap. */
