@@ -29,6 +29,15 @@ export type { ModelsConfig } from './models/config';
 // KnowForge pieces
 export { buildPool, PAPER_CAPS } from './knowforge/pool';
 export { capUsageRows, capsOfLabel } from './knowforge/cap-usage';
+export {
+  attributeErrors,
+  attributionAgreement,
+  modelClassifier,
+  modelReviewer,
+  ruleClassifier,
+  ruleReviewer,
+  ATTRIBUTION_CLASSES,
+} from './knowforge/error-attribution';
 export { multihopRagShared, multihopRagRetrievalByType, retrievalByType } from './knowforge/retrieval-by-type';
 export { synthesize, synthMessages } from './knowforge/synthesizer';
 export { checkFormat } from './knowforge/checker';
