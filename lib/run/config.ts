@@ -58,6 +58,8 @@ export interface ExperimentConfig {
     settings?: Record<string, unknown>;
     /** A kp-index artifact key, or "auto" (lib/run/index-artifact.ts). */
     artifact?: string;
+    /** One index per document (single-document benchmarks, as the paper runs MMLongBench-Doc), built and cached per document. */
+    perDocument?: boolean;
     /** A hosted knowledge base instead of a local index: "remote:<uuid>" (lib/remote-kb; server and key from the environment); it replaces dir and artifact. */
     kb?: string;
     options: Record<string, unknown>;

@@ -45,6 +45,8 @@ export interface IndexInfo {
   builtAt?: string;
   /** `kp-index/<key>` when the index is an artifact (index.artifact). */
   artifact?: string;
+  /** index.perDocument: each document's own index folder (and whether this run built it). */
+  perDocument?: { doc: string; dir: string; built: boolean }[];
   /** A hosted knowledge base (index.kb = remote:<uuid>): its package id, server root and card name (never the key). */
   remote?: { uuid: string; baseUrl: string; name?: string; documents?: number };
 }
@@ -170,6 +172,10 @@ export function indexProviderFromConfig(
   const ix = config.index;
   if (!ix) return undefined;
   if (ix.kb) return remoteIndexProvider(ix.kb);
+  if (ix.perDocument) {
+    const { perDocumentIndexProvider } = require('./per-document-index') as typeof import('./per-document-index');
+    return perDocumentIndexProvider(config, opts);
+  }
   const dir = defaultIndexDir(config);
   let opened: Promise<OpenIndex> | undefined;
   let info: IndexInfo = { dir };
