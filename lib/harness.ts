@@ -28,7 +28,7 @@ export type { ModelsConfig } from './models/config';
 
 // KnowForge pieces
 export { buildPool, PAPER_CAPS } from './knowforge/pool';
-export { capUsageRows, capsOfLabel } from './knowforge/cap-usage';
+export { capUsageRows, capsOfLabel } from './report/kf-cap-usage';
 export {
   attributeErrors,
   attributionAgreement,
@@ -37,8 +37,8 @@ export {
   ruleClassifier,
   ruleReviewer,
   ATTRIBUTION_CLASSES,
-} from './knowforge/error-attribution';
-export { multihopRagShared, multihopRagRetrievalByType, retrievalByType } from './knowforge/retrieval-by-type';
+} from './report/kf-error-attribution';
+export { multihopRagShared, multihopRagRetrievalByType, retrievalByType } from './report/kf-retrieval-by-type';
 export { synthesize, synthMessages } from './knowforge/synthesizer';
 export { checkFormat } from './knowforge/checker';
 export { CONFIGURATIONS } from './knowforge/configurations';
