@@ -236,6 +236,13 @@ test('a run over the remote knowledge base answers every question; the key is in
   );
 });
 
+test('kf ask --kb remote: answers over the hosted knowledge base', { timeout: 5 * 60_000 }, async () => {
+  const r = await kfInProcess(['ask', '--config', 'M5', '--preset', 'tiny', '--kb', 'remote:demo', '--quiet', 'Which city had more inhabitants in 2015?']);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /FINAL ANSWER:/);
+  assert.ok(!r.out.includes(KEY) && !r.err.includes(KEY), 'the key is not printed');
+});
+
 test('426, 401 and 403 say what to do; the key stays out of every message', async () => {
   const e426 = refusal(() => client('demo', { apiKey: undefined }).getSync('sources'));
   assert.equal(e426.code, 'kb_key_required');

@@ -201,6 +201,7 @@ export const command: CommandSpec = {
     'kf ask --config DG "..."                    (DualG-MRAG: prints the decoded paths too)',
     'kf ask --config experiments/knowforge/demo/M5.toml "..." --trace /tmp/t.json',
     'kf ask --config M5 --index .kf-cache/index/demo-default "..."',
+    'KF_KB_BASE_URL=https://kb.example.org kf ask --config M5 --kb remote:<uuid> "..."',
   ],
   async run(args) {
     const text = args.positionals.join(' ').trim();
