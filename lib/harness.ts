@@ -28,6 +28,17 @@ export type { ModelsConfig } from './models/config';
 
 // KnowForge pieces
 export { buildPool, PAPER_CAPS } from './knowforge/pool';
+export { capUsageRows, capsOfLabel } from './report/kf-cap-usage';
+export {
+  attributeErrors,
+  attributionAgreement,
+  modelClassifier,
+  modelReviewer,
+  ruleClassifier,
+  ruleReviewer,
+  ATTRIBUTION_CLASSES,
+} from './report/kf-error-attribution';
+export { multihopRagShared, multihopRagRetrievalByType, retrievalByType } from './report/kf-retrieval-by-type';
 export { synthesize, synthMessages } from './knowforge/synthesizer';
 export { checkFormat } from './knowforge/checker';
 export { CONFIGURATIONS } from './knowforge/configurations';

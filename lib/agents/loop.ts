@@ -187,9 +187,8 @@ export function describeStop(t: Pick<AgentTranscript, 'role' | 'stopReason' | 'r
   }
 }
 
-export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): Promise<AgentTranscript> {
-  const protocol: AgentProtocol = opts.protocol ?? 'json';
-  const tools = opts.tools instanceof ToolSet ? opts.tools : new ToolSet(opts.role, opts.tools as AgentTool[]);
+/** Check the options; the search tools a finish must wait for. */
+function loopSearchTools(opts: AgentLoopOptions<never>, tools: ToolSet): string[] {
   if (!(opts.maxRounds >= 0)) throw new KfError('bad_loop', `agent ${opts.role}: maxRounds must be >= 0, got ${opts.maxRounds}`, 'fix the round budget (L/R)');
   const searchTools = opts.requireSearch === true ? tools.searchTools() : Array.isArray(opts.requireSearch) ? opts.requireSearch : [];
   if (opts.requireSearch === true && !searchTools.length) {
@@ -199,13 +198,11 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
       'mark the search tool(s) isSearch or pass requireSearch: [names]',
     );
   }
-  const stage = opts.stage ?? opts.role;
-  const messages: ChatMessage[] = [
-    { role: 'system', content: composeSystemPrompt(opts.system, tools, protocol) },
-    { role: 'user', content: opts.user },
-  ];
-  const steps: AgentStep[] = [];
-  const counters: AgentCounters = {
+  return searchTools;
+}
+
+function zeroCounters(): AgentCounters {
+  return {
     modelCalls: 0,
     toolCalls: 0,
     toolErrors: 0,
@@ -219,108 +216,197 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     cacheHits: 0,
     byTool: {},
   };
-  const usage: Usage = { promptTokens: 0, completionTokens: 0 };
-  const seen = new Map<string, number>();
-  let rounds = 0;
-  let consecutiveBad = 0;
-  let nudged = false;
-  let rejected = false;
-  let anyToolCall = false;
-  let searched = false;
-  let modelId = opts.model.id;
-  let backend: string = opts.model.backend;
+}
 
-  const step = (s: AgentStep) => {
-    steps.push(s);
-    opts.onStep?.(s);
+/** The guidance texts of a loop: the malformed-reply hint, the prose nudge and the rejected-finish note. */
+function guidanceTexts(protocol: AgentProtocol, tools: ToolSet, searchTools: string[]): { hint: string; nudge: string; rejectFinal: string } {
+  const firstTool = tools.names()[0] ?? 'tool_name';
+  const exampleCall = `{"thought": "...", "tool": "${searchTools[0] ?? firstTool}", "args": {...}}`;
+  return {
+    hint:
+      protocol === 'json'
+        ? `Your reply was not valid JSON. Reply with exactly ONE JSON object and nothing else: ${exampleCall} or {"thought": "...", "final": "ok"}.`
+        : `Your reply could not be read. Call one of the tools (${tools.names().join(', ')}) with a JSON object of arguments, or reply with a short text to finish.`,
+    nudge:
+      protocol === 'json'
+        ? `Do not answer in prose. Gather evidence first: reply with ONE JSON object calling a tool, e.g. ${exampleCall}.`
+        : `Do not answer yet. Gather evidence first: call one of the tools (${(searchTools.length ? searchTools : tools.names()).join(', ')}).`,
+    rejectFinal: `You have not searched yet. Call ${searchTools.join(' or ')} at least once before finishing.`,
   };
-  const finish = (stopReason: StopReason, final?: string): AgentTranscript => {
+}
+
+/** The arguments of a json-protocol call, under any of the names models use for them. */
+function jsonCallArgs(v: Record<string, unknown>): Record<string, unknown> {
+  const rawArgs = v.args ?? v.arguments ?? v.action_input ?? v.parameters ?? v.input ?? {};
+  if (typeof rawArgs === 'string') return parseToolArguments(rawArgs)?.value ?? { input: rawArgs };
+  return rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs) ? (rawArgs as Record<string, unknown>) : {};
+}
+
+/** What one round step decided: the loop's transcript (it ended), or undefined (ask the model again). */
+type StepOutcome = AgentTranscript | undefined;
+
+/** The state of one loop and its per-round step (one model reply handled per call of `round`). */
+class AgentLoopRun<Ctx> {
+  readonly protocol: AgentProtocol;
+  readonly tools: ToolSet;
+  readonly searchTools: string[];
+  readonly stage: Stage;
+  readonly messages: ChatMessage[];
+  readonly steps: AgentStep[] = [];
+  readonly counters = zeroCounters();
+  readonly usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  private readonly seen = new Map<string, number>();
+  private readonly texts: { hint: string; nudge: string; rejectFinal: string };
+  /** The last two replies, for the error of a malformed stop. */
+  private readonly lastReplies: string[] = [];
+  rounds = 0;
+  private consecutiveBad = 0;
+  private nudged = false;
+  private rejected = false;
+  private anyToolCall = false;
+  private searched = false;
+  private sentUpTo = 0;
+  private modelId: string;
+  private backend: string;
+
+  constructor(private readonly opts: AgentLoopOptions<Ctx>) {
+    this.protocol = opts.protocol ?? 'json';
+    this.tools = opts.tools instanceof ToolSet ? opts.tools : new ToolSet(opts.role, opts.tools as AgentTool[]);
+    this.searchTools = loopSearchTools(opts as AgentLoopOptions<never>, this.tools);
+    this.stage = opts.stage ?? opts.role;
+    this.messages = [
+      { role: 'system', content: composeSystemPrompt(opts.system, this.tools, this.protocol) },
+      { role: 'user', content: opts.user },
+    ];
+    this.texts = guidanceTexts(this.protocol, this.tools, this.searchTools);
+    this.modelId = opts.model.id;
+    this.backend = opts.model.backend;
+  }
+
+  private step(s: AgentStep): void {
+    this.steps.push(s);
+    this.opts.onStep?.(s);
+  }
+
+  finish(stopReason: StopReason, final?: string): AgentTranscript {
     const forced = stopReason === 'max_rounds' || stopReason === 'bad_json' || stopReason === 'circuit_break';
     const t: AgentTranscript = {
-      role: opts.role,
-      protocol,
+      role: this.opts.role,
+      protocol: this.protocol,
       stopReason,
       forced,
       final,
-      rounds,
-      maxRounds: opts.maxRounds,
-      steps,
-      messages,
-      counters,
-      usage,
-      model: modelId,
-      backend,
+      rounds: this.rounds,
+      maxRounds: this.opts.maxRounds,
+      steps: this.steps,
+      messages: this.messages,
+      counters: this.counters,
+      usage: this.usage,
+      model: this.modelId,
+      backend: this.backend,
     };
     t.stopNote = describeStop(t);
     return t;
-  };
-  /** The last two replies, for the error of a malformed stop. */
-  const lastReplies: string[] = [];
-  const stopMalformed = (): AgentTranscript => {
-    if (opts.malformedStop === 'synthesize') return finish('bad_json');
-    const empty = lastReplies.every((r) => !r.trim());
-    throw new ModelOutputError(
-      String(stage),
-      empty ? 'empty' : 'unparseable',
-      `the ${opts.role} sent ${empty ? 'two empty replies' : 'two malformed replies'} in a row (round ${rounds + 1})`,
-      lastReplies.join(' || '),
-    );
-  };
-  const firstTool = tools.names()[0] ?? 'tool_name';
-  const exampleCall = `{"thought": "...", "tool": "${searchTools[0] ?? firstTool}", "args": {...}}`;
-  const hint =
-    protocol === 'json'
-      ? `Your reply was not valid JSON. Reply with exactly ONE JSON object and nothing else: ${exampleCall} or {"thought": "...", "final": "ok"}.`
-      : `Your reply could not be read. Call one of the tools (${tools.names().join(', ')}) with a JSON object of arguments, or reply with a short text to finish.`;
-  const nudge =
-    protocol === 'json'
-      ? `Do not answer in prose. Gather evidence first: reply with ONE JSON object calling a tool, e.g. ${exampleCall}.`
-      : `Do not answer yet. Gather evidence first: call one of the tools (${(searchTools.length ? searchTools : tools.names()).join(', ')}).`;
-  const rejectFinal = `You have not searched yet. Call ${searchTools.join(' or ')} at least once before finishing.`;
+  }
 
-  /** Run one call (or refuse it): returns the text the model is told, or 'circuit' to stop. */
-  const runCall = async (name: string, args: Record<string, unknown>, thought: string | undefined, repaired: boolean): Promise<string | 'circuit'> => {
-    const key = canonicalJson({ tool: name, args });
-    const n = (seen.get(key) ?? 0) + 1;
-    seen.set(key, n);
-    if (n >= 3) {
-      step({ round: rounds + 1, kind: 'circuit_break', tool: name, args, thought });
-      return 'circuit';
-    }
-    anyToolCall = true;
+  private stopMalformed(): AgentTranscript {
+    if (this.opts.malformedStop === 'synthesize') return this.finish('bad_json');
+    const empty = this.lastReplies.every((r) => !r.trim());
+    throw new ModelOutputError(
+      String(this.stage),
+      empty ? 'empty' : 'unparseable',
+      `the ${this.opts.role} sent ${empty ? 'two empty replies' : 'two malformed replies'} in a row (round ${this.rounds + 1})`,
+      this.lastReplies.join(' || '),
+    );
+  }
+
+  /** A malformed reply: the hint once, a stop at the second in a row. */
+  private malformed(s: Omit<AgentStep, 'round' | 'kind' | 'result'>): StepOutcome {
+    this.consecutiveBad++;
+    this.counters.badJson++;
+    this.step({ round: this.rounds + 1, kind: 'bad_json', ...s, result: this.texts.hint });
+    if (this.consecutiveBad >= 2) return this.stopMalformed();
+    this.messages.push({ role: 'user', content: this.texts.hint });
+    return undefined;
+  }
+
+  /** Prose before any tool call: one nudge. True when it was sent. */
+  private nudgeOnce(): boolean {
+    if (this.anyToolCall || this.nudged) return false;
+    this.nudged = true;
+    this.counters.nudges++;
+    this.step({ round: this.rounds + 1, kind: 'nudge', result: this.texts.nudge });
+    this.messages.push({ role: 'user', content: this.texts.nudge });
+    return true;
+  }
+
+  /** A finish before any search: rejected once. True when it was. */
+  private rejectFinishOnce(withThought?: { thought: string | undefined }): boolean {
+    if (!this.searchTools.length || this.searched || this.rejected) return false;
+    this.rejected = true;
+    this.counters.rejectedFinals++;
+    this.step({ round: this.rounds + 1, kind: 'rejected_final', ...withThought, result: this.texts.rejectFinal });
+    this.messages.push({ role: 'user', content: this.texts.rejectFinal });
+    return true;
+  }
+
+  /** The feedback after a tool result (a caller's suffixes, else the budget note). */
+  private feedback(): string {
+    return (this.opts.afterResult ?? budgetNote)(this.opts.maxRounds - this.rounds);
+  }
+
+  /** A call that is refused without running (another role's tool, an unknown one, bad arguments); undefined = runnable. */
+  private refusal(name: string, args: Record<string, unknown>, thought: string | undefined, repaired: boolean): string | undefined {
+    const { tools, opts, counters } = this;
     const tool = tools.get(name);
+    const round = this.rounds + 1;
     if (!tool && opts.foreignTools?.includes(name)) {
       counters.outOfRole++;
       const result = errorJson('out_of_role', `${name} is not a tool of the ${opts.role}; it was not run. Your tools: ${tools.names().join(', ')}.`);
-      step({ round: rounds + 1, kind: 'out_of_role', tool: name, args, thought, result, repaired });
+      this.step({ round, kind: 'out_of_role', tool: name, args, thought, result, repaired });
       return result;
     }
     if (!tool) {
       counters.unknownTools++;
       const detail = `there is no tool "${name}". Available tools: ${tools.names().join(', ')}.`;
       const result =
-        protocol === 'json'
+        this.protocol === 'json'
           ? `Unknown tool "${name}". Use one of: ${tools.names().join(', ')}; or finish with {"thought": "...", "final": "ok"}.`
           : errorJson('unknown_tool', detail);
-      step({ round: rounds + 1, kind: 'unknown_tool', tool: name, args, thought, result, repaired });
+      this.step({ round, kind: 'unknown_tool', tool: name, args, thought, result, repaired });
       return result;
     }
     const bad = checkArgs(tool, args);
-    if (bad) {
-      counters.badArgs++;
-      const result = errorJson('bad_arguments', `${name}: ${bad}`);
-      step({ round: rounds + 1, kind: 'bad_args', tool: name, args, thought, result, repaired });
-      return result;
+    if (!bad) return undefined;
+    counters.badArgs++;
+    const result = errorJson('bad_arguments', `${name}: ${bad}`);
+    this.step({ round, kind: 'bad_args', tool: name, args, thought, result, repaired });
+    return result;
+  }
+
+  /** Run one call (or refuse it): returns the text the model is told, or 'circuit' to stop. */
+  async runCall(name: string, args: Record<string, unknown>, thought: string | undefined, repaired: boolean): Promise<string | 'circuit'> {
+    const { opts, counters } = this;
+    const key = canonicalJson({ tool: name, args });
+    const n = (this.seen.get(key) ?? 0) + 1;
+    this.seen.set(key, n);
+    if (n >= 3) {
+      this.step({ round: this.rounds + 1, kind: 'circuit_break', tool: name, args, thought });
+      return 'circuit';
     }
+    this.anyToolCall = true;
+    const refused = this.refusal(name, args, thought, repaired);
+    if (refused !== undefined) return refused;
+    const tool = this.tools.get(name)!;
     counters.toolCalls++;
     counters.byTool[name] = (counters.byTool[name] ?? 0) + 1;
-    if (searchTools.includes(name)) searched = true;
+    if (this.searchTools.includes(name)) this.searched = true;
     let result: string;
     let kind: AgentStep['kind'] = 'tool';
     try {
       const out = await tool.handler(args, {
         role: opts.role,
-        round: rounds + 1,
+        round: this.rounds + 1,
         questionId: opts.questionId,
         signal: opts.signal,
         context: opts.context as Ctx,
@@ -334,44 +420,44 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
     }
     if (opts.maxResultChars && result.length > opts.maxResultChars)
       result = `${result.slice(0, opts.maxResultChars)}\n[... cut at ${opts.maxResultChars} characters]`;
-    step({ round: rounds + 1, kind, tool: name, args, thought, result, repaired });
+    this.step({ round: this.rounds + 1, kind, tool: name, args, thought, result, repaired });
     return result;
-  };
+  }
 
-  let sentUpTo = 0;
-  for (;;) {
-    if (rounds >= opts.maxRounds) return finish('max_rounds');
-    const sent = messages.slice(sentUpTo);
-    sentUpTo = messages.length;
+  /** Send the history; count the call and report it. */
+  private async callModel(): Promise<ChatResponseLike> {
+    const { opts, stage } = this;
+    const sent = this.messages.slice(this.sentUpTo);
+    this.sentUpTo = this.messages.length;
     const res = await opts.model.chat(
       {
         stage,
-        messages: [...messages],
-        tools: protocol === 'tools' ? tools.specs() : undefined,
+        messages: [...this.messages],
+        tools: this.protocol === 'tools' ? this.tools.specs() : undefined,
         temperature: opts.temperature ?? LOOP_TEMPERATURE,
         maxTokens: opts.maxTokens ?? LOOP_MAX_TOKENS,
-        json: protocol === 'json' && opts.jsonMode ? true : undefined,
+        json: this.protocol === 'json' && opts.jsonMode ? true : undefined,
         questionId: opts.questionId,
         runId: opts.runId,
         task: opts.task,
       },
       opts.signal,
     );
-    counters.modelCalls++;
-    if (res.cacheHit) counters.cacheHits++;
-    usage.promptTokens += res.usage.promptTokens;
-    usage.completionTokens += res.usage.completionTokens;
-    modelId = res.model;
-    backend = res.backend;
+    this.counters.modelCalls++;
+    if (res.cacheHit) this.counters.cacheHits++;
+    this.usage.promptTokens += res.usage.promptTokens;
+    this.usage.completionTokens += res.usage.completionTokens;
+    this.modelId = res.model;
+    this.backend = res.backend;
     const text = res.text ?? '';
-    lastReplies.push(res.toolCalls.length ? `${text}${res.toolCalls.map((c) => ` ${c.name}(${c.arguments})`).join('')}` : text);
-    if (lastReplies.length > 2) lastReplies.shift();
+    this.lastReplies.push(res.toolCalls.length ? `${text}${res.toolCalls.map((c) => ` ${c.name}(${c.arguments})`).join('')}` : text);
+    if (this.lastReplies.length > 2) this.lastReplies.shift();
     opts.onModelCall?.({
       role: opts.role,
       stage,
-      round: rounds + 1,
+      round: this.rounds + 1,
       sent,
-      messageCount: sentUpTo,
+      messageCount: this.sentUpTo,
       text,
       toolCalls: res.toolCalls,
       usage: res.usage,
@@ -380,139 +466,117 @@ export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): 
       model: res.model,
       backend: res.backend,
     });
+    return res;
+  }
 
-    // Native tool calls (tools protocol; also accepted in json protocol if a server sends them).
-    if (res.toolCalls.length) {
-      const parsed = res.toolCalls.map((c) => ({ call: c, args: parseToolArguments(c.arguments) }));
-      messages.push({ role: 'assistant', content: text, toolCalls: res.toolCalls });
-      if (parsed.every((p) => !p.args)) {
-        consecutiveBad++;
-        counters.badJson++;
-        for (const p of parsed)
-          messages.push({ role: 'tool', toolCallId: p.call.id, name: p.call.name, content: errorJson('bad_arguments', 'the arguments are not a JSON object') });
-        step({ round: rounds + 1, kind: 'bad_json', tool: parsed[0].call.name, result: hint });
-        if (consecutiveBad >= 2) return stopMalformed();
-        messages.push({ role: 'user', content: hint });
+  /** Native tool calls (tools protocol; also accepted in json protocol if a server sends them). */
+  private async onToolCalls(text: string, calls: ToolCall[]): Promise<StepOutcome> {
+    const parsed = calls.map((c) => ({ call: c, args: parseToolArguments(c.arguments) }));
+    this.messages.push({ role: 'assistant', content: text, toolCalls: calls });
+    if (parsed.every((p) => !p.args)) {
+      for (const p of parsed)
+        this.messages.push({
+          role: 'tool',
+          toolCallId: p.call.id,
+          name: p.call.name,
+          content: errorJson('bad_arguments', 'the arguments are not a JSON object'),
+        });
+      return this.malformed({ tool: parsed[0].call.name });
+    }
+    this.consecutiveBad = 0;
+    const replies: { call: ToolCall; content: string }[] = [];
+    let circuit = false;
+    for (const p of parsed) {
+      if (circuit) {
+        replies.push({ call: p.call, content: errorJson('not_run', 'stopped before this call') });
         continue;
       }
-      consecutiveBad = 0;
-      const replies: { call: ToolCall; content: string }[] = [];
-      let circuit = false;
-      for (const p of parsed) {
-        if (circuit) {
-          replies.push({ call: p.call, content: errorJson('not_run', 'stopped before this call') });
-          continue;
-        }
-        if (!p.args) {
-          counters.badArgs++;
-          replies.push({ call: p.call, content: errorJson('bad_arguments', 'the arguments are not a JSON object') });
-          continue;
-        }
-        if (p.args.repaired) counters.repairs++;
-        const out = await runCall(p.call.name, p.args.value, undefined, p.args.repaired);
-        if (out === 'circuit') {
-          circuit = true;
-          replies.push({ call: p.call, content: errorJson('circuit_break', 'the same call was made three times') });
-        } else replies.push({ call: p.call, content: out });
+      if (!p.args) {
+        this.counters.badArgs++;
+        replies.push({ call: p.call, content: errorJson('bad_arguments', 'the arguments are not a JSON object') });
+        continue;
       }
-      for (const r of replies) messages.push({ role: 'tool', toolCallId: r.call.id, name: r.call.name, content: r.content });
-      if (circuit) return finish('circuit_break');
-      rounds++;
-      const note = (opts.afterResult ?? budgetNote)(opts.maxRounds - rounds);
-      if (note) {
-        const last = messages[messages.length - 1];
-        last.content = `${textOf(last.content)}${note}`;
-      }
-      continue;
+      if (p.args.repaired) this.counters.repairs++;
+      const out = await this.runCall(p.call.name, p.args.value, undefined, p.args.repaired);
+      if (out === 'circuit') {
+        circuit = true;
+        replies.push({ call: p.call, content: errorJson('circuit_break', 'the same call was made three times') });
+      } else replies.push({ call: p.call, content: out });
     }
+    for (const r of replies) this.messages.push({ role: 'tool', toolCallId: r.call.id, name: r.call.name, content: r.content });
+    if (circuit) return this.finish('circuit_break');
+    this.rounds++;
+    const note = this.feedback();
+    if (note) {
+      const last = this.messages[this.messages.length - 1];
+      last.content = `${textOf(last.content)}${note}`;
+    }
+    return undefined;
+  }
 
-    const obj = parseAgentObject(text);
+  /** A reply that is not one JSON object: in the tools protocol the model finishing; otherwise prose or malformed. */
+  private onText(text: string): StepOutcome {
     const proseLike = text.trim().length > PROSE_MIN_CHARS && !text.includes('{');
-
-    // Tools protocol: a text reply without calls is the model finishing (unless it holds a JSON tool call).
-    if (protocol === 'tools' && !obj && text.trim()) {
-      messages.push({ role: 'assistant', content: text });
-      if (!anyToolCall && !nudged && proseLike) {
-        nudged = true;
-        counters.nudges++;
-        step({ round: rounds + 1, kind: 'nudge', result: nudge });
-        messages.push({ role: 'user', content: nudge });
-        continue;
-      }
-      if (searchTools.length && !searched && !rejected) {
-        rejected = true;
-        counters.rejectedFinals++;
-        step({ round: rounds + 1, kind: 'rejected_final', result: rejectFinal });
-        messages.push({ role: 'user', content: rejectFinal });
-        continue;
-      }
-      step({ round: rounds + 1, kind: 'final', thought: text });
-      return finish('final', text.trim());
+    this.messages.push({ role: 'assistant', content: text });
+    if (this.protocol === 'tools' && text.trim()) {
+      if (proseLike && this.nudgeOnce()) return undefined;
+      if (this.rejectFinishOnce()) return undefined;
+      this.step({ round: this.rounds + 1, kind: 'final', thought: text });
+      return this.finish('final', text.trim());
     }
-
-    if (!obj) {
-      messages.push({ role: 'assistant', content: text });
-      if (proseLike) {
-        if (!anyToolCall && !nudged) {
-          nudged = true;
-          counters.nudges++;
-          step({ round: rounds + 1, kind: 'nudge', result: nudge });
-          messages.push({ role: 'user', content: nudge });
-          continue;
-        }
-        step({ round: rounds + 1, kind: 'prose_final', thought: text });
-        return finish('prose_final', text.trim());
-      }
-      consecutiveBad++;
-      counters.badJson++;
-      step({ round: rounds + 1, kind: 'bad_json', result: hint });
-      if (consecutiveBad >= 2) return stopMalformed();
-      messages.push({ role: 'user', content: hint });
-      continue;
+    if (proseLike) {
+      if (this.nudgeOnce()) return undefined;
+      this.step({ round: this.rounds + 1, kind: 'prose_final', thought: text });
+      return this.finish('prose_final', text.trim());
     }
+    return this.malformed({});
+  }
 
+  /** A json-protocol object: {thought, tool, args} runs the call, {thought, final} finishes. */
+  private async onObject(text: string, obj: { value: Record<string, unknown>; repaired: boolean }): Promise<StepOutcome> {
     const v = obj.value;
     const thought = typeof v.thought === 'string' ? v.thought : undefined;
     const toolName =
       typeof v.tool === 'string' && v.tool.trim() ? v.tool.trim() : typeof v.action === 'string' && v.action.trim() ? v.action.trim() : undefined;
-    messages.push({ role: 'assistant', content: text });
+    this.messages.push({ role: 'assistant', content: text });
     if (toolName || 'final' in v) {
-      consecutiveBad = 0;
-      if (obj.repaired) counters.repairs++;
+      this.consecutiveBad = 0;
+      if (obj.repaired) this.counters.repairs++;
     }
     if (toolName) {
-      const rawArgs = v.args ?? v.arguments ?? v.action_input ?? v.parameters ?? v.input ?? {};
-      const args =
-        typeof rawArgs === 'string'
-          ? (parseToolArguments(rawArgs)?.value ?? { input: rawArgs })
-          : rawArgs && typeof rawArgs === 'object' && !Array.isArray(rawArgs)
-            ? (rawArgs as Record<string, unknown>)
-            : {};
-      const out = await runCall(toolName, args, thought, obj.repaired);
-      if (out === 'circuit') return finish('circuit_break');
-      rounds++;
-      const body = opts.resultMessage ? opts.resultMessage(toolName, out) : `Result of ${toolName}:\n${out}`;
-      messages.push({ role: 'user', content: `${body}${(opts.afterResult ?? budgetNote)(opts.maxRounds - rounds)}` });
-      continue;
+      const out = await this.runCall(toolName, jsonCallArgs(v), thought, obj.repaired);
+      if (out === 'circuit') return this.finish('circuit_break');
+      this.rounds++;
+      const body = this.opts.resultMessage ? this.opts.resultMessage(toolName, out) : `Result of ${toolName}:\n${out}`;
+      this.messages.push({ role: 'user', content: `${body}${this.feedback()}` });
+      return undefined;
     }
-    if (!('final' in v)) {
-      // {"tool": ""} or {"action": null}: the shape without a usable call or final.
-      consecutiveBad++;
-      counters.badJson++;
-      step({ round: rounds + 1, kind: 'bad_json', thought, result: hint });
-      if (consecutiveBad >= 2) return stopMalformed();
-      messages.push({ role: 'user', content: hint });
-      continue;
-    }
-    // {thought, final}
-    if (searchTools.length && !searched && !rejected) {
-      rejected = true;
-      counters.rejectedFinals++;
-      step({ round: rounds + 1, kind: 'rejected_final', thought, result: rejectFinal });
-      messages.push({ role: 'user', content: rejectFinal });
-      continue;
-    }
-    step({ round: rounds + 1, kind: 'final', thought, repaired: obj.repaired });
-    return finish('final', typeof v.final === 'string' ? v.final : JSON.stringify(v.final));
+    // {"tool": ""} or {"action": null}: the shape without a usable call or final.
+    if (!('final' in v)) return this.malformed({ thought });
+    if (this.rejectFinishOnce({ thought })) return undefined;
+    this.step({ round: this.rounds + 1, kind: 'final', thought, repaired: obj.repaired });
+    return this.finish('final', typeof v.final === 'string' ? v.final : JSON.stringify(v.final));
+  }
+
+  /** One round step: ask the model and handle its reply. */
+  async round(): Promise<StepOutcome> {
+    if (this.rounds >= this.opts.maxRounds) return this.finish('max_rounds');
+    const res = await this.callModel();
+    const text = res.text ?? '';
+    if (res.toolCalls.length) return this.onToolCalls(text, res.toolCalls);
+    const obj = parseAgentObject(text);
+    // Tools protocol: a text reply without calls is the model finishing (unless it holds a JSON tool call).
+    if (!obj) return this.onText(text);
+    return this.onObject(text, obj);
+  }
+}
+
+type ChatResponseLike = Awaited<ReturnType<ChatModel['chat']>>;
+
+export async function runAgentLoop<Ctx = unknown>(opts: AgentLoopOptions<Ctx>): Promise<AgentTranscript> {
+  const run = new AgentLoopRun(opts);
+  for (;;) {
+    const done = await run.round();
+    if (done) return done;
   }
 }

@@ -9,6 +9,7 @@
  *   P0     one agent with every tool, 8 rounds, same judge/pool/synth/checker
  *   P1     M5 without the Deep Reader
  *   M5RS   defection test: the Deep Reader also holds search_knowledge
+ *   M5JD   M5 whose bridge judge may also drop evidence from the pool
  *   L+R    round caps (0+0 = S4 itself, one-shot family): 0+0, 1+0, 1+1, 2+2, 3+3, 4+4, 5+5, 6+6, 4+1, 1+4, 3+4, 4+3
  */
 import type { Configuration } from '../pipeline/spec';
@@ -64,6 +65,7 @@ export const AGENT_CONFIGURATIONS: Configuration[] = [
   row('P0', 'one agent with every tool, 8 rounds, same judge/pool/synthesizer/checker', { p0: true, p0Rounds: 8 }),
   row('P1', 'M5 without the Deep Reader', { reader: false, readerRounds: 0 }),
   row('M5RS', 'defection test: M5 whose Deep Reader also holds search_knowledge (reader searches counted, not pooled)', { readerSearch: true }),
+  row('M5JD', 'M5 whose bridge judge may also drop pool blocks it judges off-topic (they stay out of the pool)', { judgeDrops: true }),
   ...ROUND_CAPS.map(([l, r]) =>
     l === 0 && r === 0
       ? S4_AS_L0R0

@@ -17,16 +17,26 @@ import { KfError } from '../util/errors';
 import { fillPrompt } from '../util/prompts';
 import { agentSettings, AGENTS_FAMILY, type AgentSettings } from './agent-settings';
 import { synthesizeAndCheck } from './answer';
-import { runBridgeJudge } from './judge';
+import { JUDGE_POOL_CHARS, runBridgeJudge } from './judge';
 import type { AgentTask, LocatorTask, PoolMedia, ReaderTask } from './offline/tasks';
 import type { EvidencePool } from './pool';
+import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { finalPoolText, mergePool, poolOptions, readingNotes } from './pool-merge';
 import { runRole, stopNoteFor } from './roles';
-import { newToolContext, type KfToolContext } from './tools/context';
+import { newToolContext, type KfToolContext, type SearchLogEntry } from './tools/context';
 import { runSearch } from './tools/search';
 import { makeReadMedia } from './vision';
 import { inPromptPack, packStamp } from './prompt-pack/setting';
 import { resolvePromptPack } from './prompt-pack/packs';
+
+/** The released runner's gate, on the hosted knowledge bases' 0-10 hybrid score. */
+const RUNNER_WEAK_GATE = 2;
+
+/** The weak-relevance gate of a run (settings weakRelevance, weakRelevanceGate), or none. */
+export function weakRelevanceGate(s: AgentSettings, kb: KnowledgeBase): number | undefined {
+  if (s.weakRelevance === 'off') return undefined;
+  return s.weakRelevanceGate ?? (kb.id.startsWith('remote:') ? RUNNER_WEAK_GATE : undefined);
+}
 
 /** The protocol of a role: the setting, else the one its model's endpoint declares, else the paper's JSON. */
 export function protocolFor(s: AgentSettings, model: ChatModel): AgentProtocol {
@@ -43,6 +53,8 @@ export interface QuestionState {
   counters: Record<string, number>;
   t0: number;
   firstEventMs?: number;
+  /** Fragments the bridge judge dropped from the pool (M5JD): kept out of every later merge. */
+  dropped?: Set<string>;
 }
 
 function poolMedia(pool: EvidencePool): PoolMedia[] {
@@ -95,7 +107,28 @@ async function locate(st: QuestionState): Promise<void> {
   if (note) st.stops.push(note);
 }
 
-/** Stage 3: the bridge judge, once; its follow-ups only add searches. */
+/** The fragments behind the block numbers a judge dropped, among the blocks it saw (its first characters of the pool). */
+function droppedFragments(pool: EvidencePool, numbers: readonly number[]): Set<string> {
+  const seen = pool.text.slice(0, JUDGE_POOL_CHARS);
+  const out = new Set<string>();
+  for (const b of pool.blocks) {
+    const n = pool.numberOf.get(b.fragmentId);
+    if (n !== undefined && numbers.includes(n) && (seen.includes(`[${n}] `) || seen.includes(`[fig ${n}] `))) out.add(b.fragmentId);
+  }
+  return out;
+}
+
+/** The searches with the judge's dropped fragments taken out (the pool is rebuilt from them). */
+function undropped(st: QuestionState): SearchLogEntry[] {
+  const dropped = st.dropped;
+  if (!dropped?.size) return st.tools.searches;
+  return st.tools.searches.map((x) => ({
+    ...x,
+    hits: x.hits.filter((h) => !dropped.has(h.fragmentId)).map((h) => ({ ...h, media: h.media.filter((m) => !dropped.has(m.fragmentId)) })),
+  }));
+}
+
+/** Stage 3: the bridge judge, once; its follow-ups add searches (and, M5JD, it may drop blocks). */
 async function bridge(st: QuestionState, pool: EvidencePool): Promise<void> {
   const { ctx, s } = st;
   const v = await runBridgeJudge(
@@ -106,9 +139,11 @@ async function bridge(st: QuestionState, pool: EvidencePool): Promise<void> {
       poolText: pool.text,
       onNeedMoreFalse: s.judgeOnNeedMoreFalse,
       questionId: ctx.question.id,
+      mayDrop: s.judgeDrops,
     },
     ctx.signal,
   );
+  if (s.judgeDrops) st.dropped = droppedFragments(pool, v.drop);
   st.firstEventMs ??= Date.now() - st.t0;
   add(st.counters, 'judgeCalls');
   if (v.needMore) add(st.counters, 'judgeNeedMore');
@@ -121,6 +156,7 @@ async function bridge(st: QuestionState, pool: EvidencePool): Promise<void> {
     toRun: v.toRun,
     reason: v.reason,
     parseError: v.parseError,
+    ...(st.dropped ? { dropped: [...st.dropped] } : {}),
     raw: v.response.text,
     latencyMs: v.response.latencyMs,
     cacheHit: v.response.cacheHit,
@@ -188,7 +224,8 @@ export async function findEvidence(st: QuestionState): Promise<EvidencePool> {
   let pool = mergePool('locator', st.tools.searches, popts, undefined, ctx.trace);
   if (s.judge) {
     await bridge(st, pool);
-    pool = mergePool('bridge', st.tools.searches, popts, pool, ctx.trace);
+    pool = mergePool('bridge', undropped(st), popts, pool, ctx.trace);
+    if (st.dropped?.size) add(st.counters, 'judgeDropped', st.dropped.size);
   }
   return pool;
 }
@@ -223,6 +260,7 @@ export function questionState(ctx: PipelineContext, s: AgentSettings, name: stri
     searchBy: s.p0 ? 'p0' : 'locator',
     readMedia,
     readMediaMax: s.readMediaMax,
+    weakRelevanceGate: weakRelevanceGate(s, ctx.kb),
     trace: ctx.trace,
   });
   return { ctx, s, tools, stops: [], transcripts: [], counters: {}, t0: Date.now() };
@@ -238,6 +276,7 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
       docIds: st.tools.docIds,
       searchBy: 'reader',
       readMedia: st.tools.readMedia,
+      weakRelevanceGate: st.tools.weakRelevanceGate,
       readMediaMax: s.readMediaMax,
       trace: ctx.trace,
     });

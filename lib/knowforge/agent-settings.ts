@@ -30,6 +30,8 @@ export const agentSettings = z
     judge: z.boolean().default(true),
     /** need_more = false: 'paper' runs no follow-up; 'runner' (the released runner) runs the queries anyway. */
     judgeOnNeedMoreFalse: z.enum(['paper', 'runner']).default('paper'),
+    /** The bridge judge may also drop pool blocks it judges off-topic (M5JD); they stay out of the pool. */
+    judgeDrops: z.boolean().default(false),
     /** P0: one agent holding every tool replaces Locator + Reader. */
     p0: z.boolean().default(false),
     /** P0's round cap. */
@@ -40,6 +42,11 @@ export const agentSettings = z
     imageChars: z.number().int().min(0).default(PAPER_CAPS.image),
     tableChars: z.number().int().min(0).default(PAPER_CAPS.table),
     exampleChars: z.number().int().min(0).default(PAPER_CAPS.example),
+    /**
+     * Protection and cross-search comparison in the pool: 'runner' (the released runner: top 3 of each type per
+     * search, dense score across searches) or 'harness' (top 3 of the whole search, fused score).
+     */
+    poolRanking: z.enum(['runner', 'harness']).default('runner'),
     /** Cap of the plain pool (M4: 12,000). */
     plainChars: z.number().int().positive().default(12_000),
     /** Synthesizer template: ours, or the M3DocRAG-style one (M5OFF). */
@@ -62,6 +69,15 @@ export const agentSettings = z
      * round-budget note, texts from the pack) or 'off' (the harness's earlier loop: the budget note only).
      */
     loopFeedback: z.enum(['runner', 'off']).default('runner'),
+    /**
+     * The weak-relevance note before a search listing whose best hit scores below the gate (the released runner:
+     * 2.0 on the hosted knowledge bases' 0-10 hybrid score). 'runner' applies the runner's gate where the scores
+     * are on that scale (a hosted knowledge base, --kb remote:) or weakRelevanceGate where set; a local index
+     * normalises its fused scores per query (the best hit is always near the top of the scale), so no note there
+     * unless a gate is set. 'off': never.
+     */
+    weakRelevance: z.enum(['runner', 'off']).default('runner'),
+    weakRelevanceGate: z.number().min(0).optional(),
     /** Ids one read_media call may look at (the runner: 40, one vision call each, 4 at a time; the harness's earlier cap: 3). */
     readMediaMax: z.number().int().min(1).max(100).default(40),
   })

@@ -8,6 +8,10 @@
  *
  * need_more = false: the paper runs nothing; the released runner still runs the
  * queries (setting `judgeOnNeedMoreFalse: 'paper' | 'runner'`).
+ *
+ * Configuration M5JD (setting judgeDrops): the judge may also take evidence
+ * out, naming pool blocks by number ("drop"); only blocks it saw (in its
+ * 8,000 characters) can go, and they stay out of the pool for good.
  */
 import type { ChatMessage, ChatModel, ChatResponse } from '../model-api/types';
 import { findJsonObject } from '../model-api/json-repair';
@@ -27,6 +31,8 @@ export interface JudgeVerdict {
   /** What will run: proposed minus already-run (case-insensitive), at most 2; empty when nothing should run. */
   toRun: string[];
   reason: string;
+  /** Pool block numbers the judge asked to drop (only when it may: setting judgeDrops). */
+  drop: number[];
   /** Why the reply could not be used (nothing runs then). */
   parseError?: string;
   response: ChatResponse;
@@ -38,6 +44,8 @@ export interface JudgeInput {
   poolText: string;
   onNeedMoreFalse: 'paper' | 'runner';
   questionId?: string;
+  /** The judge may also drop pool blocks by number (configuration M5JD): its prompt says how. */
+  mayDrop?: boolean;
 }
 
 function strings(v: unknown): string[] {
@@ -49,6 +57,16 @@ function strings(v: unknown): string[] {
     : typeof v === 'string' && v.trim()
       ? [v.trim()]
       : [];
+}
+
+/** Block numbers of a drop list: positive integers (numbers or digit strings such as "3" / "fig 3"), once each. */
+function blockNumbers(v: unknown): number[] {
+  const out = new Set<number>();
+  for (const x of Array.isArray(v) ? v : []) {
+    const n = typeof x === 'number' ? x : typeof x === 'string' ? Number(/(\d+)/.exec(x)?.[1]) : NaN;
+    if (Number.isInteger(n) && n > 0) out.add(n);
+  }
+  return [...out];
 }
 
 /** Drop queries already run or repeated (case-insensitive); keep at most `max`. */
@@ -69,7 +87,15 @@ export function freshQueries(proposed: string[], alreadyRun: string[], max = JUD
  * The judge's messages: one user message from `bridge-judge` (the project's layout), or, when the prompt pack
  * splits it as the released runner does, `bridge-judge-system` plus a `bridge-judge-user` message.
  */
-export function judgeMessages(question: string, queriesRun: string[], pool: string): ChatMessage[] {
+export function judgeMessages(question: string, queriesRun: string[], pool: string, mayDrop = false): ChatMessage[] {
+  const messages = judgeBaseMessages(question, queriesRun, pool);
+  if (!mayDrop) return messages;
+  // The drop instruction follows the layout's own request, in the last (user) message.
+  const last = messages[messages.length - 1];
+  return [...messages.slice(0, -1), { ...last, content: `${String(last.content)}\n\n${fillPrompt('bridge-judge-drop', {}).trim()}` }];
+}
+
+function judgeBaseMessages(question: string, queriesRun: string[], pool: string): ChatMessage[] {
   const vars = {
     question,
     queries: queriesRun.length ? queriesRun.map((q) => `- ${q}`).join('\n') : '(none)',
@@ -86,11 +112,11 @@ export function judgeMessages(question: string, queriesRun: string[], pool: stri
 
 export async function runBridgeJudge(model: ChatModel, input: JudgeInput, signal?: AbortSignal): Promise<JudgeVerdict> {
   const pool = input.poolText.slice(0, JUDGE_POOL_CHARS);
-  const task: JudgeTask = { role: 'judge', question: input.question, queriesRun: input.queriesRun, pool };
+  const task: JudgeTask = { role: 'judge', question: input.question, queriesRun: input.queriesRun, pool, ...(input.mayDrop ? { mayDrop: true } : {}) };
   const response = await model.chat(
     {
       stage: 'bridge',
-      messages: judgeMessages(input.question, input.queriesRun, pool),
+      messages: judgeMessages(input.question, input.queriesRun, pool, input.mayDrop),
       temperature: 0,
       maxTokens: 512,
       json: true,
@@ -107,6 +133,7 @@ export async function runBridgeJudge(model: ChatModel, input: JudgeInput, signal
       proposed: [],
       toRun: [],
       reason: '',
+      drop: [],
       parseError: `no judge JSON in the reply: ${JSON.stringify(response.text.slice(0, 200))}`,
       response,
     };
@@ -122,6 +149,7 @@ export async function runBridgeJudge(model: ChatModel, input: JudgeInput, signal
     proposed,
     toRun: runs ? fresh : [],
     reason: (typeof v.reason === 'string' ? v.reason : '').slice(0, JUDGE_REASON_CHARS),
+    drop: input.mayDrop ? blockNumbers(v.drop) : [],
     response,
   };
 }

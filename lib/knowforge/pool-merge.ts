@@ -15,6 +15,7 @@ export function poolOptions(s: AgentSettings, kb: KnowledgeBase): PoolOptions {
     kind: s.pool,
     caps: { total: s.poolChars, image: s.imageChars, table: s.tableChars, example: s.exampleChars },
     plainCap: s.plainChars,
+    ranking: s.poolRanking,
     lookup: (id) => kb.fragment(id),
     docTitle: (id) => kb.title(id),
   };

@@ -64,6 +64,15 @@ export interface PoolOptions {
   lookup?: (fragmentId: string) => Fragment | undefined;
   /** Document titles for source labels. */
   docTitle?: (docId: string) => string | undefined;
+  /**
+   * How blocks are protected and compared (typed and ranked pools):
+   * 'runner' (the released runner): within each search the top 3 hits OF EACH TYPE are protected, and
+   * across searches a fragment is valued by its dense (vector) score, the one score comparable between
+   * queries; when only protected blocks of a type are left over its cap, the lowest of them goes too.
+   * 'harness' (the harness's earlier rule): the top 3 of the whole search are protected, the fused score
+   * is compared across searches, and protected blocks are never evicted.
+   */
+  ranking?: 'runner' | 'harness';
 }
 
 export interface PoolBlock {
@@ -159,8 +168,22 @@ function mediaBody(
   return [head, caption ? `caption: ${cut(caption, 200)}` : '', desc && desc !== caption ? desc : ''].filter(Boolean).join('\n');
 }
 
+/**
+ * The protected hits of one search, ranked by their raw score: the top 3 of the whole search (harness),
+ * or the top 3 of each type (runner: text hits outscore media, so one list would protect text only).
+ * Expansion hits are not ranked; they inherit their anchor's protection.
+ */
+function protectedInSearch(hits: readonly SearchHit[], perType: boolean): Set<string> {
+  const own = hits.filter((h) => h.via !== 'expansion').sort((a, b) => b.score - a.score || a.rank - b.rank);
+  if (!perType) return new Set(own.slice(0, 3).map((h) => h.fragmentId));
+  const out = new Set<string>();
+  for (const kind of KINDS) for (const h of own.filter((x) => x.kind === kind).slice(0, 3)) out.add(h.fragmentId);
+  return out;
+}
+
 /** Merge searches into blocks in first-appearance order, with best scores and protection. */
 function collectBlocks(searches: PoolSearch[], opts: PoolOptions): PoolBlock[] {
+  const runner = opts.ranking === 'runner';
   const byId = new Map<string, PoolBlock>();
   const order: PoolBlock[] = [];
   const upsert = (b: PoolBlock) => {
@@ -170,21 +193,20 @@ function collectBlocks(searches: PoolSearch[], opts: PoolOptions): PoolBlock[] {
       order.push(b);
       return;
     }
-    // Across searches a fragment keeps its best score; protection anywhere protects it.
-    if (b.score > prev.score) prev.score = b.score;
-    prev.protected ||= b.protected;
+    // Across searches a fragment keeps its best score. The harness: protection anywhere protects it.
+    // The runner: a later search's protection counts only where it also raises the score.
+    if (b.score > prev.score) {
+      prev.score = b.score;
+      prev.protected ||= b.protected;
+    } else if (!runner) prev.protected ||= b.protected;
   };
   searches.forEach((s, si) => {
-    // Rank this search's own (non-expansion) hits by raw score; top 3 protected.
-    const own = s.hits
-      .filter((h) => h.via !== 'expansion')
-      .slice()
-      .sort((a, b) => b.score - a.score || a.rank - b.rank);
-    const protectedIds = new Set(own.slice(0, 3).map((h) => h.fragmentId));
-    const scoreOf = new Map(s.hits.map((h) => [h.fragmentId, h.score] as const));
+    const protectedIds = protectedInSearch(s.hits, runner);
+    const value = (h: SearchHit) => (runner ? (h.scores.dense ?? 0) : h.score);
+    const scoreOf = new Map(s.hits.map((h) => [h.fragmentId, value(h)] as const));
     for (const h of s.hits) {
       const anchorProtected = h.via === 'expansion' && h.anchorId ? protectedIds.has(h.anchorId) : false;
-      const score = h.via === 'expansion' && h.anchorId && scoreOf.has(h.anchorId) ? (scoreOf.get(h.anchorId) as number) : h.score;
+      const score = h.via === 'expansion' && h.anchorId && scoreOf.has(h.anchorId) ? (scoreOf.get(h.anchorId) as number) : value(h);
       const prot = protectedIds.has(h.fragmentId) || anchorProtected;
       const body = isMedia(h.kind)
         ? mediaBody(
@@ -255,6 +277,13 @@ function collectBlocks(searches: PoolSearch[], opts: PoolOptions): PoolBlock[] {
   return order;
 }
 
+/** Index of the lowest-scored block passing `eligible` (ties: the later block), or -1. */
+function lowestBlock(kept: readonly PoolBlock[], eligible: (b: PoolBlock) => boolean): number {
+  let victim = -1;
+  for (let i = 0; i < kept.length; i++) if (eligible(kept[i]) && (victim < 0 || kept[i].score <= kept[victim].score)) victim = i;
+  return victim;
+}
+
 /** Build the evidence pool from every search of the question (in the order they ran). */
 export function buildPool(searches: PoolSearch[], opts: PoolOptions = {}): EvidencePool {
   const all = collectBlocks(searches, opts);
@@ -288,14 +317,10 @@ export function buildPool(searches: PoolSearch[], opts: PoolOptions = {}): Evide
         used[group(b.kind)] += b.cost;
         const cap = ranked ? caps.total : capOf(b.kind, caps);
         while (used[group(b.kind)] > cap) {
-          let victim = -1;
-          for (let i = 0; i < kept.length; i++) {
-            const k = kept[i];
-            if (group(k.kind) !== group(b.kind) || k.protected) continue;
-            // Lowest score; ties go to the later block (>=).
-            if (victim < 0 || k.score <= kept[victim].score) victim = i;
-          }
-          if (victim < 0) break; // everything left of this type is protected
+          let victim = lowestBlock(kept, (k) => group(k.kind) === group(b.kind) && !k.protected);
+          // Everything left of this type is protected: the harness keeps it over the cap, the runner evicts the lowest.
+          if (victim < 0 && opts.ranking === 'runner') victim = lowestBlock(kept, (k) => group(k.kind) === group(b.kind));
+          if (victim < 0) break;
           used[group(b.kind)] -= kept[victim].cost;
           evicted[kept[victim].kind]++;
           kept.splice(victim, 1);

@@ -72,7 +72,10 @@ export function makeReadMedia(model: ChatModel, kb: KnowledgeBase, opts: VisionO
       content = fillPrompt('read-table', { label: f.label ?? fragmentId, caption, table: lines.join('\n'), question });
       task.ocrText = lines.join('\n');
     } else {
-      const file = f.media ? (opts.assetPath ?? indexAssetResolver(kb.id))?.(f.media, f) : undefined;
+      const local = f.media ? (opts.assetPath ?? indexAssetResolver(kb.id))?.(f.media, f) : undefined;
+      // A knowledge base without local files (a hosted one) hands the file over through asset(): downloaded once.
+      const fetched = f.media && !(local && fs.existsSync(local)) ? kb.asset(fragmentId) : undefined;
+      const file = fetched && path.isAbsolute(fetched.path) ? fetched.path : local;
       const prompt = fillPrompt('read-media', { kind: f.kind === 'table' ? 'table image' : 'image', label: f.label ? ` (${f.label})` : '', caption, question });
       const usable = file && fs.existsSync(file);
       content = usable

@@ -126,6 +126,21 @@ export class RemoteKbClient {
     return { bytes: ok.body, mime, name };
   }
 
+  /** The package's card (name, description, counts): what a run manifest names. */
+  card(): Record<string, unknown> {
+    return this.getSync('card');
+  }
+
+  /** The package's overview (documents, sections, media counts). */
+  overview(): Record<string, unknown> {
+    return this.getSync('overview');
+  }
+
+  /** A media fragment's surroundings (its caption, the text before and after it). */
+  mediaContext(fragmentId: string): Record<string, unknown> {
+    return this.getSync('media-context', { fragment_id: fragmentId });
+  }
+
   async close(): Promise<void> {
     await this.sync.close();
   }

@@ -87,6 +87,11 @@ export class RemoteKnowledgeBase implements KnowledgeBase {
     return this.shared.docs;
   }
 
+  /** How many documents the view sees (not capped as the listing is). */
+  documentCount(): number {
+    return this.sources().filter((d) => this.visible(d.id)).length;
+  }
+
   /** root node id -> document id (media hits name their document this way). */
   private rootDocs(): Map<string, string> {
     const out = new Map<string, string>();

@@ -20,6 +20,7 @@ import type { KbHeading, KbMedia, KbTable } from '../pipeline/knowledge-base';
 export type Json = Record<string, unknown>;
 
 const KINDS: readonly FragmentKind[] = ['text', 'image', 'table', 'example'];
+const VIAS: readonly SearchHit['via'][] = ['bm25', 'dense', 'hybrid'];
 
 export function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
@@ -104,7 +105,7 @@ function hitOf(it: Json, fallbackKind: FragmentKind, rootDocs: ReadonlyMap<strin
     rank: 0,
     score: num(it.score) ?? 0,
     scores,
-    via: fromGraph ? 'expansion' : 'hybrid',
+    via: fromGraph ? 'expansion' : VIAS.includes(it.via as SearchHit['via']) ? (it.via as SearchHit['via']) : 'hybrid',
     ...(anchor ? { anchorId: anchor } : {}),
     ...(str(it.relation) ? { relation: str(it.relation) } : {}),
     text: str(it.text) ?? str(it.caption) ?? '',
@@ -149,6 +150,7 @@ export function fragmentOf(e: Json, rootDocs: ReadonlyMap<string, string>): Frag
     ...(cells && header ? { table: { header, rows: cells } } : {}),
     ...(str(e.caption) ? { caption: str(e.caption) } : {}),
     ...(str(e.label) ? { label: str(e.label) } : {}),
+    ...(str(e.ocr_text) ? { ocrText: str(e.ocr_text) } : {}),
   };
 }
 

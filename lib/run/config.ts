@@ -58,6 +58,10 @@ export interface ExperimentConfig {
     settings?: Record<string, unknown>;
     /** A kp-index artifact key, or "auto" (lib/run/index-artifact.ts). */
     artifact?: string;
+    /** One index per document (single-document benchmarks, as the paper runs MMLongBench-Doc), built and cached per document. */
+    perDocument?: boolean;
+    /** A hosted knowledge base instead of a local index: "remote:<uuid>" (lib/remote-kb; server and key from the environment); it replaces dir and artifact. */
+    kb?: string;
     options: Record<string, unknown>;
     search: { mode?: RetrievalMode; fusion?: FusionMethod; withContext?: boolean };
   };
@@ -529,6 +533,13 @@ function finalize(merged: Obj, origin: Origin, defaultName: string): ExperimentC
     fail(origin, 'pipeline.settings', `must be a table, got ${describeValue(c.pipeline.settings)}`, 'write it as a table of settings');
   if (c.index && !isPlainObject(c.index.options))
     fail(origin, 'index.options', `must be a table, got ${describeValue(c.index.options)}`, 'write it as a table of build options');
+  if (c.index?.kb !== undefined && !/^remote:[\w.-]+$/.test(c.index.kb))
+    fail(
+      origin,
+      'index.kb',
+      `must be remote:<package uuid>, got ${describeValue(c.index.kb)}`,
+      'write it as kb = "remote:<uuid>" (or leave it out for a local index)',
+    );
   if (c.index?.artifact && c.index.dir)
     fail(origin, 'index.artifact', 'is set together with index.dir', 'name the index one way: a folder (dir) or an artifact (artifact)');
   for (const k of Object.keys(c.caps)) {

@@ -45,6 +45,10 @@ export interface IndexInfo {
   builtAt?: string;
   /** `kp-index/<key>` when the index is an artifact (index.artifact). */
   artifact?: string;
+  /** index.perDocument: each document's own index folder (and whether this run built it). */
+  perDocument?: { doc: string; dir: string; built: boolean }[];
+  /** A hosted knowledge base (index.kb = remote:<uuid>): its package id, server root and card name (never the key). */
+  remote?: { uuid: string; baseUrl: string; name?: string; documents?: number };
 }
 
 /**
@@ -167,6 +171,11 @@ export function indexProviderFromConfig(
 ): ConfiguredIndex | undefined {
   const ix = config.index;
   if (!ix) return undefined;
+  if (ix.kb) return remoteIndexProvider(ix.kb);
+  if (ix.perDocument) {
+    const { perDocumentIndexProvider } = require('./per-document-index') as typeof import('./per-document-index');
+    return perDocumentIndexProvider(config, opts);
+  }
   const dir = defaultIndexDir(config);
   let opened: Promise<OpenIndex> | undefined;
   let info: IndexInfo = { dir };
@@ -201,6 +210,33 @@ export function indexProviderFromConfig(
         docTitle: (id) => idx.docTitle(id),
         kb: (await knowledgeBase()).restrictedTo(q.doc ? [q.doc] : undefined),
       };
+    },
+    open,
+    info: () => info,
+  };
+}
+
+/**
+ * index.kb = "remote:<uuid>" (kf run --kb): the hosted knowledge base instead of a local index. The
+ * server and key come from the environment; the manifest records the reference, the server root and
+ * the package's card name, never the key.
+ */
+function remoteIndexProvider(ref: string): ConfiguredIndex {
+  // Loaded lazily: only runs over a hosted knowledge base need the HTTP client and its worker thread.
+  const { openRemoteKb, remoteKbInfo, remoteRetriever } = require('../remote-kb/open') as typeof import('../remote-kb/open');
+  let kb: ReturnType<typeof openRemoteKb> | undefined;
+  let info: IndexInfo = { dir: ref };
+  const open = async () => {
+    if (!kb) {
+      kb = openRemoteKb(ref);
+      info = remoteKbInfo(kb); // the first request: a bad key or server fails the run here, before any question
+    }
+    return kb;
+  };
+  return {
+    provider: async (q) => {
+      const view = (await open()).restrictedTo(q.doc ? [q.doc] : undefined);
+      return { retriever: remoteRetriever(view), fragment: (id) => view.fragment(id), docTitle: (id) => view.title(id), kb: view };
     },
     open,
     info: () => info,

@@ -10,6 +10,7 @@ import type { BenchmarkData, Question } from '../bench/types';
 import { aggregateScores, goldUnits, retrievalScores } from '../eval/retrieval';
 import { engineKnowledgeBase } from './index-provider';
 import type { OpenIndex } from '../index/open';
+import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import type { ChatModel, Stage } from '../model-api/types';
 import { checkSettings, configuration } from '../pipeline/registry';
 import { loadExperiment } from './config';
@@ -46,6 +47,14 @@ export interface PipelineRetrievalOptions {
   onRecord?(r: PipelineRetrievalRecord): void;
 }
 
+/** A knowledge base that can be seen through one question's document (a local index's view, a hosted knowledge base). */
+export type ScopedKnowledgeBase = KnowledgeBase & { restrictedTo(docIds: string[] | undefined): KnowledgeBase };
+
+/** A local index or a knowledge-base view: what the retrieval side searches. */
+export function scopedKnowledgeBase(source: OpenIndex | ScopedKnowledgeBase): ScopedKnowledgeBase {
+  return typeof (source as OpenIndex).retrieverFor === 'function' ? engineKnowledgeBase(source as OpenIndex) : (source as ScopedKnowledgeBase);
+}
+
 /** Validate that the configuration is an agent configuration; its parsed settings. */
 export function agentSettingsOf(config: string, layers: { settings?: Record<string, unknown>; caps?: Record<string, unknown> }): AgentSettings {
   const r = checkSettings(config, layers);
@@ -67,7 +76,7 @@ export function agentSettingsOf(config: string, layers: { settings?: Record<stri
 }
 
 async function oneQuestion(
-  idx: OpenIndex,
+  base: ScopedKnowledgeBase,
   q: Question,
   s: AgentSettings,
   opts: PipelineRetrievalOptions,
@@ -75,7 +84,7 @@ async function oneQuestion(
 ): Promise<PipelineRetrievalRecord> {
   const gold = goldUnits(q, level);
   if (!gold.length) return { id: q.id, question: q.question, gold, excluded: true, scores: null, searches: [] };
-  const kb = engineKnowledgeBase(idx).restrictedTo(q.doc ? [q.doc] : undefined);
+  const kb = base.restrictedTo(q.doc ? [q.doc] : undefined);
   const model = (stage: Stage): ChatModel => stageModel(opts.models, stage, q.id);
 
   const ctx: PipelineContext = {
@@ -103,10 +112,11 @@ async function oneQuestion(
 }
 
 /** Run the retrieval side over the questions (bounded concurrency, records in question order). */
-export async function evaluatePipelineRetrieval(idx: OpenIndex, data: BenchmarkData, opts: PipelineRetrievalOptions) {
+export async function evaluatePipelineRetrieval(source: OpenIndex | ScopedKnowledgeBase, data: BenchmarkData, opts: PipelineRetrievalOptions) {
   const s = agentSettingsOf(opts.config, { settings: opts.settings, caps: opts.caps });
+  const kb = scopedKnowledgeBase(source);
   const qs = opts.limit ? data.questions.slice(0, opts.limit) : data.questions;
-  const records = await mapLimit(qs, opts.concurrency ?? 4, (q) => oneQuestion(idx, q, s, opts, data.recallLevel));
+  const records = await mapLimit(qs, opts.concurrency ?? 4, (q) => oneQuestion(kb, q, s, opts, data.recallLevel));
   for (const r of records) opts.onRecord?.(r);
   const agg = aggregateScores(records.map((r) => r.scores));
   const round = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1e4) / 1e4);
@@ -145,7 +155,7 @@ export async function evaluatePipelineRetrieval(idx: OpenIndex, data: BenchmarkD
  */
 export async function configRetrieval(
   ref: string,
-  idx: OpenIndex,
+  source: OpenIndex | ScopedKnowledgeBase,
   data: BenchmarkData,
   opts: { ks: number[]; limit?: number; onRecord?(r: PipelineRetrievalRecord): void; settings?: Record<string, unknown> },
 ) {
@@ -162,7 +172,7 @@ export async function configRetrieval(
   registerOfflineHandlers();
   const router = createModelRouter(modelsConfig, { cacheMode: 'off' });
   try {
-    return await evaluatePipelineRetrieval(idx, data, { config, ...layers, models: router, ks: opts.ks, limit: opts.limit, onRecord: opts.onRecord });
+    return await evaluatePipelineRetrieval(source, data, { config, ...layers, models: router, ks: opts.ks, limit: opts.limit, onRecord: opts.onRecord });
   } finally {
     await router.close();
   }

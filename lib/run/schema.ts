@@ -243,6 +243,13 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
         artifact: str(
           'a kp-index artifact instead of dir: its key (kf artifacts lists them; refused when stale or built from another corpus), or "auto": the artifact of this corpus and these index settings (built first with build = "ensure"; kf prepare <experiment> builds it ahead)',
         ),
+        perDocument: {
+          type: { kind: 'boolean' },
+          doc: 'one index per document instead of one shared index with a document mask (single-document benchmarks: the paper indexes each MMLongBench-Doc PDF on its own); each is built on first use from the corpus restricted to that file and cached per document',
+        },
+        kb: str(
+          'a hosted knowledge base instead of a local index: remote:<package uuid> (kf run --kb; it replaces dir and artifact); the server root comes from KF_KB_BASE_URL and the account key from KF_KB_API_KEY, never from a file',
+        ),
         options: {
           type: { kind: 'any' },
           doc: 'build options when building (lib/index/build.ts BuildOptions: seed, ingest, relations, engine, ...)',

@@ -2,7 +2,8 @@
 // # 20 · KnowForge main comparison (paper Table 6 / headline, M3DocVQA F1)
 //
 // Every KnowForge configuration that exists in this checkout (one-shot S0-S4,
-// agent pipelines M4, M5, P0, P1) on the **demo world**, beside the paper's
+// agent pipelines M4, M5, M5OFF (M5 answering with the M3DocRAG-style
+// template), P0, P1) on the **demo world**, beside the paper's
 // published M3DocVQA numbers (Qwen3.6-35B-A3B) and the published M3DocRAG
 // system as a **reference series**. The demo world is not M3DocVQA: the
 // reference series shows the shape to expect, not a number to match. Each
@@ -15,7 +16,7 @@
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
 const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;
-const CONFIGS = ['S0', 'S1', 'S3', 'S4v1', 'S4', 'M4', 'M5', 'P0', 'P1'];
+const CONFIGS = ['S0', 'S1', 'S3', 'S4v1', 'S4', 'M4', 'M5', 'M5OFF', 'P0', 'P1'];
 const REFERENCE = 'S4';
 const METRIC = 'f1';
 const SEED = 0;

@@ -94,5 +94,18 @@ nb.table(kf.notebook.usageRows(runs, ['locatorRounds', 'readerRounds', 'searches
   caption: 'Actual usage under each cap (Appendix C shape): mean per question, share with none',
 });
 
+// %% [markdown]
+// ## How the caps were used (Table 8's columns)
+//
+// Per cap: the share of questions whose Locator / Deep Reader spent every
+// allowed round, the share with no read at all, and the median and 90th
+// percentile of the rounds each role used (from the records' usage counters).
+
+// %%
+nb.table(kf.capUsageRows(runs), 'cap-usage', {
+  decimals: 1,
+  caption: 'Round-cap usage: at-cap shares (%), zero reads (%), p50/p90 rounds per role',
+});
+
 // %%
 await nb.finish();

@@ -9,6 +9,12 @@
 // rule-based first pass from the record (retrieval miss, answer not in the
 // pool, refusal [F], partial / granularity [E], reading or assembly [A-D]),
 // so that the researcher starts from a sorted sample and opens the traces.
+//
+// The paper's two stages follow: a classifier assigns A-G, a reviewer checks
+// it, and their agreement is reported (share and Cohen's kappa). With
+// ATTRIBUTION = 'models' both stages are chat calls to the configured judge
+// endpoint (KF_BASE_URL...); by default they are the rule-based offline stages,
+// labelled as such: their agreement is that of two rule sets, not of models.
 
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
@@ -17,6 +23,7 @@ const CONFIG = 'M5'; // falls back to S4 when M5 does not exist here
 const SAMPLE = 20;
 const METRIC = 'f1';
 const THRESHOLD = 0.5;
+const ATTRIBUTION = (process.env.KF_NB_ATTRIBUTION ?? 'rules') as 'rules' | 'models';
 const SEED = 0;
 
 // %%
@@ -49,6 +56,29 @@ if (counts.length) {
     'classes',
   );
 } else nb.skip('class figure', 'no failures in the sample');
+
+// %% [markdown]
+// ## Classifier and reviewer stages (Appendix G), with their agreement
+
+// %%
+const failed = run ? sample.map((s) => run.records.find((r) => r.id === s.id)!).filter(Boolean) : [];
+const router = ATTRIBUTION === 'models' ? kf.createModelRouter({}) : undefined;
+const stages = router
+  ? { classify: kf.modelClassifier(router.forStage('judge')), review: kf.modelReviewer(router.forStage('judge')) }
+  : { classify: kf.ruleClassifier, review: kf.ruleReviewer };
+const how = router ? 'model stages (judge endpoint)' : 'rule-based (offline) stages';
+const attributed = await kf.attributeErrors(failed, stages);
+await router?.close();
+nb.table(
+  attributed.map((a) => ({ ...a, classifierName: kf.ATTRIBUTION_CLASSES[a.classifier], reviewerName: kf.ATTRIBUTION_CLASSES[a.reviewer] })),
+  'attribution',
+  { caption: `Classes A-G of the sampled failures: classifier, then reviewer (${how})` },
+);
+const agreement = kf.attributionAgreement(attributed);
+nb.table([{ stages: how, ...agreement }], 'attribution-agreement', {
+  decimals: 2,
+  caption: `Agreement of the classifier and the reviewer (${how}): share of equal classes and Cohen's kappa`,
+});
 
 // %% [markdown]
 // ## The first sampled failure's trace

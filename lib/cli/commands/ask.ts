@@ -48,6 +48,8 @@ interface Resolved {
   /** Set when the ask runs an experiment file (it may need its world, index and artifacts built). */
   experiment?: ResolvedExperiment;
   indexDir?: string;
+  /** --kb remote:<uuid>: a hosted knowledge base instead of the index. */
+  kb?: string;
   indexSettings?: { search?: Record<string, unknown>; settings?: Record<string, unknown> };
 }
 
@@ -69,6 +71,7 @@ function fromExperiment(exp: ResolvedExperiment): Resolved {
     benchmark: c.benchmark.name,
     experiment: exp,
     indexDir: c.index ? defaultIndexDir(c) : undefined,
+    ...(c.index?.kb ? { kb: c.index.kb } : {}),
     indexSettings: c.index ? { search: c.index.search as Record<string, unknown>, settings: c.index.settings as Record<string, unknown> } : undefined,
   };
 }
@@ -133,6 +136,11 @@ async function openKnowledgeBase(
   say: (line: string) => void,
   doc?: string,
 ): Promise<KnowledgeBase | undefined> {
+  if (r.kb) {
+    say(`knowledge base ${r.kb} (${process.env.KF_KB_BASE_URL ?? 'KF_KB_BASE_URL unset'})`);
+    const { openRemoteKb } = require('../../remote-kb/open') as typeof import('../../remote-kb/open');
+    return openRemoteKb(r.kb).restrictedTo(doc ? [doc] : undefined);
+  }
   if (!r.indexDir) return undefined;
   if (!fs.existsSync(r.indexDir))
     throw new KfError('no_index', `no index folder ${r.indexDir}`, `build it first: kf index build <corpus> --out ${r.indexDir}`, { concerns: r.indexDir });
@@ -178,6 +186,10 @@ export const command: CommandSpec = {
       description: 'experiment file or name, or a configuration name (M5: its demo-world experiment; with --index: that index)',
     },
     index: { type: 'string', description: "index folder (default: the experiment's index.dir)" },
+    kb: {
+      type: 'string',
+      description: 'a hosted knowledge base instead of an index: remote:<package uuid> (server root from KF_KB_BASE_URL, account key from KF_KB_API_KEY)',
+    },
     prompts: { type: 'string', description: 'prompt pack the configuration sends (own | knowforge-bench; kf prompts list)' },
     preset: { type: 'string', description: 'demo world size for demo experiments', choices: ['tiny', 'default'], default: 'default' },
     doc: { type: 'string', description: 'restrict to one document (single-document benchmarks)' },
@@ -189,6 +201,7 @@ export const command: CommandSpec = {
     'kf ask --config DG "..."                    (DualG-MRAG: prints the decoded paths too)',
     'kf ask --config experiments/knowforge/demo/M5.toml "..." --trace /tmp/t.json',
     'kf ask --config M5 --index .kf-cache/index/demo-default "..."',
+    'KF_KB_BASE_URL=https://kb.example.org kf ask --config M5 --kb remote:<uuid> "..."',
   ],
   async run(args) {
     const text = args.positionals.join(' ').trim();
@@ -200,7 +213,9 @@ export const command: CommandSpec = {
     if (str(args, 'prompts')) r.settings = { ...r.settings, prompts: str(args, 'prompts') };
     const pipeline = createConfigured(r.pipeline, r.settings);
     if (!pipeline) throw new KfError('pipeline_unknown', `no configuration named ${r.pipeline}`, 'kf run --list-pipelines lists them');
-    if (!str(args, 'index')) await prepareNeeds(r, say);
+    const kbRef = str(args, 'kb');
+    if (kbRef) r.kb = kbRef;
+    if (!str(args, 'index') && !kbRef) await prepareNeeds(r, say);
     registerOfflineHandlers();
     const router = createModelRouter(r.models, { cacheMode: 'off' });
     try {

@@ -45,6 +45,11 @@ export const command: CommandSpec = {
     'run-id': { type: 'string', description: 'run id (default <name>-<subset>-<config hash>); an existing run resumes' },
     concurrency: { type: 'string', description: 'questions at once (default from the config, 4)', validate: isPositiveInt },
     prompts: { type: 'string', description: 'prompt pack the pipeline sends: own | knowforge-bench (pipeline.settings.prompts; kf prompts list)' },
+    kb: {
+      type: 'string',
+      description:
+        'a hosted knowledge base instead of the experiment index: remote:<package uuid> (index.kb; server root from KF_KB_BASE_URL, account key from KF_KB_API_KEY)',
+    },
     override: { type: 'string', short: 'o', multiple: true, description: 'config override key.path=value, typed by the schema (experiments/_schema.md)' },
     'retry-errors': { type: 'boolean', description: 'answer the questions recorded with an error again' },
     'dry-run': { type: 'boolean', description: 'resolve the config and the questions, print them, write nothing' },
@@ -80,6 +85,7 @@ export const command: CommandSpec = {
     if (str(args, 'limit')) overrides.push(`limits.maxQuestions=${int(args, 'limit')}`);
     if (str(args, 'concurrency')) overrides.push(`concurrency=${int(args, 'concurrency')}`);
     if (str(args, 'prompts')) overrides.push(`pipeline.settings.prompts=${str(args, 'prompts')}`);
+    if (str(args, 'kb')) overrides.push(`index.kb=${str(args, 'kb')}`);
     const exp = loadExperiment(ref, { overrides });
     const runId = checkRunId(str(args, 'run-id') ?? defaultRunId(exp));
     const outFlag = str(args, 'out');

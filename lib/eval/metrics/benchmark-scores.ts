@@ -57,15 +57,29 @@ export function mmlbScores(q: Question, pred: string): Record<string, number> {
   };
 }
 
-/** MMLongBench-Doc's official accuracy and F1 from per-question mmlbScores results. */
-export function aggregateMmlongbench(results: readonly Record<string, number>[]): { acc: number; f1: number; n: number } {
-  return mmlongbenchAccF1(
-    results.map((r) => ({
-      answer: r.goldAnswerable ? 'answerable' : NOT_ANSWERABLE,
-      pred: r.predAnswerable ? 'answered' : NOT_ANSWERABLE,
-      score: r.acc ?? 0,
-    })),
-  );
+/**
+ * MMLongBench-Doc's official accuracy and F1 from per-question mmlbScores results; with a judge, also the
+ * strict pair (strictAcc, strictF1: the rule-based scorer on the FINAL ANSWER, no extraction step).
+ */
+export function aggregateMmlongbench(results: readonly Record<string, number>[]): {
+  acc: number;
+  f1: number;
+  n: number;
+  strictAcc?: number;
+  strictF1?: number;
+} {
+  const accF1 = (score: string, answered: string) =>
+    mmlongbenchAccF1(
+      results.map((r) => ({
+        answer: r.goldAnswerable ? 'answerable' : NOT_ANSWERABLE,
+        pred: r[answered] ? 'answered' : NOT_ANSWERABLE,
+        score: r[score] ?? 0,
+      })),
+    );
+  const official = accF1('acc', 'predAnswerable');
+  if (!results.length || !results.every((r) => typeof r.strictAcc === 'number')) return official;
+  const strict = accF1('strictAcc', 'strictPredAnswerable');
+  return { ...official, strictAcc: strict.acc, strictF1: strict.f1 };
 }
 
 export { goldList };

@@ -7,6 +7,7 @@ import type { OfflineHandler } from '../../model-api/handler';
 import { agentStep, readerPlan } from './agent-policies';
 import { checkerReply, scorerReply } from './checker';
 import { bridgeJudge } from './bridge-judge';
+import { offTopicBlocks } from './judge-drop';
 import { locatorReply, mediaReadsFromResults } from './locator';
 import { synthReply } from './synth';
 import type { AgentTask, CheckerTask, JudgeTask, LocatorTask, ReaderTask, ScorerTask, SynthTask, VisionTask } from './tasks';
@@ -25,7 +26,12 @@ const agent: OfflineHandler<AgentTask> = {
   reply: (task, { req }) => locatorReply(req, task, mediaReadsFromResults(req, task)),
 };
 // Next-hop names of the first-hop documents in the pool, else entity coverage: ./bridge-judge.ts.
-const judgeHandler: OfflineHandler<JudgeTask> = { stages: ['bridge'], needs: ['question'], taskFile, reply: (task) => JSON.stringify(bridgeJudge(task)) };
+const judgeHandler: OfflineHandler<JudgeTask> = {
+  stages: ['bridge'],
+  needs: ['question'],
+  taskFile,
+  reply: (task) => JSON.stringify(task.mayDrop ? { ...bridgeJudge(task), drop: offTopicBlocks(task.question, task.pool ?? '') } : bridgeJudge(task)),
+};
 const vision: OfflineHandler<VisionTask> = { needs: ['question'], taskFile, reply: (task, { resources }) => visionReply(task, sharedOcr(resources)) };
 const synth: OfflineHandler<SynthTask> = { needs: ['question', 'materials'], taskFile, reply: (task) => synthReply(task) };
 const checker: OfflineHandler<CheckerTask> = { needs: ['question', 'answer'], taskFile, reply: (task) => checkerReply(task) };

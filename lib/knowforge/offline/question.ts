@@ -353,10 +353,9 @@ function baseType(q: string, typeNoun: string | undefined, head: string[]): Excl
   return 'span';
 }
 
-export function analyzeQuestion(question: string): QuestionInfo {
-  const text = question.replace(/\s+/g, ' ').trim();
-  const l = text.toLowerCase();
-  const ents = entities(text)
+/** Named things of the question, without a leading connective or preposition and without bare numbers. */
+function questionEntities(text: string): string[] {
+  return entities(text)
     .map((e) =>
       e
         .replace(/['’]s$/, '')
@@ -366,34 +365,31 @@ export function analyzeQuestion(question: string): QuestionInfo {
         ),
     )
     .filter((e) => !/^\d+$/.test(e));
-  const headWords = headPhraseOf(text);
-  const typeNoun =
-    typeNounOf(text) ?? (/^(?:what|which) (?:is|was|are|were) (?:a|an) /i.test(text) && headWords.length ? headWords[headWords.length - 1] : undefined);
-  let valueType = baseType(text, typeNoun, headWords);
-  const years = [...text.matchAll(/\b(1[0-9]{3}|20[0-9]{2})\b/g)].map((m) => m[1]);
-  const isYesNo = new RegExp(`^(?:${[...AUX].join('|')})\\b`, 'i').test(l) && !/\bor\b[^?]*\?\s*$/.test(l);
+}
 
-  // Choice: "Which is heavier, A or B?" / "Who was born first, A or B?" (also "Is A or B older?").
-  let choice: QuestionInfo['choice'];
-  if (/\bor\b/i.test(text) && (WH.test(text) || /^(?:is|are|was|were|did|does|do)\b/i.test(l))) {
-    const options = choiceOptions(text, ents);
-    if (options) {
-      // "more recently": the temporal / attribute-bearing comparative says more than "more".
-      const cws = tokens(l)
-        .map((w) => COMPARATIVES[w])
-        .filter(Boolean);
-      const cw = cws.find((c) => c.temporal || c.attr.length) ?? cws[0];
-      choice = { options, dir: cw?.dir ?? 'max', temporal: cw?.temporal ?? false };
-    }
-  }
+/** Choice: "Which is heavier, A or B?" / "Who was born first, A or B?" (also "Is A or B older?"). */
+function choiceOf(text: string, l: string, ents: string[]): QuestionInfo['choice'] {
+  if (!(/\bor\b/i.test(text) && (WH.test(text) || /^(?:is|are|was|were|did|does|do)\b/i.test(l)))) return undefined;
+  const options = choiceOptions(text, ents);
+  if (!options) return undefined;
+  // "more recently": the temporal / attribute-bearing comparative says more than "more".
+  const cws = tokens(l)
+    .map((w) => COMPARATIVES[w])
+    .filter(Boolean);
+  const cw = cws.find((c) => c.temporal || c.attr.length) ?? cws[0];
+  return { options, dir: cw?.dir ?? 'max', temporal: cw?.temporal ?? false };
+}
 
-  // Topics: named things, without the options of a choice and without years.
+/** Topics: named things, without the options of a choice and without years. */
+function topicsOf(ents: string[]): string[] {
   const named = ents.filter((e) => !/^(?:1[0-9]{3}|20[0-9]{2})$/.test(e) && !STOPWORDS.has(e.toLowerCase()) && !AUX.has(e.toLowerCase()) && !/^into$/i.test(e));
   // "British", "Danish": an adjective of origin describes (a relation word), it is not what the question starts from.
   const demonyms = named.filter((e) => DEMONYM_WORD.test(e));
-  const topics = named.length > demonyms.length ? named.filter((e) => !DEMONYM_WORD.test(e)) : named;
+  return named.length > demonyms.length ? named.filter((e) => !DEMONYM_WORD.test(e)) : named;
+}
 
-  // Relation terms: content words outside the topics.
+/** Relation terms: content words outside the topics, plus the attributes comparatives compare. */
+function relationTerms(text: string, topics: string[], typeNoun: string | undefined, headWords: string[], valueType: AnswerType): RelTerm[] {
   const topicTokens = new Set(topics.flatMap((e) => tokens(e)));
   const toks = tokens(text);
   const typeTokens = new Set(typeNoun ? tokens(typeNoun) : []);
@@ -435,8 +431,11 @@ export function analyzeQuestion(question: string): QuestionInfo {
       terms.push({ word: a, key, keys: expandKey(key), pos: toks.indexOf(w), typeWord: false, head: false });
     }
   }
+  return terms;
+}
 
-  // Units named by the question: "in grams", "in million credits", "how many people".
+/** Units named by the question: "in grams", "in million credits", "how many people". */
+function unitsOf(text: string, ents: string[], valueType: AnswerType): string[] {
   const units: string[] = [];
   const inUnit =
     /\b(?:in|into)\s+((?:million|billion|thousand)\s+)?([a-z%]+(?:\s[a-z]+)?)\s*\??$/i.exec(text) ??
@@ -451,83 +450,132 @@ export function analyzeQuestion(question: string): QuestionInfo {
   if (howMany) for (const u of howMany[1].split(' ')) units.push(...(unitForms(u).length ? unitForms(u) : [u.toLowerCase()]));
   const measured = /\bhow (long|tall|high|far|heavy|old)\b/i.exec(text);
   if (measured && /old/i.test(measured[1])) units.push('years', 'year', 'years old');
+  return units;
+}
 
-  // Superlative over a series: "In which year was the revenue highest?", "the most papers".
-  let superlative: QuestionInfo['superlative'];
-  if (!choice) {
-    const sup = toks.find((w) => /est$|^most$|^least$|^fewest$/.test(w) && COMPARATIVES[w]);
-    if (sup && (valueType === 'year' || typeNoun)) superlative = { dir: COMPARATIVES[sup].dir };
-  }
-  const threshold = thresholdOf(text);
-
-  // Lists: plural type nouns ("which years", "which colours"), "which two", "name the ... and ...".
+/** Lists: plural type nouns ("which years", "which colours"), "which two", "name the ... and ...". */
+function listWanted(
+  l: string,
+  typeNoun: string | undefined,
+  o: { isYesNo: boolean; choice: boolean; threshold: boolean; valueType: AnswerType },
+): { wantsList: boolean; plural: boolean } {
   const pluralNoun = typeNoun && /[^su]s$/.test(typeNoun.split(' ').pop()!) && !/(ss|ics|news|series|species)$/.test(typeNoun);
   const wantsList =
-    !isYesNo &&
-    !choice &&
+    !o.isYesNo &&
+    !o.choice &&
     (Boolean(pluralNoun) ||
       /\b(which|what) (two|three|four|five)\b|\b(?:name|list|give|identify|what are) (?:all |both |the )?(?:the )?(two|three|four|five)\b|\blist (?:all|the)\b|\bname (?:all|both)\b/.test(
         l,
       ) ||
-      (threshold !== undefined && valueType === 'year'));
-  if (pluralNoun && TIME_NOUNS.has(wordKey(typeNoun!.split(' ').pop()!))) valueType = 'year';
+      (o.threshold && o.valueType === 'year'));
+  return { wantsList, plural: Boolean(pluralNoun) };
+}
 
-  let type: AnswerType = valueType;
-  let claim: YesNoClaim | undefined;
+/** A yes/no question's structure: a pair ("are A and B both..."), a comparison ("A before B"), or a claim. */
+function yesNoParts(text: string, l: string, ents: string[], topics: string[]): Pick<QuestionInfo, 'pair' | 'versus' | 'claim'> {
   let pair: QuestionInfo['pair'];
   let versus: QuestionInfo['versus'];
+  const both =
+    /^(?:are|were|is|was|do|did|does|have|had)\s+(?:both\s+)?(.+?)\s+and\s+(.+?)\s+(?:both\b|the same\b|from the same\b|of the same\b|in the same\b|located in the same\b|\w+ed\b|\w+s\b)/i.exec(
+      text,
+    );
+  if (both && ents.length >= 2) {
+    const a = ents.find((e) => containsPhrase(both[1], e)) ?? stripArticle(both[1]);
+    const b = ents.find((e) => containsPhrase(both[2], e) && e !== a) ?? stripArticle(both[2]);
+    pair = { a, b, same: /\bsame\b/i.test(l) };
+  }
+  const vs =
+    /\b(before|after|earlier than|later than|prior to|(\w+er) than|more \w+ than|less \w+ than|fewer \w+ than)\s+(?:the\s+|a\s+|an\s+)?(.+?)\s*\??$/i.exec(
+      text,
+    );
+  if (!pair && vs && topics.length >= 2) {
+    const b = topics.find((e) => containsPhrase(vs[3], e));
+    const a = topics.find((e) => e !== b && text.indexOf(e) < vs.index);
+    if (a && b) {
+      const word = vs[1].toLowerCase();
+      const comp = COMPARATIVES[vs[2]?.toLowerCase() ?? ''] ?? (/^more|^less|^fewer/.test(word) ? COMPARATIVES[word.split(' ')[0]] : undefined);
+      const temporal = /^(before|after|earlier|later|prior)/.test(word) || Boolean(comp?.temporal);
+      const dir: 'max' | 'min' = /^(after|later)/.test(word) ? 'max' : /^(before|earlier|prior)/.test(word) ? 'min' : (comp?.dir ?? 'max');
+      versus = { a, b, dir, temporal };
+    }
+  }
+  const claim = !pair && !versus ? claimOf(text, ents) : undefined;
+  return { pair, versus, claim };
+}
+
+/** The value type a yes/no claim checks. */
+function claimValueType(claim: YesNoClaim): QuestionInfo['valueType'] {
+  if (claim.op === 'before' || claim.op === 'after') return 'year';
+  if (claim.op === '>' || claim.op === '<') return 'number';
+  return /^[A-Z]/.test(claim.value) ? 'entity' : 'span';
+}
+
+/** What is asked, when no head phrase said it: mark those terms. */
+function markAsked(text: string, terms: RelTerm[], topics: string[], typeNoun: string | undefined, o: { claim?: YesNoClaim; structured: boolean }): void {
+  const tail = o.claim
+    ? new RegExp(
+        `\\s*\\b(?:before|after|earlier than|later than|prior to|since|by|more than|over|above|greater than|higher than|larger than|less than|fewer than|below|under|lower than|smaller than|in|at|on|from|as|of|to|with|for|into|near|is|was|are|were)?\\s*(?:the\\s+|a\\s+|an\\s+)?${o.claim.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`,
+        'i',
+      )
+    : undefined;
+  const asked = o.structured ? [] : askedWordsOf(text, topics, typeNoun, [], tail);
+  const askedKeys = new Set(asked.map(wordKey));
+  for (const t of terms) t.head = askedKeys.has(t.key);
+}
+
+/** Arithmetic over found values ("average", "in total", "twice"), or a number in a named unit. */
+function isCalculation(l: string, valueType: AnswerType, units: string[]): boolean {
+  return (
+    /\b(average|each|per|total|combined|altogether|sum|difference|how old|in all|(?:two|three|four|five|six|seven|eight|nine|ten|twice|double|half) (?:\w+ )?(?:units?|items?|times|of))\b/i.test(
+      l,
+    ) ||
+    (valueType === 'number' && units.length > 0 && /,?\s+in\s+[a-z]+\s*\??$/i.test(l))
+  );
+}
+
+export function analyzeQuestion(question: string): QuestionInfo {
+  const text = question.replace(/\s+/g, ' ').trim();
+  const l = text.toLowerCase();
+  const ents = questionEntities(text);
+  const headWords = headPhraseOf(text);
+  const typeNoun =
+    typeNounOf(text) ?? (/^(?:what|which) (?:is|was|are|were) (?:a|an) /i.test(text) && headWords.length ? headWords[headWords.length - 1] : undefined);
+  let valueType = baseType(text, typeNoun, headWords);
+  const years = [...text.matchAll(/\b(1[0-9]{3}|20[0-9]{2})\b/g)].map((m) => m[1]);
+  const isYesNo = new RegExp(`^(?:${[...AUX].join('|')})\\b`, 'i').test(l) && !/\bor\b[^?]*\?\s*$/.test(l);
+  const choice = choiceOf(text, l, ents);
+  const topics = topicsOf(ents);
+  const terms = relationTerms(text, topics, typeNoun, headWords, valueType);
+  const units = unitsOf(text, ents, valueType);
+
+  // Superlative over a series: "In which year was the revenue highest?", "the most papers".
+  let superlative: QuestionInfo['superlative'];
+  if (!choice) {
+    const sup = tokens(text).find((w) => /est$|^most$|^least$|^fewest$/.test(w) && COMPARATIVES[w]);
+    if (sup && (valueType === 'year' || typeNoun)) superlative = { dir: COMPARATIVES[sup].dir };
+  }
+  const threshold = thresholdOf(text);
+  const list = listWanted(l, typeNoun, { isYesNo, choice: !!choice, threshold: threshold !== undefined, valueType });
+  if (list.plural && TIME_NOUNS.has(wordKey(typeNoun!.split(' ').pop()!))) valueType = 'year';
+
+  let type: AnswerType = valueType;
+  let parts: Pick<QuestionInfo, 'pair' | 'versus' | 'claim'> = {};
   if (isYesNo) {
     type = 'yes-no';
-    const both =
-      /^(?:are|were|is|was|do|did|does|have|had)\s+(?:both\s+)?(.+?)\s+and\s+(.+?)\s+(?:both\b|the same\b|from the same\b|of the same\b|in the same\b|located in the same\b|\w+ed\b|\w+s\b)/i.exec(
-        text,
-      );
-    if (both && ents.length >= 2) {
-      const a = ents.find((e) => containsPhrase(both[1], e)) ?? stripArticle(both[1]);
-      const b = ents.find((e) => containsPhrase(both[2], e) && e !== a) ?? stripArticle(both[2]);
-      pair = { a, b, same: /\bsame\b/i.test(l) };
-    }
-    const vs =
-      /\b(before|after|earlier than|later than|prior to|(\w+er) than|more \w+ than|less \w+ than|fewer \w+ than)\s+(?:the\s+|a\s+|an\s+)?(.+?)\s*\??$/i.exec(
-        text,
-      );
-    if (!pair && vs && topics.length >= 2) {
-      const b = topics.find((e) => containsPhrase(vs[3], e));
-      const a = topics.find((e) => e !== b && text.indexOf(e) < vs.index);
-      if (a && b) {
-        const word = vs[1].toLowerCase();
-        const comp = COMPARATIVES[vs[2]?.toLowerCase() ?? ''] ?? (/^more|^less|^fewer/.test(word) ? COMPARATIVES[word.split(' ')[0]] : undefined);
-        const temporal = /^(before|after|earlier|later|prior)/.test(word) || Boolean(comp?.temporal);
-        const dir: 'max' | 'min' = /^(after|later)/.test(word) ? 'max' : /^(before|earlier|prior)/.test(word) ? 'min' : (comp?.dir ?? 'max');
-        versus = { a, b, dir, temporal };
-      }
-    }
-    if (!pair && !versus) claim = claimOf(text, ents);
-    if (claim && (claim.op === 'before' || claim.op === 'after')) valueType = 'year';
-    else if (claim && (claim.op === '>' || claim.op === '<')) valueType = 'number';
-    else if (claim) valueType = /^[A-Z]/.test(claim.value) ? 'entity' : 'span';
+    parts = yesNoParts(text, l, ents, topics);
+    if (parts.claim) valueType = claimValueType(parts.claim);
   } else if (choice) type = 'choice';
-  else if (wantsList) type = 'list';
+  else if (list.wantsList) type = 'list';
+  const { pair, versus, claim } = parts;
 
-  // What is asked: mark those terms (unless a head phrase did already).
-  if (!headWords.length) {
-    const tail = claim
-      ? new RegExp(
-          `\\s*\\b(?:before|after|earlier than|later than|prior to|since|by|more than|over|above|greater than|higher than|larger than|less than|fewer than|below|under|lower than|smaller than|in|at|on|from|as|of|to|with|for|into|near|is|was|are|were)?\\s*(?:the\\s+|a\\s+|an\\s+)?${claim.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`,
-          'i',
-        )
-      : undefined;
-    const asked = type === 'choice' || pair || versus ? [] : askedWordsOf(text, topics, typeNoun, [], tail);
-    const askedKeys = new Set(asked.map(wordKey));
-    for (const t of terms) t.head = askedKeys.has(t.key);
-  }
+  if (!headWords.length) markAsked(text, terms, topics, typeNoun, { claim, structured: type === 'choice' || !!pair || !!versus });
 
   return {
     text,
     type,
     valueType,
     typeNoun,
-    topics: choice ? topics.filter((e) => !choice!.options.some((o) => containsPhrase(o, e) || containsPhrase(e, o))).concat() : topics,
+    topics: choice ? topics.filter((e) => !choice.options.some((o) => containsPhrase(o, e) || containsPhrase(e, o))).concat() : topics,
     terms,
     years: years.filter((y) => !(claim && claim.value === y) && !(threshold && String(threshold.value) === y)),
     units: [...new Set(units)],
@@ -540,10 +588,6 @@ export function analyzeQuestion(question: string): QuestionInfo {
     negated: /\b(not|never|n't)\b/i.test(l),
     description: /^(?:what|which|who) (?:is|was|are|were) (?:a|an) /i.test(text),
     whFinal: /\b(?:what|whom|who|which|where|when)\s*\??\s*$/i.test(text) && !/^(?:what|whom|who|which|where|when)\s*\??$/i.test(text.trim()),
-    calculation:
-      /\b(average|each|per|total|combined|altogether|sum|difference|how old|in all|(?:two|three|four|five|six|seven|eight|nine|ten|twice|double|half) (?:\w+ )?(?:units?|items?|times|of))\b/i.test(
-        l,
-      ) ||
-      (valueType === 'number' && units.length > 0 && /,?\s+in\s+[a-z]+\s*\??$/i.test(l)),
+    calculation: isCalculation(l, valueType, units),
   };
 }

@@ -46,6 +46,8 @@ export type JudgeTask = {
   queriesRun: string[];
   /** The first 8,000 characters of the rendered pool. */
   pool: string;
+  /** The judge may also drop pool blocks by number (configuration M5JD). */
+  mayDrop?: boolean;
 };
 
 /** A media block of the evidence pool the reader may open. */

@@ -22,6 +22,7 @@ import { pythonStringConstants } from './python-strings';
 
 const PROMPTS_PY = 'kfbench/prompts.py';
 const LOOP_PY = 'kfbench/agent_loop.py';
+const MATERIALS_PY = 'kfbench/materials.py';
 
 /** Which runner constant fills which harness template (first name found wins: later runner versions first). */
 interface Mapping {
@@ -94,6 +95,12 @@ function loopTexts(source: string): { budget?: { text: string; atMost: number };
   };
 }
 
+/** The weak-relevance prefix of the runner's search listing (materials.py: a literal chosen when the top score is under the gate). */
+function weakRelevanceText(source: string): string | undefined {
+  const m = /\(\s*"((?:[^"\\\n]|\\.)*)"\s*if\s+top\s*<\s*RELEVANCE_GATE/.exec(source);
+  return m ? m[1].replace(/\\n/g, '\n').replace(/\\"/g, '"').trim() : undefined;
+}
+
 /** The commit of a checkout that is its own git repository (not a folder inside another one). */
 function gitHead(root: string): string | undefined {
   if (!fs.existsSync(path.join(root, '.git'))) return undefined;
@@ -148,6 +155,10 @@ export function importKnowforgeBench(checkout: string, opts: { now?: Date } = {}
     );
   put('feedback-budget', `round-budget note after a tool result when at most ${lt.budget.atMost} rounds remain`, LOOP_PY, 'run_loop: suffix', lt.budget.text);
   put('tool-result', 'header of every tool result message', LOOP_PY, 'run_loop: tool result message', `${lt.header}{{result}}`);
+  // materials.py is optional (older checkouts): without it the note stays the project's own, listed in fromOwn.
+  const materials = fs.existsSync(path.join(root, MATERIALS_PY)) ? readSource(root, MATERIALS_PY) : undefined;
+  const weak = materials ? weakRelevanceText(materials.text) : undefined;
+  if (weak) put('weak-relevance', 'note before a search listing whose best hit is under the relevance gate', MATERIALS_PY, 'search_mat: weak prefix', weak);
   for (const [t, l] of Object.entries(LAYOUTS)) put(t, l.role, 'written by the harness in the layout of kfbench/pipeline.py', 'layout', l.text);
   const dir = ensureWritableDir(packDir(KNOWFORGE_BENCH_PACK), 'prompt pack folder');
   for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.txt'))) fs.rmSync(path.join(dir, f));
@@ -162,6 +173,7 @@ export function importKnowforgeBench(checkout: string, opts: { now?: Date } = {}
     sources: [
       { file: PROMPTS_PY, sha256: prompts.sha256 },
       { file: LOOP_PY, sha256: loop.sha256 },
+      ...(materials ? [{ file: MATERIALS_PY, sha256: materials.sha256 }] : []),
     ],
     templates,
     fromOwn: ownTemplates().filter((t) => !(t in texts)),

@@ -43,12 +43,22 @@ export interface KfToolContext {
   readMedia?: ReadMediaFn;
   /** Ids one read_media call looks at (default MAX_MEDIA_PER_READ); the rest come back as skipped. */
   readMediaMax?: number;
+  /** A search whose best hit scores below this is listed with the weak-relevance note first (absent: no note). */
+  weakRelevanceGate?: number;
   trace?(event: TraceEvent): void;
 }
 
 export function newToolContext(
   kb: KnowledgeBase,
-  opts: { mode: KbMode; docIds?: string[]; searchBy: string; readMedia?: ReadMediaFn; readMediaMax?: number; trace?: (e: TraceEvent) => void },
+  opts: {
+    mode: KbMode;
+    docIds?: string[];
+    searchBy: string;
+    readMedia?: ReadMediaFn;
+    readMediaMax?: number;
+    weakRelevanceGate?: number;
+    trace?: (e: TraceEvent) => void;
+  },
 ): KfToolContext {
   return {
     kb,
@@ -59,6 +69,7 @@ export function newToolContext(
     reads: [],
     readMedia: opts.readMedia,
     readMediaMax: opts.readMediaMax,
+    weakRelevanceGate: opts.weakRelevanceGate,
     trace: opts.trace,
   };
 }

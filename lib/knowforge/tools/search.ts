@@ -5,6 +5,7 @@
  */
 import { KB_LIMITS } from '../../pipeline/knowledge-base';
 import type { SearchHit } from '../../index/types';
+import { fillPrompt } from '../../util/prompts';
 import { clip, type KfToolContext, type SearchLogEntry } from './context';
 
 /** Characters of a hit's text shown to the finding role (it cannot read: enough to judge relevance). */
@@ -33,9 +34,12 @@ function round(x: number): number {
   return Math.round(x * 1e4) / 1e4;
 }
 
-/** What the finding role is told about a search's hits. */
+/** What the finding role is told about a search's hits (the weak-relevance note first when the best hit is below the gate). */
 export function renderHits(ctx: KfToolContext, entry: SearchLogEntry): Record<string, unknown> {
+  const top = entry.hits.reduce((m, h) => Math.max(m, h.score), 0);
+  const weak = ctx.weakRelevanceGate !== undefined && top < ctx.weakRelevanceGate;
   return {
+    ...(weak ? { note: fillPrompt('weak-relevance', {}).trim() } : {}),
     query: entry.query,
     hits: entry.hits.map((h: SearchHit) => ({
       id: h.fragmentId,
