@@ -12,7 +12,7 @@ import { synthesizeAndCheck } from '../knowforge/answer';
 import { buildPool, PAPER_CAPS } from '../knowforge/pool';
 import { KB_LIMITS } from '../pipeline/knowledge-base';
 import { getRetriever } from '../pipeline/retrievers';
-import type { EvidencePath } from '../pipeline/ranked-evidence';
+import type { EvidencePath, RankedEvidence } from '../pipeline/ranked-evidence';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { SearchHit } from '../index/types';
 import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
@@ -90,7 +90,14 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
     poolChars: pool.text.length,
     poolTrimmed: pool.stats.trimmed,
   };
-  return { pool, retrieval };
+  return { pool, retrieval, system: s.paths ? ev.system : withoutPaths(ev.system) };
+}
+
+/** The w/o Path row ranks like the full one; its label says what it removed from the prompt. */
+function withoutPaths(system: RankedEvidence['system']): RankedEvidence['system'] {
+  if (!system) return { label: 'without path injection', removed: ['path injection'] };
+  const removed = Array.isArray(system.removed) ? (system.removed as string[]) : [];
+  return { ...system, removed: [...removed, 'path injection'], label: `${system.label}; without path injection` };
 }
 
 export function dualgPipeline(name: string, description: string, s: DualgSettings): Pipeline {
@@ -104,13 +111,14 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
         throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure index settings in the experiment', {
           concerns: q.id,
         });
-      const { pool, retrieval } = await retrieve(ctx, s);
+      const { pool, retrieval, system } = await retrieve(ctx, s);
       const answered = await synthesizeAndCheck(ctx, { template: s.template, pool });
       return {
         prediction: answered.prediction,
         finalAnswer: answered.finalAnswer,
         retrieval,
         counters: { searches: s.hybridK ? 2 : 1, ...answered.counters },
+        ...(system ? { system } : {}),
       };
     },
   };
