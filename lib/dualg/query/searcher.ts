@@ -82,6 +82,14 @@ export interface SearcherParts {
 
 const now = () => performance.now();
 
+/** How the pattern was parsed when the caller gave none (kf eval retrieval, the tools): the rule stand-in. */
+export const PATTERN_STAND_IN = 'offline rules (stand-in; no pattern stage called)';
+
+/** The condition triples: the caller's parse (the pattern stage) when given, else the rule stand-in's. */
+function patternConditions(query: string, opts: KbSearchOptions): PatternTriple[] {
+  return opts.pattern?.conditions ?? ((parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[]);
+}
+
 export class DualgSearcher {
   private readonly docIndex: Map<string, number>;
   readonly identity: ScorerIdentity;
@@ -100,7 +108,8 @@ export class DualgSearcher {
 
   async search(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
     const r = this.s.macro ? await this.searchBothTiers(query, opts, kb) : this.microOnly(query, opts, kb);
-    return { ...r, system: { ...this.identity } };
+    // Who parsed the query pattern travels with the scorer: a rule stand-in is never reported as the model parser.
+    return { ...r, system: { ...this.identity, pattern: opts.pattern?.by ?? PATTERN_STAND_IN } };
   }
 
   /**
@@ -110,7 +119,7 @@ export class DualgSearcher {
    */
   private microOnly(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): RankedEvidence {
     const t0 = now();
-    const conditions = (parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[];
+    const conditions = patternConditions(query, opts);
     const m = this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, entities(query)) : undefined;
     const allowed = opts.docIds ? new Set(opts.docIds) : undefined;
     const bestFragment = new Map<number, [string, number]>();
@@ -145,7 +154,7 @@ export class DualgSearcher {
     const link = linkQuery(view, query);
     timings.linking = now() - t0;
     const t1 = now();
-    const conditions = (parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[];
+    const conditions = patternConditions(query, opts);
     const m =
       this.s.micro && this.parts.micro.facts.length
         ? matchMicro(this.parts.micro, conditions, [...link.seeds.map((x) => x.surface), ...entities(query)])
