@@ -20,6 +20,7 @@ import { gnnGraphFingerprint } from '../train/fingerprint';
 import { trainGnn } from '../train/trainer';
 import { checkpointExists } from '../train/checkpoint';
 import { DEFAULT_GNN_CONFIG, gnnConfig } from './config';
+import { GNN_PRESETS } from './preset';
 import { queryInputDim } from './query-encoder';
 import { loadGnnModel } from './load';
 import type { GnnModel } from './model';
@@ -53,9 +54,28 @@ export const GNN_TRAIN_DEFAULTS: GnnTrainSettings = {
   learningRate: 0.002,
 };
 
+/**
+ * Setting `preset` names the architecture (gnn/preset.ts): 'cpu' is the default size; 'paper' (6 x 512, query
+ * from the embeddings stage) is refused here with the reason: no training example or search fills the
+ * question embedding yet (GnnQuery.queryEmbedding), so it would train on nothing the paper's encoder sees.
+ * The paper's size with this harness's query encoder is `layers = 6, hidden = 512` (labelled 'custom 6x512').
+ */
+function presetSettings(name: unknown): Partial<GnnTrainSettings> {
+  if (name === 'cpu') return { layers: GNN_PRESETS.cpu.layers, hidden: GNN_PRESETS.cpu.hidden };
+  if (name === 'paper')
+    throw new KfError(
+      'gnn_preset_unavailable',
+      "GNN preset 'paper' reads the question through the embeddings stage, which is not wired into training or search yet",
+      'use preset "cpu", or the paper\'s size with the hashed + GloVe query: gnnTraining = { layers = 6, hidden = 512 } (labelled custom 6x512)',
+      { concerns: 'preset' },
+    );
+  throw new KfError('bad_setting', `unknown GNN preset ${JSON.stringify(name)}`, 'use "cpu" (or see gnn/preset.ts)', { concerns: 'preset' });
+}
+
 function settings(raw: Record<string, unknown>): GnnTrainSettings {
-  const out = { ...GNN_TRAIN_DEFAULTS };
-  for (const [k, v] of Object.entries(raw)) {
+  const { preset, ...rest } = raw;
+  const out = { ...GNN_TRAIN_DEFAULTS, ...(preset === undefined ? {} : presetSettings(preset)) };
+  for (const [k, v] of Object.entries(rest)) {
     if (!(k in out) || typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
       throw new KfError('bad_setting', `gnn-checkpoint setting ${k} is unknown or not a non-negative number`, `known: ${Object.keys(out).join(', ')}`, {
         concerns: k,
@@ -118,7 +138,7 @@ export const gnnCheckpointKind: ArtifactKind<GnnTrainSettings, GnnModel> = {
     const { index, ...rest } = source.options;
     if (!index)
       throw new KfError('bad_request', 'gnn-checkpoint needs the index whose graph it is trained for', 'kf prepare gnn-checkpoint --set index=<index folder>');
-    const raw = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, Number(v)]));
+    const raw = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === 'preset' ? v : Number(v)]));
     return gnnCheckpointRequest(path.resolve(index), raw);
   },
   async open(ref) {
