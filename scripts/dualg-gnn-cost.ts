@@ -1,6 +1,6 @@
 /**
  * Measured cost of a GNN preset on this machine: milliseconds per query (forward + path decoding) and per
- * training step (batch of 4 questions, the fine-tuning node loss 0.3 BCE + 0.7 list ranking), on a random graph of a given size (default: the
+ * training step (batch of --batch questions, default 4, the fine-tuning node loss 0.3 BCE + 0.7 list ranking), on a random graph of a given size (default: the
  * 2Wiki graph's 37K entities and 348K directed edges, relation vocabulary 400). A random graph has no hubs,
  * so the active subgraph reaches the edge cap as a real graph at 3+ hops does (gnn/config.ts): the figure
  * is the capped cost. Small samples; on a shared machine the wall clock includes other processes' load.
@@ -27,6 +27,8 @@ const { values } = parseArgs({
     edges: { type: 'string', default: '348000' },
     queries: { type: 'string', default: '3' },
     steps: { type: 'string', default: '2' },
+    batch: { type: 'string', default: '4' },
+    maxEdges: { type: 'string', default: '10000' },
     embeddingDim: { type: 'string', default: '768' },
   },
 });
@@ -84,7 +86,15 @@ async function main(): Promise<void> {
   const dim = p.queryEncoder === 'embeddings' ? Number(values.embeddingDim) : queryInputDim(p.queryEncoder);
   const g = randomGraph(Number(values.nodes), Number(values.edges), 200, 'cost');
   const model = new GnnModel(
-    gnnConfig({ layers: p.layers, hidden: p.hidden, inputDim: dim, numRelations: g.numRelations, queryEncoder: p.queryEncoder, prior: p.prior }),
+    gnnConfig({
+      layers: p.layers,
+      hidden: p.hidden,
+      maxActiveEdges: Number(values.maxEdges),
+      inputDim: dim,
+      numRelations: g.numRelations,
+      queryEncoder: p.queryEncoder,
+      prior: p.prior,
+    }),
   );
   const params = model.trainableVariables().reduce((a, v) => a + v.size, 0);
   const qr = makeRng('queries');
@@ -96,13 +106,14 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const r = score(g, query(g, dim, rng));
     perQuery.push(performance.now() - t0);
+    console.error(`query ${i + 1}: ${Math.round(perQuery[i])} ms, ${r.active.edges} active edges`);
     edges = r.active.edges;
   }
   const opt = tf.train.adam(5e-4);
   const perStep: number[] = [];
   for (let i = 0; i < Number(values.steps); i++) {
     // Each question's target: the document of a neighbour of its first seed (inside the active subgraph).
-    const ex = Array.from({ length: 4 }, (_, j) => {
+    const ex = Array.from({ length: Number(values.batch) }, (_, j) => {
       const q = query(g, dim, rng);
       const e = g.src.indexOf(q.seeds[0]);
       return { id: `q${i}-${j}`, query: q, targetDocs: Int32Array.of(g.nodeDoc.doc[e >= 0 ? g.dst[e] : q.seeds[0]]) };
@@ -110,6 +121,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     trainStep(model, opt, g, ex, FINETUNE_LOSS);
     perStep.push(performance.now() - t0);
+    console.error(`step ${i + 1}: ${Math.round(perStep[i])} ms`);
   }
   const load = os.loadavg()[0].toFixed(2);
   console.log(
@@ -124,7 +136,8 @@ async function main(): Promise<void> {
       activeEdgesPerQuery: edges,
       msPerQuery: perQuery.map(Math.round),
       medianMsPerQuery: Math.round(median(perQuery)),
-      msPerTrainStepBatch4: perStep.map(Math.round),
+      trainBatch: Number(values.batch),
+      msPerTrainStep: perStep.map(Math.round),
       medianMsPerTrainStep: Math.round(median(perStep)),
     }),
   );

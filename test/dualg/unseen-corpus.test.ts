@@ -65,7 +65,10 @@ test('kf eval retrieval --retriever dualg on an unseen corpus: prepares from the
     assert.equal(r.system.label, 'scorer heuristic (untrained)');
     assert.match(String(r.system.pattern), /stand-in/, 'no pattern stage in a retrieval evaluation: the rule stand-in, labelled');
     const graphs = fs.readdirSync(path.join(dir, 'artifacts')).flatMap((k) => fs.readdirSync(path.join(dir, 'artifacts', k)).map((x) => `${k}/${x}`));
-    assert.ok(graphs.some((g) => g.startsWith('dualg-graph/')), `the graph is an artifact: ${graphs.join(', ')}`);
+    assert.ok(
+      graphs.some((g) => g.startsWith('dualg-graph/')),
+      `the graph is an artifact: ${graphs.join(', ')}`,
+    );
     const before = graphs.length;
     const second = await kfInProcess(args);
     assert.equal(second.code, 0, second.err);
