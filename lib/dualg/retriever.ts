@@ -17,7 +17,7 @@
  *                         no propagation, no hybrid fallback).
  * On first use the graph of the index is prepared as artifact 'dualg-graph'
  * (built once, reused, refused for another index). Settings (experiment
- * `index.settings` / RetrieverSetup.settings): scorer, tau, micro, macro, lexicon, microLabels, microFigures,
+ * `index.settings` / RetrieverSetup.settings): scorer, tau, equivalence (trigrams | stage), micro, macro, lexicon, microLabels, microFigures,
  * heuristic.{...}, fusion.{alpha,beta,decay}, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store root).
  */
 import type { ModeRetriever } from '../index/knowledge-base';
@@ -83,9 +83,13 @@ export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'setting
     );
   registerArtifacts();
   const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
-  const { tau, microImages } = setup.settings;
+  const { tau, microImages, equivalence } = setup.settings;
   // Only the settings that change the graph (absent ones keep the default graph's request, so its artifact is reused).
-  const request = graphRequest(setup.indexDir, { ...(tau === undefined ? {} : { tau }), ...(microImages === undefined ? {} : { microImages }) });
+  const request = graphRequest(setup.indexDir, {
+    ...(tau === undefined ? {} : { tau }),
+    ...(microImages === undefined ? {} : { microImages }),
+    ...(equivalence === undefined ? {} : { equivalence }),
+  });
   await store.prepare(DUALG_GRAPH_KIND, request, { log: setup.log });
   return (await store.open<DualGraph>(DUALG_GRAPH_KIND, request)).value;
 }
