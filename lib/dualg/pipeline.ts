@@ -22,7 +22,7 @@ import type { SearchHit } from '../index/types';
 import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
 import { KfError } from '../util/errors';
 import { GENERATORS, GENERATOR_LABEL, pathSection, rawImages, type ImagePart } from './generate';
-import { parseQueryPattern, type QueryPattern } from './query/pattern-stage';
+import { parseQueryPattern, patternEntities, type QueryPattern } from './query/pattern-stage';
 
 export const DUALG_FAMILY = 'dualg';
 
@@ -85,7 +85,17 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
   const kb = ctx.kb!;
   const docIds = q.doc ? [q.doc] : undefined;
   const pattern = await queryPattern(ctx, s);
-  const ev = await kb.search(q.question, { k: s.topk, mode: s.retriever, docIds, pattern: { conditions: pattern.conditions, by: pattern.by } });
+  const ev = await kb.search(q.question, {
+    k: s.topk,
+    mode: s.retriever,
+    docIds,
+    pattern: {
+      conditions: pattern.conditions,
+      by: pattern.by,
+      // The offline stand-in names at most three entities: the searcher's own rule NER (all of them) is used instead.
+      ...(pattern.offline ? {} : { entities: patternEntities(pattern.conditions) }),
+    },
+  });
   ctx.trace({
     kind: 'search',
     by: 'dualg',

@@ -46,7 +46,7 @@ export interface KbSearchOptions {
    * A query pattern parsed by the caller (DualG-MRAG: the `pattern` model stage): condition triples and who
    * parsed them. Graph retrievers that match patterns use it instead of their rule stand-in; others ignore it.
    */
-  pattern?: { conditions: [string, string, string][]; by: string };
+  pattern?: { conditions: [string, string, string][]; by: string; entities?: string[] };
 }
 
 export interface KbDocument {

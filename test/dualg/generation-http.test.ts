@@ -123,6 +123,7 @@ test('paper generator: the pattern stage parses, the synthesizer gets path snipp
     ['?d', 'born in', '?x'],
   ]);
   assert.match(String(reads.options[0].pattern?.by), /^model /, 'the model parsed, and the search is told so');
+  assert.deepEqual(reads.options[0].pattern?.entities, ['Alpha Quest'], 'the entities the parser recognised go to linking');
   assert.equal(synth.length, 1);
   const content = parts(synth[0]);
   assert.ok(Array.isArray(content), 'a multimodal user message');

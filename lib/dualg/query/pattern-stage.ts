@@ -21,12 +21,21 @@ export interface QueryPattern {
   visualBudget: number;
   /** Who parsed: `model <id>` or `offline rules (stand-in)`. */
   by: string;
+  /** True when the offline backend's rule stand-in answered. */
+  offline: boolean;
+}
+
+/** The entities the parser recognised: the condition terms that are not variables (`?x`), in order, once each. */
+export function patternEntities(conditions: readonly PatternTriple[]): string[] {
+  const out: string[] = [];
+  for (const [s, , o] of conditions) for (const t of [s, o]) if (!t.trim().startsWith('?') && !out.includes(t.trim())) out.push(t.trim());
+  return out;
 }
 
 const isTriple = (t: unknown): t is PatternTriple => Array.isArray(t) && t.length === 3 && t.every((x) => typeof x === 'string' && x.trim() !== '');
 
 /** The pattern in a reply, or undefined when the reply holds none. */
-export function patternOf(text: string, maxImages: number): Omit<QueryPattern, 'by'> | undefined {
+export function patternOf(text: string, maxImages: number): Omit<QueryPattern, 'by' | 'offline'> | undefined {
   const found = findJsonObject(text, (v) => Array.isArray(v.conditions));
   if (!found) return undefined;
   const v = found.value as { conditions: unknown[]; target?: unknown; visual_budget?: unknown };
@@ -55,5 +64,6 @@ export async function parseQueryPattern(
   );
   const p = patternOf(res.text, opts.maxImages);
   if (!p) throw new ModelOutputError('pattern', 'unparseable', 'the pattern parser replied without a {"conditions": [[s, r, o], ...]} object', res.text);
-  return { ...p, by: res.backend === 'offline' ? 'offline rules (stand-in)' : `model ${res.model}` };
+  const offline = res.backend === 'offline';
+  return { ...p, offline, by: offline ? 'offline rules (stand-in)' : `model ${res.model}` };
 }

@@ -113,14 +113,15 @@ export class DualgSearcher {
   }
 
   /**
-   * "w/o Macro": the micro graph alone. The query's names come from the rule NER (linking reads the macro
-   * names), matched facts rank their documents by s_micro, and a question no micro fact matches gets nothing:
+   * "w/o Macro": the micro graph alone. The query's names come from the pattern stage or the rule NER (linking
+   * reads the macro names), matched facts rank their documents by s_micro, and a question no micro fact matches gets nothing:
    * no hybrid fills in, so the ablation shows what the macro side contributes.
    */
   private microOnly(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): RankedEvidence {
     const t0 = now();
     const conditions = patternConditions(query, opts);
-    const m = this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, entities(query)) : undefined;
+    const names = opts.pattern?.entities ?? entities(query);
+    const m = this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, names) : undefined;
     const allowed = opts.docIds ? new Set(opts.docIds) : undefined;
     const bestFragment = new Map<number, [string, number]>();
     for (const f of this.parts.micro.facts) {
@@ -151,14 +152,14 @@ export class DualgSearcher {
     const timings: Record<string, number> = {};
     const notes: string[] = [];
     const { view } = this.parts;
-    const link = linkQuery(view, query);
+    // Entity recognition: the pattern stage's entities when a model parsed the query, else the rule NER.
+    const names = opts.pattern?.entities ?? entities(query);
+    const link = linkQuery(view, query, names);
     timings.linking = now() - t0;
     const t1 = now();
     const conditions = patternConditions(query, opts);
     const m =
-      this.s.micro && this.parts.micro.facts.length
-        ? matchMicro(this.parts.micro, conditions, [...link.seeds.map((x) => x.surface), ...entities(query)])
-        : undefined;
+      this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, [...link.seeds.map((x) => x.surface), ...names]) : undefined;
     timings.matching = now() - t1;
     const seeds = mergeSeeds(link.seeds, m?.seeds);
     const hybridP = kb.search(query, {
