@@ -77,7 +77,8 @@ export interface SearcherParts {
   docIds: string[];
   micro: MicroIndex;
   visualDocs: Set<number>;
-  gnn?: { graph: GnnGraph; scorer: GnnScorer; checkpoint?: CheckpointIdentity };
+  /** `embedQuery`: Enc(q) from the embeddings stage, for checkpoints built with queryEncoder 'embeddings' (the paper preset). */
+  gnn?: { graph: GnnGraph; scorer: GnnScorer; checkpoint?: CheckpointIdentity; embedQuery?: (text: string) => Promise<Float32Array> };
 }
 
 const now = () => performance.now();
@@ -245,6 +246,8 @@ export class DualgSearcher {
         seeds: Int32Array.from(seeds.map((x) => x.entity)),
         seedWeights: Float32Array.from(seeds.map((x) => x.weight / total)),
         queryVector: hashedQueryVector(query),
+        queryText: query,
+        ...(gnn.embedQuery ? { queryEmbedding: await gnn.embedQuery(query) } : {}),
         relationText: uncoveredText(query, covered),
         // Read by prior-conditioned models only (GnnConfig.prior), so built on first read; exactly as training builds it.
         get prior() {
