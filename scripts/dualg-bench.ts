@@ -2,7 +2,7 @@
  * DualG speed bench (issue 11 "Speed") as a script: the same code as `kf bench dualg`
  * (lib/dualg/bench.ts), kept for the commands recorded in the issue.
  *
- *   node --import tsx scripts/dualg-bench.ts --bench 2wiki [--index DIR] [--retriever dualg-heuristic|ppr|dualg|gnn-untrained] [--repeat 3]
+ *   node --import tsx scripts/dualg-bench.ts --bench 2wiki [--index DIR] [--retriever dualg|ppr|dualg-gnn|gnn-untrained] [--repeat 3]
  *   node --import tsx scripts/dualg-bench.ts --preset scale [--queries 200] [--cache .kf-cache/bench-dualg]
  * With --bench the index is the newest .kf-cache/indexes/<bench>-* (built by `kf eval retrieval --bench <b> --offline`)
  * or --index, and every question is searched --repeat times (unless --queries); prints the report as one JSON line.
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
       bench: { type: 'string' },
       preset: { type: 'string' },
       index: { type: 'string' },
-      retriever: { type: 'string', default: 'dualg-heuristic' },
+      retriever: { type: 'string', default: 'dualg' },
       repeat: { type: 'string', default: '3' },
       queries: { type: 'string' },
       cache: { type: 'string' },

@@ -7,7 +7,7 @@
  * configurations each fold chose (--all: every configuration's means on stderr).
  *
  *   node --import tsx scripts/dualg-kfold.ts --bench 2wiki [--index DIR] [--folds 5] [--seed 1] [--objective allFound@2]
- *     [--grid around|full]
+ *     [--grid around|full] [--base '{"heuristic":{"contains":1}}']
  * --grid around (default): the defaults plus one setting changed at a time (about fifteen configurations);
  * --grid full: every combination of a few values of eight constants (256 configurations; more room to overfit).
  * The objective defaults to the figure the issue sets a target on: 2wiki allFound@2, musique R@5, hotpotqa R@2
@@ -47,16 +47,15 @@ function fullGrid(): Record<string, unknown>[] {
 }
 
 /** Alternatives to each default, one setting at a time (fewer configurations: less room to overfit a fold). */
+// contains, prefix and seedContains are not offered: they were designed by reading these same dev questions'
+// misses, so choosing them by k-fold on those questions would still be fit (heuristic-scorer.ts, the defaults).
 const AROUND: Record<string, number[]> = {
   bridge: [0.45],
   both: [0],
   seedFirst: [0],
   comention: [0, 0.3],
-  contains: [0, 2],
   hub: [0, 1],
   cap: [0],
-  prefix: [0],
-  seedContains: [0],
   target: [0.5],
   lexical: [1],
 };
@@ -96,6 +95,7 @@ async function main(): Promise<void> {
       objective: { type: 'string' },
       all: { type: 'boolean' },
       grid: { type: 'string', default: 'around' },
+      base: { type: 'string' },
     },
   });
   const bench = assertBenchmarkName(values.bench ?? '2wiki', '--bench');
@@ -106,7 +106,10 @@ async function main(): Promise<void> {
   const g = await graphFor({ indexDir: idx.dir, settings: {} });
   const parts = searcherParts(g);
   if (values.grid !== 'full' && values.grid !== 'around') throw new Error(`--grid is full or around, not ${values.grid}`);
-  const configs = [{}, ...(values.grid === 'full' ? fullGrid() : aroundGrid())];
+  // --base '{"heuristic":{...}}': settings under every configuration (e.g. the rules the defaults dropped, to measure them).
+  const base = values.base ? (JSON.parse(values.base) as { heuristic?: Record<string, unknown> }) : {};
+  const withBase = (c: Record<string, unknown>) => ({ ...base, ...c, heuristic: { ...(base.heuristic ?? {}), ...((c.heuristic as object) ?? {}) } });
+  const configs = [{}, ...(values.grid === 'full' ? fullGrid() : aroundGrid())].map(withBase);
   const qs = data.questions.filter((q) => goldUnits(q, 'document').length);
   const table: Row[][] = [];
   for (const c of configs) {

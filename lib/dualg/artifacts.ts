@@ -9,7 +9,8 @@ import type { ArtifactKind } from '../pipeline/artifact';
 import { registerArtifactKind } from '../pipeline/artifact-store';
 import { defaultIndexDir } from '../run/index-provider';
 import { KfError } from '../util/errors';
-import type { ChatModel } from '../model-api/types';
+import type { ChatModel, Embedder } from '../model-api/types';
+import type { NameEmbedder } from './graph/equivalence';
 import { buildDualGraph, DUALG_GRAPH_VERSION, type OpenIeExtractor } from './graph/build';
 import { openieFromModel } from './graph/openie-model';
 import { visionFactsFromModel, writeVisionReport, type VisionFactSource } from './graph/micro-vision';
@@ -24,6 +25,8 @@ export interface DualGraphSettings {
   openie: 'rules' | 'stage';
   /** Image micro facts: 'ocr' (default; OCR tokens, chart labels, captions) or 'vision' (plus the `vision` stage's VLM facts). */
   microImages?: 'ocr' | 'vision';
+  /** Equivalence edges: 'trigrams' (default; the offline stand-in) or 'stage' (name embeddings from the `embedding` stage, the paper's way). */
+  equivalence?: 'trigrams' | 'stage';
 }
 
 export function graphSettings(raw: Record<string, unknown>): DualGraphSettings {
@@ -45,8 +48,18 @@ export function graphSettings(raw: Record<string, unknown>): DualGraphSettings {
         concerns: 'microImages',
       },
     );
-  // 'ocr' is left out of the settings so the default graph keeps its artifact key.
-  return { tau, openie, ...(microImages === 'vision' ? { microImages } : {}) };
+  const equivalence = raw.equivalence ?? 'trigrams';
+  if (equivalence !== 'trigrams' && equivalence !== 'stage')
+    throw new KfError(
+      'bad_setting',
+      `dualg-graph equivalence must be "trigrams" or "stage", got ${String(equivalence)}`,
+      'equivalence = "stage" embeds names through the embedding stage',
+      {
+        concerns: 'equivalence',
+      },
+    );
+  // The defaults ('ocr', 'trigrams') are left out of the settings so the default graph keeps its artifact key.
+  return { tau, openie, ...(microImages === 'vision' ? { microImages } : {}), ...(equivalence === 'stage' ? { equivalence } : {}) };
 }
 
 /** The `vision` stage parser of image assets when the settings ask for it (files found through the index manifest). */
@@ -75,6 +88,20 @@ function stageExtractor(settings: DualGraphSettings, models: unknown): OpenIeExt
   return openieFromModel(router.forStage('openie'));
 }
 
+/** The `embedding` stage as the name embedder of equivalence edges when the settings ask for it (an endpoint is required). */
+function stageNames(settings: DualGraphSettings, models: unknown): NameEmbedder | undefined {
+  if (settings.equivalence !== 'stage') return undefined;
+  const router = models as { embedder?: () => Embedder | undefined } | undefined;
+  const embedder = router?.embedder?.();
+  if (!embedder)
+    throw new KfError(
+      'models_required',
+      'dualg-graph with equivalence = "stage" needs an embedding endpoint (the offline stand-in is equivalence = "trigrams")',
+      'configure one (KF_EMBED_BASE_URL + KF_EMBED_MODEL, or models.stages.embedding) and prepare through an experiment (kf prepare <experiment>)',
+    );
+  return (names) => embedder.embed(names);
+}
+
 export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
   kind: DUALG_GRAPH_KIND,
   version: DUALG_GRAPH_VERSION,
@@ -86,12 +113,13 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
       throw new KfError('bad_request', 'dualg-graph needs the index folder (args.indexDir)', 'prepare it through the dualg retriever or pass --index');
     const openie = stageExtractor(ctx.settings, ctx.args.models);
     const vision = stageVision(ctx.settings, ctx.args.models, indexDir);
-    const g = await buildDualGraph(sourceFromIndexDir(indexDir), { tau: ctx.settings.tau, openie, vision, log: ctx.log });
+    const embedNames = stageNames(ctx.settings, ctx.args.models);
+    const g = await buildDualGraph(sourceFromIndexDir(indexDir), { tau: ctx.settings.tau, openie, vision, embedNames, log: ctx.log });
     writeGraphFiles(ctx.dir, g);
     if (vision) writeVisionReport(ctx.dir, vision.report);
     return { stats: g.meta.stats };
   },
-  usesModels: (options) => options.openie === 'stage' || options.microImages === 'vision',
+  usesModels: (options) => options.openie === 'stage' || options.microImages === 'vision' || options.equivalence === 'stage',
   /** `kf prepare dualg-graph --set index=DIR [--set tau=0.8]`, or an experiment's index (prepared first by kf prepare). */
   request(source) {
     const indexDir = source.options.index ?? (source.experiment ? defaultIndexDir(source.experiment) : undefined);
@@ -104,6 +132,8 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     const fromExperiment = (source.experiment?.index?.settings as Record<string, unknown> | undefined)?.microImages;
     const microImages = source.options.microImages ?? fromExperiment;
     if (microImages !== undefined) settings.microImages = microImages;
+    const equivalence = source.options.equivalence ?? (source.experiment?.index?.settings as Record<string, unknown> | undefined)?.equivalence;
+    if (equivalence !== undefined) settings.equivalence = equivalence;
     return { ...graphRequest(indexDir, settings), args: { indexDir, models: source.models } };
   },
   async open(ref, args) {

@@ -8,9 +8,10 @@
  * apart), peak RSS and the machine's load average while it ran (a benchmark on
  * a shared machine says how busy the machine was).
  *
- * Scorers: 'dualg-heuristic' (untrained graph heuristic), 'ppr', 'gnn-untrained'
- * (a GNN of the default size with its initial weights: latency only, its ranking
- * means nothing) and 'dualg' (the trained checkpoint for this graph, when one
+ * Scorers, named as the retrievers (lib/dualg/retriever.ts): 'dualg' (the
+ * shipped default, the untrained graph heuristic), 'ppr', 'gnn-untrained' (a GNN
+ * of the default size with its initial weights: latency only, its ranking means
+ * nothing) and 'dualg-gnn' (the trained checkpoint for this graph, when one
  * exists; otherwise skipped with a note).
  */
 import * as os from 'node:os';
@@ -30,7 +31,7 @@ import { searcherParts, searcherSettings } from './retriever';
 import { gnnScorerFactory, type GnnScorer } from './query/scorer';
 import { DualgSearcher, type ScorerName, type SearcherParts } from './query/searcher';
 
-export const BENCH_SCORERS = ['dualg-heuristic', 'ppr', 'gnn-untrained', 'dualg'] as const;
+export const BENCH_SCORERS = ['dualg', 'ppr', 'gnn-untrained', 'dualg-gnn'] as const;
 export type BenchScorer = (typeof BENCH_SCORERS)[number];
 
 export interface DualgBenchOptions {
@@ -119,7 +120,7 @@ function clocked(scorer: GnnScorer, clock: PathClock): GnnScorer {
 
 /** The GNN parts of a scorer; undefined (with the reason) when there is no trained checkpoint. */
 async function gnnParts(
-  which: 'gnn-untrained' | 'dualg',
+  which: 'gnn-untrained' | 'dualg-gnn',
   g: DualGraph,
   corpus: BenchCorpus,
   clock: PathClock,
@@ -180,9 +181,9 @@ async function timeSearches(searcher: DualgSearcher, queries: string[], kb: Know
 async function benchScorer(which: BenchScorer, g: DualGraph, corpus: BenchCorpus, queries: string[], o: DualgBenchOptions): Promise<ScorerReport> {
   const clock: PathClock = { pathsMs: 0 };
   const parts = searcherParts(g);
-  const scorerName: ScorerName = which === 'dualg-heuristic' ? 'heuristic' : which === 'ppr' ? 'ppr' : 'gnn';
+  const scorerName: ScorerName = which === 'dualg' ? 'heuristic' : which === 'ppr' ? 'ppr' : 'gnn';
   if (scorerName === 'gnn') {
-    const got = await gnnParts(which as 'gnn-untrained' | 'dualg', g, corpus, clock, o.progress);
+    const got = await gnnParts(which as 'gnn-untrained' | 'dualg-gnn', g, corpus, clock, o.progress);
     if (!got.parts) {
       const none = stats([]);
       return {
@@ -230,7 +231,7 @@ export async function benchDualg(corpus: BenchCorpus, o: DualgBenchOptions = {})
   const { g, build } = await prepareGraph(corpus, o);
   const queries = benchQueries(corpus.questions, n, o.seed ?? 'kf-bench');
   const scorers: ScorerReport[] = [];
-  for (const s of o.scorers ?? ['dualg-heuristic']) scorers.push(await benchScorer(s, g, corpus, queries, o));
+  for (const s of o.scorers ?? ['dualg']) scorers.push(await benchScorer(s, g, corpus, queries, o));
   return {
     corpus: { label: corpus.label, documents: corpus.documents, fragments: corpus.fragments, questions: corpus.questions.length },
     build: { ...corpus.build, ...build },

@@ -48,6 +48,14 @@ export const CONFIGURATIONS: Configuration[] = [
     settings: { retriever: 'dualg' },
   },
   { name: 'DG-ppr', family: DUALG_FAMILY, paper: 'dualg', description: 'personalized PageRank over the DualG graph', settings: { retriever: 'ppr' } },
+  {
+    name: 'DG-textgen',
+    family: DUALG_FAMILY,
+    paper: 'dualg',
+    description:
+      "DualG-MRAG retrieval (trained GNN) with the text-only generator: path lines without snippets, no images, 4 hybrid hits merged (this harness's earlier variant, not the paper's generator)",
+    settings: { retriever: 'dualg-gnn', generator: 'text', hybridK: 4 },
+  },
 ];
 
 export function register(): void {

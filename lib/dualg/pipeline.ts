@@ -1,22 +1,28 @@
 /**
- * The 'dualg' pipeline family (DualG-MRAG end to end): one DualG search
- * (retriever 'dualg' or an ablation), merged with a hybrid pool, the decoded
- * paths serialised step by step with their sources ahead of the pool in the
- * synthesizer prompt (unless `paths = false`, the "w/o path injection"
- * ablation), one synthesizer call and one checker call. The micro / macro
- * ablations are retrievers of their own ('dualg-no-micro', 'dualg-no-macro'),
- * so retrieval evaluation sees them too.
+ * The 'dualg' pipeline family (DualG-MRAG end to end): the query pattern from
+ * the `pattern` stage (conditions + visual budget k_v; offline, the rule
+ * stand-in answers and is labelled), one DualG search (retriever 'dualg-gnn' or
+ * an ablation) with those conditions, then the generator: with `generator =
+ * "paper"` the decoded paths with their source snippets (unless `paths =
+ * false`, the "w/o path injection" ablation) and up to k_v raw images as image
+ * parts to the synthesizer (a VLM); `generator = "text"` is the earlier
+ * text-only variant (path lines, no images), labelled as such. Then the
+ * checker. Optional hybrid hits are merged after the DualG hits (hybridK; 0 in
+ * the paper's rows). The micro / macro ablations are retrievers of their own
+ * ('dualg-no-micro', 'dualg-no-macro'), so retrieval evaluation sees them too.
  */
 import { z } from 'zod';
 import { synthesizeAndCheck } from '../knowforge/answer';
 import { buildPool, PAPER_CAPS } from '../knowforge/pool';
 import { KB_LIMITS } from '../pipeline/knowledge-base';
 import { getRetriever } from '../pipeline/retrievers';
-import type { EvidencePath } from '../pipeline/ranked-evidence';
+import type { EvidencePath, RankedEvidence } from '../pipeline/ranked-evidence';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { SearchHit } from '../index/types';
 import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
 import { KfError } from '../util/errors';
+import { GENERATORS, GENERATOR_LABEL, pathSection, rawImages, type ImagePart } from './generate';
+import { parseQueryPattern, patternEntities, type QueryPattern } from './query/pattern-stage';
 
 export const DUALG_FAMILY = 'dualg';
 
@@ -29,8 +35,12 @@ export const dualgSettings = z.strictObject({
   retriever: z.enum(['dualg', 'dualg-gnn', 'ppr', 'dualg-no-micro', 'dualg-gnn-no-micro', 'dualg-no-macro']).default('dualg'),
   /** Hits of the DualG search. */
   topk: z.number().int().positive().max(KB_LIMITS.maxTopk).default(KB_LIMITS.searchTopk),
-  /** Hybrid hits merged after the DualG hits (0 = none). */
-  hybridK: z.number().int().min(0).max(KB_LIMITS.maxTopk).default(4),
+  /** Hybrid hits merged after the DualG hits (0 = none, as the paper: its generator reads the graph's evidence only). */
+  hybridK: z.number().int().min(0).max(KB_LIMITS.maxTopk).default(0),
+  /** 'paper': path snippets + raw images up to k_v; 'text': text-only path lines, no images (a labelled variant). */
+  generator: z.enum(GENERATORS).default('paper'),
+  /** Upper bound of the visual budget k_v the pattern parser may ask for. */
+  maxImages: z.number().int().min(0).max(16).default(4),
   /** Inject the decoded paths into the prompt (false = the "w/o path injection" ablation). */
   paths: z.boolean().default(true),
   maxPaths: z.number().int().positive().max(20).default(5),
@@ -55,11 +65,37 @@ function mergeHits(first: SearchHit[], second: SearchHit[]): SearchHit[] {
   return [...first, ...second.filter((h) => !seen.has(h.fragmentId))].map((h, i) => ({ ...h, rank: i + 1 }));
 }
 
+/** P(q) from the pattern stage; offline its rule stand-in answers (labelled by `by`). */
+async function queryPattern(ctx: PipelineContext, s: DualgSettings): Promise<QueryPattern> {
+  const p = await parseQueryPattern(ctx.model('pattern'), ctx.question.question, { maxImages: s.maxImages, questionId: ctx.question.id, signal: ctx.signal });
+  ctx.trace({ kind: 'pattern', by: p.by, conditions: p.conditions, target: p.target, visualBudget: p.visualBudget });
+  return p;
+}
+
+/** The prompt's path section: none for w/o Path (the paths are never read), snippets for the paper's generator. */
+function pathsText(ev: RankedEvidence, hits: SearchHit[], kb: NonNullable<PipelineContext['kb']>, s: DualgSettings): { text: string; injected: number } {
+  if (!s.paths) return { text: '', injected: 0 };
+  const paths = ev.paths ?? [];
+  const text = s.generator === 'paper' ? pathSection(paths, hits, kb, s.maxPaths) : serialisePaths(paths, s.maxPaths);
+  return { text, injected: text ? Math.min(s.maxPaths, paths.length) : 0 };
+}
+
 async function retrieve(ctx: PipelineContext, s: DualgSettings) {
   const q = ctx.question;
   const kb = ctx.kb!;
   const docIds = q.doc ? [q.doc] : undefined;
-  const ev = await kb.search(q.question, { k: s.topk, mode: s.retriever, docIds });
+  const pattern = await queryPattern(ctx, s);
+  const ev = await kb.search(q.question, {
+    k: s.topk,
+    mode: s.retriever,
+    docIds,
+    pattern: {
+      conditions: pattern.conditions,
+      by: pattern.by,
+      // The offline stand-in names at most three entities: the searcher's own rule NER (all of them) is used instead.
+      ...(pattern.offline ? {} : { entities: patternEntities(pattern.conditions) }),
+    },
+  });
   ctx.trace({
     kind: 'search',
     by: 'dualg',
@@ -69,7 +105,7 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
     timings: ev.timings,
     notes: ev.notes,
     system: ev.system,
-    paths: ev.paths?.slice(0, s.maxPaths),
+    ...(s.paths ? { paths: ev.paths?.slice(0, s.maxPaths) } : {}),
   });
   const hybrid = s.hybridK ? (await kb.search(q.question, { k: s.hybridK, mode: 'hybrid', docIds })).hits : [];
   const hits = mergeHits(ev.hits, hybrid);
@@ -79,18 +115,31 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
     lookup: (id) => kb.fragment(id),
     docTitle: (id) => kb.title(id),
   });
-  const pathText = s.paths ? serialisePaths(ev.paths ?? [], s.maxPaths) : '';
-  if (pathText) pool.text = `${pathText}\n\n${pool.text}`;
-  ctx.trace({ kind: 'pool', ...pool.stats, pathsInjected: pathText ? Math.min(s.maxPaths, ev.paths?.length ?? 0) : 0 });
+  const paths = pathsText(ev, hits, kb, s);
+  if (paths.text) pool.text = `${paths.text}\n\n${pool.text}`;
+  const images = s.generator === 'paper' ? rawImages(hits, s.paths ? (ev.paths ?? []) : [], kb, pattern.visualBudget) : [];
+  ctx.trace({ kind: 'pool', ...pool.stats, pathsInjected: paths.injected, images: images.map((i) => i.fragmentId), visualBudget: pattern.visualBudget });
   const slim = hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page }));
+  const system = systemOf(ev.system, s, pattern.by);
   const retrieval: PipelineResult['retrieval'] = {
     firstSearch: ev.hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page, score: h.score })),
-    searches: [{ query: q.question, by: ev.system?.label ? `dualg: ${ev.system.label}` : 'dualg', hits: slim }],
+    searches: [{ query: q.question, by: `dualg: ${system.label}`, hits: slim }],
     poolText: pool.text,
     poolChars: pool.text.length,
     poolTrimmed: pool.stats.trimmed,
   };
-  return { pool, retrieval };
+  return { pool, retrieval, system, images: images.map((i) => i.part) as ImagePart[] };
+}
+
+/**
+ * The row's identity: the retriever's (scorer, checkpoint, removed parts), what the pipeline removed (path
+ * injection), which generator wrote the prompt and who parsed the query pattern.
+ */
+function systemOf(retriever: RankedEvidence['system'], s: DualgSettings, patternBy: string): NonNullable<RankedEvidence['system']> {
+  const base = retriever ?? { label: `retriever ${s.retriever}` };
+  const removed = [...(Array.isArray(base.removed) ? (base.removed as string[]) : []), ...(s.paths ? [] : ['path injection'])];
+  const label = [base.label, ...(s.paths ? [] : ['without path injection']), GENERATOR_LABEL[s.generator]].join('; ');
+  return { ...base, removed, generator: s.generator, pattern: patternBy, label };
 }
 
 export function dualgPipeline(name: string, description: string, s: DualgSettings): Pipeline {
@@ -104,13 +153,14 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
         throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure index settings in the experiment', {
           concerns: q.id,
         });
-      const { pool, retrieval } = await retrieve(ctx, s);
-      const answered = await synthesizeAndCheck(ctx, { template: s.template, pool });
+      const { pool, retrieval, system, images } = await retrieve(ctx, s);
+      const answered = await synthesizeAndCheck(ctx, { template: s.template, pool, ...(images.length ? { images } : {}) });
       return {
         prediction: answered.prediction,
         finalAnswer: answered.finalAnswer,
         retrieval,
-        counters: { searches: s.hybridK ? 2 : 1, ...answered.counters },
+        counters: { searches: s.hybridK ? 2 : 1, patternCalls: 1, imagesSent: images.length, ...answered.counters },
+        system,
       };
     },
   };
@@ -120,7 +170,7 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
 export function describe(s: DualgSettings): string {
   const retriever = getRetriever(s.retriever)?.description ?? s.retriever;
   const paths = s.paths ? `up to ${s.maxPaths} decoded paths injected` : 'no path injection (the w/o Path ablation)';
-  return `DualG-MRAG, retriever ${s.retriever}: ${retriever}; ${paths}; ${s.hybridK} hybrid hits merged`;
+  return `DualG-MRAG, retriever ${s.retriever}: ${retriever}; ${paths}; ${GENERATOR_LABEL[s.generator]}; ${s.hybridK} hybrid hits merged`;
 }
 
 export const dualgFamily: PipelineSpec<typeof dualgSettings> = {

@@ -17,7 +17,7 @@
  *                         no propagation, no hybrid fallback).
  * On first use the graph of the index is prepared as artifact 'dualg-graph'
  * (built once, reused, refused for another index). Settings (experiment
- * `index.settings` / RetrieverSetup.settings): scorer, tau, micro, macro, lexicon, microLabels, microFigures,
+ * `index.settings` / RetrieverSetup.settings): scorer, tau, equivalence (trigrams | stage), micro, macro, lexicon, microLabels, microFigures,
  * heuristic.{...}, fusion.{alpha,beta,decay}, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store root).
  */
 import type { ModeRetriever } from '../index/knowledge-base';
@@ -34,7 +34,8 @@ import { HEURISTIC_DEFAULTS } from './query/heuristic-scorer';
 import { MicroIndex } from './query/micro-match';
 import { gnnScorerFactory } from './query/scorer';
 import { DualgSearcher, SEARCHER_DEFAULTS, type SearcherParts, type SearcherSettings } from './query/searcher';
-import { SCORER_NAMES, type ScorerName } from './query/scorer-identity';
+import { SCORER_NAMES, type CheckpointIdentity, type ScorerName } from './query/scorer-identity';
+import { createModelRouter } from '../models/router';
 
 function bool(v: unknown, dflt: boolean, name: string): boolean {
   if (v === undefined) return dflt;
@@ -83,9 +84,13 @@ export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'setting
     );
   registerArtifacts();
   const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
-  const { tau, microImages } = setup.settings;
+  const { tau, microImages, equivalence } = setup.settings;
   // Only the settings that change the graph (absent ones keep the default graph's request, so its artifact is reused).
-  const request = graphRequest(setup.indexDir, { ...(tau === undefined ? {} : { tau }), ...(microImages === undefined ? {} : { microImages }) });
+  const request = graphRequest(setup.indexDir, {
+    ...(tau === undefined ? {} : { tau }),
+    ...(microImages === undefined ? {} : { microImages }),
+    ...(equivalence === undefined ? {} : { equivalence }),
+  });
   await store.prepare(DUALG_GRAPH_KIND, request, { log: setup.log });
   return (await store.open<DualGraph>(DUALG_GRAPH_KIND, request)).value;
 }
@@ -139,7 +144,25 @@ async function loadGnn(setup: RetrieverSetup, g: DualGraph, name: string): Promi
       `train one: kf train gnn --index ${setup.indexDir}  (or set gnnTrain = true to build it as an artifact on first use, or scorer = "heuristic" for the untrained scorer, labelled as such)`,
       { concerns: name },
     );
-  return { graph, scorer: loaded.scorer, checkpoint: loaded.checkpoint };
+  const embedQuery = queryEmbedder(loaded.checkpoint, name);
+  return { graph, scorer: loaded.scorer, checkpoint: loaded.checkpoint, ...(embedQuery ? { embedQuery } : {}) };
+}
+
+/**
+ * Enc(q) for a checkpoint that reads the question through the embeddings stage (the paper preset): the
+ * embedding endpoint configured in the environment (the one it was trained with), or a refusal at load.
+ */
+function queryEmbedder(c: CheckpointIdentity | undefined, name: string): ((text: string) => Promise<Float32Array>) | undefined {
+  if (c?.queryEncoder !== 'embeddings') return undefined;
+  const embedder = createModelRouter({}, { cacheMode: 'off' }).embedder();
+  if (!embedder)
+    throw new KfError(
+      'models_required',
+      `retriever ${name}: checkpoint ${c.id} reads each question through the embeddings stage and no embedding endpoint is configured`,
+      'set KF_EMBED_BASE_URL and KF_EMBED_MODEL to the endpoint the checkpoint was trained with',
+      { concerns: name },
+    );
+  return async (text) => (await embedder.embed([text]))[0];
 }
 
 async function create(setup: RetrieverSetup, v: Variant): Promise<ModeRetriever> {

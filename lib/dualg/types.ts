@@ -32,6 +32,8 @@ export interface GnnQuery {
   seedWeights: Float32Array;
   /** Enc(q): the query embedding (dimension = the checkpoint's input dim). */
   queryVector: Float32Array;
+  /** The query's text (what the embeddings stage encodes for models built with queryEncoder 'embeddings'). */
+  queryText?: string;
   /** Enc(q) from the embeddings stage (a sentence encoder); read by models built with queryEncoder 'embeddings'. */
   queryEmbedding?: Float32Array;
   /** The question's words outside the linked names (the relation it asks about; read by 'hashed+glove' models). */

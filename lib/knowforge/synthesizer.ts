@@ -8,7 +8,9 @@
  * The runner's temperature for this call is 0.3 (everything else runs at 0).
  */
 import type { Question } from '../bench/types';
-import type { ChatMessage, ChatModel, ChatResponse } from '../model-api/types';
+import type { ChatMessage, ChatModel, ChatResponse, ContentPart } from '../model-api/types';
+
+type ImagePart = Extract<ContentPart, { type: 'image' }>;
 import type { Material, SynthTask } from './offline/tasks';
 import type { Convention } from '../run/types';
 import { guardrail, ruleParagraph } from './conventions';
@@ -29,6 +31,8 @@ export interface SynthInput {
   forcedStop?: string;
   temperature?: number;
   maxTokens?: number;
+  /** Raw images sent with the materials as image parts (DualG-MRAG: up to k_v; the synth stage must be a VLM). */
+  images?: ImagePart[];
 }
 
 export interface SynthOutput {
@@ -43,6 +47,14 @@ export const SYNTH_TEMPERATURE = 0.3;
 
 /** The exact messages of a synthesizer call (exported for tests and for inspecting prompts in notebooks). */
 export function synthMessages(input: SynthInput): ChatMessage[] {
+  const messages = textMessages(input);
+  if (!input.images?.length) return messages;
+  // The images follow the text of the last user message, as one multimodal message.
+  const last = messages[messages.length - 1];
+  return [...messages.slice(0, -1), { ...last, content: [{ type: 'text', text: String(last.content) }, ...input.images] }];
+}
+
+function textMessages(input: SynthInput): ChatMessage[] {
   const q = input.question.question;
   const materials = input.pool?.text?.trim() || '(no materials were found)';
   const notesList = [...(input.notes ?? [])];

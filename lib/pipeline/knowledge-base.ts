@@ -42,6 +42,11 @@ export interface KbSearchOptions {
   docIds?: string[];
   /** Pre-computed query embedding (benchmarks batch them). */
   queryVector?: Float32Array;
+  /**
+   * A query pattern parsed by the caller (DualG-MRAG: the `pattern` model stage): condition triples and who
+   * parsed them. Graph retrievers that match patterns use it instead of their rule stand-in; others ignore it.
+   */
+  pattern?: { conditions: [string, string, string][]; by: string; entities?: string[] };
 }
 
 export interface KbDocument {

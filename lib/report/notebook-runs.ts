@@ -204,6 +204,9 @@ export function summaryRows(runs: Map<string, LoadedRun>, opts: { metrics?: stri
     row.callsPerQ = Math.round(s.perQuestion.calls * 100) / 100;
     row.tokensPerQ = Math.round(s.perQuestion.promptTokens + s.perQuestion.completionTokens);
     row.backend = s.backend;
+    // The retriever variant that ranked (DualG: scorer, checkpoint id, preset, size), when the run reports one.
+    const sys = run.manifest?.pipeline.system?.label ?? run.records.find((r) => r.system)?.system?.label;
+    if (sys || summaries.some((x) => x.run.manifest?.pipeline.system || x.run.records.some((r) => r.system))) row.system = sys ?? null;
     return row;
   });
 }

@@ -212,6 +212,7 @@ function recordOf(
     retrieval: error ? null : (solved.retrieval ?? null),
     ...retrievalStatsOf(solved.result?.retrieval),
     counters: solved.result?.counters ?? {},
+    ...(solved.result?.system ? { system: solved.result.system } : {}),
     usage: env.models.ledger.byQuestion(q.id),
     timings: { startedAt: new Date(x.t0).toISOString(), totalMs: Date.now() - x.t0, ...x.timing },
     buckets,

@@ -61,7 +61,15 @@ export interface RunManifest {
   backendNote?: string;
   /** Who made it: harness version, git commit (+ dirty), node, host, platform. */
   stamp: Pick<ResultManifest, 'harness' | 'git' | 'node' | 'hostname' | 'platform'>;
-  pipeline: { name: string; description: string; promptPack?: { name: string; sha256: string } };
+  pipeline: {
+    name: string;
+    description: string;
+    promptPack?: { name: string; sha256: string };
+    /** The retriever variant that ranked (first record that reports one: DualG scorer, checkpoint id, preset, size). */
+    system?: { label: string; [fact: string]: unknown };
+    /** Labels of other variants some records report (a checkpoint retrained between sessions): the run mixes systems. */
+    otherSystems?: string[];
+  };
   /** Per-stage route: backend, model id, base URL (never a key). */
   models: StageRoute[];
   benchmark: {

@@ -84,6 +84,8 @@ export interface RunRecord {
   /** Relative path of the trace (`traces/<file>.json`, or `traces.jsonl#<id>`); null when traces are off. */
   trace: string | null;
   error: RecordError | null;
+  /** Which retriever variant ranked the evidence (PipelineResult.system: DualG scorer, checkpoint id, preset, size). */
+  system?: { label: string; [fact: string]: unknown };
   /** Judge extraction (MMLongBench-Doc with scoring.judge). */
   extraction?: { pred: string; failed: boolean; [k: string]: unknown };
 }

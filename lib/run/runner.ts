@@ -125,6 +125,22 @@ function attributeCalls(models: RunnerRouter, inFlight: Map<string, QuestionCall
   });
 }
 
+/**
+ * The retriever variant the records report goes into the manifest (the first one seen); a record reporting
+ * another variant (e.g. a checkpoint retrained between sessions) is listed, so a mixed run says so.
+ */
+function noteSystem(facts: RunFacts, rec: RunRecord, log?: (line: string) => void): void {
+  if (!rec.system) return;
+  const p = facts.pipeline;
+  if (!p.system) {
+    p.system = rec.system;
+    return;
+  }
+  if (rec.system.label === p.system.label || p.otherSystems?.includes(rec.system.label)) return;
+  p.otherSystems = [...(p.otherSystems ?? []), rec.system.label];
+  log?.(`run: question ${rec.id} was ranked by another system than the run's first records (${rec.system.label}); the manifest lists both`);
+}
+
 function manifestOf(run: Run, status: RunStatus, detail?: string): RunManifest {
   return runManifest(run.facts, { status, detail, done: run.done, tally: run.tally, ledger: run.models.ledger, index: run.indexSource?.info() });
 }
@@ -181,6 +197,7 @@ async function answerAll(run: Run, env: QuestionEnv, writer: JsonlWriter) {
       }
       run.done.add(rec.id);
       run.tally.account(rec);
+      noteSystem(run.facts, rec, run.log);
       state.recordedNow++;
       session.recorded++;
       if (rec.error) {
@@ -301,6 +318,7 @@ function prepareRun(
   };
   const tally = new RunTally();
   picked.kept.forEach((r) => tally.account(r));
+  picked.kept.forEach((r) => noteSystem(facts, r));
   const run: Run = {
     ...base,
     opts,

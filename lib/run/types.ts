@@ -67,6 +67,12 @@ export interface PipelineResult {
   retrieval?: RetrievalLog;
   /** Usage counters of the agents (searches, reads, forced stops, rounds...). */
   counters?: Record<string, number>;
+  /**
+   * Which variant of a retriever ranked this question's evidence, when the pipeline's retriever reports one
+   * (DualG: scorer, checkpoint id, its training data, preset, size, removed parts): kept in the record and the
+   * manifest so a stand-in scorer can never pass for the paper's method.
+   */
+  system?: { label: string; [fact: string]: unknown };
 }
 
 export interface Pipeline {

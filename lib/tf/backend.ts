@@ -1,17 +1,25 @@
 /**
  * TensorFlow.js backend selection, once per process.
  *
- * Order: the native TensorFlow backend when `@tensorflow/tfjs-node` really is
- * installed with its binary (machines with internet; here it cannot fetch
- * libtensorflow), then WebAssembly (ships in the npm package; ~30x the pure-JS
- * speed), then the pure-JS cpu backend. KF_TF_BACKEND=tensorflow|wasm|cpu forces one.
+ * Order: the CUDA-backed TensorFlow binding when `@tensorflow/tfjs-node-gpu` is
+ * installed with its binary and a GPU (a machine with CUDA + cuDNN; it cannot be
+ * installed here: its install script downloads libtensorflow-gpu), then the
+ * native CPU TensorFlow backend when `@tensorflow/tfjs-node` really is installed
+ * with its binary (machines with internet; here it cannot fetch libtensorflow),
+ * then WebAssembly (ships in the npm package; ~30x the pure-JS speed), then the
+ * pure-JS cpu backend. KF_TF_BACKEND=tensorflow-gpu|tensorflow|wasm|cpu forces
+ * one (a forced backend that cannot load is an error, never a silent fallback).
+ * Both TensorFlow bindings register tfjs backend 'tensorflow'; which library
+ * answered is what TfInfo.backend says. The GNN code is backend-agnostic: the
+ * same training and scoring run on any of them (README "GNN on a GPU").
  *
  * wasm lacks the UnsortedSegmentSum kernel (and therefore the gradient of
  * tf.gather, the core of message passing): we register a plain-JS kernel for it.
  */
 import * as tf from '@tensorflow/tfjs';
 
-export type TfBackendName = 'tensorflow' | 'wasm' | 'cpu';
+export const TF_BACKENDS = ['tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] as const;
+export type TfBackendName = (typeof TF_BACKENDS)[number];
 export interface TfInfo {
   backend: TfBackendName;
   /** Why a faster backend was not used (empty when the first choice loaded). */
@@ -21,20 +29,41 @@ export interface TfInfo {
 
 let info: Promise<TfInfo> | undefined;
 
-function tryNative(): string | undefined {
-  // The real package is installed as the optional alias `tfjs-node-native` (its install script cannot
-  // download libtensorflow here, so it is not approved); `@tensorflow/tfjs-node` itself is overridden
-  // to pure tfjs for danfojs. Either one loads only when its native binding exists.
-  for (const name of ['tfjs-node-native', '@tensorflow/tfjs-node']) {
+/**
+ * The packages that provide each TensorFlow binding, tried in order: an optional alias first (the real
+ * package installed under another name when `@tensorflow/tfjs-node` is overridden to pure tfjs for danfojs),
+ * then the package itself. A binding counts only when tfjs then has its 'tensorflow' backend.
+ */
+export const NATIVE_PACKAGES: Record<'tensorflow-gpu' | 'tensorflow', string[]> = {
+  'tensorflow-gpu': ['tfjs-node-gpu-native', '@tensorflow/tfjs-node-gpu'],
+  tensorflow: ['tfjs-node-native', '@tensorflow/tfjs-node'],
+};
+
+/** Load one TensorFlow binding: undefined when loaded, else why not (the first package's error, or "not installed"). */
+export function tryNative(
+  name: 'tensorflow-gpu' | 'tensorflow',
+  load: (pkg: string) => unknown = require,
+  hasBackend = () => !!tf.findBackend('tensorflow'),
+): string | undefined {
+  const pkgs = NATIVE_PACKAGES[name];
+  let first: string | undefined;
+  for (const pkg of pkgs) {
     try {
-      require(name);
-      if (tf.findBackend('tensorflow')) return undefined;
+      load(pkg);
+      if (hasBackend()) return undefined;
     } catch (e) {
-      const msg = (e as Error).message.split('\n')[0];
-      if (name === 'tfjs-node-native') return `tensorflow: ${msg.slice(0, 160)}`;
+      first ??= `${name}: ${(e as Error).message.split('\n')[0].slice(0, 160)}`;
     }
   }
-  return 'tensorflow: the native tfjs-node binding is not installed';
+  return first ?? `${name}: ${pkgs[pkgs.length - 1]} is not installed (or has no native binding)`;
+}
+
+/** The order backends are tried in: the forced one alone, else fastest first. Unknown names are refused. */
+export function backendOrder(forced: string | undefined): TfBackendName[] {
+  if (!forced) return [...TF_BACKENDS];
+  if (!(TF_BACKENDS as readonly string[]).includes(forced))
+    throw new Error(`KF_TF_BACKEND=${forced} is not a tfjs backend this harness knows; use one of ${TF_BACKENDS.join(', ')} (or unset it)`);
+  return [forced as TfBackendName];
 }
 
 function registerWasmSegmentSum(): void {
@@ -107,18 +136,17 @@ function registerWasmRowGather(): void {
 }
 
 async function select(): Promise<TfInfo> {
-  const forced = process.env.KF_TF_BACKEND as TfBackendName | undefined;
+  const forced = process.env.KF_TF_BACKEND || undefined;
   const fallbacks: string[] = [];
-  const order: TfBackendName[] = forced ? [forced] : ['tensorflow', 'wasm', 'cpu'];
-  for (const name of order) {
-    if (name === 'tensorflow') {
-      const why = tryNative();
+  for (const name of backendOrder(forced)) {
+    if (name === 'tensorflow-gpu' || name === 'tensorflow') {
+      const why = tryNative(name);
       if (why) {
         fallbacks.push(why);
         continue;
       }
       await tf.setBackend('tensorflow');
-      return { backend: 'tensorflow', fallbacks, version: tf.version.tfjs };
+      return { backend: name, fallbacks, version: tf.version.tfjs };
     }
     if (name === 'wasm') {
       try {

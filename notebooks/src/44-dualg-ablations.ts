@@ -16,6 +16,7 @@ const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefi
 const VARIANTS = [
   { label: 'full (trained GNN)', mode: 'dualg-gnn', settings: {}, pipeline: 'DG' },
   { label: 'w/o path injection (trained GNN)', mode: 'dualg-gnn', settings: {}, pipeline: 'DG-nopaths' },
+  { label: 'text-only generator (a variant, not the paper)', mode: 'dualg-gnn', settings: {}, pipeline: 'DG-textgen' },
   { label: 'w/o micro graph (trained GNN)', mode: 'dualg-gnn-no-micro', settings: {}, pipeline: 'DG-nomicro' },
   { label: 'w/o macro graph (micro matches only)', mode: 'dualg-no-macro', settings: {}, pipeline: 'DG-nomacro' },
   { label: 'heuristic scorer instead of the GNN', mode: 'dualg', settings: {}, pipeline: 'DG-heuristic' },

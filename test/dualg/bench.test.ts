@@ -58,7 +58,7 @@ test('tiny preset: graph built, every scorer timed or skipped with the reason, c
   const corpus = await demoBenchCorpus('tiny', { cacheDir });
   assert.ok(corpus.fragments > 0 && corpus.documents > 0 && corpus.questions.length > 0);
   assert.equal(corpus.build.engineFromCache, false);
-  const r = await benchDualg(corpus, { queries: 6, warmup: 1, scorers: ['dualg-heuristic', 'gnn-untrained', 'dualg'], cacheDir });
+  const r = await benchDualg(corpus, { queries: 6, warmup: 1, scorers: ['dualg', 'gnn-untrained', 'dualg-gnn'], cacheDir });
   assert.equal(r.build.graphFromCache, false);
   assert.ok(r.graph.entities > 0 && r.graph.triples > 0);
   const [heur, gnn, trained] = r.scorers;
@@ -72,10 +72,10 @@ test('tiny preset: graph built, every scorer timed or skipped with the reason, c
     assert.ok(Math.abs(micro + macro + hybridPool + other - 100) < 0.5, `shares sum to ${micro + macro + hybridPool + other}`);
   }
   assert.equal(heur.stagesMs.paths.mean, 0, 'the heuristic decodes its paths inside its scorer stage');
-  assert.equal(trained.scorer, 'dualg');
+  assert.equal(trained.scorer, 'dualg-gnn');
   assert.match(trained.skipped ?? '', /no trained GNN/);
   assert.ok(r.peakRssMB > 0 && r.loadAvg.start.length === 3);
-  assert.match(formatDualgBench(r), /dualg-heuristic: 6 searches/);
+  assert.match(formatDualgBench(r), /dualg: 6 searches/);
 
   const again = await benchDualg(await demoBenchCorpus('tiny', { cacheDir }), { queries: 2, warmup: 0, cacheDir });
   assert.equal(again.build.engineFromCache, true);
@@ -91,7 +91,7 @@ test('the command: JSON report to --out; --preset and --bench together refused',
   console.log = (s: string) => logged.push(s);
   process.stderr.write = () => true;
   try {
-    await command.run({ values: { preset: 'tiny', queries: '3', scorers: 'dualg-heuristic', seed: 'x', out, json: true }, positionals: [] });
+    await command.run({ values: { preset: 'tiny', queries: '3', scorers: 'dualg', seed: 'x', out, json: true }, positionals: [] });
   } finally {
     console.log = log;
     process.stderr.write = write;
@@ -102,7 +102,7 @@ test('the command: JSON report to --out; --preset and --bench together refused',
   assert.equal(printed.scorers[0].queries, 3);
   assert.equal(written.backend, 'offline');
   await assert.rejects(
-    command.run({ values: { preset: 'tiny', bench: '2wiki', queries: '3', scorers: 'dualg-heuristic' }, positionals: [] }),
+    command.run({ values: { preset: 'tiny', bench: '2wiki', queries: '3', scorers: 'dualg' }, positionals: [] }),
     /exactly one of --preset and --bench/,
   );
 });

@@ -36,7 +36,7 @@ export const command: CommandSpec = {
     queries: { type: 'string', default: '200', validate: isPositiveInt, description: 'timed searches per scorer (questions in a seeded order, cycled)' },
     scorers: {
       type: 'string',
-      default: 'dualg-heuristic,gnn-untrained',
+      default: 'dualg,gnn-untrained',
       validate: scorerList,
       description: `comma-separated: ${BENCH_SCORERS.join(', ')} (gnn-untrained: default-size GNN, initial weights, latency only)`,
     },
@@ -47,7 +47,7 @@ export const command: CommandSpec = {
   },
   examples: [
     'kf bench dualg --preset scale --queries 200 --cache .kf-cache/bench-dualg',
-    'kf bench dualg --bench 2wiki --queries 183 --scorers dualg-heuristic,dualg',
+    'kf bench dualg --bench 2wiki --queries 183 --scorers dualg,dualg-gnn',
     'kf bench dualg --preset tiny --queries 20 --json',
   ],
   async run(args) {

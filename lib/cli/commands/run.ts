@@ -170,6 +170,7 @@ export const command: CommandSpec = {
           recordedNow: outcome.recordedNow,
           errorsNow: outcome.errorsNow,
           backend: s.backend,
+          ...(outcome.manifest.pipeline.system ? { system: outcome.manifest.pipeline.system } : {}),
           scores: s.scores,
           retrieval: s.retrieval,
           resume: outcome.resumeCommand,
@@ -181,6 +182,9 @@ export const command: CommandSpec = {
       console.log(
         `${outcome.runId}: ${outcome.status}; ${c.recorded} recorded (${outcome.recordedNow} now): ${outcomeLine(s)}, ${c.remaining} left; ${main} (backend ${s.backend}${s.backend === 'offline' ? ': not model results' : ''})`,
       );
+      // Which retriever variant ranked (DualG: scorer, checkpoint id, preset, size): a stand-in is never unnamed.
+      const sys = outcome.manifest.pipeline;
+      if (sys.system) console.log(`  system   ${sys.system.label}${sys.otherSystems?.length ? ` (mixed run; also ${sys.otherSystems.join(' | ')})` : ''}`);
       console.log(`  records  ${path.join(outcome.dir, 'records.jsonl')}`);
       console.log(`  manifest ${path.join(outcome.dir, 'manifest.json')}`);
       if (c.errors && outcome.status === 'completed')

@@ -20,7 +20,9 @@ import { gnnGraphFingerprint } from '../train/fingerprint';
 import { trainGnn } from '../train/trainer';
 import { checkpointExists } from '../train/checkpoint';
 import { DEFAULT_GNN_CONFIG, gnnConfig } from './config';
-import { queryInputDim } from './query-encoder';
+import { GNN_PRESETS } from './preset';
+import { embedQueries, queryInputDim } from './query-encoder';
+import type { Embedder } from '../../model-api/types';
 import { loadGnnModel } from './load';
 import type { GnnModel } from './model';
 
@@ -35,6 +37,8 @@ export interface GnnTrainSettings {
   pretrainEpochs: number;
   epochs: number;
   learningRate: number;
+  /** The named architecture, when one was asked for ('paper' also changes the query encoder and drops the prior). */
+  preset?: 'cpu' | 'paper';
 }
 
 /**
@@ -53,17 +57,53 @@ export const GNN_TRAIN_DEFAULTS: GnnTrainSettings = {
   learningRate: 0.002,
 };
 
-function settings(raw: Record<string, unknown>): GnnTrainSettings {
-  const out = { ...GNN_TRAIN_DEFAULTS };
-  for (const [k, v] of Object.entries(raw)) {
+/**
+ * Setting `preset` names the architecture (gnn/preset.ts): 'cpu' is the default size; 'paper' is 6 x 512, no
+ * heuristic prior, and the question read through the embeddings stage (every training query's text embedded
+ * by the configured endpoint; the same endpoint embeds each question at search time). It needs the model
+ * layer with an embedding endpoint, and no KG pre-training (its queries have no text).
+ */
+function presetSettings(name: unknown): Partial<GnnTrainSettings> {
+  if (name === 'cpu') return { preset: 'cpu', layers: GNN_PRESETS.cpu.layers, hidden: GNN_PRESETS.cpu.hidden };
+  if (name === 'paper') return { preset: 'paper', layers: GNN_PRESETS.paper.layers, hidden: GNN_PRESETS.paper.hidden };
+  throw new KfError('bad_setting', `unknown GNN preset ${JSON.stringify(name)}`, 'use "cpu" or "paper" (gnn/preset.ts)', { concerns: 'preset' });
+}
+
+export function settings(raw: Record<string, unknown>): GnnTrainSettings {
+  const { preset, ...rest } = raw;
+  const out = { ...GNN_TRAIN_DEFAULTS, ...(preset === undefined ? {} : presetSettings(preset)) };
+  for (const [k, v] of Object.entries(rest)) {
     if (!(k in out) || typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
       throw new KfError('bad_setting', `gnn-checkpoint setting ${k} is unknown or not a non-negative number`, `known: ${Object.keys(out).join(', ')}`, {
         concerns: k,
       });
     }
-    (out as Record<string, number>)[k] = v;
+    (out as unknown as Record<string, number>)[k] = v;
   }
   return out;
+}
+
+/** The embedder of the paper preset (the embeddings stage of the model layer), or a refusal naming what to configure. */
+function presetEmbedder(s: GnnTrainSettings, models: unknown): Embedder | undefined {
+  if (s.preset !== 'paper') return undefined;
+  if (s.pretrainEpochs > 0)
+    throw new KfError(
+      'bad_setting',
+      'GNN preset "paper" cannot KG-pretrain: its queries are read by the embeddings stage and KG triples have no text',
+      'set pretrainEpochs = 0',
+      {
+        concerns: 'pretrainEpochs',
+      },
+    );
+  const embedder = (models as { embedder?: () => Embedder | undefined } | undefined)?.embedder?.();
+  if (!embedder)
+    throw new KfError(
+      'models_required',
+      'GNN preset "paper" reads each question through the embeddings stage, and no embedding endpoint is configured',
+      'configure one (KF_EMBED_BASE_URL + KF_EMBED_MODEL, or models.stages.embedding) and prepare through an experiment (kf prepare <experiment>)',
+      { concerns: 'preset' },
+    );
+  return embedder;
 }
 
 async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]): Promise<{ stats: Record<string, unknown> }> {
@@ -71,6 +111,7 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
   if (!indexDir)
     throw new KfError('bad_request', 'gnn-checkpoint needs the index folder (args.indexDir)', 'prepare it through the dualg retriever or pass --index');
   const s = ctx.settings;
+  const embedder = presetEmbedder(s, ctx.args.models); // refused before any work when the paper preset has no endpoint
   const g = await graphFor({ indexDir, settings: {}, log: ctx.log });
   const gg = toGnnGraph(g);
   const view = graphView(g);
@@ -84,14 +125,21 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
   const syn = syntheticLinkExamples(g, view, text, rng.fork('syn'), s.synthetic);
   const nVal = Math.max(20, Math.round(syn.length * 0.1));
   const extra = questionExamples(g, view, (ctx.args.questions ?? []) as { id: string; question: string; goldDocs: string[] }[]).examples;
+  const dim = embedder
+    ? await embedQueries(
+        [...syn, ...extra].map((e) => e.query),
+        (t) => embedder.embed(t),
+      )
+    : undefined;
   const r = await trainGnn({
     graph: gg,
     config: gnnConfig({
-      inputDim: queryInputDim(DEFAULT_GNN_CONFIG.queryEncoder),
+      inputDim: dim ?? queryInputDim(DEFAULT_GNN_CONFIG.queryEncoder),
       numRelations: gg.numRelations,
       layers: s.layers,
       hidden: s.hidden,
       seed: s.seed,
+      ...(embedder ? { queryEncoder: 'embeddings' as const, prior: false } : {}),
     }),
     dir: ctx.dir,
     seed: s.seed,
@@ -100,7 +148,8 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
     finetune: { epochs: s.epochs, examples: [...syn.slice(nVal), ...extra], validation: syn.slice(0, nVal) },
     trainedOn:
       `the index's own graph: ${s.pretrainEpochs ? `${s.kg} KG-completion triples + ` : ''}${syn.length - nVal} synthetic link queries` +
-      (extra.length ? ` + ${extra.length} given training questions` : ''),
+      (extra.length ? ` + ${extra.length} given training questions` : '') +
+      (embedder ? `, queries embedded by ${embedder.id}` : ''),
     log: ctx.log,
   });
   r.model.dispose();
@@ -113,13 +162,15 @@ export const gnnCheckpointKind: ArtifactKind<GnnTrainSettings, GnnModel> = {
   description: 'DualG-MRAG GNN trained for one dualg-graph (KG completion + synthetic link queries [+ training questions])',
   settings,
   build,
+  usesModels: (options) => options.preset === 'paper',
   /** `kf prepare gnn-checkpoint --set index=<index folder> [--set epochs=2 --set synthetic=576 ...]`. */
   async request(source) {
     const { index, ...rest } = source.options;
     if (!index)
       throw new KfError('bad_request', 'gnn-checkpoint needs the index whose graph it is trained for', 'kf prepare gnn-checkpoint --set index=<index folder>');
-    const raw = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, Number(v)]));
-    return gnnCheckpointRequest(path.resolve(index), raw);
+    const raw = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === 'preset' ? v : Number(v)]));
+    const request = await gnnCheckpointRequest(path.resolve(index), raw);
+    return { ...request, args: { ...request.args, models: source.models } };
   },
   async open(ref) {
     const dir = checkpointExists(path.join(ref.dir, 'best')) ? path.join(ref.dir, 'best') : path.join(ref.dir, 'last');

@@ -64,3 +64,20 @@ function meanGlove(text: string): Float32Array {
   if (n > 0) for (let i = 0; i < GLOVE_DIM; i++) v[i] /= Math.sqrt(n);
   return v;
 }
+
+/**
+ * Fill Enc(q) of the paper preset: every query's text embedded by the embeddings stage (batched), in place.
+ * A query without text (KG-completion examples) cannot be encoded this way and is refused. Returns the dimension.
+ */
+export async function embedQueries(queries: GnnQuery[], embed: (texts: string[]) => Promise<Float32Array[]>): Promise<number> {
+  const missing = queries.findIndex((q) => q.queryText === undefined);
+  if (missing >= 0)
+    throw new KfError(
+      'gnn_query_text_missing',
+      'a GNN training query has no text for the embeddings stage to encode (KG-completion examples have none)',
+      'set pretrainEpochs = 0 with preset "paper"',
+    );
+  const vecs = queries.length ? await embed(queries.map((q) => q.queryText!)) : [];
+  vecs.forEach((v, i) => (queries[i].queryEmbedding = v));
+  return vecs[0]?.length ?? 0;
+}

@@ -3,8 +3,10 @@
  * embeddings have cosine > tau (0.8 by default). Offline the embedding is a
  * character-trigram profile of the name: word vectors (GloVe) leave rare names
  * out of vocabulary (environment.md), while trigrams tell "St. Maurice's Abbey"
- * and "Saint Maurice Abbey" apart from "Maurice Abbey" at a useful scale. A model
- * embedder can be passed instead. Candidate pairs share one of their two rarest
+ * and "Saint Maurice Abbey" apart from "Maurice Abbey" at a useful scale. The
+ * paper's way is a text encoder: graph setting `equivalence = "stage"` embeds the
+ * names through the `embedding` stage (an endpoint behind /v1/embeddings; the
+ * trigram profile is the labelled offline stand-in, recorded in the graph's settings). Candidate pairs share one of their two rarest
  * words (blocking), so the cost stays near-linear in the number of entities.
  */
 import { cosine } from '../../util/vectors';
@@ -71,9 +73,12 @@ export async function equivalencePairs(keys: string[], tau: number, embed?: Name
   const pairs = candidatePairs(keys);
   const out: { a: number; b: number; cosine: number }[] = [];
   if (embed) {
-    const vecs = await embed(keys);
+    // Only the names of candidate pairs are embedded (a model call per name would be most of the build).
+    const ids = [...new Set(pairs.flat())].sort((x, y) => x - y);
+    const at = new Map(ids.map((id, i) => [id, i]));
+    const vecs = ids.length ? await embed(ids.map((i) => keys[i])) : [];
     for (const [a, b] of pairs) {
-      const c = cosine(vecs[a], vecs[b]);
+      const c = cosine(vecs[at.get(a)!], vecs[at.get(b)!]);
       if (c > tau) out.push({ a, b, cosine: c });
     }
     return out;

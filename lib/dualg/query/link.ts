@@ -32,7 +32,11 @@ function openingWord(view: GraphView, m: { from: number; key: string }, entity: 
   return m.from === 0 && !m.key.includes(' ') && view.g.entityOrigin[entity] !== 'title';
 }
 
-export function linkQuery(view: GraphView, question: string): LinkResult {
+/**
+ * `names`: the question's entity mentions from a recogniser (the pattern stage's condition terms when a model
+ * parsed the query); default the rule NER of util/text-rules.
+ */
+export function linkQuery(view: GraphView, question: string, names: string[] = entities(question)): LinkResult {
   const toks = wordTokens(question);
   const byEntity = new Map<number, LinkedEntity>();
   const covered = new Set<number>();
@@ -50,7 +54,7 @@ export function linkQuery(view: GraphView, question: string): LinkResult {
     for (let i = m.from; i < m.to; i++) covered.add(i);
     for (const id of ids.slice(0, MAX_PER_NAME)) add(id, question.slice(m.start, m.end), 'exact');
   }
-  for (const e of entities(question)) {
+  for (const e of names) {
     const key = nameKey(e);
     if (skipKey(key) || matches.some((m) => m.key === key || question.slice(m.start, m.end).includes(e))) continue;
     for (const n of view.names.nearest(e, MAX_PER_NAME, NEAREST_MIN)) add(n.entity, e, 'nearest', n.similarity);

@@ -77,10 +77,19 @@ export interface SearcherParts {
   docIds: string[];
   micro: MicroIndex;
   visualDocs: Set<number>;
-  gnn?: { graph: GnnGraph; scorer: GnnScorer; checkpoint?: CheckpointIdentity };
+  /** `embedQuery`: Enc(q) from the embeddings stage, for checkpoints built with queryEncoder 'embeddings' (the paper preset). */
+  gnn?: { graph: GnnGraph; scorer: GnnScorer; checkpoint?: CheckpointIdentity; embedQuery?: (text: string) => Promise<Float32Array> };
 }
 
 const now = () => performance.now();
+
+/** How the pattern was parsed when the caller gave none (kf eval retrieval, the tools): the rule stand-in. */
+export const PATTERN_STAND_IN = 'offline rules (stand-in; no pattern stage called)';
+
+/** The condition triples: the caller's parse (the pattern stage) when given, else the rule stand-in's. */
+function patternConditions(query: string, opts: KbSearchOptions): PatternTriple[] {
+  return opts.pattern?.conditions ?? ((parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[]);
+}
 
 export class DualgSearcher {
   private readonly docIndex: Map<string, number>;
@@ -100,18 +109,20 @@ export class DualgSearcher {
 
   async search(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
     const r = this.s.macro ? await this.searchBothTiers(query, opts, kb) : this.microOnly(query, opts, kb);
-    return { ...r, system: { ...this.identity } };
+    // Who parsed the query pattern travels with the scorer: a rule stand-in is never reported as the model parser.
+    return { ...r, system: { ...this.identity, pattern: opts.pattern?.by ?? PATTERN_STAND_IN } };
   }
 
   /**
-   * "w/o Macro": the micro graph alone. The query's names come from the rule NER (linking reads the macro
-   * names), matched facts rank their documents by s_micro, and a question no micro fact matches gets nothing:
+   * "w/o Macro": the micro graph alone. The query's names come from the pattern stage or the rule NER (linking
+   * reads the macro names), matched facts rank their documents by s_micro, and a question no micro fact matches gets nothing:
    * no hybrid fills in, so the ablation shows what the macro side contributes.
    */
   private microOnly(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): RankedEvidence {
     const t0 = now();
-    const conditions = (parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[];
-    const m = this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, entities(query)) : undefined;
+    const conditions = patternConditions(query, opts);
+    const names = opts.pattern?.entities ?? entities(query);
+    const m = this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, names) : undefined;
     const allowed = opts.docIds ? new Set(opts.docIds) : undefined;
     const bestFragment = new Map<number, [string, number]>();
     for (const f of this.parts.micro.facts) {
@@ -142,14 +153,14 @@ export class DualgSearcher {
     const timings: Record<string, number> = {};
     const notes: string[] = [];
     const { view } = this.parts;
-    const link = linkQuery(view, query);
+    // Entity recognition: the pattern stage's entities when a model parsed the query, else the rule NER.
+    const names = opts.pattern?.entities ?? entities(query);
+    const link = linkQuery(view, query, names);
     timings.linking = now() - t0;
     const t1 = now();
-    const conditions = (parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[];
+    const conditions = patternConditions(query, opts);
     const m =
-      this.s.micro && this.parts.micro.facts.length
-        ? matchMicro(this.parts.micro, conditions, [...link.seeds.map((x) => x.surface), ...entities(query)])
-        : undefined;
+      this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, [...link.seeds.map((x) => x.surface), ...names]) : undefined;
     timings.matching = now() - t1;
     const seeds = mergeSeeds(link.seeds, m?.seeds);
     const hybridP = kb.search(query, {
@@ -235,6 +246,8 @@ export class DualgSearcher {
         seeds: Int32Array.from(seeds.map((x) => x.entity)),
         seedWeights: Float32Array.from(seeds.map((x) => x.weight / total)),
         queryVector: hashedQueryVector(query),
+        queryText: query,
+        ...(gnn.embedQuery ? { queryEmbedding: await gnn.embedQuery(query) } : {}),
         relationText: uncoveredText(query, covered),
         // Read by prior-conditioned models only (GnnConfig.prior), so built on first read; exactly as training builds it.
         get prior() {

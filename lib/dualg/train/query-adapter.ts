@@ -21,6 +21,7 @@ export function gnnQueryFor(view: GraphView, text: string): GnnQuery | undefined
     seeds: Int32Array.from(seeds.map((x) => x.entity)),
     seedWeights: Float32Array.from(seeds.map((x) => x.weight / total)),
     queryVector: hashedQueryVector(text),
+    queryText: text,
     relationText: uncoveredText(text, link.covered),
     prior: queryPrior(view, seeds, relationWords(text, link.covered)).prior,
   };

@@ -1,0 +1,69 @@
+/**
+ * What the DualG-MRAG generator receives (paper 4.4 / spec step 7): the decoded
+ * paths verbalised step by step with the snippet of the passage each step was
+ * read from (paths/serialize.ts), and the raw images of the retrieved evidence
+ * up to the visual budget k_v of the query pattern, as image parts for the
+ * vision-capable synthesizer. The text-only variant (entity-relation lines, no
+ * images) is kept as a labelled row, never as the paper's generator.
+ */
+import * as fs from 'node:fs';
+import type { ContentPart } from '../model-api/types';
+import type { SearchHit } from '../index/types';
+import { indexAssetResolver } from '../knowforge/vision';
+import type { KnowledgeBase } from '../pipeline/knowledge-base';
+import type { EvidencePath } from '../pipeline/ranked-evidence';
+import { serializePaths } from './paths/serialize';
+
+export type ImagePart = Extract<ContentPart, { type: 'image' }>;
+
+export const GENERATORS = ['paper', 'text'] as const;
+export type GeneratorName = (typeof GENERATORS)[number];
+
+/** How each generator is named in labels. */
+export const GENERATOR_LABEL: Record<GeneratorName, string> = {
+  paper: 'generator: path snippets + raw images up to k_v (paper)',
+  text: 'generator: text-only path lines (variant, not the paper)',
+};
+
+/** The paths section with source snippets: the text of a step's fragment, else its document's best hit. */
+export function pathSection(paths: readonly EvidencePath[], hits: readonly SearchHit[], kb: KnowledgeBase, maxPaths: number): string {
+  if (!paths.length) return '';
+  const docText = (docId: string) => hits.find((h) => h.docId === docId)?.text ?? kb.fragment(`${docId}#0`)?.text;
+  const withSnippets = paths.map((p) => ({
+    ...p,
+    steps: p.steps.map((s) => {
+      const own = s.source?.fragmentId ? kb.fragment(s.source.fragmentId)?.text : undefined;
+      return own && s.source && !s.source.snippet ? { ...s, source: { ...s.source, snippet: own } } : s;
+    }),
+  }));
+  const text = serializePaths(withSnippets, { maxPaths, docText });
+  return `Reasoning paths found in the knowledge graph (entity -relation-> entity [source]: snippet):\n${text}`;
+}
+
+/**
+ * The raw images of the evidence, best first (image hits, then the images the paths passed through), whose
+ * files exist; at most `budget` (k_v). Image fragments without a file cannot be sent and are skipped (their
+ * description stays in the pool text).
+ */
+export function rawImages(
+  hits: readonly SearchHit[],
+  paths: readonly EvidencePath[],
+  kb: KnowledgeBase,
+  budget: number,
+): { fragmentId: string; part: ImagePart }[] {
+  if (budget <= 0) return [];
+  const resolve = indexAssetResolver(kb.id);
+  const ids = [
+    ...hits.flatMap((h) => [h.fragmentId, ...(h.media ?? []).map((m) => m.fragmentId)]),
+    ...paths.flatMap((p) => p.steps.map((s) => s.source?.fragmentId ?? '')),
+  ];
+  const out: { fragmentId: string; part: ImagePart }[] = [];
+  for (const id of new Set(ids)) {
+    if (out.length >= budget) break;
+    const f = id ? kb.fragment(id) : undefined;
+    if (!f || f.kind !== 'image' || !f.media) continue;
+    const file = resolve?.(f.media, f);
+    if (file && fs.existsSync(file)) out.push({ fragmentId: id, part: { type: 'image', path: file, mime: f.media.mime } });
+  }
+  return out;
+}
