@@ -400,7 +400,8 @@ try:
                 client.timeout = max(1, int(remaining + 0.999))
                 t0 = time.monotonic()
                 progress({'status': 'start', 'cell': i, 'n': n + 1, 'of': len(code)})
-                client.execute_cell(nb.cells[i], i)
+                # The count Jupyter shows as In [n]: tslab's replies carry none, so the driver numbers the cells.
+                client.execute_cell(nb.cells[i], i, execution_count=n + 1)
                 progress({'status': 'ok', 'cell': i, 'n': n + 1, 'of': len(code), 'seconds': round(time.monotonic() - t0, 3)})
         res = {'ok': True, 'cells': len(nb.cells), 'codeCells': len(code)}
     except CellTimeoutError as e:

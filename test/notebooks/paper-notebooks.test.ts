@@ -74,7 +74,7 @@ test('configuration runs: reused by config, missing ones skipped, identical tabl
       );
       const sample = failureSample(runs.get('S0')!, { n: 3, seed: 0 });
       nb.table(classCounts(sample), 'classes');
-      const fig = await nb.figure(
+      await nb.figure(
         () =>
           barFigure({
             categories: [...runs.keys()],
@@ -85,9 +85,9 @@ test('configuration runs: reused by config, missing ones skipped, identical tabl
           }),
         'f1',
       );
-      const empty = await nb.figure(() => barFigure({ categories: [], series: [], title: 'nothing' }), 'empty');
+      await nb.figure(() => barFigure({ categories: [], series: [], title: 'nothing' }), 'empty');
       await nb.finish();
-      return { nb, runs, fig, empty };
+      return { nb, runs, fig: nb.output('f1') as { html?: string } | undefined, empty: nb.output('empty') };
     };
     const first = await write();
     assert.equal(first.runs.size, 2);
