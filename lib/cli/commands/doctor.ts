@@ -46,7 +46,7 @@ export const command: CommandSpec = {
       checks.tfjs = `error: ${(e as Error).message}`;
     }
     checks.jupyter = which('jupyter');
-    checks.notebookFrontEnd = notebookFrontEnd().detail;
+    checks.notebookUI = notebookFrontEnd().detail;
     checks.tslabKernel = args.values['no-kernel'] ? 'not checked (--no-kernel)' : (await checkTslabKernel()).detail;
     checks.chromium = which('chromium') ?? (fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null);
     checks.shared = fs.existsSync(sharedDir()) ? sharedDir() : `absent (${sharedDir()}): benchmark tests and commands skip`;
