@@ -63,7 +63,15 @@ export function experimentCatalog(dir = experimentsRoot()): ExperimentEntry[] {
     const ref = refOf(file, dir);
     try {
       const c = loadExperiment(file).config;
-      return { ref, file, name: c.name, pipeline: c.pipeline.name, family: families.get(c.pipeline.name) ?? '?', benchmark: c.benchmark.name, description: c.description ?? '' };
+      return {
+        ref,
+        file,
+        name: c.name,
+        pipeline: c.pipeline.name,
+        family: families.get(c.pipeline.name) ?? '?',
+        benchmark: c.benchmark.name,
+        description: c.description ?? '',
+      };
     } catch (e) {
       return { ref, file, name: path.basename(ref), pipeline: '?', family: '?', benchmark: '?', description: '', error: errorMessage(e).split('\n')[0] };
     }
@@ -92,9 +100,14 @@ export function resolveExperimentName(ref: string, note: (line: string) => void 
       note(`${ref}: experiments/${demo[0].r} (the demo world); also ${others.join(', ')} -- name one by its path, e.g. kf run ${others[0]}`);
       return demo[0].f;
     }
-    throw new KfError('experiment_ambiguous', `"${ref}" names ${hits.length} experiments: ${hits.map(({ r }) => r).join(', ')}`, `name one by its path, e.g. kf run ${hits[0].r}`, {
-      concerns: ref,
-    });
+    throw new KfError(
+      'experiment_ambiguous',
+      `"${ref}" names ${hits.length} experiments: ${hits.map(({ r }) => r).join(', ')}`,
+      `name one by its path, e.g. kf run ${hits[0].r}`,
+      {
+        concerns: ref,
+      },
+    );
   }
   const nearFile = /[/\\]/.test(ref) ? nearestPath(ref) : undefined;
   const near =

@@ -36,8 +36,5 @@ export function headlineTable(runs: LoadedRun[]): string[] {
     s.backend,
   ]);
   const offline = ss.some((s) => s.backend === 'offline');
-  return [
-    ...formatTextTable(head, rows),
-    `(answer metrics and recall in %; failed questions score 0${offline ? '; offline backend: not model results' : ''})`,
-  ];
+  return [...formatTextTable(head, rows), `(answer metrics and recall in %; failed questions score 0${offline ? '; offline backend: not model results' : ''})`];
 }

@@ -485,11 +485,10 @@ interface DriverArgs {
 function spawnDriver(a: DriverArgs): Promise<{ code: number | null; stderrTail: string[] }> {
   const stderrTail: string[] = [];
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      a.python,
-      ['-X', 'frozen_modules=off', a.driver, a.src, a.outFile, a.cwd, String(a.timeoutS), a.kernel, a.resultFile],
-      { env: a.env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(a.python, ['-X', 'frozen_modules=off', a.driver, a.src, a.outFile, a.cwd, String(a.timeoutS), a.kernel, a.resultFile], {
+      env: a.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     // The driver enforces the limit per cell; this is the backstop for a hung kernel start or shutdown.
     let killTimer: NodeJS.Timeout | undefined;
     const hard = setTimeout(
@@ -613,7 +612,14 @@ async function runNotebookOnce(file: string, opts: RunNotebookOptions): Promise<
       res = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
     } catch {
       const tail = stderrTail.slice(-5).join(' | ');
-      throw new NotebookError(src, 'other', null, null, `the Jupyter driver (${python}) exited with code ${code} and no result${tail ? `: ${tail}` : ''}`, null);
+      throw new NotebookError(
+        src,
+        'other',
+        null,
+        null,
+        `the Jupyter driver (${python}) exited with code ${code} and no result${tail ? `: ${tail}` : ''}`,
+        null,
+      );
     }
     if (res.kind === 'missing') throw new KfError('jupyter_missing', `Jupyter is incomplete for ${python}: ${res.message}`, JUPYTER_APT);
     if (!res.ok) throw notebookFailure(src, outFile, nb, res, stderrTail);

@@ -22,7 +22,15 @@ import { experiment, fakePipeline, fakeRouter, makeQuestions, tmpDir, writeBench
 /** A fake experiments/ tree: the same name on the demo world and on two benchmarks, and one name only on benchmarks. */
 function fakeExperiments(): string {
   const dir = tmpDir('kf-exps-');
-  for (const f of ['knowforge/demo/M5.toml', 'knowforge/m3docvqa/M5.toml', 'knowforge/multihop-rag/M5.toml', 'a/X.toml', 'b/X.toml', 'a/_base.toml', 'suites/s.toml']) {
+  for (const f of [
+    'knowforge/demo/M5.toml',
+    'knowforge/m3docvqa/M5.toml',
+    'knowforge/multihop-rag/M5.toml',
+    'a/X.toml',
+    'b/X.toml',
+    'a/_base.toml',
+    'suites/s.toml',
+  ]) {
     fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
     fs.writeFileSync(path.join(dir, f), '# fixture\n');
   }
@@ -61,14 +69,23 @@ test('short names: a unique tail resolves; a tie goes to the demo world and name
 test("the project's own names: kf run M5 means experiments/knowforge/demo/M5.toml", () => {
   const notes: string[] = [];
   const f = resolveExperimentName('M5', (l) => notes.push(l));
-  assert.equal(path.relative(repoRoot(), f ?? '').split(path.sep).join('/'), 'experiments/knowforge/demo/M5.toml');
+  assert.equal(
+    path
+      .relative(repoRoot(), f ?? '')
+      .split(path.sep)
+      .join('/'),
+    'experiments/knowforge/demo/M5.toml',
+  );
   assert.match(notes.join('\n'), /knowforge\/m3docvqa\/M5/);
   const rows = experimentCatalog();
   const dg = rows.find((r) => r.ref === 'dualg/demo/DG');
   assert.ok(dg, 'dualg/demo/DG is listed');
   assert.equal(dg.benchmark, 'demo');
   assert.equal(dg.family, 'dualg');
-  assert.ok(rows.every((r) => !r.ref.startsWith('suites/') && !path.basename(r.ref).startsWith('_')), 'no suites, no shared layers');
+  assert.ok(
+    rows.every((r) => !r.ref.startsWith('suites/') && !path.basename(r.ref).startsWith('_')),
+    'no suites, no shared layers',
+  );
 });
 
 test('kf experiments: family, benchmark, description and the name kf run takes; filters with suggestions', async () => {
@@ -106,7 +123,13 @@ async function twoRuns() {
     ['A', 1],
     ['B', 2],
   ] as const)
-    await runExperiment({ experiment: experiment(files, { seed }), runId, resultsDir: results, router: fakeRouter('offline', 'offline'), pipeline: fakePipeline() });
+    await runExperiment({
+      experiment: experiment(files, { seed }),
+      runId,
+      resultsDir: results,
+      router: fakeRouter('offline', 'offline'),
+      pipeline: fakePipeline(),
+    });
   return { dir, results };
 }
 

@@ -34,7 +34,9 @@ function filterBy(rows: ExperimentEntry[], key: 'family' | 'benchmark', want: st
   const values = [...new Set(rows.map((r) => r[key]))].sort();
   if (!values.includes(want)) {
     const near = didYouMean(want, values);
-    throw new KfError('bad_flag', `--${key} ${want} matches no experiment`, `${near ? `did you mean ${near}? ` : ''}known: ${values.join(', ')}`, { concerns: want });
+    throw new KfError('bad_flag', `--${key} ${want} matches no experiment`, `${near ? `did you mean ${near}? ` : ''}known: ${values.join(', ')}`, {
+      concerns: want,
+    });
   }
   return rows.filter((r) => r[key] === want);
 }
@@ -65,7 +67,11 @@ export const command: CommandSpec = {
       const ss = suites(dir);
       if (ss.length) {
         console.log('\nsuites (kf suite experiments/<file>):');
-        for (const line of formatTextTable(['file', 'description'], ss.map((s) => [s.ref, s.description]))) console.log(`  ${line}`);
+        for (const line of formatTextTable(
+          ['file', 'description'],
+          ss.map((s) => [s.ref, s.description]),
+        ))
+          console.log(`  ${line}`);
       }
     }
     const broken = rows.filter((r) => r.error).length;

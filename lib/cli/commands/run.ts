@@ -156,8 +156,7 @@ function printOutcome(outcome: RunOutcome, json: boolean): number {
     );
     console.log(`  records  ${path.join(outcome.dir, 'records.jsonl')}`);
     console.log(`  manifest ${path.join(outcome.dir, 'manifest.json')}`);
-    if (c.errors && outcome.status === 'completed')
-      console.log(`  ${c.errors} question(s) failed (error in their record); --retry-errors answers them again`);
+    if (c.errors && outcome.status === 'completed') console.log(`  ${c.errors} question(s) failed (error in their record); --retry-errors answers them again`);
     console.log('');
     for (const line of headlineTable([run])) console.log(line);
   }

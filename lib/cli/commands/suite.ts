@@ -11,7 +11,8 @@ import { printSuiteResult } from './_suite-print';
 /** A suite file, or a suite's name in experiments/suites/ (demo-main); a missing one gets the nearest file. */
 export function resolveSuiteFile(ref: string): string {
   const dir = path.join(repoRoot(), 'experiments', 'suites');
-  for (const c of [ref, path.join(dir, ref), path.join(dir, `${ref}.toml`), path.join(dir, `${ref}.json`)]) if (fs.existsSync(c) && fs.statSync(c).isFile()) return c;
+  for (const c of [ref, path.join(dir, ref), path.join(dir, `${ref}.toml`), path.join(dir, `${ref}.json`)])
+    if (fs.existsSync(c) && fs.statSync(c).isFile()) return c;
   const near = nearestPath(ref) ?? nearestPath(path.join(dir, /\.(toml|json)$/.test(ref) ? ref : `${ref}.toml`));
   const names = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /\.(toml|json)$/.test(f)) : [];
   throw new KfError(
@@ -34,7 +35,11 @@ export const command: CommandSpec = {
     override: { type: 'string', short: 'o', multiple: true, description: 'config override for every experiment, key.path=value' },
     json: { type: 'boolean', description: 'print the result as one JSON object' },
   },
-  examples: ['kf suite demo-one-shot', 'kf suite experiments/suites/demo-one-shot.toml', 'kf suite experiments/suites/demo-one-shot.toml --limit 20 -o models.defaults.model=qwen3:8b'],
+  examples: [
+    'kf suite demo-one-shot',
+    'kf suite experiments/suites/demo-one-shot.toml',
+    'kf suite experiments/suites/demo-one-shot.toml --limit 20 -o models.defaults.model=qwen3:8b',
+  ],
   async run(args) {
     const ac = new AbortController();
     const onSig = () => {
