@@ -173,7 +173,7 @@ export class NotebookSession {
    * Pass a function building the spec: when there is nothing to draw (no runs, every configuration
    * skipped), the figure is skipped with a note instead of failing the notebook.
    */
-  async figure(spec: FigureSpec | (() => FigureSpec), name: string, opts: { note?: string; sessionNotes?: boolean } = {}): Promise<void> {
+  async figure(spec: FigureSpec | (() => FigureSpec), name: string, opts: { note?: string | string[]; sessionNotes?: boolean } = {}): Promise<void> {
     let built: FigureSpec;
     try {
       built = typeof spec === 'function' ? spec() : spec;
@@ -186,7 +186,7 @@ export class NotebookSession {
     }
     let labelled = built;
     // sessionNotes: false only for figures of published numbers alone (no run of this session in them).
-    for (const note of [...(opts.sessionNotes === false ? [] : this.notes()), ...(opts.note ? [opts.note] : [])]) labelled = labelFigure(labelled, note);
+    for (const note of [...(opts.sessionNotes === false ? [] : this.notes()), ...[opts.note ?? []].flat()]) labelled = labelFigure(labelled, note);
     const paths = await writeFigure(labelled, { dir: this.dir, name, exporter: findChromium() ? await exporter() : undefined });
     this.written.push(paths);
     this.byName.set(name, paths);
