@@ -116,8 +116,8 @@ export function resolveExperimentName(ref: string, note: (line: string) => void 
     didYouMean(path.basename(want), [...new Set(refs.map((r) => path.basename(r)))]);
   throw new KfError(
     'experiment_missing',
-    `no experiment "${ref}" (looked for a file, and under ${path.relative(process.cwd(), dir) || dir})`,
-    `${near ? `did you mean "${near}"? ` : ''}kf experiments lists them (family, benchmark, description, path)`,
+    `no experiment file "${ref}" (looked for a file, and under ${path.relative(process.cwd(), dir) || dir})`,
+    `${near ? `did you mean "${near}"? ` : ''}kf experiments lists them, or pass the path of a .toml or .json experiment file`,
     { concerns: ref },
   );
 }

@@ -59,9 +59,9 @@ test('short names: a unique tail resolves; a tie goes to the demo world and name
   const tie = kfError(() => resolveExperimentName('X', undefined, dir));
   assert.match(tie.message, /"X" names 2 experiments: a\/X, b\/X/);
   const miss = kfError(() => resolveExperimentName('M6', undefined, dir));
-  assert.match(miss.message, /no experiment "M6"/);
+  assert.match(miss.message, /no experiment file "M6"/);
   assert.match(miss.hint, /did you mean "M5"\?.*kf experiments lists them/);
-  assert.match(kfError(() => resolveExperimentName('_base', undefined, dir)).message, /no experiment "_base"/, 'shared layers are not experiments');
+  assert.match(kfError(() => resolveExperimentName('_base', undefined, dir)).message, /no experiment file "_base"/, 'shared layers are not experiments');
   // A path that exists is left to loadExperiment.
   assert.equal(resolveExperimentName(path.join(dir, 'a', 'X.toml'), undefined, dir), undefined);
 });
