@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the harness needs on a fresh Debian 12 / Node 20 machine:
 #   - Debian packages: Jupyter (nbconvert, client, ipykernel) for headless notebooks,
+#     the classic notebook front-end (jupyter-notebook) to open them in a browser,
 #     Chromium for PNG/SVG figure export, DejaVu fonts for drawn charts.
 #   - npm packages exactly as locked (npm ci), then the TypeScript build.
 #   - the tslab Jupyter kernel.
@@ -9,9 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PKGS="jupyter-nbconvert jupyter-client python3-nbclient python3-ipykernel chromium fonts-dejavu-core"
+APT_PKGS="jupyter-nbconvert jupyter-client python3-nbclient python3-ipykernel jupyter-notebook chromium fonts-dejavu-core"
 need_apt=0
 command -v jupyter >/dev/null 2>&1 || need_apt=1
+jupyter notebook --version >/dev/null 2>&1 || need_apt=1
 [ -x /usr/bin/chromium ] || need_apt=1
 /usr/bin/python3 -c 'import nbclient, ipykernel' >/dev/null 2>&1 || need_apt=1
 if [ "$need_apt" = 1 ]; then
@@ -37,4 +39,8 @@ if command -v jupyter >/dev/null 2>&1; then
     PATH="$PWD/node_modules/.bin:$PATH" npx tslab install --python=/usr/bin/python3 >/dev/null
   fi
 fi
-echo "setup: done. Next: npm run demo (main job) | npm test (test suite) | node bin/kf.js --help"
+if command -v jupyter >/dev/null 2>&1; then
+  # The kernel is working only if it runs a cell (kf doctor executes one).
+  node bin/kf.js doctor | grep -E '^(notebookUI|tslabKernel)' | sed 's/^/setup: /' || true
+fi
+echo "setup: done. Next: npm run demo (main job) | npm test (test suite) | jupyter notebook notebooks/ | node bin/kf.js --help"

@@ -80,5 +80,14 @@ try {
 } catch {
   s.failed = s.failed || (r.status === 0 ? 0 : 1);
 }
+if (s.dataSkipped) {
+  // Every such skip printed what is absent; this says once how to get it.
+  const shared = process.env.KF_SHARED ? path.resolve(process.env.KF_SHARED) : path.resolve(root, '..', 'shared');
+  console.log(
+    `${s.dataSkipped} skipped test(s) need the benchmark data or the papers, absent from ${shared}: put the shared folder ` +
+      'beside the checkout as ../shared (or set KF_SHARED=<folder holding bench/ and seeds/>), or download the public ' +
+      'benchmarks with `bash data/fetch.sh all` (into data/bench/) and run with KF_SHARED=data (see README: Benchmarks)',
+  );
+}
 console.log(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`);
 process.exit(r.status === 0 && s.failed === 0 ? 0 : 1);

@@ -140,6 +140,14 @@ function parseArgsMessage(m: string, cmd: string): string {
   return `${first} for 'kf ${cmd}' ${see}`;
 }
 
+/** An unknown flag's message gains the nearest option of the command (`--limt` -> did you mean --limit?). */
+function withFlagSuggestion(message: string, names: string[]): string {
+  const m = /^unknown option '-{1,2}([^'=]+)/.exec(message);
+  if (!m) return message;
+  const near = didYouMean(m[1], names) ?? names.find((n) => n.startsWith(m[1]) && m[1].length >= 3);
+  return near ? message.replace(/ \(see kf /, ` (did you mean --${near}?) (see kf `) : message;
+}
+
 /** An error as ONE line (a message from a library may hold newlines, e.g. JSON.parse quoting the text). */
 function oneLine(s: string): string {
   return s.replace(/\s*\n\s*/g, ' ').trim();
@@ -157,7 +165,7 @@ export function parseFor(c: CommandSpec, argv: string[]): ParsedArgs {
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError(parseArgsMessage((e as Error).message, c.name));
+    throw new UsageError(withFlagSuggestion(parseArgsMessage((e as Error).message, c.name), Object.keys(options)));
   }
   const values = parsed.values as ParsedArgs['values'];
   if (values.help) return { values, positionals: parsed.positionals };

@@ -134,14 +134,24 @@ export function settleLayout(spec: FigureSpec): FigureSpec {
   if (text) {
     const wrapped = wrapTitle(text, width);
     const old = typeof layout.title === 'object' && layout.title ? (layout.title as Record<string, unknown>) : {};
-    // The block stands just above the plot's top edge (or its panel headings) and grows upwards into a top
-    // margin sized to hold it. Plotly ignores title.pad here, so the gap is a share of the plot's height (the
-    // plot only shrinks when axis labels need room below it, which makes the gap smaller, never the title cut).
+    // The block hangs from the figure's top edge (container coordinates) into a top margin sized to hold it,
+    // its gap and the panel headings. Anchored to the plot instead, it moved with the plot's height: wrapped
+    // axis labels below shrink the plot, and a block of several notes then ran into the panel headings.
+    // Plotly anchors a multi-line title by its first line, whose glyphs rise about half the font size above
+    // the anchor: hence the extra half font under the top pad (the block's height is counted at the title's
+    // line height for every line, notes included, which leaves that room).
     const height = spec.height ?? 500;
-    const plotHeight = Math.max(100, height - titleBlockHeight(wrapped, headingRows) - (margin.b ?? 70));
-    const gap = GAP_UNDER_TITLE + headingRows * 22;
-    layout.title = { x: 0.02, xanchor: 'left', ...old, text: wrapped, font: { size: TITLE_FONT }, y: 1 + gap / plotHeight, yref: 'paper', yanchor: 'bottom' };
     margin.t = Math.max(margin.t ?? 0, titleBlockHeight(wrapped, headingRows));
+    layout.title = {
+      x: 0.02,
+      xanchor: 'left',
+      ...old,
+      text: wrapped,
+      font: { size: TITLE_FONT },
+      y: 1 - (TITLE_TOP_PAD + TITLE_FONT / 2) / height,
+      yref: 'container',
+      yanchor: 'top',
+    };
   } else margin.t = Math.max(margin.t ?? 0, 30 + headingRows * 22);
   layout.margin = margin;
   const data = spec.data.map((t) => (typeof t.name === 'string' && !t.name.includes('<br>') ? { ...t, name: wrapText(t.name, LEGEND_LINE_CHARS) } : t));

@@ -2,8 +2,10 @@
  * Figures: Plotly figure specs (plain JSON, built in figure-specs.ts) exported
  * OFFLINE to HTML, PNG and SVG.
  *
- * - HTML references ONE `plotly.min.js` copied next to it (4.8 MB once per folder
- *   instead of inside every file) and opens from disk without network.
+ * - HTML references ONE shared `plotly.min.js` (4.8 MB once, not inside every file
+ *   nor once per folder): under results/ (or $KF_NB_RESULTS) it lives in
+ *   <results>/_assets/ and figures point at it by a relative path; a figure
+ *   written elsewhere gets a copy beside it. Opens from disk without network.
  * - PNG/SVG come from Plotly.toImage inside Debian's chromium driven by
  *   playwright-core; every non-file request is aborted, so nothing is fetched.
  *   Plotly 4 needs a browser (it cannot be required in Node 20).
@@ -21,6 +23,7 @@ import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { KfError } from '../util/errors';
+import { repoRoot } from '../util/paths';
 import { ensureWritableDir, writeFileAtomic } from '../util/fsx';
 import { checkOutputName } from './table';
 import { settleLayout } from './figure-layout';
@@ -131,7 +134,7 @@ ${script}
 <div id="figure" style="width:${w}px;height:${h}px;max-width:100%"></div>
 <script>
 if (typeof Plotly === 'undefined') {
-  document.getElementById('figure').textContent = 'plotly.min.js was not found next to this file: copy node_modules/plotly.js-dist-min/plotly.min.js here.';
+  document.getElementById('figure').textContent = 'plotly.min.js was not found at ' + document.scripts[0].getAttribute('src') + ' (relative to this file): copy node_modules/plotly.js-dist-min/plotly.min.js there, or rerun the command that wrote this figure.';
 } else {
   Plotly.newPlot('figure', ${scriptJson(spec.data)}, ${scriptJson(spec.layout)}, ${scriptJson(config)});
 }
@@ -148,6 +151,26 @@ export function ensurePlotlyBeside(dir: string): string {
   const size = fs.statSync(src).size;
   if (!fs.existsSync(dest) || fs.statSync(dest).size !== size) writeFileAtomic(dest, fs.readFileSync(src));
   return dest;
+}
+
+/** The results roots that hold one shared bundle: $KF_NB_RESULTS and <repo>/results. */
+function resultsRoots(): string[] {
+  return [process.env.KF_NB_RESULTS, path.join(repoRoot(), 'results')].filter((r): r is string => !!r).map((r) => path.resolve(r));
+}
+
+/**
+ * The script reference of a figure written into dir: the shared <results>/_assets/plotly.min.js
+ * (copied there once) when dir is inside a results root, else a copy beside the figure.
+ */
+export function ensureSharedPlotly(dir: string): string {
+  const abs = path.resolve(dir);
+  const root = resultsRoots().find((r) => abs !== r && !path.relative(r, abs).startsWith('..') && !path.isAbsolute(path.relative(r, abs)));
+  if (!root) {
+    ensurePlotlyBeside(abs);
+    return 'plotly.min.js';
+  }
+  const bundle = ensurePlotlyBeside(ensureWritableDir(path.join(root, '_assets'), 'shared figure assets folder'));
+  return path.relative(abs, bundle).split(path.sep).join('/');
 }
 
 export interface RenderOptions {
@@ -359,7 +382,7 @@ export interface WriteFigureOptions extends RenderOptions {
 }
 
 /**
- * Write a figure as <dir>/<name>.html (+ plotly.min.js beside it), .png and .svg.
+ * Write a figure as <dir>/<name>.html (+ the shared plotly.min.js, see ensureSharedPlotly), .png and .svg.
  * Returns the absolute paths written. Without chromium the HTML is still written
  * and `skipped` says why PNG/SVG are missing.
  */
@@ -376,10 +399,10 @@ export async function writeFigure(given: FigureSpec, opts: WriteFigureOptions): 
   const dir = ensureWritableDir(opts.dir, 'figure directory');
   const out: FigurePaths = {};
   if (formats.includes('html')) {
-    if (!opts.inlinePlotly) ensurePlotlyBeside(dir);
+    const plotlySrc = opts.inlinePlotly ? undefined : ensureSharedPlotly(dir);
     out.html = path.join(dir, `${opts.name}.html`);
     const sizedSpec = { ...spec, width: opts.width ?? spec.width, height: opts.height ?? spec.height };
-    writeFileAtomic(out.html, figureHtml(sizedSpec, { title: opts.name, inlinePlotly: opts.inlinePlotly }));
+    writeFileAtomic(out.html, figureHtml(sizedSpec, { title: opts.name, inlinePlotly: opts.inlinePlotly, plotlySrc }));
   }
   const images = formats.filter((f): f is 'png' | 'svg' => f !== 'html');
   if (!images.length) return out;

@@ -77,6 +77,7 @@ export class NotebookSession {
   private readonly skipped: { what: string; why: string }[] = [];
   private readonly extraBackends = new Set<string>();
   private readonly written: WrittenPaths[] = [];
+  private readonly byName = new Map<string, TablePaths | FigurePaths>();
   private readonly verbose: boolean;
 
   constructor(
@@ -142,20 +143,29 @@ export class NotebookSession {
    * columns has nothing to say (not even a header): it is skipped with a note, like an empty figure,
    * and a copy left by an earlier run is removed so the folder never shows stale numbers.
    */
-  table(rows: Row[], name: string, opts: TableOptions & { sessionNotes?: boolean } = {}): TablePaths | undefined {
+  table(rows: Row[], name: string, opts: TableOptions & { sessionNotes?: boolean } = {}): void {
     if (!rows.length && !opts.columns?.length) {
       checkOutputName(name, 'table');
       this.skip(`table ${name}`, 'no rows (the inputs it summarises are absent)');
       for (const ext of ['csv', 'md']) fs.rmSync(path.join(this.dir, `${name}.${ext}`), { force: true });
-      return undefined;
+      return;
     }
     const { sessionNotes, ...rest } = opts;
     const withNotes = { ...rest, notes: [...(sessionNotes === false ? [] : this.notes()), ...(opts.notes ?? [])] };
     const paths = writeTable(rows, { ...withNotes, dir: this.dir, name });
     this.written.push(paths);
+    this.byName.set(name, paths);
     showTable(rows, withNotes);
     if (this.verbose) console.log(`wrote ${path.relative(notebookResultsRoot(), paths.csv)} (+ .md)`);
-    return paths;
+  }
+
+  /**
+   * The files a table or figure of this session was written to (undefined when it was skipped).
+   * table(), figure() and finish() return nothing on purpose: a notebook cell ending with one of
+   * them would otherwise print the returned object (tslab echoes a cell's last value).
+   */
+  output(name: string): TablePaths | FigurePaths | undefined {
+    return this.byName.get(name);
   }
 
   /**
@@ -163,26 +173,26 @@ export class NotebookSession {
    * Pass a function building the spec: when there is nothing to draw (no runs, every configuration
    * skipped), the figure is skipped with a note instead of failing the notebook.
    */
-  async figure(spec: FigureSpec | (() => FigureSpec), name: string, opts: { note?: string; sessionNotes?: boolean } = {}): Promise<FigurePaths | undefined> {
+  async figure(spec: FigureSpec | (() => FigureSpec), name: string, opts: { note?: string | string[]; sessionNotes?: boolean } = {}): Promise<void> {
     let built: FigureSpec;
     try {
       built = typeof spec === 'function' ? spec() : spec;
     } catch (e) {
       if (e instanceof KfError && e.code === 'bad_figure_data') {
         this.skip(`figure ${name}`, `nothing to draw (${e.message})`);
-        return undefined;
+        return;
       }
       throw e;
     }
     let labelled = built;
     // sessionNotes: false only for figures of published numbers alone (no run of this session in them).
-    for (const note of [...(opts.sessionNotes === false ? [] : this.notes()), ...(opts.note ? [opts.note] : [])]) labelled = labelFigure(labelled, note);
+    for (const note of [...(opts.sessionNotes === false ? [] : this.notes()), ...[opts.note ?? []].flat()]) labelled = labelFigure(labelled, note);
     const paths = await writeFigure(labelled, { dir: this.dir, name, exporter: findChromium() ? await exporter() : undefined });
     this.written.push(paths);
+    this.byName.set(name, paths);
     await showFigure(paths);
     if (this.verbose)
       console.log(`wrote ${path.relative(notebookResultsRoot(), paths.html ?? name)}${paths.png ? ' (+ .png, .svg)' : ` (${paths.skipped ?? 'HTML only'})`}`);
-    return paths;
   }
 
   /** A Markdown paragraph inline (not written). */
@@ -191,7 +201,7 @@ export class NotebookSession {
   }
 
   /** Write manifest.json (parameters, runs, seed, commit, backend, models, inputs, skips) and close the figure browser. */
-  async finish(): Promise<string> {
+  async finish(): Promise<void> {
     const runs = this.runList;
     const models = [...new Set(runs.flatMap((r) => r.models))].sort();
     const backend = [this.backend, ...this.extraBackends].filter((b) => b !== 'none').join(' + ') || 'none';
@@ -206,7 +216,6 @@ export class NotebookSession {
     await closeFigures();
     if (this.skipped.length) console.log(`${this.skipped.length} part(s) skipped: ${this.skipped.map((s) => s.what).join('; ')}`);
     console.log(`manifest: ${file}`);
-    return file;
   }
 }
 

@@ -76,7 +76,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { KfError } from '../util/errors';
 import { repoRoot } from '../util/paths';
 import { ensureWritableDir } from '../util/fsx';
-import { cellSource, readNotebook } from './ipynb';
+import { cellSource, readNotebook, type NotebookJson } from './ipynb';
 import { acquireKernelStart } from './notebook-kernel-lock';
 
 export const JUPYTER_APT = 'apt-get install -y jupyter-nbconvert jupyter-client python3-nbclient python3-ipykernel';
@@ -400,7 +400,8 @@ try:
                 client.timeout = max(1, int(remaining + 0.999))
                 t0 = time.monotonic()
                 progress({'status': 'start', 'cell': i, 'n': n + 1, 'of': len(code)})
-                client.execute_cell(nb.cells[i], i)
+                # The count Jupyter shows as In [n]: tslab's replies carry none, so the driver numbers the cells.
+                client.execute_cell(nb.cells[i], i, execution_count=n + 1)
                 progress({'status': 'ok', 'cell': i, 'n': n + 1, 'of': len(code), 'seconds': round(time.monotonic() - t0, 3)})
         res = {'ok': True, 'cells': len(nb.cells), 'codeCells': len(code)}
     except CellTimeoutError as e:
@@ -465,6 +466,116 @@ export async function runNotebook(file: string, opts: RunNotebookOptions): Promi
   }
 }
 
+interface DriverArgs {
+  python: string;
+  driver: string;
+  src: string;
+  outFile: string;
+  cwd: string;
+  timeoutS: number;
+  kernel: string;
+  resultFile: string;
+  env: NodeJS.ProcessEnv;
+  onProgress?: (p: CellProgress) => void;
+  /** Called once the kernel is up (the first progress line): the next notebook may start its own. */
+  onKernelUp: () => void;
+}
+
+/** Run the Python driver; resolves with its exit code and the last stderr lines that are not noise. */
+function spawnDriver(a: DriverArgs): Promise<{ code: number | null; stderrTail: string[] }> {
+  const stderrTail: string[] = [];
+  return new Promise((resolve, reject) => {
+    const child = spawn(a.python, ['-X', 'frozen_modules=off', a.driver, a.src, a.outFile, a.cwd, String(a.timeoutS), a.kernel, a.resultFile], {
+      env: a.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The driver enforces the limit per cell; this is the backstop for a hung kernel start or shutdown.
+    let killTimer: NodeJS.Timeout | undefined;
+    const hard = setTimeout(
+      () => {
+        child.kill('SIGTERM');
+        killTimer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      },
+      (a.timeoutS + kernelStartSeconds() + 60) * 1000,
+    );
+    const onSignal = () => child.kill('SIGTERM');
+    process.once('SIGINT', onSignal);
+    let buf = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      buf += chunk;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.startsWith('KF-PROGRESS ')) {
+          a.onKernelUp();
+          try {
+            a.onProgress?.(JSON.parse(line.slice(12)) as CellProgress);
+          } catch {
+            /* a progress line is best effort */
+          }
+        } else if (!NOISE.test(line)) {
+          stderrTail.push(line);
+          if (stderrTail.length > 40) stderrTail.shift();
+        }
+      }
+    });
+    child.stdout.resume(); // the kernel inherits stdout; cell output is in the notebook, not here
+    const done = () => {
+      clearTimeout(hard);
+      if (killTimer) clearTimeout(killTimer);
+      process.removeListener('SIGINT', onSignal);
+    };
+    child.on('error', (e) => {
+      done();
+      reject(e);
+    });
+    child.on('close', (c) => {
+      done();
+      resolve({ code: c, stderrTail });
+    });
+  });
+}
+
+interface DriverResult {
+  ok: boolean;
+  kind?: string;
+  cell?: number | null;
+  message?: string;
+  cells?: number;
+  codeCells?: number;
+  written?: boolean;
+  writeError?: string;
+}
+
+/** The NotebookError of a failed run: the failing cell and its error, read from the executed copy when it was written. */
+function notebookFailure(src: string, outFile: string, nb: NotebookJson, res: DriverResult, stderrTail: string[]): NotebookError {
+  const cellIndex = typeof res.cell === 'number' ? res.cell : null;
+  let message = res.message ?? 'unknown failure';
+  let first: string | null = null;
+  if (cellIndex !== null) {
+    first = firstLine(cellSource(nb.cells[cellIndex] ?? { source: '' }));
+    if (res.kind === 'error') {
+      // The executed copy holds the failing cell's outputs; read the error there.
+      let outputs: CellOutput[] | undefined;
+      try {
+        outputs = readNotebook(outFile).cells[cellIndex]?.outputs as CellOutput[] | undefined;
+      } catch {
+        outputs = undefined;
+      }
+      message = cellErrorMessage(outputs);
+    }
+  } else if (res.kind === 'kernel_start' || res.kind === 'other') {
+    const tail = stderrTail
+      .filter((l) => !/^\s+at |Traceback|^\s+File /.test(l))
+      .slice(-2)
+      .join(' | ');
+    if (tail && !message.includes(tail)) message += ` (${tail})`;
+  }
+  return new NotebookError(src, (res.kind ?? 'other') as NotebookError['kind'], cellIndex, first, message.split('\n')[0], res.written ? outFile : null);
+}
+
 async function runNotebookOnce(file: string, opts: RunNotebookOptions): Promise<NotebookRun> {
   const src = path.resolve(file);
   const outFile = path.resolve(opts.outFile);
@@ -480,66 +591,23 @@ async function runNotebookOnce(file: string, opts: RunNotebookOptions): Promise<
   const driver = path.join(tmp, 'run_notebook.py');
   const resultFile = path.join(tmp, 'result.json');
   fs.writeFileSync(driver, DRIVER);
-  const env = opts.env ?? notebookEnv({ KF_NOTEBOOK: path.basename(src, '.ipynb') });
   const started = Date.now();
-  const stderrTail: string[] = [];
   const releaseStart = await acquireKernelStart();
   try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(
-        python,
-        ['-X', 'frozen_modules=off', driver, src, outFile, opts.cwd ?? path.dirname(src), String(timeoutS), opts.kernel ?? '', resultFile],
-        {
-          env,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      // The driver enforces the limit per cell; this is the backstop for a hung kernel start or shutdown.
-      let killTimer: NodeJS.Timeout | undefined;
-      const hard = setTimeout(
-        () => {
-          child.kill('SIGTERM');
-          killTimer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-        },
-        (timeoutS + kernelStartSeconds() + 60) * 1000,
-      );
-      const onSignal = () => child.kill('SIGTERM');
-      process.once('SIGINT', onSignal);
-      let buf = '';
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (chunk: string) => {
-        buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (line.startsWith('KF-PROGRESS ')) {
-            releaseStart(); // the kernel is up: the next notebook may start its own
-            try {
-              opts.onProgress?.(JSON.parse(line.slice(12)) as CellProgress);
-            } catch {
-              /* a progress line is best effort */
-            }
-          } else if (!NOISE.test(line)) {
-            stderrTail.push(line);
-            if (stderrTail.length > 40) stderrTail.shift();
-          }
-        }
-      });
-      child.stdout.resume(); // the kernel inherits stdout; cell output is in the notebook, not here
-      child.on('error', (e) => {
-        clearTimeout(hard);
-        process.removeListener('SIGINT', onSignal);
-        reject(e);
-      });
-      child.on('close', (c) => {
-        clearTimeout(hard);
-        if (killTimer) clearTimeout(killTimer);
-        process.removeListener('SIGINT', onSignal);
-        resolve(c);
-      });
+    const { code, stderrTail } = await spawnDriver({
+      python,
+      driver,
+      src,
+      outFile,
+      cwd: opts.cwd ?? path.dirname(src),
+      timeoutS,
+      kernel: opts.kernel ?? '',
+      resultFile,
+      env: opts.env ?? notebookEnv({ KF_NOTEBOOK: path.basename(src, '.ipynb') }),
+      onProgress: opts.onProgress,
+      onKernelUp: releaseStart,
     });
-    let res: { ok: boolean; kind?: string; cell?: number | null; message?: string; cells?: number; codeCells?: number; written?: boolean; writeError?: string };
+    let res: DriverResult;
     try {
       res = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
     } catch {
@@ -554,39 +622,14 @@ async function runNotebookOnce(file: string, opts: RunNotebookOptions): Promise<
       );
     }
     if (res.kind === 'missing') throw new KfError('jupyter_missing', `Jupyter is incomplete for ${python}: ${res.message}`, JUPYTER_APT);
-    const seconds = (Date.now() - started) / 1000;
-    if (res.ok) {
-      if (res.writeError)
-        throw new KfError(
-          'notebook_write_failed',
-          `notebook ${path.basename(src)} ran but ${outFile} could not be written: ${res.writeError}`,
-          'check the output folder (space, permissions)',
-        );
-      return { notebook: src, output: outFile, seconds, cells: res.cells ?? nb.cells.length, codeCells: res.codeCells ?? 0 };
-    }
-    const cellIndex = typeof res.cell === 'number' ? res.cell : null;
-    let message = res.message ?? 'unknown failure';
-    let first: string | null = null;
-    if (cellIndex !== null) {
-      first = firstLine(cellSource(nb.cells[cellIndex] ?? { source: '' }));
-      if (res.kind === 'error') {
-        // The executed copy holds the failing cell's outputs; read the error there.
-        let outputs: CellOutput[] | undefined;
-        try {
-          outputs = readNotebook(outFile).cells[cellIndex]?.outputs as CellOutput[] | undefined;
-        } catch {
-          outputs = undefined;
-        }
-        message = cellErrorMessage(outputs);
-      }
-    } else if (res.kind === 'kernel_start' || res.kind === 'other') {
-      const tail = stderrTail
-        .filter((l) => !/^\s+at |Traceback|^\s+File /.test(l))
-        .slice(-2)
-        .join(' | ');
-      if (tail && !message.includes(tail)) message += ` (${tail})`;
-    }
-    throw new NotebookError(src, (res.kind ?? 'other') as NotebookError['kind'], cellIndex, first, message.split('\n')[0], res.written ? outFile : null);
+    if (!res.ok) throw notebookFailure(src, outFile, nb, res, stderrTail);
+    if (res.writeError)
+      throw new KfError(
+        'notebook_write_failed',
+        `notebook ${path.basename(src)} ran but ${outFile} could not be written: ${res.writeError}`,
+        'check the output folder (space, permissions)',
+      );
+    return { notebook: src, output: outFile, seconds: (Date.now() - started) / 1000, cells: res.cells ?? nb.cells.length, codeCells: res.codeCells ?? 0 };
   } finally {
     releaseStart();
     fs.rmSync(tmp, { recursive: true, force: true });

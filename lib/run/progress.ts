@@ -1,14 +1,14 @@
 /**
- * Progress of a run: a redrawn bar with rate and ETA on a terminal, plain
- * `progress ...` lines otherwise (logs, CI, notebooks). No dependency; the
- * rate and ETA count only this session's questions (a resume does not look
- * infinitely fast).
+ * Progress of a run: a redrawn bar with rate, ETA and the running answer metric
+ * on a terminal, plain `progress ...` lines otherwise (logs, CI, notebooks). No
+ * dependency; the rate, ETA and running metric count only this session's
+ * questions (a resume does not look infinitely fast).
  */
 
 export interface ProgressSink {
   start(total: number, alreadyDone: number): void;
-  /** One question finished (ok or error). */
-  tick(ok: boolean): void;
+  /** One question finished (ok or error), with its answer scores when it has them (a failed one counts 0). */
+  tick(ok: boolean, scores?: Record<string, number> | null): void;
   /** A line that must not be overwritten by the bar. */
   log(line: string): void;
   finish(): void;
@@ -33,6 +33,9 @@ export function formatDuration(ms: number): string {
   return h ? `${h}h${String(m).padStart(2, '0')}m` : m ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
 }
 
+/** The answer metric the bar shows, in the order results.ts picks a run's main metric. */
+const RUNNING_METRICS = ['f1', 'acc', 'rougeL', 'em', 'bertscore'];
+
 export class Progress implements ProgressSink {
   private total = 0;
   private base = 0;
@@ -43,6 +46,8 @@ export class Progress implements ProgressSink {
   private lastPlain = 0;
   private lastDecile = -1;
   private drawn = false;
+  /** Sums of each answer score over this session's questions (failed = 0), for the running metric. */
+  private readonly scoreSums = new Map<string, number>();
   private readonly stream: NonNullable<ProgressOptions['stream']>;
   private readonly tty: boolean;
   private readonly now: () => number;
@@ -71,12 +76,22 @@ export class Progress implements ProgressSink {
     const eta = this.done ? formatDuration((left / this.done) * elapsed) : '?';
     const n = this.base + this.done;
     const pct = this.total ? Math.floor((100 * n) / this.total) : 100;
-    return `${n}/${this.total} ${pct}% ${rate.toFixed(2)} q/s ETA ${eta} elapsed ${formatDuration(elapsed)}${this.errors ? ` errors ${this.errors}` : ''}`;
+    return `${n}/${this.total} ${pct}% ${this.runningMetric()}${rate.toFixed(2)} q/s ETA ${eta} elapsed ${formatDuration(elapsed)}${this.errors ? ` errors ${this.errors}` : ''}`;
   }
 
-  tick(ok: boolean): void {
+  /** `f1 56.3 ` (x100, as the tables): the mean of the main answer metric over this session so far; '' before any score. */
+  private runningMetric(): string {
+    const metric = RUNNING_METRICS.find((k) => this.scoreSums.has(k));
+    return metric && this.done ? `${metric} ${((100 * this.scoreSums.get(metric)!) / this.done).toFixed(1)} ` : '';
+  }
+
+  tick(ok: boolean, scores?: Record<string, number> | null): void {
     this.done++;
     if (!ok) this.errors++;
+    for (const k of RUNNING_METRICS) {
+      const v = scores?.[k];
+      if (typeof v === 'number' && Number.isFinite(v)) this.scoreSums.set(k, (this.scoreSums.get(k) ?? 0) + v);
+    }
     if (this.tty) {
       this.draw(false);
       return;

@@ -210,7 +210,7 @@ async function answerAll(run: Run, env: QuestionEnv, writer: JsonlWriter) {
           run.log(`run ${run.runId}: ${state.why}; finishing the questions in flight, then stopping (last error: ${rec.error.code}: ${rec.error.message})`);
         }
       }
-      run.progress.tick(!rec.error);
+      run.progress.tick(!rec.error, rec.scores);
       if (state.recordedNow % config.output.checkpointEvery === 0 || Date.now() - lastCheckpoint > 30_000) {
         lastCheckpoint = Date.now();
         try {

@@ -111,14 +111,30 @@ const table = kf.writeTable(rows, {
   notes: notes,
 });
 kf.kit.showTable(rows, { decimals: 1, notes: notes });
+// A bucket figure shows n and a 95% bootstrap interval on every bar (few questions per bucket: the interval says how few).
+const bucketSeries = (name: string, valueOf: (r: (typeof run.records)[number]) => number | undefined) => {
+  const per = rows.map((row) =>
+    run.records
+      .filter((r) => (r.buckets?.modality ?? []).includes(row.modality))
+      .map(valueOf)
+      .filter((v): v is number => typeof v === 'number'),
+  );
+  const cis = per.map((xs) => (xs.length ? kf.pairedBootstrapCI(xs, { seed: `0/${name}`, resamples: 2000 }) : null));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return {
+    name,
+    values: per.map((xs) => (xs.length ? 100 * mean(xs) : null)),
+    lo: cis.map((c) => (c ? 100 * c[0] : null)),
+    hi: cis.map((c) => (c ? 100 * c[1] : null)),
+    n: per.map((xs) => (xs.length ? xs.length : null)),
+  };
+};
 const fig = await kf.writeFigure(
   kf.barFigure({
     categories: rows.map((r) => r.modality),
-    series: [
-      { name: 'F1', values: rows.map((r) => r.f1) },
-      { name: 'R@8', values: rows.map((r) => r['R@8']) },
-    ],
-    title: `${PIPELINE}: F1 and R@8 by modality`,
+    series: [bucketSeries('F1', (r) => (r.error ? 0 : r.scores.f1)), bucketSeries('R@8', (r) => r.retrieval?.['R@8'])],
+    bucket: true,
+    title: `${PIPELINE}: F1 and R@8 by modality (n per bucket, 95% bootstrap CI)`,
     xTitle: 'evidence modality',
     yTitle: 'x100',
     note: notes[0],

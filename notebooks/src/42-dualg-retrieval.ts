@@ -75,9 +75,25 @@ const published = (c: string, k: number): number | null => {
   if (where === '2wiki' && sys === 'GFM-RAG') return pub(sys, '2wiki', k);
   return null;
 };
+// Nothing dropped silently: retrievers without numbers are named (with why), and a bar at 0 is said to be a measured 0.
+const notShown = [...demoRecall.map((r) => ['demo', r] as const), ...wikiRecall.map((r) => ['2wiki', r] as const)]
+  .filter(([, r]) => !r.n)
+  .map(([where, r]) => `${where}: ${r.system}`);
+const why = [
+  ...new Set(
+    [...demoRecall, ...wikiRecall]
+      .filter((r) => !r.n)
+      .map((r) =>
+        String(r.note ?? 'no numbers')
+          .split(' (')[0]
+          .replace(/^failed: retriever \S+ /, ''),
+      ),
+  ),
+];
+const zeros = cats.filter((c) => KS.every((k) => value(c, k) === 0));
 await nb.figure(
-  () =>
-    kf.barFigure({
+  () => ({
+    ...kf.barFigure({
       categories: cats,
       series: [
         ...KS.map((k) => ({ name: `R@${k} this harness`, values: cats.map((c) => value(c, k)) })),
@@ -87,8 +103,16 @@ await nb.figure(
       xTitle: 'corpus: retriever',
       yTitle: 'recall x100',
     }),
+    height: 650, // room for the notes above and the wrapped retriever labels below
+  }),
   'recall-r2-r5',
-  { note: 'harness indexes built offline (no model)' },
+  {
+    note: [
+      'harness indexes built offline (no model)',
+      ...(notShown.length ? [`not shown: ${notShown.join(', ')} (${why.join('; ')})`] : []),
+      ...(zeros.length ? [`a measured 0, not a missing bar: ${zeros.join(', ')}`] : []),
+    ],
+  },
 );
 
 // %%

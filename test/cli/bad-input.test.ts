@@ -679,7 +679,7 @@ Module._load = function (request, ...rest) {
   );
   const nodeArgs = ['--require', preload];
   const [doctor, build, help] = await Promise.all([
-    kf(['doctor'], { cwd: root, nodeArgs }),
+    kf(['doctor', '--no-kernel'], { cwd: root, nodeArgs }),
     kf(['index', 'build', '--corpus', path.join(root, 'corpus'), '--out', path.join(root, 'idx-nn')], { cwd: root, nodeArgs }),
     kf(['--help'], { cwd: root, nodeArgs }),
   ]);

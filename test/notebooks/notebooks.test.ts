@@ -67,8 +67,22 @@ test('every notebook executes headless, writes its files, and a rerun writes ide
     assert.ok(sources.length >= 19, `the paper notebooks exist (${sources.length})`);
     assert.deepEqual(executed, sources);
     for (const f of executed) {
-      const nb = JSON.parse(fs.readFileSync(path.join(out, f), 'utf8')) as { cells: { outputs?: { output_type: string }[] }[] };
+      const nb = JSON.parse(fs.readFileSync(path.join(out, f), 'utf8')) as {
+        cells: { cell_type: string; execution_count?: number | null; outputs?: { output_type: string; text?: string | string[] }[] }[];
+      };
       assert.equal(nb.cells.flatMap((c) => (c.outputs ?? []).filter((o) => o.output_type === 'error')).length, 0, `${f} has error outputs`);
+      const code = nb.cells.filter((c) => c.cell_type === 'code');
+      assert.deepEqual(
+        code.map((c) => c.execution_count),
+        code.map((_, i) => i + 1),
+        `${f}: code cells numbered in order`,
+      );
+      // tslab prints a cell's last value: a session call returning its paths would show up as `{ csv: ...` or a bare manifest path.
+      const echoed = code
+        .flatMap((c) => c.outputs ?? [])
+        .flatMap((o) => [o.text ?? []].flat().join('').split('\n'))
+        .filter((l) => /^\{ (csv|html|md|png|svg):/.test(l) || /^\/\S+manifest\.json$/.test(l.trim()));
+      assert.deepEqual(echoed, [], `${f}: a cell echoes the object its last call returned`);
     }
     // Every notebook wrote a results folder whose tables, figures and manifest are sound.
     const chromium = !!findChromium();

@@ -74,7 +74,7 @@ test('configuration runs: reused by config, missing ones skipped, identical tabl
       );
       const sample = failureSample(runs.get('S0')!, { n: 3, seed: 0 });
       nb.table(classCounts(sample), 'classes');
-      const fig = await nb.figure(
+      await nb.figure(
         () =>
           barFigure({
             categories: [...runs.keys()],
@@ -85,9 +85,9 @@ test('configuration runs: reused by config, missing ones skipped, identical tabl
           }),
         'f1',
       );
-      const empty = await nb.figure(() => barFigure({ categories: [], series: [], title: 'nothing' }), 'empty');
+      await nb.figure(() => barFigure({ categories: [], series: [], title: 'nothing' }), 'empty');
       await nb.finish();
-      return { nb, runs, fig, empty };
+      return { nb, runs, fig: nb.output('f1') as { html?: string } | undefined, empty: nb.output('empty') };
     };
     const first = await write();
     assert.equal(first.runs.size, 2);
@@ -138,10 +138,12 @@ test('a table with no rows is skipped with a note, not written headerless (noteb
     const nb = open('t-empty', { seed: 0, verbose: false });
     const dir = path.join(env.results, 't-empty');
     fs.writeFileSync(path.join(dir, 'recall.csv'), 'system,n\nold,3\n');
-    assert.equal(nb.table([], 'recall'), undefined);
+    nb.table([], 'recall');
+    assert.equal(nb.output('recall'), undefined, 'nothing written');
     assert.ok(nb.skips.some((s) => s.what === 'table recall' && /no rows/.test(s.why)));
     assert.equal(fs.existsSync(path.join(dir, 'recall.csv')), false, 'a stale copy from an earlier run is removed');
-    assert.ok(nb.table([{ system: 'a', n: 1 }], 'kept'));
+    nb.table([{ system: 'a', n: 1 }], 'kept');
+    assert.ok(nb.output('kept'));
     await nb.finish();
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
     assert.ok(

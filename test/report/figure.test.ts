@@ -72,6 +72,25 @@ test('HTML references one plotly.min.js copied beside it and embeds the spec saf
   await assert.rejects(writeFigure(spec, { dir, name: 'c', formats: ['gif' as 'png'] }), /not supported/);
 });
 
+test('under a results root every figure folder shares one plotly bundle (<results>/_assets), referenced relatively', async () => {
+  const root = tmp();
+  const saved = process.env.KF_NB_RESULTS;
+  process.env.KF_NB_RESULTS = root;
+  try {
+    const spec = barFigure({ categories: ['x'], series: [{ name: 's', values: [1] }] });
+    const a = await writeFigure(spec, { dir: path.join(root, 'nb-a'), name: 'f', formats: ['html'] });
+    const b = await writeFigure(spec, { dir: path.join(root, 'suite', 'figures'), name: 'g', formats: ['html'] });
+    assert.deepEqual(fs.readdirSync(path.join(root, 'nb-a')), ['f.html'], 'no copy beside the figure');
+    assert.deepEqual(fs.readdirSync(path.join(root, 'suite', 'figures')), ['g.html']);
+    assert.match(fs.readFileSync(a.html!, 'utf8'), /<script src="\.\.\/_assets\/plotly\.min\.js"><\/script>/);
+    assert.match(fs.readFileSync(b.html!, 'utf8'), /<script src="\.\.\/\.\.\/_assets\/plotly\.min\.js"><\/script>/);
+    assert.equal(fs.statSync(path.join(root, '_assets', 'plotly.min.js')).size, fs.statSync(require.resolve('plotly.js-dist-min')).size);
+  } finally {
+    if (saved === undefined) delete process.env.KF_NB_RESULTS;
+    else process.env.KF_NB_RESULTS = saved;
+  }
+});
+
 test('without chromium: the HTML is written and one line says PNG/SVG were skipped and how to get them', async () => {
   const dir = tmp();
   const saved = process.env.KF_CHROMIUM;

@@ -119,6 +119,11 @@ test('headless execution on the tslab kernel', { concurrency: true }, async (t) 
       assert.match(text(3), /awaited 42 notebook pass/);
       assert.match(text(4), /text\/markdown.*\| S4 +\| +0\.60 \|/);
       assert.match(text(5), /image\/svg\+xml.*trace bars|chromium not found/);
+      // Jupyter shows In [n]: the executed copy numbers its code cells in order (tslab's replies carry no count).
+      assert.deepEqual(
+        cells.filter((c) => c.cell_type === 'code').map((c) => c.execution_count),
+        [1, 2, 3, 4, 5],
+      );
     }),
   );
 

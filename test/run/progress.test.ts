@@ -45,3 +45,23 @@ test('TTY progress: one redrawn bar, log lines do not get overwritten', () => {
   assert.equal(formatDuration(3_725_000), '1h02m');
   assert.equal(formatDuration(65_000), '1m05s');
 });
+
+test('the bar shows the running answer metric (x100, this session; a failed question counts 0)', () => {
+  const { chunks, stream } = sink(false);
+  let now = 0;
+  const p = new Progress({ stream, now: () => now, label: 'run-m', plainEveryMs: 1 });
+  p.start(4, 0);
+  now += 10;
+  p.tick(true, { em: 1, f1: 1 });
+  assert.match(chunks.at(-1) ?? '', /^run-m: 1\/4 25% f1 100\.0 /);
+  now += 10;
+  p.tick(true, { em: 0, f1: 0.5 });
+  now += 10;
+  p.tick(false, {});
+  assert.match(chunks.at(-1) ?? '', /^run-m: 3\/4 75% f1 50\.0 .* errors 1\n$/);
+  const bare = sink(false);
+  const q = new Progress({ stream: bare.stream, now: () => now, label: 'no-scores', plainEveryMs: 1 });
+  q.start(1, 0);
+  q.tick(true);
+  assert.match(bare.chunks.at(-1) ?? '', /^no-scores: 1\/1 100% \d/, 'no metric before any score');
+});

@@ -36,7 +36,8 @@ export const command: CommandSpec = {
         `demo world (${preset}): ${path.relative(process.cwd(), world.dir) || '.'}${world.generated ? ' (generated now)' : ' (reused)'}: ${world.manifest.counts ? JSON.stringify(world.manifest.counts) : ''}`,
       );
     const overrides = [...list(args, 'override')];
-    if (preset !== 'default') overrides.push(...demoPresetOverrides(preset, world.dir).overrides);
+    // Always point the suite at the world just ensured: it may live outside data/demo ($KF_DEMO_DIR), and its index under $KF_STATE_DIR.
+    overrides.push(...demoPresetOverrides(preset, world.dir).overrides);
     const ac = new AbortController();
     const onSig = () => {
       console.error('\nkf demo: stopping after the questions in flight (rerun the same command to resume)');

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import type { CommandSpec } from '../command';
 import { sharedDir } from '../../util/paths';
 import { gitInfo } from '../../util/git';
+import { checkTslabKernel, notebookFrontEnd } from '../../report/kernel-check';
 
 function which(cmd: string): string | null {
   try {
@@ -19,8 +20,11 @@ function which(cmd: string): string | null {
 export const command: CommandSpec = {
   name: 'doctor',
   group: 'setup',
-  summary: 'Check what this machine has: native addons, tfjs backend, Jupyter/tslab, Chromium, benchmarks, model endpoint',
-  options: { json: { type: 'boolean', description: 'print one JSON object' } },
+  summary: 'Check what this machine has: native addons, tfjs backend, Jupyter (front-end, tslab kernel executing a cell), Chromium, benchmarks, model endpoint',
+  options: {
+    json: { type: 'boolean', description: 'print one JSON object' },
+    'no-kernel': { type: 'boolean', description: 'skip executing a cell in the tslab kernel (it takes a few seconds)' },
+  },
   async run(args) {
     const checks: Record<string, unknown> = {};
     const tryLoad = (m: string) => {
@@ -42,6 +46,8 @@ export const command: CommandSpec = {
       checks.tfjs = `error: ${(e as Error).message}`;
     }
     checks.jupyter = which('jupyter');
+    checks.notebookUI = notebookFrontEnd().detail;
+    checks.tslabKernel = args.values['no-kernel'] ? 'not checked (--no-kernel)' : (await checkTslabKernel()).detail;
     checks.chromium = which('chromium') ?? (fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null);
     checks.shared = fs.existsSync(sharedDir()) ? sharedDir() : `absent (${sharedDir()}): benchmark tests and commands skip`;
     checks.modelEndpoint = process.env.OPENAI_BASE_URL ? process.env.OPENAI_BASE_URL : 'none: offline backend (results labelled offline)';

@@ -37,7 +37,8 @@ export const command: CommandSpec = {
   },
   examples: [
     'kf notebooks',
-    'kf notebooks --only 02 --timeout 300',
+    'kf notebooks --only 00 --timeout 300          # 00-quickstart.ipynb',
+    'kf notebooks --only dualg --list',
     'kf notebooks --build --out /tmp/nb',
     'kf notebooks --dir test/__fixtures__/notebooks --only pass --out /tmp/nb',
   ],

@@ -7,6 +7,7 @@ import { bool, isNumber, list, str, type CommandSpec } from '../command';
 import { loadRun } from '../../run/results';
 import { KfError } from '../../util/errors';
 import { writeRunReport } from '../../run/report';
+import { headlineTable } from '../headline';
 
 export const command: CommandSpec = {
   name: 'report',
@@ -26,7 +27,7 @@ export const command: CommandSpec = {
     results: { type: 'string', description: 'folder holding run folders (default results/)' },
     json: { type: 'boolean', description: 'print the written files as JSON' },
   },
-  examples: ['kf report m3d-s4-mid-9e1b22aa m3d-m5-mid-3a2f1c0d --by modality --by hops'],
+  examples: ['kf report demo-S4-full-1c0d9e1b demo-M5-full-8f2f69e0 --by modality --by hops'],
   async run(args) {
     const resultsDir = str(args, 'results');
     const runs = args.positionals.map((r) => loadRun(r, { resultsDir }));
@@ -55,5 +56,7 @@ export const command: CommandSpec = {
     }
     console.log(`report of ${runs.length} run(s) (backend: ${res.backend}${res.backend === 'offline' ? ', not model results' : ''}) -> ${res.dir}`);
     for (const [name, p] of Object.entries(res.tables)) console.log(`  ${name.padEnd(24)} ${p.md}`);
+    console.log('');
+    for (const line of headlineTable(runs)) console.log(line);
   },
 };

@@ -7,13 +7,15 @@
  * command printed.
  */
 import * as path from 'node:path';
-import { bool, int, isPositiveInt, list, str, type CommandSpec } from '../command';
+import { bool, int, isPositiveInt, list, str, type CommandSpec, type ParsedArgs } from '../command';
+import { resolveExperimentName } from '../experiment-catalog';
+import { headlineTable } from '../headline';
 import { KfError, isKfError } from '../../util/errors';
-import { loadExperiment } from '../../run/config';
+import { loadExperiment, type ResolvedExperiment } from '../../run/config';
 import { Progress } from '../../run/progress';
 import { getPipeline, listPipelines } from '../../run/registry';
 import { loadConfiguredBenchmark, selectQuestions } from '../../run/questions';
-import { checkRunId, defaultRunId, resumeCommandFor, runExperiment } from '../../run/runner';
+import { checkRunId, defaultRunId, resumeCommandFor, runExperiment, type RunOutcome } from '../../run/runner';
 import { defaultResultsDir, loadRun, outcomeLine, primaryMetric, summarizeRun } from '../../run/results';
 
 /** `--set smoke` is the subset; `--set key.path=value` is an override (both spellings are in use). */
@@ -29,11 +31,152 @@ export function splitSetFlags(values: string[]): { subset?: string; overrides: s
   return { subset, overrides };
 }
 
+function printPipelines(json: boolean): number {
+  const ps = listPipelines();
+  if (json) console.log(JSON.stringify(ps));
+  else if (!ps.length) console.log('no pipeline is registered');
+  else {
+    const w = (k: 'name' | 'family') => Math.max(...ps.map((p) => p[k].length));
+    for (const p of ps) console.log(`${p.name.padEnd(w('name'))}  ${p.family.padEnd(w('family'))}  ${p.description}`);
+  }
+  return 0;
+}
+
+/** Flags become overrides of the (non-result) config fields, so the manifest shows what ran. */
+function flagOverrides(args: ParsedArgs): string[] {
+  const { subset, overrides: setOverrides } = splitSetFlags(list(args, 'set'));
+  const overrides = [...list(args, 'override'), ...setOverrides];
+  if (subset !== undefined) overrides.push(`benchmark.subset=${subset}`);
+  if (str(args, 'limit')) overrides.push(`limits.maxQuestions=${int(args, 'limit')}`);
+  if (str(args, 'concurrency')) overrides.push(`concurrency=${int(args, 'concurrency')}`);
+  if (str(args, 'prompts')) overrides.push(`pipeline.settings.prompts=${str(args, 'prompts')}`);
+  if (str(args, 'kb')) overrides.push(`index.kb=${str(args, 'kb')}`);
+  return overrides;
+}
+
+interface RunPlan {
+  exp: ResolvedExperiment;
+  runId: string;
+  resultsDir: string;
+  resumeCommand: string;
+}
+
+function printDryRun({ exp, runId, resultsDir }: RunPlan): number {
+  // The real run fails on an unknown pipeline before the first question; so does the dry run.
+  if (!listPipelines().some((p) => p.name === exp.config.pipeline.name)) getPipeline(exp.config.pipeline.name);
+  const { data, files } = loadConfiguredBenchmark(exp.config);
+  const sel = selectQuestions(data, exp.config);
+  const out = {
+    runId,
+    dir: path.join(resultsDir, runId),
+    configHash: exp.hash,
+    files: exp.files,
+    benchmarkFiles: files,
+    questions: sel.questions.length,
+    missingIds: sel.missingIds.length,
+    config: exp.config,
+  };
+  console.log(JSON.stringify(out, null, 2));
+  return 0;
+}
+
+/** Run with Ctrl-C handling: once finishes the questions in flight, twice aborts them, a third time exits. */
+async function runWithSignals(plan: RunPlan, retryErrors: boolean): Promise<RunOutcome> {
+  const stop = new AbortController();
+  const abort = new AbortController();
+  const progress = new Progress({ label: plan.runId });
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals++;
+    if (signals === 1 && sig === 'SIGINT') {
+      progress.log(`kf run: interrupt -- finishing the questions in flight, then stopping (Ctrl-C again aborts them)`);
+      stop.abort();
+    } else if (signals <= 2) {
+      progress.log(`kf run: ${sig} -- aborting the questions in flight (they stay unrecorded and rerun on resume)`);
+      stop.abort();
+      abort.abort();
+    } else {
+      console.error(`kf run: forced exit; resume with: ${plan.resumeCommand}`);
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await runExperiment({
+      experiment: plan.exp,
+      runId: plan.runId,
+      resultsDir: plan.resultsDir,
+      retryErrors,
+      resumeCommand: plan.resumeCommand,
+      stopSignal: stop.signal,
+      abortSignal: abort.signal,
+      progress,
+    });
+  } catch (e) {
+    // A disk that filled up (or another file-system failure) mid-run: the records so far are
+    // kept, so say how to go on once it is fixed.
+    if (isKfError(e) && e.code.startsWith('fs_') && !e.hint.includes('resume with')) {
+      throw new KfError(e.code, e.message, `${e.hint}; resume with: ${plan.resumeCommand}`, { concerns: e.concerns, cause: e });
+    }
+    throw e;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** The outcome line, the files, and the headline table (or one JSON object); returns the exit code. */
+function printOutcome(outcome: RunOutcome, json: boolean): number {
+  const run = loadRun(outcome.dir);
+  const s = summarizeRun(run);
+  const metric = primaryMetric(run);
+  if (json) {
+    console.log(
+      JSON.stringify({
+        runId: outcome.runId,
+        dir: outcome.dir,
+        status: outcome.status,
+        counts: outcome.counts,
+        answered: s.answered,
+        refused: s.refused,
+        failedBy: s.failedBy,
+        recordedNow: outcome.recordedNow,
+        errorsNow: outcome.errorsNow,
+        backend: s.backend,
+        ...(outcome.manifest.pipeline.system ? { system: outcome.manifest.pipeline.system } : {}),
+        scores: s.scores,
+        retrieval: s.retrieval,
+        resume: outcome.resumeCommand,
+      }),
+    );
+  } else {
+    const c = outcome.counts;
+    const main = metric ? `${metric} ${(100 * (s.scores[metric] ?? NaN)).toFixed(1)}` : 'no answer metric';
+    console.log(
+      `${outcome.runId}: ${outcome.status}; ${c.recorded} recorded (${outcome.recordedNow} now): ${outcomeLine(s)}, ${c.remaining} left; ${main} (backend ${s.backend}${s.backend === 'offline' ? ': not model results' : ''})`,
+    );
+    // Which retriever variant ranked (DualG: scorer, checkpoint id, preset, size): a stand-in is never unnamed.
+    const sys = outcome.manifest.pipeline;
+    if (sys.system) console.log(`  system   ${sys.system.label}${sys.otherSystems?.length ? ` (mixed run; also ${sys.otherSystems.join(' | ')})` : ''}`);
+    console.log(`  records  ${path.join(outcome.dir, 'records.jsonl')}`);
+    console.log(`  manifest ${path.join(outcome.dir, 'manifest.json')}`);
+    if (c.errors && outcome.status === 'completed') console.log(`  ${c.errors} question(s) failed (error in their record); --retry-errors answers them again`);
+    console.log('');
+    for (const line of headlineTable([run])) console.log(line);
+  }
+  if (outcome.status === 'completed') return 0;
+  console.error(
+    `kf run: ${outcome.status}${outcome.manifest.statusDetail ? ` (${outcome.manifest.statusDetail})` : ''} -- resume with: ${outcome.resumeCommand}`,
+  );
+  return outcome.status === 'interrupted' ? 130 : 1;
+}
+
 export const command: CommandSpec = {
   name: 'run',
   group: 'run',
   summary: 'Run an experiment: one record per question in results/<run-id>/ (concurrent, resumable)',
-  positionals: [{ name: 'experiment', description: 'experiment file (.toml/.json) or its name in experiments/' }],
+  positionals: [{ name: 'experiment', description: 'experiment file (.toml/.json) or its name (kf experiments lists them; M5 = knowforge/demo/M5)' }],
   options: {
     set: {
       type: 'string',
@@ -57,143 +200,27 @@ export const command: CommandSpec = {
     json: { type: 'boolean', description: 'print the outcome as one JSON object' },
   },
   examples: [
-    'kf run experiments/m3d-s4.toml --set smoke',
-    'kf run m3d-m5 --set mid --concurrency 4 --override models.defaults.temperature=0',
-    'kf run m3d-m5 --run-id m3d-m5-mid-3a2f1c0d     # resume after a crash or Ctrl-C',
+    'kf run M5 --limit 20                          # experiments/knowforge/demo/M5.toml on the demo world',
+    'kf run knowforge/m3docvqa/S4 --set smoke',
+    'kf run knowforge/m3docvqa/M5 --set mid --concurrency 4 --override models.defaults.temperature=0',
+    'kf run knowforge/m3docvqa/M5 --set mid --run-id m3docvqa-M5-mid-3a2f1c0d     # resume after a crash or Ctrl-C',
   ],
   async run(args) {
-    if (bool(args, 'list-pipelines')) {
-      const ps = listPipelines();
-      if (bool(args, 'json')) console.log(JSON.stringify(ps));
-      else if (!ps.length) console.log('no pipeline is registered');
-      else {
-        const w = (k: 'name' | 'family') => Math.max(...ps.map((p) => p[k].length));
-        for (const p of ps) console.log(`${p.name.padEnd(w('name'))}  ${p.family.padEnd(w('family'))}  ${p.description}`);
-      }
-      return 0;
-    }
+    if (bool(args, 'list-pipelines')) return printPipelines(bool(args, 'json'));
     const ref = args.positionals[0];
     if (!ref) {
       // A usage error (exit 2), in the form main.ts gives the others; <experiment> is optional only for --list-pipelines.
-      console.error("kf: missing <experiment> for 'kf run': an experiment file or name (experiments/*.toml), or --list-pipelines (see kf run --help)");
+      console.error("kf: missing <experiment> for 'kf run': an experiment file or name (kf experiments lists them), or --list-pipelines (see kf run --help)");
       return 2;
     }
-    const { subset, overrides: setOverrides } = splitSetFlags(list(args, 'set'));
-    // Flags become overrides of the (non-result) config fields, so the manifest shows what ran.
-    const overrides = [...list(args, 'override'), ...setOverrides];
-    if (subset !== undefined) overrides.push(`benchmark.subset=${subset}`);
-    if (str(args, 'limit')) overrides.push(`limits.maxQuestions=${int(args, 'limit')}`);
-    if (str(args, 'concurrency')) overrides.push(`concurrency=${int(args, 'concurrency')}`);
-    if (str(args, 'prompts')) overrides.push(`pipeline.settings.prompts=${str(args, 'prompts')}`);
-    if (str(args, 'kb')) overrides.push(`index.kb=${str(args, 'kb')}`);
-    const exp = loadExperiment(ref, { overrides });
+    const file = resolveExperimentName(ref, (line) => console.error(`note: ${line}`)) ?? ref;
+    const exp = loadExperiment(file, { overrides: flagOverrides(args) });
     const runId = checkRunId(str(args, 'run-id') ?? defaultRunId(exp));
     const outFlag = str(args, 'out');
     const resultsDir = outFlag ? path.resolve(outFlag) : defaultResultsDir();
-    const resumeCommand = resumeCommandFor(exp, runId) + (outFlag ? ` --out ${outFlag}` : '');
-
-    if (bool(args, 'dry-run')) {
-      // The real run fails on an unknown pipeline before the first question; so does the dry run.
-      if (!listPipelines().some((p) => p.name === exp.config.pipeline.name)) getPipeline(exp.config.pipeline.name);
-      const { data, files } = loadConfiguredBenchmark(exp.config);
-      const sel = selectQuestions(data, exp.config);
-      const out = {
-        runId,
-        dir: path.join(resultsDir, runId),
-        configHash: exp.hash,
-        files: exp.files,
-        benchmarkFiles: files,
-        questions: sel.questions.length,
-        missingIds: sel.missingIds.length,
-        config: exp.config,
-      };
-      console.log(JSON.stringify(out, null, 2));
-      return 0;
-    }
-
-    const stop = new AbortController();
-    const abort = new AbortController();
-    const progress = new Progress({ label: runId });
-    let signals = 0;
-    const onSignal = (sig: NodeJS.Signals) => {
-      signals++;
-      if (signals === 1 && sig === 'SIGINT') {
-        progress.log(`kf run: interrupt -- finishing the questions in flight, then stopping (Ctrl-C again aborts them)`);
-        stop.abort();
-      } else if (signals <= 2) {
-        progress.log(`kf run: ${sig} -- aborting the questions in flight (they stay unrecorded and rerun on resume)`);
-        stop.abort();
-        abort.abort();
-      } else {
-        console.error(`kf run: forced exit; resume with: ${resumeCommand}`);
-        process.exit(130);
-      }
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    let outcome;
-    try {
-      outcome = await runExperiment({
-        experiment: exp,
-        runId,
-        resultsDir,
-        retryErrors: bool(args, 'retry-errors'),
-        resumeCommand,
-        stopSignal: stop.signal,
-        abortSignal: abort.signal,
-        progress,
-      });
-    } catch (e) {
-      // A disk that filled up (or another file-system failure) mid-run: the records so far are
-      // kept, so say how to go on once it is fixed.
-      if (isKfError(e) && e.code.startsWith('fs_') && !e.hint.includes('resume with')) {
-        throw new KfError(e.code, e.message, `${e.hint}; resume with: ${resumeCommand}`, { concerns: e.concerns, cause: e });
-      }
-      throw e;
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
-    const run = loadRun(outcome.dir);
-    const s = summarizeRun(run);
-    const metric = primaryMetric(run);
-    if (bool(args, 'json')) {
-      console.log(
-        JSON.stringify({
-          runId: outcome.runId,
-          dir: outcome.dir,
-          status: outcome.status,
-          counts: outcome.counts,
-          answered: s.answered,
-          refused: s.refused,
-          failedBy: s.failedBy,
-          recordedNow: outcome.recordedNow,
-          errorsNow: outcome.errorsNow,
-          backend: s.backend,
-          ...(outcome.manifest.pipeline.system ? { system: outcome.manifest.pipeline.system } : {}),
-          scores: s.scores,
-          retrieval: s.retrieval,
-          resume: outcome.resumeCommand,
-        }),
-      );
-    } else {
-      const c = outcome.counts;
-      const main = metric ? `${metric} ${(100 * (s.scores[metric] ?? NaN)).toFixed(1)}` : 'no answer metric';
-      console.log(
-        `${outcome.runId}: ${outcome.status}; ${c.recorded} recorded (${outcome.recordedNow} now): ${outcomeLine(s)}, ${c.remaining} left; ${main} (backend ${s.backend}${s.backend === 'offline' ? ': not model results' : ''})`,
-      );
-      // Which retriever variant ranked (DualG: scorer, checkpoint id, preset, size): a stand-in is never unnamed.
-      const sys = outcome.manifest.pipeline;
-      if (sys.system) console.log(`  system   ${sys.system.label}${sys.otherSystems?.length ? ` (mixed run; also ${sys.otherSystems.join(' | ')})` : ''}`);
-      console.log(`  records  ${path.join(outcome.dir, 'records.jsonl')}`);
-      console.log(`  manifest ${path.join(outcome.dir, 'manifest.json')}`);
-      if (c.errors && outcome.status === 'completed')
-        console.log(`  ${c.errors} question(s) failed (error in their record); --retry-errors answers them again`);
-    }
-    if (outcome.status === 'completed') return 0;
-    console.error(
-      `kf run: ${outcome.status}${outcome.manifest.statusDetail ? ` (${outcome.manifest.statusDetail})` : ''} -- resume with: ${outcome.resumeCommand}`,
-    );
-    return outcome.status === 'interrupted' ? 130 : 1;
+    const plan: RunPlan = { exp, runId, resultsDir, resumeCommand: resumeCommandFor(exp, runId) + (outFlag ? ` --out ${outFlag}` : '') };
+    if (bool(args, 'dry-run')) return printDryRun(plan);
+    const outcome = await runWithSignals(plan, bool(args, 'retry-errors'));
+    return printOutcome(outcome, bool(args, 'json'));
   },
 };
