@@ -33,7 +33,7 @@ import {
   type DemoTrainOptions,
 } from '../lib/dualg/train/demo-data';
 import { compareOnDev } from '../lib/dualg/train/compare';
-import { writeTrainingReport } from '../lib/dualg/train/report';
+import { writeTrainingReport } from '../lib/report/gnn-training';
 import { trainStep } from '../lib/dualg/train/step';
 import { FINETUNE_LOSS } from '../lib/dualg/train/losses';
 import { GnnModel, makeGnnScorer } from '../lib/dualg/gnn';

@@ -12,7 +12,7 @@ import { load2Wiki, loadHotpotqa, loadMusique } from '../lib/bench/text-multihop
 import { graphFor } from '../lib/dualg/retriever';
 import { corpusData, trainBase, trainFolds, type CorpusRunOptions } from '../lib/dualg/train/corpus-run';
 import { compareOnDev } from '../lib/dualg/train/compare';
-import { writeTrainingReport } from '../lib/dualg/train/report';
+import { writeTrainingReport } from '../lib/report/gnn-training';
 import { initTf } from '../lib/tf/backend';
 import { defaultCheckpointRoot } from '../lib/dualg/gnn';
 

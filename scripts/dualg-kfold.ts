@@ -18,10 +18,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadBench } from '../lib/run/retrieval-eval';
+import { loadBench } from '../lib/bench/registry';
 import { assertBenchmarkName } from '../lib/bench/names';
 import { openIndex } from '../lib/index/open';
-import { engineKnowledgeBase } from '../lib/run/index-provider';
+import { engineKnowledgeBase } from '../lib/pipeline/engine-knowledge-base';
 import { goldUnits } from '../lib/eval/retrieval';
 import { makeRng } from '../lib/util/rng';
 import { graphFor, searcherParts, searcherSettings } from '../lib/dualg/retriever';

@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadBench } from '../lib/run/retrieval-eval';
+import { loadBench } from '../lib/bench/registry';
 
 export interface RunSpec {
   name: string;

@@ -14,8 +14,9 @@ import { parseArgs } from 'node:util';
 import type { BenchmarkData } from '../lib/bench/types';
 import { openIndex } from '../lib/index/open';
 import { configRetrieval } from '../lib/run/pipeline-retrieval';
-import { engineKnowledgeBase } from '../lib/run/index-provider';
-import { evaluateRetrieval, loadBench } from '../lib/run/retrieval-eval';
+import { engineKnowledgeBase } from '../lib/pipeline/engine-knowledge-base';
+import { loadBench } from '../lib/bench/registry';
+import { evaluateRetrieval } from '../lib/run/retrieval-eval';
 
 const { values } = parseArgs({ options: { index: { type: 'string' }, config: { type: 'string', default: 'M5' } } });
 

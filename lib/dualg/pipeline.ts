@@ -15,7 +15,7 @@ import { getRetriever } from '../pipeline/retrievers';
 import type { EvidencePath } from '../pipeline/ranked-evidence';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { SearchHit } from '../index/types';
-import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
+import type { Pipeline, PipelineContext, PipelineResult } from '../pipeline/types';
 import { KfError } from '../util/errors';
 
 export const DUALG_FAMILY = 'dualg';

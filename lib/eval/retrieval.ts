@@ -1,6 +1,6 @@
 /**
  * Model-free retrieval recall (spec "Retrieval recall"), from a question's
- * RetrievalLog (lib/run/types.ts):
+ * RetrievalLog (lib/eval/retrieval-log.ts):
  * - R@k: |gold ∩ documents of the first k hits of the FIRST search| / |gold|;
  * - allFound@k: 1 when every gold document is among them;
  * - R@all: the same over the hits of EVERY search (locator, bridge, ...);
@@ -15,7 +15,7 @@
  */
 import { benchmarkSpec } from '../bench/registry';
 import type { Question } from '../bench/types';
-import type { RetrievalLog } from '../run/types';
+import type { RetrievalLog } from './retrieval-log';
 import { goldList } from './metrics/normalize';
 
 export const DEFAULT_KS = [1, 3, 8] as const;

@@ -10,7 +10,7 @@
 import type { Question } from '../bench/types';
 import type { ChatMessage, ChatModel, ChatResponse } from '../model-api/types';
 import type { Material, SynthTask } from './offline/tasks';
-import type { Convention } from '../run/types';
+import type { Convention } from '../pipeline/types';
 import { guardrail, ruleParagraph } from './conventions';
 import { findFinalAnswer } from './final-answer';
 import type { EvidencePool } from './pool';

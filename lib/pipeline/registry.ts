@@ -20,7 +20,7 @@
  * import the runner.
  */
 import type { z } from 'zod';
-import type { Pipeline } from '../run/types';
+import type { Pipeline } from './types';
 import { didYouMean } from '../util/did-you-mean';
 import { KfError } from '../util/errors';
 import type { Configuration, PipelineSpec } from './spec';

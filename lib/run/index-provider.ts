@@ -13,9 +13,9 @@ import type { Embedder, Retriever, SearchOptions } from '../index/types';
 import type { ChatModel, Stage } from '../model-api/types';
 import { KfError } from '../util/errors';
 import { stateDir } from '../util/paths';
-import { EngineKnowledgeBase } from '../index/knowledge-base';
+import type { EngineKnowledgeBase } from '../index/knowledge-base';
 import type { OpenIndex } from '../index/open';
-import { lazyRetrieverModes } from '../pipeline/retrievers';
+import { engineKnowledgeBase } from '../pipeline/engine-knowledge-base';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import type { ExperimentConfig } from './config';
 import { expandPath } from './config';
@@ -47,26 +47,6 @@ export interface IndexInfo {
   artifact?: string;
 }
 
-/**
- * The knowledge-base view of an opened index: the engine's modes plus every
- * registered retriever (lib/pipeline/retrievers.ts) as an extra mode, created
- * on its first search.
- */
-export function engineKnowledgeBase(
-  idx: OpenIndex,
-  opts: { forced?: SearchOptions; settings?: Record<string, unknown>; log?: (line: string) => void; maxTopk?: number } = {},
-): EngineKnowledgeBase {
-  const { mode, fusion, withContext } = opts.forced ?? {};
-  const forced = Object.fromEntries(Object.entries({ mode, fusion, withContext }).filter(([, v]) => v !== undefined));
-  const base: EngineKnowledgeBase = new EngineKnowledgeBase(idx.engine, {
-    id: `${idx.dir}#${idx.manifest.generation}`,
-    docTitle: (id) => idx.docTitle(id),
-    forced,
-    maxTopk: opts.maxTopk,
-    extraModes: lazyRetrieverModes(() => ({ kb: base, indexDir: idx.dir, settings: opts.settings ?? {}, log: opts.log })),
-  });
-  return base;
-}
 
 export function isRetriever(x: unknown): x is Retriever {
   return !!x && typeof (x as Retriever).search === 'function';

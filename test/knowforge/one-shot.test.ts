@@ -12,7 +12,7 @@ import { getPipeline } from '../../lib/run/registry';
 import { retrieverKnowledgeBase } from '../../lib/pipeline/retriever-knowledge-base';
 import type { Question } from '../../lib/bench/types';
 import type { Retriever, SearchHit, SearchOptions, SearchResult } from '../../lib/index/types';
-import type { PipelineContext, TraceEvent } from '../../lib/run/types';
+import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { makeRng } from '../../lib/util/rng';
 
 // Stages routed to the offline backend need its handlers registered.

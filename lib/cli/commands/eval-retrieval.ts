@@ -21,7 +21,7 @@ import { ensureIndex, EMBEDDER_CHOICES, type EmbedderChoice } from '../../index/
 import { openIndex } from '../../index/open';
 import { isSearchMode, searchModeNames } from '../../pipeline/retrievers';
 import type { RankedEvidence } from '../../pipeline/ranked-evidence';
-import { engineKnowledgeBase } from '../../run/index-provider';
+import { engineKnowledgeBase } from '../../pipeline/engine-knowledge-base';
 import { didYouMean } from '../../run/schema';
 import { KfError } from '../../util/errors';
 import { ensureWritableDir, fsError, JsonlWriter, writeJsonAtomic } from '../../util/fsx';
@@ -31,7 +31,8 @@ import { configRetrieval } from '../../run/pipeline-retrieval';
 
 export { MODES, DEFAULT_KS, loadBench, evaluateRetrieval } from '../../run/retrieval-eval';
 export type { RetrievalEvalRecord, RetrievalEvalSummary } from '../../run/retrieval-eval';
-import { MODES, DEFAULT_KS, loadBench, evaluateRetrieval } from '../../run/retrieval-eval';
+import { loadBench } from '../../bench/registry';
+import { MODES, DEFAULT_KS, evaluateRetrieval } from '../../run/retrieval-eval';
 
 export function parseKs(s: string): number[] | string {
   const ks = s
