@@ -23,7 +23,7 @@ export type { SearchHit, SearchResult, RetrievalMode } from './index/types';
 // Models
 export { createModelRouter } from './models/router';
 // Call once before routing a stage to the offline backend yourself (runExperiment does it).
-export { registerOfflineHandlers } from './offline-backend';
+export { registerOfflineHandlers } from './pipeline/offline-backend';
 export type { ModelsConfig } from './models/config';
 
 // KnowForge pieces

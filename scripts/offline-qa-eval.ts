@@ -36,7 +36,7 @@ import { answerVisible } from '../lib/eval/retrieval';
 import { conventionFor } from '../lib/knowforge/conventions';
 import { formatFinalValue } from '../lib/knowforge/final-answer';
 import { createModelRouter } from '../lib/models/router';
-import { registerOfflineHandlers } from '../lib/offline-backend';
+import { registerOfflineHandlers } from '../lib/pipeline/offline-backend';
 import { checkFinal } from '../lib/knowforge/offline/checker';
 import { extractAnswer, synthReply } from '../lib/knowforge/offline/synth';
 import { explainRead } from '../lib/knowforge/offline/reader';

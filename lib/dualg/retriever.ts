@@ -22,7 +22,7 @@
  */
 import type { ModeRetriever } from '../index/knowledge-base';
 import { ArtifactStore } from '../pipeline/artifact-store';
-import { registerRetriever, getRetriever, type RetrieverSetup } from '../pipeline/retrievers';
+import { registerRetriever, getRetriever, type RetrieverEntry, type RetrieverSetup } from '../pipeline/retrievers';
 import { KfError } from '../util/errors';
 import { graphRequest, register as registerArtifacts } from './artifacts';
 import { toGnnGraph } from './graph/to-gnn';
@@ -187,9 +187,14 @@ export const DUALG_RETRIEVERS: Variant[] = [
   },
 ];
 
+/** The variants as retriever entries: what the plug-in manifest (lib/dualg/plugin.ts) lists. */
+export const DUALG_RETRIEVER_ENTRIES: RetrieverEntry[] = DUALG_RETRIEVERS.map((v) => ({
+  name: v.name,
+  description: v.description,
+  create: (setup) => create(setup, v),
+}));
+
+/** Register the entries directly (tests that do not go through the plug-in loader). */
 export function register(): void {
-  for (const v of DUALG_RETRIEVERS) {
-    if (getRetriever(v.name)) continue;
-    registerRetriever({ name: v.name, description: v.description, create: (setup) => create(setup, v) });
-  }
+  for (const e of DUALG_RETRIEVER_ENTRIES) if (getRetriever(e.name) !== e) registerRetriever(e, { replace: true });
 }

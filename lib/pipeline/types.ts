@@ -51,7 +51,6 @@ export interface TraceEvent {
   [key: string]: unknown;
 }
 
-
 export interface PipelineResult {
   /** The full answer text (synthesizer output, after the checker replaced its final line). */
   prediction: string;

@@ -12,6 +12,7 @@
  * k stops at 8. Questions are matched by their text (the peers' files carry no
  * ids).
  */
+import { loadPlugins } from '../pipeline/plugins';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { benchDir } from '../util/paths';
@@ -100,16 +101,9 @@ export function loadPeerRetrievals(dir = peersDir()): SystemRetrieval[] {
   return out;
 }
 
-/** Retriever modules that register themselves (tolerated when absent: not every checkout has them yet). */
+/** Load the plug-ins, whose manifests register the retrievers (lib/pipeline/plugins.ts). */
 export function loadRetrieverModules(): void {
-  for (const mod of ['../dualg/retriever']) {
-    try {
-      require(mod);
-    } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      if (!(err?.code === 'MODULE_NOT_FOUND' && String(err.message).includes(mod.slice(3)))) throw e;
-    }
-  }
+  loadPlugins();
 }
 
 /** The harness's retrievers: the engine's modes and every registered retriever. */

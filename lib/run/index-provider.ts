@@ -47,7 +47,6 @@ export interface IndexInfo {
   artifact?: string;
 }
 
-
 export function isRetriever(x: unknown): x is Retriever {
   return !!x && typeof (x as Retriever).search === 'function';
 }

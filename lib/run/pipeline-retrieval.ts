@@ -15,7 +15,7 @@ import { checkSettings, configuration, family } from '../pipeline/registry';
 import type { PipelineSpec } from '../pipeline/spec';
 import { loadExperiment } from './config';
 import { createModelRouter } from '../models/router';
-import { registerOfflineHandlers } from '../offline-backend';
+import { registerOfflineHandlers } from '../pipeline/offline-backend';
 import { questionContext } from '../pipeline/question-context';
 import { KfError } from '../util/errors';
 import { stageModel, type StageRouter } from '../pipeline/stage-model';

@@ -13,7 +13,6 @@ import { goldUnits, retrievalScores } from '../eval/retrieval';
 export const MODES = RETRIEVAL_MODES;
 export const DEFAULT_KS = [1, 2, 3, 5, 8];
 
-
 export interface RetrievalEvalRecord {
   id: string;
   question: string;

@@ -25,7 +25,7 @@ import { questionContext } from '../../pipeline/question-context';
 import { stageModel } from '../../pipeline/stage-model';
 import { eventLine, traceSummary } from '../../knowforge/trace-format';
 import { createModelRouter } from '../../models/router';
-import { registerOfflineHandlers } from '../../offline-backend';
+import { registerOfflineHandlers } from '../../pipeline/offline-backend';
 import type { KnowledgeBase } from '../../pipeline/knowledge-base';
 import { configuration, createConfigured } from '../../pipeline/registry';
 import { loadExperiment, type ResolvedExperiment } from '../../run/config';

@@ -1,6 +1,6 @@
 /**
  * `kf eval retrieval`: model-free retrieval recall of one retrieval mode (or any
- * registered retriever, `--retriever`; modules named in KF_RETRIEVER_MODULES are
+ * registered retriever, `--retriever`; plug-ins named in KF_PLUGINS are
  * loaded) on a
  * benchmark (spec "Retrieval recall"): each question's text is searched ONCE;
  * R@k = |gold ∩ units of the first k hits| / |gold| and allFound@k (every gold
@@ -29,7 +29,8 @@ import { gitInfo } from '../../util/git';
 import { modelsFor, progressPrinter } from './index-build';
 import { configRetrieval } from '../../run/pipeline-retrieval';
 
-export { MODES, DEFAULT_KS, loadBench, evaluateRetrieval } from '../../run/retrieval-eval';
+export { loadBench };
+export { MODES, DEFAULT_KS, evaluateRetrieval } from '../../run/retrieval-eval';
 export type { RetrievalEvalRecord, RetrievalEvalSummary } from '../../run/retrieval-eval';
 import { loadBench } from '../../bench/registry';
 import { MODES, DEFAULT_KS, evaluateRetrieval } from '../../run/retrieval-eval';
@@ -70,7 +71,7 @@ function chosenRetriever(retriever: string | undefined, mode: string): string | 
     throw new KfError(
       'bad_flag',
       `--retriever ${retriever}: no such retriever`,
-      near ? `did you mean "${near}"?` : `registered: ${names.join(', ')} (modules in KF_RETRIEVER_MODULES are loaded)`,
+      near ? `did you mean "${near}"?` : `registered: ${names.join(', ')} (plug-ins in KF_PLUGINS are loaded)`,
       { concerns: retriever },
     );
   }
