@@ -37,10 +37,10 @@ export { registerFamily, registerConfiguration, listConfigurations } from './pip
 // Runs, suites, results
 export { loadExperiment, experimentFromObject } from './run/config';
 export { runExperiment } from './run/runner';
-export { runSuite, loadSuite } from './run/suite';
+export { runSuite, loadSuite } from './report/suite';
 export { loadRun, listRuns, summarizeRun, summarizeByBucket, metricValues } from './run/results';
 export { compareRuns } from './run/compare';
-export { writeRunReport } from './run/report';
+export { writeRunReport } from './report/run-report';
 export { registerPipeline, listPipelines } from './run/registry';
 
 // Evaluation and statistics
@@ -51,7 +51,7 @@ export { retrievalScores } from './eval/retrieval';
 // Tables, figures, notebooks
 export { writeTable, toMarkdown } from './report/table';
 export { barFigure, lineFigure, scatterFigure, writeFigure, closeSharedExporter } from './report/figure';
-export { resultManifest, writeManifest, OFFLINE_NOTE } from './report/manifest';
+export { resultManifest, writeManifest, OFFLINE_NOTE } from './run/result-manifest';
 export * as kit from './report/notebook-kit';
 export * as frames from './report/frames';
 

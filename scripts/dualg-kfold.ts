@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { loadBench } from '../lib/bench/registry';
 import { assertBenchmarkName } from '../lib/bench/names';
 import { openIndex } from '../lib/index/open';
-import { engineKnowledgeBase } from '../lib/pipeline/engine-knowledge-base';
+import { engineKnowledgeBase } from '../lib/pipeline/index-view';
 import { goldUnits } from '../lib/eval/retrieval';
 import { makeRng } from '../lib/util/rng';
 import { graphFor, searcherParts, searcherSettings } from '../lib/dualg/retriever';

@@ -21,7 +21,7 @@ import { agentPipeline } from '../lib/knowforge/agent-pipeline';
 import { agentSettings } from '../lib/knowforge/agent-settings';
 import { createModelRouter } from '../lib/models/router';
 import { ScriptedServer, type RecordedRequest, type ScriptedReply } from '../lib/models/testing/scripted-server';
-import { engineKnowledgeBase } from '../lib/pipeline/engine-knowledge-base';
+import { engineKnowledgeBase } from '../lib/pipeline/index-view';
 import type { PipelineContext, PipelineResult } from '../lib/pipeline/types';
 import type { KnowledgeBase } from '../lib/pipeline/knowledge-base';
 import { makeRng } from '../lib/util/rng';

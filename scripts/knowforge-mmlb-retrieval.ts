@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import type { BenchmarkData } from '../lib/bench/types';
 import { openIndex } from '../lib/index/open';
 import { configRetrieval } from '../lib/run/pipeline-retrieval';
-import { engineKnowledgeBase } from '../lib/pipeline/engine-knowledge-base';
+import { engineKnowledgeBase } from '../lib/pipeline/index-view';
 import { loadBench } from '../lib/bench/registry';
 import { evaluateRetrieval } from '../lib/run/retrieval-eval';
 

@@ -20,7 +20,7 @@
  * `index.settings` / RetrieverSetup.settings): scorer, tau, micro, macro, lexicon, microLabels, microFigures,
  * heuristic.{...}, fusion.{alpha,beta,decay}, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store root).
  */
-import type { ModeRetriever } from '../index/knowledge-base';
+import type { ModeRetriever } from '../pipeline/engine-knowledge-base';
 import { ArtifactStore } from '../pipeline/artifact-store';
 import { registerRetriever, getRetriever, type RetrieverEntry, type RetrieverSetup } from '../pipeline/retrievers';
 import { KfError } from '../util/errors';

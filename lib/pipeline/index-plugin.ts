@@ -3,7 +3,7 @@
  * knowledge-point extraction and relation finding. Loaded by lib/pipeline/plugins.ts.
  */
 import type { Plugin } from './plugin';
-import { kpIndexKind } from '../index/kp-index-artifact';
+import { kpIndexKind } from './kp-index-artifact';
 import { INDEX_OFFLINE_HANDLERS } from '../index/offline/handlers';
 
 export const plugin: Plugin = {

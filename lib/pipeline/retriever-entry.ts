@@ -1,5 +1,5 @@
 /** A retriever as a plug-in declares it (lib/pipeline/retrievers.ts registers it as a search mode). */
-import type { ModeRetriever } from '../index/knowledge-base';
+import type { ModeRetriever } from './engine-knowledge-base';
 import type { KnowledgeBase } from './knowledge-base';
 
 /** What a retriever gets to set itself up for one corpus. */

@@ -6,7 +6,7 @@
  * (`index.retriever`). Retrievers come from the plug-ins' manifests (lib/pipeline/plugins.ts;
  * modules outside lib/ are named in KF_PLUGINS).
  */
-import type { ModeRetriever } from '../index/knowledge-base';
+import type { ModeRetriever } from './engine-knowledge-base';
 import { RETRIEVAL_MODES } from '../index/types';
 import type { RetrieverEntry, RetrieverSetup } from './retriever-entry';
 import { loadPlugins, onPlugin } from './plugins';

@@ -21,7 +21,7 @@ import { loadBenchmark } from '../bench/registry';
 import type { BenchmarkData } from '../bench/types';
 import { ensureIndex } from '../index/build';
 import { openIndex, type OpenIndex } from '../index/open';
-import { EngineKnowledgeBase, type ModeRetriever } from '../index/knowledge-base';
+import { EngineKnowledgeBase, type ModeRetriever } from '../pipeline/engine-knowledge-base';
 import { getRetriever, retrieverNames } from '../pipeline/retrievers';
 import type { RankedEvidence } from '../pipeline/ranked-evidence';
 import { comparePaired, type PairedComparison } from '../eval/stats';

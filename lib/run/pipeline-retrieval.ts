@@ -8,7 +8,7 @@
  */
 import type { BenchmarkData, Question } from '../bench/types';
 import { aggregateScores, goldUnits, retrievalScores } from '../eval/retrieval';
-import { engineKnowledgeBase } from '../pipeline/engine-knowledge-base';
+import { engineKnowledgeBase } from '../pipeline/index-view';
 import type { OpenIndex } from '../index/open';
 import type { ChatModel, Stage } from '../model-api/types';
 import { checkSettings, configuration, family } from '../pipeline/registry';

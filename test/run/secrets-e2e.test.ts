@@ -14,7 +14,7 @@ import { tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
 import { experimentFromObject } from '../../lib/run/config';
 import { runExperiment } from '../../lib/run/runner';
 import { loadRun } from '../../lib/run/results';
-import { writeRunReport } from '../../lib/run/report';
+import { writeRunReport } from '../../lib/report/run-report';
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];

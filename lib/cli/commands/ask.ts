@@ -29,7 +29,7 @@ import { registerOfflineHandlers } from '../../pipeline/offline-backend';
 import type { KnowledgeBase } from '../../pipeline/knowledge-base';
 import { configuration, createConfigured } from '../../pipeline/registry';
 import { loadExperiment, type ResolvedExperiment } from '../../run/config';
-import { engineKnowledgeBase } from '../../pipeline/engine-knowledge-base';
+import { engineKnowledgeBase } from '../../pipeline/index-view';
 import { defaultIndexDir } from '../../run/index-provider';
 import { prepareExperiment } from '../../run/prepare';
 import type { PipelineContext, PipelineResult, TraceEvent } from '../../pipeline/types';

@@ -21,7 +21,7 @@ import { ensureIndex, EMBEDDER_CHOICES, type EmbedderChoice } from '../../index/
 import { openIndex } from '../../index/open';
 import { isSearchMode, searchModeNames } from '../../pipeline/retrievers';
 import type { RankedEvidence } from '../../pipeline/ranked-evidence';
-import { engineKnowledgeBase } from '../../pipeline/engine-knowledge-base';
+import { engineKnowledgeBase } from '../../pipeline/index-view';
 import { didYouMean } from '../../run/schema';
 import { KfError } from '../../util/errors';
 import { ensureWritableDir, fsError, JsonlWriter, writeJsonAtomic } from '../../util/fsx';

@@ -1,6 +1,6 @@
 import type { CommandSpec } from '../command';
 import { int, isPositiveInt, list, str } from '../command';
-import { runSuite } from '../../run/suite';
+import { runSuite } from '../../report/suite';
 import { printSuiteResult } from './_suite-print';
 
 export const command: CommandSpec = {
