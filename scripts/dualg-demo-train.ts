@@ -19,7 +19,7 @@ import { bulkQuestions } from '../lib/demo/bulk/bulk-questions';
 import { loadDemo } from '../lib/bench/demo';
 import { demoIndexDir } from '../lib/bench/benchmarks/demo';
 import { ensureIndex } from '../lib/index/build';
-import { graphFor } from '../lib/dualg/retriever';
+import { graphFor } from '../lib/dualg/graph-for';
 import { sourceFromIndexDir } from '../lib/dualg/graph/source';
 import { defaultCheckpointRoot } from '../lib/dualg/gnn';
 import {

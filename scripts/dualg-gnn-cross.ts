@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { load2Wiki, loadHotpotqa, loadMusique } from '../lib/bench/text-multihop';
-import { graphFor } from '../lib/dualg/retriever';
+import { graphFor } from '../lib/dualg/graph-for';
 import { toGnnGraph } from '../lib/dualg/graph/to-gnn';
 import { graphView } from '../lib/dualg/query/graph-view';
 import { gnnConfig, DEFAULT_GNN_CONFIG } from '../lib/dualg/gnn/config';

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { load2Wiki, loadHotpotqa, loadMusique } from '../lib/bench/text-multihop';
-import { graphFor } from '../lib/dualg/retriever';
+import { graphFor } from '../lib/dualg/graph-for';
 import { corpusData, trainBase, trainFolds, type CorpusRunOptions } from '../lib/dualg/train/corpus-run';
 import { compareOnDev } from '../lib/dualg/train/compare';
 import { writeTrainingReport } from '../lib/report/gnn-training';

@@ -24,7 +24,8 @@ import { openIndex } from '../lib/index/open';
 import { engineKnowledgeBase } from '../lib/pipeline/index-view';
 import { goldUnits } from '../lib/eval/retrieval';
 import { makeRng } from '../lib/util/rng';
-import { graphFor, searcherParts, searcherSettings } from '../lib/dualg/retriever';
+import { graphFor } from '../lib/dualg/graph-for';
+import { searcherParts, searcherSettings } from '../lib/dualg/retriever';
 import { DualgSearcher } from '../lib/dualg/query/searcher';
 
 const KS = [1, 2, 5, 8];

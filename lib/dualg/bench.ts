@@ -27,7 +27,8 @@ import { loadGraph, saveGraph } from './graph/store';
 import { toGnnGraph } from './graph/to-gnn';
 import type { DualGraph } from './graph/types';
 import { searcherParts, searcherSettings } from './retriever';
-import { gnnScorerFactory, type GnnScorer } from './query/scorer';
+import { gnnScorerFactory } from './query/gnn-factory';
+import type { GnnScorer } from './query/scorer';
 import { DualgSearcher, type ScorerName, type SearcherParts } from './query/searcher';
 
 export const BENCH_SCORERS = ['dualg-heuristic', 'ppr', 'gnn-untrained', 'dualg'] as const;

@@ -11,7 +11,7 @@ import type { KnowledgePointOptions, StageUsage } from './knowledge-points';
 import type { RelationOptions } from './relations';
 import type { BuildReport, CostLedger, DocumentReport } from './report';
 import type { IndexManifest, IndexModels, IndexedDocument } from './open';
-import { WorkStore } from './build-work-store';
+import type { WorkStore } from './build-work-store';
 
 export type EmbedderChoice = 'hash' | 'glove' | 'fitted' | 'openai';
 export const EMBEDDER_CHOICES: readonly EmbedderChoice[] = ['hash', 'glove', 'fitted', 'openai'];
@@ -87,17 +87,8 @@ export interface BuildResult {
   ledger: CostLedger;
 }
 
-/** A document's stored work (the checkpoint): everything but its vectors. */
-export interface DocWork {
-  doc: NonNullable<IngestResult['doc']>;
-  fragments: Fragment[];
-  pages?: PageStatus[];
-  issues: IngestIssue[];
-  stats: IngestResult['stats'];
-  points: KnowledgePoint[];
-  usage: { multimodal: StageUsage; extraction: StageUsage };
-  ms: number;
-}
+import type { DocWork } from './build-work-store';
+export type { DocWork };
 
 export interface ScannedDoc {
   id: string;

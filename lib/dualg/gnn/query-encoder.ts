@@ -12,7 +12,6 @@
 import { KfError } from '../../util/errors';
 import { loadGloveSync } from '../../index/embedders/glove-table';
 import type { GnnQuery } from '../types';
-import type { GnnConfig } from './config';
 
 export type QueryEncoder = 'hashed' | 'hashed+glove' | 'embeddings';
 export const HASHED_DIM = 64;
@@ -33,7 +32,7 @@ export function queryInputDim(encoder: QueryEncoder, embeddingDim?: number): num
 }
 
 /** The model input of one query for a model built with `config.queryEncoder`. */
-export function encodeQuery(config: Pick<GnnConfig, 'queryEncoder'>, q: GnnQuery): Float32Array {
+export function encodeQuery(config: { queryEncoder: QueryEncoder }, q: GnnQuery): Float32Array {
   if ((config.queryEncoder ?? 'hashed') === 'hashed') return q.queryVector;
   if (config.queryEncoder === 'embeddings') {
     if (!q.queryEmbedding)

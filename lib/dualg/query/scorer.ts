@@ -38,18 +38,6 @@ export interface LoadedGnn {
 
 export type GnnScorerFactory = (setup: GnnScorerSetup) => Promise<LoadedGnn | undefined>;
 
-/** DG2's factory when lib/dualg/gnn exists and exports it; undefined otherwise. */
-export function gnnScorerFactory(): GnnScorerFactory | undefined {
-  try {
-    const m = require('../gnn') as { createGnnScorer?: GnnScorerFactory };
-    return typeof m.createGnnScorer === 'function' ? m.createGnnScorer : undefined;
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err?.code === 'MODULE_NOT_FOUND' && String(err.message).split('\n')[0].includes('gnn')) return undefined;
-    throw e;
-  }
-}
-
 /** A deterministic query encoding (hashed bag of words, unit length) for GnnQuery.queryVector when no encoder is given. */
 export function hashedQueryVector(text: string, dim = 64): Float32Array {
   const v = new Float32Array(dim);
