@@ -285,9 +285,6 @@ function addPublishedPanel(layout: Record<string, unknown>, opts: BarOptions, ma
   (layout.meta as Record<string, unknown>).panelHeadings = 2;
 }
 
-/** Grouped bars by bucket: categories = buckets, one series per group (mode, model...). Same as barFigure. */
-export const groupedBarFigure = barFigure;
-
 /** Lines over a numeric (or ordered) x, e.g. a parameter sweep; CIs become error bars. */
 export function lineFigure(opts: AxisTitles & { x: (number | string)[]; series: Series[]; logX?: boolean; markers?: boolean }): FigureSpec {
   if (!Array.isArray(opts.x) || !opts.x.length) bad('line figure: no x values', 'pass the sweep values as x');

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { ensureDemoWorld, type EnsuredDemoWorld } from '../../lib/demo';
 
 /** A path in the shared test folder (os.tmpdir()/kf-test-<user>/...). */
-export function sharedScratch(...parts: string[]): string {
+function sharedScratch(...parts: string[]): string {
   const user = typeof process.getuid === 'function' ? String(process.getuid()) : 'user';
   return path.join(os.tmpdir(), `kf-test-${user}`, ...parts);
 }

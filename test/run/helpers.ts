@@ -56,7 +56,7 @@ export function writeBench(dir: string, questions: Question[]): { questions: str
   return { questions: file, corpus };
 }
 
-export function fakeModel(backend: Backend = 'scripted', id = 'fake-model'): ChatModel {
+function fakeModel(backend: Backend = 'scripted', id = 'fake-model'): ChatModel {
   return {
     id,
     backend,
