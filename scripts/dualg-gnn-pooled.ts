@@ -1,6 +1,6 @@
 /**
  * The trained GNN against its baselines over several corpora at once: per-question rows of the
- * training reports of scripts/dualg-gnn-train.ts (<out>/<bench>-gnn.json), pooled (question ids
+ * training reports of kf train gnn (<out>/<bench>-gnn.json), pooled (question ids
  * prefixed by the corpus), with paired sign tests and bootstrap intervals per metric.
  *   node --import tsx scripts/dualg-gnn-pooled.ts results/dualg-gnn/2wiki/2wiki-gnn.json results/dualg-gnn/musique/musique-gnn.json ...
  */

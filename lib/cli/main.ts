@@ -124,7 +124,7 @@ class UsageError extends Error {}
  * node:util parseArgs messages, reworded as one lower-case line naming the
  * command (some span three lines, e.g. a value that starts with a dash).
  */
-function parseArgsMessage(m: string, cmd: string): string {
+function parseArgsMessage(m: string, cmd: string, options: readonly string[] = []): string {
   const see = `(see kf ${cmd} --help)`;
   const ambiguous = /^Option '([^']+)' argument is ambiguous/.exec(m);
   if (ambiguous)
@@ -137,7 +137,9 @@ function parseArgsMessage(m: string, cmd: string): string {
     .replace(/\. To specify a positional argument.*$/s, '')
     .replace(/^Unknown option/, 'unknown option')
     .replace(/\s*\n\s*/g, ' ');
-  return `${first} for 'kf ${cmd}' ${see}`;
+  const unknown = /^Unknown option '--([^'=]+)/.exec(m);
+  const near = unknown ? didYouMean(unknown[1], options) : undefined;
+  return `${first} for 'kf ${cmd}'${near ? ` -- did you mean --${near}?` : ''} ${see}`;
 }
 
 /** An error as ONE line (a message from a library may hold newlines, e.g. JSON.parse quoting the text). */
@@ -157,7 +159,7 @@ export function parseFor(c: CommandSpec, argv: string[]): ParsedArgs {
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError(parseArgsMessage((e as Error).message, c.name));
+    throw new UsageError(parseArgsMessage((e as Error).message, c.name, Object.keys(c.options ?? {})));
   }
   const values = parsed.values as ParsedArgs['values'];
   if (values.help) return { values, positionals: parsed.positionals };

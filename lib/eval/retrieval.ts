@@ -17,6 +17,7 @@ import { benchmarkSpec } from '../bench/registry';
 import type { Question } from '../bench/types';
 import type { RetrievalLog } from './retrieval-log';
 import { goldList } from './metrics/normalize';
+import { recallAtK } from './recall';
 
 export const DEFAULT_KS = [1, 3, 8] as const;
 
@@ -75,12 +76,7 @@ export function retrievalScores(q: Question, log: RetrievalLog, opts: RetrievalO
   const first = log.firstSearch ?? [];
   const ranked = first.map((h) => unitOf(level, h));
   const distinct = [...new Set(ranked.filter((u): u is string => u !== undefined))];
-  for (const k of opts.ks ?? DEFAULT_KS) {
-    const topk = opts.kOver === 'units' ? distinct.slice(0, k) : ranked.slice(0, k);
-    const found = new Set(topk.filter((u): u is string => u !== undefined && goldSet.has(u)));
-    out[`R@${k}`] = found.size / gold.length;
-    out[`allFound@${k}`] = found.size === gold.length ? 1 : 0;
-  }
+  Object.assign(out, recallAtK(opts.kOver === 'units' ? distinct : ranked, gold, opts.ks ?? DEFAULT_KS));
   const all = new Set<string>();
   for (const h of first) {
     const u = unitOf(level, h);

@@ -68,7 +68,7 @@ const MAX_CONTAINER_DOCS = 30;
 /**
  * Defaults: bridge, seedFirst and comention/hops were picked from a small grid on the dev questions of
  * 2Wiki, MuSiQue and HotpotQA together; the rules contains, hub, cap, prefix and seedContains were designed
- * looking at the misses on the same questions, and comention 0.3 -> 0.6 raised with them. scripts/dualg-kfold.ts
+ * looking at the misses on the same questions, and comention 0.3 -> 0.6 raised with them. kf kfold (lib/dualg/kfold.ts)
  * reports the k-fold figures (each fold chooses among these defaults and one-setting alternatives). On the
  * synthetic demo world hub 0.5 costs heuristic R@8 (0.850 with hub 0 vs 0.828).
  */
