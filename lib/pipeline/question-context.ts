@@ -6,20 +6,12 @@
  */
 import { conventionOf } from '../bench/registry';
 import type { Question } from '../bench/types';
-import type { Fragment } from '../corpus/types';
-import type { Retriever } from '../index/types';
 import type { ChatModel, Stage } from '../model-api/types';
 import { makeRng } from '../util/rng';
-import type { KnowledgeBase } from './knowledge-base';
 import type { PipelineContext, TraceEvent } from './types';
 
 /** What a question's corpus offers the pipeline (all absent for closed-book S0). */
-export interface QuestionView {
-  kb?: KnowledgeBase;
-  retriever?: Retriever;
-  fragment?: (fragmentId: string) => Fragment | undefined;
-  docTitle?: (docId: string) => string | undefined;
-}
+export type QuestionView = Partial<Pick<PipelineContext, 'kb' | 'retriever' | 'fragment' | 'docTitle'>>;
 
 export interface QuestionContextInput {
   question: Question;

@@ -9,6 +9,7 @@
  * stage, a sentence encoder behind /v1/embeddings (GnnQuery.queryEmbedding); its
  * dimension is the endpoint's, fixed when the checkpoint is built.
  */
+import { normalize } from '../../util/vectors';
 import { KfError } from '../../util/errors';
 import { loadGloveSync } from '../../index/embedders/glove-table';
 import type { GnnQuery } from '../types';
@@ -58,8 +59,6 @@ function meanGlove(text: string): Float32Array {
     if (row === undefined) continue;
     for (let i = 0; i < GLOVE_DIM; i++) v[i] += glove.vectors[row * glove.dim + i];
   }
-  let n = 0;
-  for (const x of v) n += x * x;
-  if (n > 0) for (let i = 0; i < GLOVE_DIM; i++) v[i] /= Math.sqrt(n);
+  normalize(v);
   return v;
 }

@@ -12,6 +12,7 @@
 import type { EvidencePath } from '../../pipeline/ranked-evidence';
 import type { GnnGraph, GnnQuery } from '../types';
 import type { CheckpointIdentity } from './scorer-identity';
+import { normalize } from '../../util/vectors';
 
 export interface GnnScores {
   nodeScores: Float32Array;
@@ -46,8 +47,6 @@ export function hashedQueryVector(text: string, dim = 64): Float32Array {
     for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
     v[(h >>> 0) % dim] += (h & 1) === 0 ? 1 : -1;
   }
-  let n = 0;
-  for (const x of v) n += x * x;
-  if (n) for (let i = 0; i < dim; i++) v[i] /= Math.sqrt(n);
+  normalize(v);
   return v;
 }
