@@ -1,12 +1,12 @@
 /** Shapes of an index build: its input, options, progress and result, and the internal records its steps pass along. */
 import type { CorpusPassage } from '../bench/types';
-import type { DocumentFormat, Fragment, IngestIssue, IngestResult, PageStatus } from '../corpus/types';
+import type { DocumentFormat, IngestIssue } from '../corpus/types';
 import type { IngestOptions } from '../corpus/options';
 import { OcrPool } from '../corpus/ocr';
 import type { ChatModel } from '../model-api/types';
 import type { EngineOptions } from './engine';
 import type { CorpusFittedOptions } from './embedders/corpus-fitted';
-import type { Embedder, KnowledgePoint, Relation } from './types';
+import type { Embedder, Relation } from './types';
 import type { KnowledgePointOptions, StageUsage } from './knowledge-points';
 import type { RelationOptions } from './relations';
 import type { BuildReport, CostLedger, DocumentReport } from './report';

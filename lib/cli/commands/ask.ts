@@ -32,7 +32,7 @@ import { loadExperiment, type ResolvedExperiment } from '../../run/config';
 import { engineKnowledgeBase } from '../../pipeline/index-view';
 import { defaultIndexDir } from '../../run/index-provider';
 import { prepareExperiment } from '../../run/prepare';
-import type { PipelineContext, PipelineResult, TraceEvent } from '../../pipeline/types';
+import type { PipelineResult, TraceEvent } from '../../pipeline/types';
 import { KfError } from '../../util/errors';
 import { repoRoot } from '../../util/paths';
 import { citedFragments, decodedPaths, withoutFinalAnswerLine } from '../ask-output';
