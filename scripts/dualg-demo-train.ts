@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import { ensureDemoWorld, planWorld } from '../lib/demo';
 import { bulkQuestions } from '../lib/demo/bulk/bulk-questions';
 import { loadDemo } from '../lib/bench/demo';
@@ -73,7 +73,7 @@ const OPTIONS = {
 const log = (l: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${l}`);
 
 async function main(): Promise<void> {
-  const { values: a } = parseArgs({ options: OPTIONS });
+  const { values: a } = scriptArgs(__filename, { options: OPTIONS });
   const t0 = Date.now();
   const loadAtStart = os.loadavg().map((x) => Math.round(x * 100) / 100);
   const preset = a.preset as PresetName;

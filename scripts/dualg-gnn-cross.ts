@@ -6,7 +6,7 @@
  *   node --import tsx scripts/dualg-gnn-cross.ts [--epochs 4] [--lr 0.002]
  */
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import { load2Wiki, loadHotpotqa, loadMusique } from '../lib/bench/text-multihop';
 import { graphFor } from '../lib/dualg/graph-for';
 import { toGnnGraph } from '../lib/dualg/graph/to-gnn';
@@ -62,7 +62,7 @@ function metricsOf(model: GnnModel, c: Corpus): QuestionMetrics[] {
 }
 
 async function main(): Promise<void> {
-  const { values: a } = parseArgs({
+  const { values: a } = scriptArgs(__filename, {
     options: { epochs: { type: 'string', default: '4' }, lr: { type: 'string', default: '0.002' }, seed: { type: 'string', default: '1024' } },
   });
   await initTf();

@@ -18,7 +18,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import { loadBench } from '../lib/bench/registry';
 
 export interface RunSpec {
@@ -174,7 +174,7 @@ export function formatTable(rows: Map<string, BucketRow[]>): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(__filename, {
     options: {
       index: { type: 'string', default: '.kf-cache/index/mmlongbench-doc' },
       questions: { type: 'string', default: '../shared/bench/mmlongbench-doc/samples.dev.json' },

@@ -12,7 +12,7 @@
  */
 import { fork } from 'node:child_process';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import { ensureDemoWorld } from '../lib/demo';
 import { loadBenchmark } from '../lib/bench/registry';
 import type { Question } from '../lib/bench/types';
@@ -27,7 +27,7 @@ import type { KnowledgeBase } from '../lib/pipeline/knowledge-base';
 import { makeRng } from '../lib/util/rng';
 import { repoRoot } from '../lib/util/paths';
 
-const { values } = parseArgs({
+const { values } = scriptArgs(__filename, {
   options: {
     questions: { type: 'string', default: '100' },
     concurrency: { type: 'string', default: '16' },

@@ -29,7 +29,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import type { Question } from '../lib/bench/types';
 import { scoreAnswer } from '../lib/eval/score';
 import { answerVisible } from '../lib/eval/retrieval';
@@ -226,7 +226,7 @@ function summarise(rows: Row[], by: string[]): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(__filename, {
     options: {
       experiment: { type: 'string' },
       benchmark: { type: 'string' },
