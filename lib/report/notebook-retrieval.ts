@@ -12,6 +12,7 @@
  * k stops at 8. Questions are matched by their text (the peers' files carry no
  * ids).
  */
+import { recallAtK } from '../eval/recall';
 import { loadPlugins } from '../pipeline/plugins';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -240,11 +241,10 @@ export function recallTable(systems: SystemRetrieval[], gold: Map<string, string
       let r = 0,
         all = 0;
       for (const q of common) {
-        const g = new Set(gold.get(q));
-        const top = distinct(s.ranked.get(q) ?? []).slice(0, k);
-        const hit = top.filter((d) => g.has(d)).length;
-        r += hit / g.size;
-        all += hit === g.size ? 1 : 0;
+        // common holds questions with gold only, so there is a figure.
+        const sc = recallAtK(distinct(s.ranked.get(q) ?? []), gold.get(q)!, [k])!;
+        r += sc[`R@${k}`];
+        all += sc[`allFound@${k}`];
       }
       row[`R@${k}`] = s.ranked.size && common.length ? Math.round((1000 * r) / common.length) / 10 : null;
       row[`allFound@${k}`] = s.ranked.size && common.length ? Math.round((1000 * all) / common.length) / 10 : null;

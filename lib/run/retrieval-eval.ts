@@ -5,13 +5,15 @@
  * or page-level for MMLongBench-Doc. Retrievers are scored alike through the
  * RankedEvidence they return. `kf eval retrieval` is the command around it.
  */
+import { RECALL_KS } from '../eval/recall';
 import type { BenchmarkData, Question } from '../bench/types';
 import { RETRIEVAL_MODES } from '../index/types';
 import type { RankedEvidence } from '../pipeline/ranked-evidence';
 import { goldUnits, retrievalScores } from '../eval/retrieval';
 
 export const MODES = RETRIEVAL_MODES;
-export const DEFAULT_KS = [1, 2, 3, 5, 8];
+/** `kf eval retrieval`'s cut-offs: the recall module's defaults (both papers' k). */
+export const DEFAULT_KS = [...RECALL_KS];
 
 export interface RetrievalEvalRecord {
   id: string;
