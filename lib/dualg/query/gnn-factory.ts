@@ -5,14 +5,8 @@
  */
 import type { GnnScorerFactory } from './scorer';
 
-/** DG2's factory when lib/dualg/gnn exists and exports it; undefined otherwise. */
+/** DG2's factory (lib/dualg/gnn/index.ts), loaded on first use; a broken GNN module fails here, naming itself. */
 export function gnnScorerFactory(): GnnScorerFactory | undefined {
-  try {
-    const m = require('../gnn') as { createGnnScorer?: GnnScorerFactory };
-    return typeof m.createGnnScorer === 'function' ? m.createGnnScorer : undefined;
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err?.code === 'MODULE_NOT_FOUND' && String(err.message).split('\n')[0].includes('gnn')) return undefined;
-    throw e;
-  }
+  const m = require('../gnn') as { createGnnScorer?: GnnScorerFactory };
+  return typeof m.createGnnScorer === 'function' ? m.createGnnScorer : undefined;
 }
