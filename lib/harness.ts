@@ -23,7 +23,7 @@ export type { SearchHit, SearchResult, RetrievalMode } from './index/types';
 // Models
 export { createModelRouter } from './models/router';
 // Call once before routing a stage to the offline backend yourself (runExperiment does it).
-export { registerOfflineHandlers } from './offline-backend';
+export { registerOfflineHandlers } from './pipeline/offline-backend';
 export type { ModelsConfig } from './models/config';
 
 // KnowForge pieces
@@ -48,10 +48,10 @@ export { registerFamily, registerConfiguration, listConfigurations } from './pip
 // Runs, suites, results
 export { loadExperiment, experimentFromObject } from './run/config';
 export { runExperiment } from './run/runner';
-export { runSuite, loadSuite } from './run/suite';
+export { runSuite, loadSuite } from './report/suite';
 export { loadRun, listRuns, summarizeRun, summarizeByBucket, metricValues } from './run/results';
 export { compareRuns } from './run/compare';
-export { writeRunReport } from './run/report';
+export { writeRunReport } from './report/run-report';
 export { registerPipeline, listPipelines } from './run/registry';
 
 // Evaluation and statistics
@@ -62,7 +62,7 @@ export { retrievalScores } from './eval/retrieval';
 // Tables, figures, notebooks
 export { writeTable, toMarkdown } from './report/table';
 export { barFigure, lineFigure, scatterFigure, writeFigure, closeSharedExporter } from './report/figure';
-export { resultManifest, writeManifest, OFFLINE_NOTE } from './report/manifest';
+export { resultManifest, writeManifest, OFFLINE_NOTE } from './run/result-manifest';
 export * as kit from './report/notebook-kit';
 export * as frames from './report/frames';
 

@@ -13,7 +13,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import { buildIndex, type EmbedderChoice } from '../lib/index/build';
 import { ledgerMarkdown } from '../lib/index/report';
 import { openIndex } from '../lib/index/open';
@@ -22,7 +22,7 @@ import { benchDir, repoRoot } from '../lib/util/paths';
 import { errorMessage } from '../lib/util/errors';
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(__filename, {
     options: {
       out: { type: 'string', default: path.join(repoRoot(), '.kf-cache', 'index', 'mmlongbench-doc') },
       embedder: { type: 'string', default: 'fitted' },

@@ -7,13 +7,13 @@
  * With --bench the index is the newest .kf-cache/indexes/<bench>-* (built by `kf eval retrieval --bench <b> --offline`)
  * or --index, and every question is searched --repeat times (unless --queries); prints the report as one JSON line.
  */
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import { demoBenchCorpus, indexBenchCorpus } from '../lib/dualg/bench-corpus';
 import { benchDualg, BENCH_SCORERS, type BenchScorer } from '../lib/dualg/bench';
 import { isPresetName } from '../lib/demo';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(__filename, {
     options: {
       bench: { type: 'string' },
       preset: { type: 'string' },

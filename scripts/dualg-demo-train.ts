@@ -13,13 +13,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import { ensureDemoWorld, planWorld } from '../lib/demo';
 import { bulkQuestions } from '../lib/demo/bulk/bulk-questions';
 import { loadDemo } from '../lib/bench/demo';
 import { demoIndexDir } from '../lib/bench/benchmarks/demo';
 import { ensureIndex } from '../lib/index/build';
-import { graphFor } from '../lib/dualg/retriever';
+import { graphFor } from '../lib/dualg/graph-for';
 import { sourceFromIndexDir } from '../lib/dualg/graph/source';
 import { defaultCheckpointRoot } from '../lib/dualg/gnn';
 import {
@@ -33,7 +33,7 @@ import {
   type DemoTrainOptions,
 } from '../lib/dualg/train/demo-data';
 import { compareOnDev } from '../lib/dualg/train/compare';
-import { writeTrainingReport } from '../lib/dualg/train/report';
+import { writeTrainingReport } from '../lib/report/gnn-training';
 import { trainStep } from '../lib/dualg/train/step';
 import { FINETUNE_LOSS } from '../lib/dualg/train/losses';
 import { GnnModel, makeGnnScorer } from '../lib/dualg/gnn';
@@ -73,7 +73,7 @@ const OPTIONS = {
 const log = (l: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${l}`);
 
 async function main(): Promise<void> {
-  const { values: a } = parseArgs({ options: OPTIONS });
+  const { values: a } = scriptArgs(__filename, { options: OPTIONS });
   const t0 = Date.now();
   const loadAtStart = os.loadavg().map((x) => Math.round(x * 100) / 100);
   const preset = a.preset as PresetName;

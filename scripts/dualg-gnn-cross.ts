@@ -6,9 +6,9 @@
  *   node --import tsx scripts/dualg-gnn-cross.ts [--epochs 4] [--lr 0.002]
  */
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import { load2Wiki, loadHotpotqa, loadMusique } from '../lib/bench/text-multihop';
-import { graphFor } from '../lib/dualg/retriever';
+import { graphFor } from '../lib/dualg/graph-for';
 import { toGnnGraph } from '../lib/dualg/graph/to-gnn';
 import { graphView } from '../lib/dualg/query/graph-view';
 import { gnnConfig, DEFAULT_GNN_CONFIG } from '../lib/dualg/gnn/config';
@@ -62,7 +62,7 @@ function metricsOf(model: GnnModel, c: Corpus): QuestionMetrics[] {
 }
 
 async function main(): Promise<void> {
-  const { values: a } = parseArgs({
+  const { values: a } = scriptArgs(__filename, {
     options: { epochs: { type: 'string', default: '4' }, lr: { type: 'string', default: '0.002' }, seed: { type: 'string', default: '1024' } },
   });
   await initTf();

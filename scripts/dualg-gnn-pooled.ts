@@ -1,9 +1,10 @@
 /**
  * The trained GNN against its baselines over several corpora at once: per-question rows of the
- * training reports of scripts/dualg-gnn-train.ts (<out>/<bench>-gnn.json), pooled (question ids
+ * training reports of kf train gnn (<out>/<bench>-gnn.json), pooled (question ids
  * prefixed by the corpus), with paired sign tests and bootstrap intervals per metric.
  *   node --import tsx scripts/dualg-gnn-pooled.ts results/dualg-gnn/2wiki/2wiki-gnn.json results/dualg-gnn/musique/musique-gnn.json ...
  */
+import { exitWithHelpIfAsked } from './_script-args';
 import fs from 'node:fs';
 import { comparePaired } from '../lib/eval/stats';
 import { METHODS, PAIRED_METRICS } from '../lib/dualg/train/compare';
@@ -27,4 +28,5 @@ function main(files: string[]): void {
   }
 }
 
+exitWithHelpIfAsked(__filename);
 main(process.argv.slice(2));

@@ -15,11 +15,12 @@
  * The index is the one `kf index build --bench mmlongbench-doc --out .kf-cache/index/mmlongbench-doc` built;
  * records and summaries land in --out (default /tmp/dg3-mmlb/<run>/). --reuse skips a run whose records exist.
  */
+import { recallAtK } from '../lib/eval/recall';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadBench } from '../lib/run/retrieval-eval';
+import { scriptArgs } from './_script-args';
+import { loadBench } from '../lib/bench/registry';
 
 export interface RunSpec {
   name: string;
@@ -61,14 +62,8 @@ export interface EvalRecord {
 /** R@k and allFound@k over the first k distinct pages of the hits (gold units are "<doc>#p<page>", as in lib/eval/retrieval.ts). */
 export function distinctPageScores(r: EvalRecord, ks: number[]): EvalRecord {
   if (!r.scores || !r.gold?.length) return r;
-  const gold = new Set(r.gold);
   const pages = [...new Set(r.hits.filter((h) => h.page !== undefined).map((h) => `${h.docId}#p${h.page}`))];
-  const scores: Record<string, number> = {};
-  for (const k of ks) {
-    const found = pages.slice(0, k).filter((u) => gold.has(u)).length;
-    scores[`R@${k}`] = found / gold.size;
-    scores[`allFound@${k}`] = found === gold.size ? 1 : 0;
-  }
+  const scores = recallAtK(pages, r.gold, ks)!;
   const firstPages = pages.slice(0, 8).map((u) => ({ page: Number(u.slice(u.lastIndexOf('#p') + 2)) }));
   return { ...r, scores, hits: firstPages };
 }
@@ -174,7 +169,7 @@ export function formatTable(rows: Map<string, BucketRow[]>): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(__filename, {
     options: {
       index: { type: 'string', default: '.kf-cache/index/mmlongbench-doc' },
       questions: { type: 'string', default: '../shared/bench/mmlongbench-doc/samples.dev.json' },

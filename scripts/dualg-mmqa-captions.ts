@@ -18,7 +18,7 @@
  *
  *   node --import tsx scripts/dualg-mmqa-captions.ts [--limit N] [--pool candidates|all]
  */
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import type { Fragment } from '../lib/corpus/types';
 import { loadMmqa } from '../lib/bench/mmqa';
 import type { Question } from '../lib/bench/types';
@@ -172,7 +172,7 @@ function fillUp(ranked: string[], pool: string[], seed: string): string[] {
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { limit: { type: 'string' }, pool: { type: 'string', default: 'candidates' } } });
+  const { values } = scriptArgs(__filename, { options: { limit: { type: 'string' }, pool: { type: 'string', default: 'candidates' } } });
   if (values.pool !== 'candidates' && values.pool !== 'all') throw new Error(`--pool must be candidates or all, got ${values.pool}`);
   const data = loadMmqa(MMQA.defaultPaths('dev'), { corpus: 'candidates' });
   const questions = data.questions.slice(0, values.limit ? Number(values.limit) : undefined);

@@ -12,7 +12,7 @@
  */
 import { fork } from 'node:child_process';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import { ensureDemoWorld } from '../lib/demo';
 import { loadBenchmark } from '../lib/bench/registry';
 import type { Question } from '../lib/bench/types';
@@ -21,13 +21,13 @@ import { agentPipeline } from '../lib/knowforge/agent-pipeline';
 import { agentSettings } from '../lib/knowforge/agent-settings';
 import { createModelRouter } from '../lib/models/router';
 import { ScriptedServer, type RecordedRequest, type ScriptedReply } from '../lib/models/testing/scripted-server';
-import { engineKnowledgeBase } from '../lib/run/index-provider';
-import type { PipelineContext, PipelineResult } from '../lib/run/types';
+import { engineKnowledgeBase } from '../lib/pipeline/index-view';
+import type { PipelineContext, PipelineResult } from '../lib/pipeline/types';
 import type { KnowledgeBase } from '../lib/pipeline/knowledge-base';
 import { makeRng } from '../lib/util/rng';
 import { repoRoot } from '../lib/util/paths';
 
-const { values } = parseArgs({
+const { values } = scriptArgs(__filename, {
   options: {
     questions: { type: 'string', default: '100' },
     concurrency: { type: 'string', default: '16' },

@@ -10,14 +10,15 @@
  * scripts/build-mmlongbench.ts). Questions about a document the index lacks (no text layer
  * without OCR) are left out and counted.
  */
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import type { BenchmarkData } from '../lib/bench/types';
 import { openIndex } from '../lib/index/open';
 import { configRetrieval } from '../lib/run/pipeline-retrieval';
-import { engineKnowledgeBase } from '../lib/run/index-provider';
-import { evaluateRetrieval, loadBench } from '../lib/run/retrieval-eval';
+import { engineKnowledgeBase } from '../lib/pipeline/index-view';
+import { loadBench } from '../lib/bench/registry';
+import { evaluateRetrieval } from '../lib/run/retrieval-eval';
 
-const { values } = parseArgs({ options: { index: { type: 'string' }, config: { type: 'string', default: 'M5' } } });
+const { values } = scriptArgs(__filename, { options: { index: { type: 'string' }, config: { type: 'string', default: 'M5' } } });
 
 type Row = { n: number; first8: number; firstAll8: number; all: number; allFound: number };
 

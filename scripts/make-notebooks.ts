@@ -11,6 +11,7 @@
  *
  * Notebooks written by hand in Jupyter (no src/ file) are left alone.
  */
+import { exitWithHelpIfAsked } from './_script-args';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot } from '../lib/util/paths';
@@ -62,6 +63,7 @@ function main(argv: string[]): number {
 }
 
 try {
+  exitWithHelpIfAsked(__filename, { check: { type: 'boolean' }, src: { type: 'string' }, out: { type: 'string' } });
   process.exitCode = main(process.argv.slice(2));
 } catch (e) {
   console.error(`make-notebooks: ${errorMessage(e)}`);

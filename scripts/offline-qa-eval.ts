@@ -29,14 +29,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import type { Question } from '../lib/bench/types';
 import { scoreAnswer } from '../lib/eval/score';
 import { answerVisible } from '../lib/eval/retrieval';
 import { conventionFor } from '../lib/knowforge/conventions';
 import { formatFinalValue } from '../lib/knowforge/final-answer';
 import { createModelRouter } from '../lib/models/router';
-import { registerOfflineHandlers } from '../lib/offline-backend';
+import { registerOfflineHandlers } from '../lib/pipeline/offline-backend';
 import { checkFinal } from '../lib/knowforge/offline/checker';
 import { extractAnswer, synthReply } from '../lib/knowforge/offline/synth';
 import { explainRead } from '../lib/knowforge/offline/reader';
@@ -226,7 +226,7 @@ function summarise(rows: Row[], by: string[]): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(__filename, {
     options: {
       experiment: { type: 'string' },
       benchmark: { type: 'string' },

@@ -17,7 +17,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import type { Fragment } from '../lib/corpus/types';
 import type { Embedder, FusionMethod, RetrievalMode, SearchHit } from '../lib/index/types';
 import { SearchEngine, type EngineOptions } from '../lib/index/engine';
@@ -126,7 +126,7 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(__filename, {
     options: {
       sets: { type: 'string', default: SETS.join(',') },
       json: { type: 'boolean', default: false },

@@ -12,7 +12,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './_script-args';
 import { ingestFile } from '../lib/corpus/ingest';
 import { OcrPool } from '../lib/corpus/ocr';
 import { openPdf } from '../lib/corpus/pdfjs';
@@ -80,7 +80,7 @@ function row(file: string, pdfPages: number, r: IngestResult, wallMs: number, cp
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(__filename, {
     options: {
       docs: { type: 'string' },
       assets: { type: 'string' },

@@ -93,3 +93,8 @@ export function pathsFromFlags(name: BenchmarkName, files: { questions?: string;
   if (files.corpus) paths[spec.corpusKey ?? 'corpus'] = files.corpus;
   return paths;
 }
+
+/** Load a benchmark with the files given on the command line (each benchmark's registry entry names its files). */
+export function loadBench(name: BenchmarkName, corpus?: string, questions?: string): BenchmarkData {
+  return loadBenchmark(name, pathsFromFlags(name, { questions, corpus }) as Partial<BenchPathsByName[typeof name]>);
+}

@@ -7,7 +7,7 @@
  * shapes are read here.
  */
 import type { EvidencePath } from '../pipeline/ranked-evidence';
-import type { TraceEvent } from '../run/types';
+import type { TraceEvent } from '../pipeline/types';
 import { serializePaths } from '../dualg/paths/serialize';
 
 interface PoolBlockRef {

@@ -27,6 +27,48 @@ function isNameStart(c: string | undefined): boolean {
 }
 
 /** HTML text -> tokens. Text tokens are entity-decoded; raw-text element bodies are not. */
+/** A start tag at `i` (html[i] is '<' before a name): its name, attributes until an unquoted '>', and where it ends. */
+function readStartTag(html: string, i: number): { name: string; attrs: Record<string, string>; selfClosing: boolean; end: number } {
+  const n = html.length;
+  let j = i + 1;
+  while (j < n && /[A-Za-z0-9:_-]/.test(html[j])) j++;
+  const name = html.slice(i + 1, j).toLowerCase();
+  const attrs: Record<string, string> = {};
+  let selfClosing = false;
+  for (;;) {
+    while (j < n && /[\s/]/.test(html[j])) {
+      if (html[j] === '/' && html[j + 1] === '>') selfClosing = true;
+      j++;
+    }
+    if (j >= n || html[j] === '>') {
+      j++;
+      break;
+    }
+    const a0 = j;
+    while (j < n && !/[\s=>/]/.test(html[j])) j++;
+    const aname = html.slice(a0, j).toLowerCase();
+    while (j < n && /\s/.test(html[j])) j++;
+    let value = '';
+    if (html[j] === '=') {
+      j++;
+      while (j < n && /\s/.test(html[j])) j++;
+      const q = html[j];
+      if (q === '"' || q === "'") {
+        const end = html.indexOf(q, j + 1);
+        value = html.slice(j + 1, end < 0 ? n : end);
+        j = end < 0 ? n : end + 1;
+      } else {
+        const v0 = j;
+        while (j < n && !/[\s>]/.test(html[j])) j++;
+        value = html.slice(v0, j);
+      }
+    }
+    if (aname && !(aname in attrs)) attrs[aname] = decodeEntities(value);
+    if (j === a0) j++; // safety: always advance
+  }
+  return { name, attrs, selfClosing, end: j };
+}
+
 export function tokenizeHtml(html: string): HtmlToken[] {
   const out: HtmlToken[] = [];
   const n = html.length;
@@ -76,43 +118,7 @@ export function tokenizeHtml(html: string): HtmlToken[] {
       i++;
       continue;
     }
-    // Start tag: name, then attributes until an unquoted '>'.
-    let j = i + 1;
-    while (j < n && /[A-Za-z0-9:_-]/.test(html[j])) j++;
-    const name = html.slice(i + 1, j).toLowerCase();
-    const attrs: Record<string, string> = {};
-    let selfClosing = false;
-    for (;;) {
-      while (j < n && /[\s/]/.test(html[j])) {
-        if (html[j] === '/' && html[j + 1] === '>') selfClosing = true;
-        j++;
-      }
-      if (j >= n || html[j] === '>') {
-        j++;
-        break;
-      }
-      const a0 = j;
-      while (j < n && !/[\s=>/]/.test(html[j])) j++;
-      const aname = html.slice(a0, j).toLowerCase();
-      while (j < n && /\s/.test(html[j])) j++;
-      let value = '';
-      if (html[j] === '=') {
-        j++;
-        while (j < n && /\s/.test(html[j])) j++;
-        const q = html[j];
-        if (q === '"' || q === "'") {
-          const end = html.indexOf(q, j + 1);
-          value = html.slice(j + 1, end < 0 ? n : end);
-          j = end < 0 ? n : end + 1;
-        } else {
-          const v0 = j;
-          while (j < n && !/[\s>]/.test(html[j])) j++;
-          value = html.slice(v0, j);
-        }
-      }
-      if (aname && !(aname in attrs)) attrs[aname] = decodeEntities(value);
-      if (j === a0) j++; // safety: always advance
-    }
+    const { name, attrs, selfClosing, end: j } = readStartTag(html, i);
     flushText();
     out.push({ type: 'start', name, attrs, selfClosing });
     i = j;

@@ -238,8 +238,114 @@ function clipBox(b: Box, w: number, h: number): Box {
 const area = (b: Box) => Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
 
 /** Pass 1 for one page. OCR is started here and awaited by the caller (bounded queue). */
-async function readPage(ctx: Ctx, pageNo: number, ocrQueue: Promise<void>[]): Promise<PageData> {
+type Gfx = ReturnType<typeof scanOperatorList>;
+type PlacedImage = Gfx['images'][number];
+
+/** Where a page's text comes from: its text layer, OCR (no layer, or a scan covering it), or nothing. */
+function pageStatus(ctx: Ctx, pageNo: number, chars: number, gfx: Gfx, placed: PlacedImage[], pageArea: number): PageData['status'] {
+  const bigCover = placed.reduce((m, im) => Math.max(m, area(im.box) / pageArea), 0);
+  const needsOcr = chars < 20 ? gfx.paintOps > 0 : chars < 200 && bigCover >= 0.5;
+  if (needsOcr && ctx.opts.ocr === 'off') {
+    ctx.issues.push({
+      doc: ctx.src.docId,
+      page: pageNo,
+      severity: 'warning',
+      code: 'ocr_off',
+      message: `${ctx.src.rel} page ${pageNo}: no text layer and OCR is off; the page's text is missing`,
+    });
+    return { page: pageNo, source: 'empty', chars, error: 'no text layer and OCR is off' };
+  }
+  if (needsOcr) return { page: pageNo, source: 'ocr', chars: 0 };
+  if (chars === 0) return { page: pageNo, source: 'empty', chars: 0 };
+  return { page: pageNo, source: 'text', chars };
+}
+
+/**
+ * One embedded image of a page, or undefined for decorations (tiny, thin rules), the scan of an
+ * OCR page, an image already seen on this page, or pixels we cannot read.
+ */
+async function embeddedImage(
+  ctx: Ctx,
+  page: PdfPage,
+  pageNo: number,
+  im: PlacedImage,
+  data: PageData,
+  seen: Set<string>,
+): Promise<PageData['images'][number] | undefined> {
+  const { opts } = ctx;
+  const pageArea = data.width * data.height;
+  const minPx = opts.minImagePixels ?? 48;
+  const bw = im.box.x1 - im.box.x0;
+  const bh = im.box.y1 - im.box.y0;
+  if (bw < 24 || bh < 24 || bw / bh > 20 || bh / bw > 20) return undefined;
+  const cover = area(im.box) / pageArea;
+  if (data.status.source === 'ocr' && cover >= 0.5) return undefined;
+  let raw: RawImage | undefined = im.inline;
+  if (!raw && im.objId) raw = await imageObject(page, im.objId);
+  if (!raw || raw.width < minPx || raw.height < minPx) return undefined;
+  if (!raw.data || ![1, 2, 3].includes(raw.kind ?? 0)) return undefined;
+  // Hash the decoded pixels as pdfjs holds them (compact for 1-bit scans), with their shape.
+  const hash = sha256(
+    Buffer.concat([Buffer.from(`${raw.width}x${raw.height}k${raw.kind}:`), Buffer.from(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength)]),
+  );
+  if (seen.has(hash)) return undefined; // the same image painted twice on a page (tiling, masks)
+  seen.add(hash);
+  if (!ctx.imagePages.has(hash)) ctx.imagePages.set(hash, new Set());
+  ctx.imagePages.get(hash)!.add(pageNo);
+  let asset: MediaAsset | undefined;
+  if (opts.assetsDir) {
+    // Content-addressed: a rebuild finds the file and skips the (costly) PNG encoding.
+    const name = `p${pad(pageNo)}-img-${hash.slice(0, 12)}.png`;
+    asset = existingAsset(ctx, name, 'pdf-embedded');
+    if (!asset) {
+      const rgba = toRgba(raw);
+      if (!rgba) return undefined;
+      const { png, width, height } = await encodePng(rgba, raw.width, raw.height);
+      asset = writeAsset(ctx, name, png, width, height, 'pdf-embedded');
+    }
+  } else warnNoAssets(ctx);
+  return { box: im.box, hash, asset, cover };
+}
+
+/** Render an OCR page, keep its image, and queue its recognition (the page's text arrives when the job ends). */
+async function ocrPage(ctx: Ctx, page: PdfPage, pageNo: number, data: PageData, ocrQueue: Promise<void>[]): Promise<void> {
   const { doc, opts } = ctx;
+  const r = await renderCanvas(doc, page, opts.renderScale ?? 2);
+  let png: Buffer;
+  try {
+    if (isBlankCanvas(r.cc.context as unknown as { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } }, r.w, r.h)) {
+      data.status = { page: pageNo, source: 'empty', chars: 0 };
+      return;
+    }
+    png = await r.cc.canvas.encode('png');
+  } finally {
+    r.destroy();
+  }
+  data.pageImage = writeAsset(ctx, `p${pad(pageNo)}-page-${sha256(png).slice(0, 12)}.png`, png, r.w, r.h, 'pdf-render');
+  const pool = (ctx.pool ??= new OcrPool({ cacheDir: opts.cacheDir }));
+  const job = pool.recognize(png).then(
+    (res) => {
+      const blocks = ocrBlocks(res, opts.minOcrConfidence ?? DEFAULT_MIN_OCR_CONFIDENCE);
+      data.ocr = blocks;
+      data.ocrText = blocks.map((b) => b.text).join('\n');
+      data.status = { page: pageNo, source: blocks.length ? 'ocr' : 'empty', chars: data.ocrText.length };
+    },
+    (e) => {
+      data.status = { page: pageNo, source: 'error', chars: 0, error: `OCR failed: ${errorMessage(e)}` };
+      ctx.issues.push({
+        doc: ctx.src.docId,
+        page: pageNo,
+        severity: 'error',
+        code: 'ocr_failed',
+        message: `${ctx.src.rel} page ${pageNo}: ${errorMessage(e)}`,
+      });
+    },
+  );
+  ocrQueue.push(job);
+}
+
+async function readPage(ctx: Ctx, pageNo: number, ocrQueue: Promise<void>[]): Promise<PageData> {
+  const { doc } = ctx;
   const page = await doc.getPage(pageNo);
   try {
     const vp = page.getViewport({ scale: 1 });
@@ -261,99 +367,25 @@ async function readPage(ctx: Ctx, pageNo: number, ocrQueue: Promise<void>[]): Pr
       // Mostly vertical text (a rotated table/page): keep it as lines rather than lose it.
       runs.push(...vertical.map((t, k) => ({ text: t, x0: 0, x1: W, y: H + 20 + k * 12, fs: 10, bold: false })));
     }
-    const data: PageData = { page: pageNo, width: W, height: H, status: { page: pageNo, source: 'text', chars }, segs: [], images: [], drawings: [] };
-
     const pageArea = W * H;
     const placed = gfx.images.map((im) => ({ ...im, box: clipBox(im.box, W, H) })).filter((im) => area(im.box) > 0);
-    const bigCover = placed.reduce((m, im) => Math.max(m, area(im.box) / pageArea), 0);
-    const needsOcr = chars < 20 ? gfx.paintOps > 0 : chars < 200 && bigCover >= 0.5;
-    if (needsOcr && opts.ocr === 'off') {
-      data.status = { page: pageNo, source: 'empty', chars, error: 'no text layer and OCR is off' };
-      ctx.issues.push({
-        doc: ctx.src.docId,
-        page: pageNo,
-        severity: 'warning',
-        code: 'ocr_off',
-        message: `${ctx.src.rel} page ${pageNo}: no text layer and OCR is off; the page's text is missing`,
-      });
-    } else if (needsOcr) {
-      data.status = { page: pageNo, source: 'ocr', chars: 0 };
-    } else if (chars === 0) {
-      data.status = { page: pageNo, source: 'empty', chars: 0 };
-    }
+    const data: PageData = {
+      page: pageNo,
+      width: W,
+      height: H,
+      status: pageStatus(ctx, pageNo, chars, gfx, placed, pageArea),
+      segs: [],
+      images: [],
+      drawings: [],
+    };
     if (data.status.source === 'text') data.segs = runsToSegments(runs);
     data.drawings = gfx.drawings.map((b) => clipBox(b, W, H)).filter((b) => b.x1 - b.x0 >= 1 && b.y1 - b.y0 >= 1 && area(b) < 0.5 * pageArea);
-
-    // Embedded images: skip decorations (tiny, thin rules), and on OCR pages the scan itself.
-    const minPx = opts.minImagePixels ?? 48;
     const seen = new Set<string>();
     for (const im of placed) {
-      const bw = im.box.x1 - im.box.x0;
-      const bh = im.box.y1 - im.box.y0;
-      if (bw < 24 || bh < 24 || bw / bh > 20 || bh / bw > 20) continue;
-      const cover = area(im.box) / pageArea;
-      if (data.status.source === 'ocr' && cover >= 0.5) continue;
-      let raw: RawImage | undefined = im.inline;
-      if (!raw && im.objId) raw = await imageObject(page, im.objId);
-      if (!raw || raw.width < minPx || raw.height < minPx) continue;
-      if (!raw.data || ![1, 2, 3].includes(raw.kind ?? 0)) continue;
-      // Hash the decoded pixels as pdfjs holds them (compact for 1-bit scans), with their shape.
-      const hash = sha256(
-        Buffer.concat([Buffer.from(`${raw.width}x${raw.height}k${raw.kind}:`), Buffer.from(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength)]),
-      );
-      if (seen.has(hash)) continue; // the same image painted twice on a page (tiling, masks)
-      seen.add(hash);
-      if (!ctx.imagePages.has(hash)) ctx.imagePages.set(hash, new Set());
-      ctx.imagePages.get(hash)!.add(pageNo);
-      let asset: MediaAsset | undefined;
-      if (opts.assetsDir) {
-        // Content-addressed: a rebuild finds the file and skips the (costly) PNG encoding.
-        const name = `p${pad(pageNo)}-img-${hash.slice(0, 12)}.png`;
-        asset = existingAsset(ctx, name, 'pdf-embedded');
-        if (!asset) {
-          const rgba = toRgba(raw);
-          if (!rgba) continue;
-          const { png, width, height } = await encodePng(rgba, raw.width, raw.height);
-          asset = writeAsset(ctx, name, png, width, height, 'pdf-embedded');
-        }
-      } else warnNoAssets(ctx);
-      data.images.push({ box: im.box, hash, asset, cover });
+      const entry = await embeddedImage(ctx, page, pageNo, im, data, seen);
+      if (entry) data.images.push(entry);
     }
-
-    if (data.status.source === 'ocr') {
-      const r = await renderCanvas(doc, page, opts.renderScale ?? 2);
-      let png: Buffer;
-      try {
-        if (isBlankCanvas(r.cc.context as unknown as { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } }, r.w, r.h)) {
-          data.status = { page: pageNo, source: 'empty', chars: 0 };
-          return data;
-        }
-        png = await r.cc.canvas.encode('png');
-      } finally {
-        r.destroy();
-      }
-      data.pageImage = writeAsset(ctx, `p${pad(pageNo)}-page-${sha256(png).slice(0, 12)}.png`, png, r.w, r.h, 'pdf-render');
-      const pool = (ctx.pool ??= new OcrPool({ cacheDir: opts.cacheDir }));
-      const job = pool.recognize(png).then(
-        (res) => {
-          const blocks = ocrBlocks(res, opts.minOcrConfidence ?? DEFAULT_MIN_OCR_CONFIDENCE);
-          data.ocr = blocks;
-          data.ocrText = blocks.map((b) => b.text).join('\n');
-          data.status = { page: pageNo, source: blocks.length ? 'ocr' : 'empty', chars: data.ocrText.length };
-        },
-        (e) => {
-          data.status = { page: pageNo, source: 'error', chars: 0, error: `OCR failed: ${errorMessage(e)}` };
-          ctx.issues.push({
-            doc: ctx.src.docId,
-            page: pageNo,
-            severity: 'error',
-            code: 'ocr_failed',
-            message: `${ctx.src.rel} page ${pageNo}: ${errorMessage(e)}`,
-          });
-        },
-      );
-      ocrQueue.push(job);
-    }
+    if (data.status.source === 'ocr') await ocrPage(ctx, page, pageNo, data, ocrQueue);
     return data;
   } finally {
     page.cleanup();

@@ -249,12 +249,11 @@ function chunk<T>(xs: T[], n: number): T[][] {
 }
 
 /** Build the fact-bearing sections of an entity's document. */
-function entityDoc(e: Entity, model: WorldModel, rng: Rng, facts: Record<string, FactLocation>): DocBuilder {
-  const b = new DocBuilder(e.id, facts);
-  const defs = entityFacts(e, model.byId);
-  const ex = rng.bool(0.6) ? exampleFor(e) : undefined;
-  // Placement of each fact: prose 50%, key-facts table 35%, profile diagram 15%.
-  const place = new Map<string, 'text' | 'table' | 'image' | 'example'>();
+type Placement = Map<string, 'text' | 'table' | 'image' | 'example'>;
+
+/** Placement of each fact: the worked example's own, else prose 50%, key-facts table 35%, profile diagram 15%. */
+function placeFacts(defs: FactDef[], ex: ExampleDef | undefined, rng: Rng): Placement {
+  const place: Placement = new Map();
   for (const d of defs) {
     if (ex?.uses.includes(d.key)) {
       place.set(d.key, 'example');
@@ -263,8 +262,10 @@ function entityDoc(e: Entity, model: WorldModel, rng: Rng, facts: Record<string,
     const x = rng.next();
     place.set(d.key, x < 0.5 ? 'text' : x < 0.85 ? 'table' : 'image');
   }
-  const chartSeries = e.series ? rng.bool(0.75) : false;
+  return place;
+}
 
+function overviewSection(b: DocBuilder, e: Entity, defs: FactDef[], place: Placement, rng: Rng): void {
   // Overview (page 1): intro plus prose facts, at most 3 sentences per paragraph.
   const ov = b.section('Overview');
   const prose = defs.filter((d) => place.get(d.key) === 'text');
@@ -275,7 +276,9 @@ function entityDoc(e: Entity, model: WorldModel, rng: Rng, facts: Record<string,
     const bi = b.block(ov, { kind: 'paragraph', text: sentences.join(' ') });
     for (const d of g) b.record(e.id, d.key, d.value, 'text', d.sentence, ov, bi);
   });
+}
 
+function keyFactsSection(b: DocBuilder, e: Entity, defs: FactDef[], place: Placement): void {
   const tabled = defs.filter((d) => place.get(d.key) === 'table');
   if (tabled.length) {
     const s = b.section('Key facts');
@@ -290,7 +293,9 @@ function entityDoc(e: Entity, model: WorldModel, rng: Rng, facts: Record<string,
     });
     for (const d of tabled) b.record(e.id, d.key, d.value, 'table', `${d.label}: ${d.display}`, s, bi);
   }
+}
 
+function seriesSection(b: DocBuilder, e: Entity, chartSeries: boolean): void {
   if (e.series) {
     const st = SERIES_TEXT[e.series.name];
     const s = b.section(st.heading);
@@ -325,7 +330,9 @@ function entityDoc(e: Entity, model: WorldModel, rng: Rng, facts: Record<string,
     const peak = e.series.points.reduce((m, p) => (p.value > m.value ? p : m));
     b.record(e.id, `${e.series.name}:peak`, String(peak.year), modality, `${peak.year}: ${fmt(peak.value)} (highest)`, s, bi, asset);
   }
+}
 
+function glanceSection(b: DocBuilder, e: Entity, defs: FactDef[], place: Placement): void {
   const drawn = defs.filter((d) => place.get(d.key) === 'image');
   if (drawn.length) {
     const s = b.section('At a glance');
@@ -343,16 +350,29 @@ function entityDoc(e: Entity, model: WorldModel, rng: Rng, facts: Record<string,
     });
     drawn.forEach((d, i) => b.record(e.id, d.key, d.value, 'image', labels[i], s, bi, fig.asset));
   }
+}
 
-  if (ex) {
-    const s = b.section('Worked example');
-    const bi = b.block(s, { kind: 'example', text: ex.text });
-    for (const k of ex.uses) {
-      const d = defs.find((x) => x.key === k)!;
-      b.record(e.id, k, d.value, 'text', ex.text, s, bi);
-    }
-    b.record(e.id, ex.key, ex.value, 'text', ex.text, s, bi);
+function exampleSection(b: DocBuilder, e: Entity, defs: FactDef[], ex: ExampleDef): void {
+  const s = b.section('Worked example');
+  const bi = b.block(s, { kind: 'example', text: ex.text });
+  for (const k of ex.uses) {
+    const d = defs.find((x) => x.key === k)!;
+    b.record(e.id, k, d.value, 'text', ex.text, s, bi);
   }
+  b.record(e.id, ex.key, ex.value, 'text', ex.text, s, bi);
+}
+
+function entityDoc(e: Entity, model: WorldModel, rng: Rng, facts: Record<string, FactLocation>): DocBuilder {
+  const b = new DocBuilder(e.id, facts);
+  const defs = entityFacts(e, model.byId);
+  const ex = rng.bool(0.6) ? exampleFor(e) : undefined;
+  const place = placeFacts(defs, ex, rng);
+  const chartSeries = e.series ? rng.bool(0.75) : false;
+  overviewSection(b, e, defs, place, rng);
+  keyFactsSection(b, e, defs, place);
+  seriesSection(b, e, chartSeries);
+  glanceSection(b, e, defs, place);
+  if (ex) exampleSection(b, e, defs, ex);
   return b;
 }
 

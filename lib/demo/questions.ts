@@ -618,69 +618,81 @@ export interface BuiltQuestions {
 }
 
 /** Draw `wanted` questions: strata in fixed shares, templates round-robin inside each, entities at random. */
-export function buildQuestions(model: WorldModel, docs: DemoDoc[], facts: Record<string, FactLocation>, wanted: number, rng: Rng): BuiltQuestions {
-  const docMap = new Map(docs.map((d) => [d.id, d]));
+/** The candidates left per template, and the questions chosen so far (no question text twice). */
+interface Picks {
+  byTemplate: Map<string, Candidate[]>;
+  seen: Set<string>;
+  chosen: Candidate[];
+}
+
+/** Every template's candidates over the core entities, shuffled by the template's own stream. */
+function candidatesByTemplate(model: WorldModel, facts: Record<string, FactLocation>, rng: Rng): Map<string, Candidate[]> {
   const byTemplate = new Map<string, Candidate[]>();
-  const core = model.core;
   for (const t of TEMPLATES) {
     const c: Ctx = { model, facts, rng: rng.fork(`template/${t.id}`) };
     const list: Candidate[] = [];
-    for (const e of core) {
+    for (const e of model.core) {
       if (e.type !== t.on) continue;
       const made = t.make(e, c);
       if (made) list.push({ ...made, template: t.id, stratum: t.stratum });
     }
     byTemplate.set(t.id, c.rng.shuffle(list));
   }
-  const seen = new Set<string>();
-  const chosen: Candidate[] = [];
-  /** Round-robin over `ids`, one new candidate per template per turn. */
-  const roundRobin = (ids: string[], n: number): number => {
-    let got = 0;
-    for (let progress = true; got < n && progress;) {
-      progress = false;
-      for (const id of ids) {
-        if (got >= n) break;
-        const list = byTemplate.get(id)!;
-        while (list.length) {
-          const cand = list.pop()!;
-          if (seen.has(cand.question)) continue;
-          seen.add(cand.question);
-          chosen.push(cand);
-          got++;
-          progress = true;
-          break;
-        }
+  return byTemplate;
+}
+
+/** Round-robin over `ids`, one new candidate per template per turn. */
+function roundRobin(p: Picks, ids: string[], n: number): number {
+  let got = 0;
+  for (let progress = true; got < n && progress;) {
+    progress = false;
+    for (const id of ids) {
+      if (got >= n) break;
+      const list = p.byTemplate.get(id)!;
+      while (list.length) {
+        const cand = list.pop()!;
+        if (p.seen.has(cand.question)) continue;
+        p.seen.add(cand.question);
+        p.chosen.push(cand);
+        got++;
+        progress = true;
+        break;
       }
     }
-    return got;
-  };
-  /** Inside a stratum, answer formats get fixed shares (else the many lookup templates would crowd out lists and yes/no). */
-  const takeFrom = (stratum: Stratum, n: number): number => {
-    const byFormat = new Map<AnswerFormat, string[]>();
-    for (const t of TEMPLATES) {
-      const list = byTemplate.get(t.id)!;
-      if (t.stratum !== stratum || !list.length) continue;
-      const f = list[0].format;
-      byFormat.set(f, [...(byFormat.get(f) ?? []), t.id]);
-    }
-    const formats = [...byFormat.keys()];
-    if (!formats.length || n <= 0) return 0;
-    const total = formats.reduce((a, f) => a + FORMAT_WEIGHTS[f], 0);
-    let got = 0;
-    let carry = 0;
-    formats.forEach((f, i) => {
-      const quota = i === formats.length - 1 ? n - got : Math.round((n * FORMAT_WEIGHTS[f]) / total) + carry;
-      const took = roundRobin(rng.shuffle(byFormat.get(f)!.slice()), Math.min(quota, n - got));
-      carry = quota - took;
-      got += took;
-    });
-    // Formats that ran short: fill from any template of the stratum.
-    if (got < n) got += roundRobin(rng.shuffle(formats.flatMap((f) => byFormat.get(f)!)), n - got);
-    return got;
-  };
-  // Coverage first: even a small world (the test fixture) gets every answer format,
-  // evidence modality and hop count once, whatever the seed.
+  }
+  return got;
+}
+
+/** Inside a stratum, answer formats get fixed shares (else the many lookup templates would crowd out lists and yes/no). */
+function takeFrom(p: Picks, stratum: Stratum, n: number, rng: Rng): number {
+  const byFormat = new Map<AnswerFormat, string[]>();
+  for (const t of TEMPLATES) {
+    const list = p.byTemplate.get(t.id)!;
+    if (t.stratum !== stratum || !list.length) continue;
+    const f = list[0].format;
+    byFormat.set(f, [...(byFormat.get(f) ?? []), t.id]);
+  }
+  const formats = [...byFormat.keys()];
+  if (!formats.length || n <= 0) return 0;
+  const total = formats.reduce((a, f) => a + FORMAT_WEIGHTS[f], 0);
+  let got = 0;
+  let carry = 0;
+  formats.forEach((f, i) => {
+    const quota = i === formats.length - 1 ? n - got : Math.round((n * FORMAT_WEIGHTS[f]) / total) + carry;
+    const took = roundRobin(p, rng.shuffle(byFormat.get(f)!.slice()), Math.min(quota, n - got));
+    carry = quota - took;
+    got += took;
+  });
+  // Formats that ran short: fill from any template of the stratum.
+  if (got < n) got += roundRobin(p, rng.shuffle(formats.flatMap((f) => byFormat.get(f)!)), n - got);
+  return got;
+}
+
+/**
+ * Coverage first: even a small world (the test fixture) gets every answer format, evidence
+ * modality and hop count once, whatever the seed. Returns what it took per stratum.
+ */
+function coverFirst(p: Picks, wanted: number, facts: Record<string, FactLocation>, rng: Rng): Record<Stratum, number> {
   const taken: Record<Stratum, number> = { h1: 0, h2: 0, h3: 0, un: 0 };
   const modalities = (c: Candidate) => (c.missing ? ['text'] : c.steps.map((st) => facts[`${st.entity}.${st.key}`].modality));
   const needs: ((c: Candidate) => boolean)[] = [
@@ -688,25 +700,27 @@ export function buildQuestions(model: WorldModel, docs: DemoDoc[], facts: Record
     ...(['image', 'table', 'text'] as const).map((m) => (c: Candidate) => modalities(c).includes(m)),
     ...[3, 2, 1].map((h) => (c: Candidate) => c.hops === h && c.stratum !== 'un'),
   ];
-  if (wanted >= needs.length) {
-    for (const need of needs) {
-      if (chosen.some(need)) continue;
-      for (const id of rng.shuffle(TEMPLATES.map((t) => t.id))) {
-        const list = byTemplate.get(id)!;
-        const i = list.findIndex((c) => need(c) && !seen.has(c.question));
-        if (i < 0) continue;
-        const [c] = list.splice(i, 1);
-        seen.add(c.question);
-        chosen.push(c);
-        taken[c.stratum]++;
-        break;
-      }
+  if (wanted < needs.length) return taken;
+  for (const need of needs) {
+    if (p.chosen.some(need)) continue;
+    for (const id of rng.shuffle(TEMPLATES.map((t) => t.id))) {
+      const list = p.byTemplate.get(id)!;
+      const i = list.findIndex((c) => need(c) && !p.seen.has(c.question));
+      if (i < 0) continue;
+      const [c] = list.splice(i, 1);
+      p.seen.add(c.question);
+      p.chosen.push(c);
+      taken[c.stratum]++;
+      break;
     }
   }
-  let missing = 0;
+  return taken;
+}
+
+/** Questions still wanted per stratum: the strata's shares, less what coverage took (any excess off the largest). */
+function stratumTargets(wanted: number, taken: Record<Stratum, number>): [Stratum, number][] {
   const targets = STRATA.map(([s, w]) => [s, Math.round(wanted * w)] as [Stratum, number]);
   targets[0][1] += wanted - targets.reduce((a, [, n]) => a + n, 0);
-  // What coverage took counts toward its stratum; any excess comes off the largest stratum.
   let excess = 0;
   for (const t of targets) {
     const d = Math.min(t[1], taken[t[0]]);
@@ -714,10 +728,18 @@ export function buildQuestions(model: WorldModel, docs: DemoDoc[], facts: Record
     t[1] -= d;
   }
   targets[0][1] = Math.max(0, targets[0][1] - excess);
-  for (const [s, n] of targets) missing += n - takeFrom(s, n);
+  return targets;
+}
+
+export function buildQuestions(model: WorldModel, docs: DemoDoc[], facts: Record<string, FactLocation>, wanted: number, rng: Rng): BuiltQuestions {
+  const docMap = new Map(docs.map((d) => [d.id, d]));
+  const p: Picks = { byTemplate: candidatesByTemplate(model, facts, rng), seen: new Set(), chosen: [] };
+  const targets = stratumTargets(wanted, coverFirst(p, wanted, facts, rng));
+  let missing = 0;
+  for (const [s, n] of targets) missing += n - takeFrom(p, s, n, rng);
   // A small world may run out of one stratum: make up from the others in order.
-  for (const [s] of targets) if (missing > 0) missing -= takeFrom(s, missing);
-  const questions = rng.shuffle(chosen).map((c, i) => {
+  for (const [s] of targets) if (missing > 0) missing -= takeFrom(p, s, missing, rng);
+  const questions = rng.shuffle(p.chosen).map((c, i) => {
     const q = toQuestion(c, facts, docMap);
     q.id = `demo-${String(i + 1).padStart(4, '0')}`;
     return q;

@@ -163,35 +163,46 @@ function logInt(rng: Rng, lo: number, hi: number): number {
   return Math.round(Math.exp(Math.log(lo) + rng.next() * (Math.log(hi) - Math.log(lo))));
 }
 
-export function buildWorldModel(opts: DemoOptions, rng: Rng): WorldModel {
-  const names = new NameGenerator(rng.fork('names'));
-  const r = rng.fork('attributes');
-  const core = opts.documents - opts.distractors;
-  const counts = splitCounts(core, TYPE_WEIGHTS);
-  const siblingCount = Math.round(opts.distractors * 0.7);
-  let digestCount = opts.distractors - siblingCount;
+/** The entities made so far, with unique ids and names (every maker adds through it). */
+interface EntityBook {
+  entities: Entity[];
+  byId: Map<string, Entity>;
+  usedNames: Set<string>;
+  add(e: Entity): Entity;
+}
 
-  const entities: Entity[] = [];
-  const byId = new Map<string, Entity>();
-  const usedNames = new Set<string>();
-  const add = (e: Entity): Entity => {
-    let id = slug(e.name);
-    for (let k = 2; byId.has(id); k++) id = `${slug(e.name)}-${k}`;
-    e.id = id;
-    entities.push(e);
-    byId.set(id, e);
-    usedNames.add(e.name);
-    return e;
+function entityBook(): EntityBook {
+  const book: EntityBook = {
+    entities: [],
+    byId: new Map(),
+    usedNames: new Set(),
+    add(e) {
+      let id = slug(e.name);
+      for (let k = 2; book.byId.has(id); k++) id = `${slug(e.name)}-${k}`;
+      e.id = id;
+      book.entities.push(e);
+      book.byId.set(id, e);
+      book.usedNames.add(e.name);
+      return e;
+    },
   };
-  const regionPool = Array.from({ length: Math.max(3, Math.ceil(counts.city / 3)) }, () => names.word(2, 3));
-  const firstNames = Array.from({ length: Math.max(12, Math.ceil(counts.person / 3)) }, () => names.word(2, 2));
+  return book;
+}
 
-  // Cities first (everything else points at them).
+/** What the entity makers share: the name generator, the attribute rng and the book. */
+interface Makers {
+  names: NameGenerator;
+  r: Rng;
+  book: EntityBook;
+}
+
+function makeCities(m: Makers, n: number, regionPool: string[]): Entity[] {
+  const { names, r, book } = m;
   const cities: Entity[] = [];
-  for (let i = 0; i < counts.city; i++) {
+  for (let i = 0; i < n; i++) {
     const stem = names.word(2, 3);
     cities.push(
-      add({
+      book.add({
         id: '',
         type: 'city',
         name: stem,
@@ -208,12 +219,17 @@ export function buildWorldModel(opts: DemoOptions, rng: Rng): WorldModel {
       }),
     );
   }
+  return cities;
+}
+
+function makeInstitutes(m: Makers, n: number): Entity[] {
+  const { names, r, book } = m;
   const institutes: Entity[] = [];
-  for (let i = 0; i < counts.institute; i++) {
+  for (let i = 0; i < n; i++) {
     const stem = names.word(2, 3);
     const departments = r.int(3, 12);
     institutes.push(
-      add({
+      book.add({
         id: '',
         type: 'institute',
         name: r.pick(INSTITUTE_FORMS).replace('{}', stem),
@@ -231,13 +247,18 @@ export function buildWorldModel(opts: DemoOptions, rng: Rng): WorldModel {
       }),
     );
   }
+  return institutes;
+}
+
+function makePeople(m: Makers, n: number, firstNames: string[]): Entity[] {
+  const { names, r, book } = m;
   const people: Entity[] = [];
-  for (let i = 0; i < counts.person; i++) {
+  for (let i = 0; i < n; i++) {
     const last = names.word(2, 3);
     let name = `${r.pick(firstNames)} ${last}`;
-    while (usedNames.has(name)) name = `${r.pick(firstNames)} ${last}`;
+    while (book.usedNames.has(name)) name = `${r.pick(firstNames)} ${last}`;
     people.push(
-      add({
+      book.add({
         id: '',
         type: 'person',
         name,
@@ -252,14 +273,19 @@ export function buildWorldModel(opts: DemoOptions, rng: Rng): WorldModel {
       }),
     );
   }
+  return people;
+}
+
+function makeCompanies(m: Makers, n: number, people: Entity[], cities: Entity[]): Entity[] {
+  const { names, r, book } = m;
   const companies: Entity[] = [];
-  for (let i = 0; i < counts.company; i++) {
+  for (let i = 0; i < n; i++) {
     const stem = names.word(2, 3);
     const founder = r.pick(people);
     const founded = Math.min(2020, (founder.attrs.born as number) + r.int(24, 48));
     const ceoChoices = people.filter((p) => p !== founder);
     companies.push(
-      add({
+      book.add({
         id: '',
         type: 'company',
         name: `${stem} ${r.pick(COMPANY_SUFFIXES)}`,
@@ -276,29 +302,35 @@ export function buildWorldModel(opts: DemoOptions, rng: Rng): WorldModel {
       }),
     );
   }
-  const products: Entity[] = [];
-  for (let i = 0; i < counts.product; i++) {
+  return companies;
+}
+
+function makeProducts(m: Makers, n: number, companies: Entity[]): void {
+  const { names, r, book } = m;
+  for (let i = 0; i < n; i++) {
     const stem = names.word(2, 3);
     const maker = r.pick(companies);
     const code = `${r.pick(CODE_LETTERS)}${r.int(2, 99)}`;
-    products.push(
-      add({
-        id: '',
-        type: 'product',
-        name: `${stem} ${code}`,
-        stem,
-        role: 'core',
-        rel: { manufacturer: maker.id },
-        attrs: {
-          launched: r.int(Math.min(2024, (maker.attrs.founded as number) + 1), 2024),
-          price: logInt(r, 15, 4800),
-          weight: logInt(r, 80, 25000),
-          colours: r.sample(COLOURS, r.int(2, 3)),
-          category: r.pick(CATEGORIES),
-        },
-      }),
-    );
+    book.add({
+      id: '',
+      type: 'product',
+      name: `${stem} ${code}`,
+      stem,
+      role: 'core',
+      rel: { manufacturer: maker.id },
+      attrs: {
+        launched: r.int(Math.min(2024, (maker.attrs.founded as number) + 1), 2024),
+        price: logInt(r, 15, 4800),
+        weight: logInt(r, 80, 25000),
+        colours: r.sample(COLOURS, r.int(2, 3)),
+        category: r.pick(CATEGORIES),
+      },
+    });
   }
+}
+
+/** Birthplaces and alma maters of people, locations and directors of institutes. */
+function linkPeopleAndInstitutes(r: Rng, people: Entity[], institutes: Entity[], cities: Entity[]): void {
   for (const p of people) {
     const born = p.attrs.born as number;
     const open = institutes.filter((i) => (i.attrs.founded as number) <= born + 18);
@@ -309,30 +341,55 @@ export function buildWorldModel(opts: DemoOptions, rng: Rng): WorldModel {
     inst.rel.location = r.pick(cities).id;
     inst.rel.director = r.pick(people).id;
   }
+}
 
-  // Sibling distractors: same stem, another name form, close values.
-  const s = rng.fork('siblings');
-  const coreList = entities.slice();
+/** Sibling distractors: same stem, another name form, close values. Returns how many were made. */
+function addSiblings(s: Rng, book: EntityBook, wanted: number, c: Omit<SiblingContext, 'usedNames'>): number {
+  const coreList = book.entities.slice();
   let made = 0;
   // A stem runs out of name forms after a few siblings; give up after many misses
   // and let digest documents fill the remaining distractor slots.
-  for (let attempts = 0; made < siblingCount && attempts < siblingCount * 20 + 100; attempts++) {
+  for (let attempts = 0; made < wanted && attempts < wanted * 20 + 100; attempts++) {
     const of = coreList[s.int(0, coreList.length - 1)];
-    const sib = makeSibling(of, s, { names, usedNames, firstNames, cities, people, companies, institutes });
+    const sib = makeSibling(of, s, { ...c, usedNames: book.usedNames });
     if (sib) {
-      add(sib);
+      book.add(sib);
       made++;
     }
   }
-  digestCount += siblingCount - made;
+  return made;
+}
 
+function byType(es: Entity[]): Record<EntityType, Entity[]> {
+  const out = { company: [], person: [], city: [], product: [], institute: [] } as Record<EntityType, Entity[]>;
+  for (const e of es) out[e.type].push(e);
+  return out;
+}
+
+export function buildWorldModel(opts: DemoOptions, rng: Rng): WorldModel {
+  const names = new NameGenerator(rng.fork('names'));
+  const r = rng.fork('attributes');
+  const core = opts.documents - opts.distractors;
+  const counts = splitCounts(core, TYPE_WEIGHTS);
+  const siblingCount = Math.round(opts.distractors * 0.7);
+  const book = entityBook();
+  const m: Makers = { names, r, book };
+  const regionPool = Array.from({ length: Math.max(3, Math.ceil(counts.city / 3)) }, () => names.word(2, 3));
+  const firstNames = Array.from({ length: Math.max(12, Math.ceil(counts.person / 3)) }, () => names.word(2, 2));
+
+  // Cities first (everything else points at them).
+  const cities = makeCities(m, counts.city, regionPool);
+  const institutes = makeInstitutes(m, counts.institute);
+  const people = makePeople(m, counts.person, firstNames);
+  const companies = makeCompanies(m, counts.company, people, cities);
+  makeProducts(m, counts.product, companies);
+  linkPeopleAndInstitutes(r, people, institutes, cities);
+  const made = addSiblings(rng.fork('siblings'), book, siblingCount, { names, firstNames, cities, people, companies, institutes });
+  const digestCount = opts.distractors - siblingCount + (siblingCount - made);
+
+  const { entities, byId } = book;
   const relations: Relation[] = [];
   for (const e of entities) for (const [rel, to] of Object.entries(e.rel)) relations.push({ from: e.id, rel: rel as RelationName, to: to as string });
-  const byType = (es: Entity[]) => {
-    const out = { company: [], person: [], city: [], product: [], institute: [] } as Record<EntityType, Entity[]>;
-    for (const e of es) out[e.type].push(e);
-    return out;
-  };
   const coreEntities = entities.filter((e) => e.role === 'core');
   const siblings = entities.filter((e) => e.role === 'distractor');
   return {

@@ -78,8 +78,8 @@ export function readDemoManifest(dir: string): DemoManifest | undefined {
  * or hold a previous demo world, whose files are replaced). Deterministic: same
  * world -> same bytes in every file, manifest included.
  */
-export async function writeDemoWorld(world: DemoWorld, outDir: string): Promise<DemoManifest> {
-  const out = path.resolve(outDir);
+/** An empty folder for the world, or one holding an earlier world (its files are removed); anything else is refused. */
+function prepareWorldDir(out: string): void {
   if (!isEmptyDir(out)) {
     if (!readDemoManifest(out)) {
       throw new KfError(
@@ -92,36 +92,33 @@ export async function writeDemoWorld(world: DemoWorld, outDir: string): Promise<
     for (const f of OUR_FILES) fs.rmSync(path.join(out, f), { recursive: true, force: true });
   }
   ensureWritableDir(out, 'demo world directory');
-  const corpus = path.join(out, 'corpus');
-  fs.mkdirSync(path.join(corpus, 'assets'), { recursive: true });
-  const files: Record<string, string> = {};
-  const write = (rel: string, data: string | Buffer) => {
-    const abs = path.join(out, rel);
-    try {
-      fs.writeFileSync(abs, data);
-    } catch (e) {
-      throw fsError(e, abs, 'write');
-    }
-    files[rel] = sha256(data);
-  };
+  fs.mkdirSync(path.join(out, 'corpus', 'assets'), { recursive: true });
+}
 
-  const images: DemoImageRecord[] = [];
-  let tables = 0,
-    examples = 0,
-    paragraphs = 0,
-    pdfPages = 0;
+/** What the corpus holds, counted while it is written. */
+interface CorpusCounts {
+  images: DemoImageRecord[];
+  tables: number;
+  examples: number;
+  paragraphs: number;
+  pdfPages: number;
+}
+
+/** Write every document (and its chart images) under corpus/. */
+async function writeCorpus(world: DemoWorld, write: (rel: string, data: string | Buffer) => void): Promise<CorpusCounts> {
+  const c: CorpusCounts = { images: [], tables: 0, examples: 0, paragraphs: 0, pdfPages: 0 };
   for (const doc of world.docs) {
     const pngs = new Map<string, Buffer>();
     for (const s of doc.sections) {
       for (const b of s.blocks) {
-        if (b.kind === 'table') tables++;
-        else if (b.kind === 'example') examples++;
-        else if (b.kind === 'paragraph') paragraphs++;
+        if (b.kind === 'table') c.tables++;
+        else if (b.kind === 'example') c.examples++;
+        else if (b.kind === 'paragraph') c.paragraphs++;
         else {
           const r = renderChart(b.chart);
           pngs.set(b.asset, r.png);
           write(`corpus/${b.asset}`, r.png);
-          images.push({
+          c.images.push({
             path: b.asset,
             doc: doc.id,
             label: b.label,
@@ -139,12 +136,15 @@ export async function writeDemoWorld(world: DemoWorld, outDir: string): Promise<
     else if (doc.format === 'html') write(rel, renderHtml(doc));
     else {
       write(rel, await renderPdf(doc, (asset) => pngs.get(asset)!));
-      pdfPages += doc.sections.length;
+      c.pdfPages += doc.sections.length;
     }
   }
-  write('questions.json', JSON.stringify(world.questions, null, 2) + '\n');
-  write(
-    'world.json',
+  return c;
+}
+
+/** world.json: options, entities, relations, documents and facts. */
+function worldJson(world: DemoWorld): string {
+  return (
     JSON.stringify(
       {
         options: world.options,
@@ -163,11 +163,13 @@ export async function writeDemoWorld(world: DemoWorld, outDir: string): Promise<
       },
       null,
       1,
-    ) + '\n',
+    ) + '\n'
   );
+}
 
+function worldManifest(world: DemoWorld, c: CorpusCounts, files: Record<string, string>): DemoManifest {
   const qs = world.questions;
-  const manifest: DemoManifest = {
+  return {
     generator: 'kf-harness lib/demo',
     version: DEMO_GENERATOR_VERSION,
     generatorHash: demoGeneratorHash(),
@@ -180,11 +182,11 @@ export async function writeDemoWorld(world: DemoWorld, outDir: string): Promise<
       distractorDocuments: world.docs.filter((d) => d.role === 'distractor').length,
       byFormat: tally(world.docs, (d) => d.format),
       entities: tally(world.entities, (e) => e.type),
-      pdfPages,
-      tables,
-      images: images.length,
-      examples,
-      paragraphs,
+      pdfPages: c.pdfPages,
+      tables: c.tables,
+      images: c.images.length,
+      examples: c.examples,
+      paragraphs: c.paragraphs,
       questions: qs.length,
       questionShortfall: world.questionShortfall,
       byHops: tally(qs, (q) => String(q.hops)),
@@ -193,8 +195,27 @@ export async function writeDemoWorld(world: DemoWorld, outDir: string): Promise<
       byType: tally(qs, (q) => q.type ?? 'none'),
     },
     files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => a.localeCompare(b))),
-    images,
+    images: c.images,
   };
+}
+
+export async function writeDemoWorld(world: DemoWorld, outDir: string): Promise<DemoManifest> {
+  const out = path.resolve(outDir);
+  prepareWorldDir(out);
+  const files: Record<string, string> = {};
+  const write = (rel: string, data: string | Buffer) => {
+    const abs = path.join(out, rel);
+    try {
+      fs.writeFileSync(abs, data);
+    } catch (e) {
+      throw fsError(e, abs, 'write');
+    }
+    files[rel] = sha256(data);
+  };
+  const counts = await writeCorpus(world, write);
+  write('questions.json', JSON.stringify(world.questions, null, 2) + '\n');
+  write('world.json', worldJson(world));
+  const manifest = worldManifest(world, counts, files);
   // Last: a manifest means the directory is complete.
   fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify(manifest, null, 1) + '\n');
   return manifest;

@@ -7,7 +7,6 @@
  */
 import type { ArtifactKind } from '../pipeline/artifact';
 import { registerArtifactKind } from '../pipeline/artifact-store';
-import { defaultIndexDir } from '../run/index-provider';
 import { KfError } from '../util/errors';
 import type { ChatModel, Embedder } from '../model-api/types';
 import type { NameEmbedder } from './graph/equivalence';
@@ -122,7 +121,7 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
   usesModels: (options) => options.openie === 'stage' || options.microImages === 'vision' || options.equivalence === 'stage',
   /** `kf prepare dualg-graph --set index=DIR [--set tau=0.8]`, or an experiment's index (prepared first by kf prepare). */
   request(source) {
-    const indexDir = source.options.index ?? (source.experiment ? defaultIndexDir(source.experiment) : undefined);
+    const indexDir = source.options.index ?? source.indexDir;
     if (!indexDir) throw new KfError('bad_request', 'dualg-graph needs the index it is built from', 'kf prepare dualg-graph --set index=<index folder>');
     const settings: Record<string, unknown> = {};
     if (source.options.tau !== undefined) settings.tau = Number(source.options.tau);

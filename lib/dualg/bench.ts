@@ -28,7 +28,8 @@ import { loadGraph, saveGraph } from './graph/store';
 import { toGnnGraph } from './graph/to-gnn';
 import type { DualGraph } from './graph/types';
 import { searcherParts, searcherSettings } from './retriever';
-import { gnnScorerFactory, type GnnScorer } from './query/scorer';
+import { gnnScorerFactory } from './query/gnn-factory';
+import type { GnnScorer } from './query/scorer';
 import { DualgSearcher, type ScorerName, type SearcherParts } from './query/searcher';
 
 export const BENCH_SCORERS = ['dualg', 'ppr', 'gnn-untrained', 'dualg-gnn'] as const;

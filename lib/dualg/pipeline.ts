@@ -19,7 +19,7 @@ import { getRetriever } from '../pipeline/retrievers';
 import type { EvidencePath, RankedEvidence } from '../pipeline/ranked-evidence';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { SearchHit } from '../index/types';
-import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
+import type { Pipeline, PipelineContext, PipelineResult } from '../pipeline/types';
 import { KfError } from '../util/errors';
 import { GENERATORS, GENERATOR_LABEL, pathSection, rawImages, type ImagePart } from './generate';
 import { parseQueryPattern, patternEntities, type QueryPattern } from './query/pattern-stage';

@@ -20,19 +20,17 @@
  * `index.settings` / RetrieverSetup.settings): scorer, tau, equivalence (trigrams | stage), micro, macro, lexicon, microLabels, microFigures,
  * heuristic.{...}, fusion.{alpha,beta,decay}, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store root).
  */
-import type { ModeRetriever } from '../index/knowledge-base';
-import { ArtifactStore } from '../pipeline/artifact-store';
-import { registerRetriever, getRetriever, type RetrieverSetup } from '../pipeline/retrievers';
+import type { ModeRetriever } from '../pipeline/engine-knowledge-base';
+import { registerRetriever, getRetriever, type RetrieverEntry, type RetrieverSetup } from '../pipeline/retrievers';
 import { KfError } from '../util/errors';
-import { graphRequest, register as registerArtifacts } from './artifacts';
+import { graphFor } from './graph-for';
 import { toGnnGraph } from './graph/to-gnn';
-import { DUALG_GRAPH_KIND } from './graph/store';
 import type { DualGraph } from './graph/types';
 import { FUSION_DEFAULTS } from './query/fuse';
 import { graphView } from './query/graph-view';
 import { HEURISTIC_DEFAULTS } from './query/heuristic-scorer';
 import { MicroIndex } from './query/micro-match';
-import { gnnScorerFactory } from './query/scorer';
+import { gnnScorerFactory } from './query/gnn-factory';
 import { DualgSearcher, SEARCHER_DEFAULTS, type SearcherParts, type SearcherSettings } from './query/searcher';
 import { SCORER_NAMES, type CheckpointIdentity, type ScorerName } from './query/scorer-identity';
 import { createModelRouter } from '../models/router';
@@ -72,27 +70,6 @@ export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerNam
     microLabels: bool(raw.microLabels, SEARCHER_DEFAULTS.microLabels, 'microLabels'),
     microFigures: bool(raw.microFigures, SEARCHER_DEFAULTS.microFigures, 'microFigures'),
   };
-}
-
-/** The graph of the setup's index (prepared as an artifact on first use). */
-export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'settings' | 'log'>): Promise<DualGraph> {
-  if (!setup.indexDir)
-    throw new KfError(
-      'index_required',
-      'the DualG retrievers need a built index folder',
-      'search through an opened index (kf eval retrieval / kf run build one)',
-    );
-  registerArtifacts();
-  const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
-  const { tau, microImages, equivalence } = setup.settings;
-  // Only the settings that change the graph (absent ones keep the default graph's request, so its artifact is reused).
-  const request = graphRequest(setup.indexDir, {
-    ...(tau === undefined ? {} : { tau }),
-    ...(microImages === undefined ? {} : { microImages }),
-    ...(equivalence === undefined ? {} : { equivalence }),
-  });
-  await store.prepare(DUALG_GRAPH_KIND, request, { log: setup.log });
-  return (await store.open<DualGraph>(DUALG_GRAPH_KIND, request)).value;
 }
 
 export function searcherParts(g: DualGraph): SearcherParts {
@@ -210,9 +187,14 @@ export const DUALG_RETRIEVERS: Variant[] = [
   },
 ];
 
+/** The variants as retriever entries: what the plug-in manifest (lib/dualg/plugin.ts) lists. */
+export const DUALG_RETRIEVER_ENTRIES: RetrieverEntry[] = DUALG_RETRIEVERS.map((v) => ({
+  name: v.name,
+  description: v.description,
+  create: (setup) => create(setup, v),
+}));
+
+/** Register the entries directly (tests that do not go through the plug-in loader). */
 export function register(): void {
-  for (const v of DUALG_RETRIEVERS) {
-    if (getRetriever(v.name)) continue;
-    registerRetriever({ name: v.name, description: v.description, create: (setup) => create(setup, v) });
-  }
+  for (const e of DUALG_RETRIEVER_ENTRIES) if (getRetriever(e.name) !== e) registerRetriever(e, { replace: true });
 }

@@ -1,6 +1,6 @@
 /**
  * Model-free retrieval recall (spec "Retrieval recall"), from a question's
- * RetrievalLog (lib/run/types.ts):
+ * RetrievalLog (lib/eval/retrieval-log.ts):
  * - R@k: |gold ∩ documents of the first k hits of the FIRST search| / |gold|;
  * - allFound@k: 1 when every gold document is among them;
  * - R@all: the same over the hits of EVERY search (locator, bridge, ...);
@@ -15,8 +15,9 @@
  */
 import { benchmarkSpec } from '../bench/registry';
 import type { Question } from '../bench/types';
-import type { RetrievalLog } from '../run/types';
+import type { RetrievalLog } from './retrieval-log';
 import { goldList } from './metrics/normalize';
+import { recallAtK } from './recall';
 
 export const DEFAULT_KS = [1, 3, 8] as const;
 
@@ -75,12 +76,7 @@ export function retrievalScores(q: Question, log: RetrievalLog, opts: RetrievalO
   const first = log.firstSearch ?? [];
   const ranked = first.map((h) => unitOf(level, h));
   const distinct = [...new Set(ranked.filter((u): u is string => u !== undefined))];
-  for (const k of opts.ks ?? DEFAULT_KS) {
-    const topk = opts.kOver === 'units' ? distinct.slice(0, k) : ranked.slice(0, k);
-    const found = new Set(topk.filter((u): u is string => u !== undefined && goldSet.has(u)));
-    out[`R@${k}`] = found.size / gold.length;
-    out[`allFound@${k}`] = found.size === gold.length ? 1 : 0;
-  }
+  Object.assign(out, recallAtK(opts.kOver === 'units' ? distinct : ranked, gold, opts.ks ?? DEFAULT_KS));
   const all = new Set<string>();
   for (const h of first) {
     const u = unitOf(level, h);

@@ -1,17 +1,17 @@
 /** Shapes of an index build: its input, options, progress and result, and the internal records its steps pass along. */
 import type { CorpusPassage } from '../bench/types';
-import type { DocumentFormat, Fragment, IngestIssue, IngestResult, PageStatus } from '../corpus/types';
+import type { DocumentFormat, IngestIssue } from '../corpus/types';
 import type { IngestOptions } from '../corpus/options';
 import { OcrPool } from '../corpus/ocr';
 import type { ChatModel } from '../model-api/types';
 import type { EngineOptions } from './engine';
 import type { CorpusFittedOptions } from './embedders/corpus-fitted';
-import type { Embedder, KnowledgePoint, Relation } from './types';
+import type { Embedder, Relation } from './types';
 import type { KnowledgePointOptions, StageUsage } from './knowledge-points';
 import type { RelationOptions } from './relations';
 import type { BuildReport, CostLedger, DocumentReport } from './report';
 import type { IndexManifest, IndexModels, IndexedDocument } from './open';
-import { WorkStore } from './build-work-store';
+import type { WorkStore } from './build-work-store';
 
 export type EmbedderChoice = 'hash' | 'glove' | 'fitted' | 'openai';
 export const EMBEDDER_CHOICES: readonly EmbedderChoice[] = ['hash', 'glove', 'fitted', 'openai'];
@@ -89,17 +89,8 @@ export interface BuildResult {
   ledger: CostLedger;
 }
 
-/** A document's stored work (the checkpoint): everything but its vectors. */
-export interface DocWork {
-  doc: NonNullable<IngestResult['doc']>;
-  fragments: Fragment[];
-  pages?: PageStatus[];
-  issues: IngestIssue[];
-  stats: IngestResult['stats'];
-  points: KnowledgePoint[];
-  usage: { multimodal: StageUsage; extraction: StageUsage };
-  ms: number;
-}
+import type { DocWork } from './build-work-store';
+export type { DocWork };
 
 export interface ScannedDoc {
   id: string;

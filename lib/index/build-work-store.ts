@@ -4,11 +4,25 @@ import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { KfError, errorMessage } from '../util/errors';
 import type { RelationTypeCache } from './relations';
-import type { DocWork } from './build-types';
+import type { IngestResult, Fragment, PageStatus, IngestIssue } from '../corpus/types';
+import type { KnowledgePoint } from './types';
+import type { StageUsage } from './knowledge-points';
 
 // ---------------------------------------------------------------------------- checkpoint store
 
 /** Per-document results by content hash (SQLite, WAL: a commit survives SIGKILL). */
+/** A document's stored work (the checkpoint): everything but its vectors. */
+export interface DocWork {
+  doc: NonNullable<IngestResult['doc']>;
+  fragments: Fragment[];
+  pages?: PageStatus[];
+  issues: IngestIssue[];
+  stats: IngestResult['stats'];
+  points: KnowledgePoint[];
+  usage: { multimodal: StageUsage; extraction: StageUsage };
+  ms: number;
+}
+
 export class WorkStore implements RelationTypeCache {
   private db: Database.Database;
   private getDoc: Database.Statement;

@@ -12,7 +12,7 @@
 import type { AgentTranscript } from '../agents/loop';
 import type { AgentProtocol, ChatModel } from '../model-api/types';
 import type { PipelineSpec } from '../pipeline/spec';
-import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
+import type { Pipeline, PipelineContext, PipelineResult } from '../pipeline/types';
 import { KfError } from '../util/errors';
 import { fillPrompt } from '../util/prompts';
 import { agentSettings, AGENTS_FAMILY, type AgentSettings } from './agent-settings';
@@ -320,4 +320,10 @@ export const agentFamily: PipelineSpec<typeof agentSettings> = {
   settings: agentSettings,
   needsIndex: () => true,
   create: (name, s) => agentPipeline(name, '', s),
+  // The retrieval side alone: Locator (or P0), the bridge judge and its searches, in the configuration's prompt pack.
+  retrieve: async (name, s, ctx) => {
+    const st = questionState(ctx, s, name);
+    const pool = await inPromptPack(s.prompts, ctx, () => findEvidence(st));
+    return { log: retrievalLog(st, pool, []), searches: st.tools.searches };
+  },
 };

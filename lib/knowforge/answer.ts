@@ -10,7 +10,7 @@
  * whose final value is still empty after the checker.
  */
 import { ModelOutputError } from '../model-api/model-output-error';
-import type { PipelineContext } from '../run/types';
+import type { PipelineContext } from '../pipeline/types';
 import { checkFormat } from './checker';
 import { synthesize, type SynthInput } from './synthesizer';
 

@@ -11,7 +11,7 @@ import type { Question } from '../bench/types';
 import type { ChatMessage, ChatModel, ChatResponse } from '../model-api/types';
 import type { CheckerTask } from './offline/tasks';
 import { findJsonObject } from '../model-api/json-repair';
-import type { Convention } from '../run/types';
+import type { Convention } from '../pipeline/types';
 import { findFinalAnswer, formatFinalValue, replaceFinalAnswer } from './final-answer';
 import { fillPrompt, hasPrompt, loadPrompt } from '../util/prompts';
 

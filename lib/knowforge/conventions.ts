@@ -3,7 +3,7 @@
  * guardrail appended to the question, the format checker) and in one rule
  * paragraph of the agent prompts; tools and pipeline are identical.
  */
-import type { Convention } from '../run/types';
+import type { Convention } from '../pipeline/types';
 import { conventionOf } from '../bench/registry';
 import { loadPrompt } from '../util/prompts';
 

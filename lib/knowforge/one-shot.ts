@@ -14,7 +14,7 @@ import { KB_LIMITS, type KnowledgeBase } from '../pipeline/knowledge-base';
 import type { PipelineSpec } from '../pipeline/spec';
 import { isSearchMode, searchModeNames } from '../pipeline/retrievers';
 import { didYouMean } from '../util/did-you-mean';
-import type { Pipeline, PipelineContext, PipelineResult } from '../run/types';
+import type { Pipeline, PipelineContext, PipelineResult } from '../pipeline/types';
 import { KfError } from '../util/errors';
 import { synthesizeAndCheck } from './answer';
 import { buildPool, type EvidencePool, PAPER_CAPS } from './pool';

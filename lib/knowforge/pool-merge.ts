@@ -5,7 +5,7 @@
  * merge), so a later search can only add blocks or displace unprotected ones.
  */
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
-import type { TraceEvent } from '../run/types';
+import type { TraceEvent } from '../pipeline/types';
 import type { AgentSettings } from './agent-settings';
 import { buildPool, type EvidencePool, type PoolOptions } from './pool';
 import type { ReadLogEntry, SearchLogEntry } from './tools/context';

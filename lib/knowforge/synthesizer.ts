@@ -12,7 +12,7 @@ import type { ChatMessage, ChatModel, ChatResponse, ContentPart } from '../model
 
 type ImagePart = Extract<ContentPart, { type: 'image' }>;
 import type { Material, SynthTask } from './offline/tasks';
-import type { Convention } from '../run/types';
+import type { Convention } from '../pipeline/types';
 import { guardrail, ruleParagraph } from './conventions';
 import { findFinalAnswer } from './final-answer';
 import type { EvidencePool } from './pool';

@@ -3,7 +3,7 @@
  * happened), for `kf trace`, the progress lines of `kf ask` and its closing
  * summary. Works on any pipeline's trace; KnowForge events get their own lines.
  */
-import type { TraceEvent } from '../run/types';
+import type { TraceEvent } from '../pipeline/types';
 
 const clip = (s: unknown, n: number): string => {
   const t = String(s ?? '')

@@ -139,8 +139,8 @@ export const BUILTIN = {
   openaiBaseUrl: 'https://api.openai.com/v1',
 };
 
-/** snake_case spellings accepted in config files (TOML users write base_url). */
-const ALIASES: Record<string, EndpointField> = {
+/** snake_case spellings accepted in config files (TOML users write base_url); run/schema.ts types overrides through them too. */
+export const ENDPOINT_ALIASES: Record<string, EndpointField> = {
   base_url: 'baseUrl',
   baseURL: 'baseUrl',
   api_key_env: 'apiKeyEnv',
@@ -164,7 +164,7 @@ export function normalizeEndpointConfig(raw: unknown, where: string): EndpointCo
   const o = out as Record<string, unknown>;
   for (const [k0, v] of Object.entries(raw as Record<string, unknown>)) {
     if (v === undefined) continue;
-    const k = (ALIASES[k0] ?? k0) as EndpointField;
+    const k = (ENDPOINT_ALIASES[k0] ?? k0) as EndpointField;
     if (/^api_?key$/i.test(k0) || k0 === 'key') {
       throw badConfig(
         `${where}.${k0}: API keys are never read from config files`,

@@ -6,6 +6,7 @@
  * The endpoint decides the dimension: `dim` is known after the first `embed()`
  * or after `init()` (one probe call, cached like any other text).
  */
+import { normalize } from '../util/vectors';
 import type OpenAI from 'openai';
 import { KfError, isKfError } from '../util/errors';
 import { sha256 } from '../util/hash';
@@ -33,11 +34,9 @@ export interface EmbedderDeps {
   batchSize?: number;
 }
 
-export function normalize(v: Float32Array): Float32Array {
-  let n = 0;
-  for (let i = 0; i < v.length; i++) n += v[i] * v[i];
-  n = Math.sqrt(n);
-  if (n > 0) for (let i = 0; i < v.length; i++) v[i] /= n;
+/** The vector made unit length in place (the endpoint's vectors are compared by dot product). */
+function unitVector(v: Float32Array): Float32Array {
+  normalize(v);
   return v;
 }
 
@@ -191,7 +190,7 @@ export class OpenAIEmbedder implements Embedder {
         );
       }
       const sorted = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-      const vecs = sorted.map((d) => normalize(Float32Array.from(d.embedding!)));
+      const vecs = sorted.map((d) => unitVector(Float32Array.from(d.embedding!)));
       this.setDim(vecs[0].length);
       this.record((value as unknown as { usage?: { prompt_tokens?: number } }).usage?.prompt_tokens ?? 0, Date.now() - started, false, attempts);
       return vecs;

@@ -4,7 +4,7 @@
  * to end with no endpoint. The model layer knows nothing about what the handlers
  * imitate: each policy lives beside the stage it stands in for
  * (lib/knowforge/offline, lib/index/offline, lib/corpus/offline, lib/dualg/offline)
- * and one composition root, lib/offline-backend.ts, registers them all.
+ * and one composition root, the plug-in manifests (lib/pipeline/plugins.ts), registers them all.
  *
  * A request names its role in `ChatRequest.task.role`; without one, the stage
  * name picks the role (a handler may claim extra stage names, e.g. judge also
@@ -70,7 +70,7 @@ function roleFor(req: ChatRequest): string {
     throw new KfError(
       'offline_no_handlers',
       `offline backend: stage ${req.stage} was routed to the in-process model, but no offline handler is registered`,
-      'call registerOfflineHandlers() from lib/offline-backend.ts once at start-up (the CLI and runner do), or route the stage to a real endpoint',
+      'call registerOfflineHandlers() from the plug-in manifests (lib/pipeline/plugins.ts) once at start-up (the CLI and runner do), or route the stage to a real endpoint',
       { concerns: req.stage },
     );
   }
@@ -80,7 +80,7 @@ function roleFor(req: ChatRequest): string {
       throw new KfError(
         'offline_unknown_role',
         `offline backend: stage ${req.stage} sent task role "${named}"`,
-        `use one of ${offlineRoles().join(', ')}, or register a handler for it (lib/offline-backend.ts)`,
+        `use one of ${offlineRoles().join(', ')}, or register a handler for it (the plug-in manifests (lib/pipeline/plugins.ts))`,
         { concerns: req.stage },
       );
     }
@@ -91,7 +91,7 @@ function roleFor(req: ChatRequest): string {
     throw new KfError(
       'offline_no_task',
       `offline backend: stage ${req.stage} sent no task and is not a known role`,
-      'attach ChatRequest.task with a role (see lib/offline-backend.ts for the roles), or route the stage to a real endpoint',
+      'attach ChatRequest.task with a role (see the plug-in manifests (lib/pipeline/plugins.ts) for the roles), or route the stage to a real endpoint',
       { concerns: req.stage },
     );
   }

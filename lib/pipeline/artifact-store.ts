@@ -26,14 +26,12 @@ import { gitInfo } from '../util/git';
 import { canonicalJson, shortHash } from '../util/hash';
 import { stateDir } from '../util/paths';
 import { isPidLock, waitForPidLock } from '../util/pid-lock';
+import { loadPlugins, onPlugin } from './plugins';
 import type { ArtifactInputs, ArtifactKind, ArtifactManifest, ArtifactRef, ArtifactRequest } from './artifact';
 
 const kinds = new Map<string, ArtifactKind<never>>();
 /** Prepares in flight in this process, by artifact folder: a second prepare of the same key (any store object) joins the first. */
 const inFlight = new Map<string, Promise<ArtifactRef>>();
-/** Modules (relative to this file) exporting `register()` for built-in kinds; a missing one is skipped. */
-const KIND_MODULES = ['../index/kp-index-artifact', '../dualg/artifacts', '../dualg/gnn/artifact'];
-let kindModulesLoaded = false;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function registerArtifactKind(kind: ArtifactKind<any, any>): void {
@@ -44,28 +42,14 @@ export function registerArtifactKind(kind: ArtifactKind<any, any>): void {
   kinds.set(kind.kind, kind as ArtifactKind<never>);
 }
 
+/** Artifact kinds come from the plug-ins' manifests (lib/pipeline/plugins.ts). */
 function loadKindModules(): void {
-  if (kindModulesLoaded) return;
-  kindModulesLoaded = true;
-  for (const mod of KIND_MODULES) {
-    let m: Record<string, unknown>;
-    try {
-      m = require(mod) as Record<string, unknown>;
-    } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      if (
-        err?.code === 'MODULE_NOT_FOUND' &&
-        String(err.message)
-          .split('\n')[0]
-          .includes(mod.replace(/^\.\.\//, ''))
-      )
-        continue;
-      kindModulesLoaded = false;
-      throw e;
-    }
-    if (typeof m.register === 'function') (m.register as () => void)();
-  }
+  loadPlugins();
 }
+
+onPlugin((p) => {
+  for (const k of p.artifactKinds ?? []) if (kinds.get(k.kind) !== k) registerArtifactKind(k);
+});
 
 export function artifactKind(name: string): ArtifactKind<Record<string, unknown>> {
   loadKindModules();

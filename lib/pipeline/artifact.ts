@@ -52,13 +52,23 @@ export interface ArtifactRequest {
   args?: Record<string, unknown>;
 }
 
+/** What an artifact kind may read of an experiment config (the contract does not depend on the runner's schema). */
+export interface ArtifactExperiment {
+  name: string;
+  benchmark: { name: string };
+  index?: { dir?: string; settings?: Record<string, unknown> };
+  pipeline: { name: string; settings?: Record<string, unknown> };
+}
+
 /**
  * Where `kf prepare` takes a request from: an experiment (its resolved config and
  * models) or, for `kf prepare <kind>`, the command's --set key=value options.
  */
 export interface PrepareSource {
-  /** The resolved experiment config (lib/run/config.ts ExperimentConfig). */
-  experiment?: import('../run/config').ExperimentConfig;
+  /** The resolved experiment config (the part kinds read; lib/run/config.ts ExperimentConfig satisfies it). */
+  experiment?: ArtifactExperiment;
+  /** The experiment's index folder, resolved by the runner (index.dir or the benchmark's default). */
+  indexDir?: string;
   /** --set key=value pairs of `kf prepare <kind>`. */
   options: Record<string, string>;
   /** The experiment's model router (index stages, embeddings), when there is one. */
@@ -79,7 +89,7 @@ export interface ArtifactKind<S = Record<string, unknown>, V = unknown> {
   /** The request `kf prepare` builds from an experiment or from --set options (kinds without it are prepared by code only). */
   request?(source: PrepareSource): ArtifactRequest | Promise<ArtifactRequest>;
   /** Whether an experiment needs this kind (kf prepare <experiment>); default: when its pipeline family lists it. */
-  neededBy?(experiment: import('../run/config').ExperimentConfig): boolean;
+  neededBy?(experiment: ArtifactExperiment): boolean;
   /** True when preparing with these command-line options calls model stages (`kf prepare <kind>` then passes the environment's models). */
   usesModels?(options: Record<string, string>): boolean;
 }

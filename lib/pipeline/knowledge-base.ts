@@ -4,7 +4,7 @@
  * DualG-MRAG) sees an indexed corpus for one question. The spec's limits are
  * applied here, in one place (`KB_LIMITS`), not in each tool.
  *
- * Implementations: `lib/index/knowledge-base.ts` (over the SearchEngine, the
+ * Implementations: `lib/pipeline/engine-knowledge-base.ts` (over the SearchEngine, the
  * default), test toys, and graph retrievers registered as search modes.
  */
 import type { Fragment, FragmentKind, MediaAsset, TableData } from '../corpus/types';

@@ -15,24 +15,21 @@
  *   checkSettings(name, layers)        merge preset <- pipeline.settings <- caps and validate; problems name the dotted key
  *   createConfigured(name, settings)   the Pipeline of a configuration (throws on bad settings)
  *
- * Built-in configuration modules (CONFIGURATION_MODULES) export `register()` and
- * are loaded lazily, so this file imports no pipeline code and families never
- * import the runner.
+ * Families and rows come from the plug-ins' manifests (lib/pipeline/plugins.ts), loaded
+ * lazily on the first lookup, so this file imports no method and families never import
+ * the runner.
  */
 import type { z } from 'zod';
-import type { Pipeline } from '../run/types';
+import type { Pipeline } from './types';
 import { didYouMean } from '../util/did-you-mean';
 import { KfError } from '../util/errors';
+import { loadPlugins, onPlugin } from './plugins';
 import type { Configuration, PipelineSpec } from './spec';
 
 type Obj = Record<string, unknown>;
 
 const families = new Map<string, PipelineSpec>();
 const rows = new Map<string, Configuration>();
-
-/** Modules (relative to this file) whose `register()` adds families and rows; a missing one is skipped. */
-const CONFIGURATION_MODULES = ['../knowforge/configurations', '../dualg/configurations'];
-let modulesLoaded = false;
 
 export function registerFamily(spec: PipelineSpec): void {
   const old = families.get(spec.family);
@@ -70,27 +67,18 @@ export function unregisterConfiguration(name: string): boolean {
   return rows.delete(name);
 }
 
-function isMissingModule(e: unknown, mod: string): boolean {
-  const err = e as NodeJS.ErrnoException;
-  return err?.code === 'MODULE_NOT_FOUND' && typeof err.message === 'string' && err.message.split('\n')[0].includes(mod.replace(/^\.\.\//, ''));
+/** Load the plug-ins: their families and rows are registered by the installer below (idempotent). */
+export function loadConfigurationModules(): void {
+  loadPlugins();
 }
 
-/** Load the built-in configuration modules that exist in this checkout (idempotent). */
-export function loadConfigurationModules(): void {
-  if (modulesLoaded) return;
-  modulesLoaded = true;
-  for (const mod of CONFIGURATION_MODULES) {
-    let m: Obj;
-    try {
-      m = require(mod) as Obj;
-    } catch (e) {
-      if (isMissingModule(e, mod)) continue;
-      modulesLoaded = false;
-      throw e;
-    }
-    if (typeof m.register === 'function') (m.register as () => void)();
-  }
-}
+onPlugin(
+  (p) => {
+    for (const f of p.families ?? []) registerFamily(f);
+    for (const c of p.configurations ?? []) if (rows.get(c.name) !== c) registerConfiguration(c);
+  },
+  { after: true },
+);
 
 export function configuration(name: string): Configuration | undefined {
   loadConfigurationModules();

@@ -3,7 +3,7 @@
  * optionally, fragment lookup and document titles). The runner uses it when an
  * injected provider (tests, notebooks) gives a retriever instead of an opened
  * index, so pipelines always read `ctx.kb`. Listing tools (toc, tables, media)
- * see nothing here: they need the full index (lib/index/knowledge-base.ts).
+ * see nothing here: they need the full index (lib/pipeline/engine-knowledge-base.ts).
  */
 import type { Fragment, MediaAsset, TableData } from '../corpus/types';
 import type { Retriever, RetrievalMode } from '../index/types';

@@ -8,7 +8,7 @@
  * the key and the file.
  */
 import type { z } from 'zod';
-import type { Pipeline } from '../run/types';
+import type { Pipeline, PipelineContext, RetrievalLog } from './types';
 
 export interface PipelineSpec<S extends z.ZodType = z.ZodType> {
   /** Family name, e.g. 'knowforge-one-shot', 'knowforge-agents', 'dualg'. */
@@ -24,6 +24,19 @@ export interface PipelineSpec<S extends z.ZodType = z.ZodType> {
   /** Derived artifact kinds a configuration needs (beyond the index), e.g. ['dualg-graph', 'gnn-checkpoint']. */
   artifacts?(settings: z.output<S>): string[];
   create(name: string, settings: z.output<S>): Pipeline;
+  /**
+   * The retrieval-only mode of a configuration (`kf eval retrieval --config`): the searches it
+   * makes for one question, nothing read or answered. Families without one cannot be scored
+   * that way (the command says so).
+   */
+  retrieve?(name: string, settings: z.output<S>, ctx: PipelineContext): Promise<RetrievalOnly>;
+}
+
+/** What a family's retrieval-only mode gives back for one question. */
+export interface RetrievalOnly {
+  log: RetrievalLog;
+  /** Every search, tagged with who searched (the bridge judge's are counted apart). */
+  searches: { query: string; by: string; hits: { docId: string }[] }[];
 }
 
 /** A configuration of a paper: a name, a family and the settings that make it that configuration. */

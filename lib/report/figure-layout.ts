@@ -8,12 +8,23 @@
  * 0.6 em wide on average); the estimates err on the wide side, so a wrapped line
  * fits where the estimate says it fits.
  */
-import type { FigureSpec, PlotlyTrace } from './figure';
 
 type Layout = Record<string, unknown>;
 
 /** Average glyph width as a share of the font size (DejaVu Sans, generous). */
 const GLYPH_EM = 0.6;
+/** A Plotly trace (see plotly.com/javascript/reference); kept open on purpose. */
+export type PlotlyTrace = Record<string, unknown> & { type?: string };
+
+export interface FigureSpec {
+  data: PlotlyTrace[];
+  layout?: Record<string, unknown>;
+  config?: Record<string, unknown>;
+  /** Export size in CSS pixels (default 800 x 500). */
+  width?: number;
+  height?: number;
+}
+
 export const TITLE_FONT = 18;
 export const NOTE_FONT = 12;
 export const TICK_FONT = 13;

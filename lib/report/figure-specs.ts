@@ -15,17 +15,9 @@ import { KfError } from '../util/errors';
 import { coloursFor, colourOf, fixedColour, PUBLISHED_COLOUR } from './palette';
 import { settleLayout, wrapText, TICK_LINE_CHARS, TICK_FONT } from './figure-layout';
 
-/** A Plotly trace (see plotly.com/javascript/reference); kept open on purpose. */
-export type PlotlyTrace = Record<string, unknown> & { type?: string };
+import type { FigureSpec, PlotlyTrace } from './figure-layout';
 
-export interface FigureSpec {
-  data: PlotlyTrace[];
-  layout?: Record<string, unknown>;
-  config?: Record<string, unknown>;
-  /** Export size in CSS pixels (default 800 x 500). */
-  width?: number;
-  height?: number;
-}
+export type { FigureSpec, PlotlyTrace };
 
 export interface AxisTitles {
   title?: string;
@@ -292,9 +284,6 @@ function addPublishedPanel(layout: Record<string, unknown>, opts: BarOptions, ma
   ];
   (layout.meta as Record<string, unknown>).panelHeadings = 2;
 }
-
-/** Grouped bars by bucket: categories = buckets, one series per group (mode, model...). Same as barFigure. */
-export const groupedBarFigure = barFigure;
 
 /** Lines over a numeric (or ordered) x, e.g. a parameter sweep; CIs become error bars. */
 export function lineFigure(opts: AxisTitles & { x: (number | string)[]; series: Series[]; logX?: boolean; markers?: boolean }): FigureSpec {

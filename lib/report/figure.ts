@@ -30,7 +30,7 @@ import { settleLayout } from './figure-layout';
 import { figureProblems } from './figure-rules';
 import type { FigureSpec } from './figure-specs';
 
-export { barFigure, groupedBarFigure, lineFigure, scatterFigure, publishedPlacement } from './figure-specs';
+export { barFigure, lineFigure, scatterFigure, publishedPlacement } from './figure-specs';
 export type { FigureSpec, PlotlyTrace, AxisTitles, Series, ScatterGroup, BarOptions, PublishedOrigin } from './figure-specs';
 
 // ---------------------------------------------------------------------------

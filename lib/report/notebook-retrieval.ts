@@ -12,6 +12,8 @@
  * k stops at 8. Questions are matched by their text (the peers' files carry no
  * ids).
  */
+import { recallAtK } from '../eval/recall';
+import { loadPlugins } from '../pipeline/plugins';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { benchDir } from '../util/paths';
@@ -20,7 +22,7 @@ import { loadBenchmark } from '../bench/registry';
 import type { BenchmarkData } from '../bench/types';
 import { ensureIndex } from '../index/build';
 import { openIndex, type OpenIndex } from '../index/open';
-import { EngineKnowledgeBase, type ModeRetriever } from '../index/knowledge-base';
+import { EngineKnowledgeBase, type ModeRetriever } from '../pipeline/engine-knowledge-base';
 import { getRetriever, retrieverNames } from '../pipeline/retrievers';
 import type { RankedEvidence } from '../pipeline/ranked-evidence';
 import { comparePaired, type PairedComparison } from '../eval/stats';
@@ -100,16 +102,9 @@ export function loadPeerRetrievals(dir = peersDir()): SystemRetrieval[] {
   return out;
 }
 
-/** Retriever modules that register themselves (tolerated when absent: not every checkout has them yet). */
+/** Load the plug-ins, whose manifests register the retrievers (lib/pipeline/plugins.ts). */
 export function loadRetrieverModules(): void {
-  for (const mod of ['../dualg/retriever']) {
-    try {
-      require(mod);
-    } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      if (!(err?.code === 'MODULE_NOT_FOUND' && String(err.message).includes(mod.slice(3)))) throw e;
-    }
-  }
+  loadPlugins();
 }
 
 /** The harness's retrievers: the engine's modes and every registered retriever. */
@@ -246,11 +241,10 @@ export function recallTable(systems: SystemRetrieval[], gold: Map<string, string
       let r = 0,
         all = 0;
       for (const q of common) {
-        const g = new Set(gold.get(q));
-        const top = distinct(s.ranked.get(q) ?? []).slice(0, k);
-        const hit = top.filter((d) => g.has(d)).length;
-        r += hit / g.size;
-        all += hit === g.size ? 1 : 0;
+        // common holds questions with gold only, so there is a figure.
+        const sc = recallAtK(distinct(s.ranked.get(q) ?? []), gold.get(q)!, [k])!;
+        r += sc[`R@${k}`];
+        all += sc[`allFound@${k}`];
       }
       row[`R@${k}`] = s.ranked.size && common.length ? Math.round((1000 * r) / common.length) / 10 : null;
       row[`allFound@${k}`] = s.ranked.size && common.length ? Math.round((1000 * all) / common.length) / 10 : null;

@@ -21,7 +21,7 @@ import * as path from 'node:path';
 import { KfError } from '../util/errors';
 import { backendLabel } from '../run/aggregate';
 import { summarizeRun, type LoadedRun } from '../run/results';
-import { OFFLINE_NOTE, resultManifest, writeManifest, type WrittenPaths } from './manifest';
+import { OFFLINE_NOTE, resultManifest, writeManifest, type WrittenPaths } from '../run/result-manifest';
 import { checkOutputName, writeTable, type Row, type TableOptions, type TablePaths } from './table';
 import { writeFigure, type FigurePaths, type FigureSpec } from './figure';
 import { closeFigures, exporter, notebookResultsRoot, showFigure, showMarkdown, showTable } from './notebook-kit';

@@ -9,13 +9,12 @@ import type { BenchmarkData, Question } from '../bench/types';
 import { questionFieldValues } from '../bench/fields';
 import type { Retriever, SearchOptions } from '../index/types';
 import { retrievalScores } from '../eval/retrieval';
-import { conventionFor } from '../knowforge/conventions';
 import type { ChatModel, Stage } from '../model-api/types';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
+import { questionContext } from '../pipeline/question-context';
 import { retrieverKnowledgeBase } from '../pipeline/retriever-knowledge-base';
 import { ModelOutputError } from '../model-api/model-output-error';
 import { KfError, errorMessage, isKfError } from '../util/errors';
-import { makeRng } from '../util/rng';
 import { backendLabel } from './aggregate';
 import type { ExperimentConfig } from './config';
 import { recordErrorOf } from './error-kind';
@@ -25,7 +24,7 @@ import type { RunnerRouter } from './runner-types';
 import type { Scorer } from './scoring';
 import { Aborted, anySignal, raceSignal } from './signals';
 import type { TraceStore } from './trace-store';
-import type { Pipeline, PipelineContext, PipelineResult, TraceEvent } from './types';
+import type { Pipeline, PipelineContext, PipelineResult, TraceEvent } from '../pipeline/types';
 
 /** Fields always stored in records for --by. */
 export const RECORD_BUCKET_FIELDS = ['modality', 'hops', 'type', 'format', 'page', 'source', 'answerable'];
@@ -136,19 +135,7 @@ interface Solved {
 async function solve(env: QuestionEnv, q: Question, signal: AbortSignal, trace: (e: TraceEvent) => void, timing: Timing, out: Solved): Promise<void> {
   const model = attributedModel(env, q, signal);
   const view = await questionView(env, q, signal, timing);
-  const ctx: PipelineContext = {
-    question: q,
-    model,
-    kb: view.kb,
-    retriever: view.retriever,
-    fragment: view.fragment,
-    docTitle: view.docTitle,
-    convention: conventionFor(q.benchmark),
-    settings: env.settings,
-    rng: makeRng(`${env.config.seed}/${q.id}`),
-    signal,
-    trace,
-  };
+  const ctx = questionContext({ question: q, model, view, settings: env.settings, rngKey: `${env.config.seed}/${q.id}`, signal, trace });
   const tp = Date.now();
   const result = checkResult(
     await raceSignal(

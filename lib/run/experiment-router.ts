@@ -1,6 +1,6 @@
 /** The model router of an experiment (its models table, cache file made absolute), as runs and `kf prepare` make it. */
 import { createModelRouter } from '../models/router';
-import { registerOfflineHandlers } from '../offline-backend';
+import { registerOfflineHandlers } from '../pipeline/offline-backend';
 import { expandPath, type ExperimentConfig } from './config';
 
 export function experimentRouter(config: ExperimentConfig, runId: string): ReturnType<typeof createModelRouter> {

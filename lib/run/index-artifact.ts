@@ -7,7 +7,7 @@
  *   index.artifact = "auto"   the artifact of this corpus and these settings (built first with build = "ensure")
  */
 import type { BenchmarkData } from '../bench/types';
-import { KP_INDEX, kpIndexRequest } from '../index/kp-index-artifact';
+import { KP_INDEX, kpIndexRequest } from '../pipeline/kp-index-artifact';
 import type { IndexModels, OpenIndex } from '../index/open';
 import type { ArtifactRef, ArtifactRequest } from '../pipeline/artifact';
 import { ArtifactStore } from '../pipeline/artifact-store';

@@ -7,70 +7,18 @@
  * it for the question's retriever (restricted to Question.doc on
  * single-document benchmarks). Tests and notebooks inject their own provider.
  */
-import type { Fragment } from '../corpus/types';
-import type { BenchmarkData, Question } from '../bench/types';
-import type { Embedder, Retriever, SearchOptions } from '../index/types';
-import type { ChatModel, Stage } from '../model-api/types';
+import type { BenchmarkData } from '../bench/types';
+import type { Retriever, SearchOptions } from '../index/types';
 import { KfError } from '../util/errors';
 import { stateDir } from '../util/paths';
-import { EngineKnowledgeBase } from '../index/knowledge-base';
+import type { EngineKnowledgeBase } from '../pipeline/engine-knowledge-base';
 import type { OpenIndex } from '../index/open';
-import { lazyRetrieverModes } from '../pipeline/retrievers';
-import type { KnowledgeBase } from '../pipeline/knowledge-base';
+import { engineKnowledgeBase } from '../pipeline/index-view';
 import type { ExperimentConfig } from './config';
 import { expandPath } from './config';
+import type { ConfiguredIndex, IndexInfo, IndexModelsLike, QuestionIndex } from './index-types';
 
-/** What a pipeline gets about the index of its question. */
-export interface QuestionIndex {
-  retriever: Retriever;
-  fragment?: (fragmentId: string) => Fragment | undefined;
-  docTitle?: (docId: string) => string | undefined;
-  /** The knowledge-base view of the question (restricted to its document on single-document benchmarks). */
-  kb?: KnowledgeBase;
-}
-
-/** Gives the index of a question; undefined = no retrieval (closed book). A plain Retriever is accepted too. */
-export type RetrieverProvider = (question: Question) => Promise<QuestionIndex | Retriever | undefined>;
-
-/** Facts about the opened index for the run manifest. */
-export interface IndexInfo {
-  dir: string;
-  /** True when this run built or updated it (index.build = "ensure"). */
-  built?: boolean;
-  generation?: string;
-  embedder?: unknown;
-  offline?: boolean;
-  backends?: unknown;
-  counts?: unknown;
-  builtAt?: string;
-  /** `kp-index/<key>` when the index is an artifact (index.artifact). */
-  artifact?: string;
-  /** index.perDocument: each document's own index folder (and whether this run built it). */
-  perDocument?: { doc: string; dir: string; built: boolean }[];
-  /** A hosted knowledge base (index.kb = remote:<uuid>): its package id, server root and card name (never the key). */
-  remote?: { uuid: string; baseUrl: string; name?: string; documents?: number };
-}
-
-/**
- * The knowledge-base view of an opened index: the engine's modes plus every
- * registered retriever (lib/pipeline/retrievers.ts) as an extra mode, created
- * on its first search.
- */
-export function engineKnowledgeBase(
-  idx: OpenIndex,
-  opts: { forced?: SearchOptions; settings?: Record<string, unknown>; log?: (line: string) => void; maxTopk?: number } = {},
-): EngineKnowledgeBase {
-  const { mode, fusion, withContext } = opts.forced ?? {};
-  const forced = Object.fromEntries(Object.entries({ mode, fusion, withContext }).filter(([, v]) => v !== undefined));
-  const base: EngineKnowledgeBase = new EngineKnowledgeBase(idx.engine, {
-    id: `${idx.dir}#${idx.manifest.generation}`,
-    docTitle: (id) => idx.docTitle(id),
-    forced,
-    maxTopk: opts.maxTopk,
-    extraModes: lazyRetrieverModes(() => ({ kb: base, indexDir: idx.dir, settings: opts.settings ?? {}, log: opts.log })),
-  });
-  return base;
-}
+export type { ConfiguredIndex, IndexInfo, IndexModelsLike, QuestionIndex, RetrieverProvider } from './index-types';
 
 export function isRetriever(x: unknown): x is Retriever {
   return !!x && typeof (x as Retriever).search === 'function';
@@ -94,19 +42,6 @@ export function withForcedSearch(r: Retriever, forced: SearchOptions): Retriever
 
 export function defaultIndexDir(config: ExperimentConfig): string {
   return config.index?.dir ? expandPath(config.index.dir) : stateDir('index', config.benchmark.name);
-}
-
-/** The models an index build may use (the run's router). */
-export interface IndexModelsLike {
-  forStage(stage: Stage): ChatModel;
-  embedder?(): Embedder | undefined;
-}
-
-export interface ConfiguredIndex {
-  provider: RetrieverProvider;
-  /** Open (building first with index.build = "ensure"); the runner calls it before the first question so a missing index fails the run at once. */
-  open(): Promise<unknown>;
-  info(): IndexInfo;
 }
 
 type IndexOpenOptions = { models?: IndexModelsLike; data?: BenchmarkData; log?: (line: string) => void };

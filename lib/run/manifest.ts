@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EndpointTotals, LedgerTotals } from '../models/ledger';
 import type { StageRoute } from '../models/router';
-import { OFFLINE_NOTE, resultManifest, type ResultManifest } from '../report/manifest';
+import { OFFLINE_NOTE, resultManifest, type ResultManifest } from './result-manifest';
 import { KfError } from '../util/errors';
 import { writeJsonAtomic } from '../util/fsx';
 import type { ExperimentConfig } from './config';

@@ -14,7 +14,8 @@ import { docIdFromRel } from '../corpus/source';
 import type { OpenIndex } from '../index/open';
 import { KfError } from '../util/errors';
 import type { ExperimentConfig } from './config';
-import { engineKnowledgeBase, type ConfiguredIndex, type IndexInfo, type IndexModelsLike } from './index-provider';
+import { engineKnowledgeBase } from '../pipeline/index-view';
+import type { ConfiguredIndex, IndexInfo, IndexModelsLike } from './index-types';
 
 /** How many per-document indexes stay open (least recently used closes first). */
 const OPEN_AT_ONCE = 4;

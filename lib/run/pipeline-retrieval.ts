@@ -8,22 +8,18 @@
  */
 import type { BenchmarkData, Question } from '../bench/types';
 import { aggregateScores, goldUnits, retrievalScores } from '../eval/retrieval';
-import { engineKnowledgeBase } from './index-provider';
+import { engineKnowledgeBase } from '../pipeline/index-view';
 import type { OpenIndex } from '../index/open';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import type { ChatModel, Stage } from '../model-api/types';
-import { checkSettings, configuration } from '../pipeline/registry';
+import { checkSettings, configuration, family } from '../pipeline/registry';
+import type { PipelineSpec } from '../pipeline/spec';
 import { loadExperiment } from './config';
 import { createModelRouter } from '../models/router';
-import { registerOfflineHandlers } from '../offline-backend';
-import type { PipelineContext } from './types';
+import { registerOfflineHandlers } from '../pipeline/offline-backend';
+import { questionContext } from '../pipeline/question-context';
 import { KfError } from '../util/errors';
-import { makeRng } from '../util/rng';
-import { AGENTS_FAMILY, type AgentSettings } from '../knowforge/agent-settings';
-import { findEvidence, questionState, retrievalLog } from '../knowforge/agent-pipeline';
-import { inPromptPack } from '../knowforge/prompt-pack/setting';
-import { conventionFor } from '../knowforge/conventions';
-import { stageModel, type StageRouter } from '../knowforge/stage-model';
+import { stageModel, type StageRouter } from '../pipeline/stage-model';
 import { mapLimit } from '../util/worker-pool';
 
 export interface PipelineRetrievalRecord {
@@ -55,8 +51,14 @@ export function scopedKnowledgeBase(source: OpenIndex | ScopedKnowledgeBase): Sc
   return typeof (source as OpenIndex).retrieverFor === 'function' ? engineKnowledgeBase(source as OpenIndex) : (source as ScopedKnowledgeBase);
 }
 
-/** Validate that the configuration is an agent configuration; its parsed settings. */
-export function agentSettingsOf(config: string, layers: { settings?: Record<string, unknown>; caps?: Record<string, unknown> }): AgentSettings {
+/** A configuration whose family has a retrieval-only mode, with its parsed settings. */
+interface RetrievalConfig {
+  spec: PipelineSpec & Required<Pick<PipelineSpec, 'retrieve'>>;
+  settings: Record<string, unknown>;
+}
+
+/** Validate that the configuration's family has a retrieval-only mode (the agent configurations do); its parsed settings. */
+export function retrievalConfigOf(config: string, layers: { settings?: Record<string, unknown>; caps?: Record<string, unknown> }): RetrievalConfig {
   const r = checkSettings(config, layers);
   if (r.ok === 'unknown')
     throw new KfError('pipeline_unknown', `no configuration named ${config}`, 'name a configuration of lib/knowforge/configurations.ts (M5, P0, L4R4...)', {
@@ -64,21 +66,22 @@ export function agentSettingsOf(config: string, layers: { settings?: Record<stri
     });
   if (r.ok === false)
     throw new KfError('bad_setting', `configuration ${config}: ${r.problem.field} ${r.problem.problem}`, r.problem.hint, { concerns: r.problem.field });
-  if (r.configuration.family !== AGENTS_FAMILY) {
+  const spec = family(r.configuration.family);
+  if (!spec?.retrieve) {
     throw new KfError(
       'not_agent_config',
-      `configuration ${config} is of family ${r.configuration.family}, not ${AGENTS_FAMILY}`,
+      `configuration ${config} is of family ${r.configuration.family}, which has no retrieval-only mode`,
       'use --mode for one-shot retrieval, or name an agent configuration (M5, P0...)',
       { concerns: config },
     );
   }
-  return r.settings as AgentSettings;
+  return { spec: spec as RetrievalConfig['spec'], settings: r.settings as Record<string, unknown> };
 }
 
 async function oneQuestion(
   base: ScopedKnowledgeBase,
   q: Question,
-  s: AgentSettings,
+  rc: RetrievalConfig,
   opts: PipelineRetrievalOptions,
   level: 'document' | 'page',
 ): Promise<PipelineRetrievalRecord> {
@@ -87,36 +90,25 @@ async function oneQuestion(
   const kb = base.restrictedTo(q.doc ? [q.doc] : undefined);
   const model = (stage: Stage): ChatModel => stageModel(opts.models, stage, q.id);
 
-  const ctx: PipelineContext = {
-    question: q,
-    model,
-    kb,
-    convention: conventionFor(q.benchmark),
-    settings: s as unknown as Record<string, unknown>,
-    rng: makeRng(`0/${q.id}`),
-    signal: new AbortController().signal,
-    trace: () => {},
-  };
-  const st = questionState(ctx, s, opts.config);
-  // The retrieval side sends the configuration's prompt pack too (Locator, judge).
-  const pool = await inPromptPack(s.prompts, ctx, () => findEvidence(st));
-  const scores = retrievalScores(q, retrievalLog(st, pool, []), { ks: opts.ks, level });
+  const ctx = questionContext({ question: q, model, view: { kb }, settings: rc.settings, rngKey: `0/${q.id}` });
+  const found = await rc.spec.retrieve(opts.config, rc.settings, ctx);
+  const scores = retrievalScores(q, found.log, { ks: opts.ks, level });
   return {
     id: q.id,
     question: q.question,
     gold,
     excluded: !scores,
     scores,
-    searches: st.tools.searches.map((x) => ({ query: x.query, by: x.by, docs: [...new Set(x.hits.map((h) => h.docId))] })),
+    searches: found.searches.map((x) => ({ query: x.query, by: x.by, docs: [...new Set(x.hits.map((h) => h.docId))] })),
   };
 }
 
 /** Run the retrieval side over the questions (bounded concurrency, records in question order). */
 export async function evaluatePipelineRetrieval(source: OpenIndex | ScopedKnowledgeBase, data: BenchmarkData, opts: PipelineRetrievalOptions) {
-  const s = agentSettingsOf(opts.config, { settings: opts.settings, caps: opts.caps });
+  const rc = retrievalConfigOf(opts.config, { settings: opts.settings, caps: opts.caps });
   const kb = scopedKnowledgeBase(source);
   const qs = opts.limit ? data.questions.slice(0, opts.limit) : data.questions;
-  const records = await mapLimit(qs, opts.concurrency ?? 4, (q) => oneQuestion(kb, q, s, opts, data.recallLevel));
+  const records = await mapLimit(qs, opts.concurrency ?? 4, (q) => oneQuestion(kb, q, rc, opts, data.recallLevel));
   for (const r of records) opts.onRecord?.(r);
   const agg = aggregateScores(records.map((r) => r.scores));
   const round = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1e4) / 1e4);
@@ -141,7 +133,7 @@ export async function evaluatePipelineRetrieval(source: OpenIndex | ScopedKnowle
     config: opts.config,
     level: data.recallLevel,
     ks: opts.ks,
-    topk: s.topk,
+    topk: rc.settings.topk as number | undefined,
     searchesPerQuestion: round(searches / Math.max(1, qs.length)),
     bridgeSearchesPerQuestion: round(bridge / Math.max(1, qs.length)),
   };

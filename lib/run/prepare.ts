@@ -11,7 +11,7 @@ import { checkSettings } from '../pipeline/registry';
 import { KfError } from '../util/errors';
 import type { ExperimentConfig, ResolvedExperiment } from './config';
 import { environmentRouter, experimentRouter } from './experiment-router';
-import { indexProviderFromConfig } from './index-provider';
+import { defaultIndexDir, indexProviderFromConfig } from './index-provider';
 import { loadConfiguredBenchmark } from './questions';
 
 /** What prepare did for one need. */
@@ -57,7 +57,7 @@ export async function prepareExperiment(exp: ResolvedExperiment, opts: { store?:
           `artifact kind ${kindName} has no request hook`,
           `the kind's author adds request() so kf prepare can build it`,
         );
-      const request: ArtifactRequest = await kind.request({ experiment: config, options: {}, models: router, log });
+      const request: ArtifactRequest = await kind.request({ experiment: config, indexDir: defaultIndexDir(config), options: {}, models: router, log });
       const existed = !!store.ref(kindName, store.keyOf(kindName, request));
       const ref = await store.prepare(kindName, request, { log });
       out.push({ what: kindName, kind: kindName, key: ref.key, dir: ref.dir, built: !existed });

@@ -9,7 +9,7 @@
  *     whose settings are their own business.
  */
 import * as path from 'node:path';
-import type { Pipeline } from './types';
+import type { Pipeline } from '../pipeline/types';
 import { KfError } from '../util/errors';
 import { didYouMean } from './schema';
 import { createConfigured, listConfigurations, loadConfigurationModules } from '../pipeline/registry';

@@ -5,20 +5,15 @@
  * or page-level for MMLongBench-Doc. Retrievers are scored alike through the
  * RankedEvidence they return. `kf eval retrieval` is the command around it.
  */
+import { RECALL_KS } from '../eval/recall';
 import type { BenchmarkData, Question } from '../bench/types';
-import type { BenchmarkName } from '../bench/names';
-import { loadBenchmark, pathsFromFlags, type BenchPathsByName } from '../bench/registry';
 import { RETRIEVAL_MODES } from '../index/types';
 import type { RankedEvidence } from '../pipeline/ranked-evidence';
 import { goldUnits, retrievalScores } from '../eval/retrieval';
 
 export const MODES = RETRIEVAL_MODES;
-export const DEFAULT_KS = [1, 2, 3, 5, 8];
-
-/** Load a benchmark with the files given on the command line (each benchmark's registry entry names its files). */
-export function loadBench(name: BenchmarkName, corpus?: string, questions?: string): BenchmarkData {
-  return loadBenchmark(name, pathsFromFlags(name, { questions, corpus }) as Partial<BenchPathsByName[typeof name]>);
-}
+/** `kf eval retrieval`'s cut-offs: the recall module's defaults (both papers' k). */
+export const DEFAULT_KS = [...RECALL_KS];
 
 export interface RetrievalEvalRecord {
   id: string;

@@ -9,7 +9,7 @@ import type { RetrieverProvider } from './index-provider';
 import type { RunCounts, RunManifest, RunStatus } from './manifest';
 import type { ProgressSink } from './progress';
 import type { Scorer } from './scoring';
-import type { Pipeline } from './types';
+import type { Pipeline } from '../pipeline/types';
 
 /** The part of a ModelRouter the runner uses (createModelRouter's result satisfies it; tests pass small fakes). */
 export interface RunnerRouter {

@@ -103,19 +103,8 @@ export const ENDPOINT_SCHEMA: Record<string, Field> = Object.fromEntries(
   }),
 );
 
-/** snake_case spellings lib/models/config.ts accepts (overrides are typed through them too). */
-export const ENDPOINT_ALIASES: Record<string, string> = {
-  base_url: 'baseUrl',
-  baseURL: 'baseUrl',
-  api_key_env: 'apiKeyEnv',
-  extra_body: 'extraBody',
-  timeout_ms: 'timeoutMs',
-  max_tokens: 'maxTokens',
-  max_attempts: 'maxAttempts',
-  backoff_base_ms: 'backoffBaseMs',
-  backoff_max_ms: 'backoffMaxMs',
-  max_refusals: 'maxRefusals',
-};
+// The snake_case spellings of endpoint fields are declared once, by the model layer.
+export { ENDPOINT_ALIASES } from '../models/config';
 
 /** The models block's shape (documentation and override typing; validation is delegated). */
 export const MODELS_SCHEMA: Record<string, Field> = {

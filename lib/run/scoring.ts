@@ -5,7 +5,7 @@ import { scoreAnswer, scoreAnswerWithJudge } from '../eval/score';
 import type { ChatModel, Stage } from '../model-api/types';
 import type { ExperimentConfig } from './config';
 import type { RunRecord } from './records';
-import type { PipelineResult } from './types';
+import type { PipelineResult } from '../pipeline/types';
 
 export interface ScoreContext {
   model(stage: Stage): ChatModel;

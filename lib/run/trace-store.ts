@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fsError, writeAll } from '../util/fsx';
+import { fsError, writeAll, writeFileAtomic } from '../util/fsx';
 import type { TraceMode } from './config';
 import { traceFileName } from './records';
 
@@ -22,25 +22,11 @@ export function openTraceStore(runDir: string, mode: TraceMode): TraceStore {
   if (mode === 'off') return { write: () => null, close() {} };
   if (mode === 'files') {
     const dir = path.join(runDir, 'traces');
-    let made = false;
     return {
       write(id, doc) {
         const name = traceFileName(id);
         const file = path.join(dir, name);
-        const tmp = `${file}.${process.pid}.tmp`;
-        try {
-          if (!made) fs.mkdirSync(dir, { recursive: true });
-          made = true;
-          fs.writeFileSync(tmp, JSON.stringify(doc));
-          fs.renameSync(tmp, file);
-        } catch (e) {
-          try {
-            fs.unlinkSync(tmp);
-          } catch {
-            /* not created */
-          }
-          throw fsError(e, file, 'write the trace');
-        }
+        writeFileAtomic(file, JSON.stringify(doc), { fsync: false, action: 'write the trace' });
         return `traces/${name}`;
       },
       close() {},

@@ -59,7 +59,7 @@ export function writeAll(fd: number, buf: Buffer, progress: { written: number } 
 }
 
 /** Replace a file atomically: readers see the old or the new content, never half of it. */
-export function writeFileAtomic(file: string, data: string | Buffer): void {
+export function writeFileAtomic(file: string, data: string | Buffer, opts: { fsync?: boolean; action?: string } = {}): void {
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
   try {
@@ -67,7 +67,8 @@ export function writeFileAtomic(file: string, data: string | Buffer): void {
     const fd = fs.openSync(tmp, 'w');
     try {
       writeAll(fd, typeof data === 'string' ? Buffer.from(data) : data);
-      fs.fsyncSync(fd);
+      // Off only where a lost file is rewritten on resume anyway (per-question traces): fsync per file costs.
+      if (opts.fsync !== false) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
@@ -78,7 +79,7 @@ export function writeFileAtomic(file: string, data: string | Buffer): void {
     } catch {
       /* already gone */
     }
-    throw fsError(e, file, 'write');
+    throw fsError(e, file, opts.action ?? 'write');
   }
 }
 

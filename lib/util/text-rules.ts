@@ -275,8 +275,12 @@ export function containsPhrase(haystack: string, phrase: string): boolean {
   return new RegExp(`(^|[^a-z0-9])${esc}([^a-z0-9]|$)`, 'i').test(haystack.toLowerCase());
 }
 
-/** Words of a question that carry the relation ("directed", "born", "capital"): content words outside its entities. */
-export function relationWords(question: string, ents: string[] = entities(question)): string[] {
+/**
+ * Words of a question that carry the relation ("directed", "born", "capital"): content words outside its
+ * entities (the offline policies). Not DualG's relationWords (lib/dualg/query/relation-words.ts), which works on
+ * linked word positions and adds a kinship/role lexicon.
+ */
+export function relationContentWords(question: string, ents: string[] = entities(question)): string[] {
   const entityTokens = new Set(ents.flatMap((e) => tokens(e)));
   return contentWords(question).filter((w) => !entityTokens.has(w) && !/^\d+$/.test(w) && !ANSWER_TYPE_WORDS.has(w));
 }

@@ -19,3 +19,12 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   }
   return na && nb ? d / Math.sqrt(na * nb) : 0;
 }
+
+/** Normalise in place to unit length; returns the original norm (0 leaves the vector as is). The one implementation (embedders, the embeddings endpoint, DualG's query vectors). */
+export function normalize(v: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
+  const n = Math.sqrt(s);
+  if (n > 0) for (let i = 0; i < v.length; i++) v[i] /= n;
+  return n;
+}

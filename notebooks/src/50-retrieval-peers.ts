@@ -16,7 +16,7 @@
 // relations from the offline backend, corpus-fitted encoder), so these are
 // retrieval numbers of the offline index, labelled as such. Caution: the
 // settings of the offline DualG-MRAG scorers were chosen by k-fold
-// cross-validation on these same dev questions (scripts/dualg-kfold.ts); the
+// cross-validation on these same dev questions (kf kfold (lib/dualg/kfold.ts)); the
 // held-back 2Wiki questions are the independent measurement.
 
 // %% tags=["parameters"]

@@ -10,7 +10,7 @@ import { ToolRegistry, type AgentTool } from '../../lib/agents/tools';
 import { createModelRouter } from '../../lib/models/router';
 import { ScriptedServer, damage } from '../../lib/models/testing/scripted-server';
 import { routerFor } from '../models/helpers';
-import { registerOfflineHandlers } from '../../lib/offline-backend';
+import { registerOfflineHandlers } from '../../lib/pipeline/offline-backend';
 
 // The offline-backend tests below route stages to the in-process model: its handlers must be registered.
 registerOfflineHandlers();

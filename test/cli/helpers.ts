@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { repoRoot } from '../../lib/util/paths';
 
-export const KF_BIN = path.join(repoRoot(), 'bin', 'kf.js');
+const KF_BIN = path.join(repoRoot(), 'bin', 'kf.js');
 const DIST_MAIN = path.join(repoRoot(), 'dist', 'lib', 'cli', 'main.js');
 /** The runner tests' `slow-fake` pipeline, compiled (the compiled CLI cannot load a .ts module). */
 export const SLOW_PIPELINE = path.join(repoRoot(), 'dist', 'test', 'run', 'slow-pipeline.helper.js');

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { repoRoot } from '../../lib/util/paths';
 import type { Fragment, IngestResult } from '../../lib/corpus/types';
 
-export const FIXTURES = path.join(repoRoot(), 'test', '__fixtures__', 'corpus');
+const FIXTURES = path.join(repoRoot(), 'test', '__fixtures__', 'corpus');
 export const DOCS = path.join(FIXTURES, 'docs');
 
 const scratchDirs: string[] = [];

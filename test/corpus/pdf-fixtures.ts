@@ -19,7 +19,7 @@ function collect(doc: PDFKit.PDFDocument): Promise<Buffer> {
 }
 
 /** A small bar chart PNG (no text: OCR of it finds nothing). */
-export function chartPng(): Buffer {
+function chartPng(): Buffer {
   const c = createCanvas(300, 180);
   const g = c.getContext('2d');
   g.fillStyle = '#ffffff';

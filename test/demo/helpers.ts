@@ -42,11 +42,11 @@ export function listFiles(dir: string, base = dir): string[] {
 }
 
 /** Collapse whitespace (PDF text breaks lines inside names). */
-export function norm(s: string): string {
+function norm(s: string): string {
   return s.replace(/\s+/g, ' ');
 }
 
-export function pdfjsRoot(): string {
+function pdfjsRoot(): string {
   return path.dirname(require.resolve('pdfjs-dist/package.json')) + '/';
 }
 

@@ -13,7 +13,7 @@ import { patternOf } from '../../lib/dualg/query/pattern-stage';
 import type { KbSearchOptions, KnowledgeBase } from '../../lib/pipeline/knowledge-base';
 import type { EvidencePath, RankedEvidence } from '../../lib/pipeline/ranked-evidence';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
-import type { PipelineContext, TraceEvent } from '../../lib/run/types';
+import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { makeRng } from '../../lib/util/rng';
 import { routerFor } from '../models/helpers';
 import { toyKb, TOY_FRAGMENTS } from '../knowforge/toy-kb';

@@ -13,7 +13,7 @@ import { REL_EQUIVALENT, REL_MENTIONS } from '../../lib/dualg/graph/types';
 import { microFacts } from '../../lib/dualg/graph/micro';
 import { openieFromModel } from '../../lib/dualg/graph/openie-model';
 import { InProcessModel } from '../../lib/models/in-process';
-import { registerOfflineHandlers } from '../../lib/offline-backend';
+import { registerOfflineHandlers } from '../../lib/pipeline/offline-backend';
 
 const PASSAGES = [
   {

@@ -18,7 +18,7 @@ import { parseVisionFacts, VISION_REPORT_FILE, visionFactsFromModel } from '../.
 import type { DualGraph, MicroFact } from '../../lib/dualg/graph/types';
 import { InProcessModel } from '../../lib/models/in-process';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
-import { registerOfflineHandlers } from '../../lib/offline-backend';
+import { registerOfflineHandlers } from '../../lib/pipeline/offline-backend';
 import { artifactKey } from '../../lib/pipeline/artifact-store';
 import { ownScratch } from '../_shared/scratch';
 import { routerFor } from '../models/helpers';

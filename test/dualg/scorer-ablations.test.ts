@@ -16,7 +16,7 @@ import { register as registerRetrievers, scorerOf, searcherParts } from '../../l
 import { getRetriever } from '../../lib/pipeline/retrievers';
 import { buildIndex } from '../../lib/index/build';
 import { openIndex } from '../../lib/index/open';
-import { engineKnowledgeBase } from '../../lib/run/index-provider';
+import { engineKnowledgeBase } from '../../lib/pipeline/index-view';
 import { ownScratch } from '../_shared/scratch';
 import { nonEmpty } from '../_shared/non-empty';
 

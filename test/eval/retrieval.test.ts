@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Question } from '../../lib/bench/types';
-import type { RetrievalLog } from '../../lib/run/types';
+import type { RetrievalLog } from '../../lib/pipeline/types';
 import { aggregateScores, answerVisible, goldUnits, retrievalScores } from '../../lib/eval/retrieval';
 
 function q(over: Partial<Question>): Question {

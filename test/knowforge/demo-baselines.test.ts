@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { demoPresetOverrides } from '../../lib/bench/benchmarks/demo';
 import { tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
-import { runSuite } from '../../lib/run/suite';
+import { runSuite } from '../../lib/report/suite';
 import { repoRoot } from '../../lib/util/paths';
 
 test('demo suite offline: S3 and S4 beat S0 (paired), tables/comparisons/figures written and labelled offline', { timeout: 10 * 60_000 }, async () => {

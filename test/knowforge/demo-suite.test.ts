@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { demoPresetOverrides } from '../../lib/bench/benchmarks/demo';
 import { ownScratch, tinyDemoWorld } from '../_shared/scratch';
-import { runSuite } from '../../lib/run/suite';
+import { runSuite } from '../../lib/report/suite';
 import { repoRoot } from '../../lib/util/paths';
 
 test('knowforge-demo suite offline: S0/S4/M4/M5/P0/P1 with paired comparisons against S4', { timeout: 15 * 60_000 }, async () => {

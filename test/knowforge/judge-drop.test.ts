@@ -13,7 +13,7 @@ import { agentSettings } from '../../lib/knowforge/agent-settings';
 import { configuration } from '../../lib/pipeline/registry';
 import { offTopicBlocks } from '../../lib/knowforge/offline/judge-drop';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
-import type { PipelineContext, TraceEvent } from '../../lib/run/types';
+import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { makeRng } from '../../lib/util/rng';
 import { routerFor } from '../models/helpers';
 import { toyKb } from './toy-kb';

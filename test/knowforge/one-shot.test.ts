@@ -7,12 +7,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { createModelRouter } from '../../lib/models/router';
-import { registerOfflineHandlers } from '../../lib/offline-backend';
+import { registerOfflineHandlers } from '../../lib/pipeline/offline-backend';
 import { getPipeline } from '../../lib/run/registry';
 import { retrieverKnowledgeBase } from '../../lib/pipeline/retriever-knowledge-base';
 import type { Question } from '../../lib/bench/types';
 import type { Retriever, SearchHit, SearchOptions, SearchResult } from '../../lib/index/types';
-import type { PipelineContext, TraceEvent } from '../../lib/run/types';
+import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { makeRng } from '../../lib/util/rng';
 
 // Stages routed to the offline backend need its handlers registered.

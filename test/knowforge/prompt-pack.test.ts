@@ -18,7 +18,7 @@ import { importKnowforgeBench } from '../../lib/knowforge/prompt-pack/knowforge-
 import { clearResolvedPacks, readPackManifest } from '../../lib/knowforge/prompt-pack/packs';
 import { pythonStringConstants } from '../../lib/knowforge/prompt-pack/python-strings';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
-import type { PipelineContext, TraceEvent } from '../../lib/run/types';
+import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { sha256 } from '../../lib/util/hash';
 import { repoRoot } from '../../lib/util/paths';
 import { makeRng } from '../../lib/util/rng';

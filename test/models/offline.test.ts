@@ -19,7 +19,7 @@ import { parsePattern } from '../../lib/dualg/offline/pattern';
 import { judge } from '../../lib/knowforge/offline/judge';
 import { OcrService } from '../../lib/corpus/offline/ocr-service';
 import { InProcessModel } from '../../lib/models/in-process';
-import { registerOfflineHandlers } from '../../lib/offline-backend';
+import { registerOfflineHandlers } from '../../lib/pipeline/offline-backend';
 import { extractAnswer, synthReply } from '../../lib/knowforge/offline/synth';
 import type { Material, SynthTask } from '../../lib/knowforge/offline/tasks';
 import { entities, questionKind, sentences } from '../../lib/util/text-rules';

@@ -12,7 +12,7 @@ import { createModelRouter } from '../../lib/models/router';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { isKfError } from '../../lib/util/errors';
 import { SECRET, routerFor, tempDir } from './helpers';
-import { registerOfflineHandlers } from '../../lib/offline-backend';
+import { registerOfflineHandlers } from '../../lib/pipeline/offline-backend';
 import { nonEmpty } from '../_shared/non-empty';
 
 // Stages routed to the offline backend need its handlers registered.

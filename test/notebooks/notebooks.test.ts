@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { repoRoot } from '../../lib/util/paths';
 import { findJupyterPython, staleBuild } from '../../lib/report/notebooks';
 import { findChromium } from '../../lib/report/figure';
-import { OFFLINE_NOTE } from '../../lib/report/manifest';
+import { OFFLINE_NOTE } from '../../lib/run/result-manifest';
 import { csvColumns, figureProblems, folderProblems } from './written-files';
 
 const root = repoRoot();

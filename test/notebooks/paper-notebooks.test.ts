@@ -21,7 +21,7 @@ import { recallTable, pairedFound, loadPeerRetrievals, load2WikiShared, type Sys
 import { failureSample, classCounts, latencyRows } from '../../lib/report/notebook-analysis';
 import { acquireKernelStart } from '../../lib/report/notebook-kernel-lock';
 import { barFigure, findChromium, closeSharedExporter } from '../../lib/report/figure';
-import { OFFLINE_NOTE } from '../../lib/report/manifest';
+import { OFFLINE_NOTE } from '../../lib/run/result-manifest';
 import { closeFigures } from '../../lib/report/notebook-kit';
 
 const root = repoRoot();

@@ -8,13 +8,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseCsv } from '../../lib/report/table';
 
-export interface FigureDoc {
+interface FigureDoc {
   data: { type?: string; name?: string; x?: unknown[]; y?: unknown[]; r?: unknown[] }[];
   layout: Record<string, unknown>;
 }
 
 /** The Plotly data and layout embedded in a figure's HTML (writeFigure's page). */
-export function readFigureHtml(file: string): FigureDoc {
+function readFigureHtml(file: string): FigureDoc {
   const html = fs.readFileSync(file, 'utf8');
   const start = html.indexOf("Plotly.newPlot('figure', ");
   const end = html.indexOf(');\n}', start);
@@ -63,7 +63,7 @@ export function figureProblems(htmlFile: string, opts: { chromium: boolean; offl
 }
 
 /** Problems with a table (empty = fine): a header with named columns, rows parse, the Markdown twin exists. */
-export function tableProblems(csvFile: string): string[] {
+function tableProblems(csvFile: string): string[] {
   const name = path.basename(csvFile);
   const text = fs.readFileSync(csvFile, 'utf8');
   const header = text.split('\n')[0] ?? '';

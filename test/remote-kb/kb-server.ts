@@ -20,7 +20,7 @@ import type { Fragment } from '../../lib/corpus/types';
 import type { SearchHit } from '../../lib/index/types';
 import { openIndex } from '../../lib/index/open';
 import type { KbMedia, KbTable } from '../../lib/pipeline/knowledge-base';
-import { engineKnowledgeBase } from '../../lib/run/index-provider';
+import { engineKnowledgeBase } from '../../lib/pipeline/index-view';
 import { indexAssetResolver } from '../../lib/knowforge/vision';
 
 type Json = Record<string, unknown>;

@@ -21,7 +21,7 @@ import { RemoteKbClient } from '../../lib/remote-kb/client';
 import { RemoteKnowledgeBase } from '../../lib/remote-kb/knowledge-base';
 import { openRemoteKb } from '../../lib/remote-kb/open';
 import { loadExperiment } from '../../lib/run/config';
-import { engineKnowledgeBase } from '../../lib/run/index-provider';
+import { engineKnowledgeBase } from '../../lib/pipeline/index-view';
 import { runExperiment } from '../../lib/run/runner';
 import { KfError } from '../../lib/util/errors';
 import { repoRoot } from '../../lib/util/paths';

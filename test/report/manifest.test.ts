@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { OFFLINE_NOTE, manifestNotes, resultManifest, writeManifest, writeWithManifest, type ManifestDoc } from '../../lib/report/manifest';
+import { OFFLINE_NOTE, manifestNotes, resultManifest, writeManifest, writeWithManifest, type ManifestDoc } from '../../lib/run/result-manifest';
 import { writeTable } from '../../lib/report/table';
 import { sha256 } from '../../lib/util/hash';
 import { KfError } from '../../lib/util/errors';

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runExperiment } from '../../lib/run/runner';
 import { compareRuns } from '../../lib/run/compare';
-import { writeRunReport } from '../../lib/run/report';
+import { writeRunReport } from '../../lib/report/run-report';
 import { joinRuns, listRuns, loadRun, metricValues, summarizeByBucket, summarizeRun } from '../../lib/run/results';
 import { parseCsv } from '../../lib/report/table';
 import { KfError } from '../../lib/util/errors';

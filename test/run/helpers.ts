@@ -14,7 +14,7 @@ import type { StageRoute } from '../../lib/models/router';
 import type { Backend, ChatModel } from '../../lib/model-api/types';
 import { experimentFromObject, type ResolvedExperiment } from '../../lib/run/config';
 import type { RunnerRouter } from '../../lib/run/runner';
-import type { Pipeline } from '../../lib/run/types';
+import type { Pipeline } from '../../lib/pipeline/types';
 import { registerPipeline } from '../../lib/run/registry';
 
 const made: string[] = [];
@@ -56,7 +56,7 @@ export function writeBench(dir: string, questions: Question[]): { questions: str
   return { questions: file, corpus };
 }
 
-export function fakeModel(backend: Backend = 'scripted', id = 'fake-model'): ChatModel {
+function fakeModel(backend: Backend = 'scripted', id = 'fake-model'): ChatModel {
   return {
     id,
     backend,

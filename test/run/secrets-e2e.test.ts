@@ -16,7 +16,7 @@ import { runExperiment } from '../../lib/run/runner';
 import { listRuns, loadRun } from '../../lib/run/results';
 import { kfInProcess } from '../_shared/cli-in-process';
 import { errorMessage, isKfError } from '../../lib/util/errors';
-import { writeRunReport } from '../../lib/run/report';
+import { writeRunReport } from '../../lib/report/run-report';
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];

@@ -3,7 +3,7 @@
  * `slow-fake` (40-120 ms per question, seeded answers, no model call).
  */
 import { registerPipeline } from '../../lib/run/registry';
-import type { Pipeline } from '../../lib/run/types';
+import type { Pipeline } from '../../lib/pipeline/types';
 
 export function register(): void {
   const p: Pipeline = {

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as fs from 'node:fs';
-import type { SuiteResult } from '../../run/suite';
+import type { SuiteResult } from '../../report/suite';
 
 /** Print where a suite's results went (shared by `kf suite` and `kf demo`). */
 export function printSuiteResult(r: SuiteResult, json: boolean): void {

@@ -21,20 +21,20 @@ import type { Question } from '../../bench/types';
 import { demoPresetOverrides } from '../../bench/benchmarks/demo';
 import { ensureDemoWorld } from '../../demo';
 import { openIndex } from '../../index/open';
-import { conventionFor } from '../../knowforge/conventions';
-import { stageModel } from '../../knowforge/stage-model';
+import { questionContext } from '../../pipeline/question-context';
+import { stageModel } from '../../pipeline/stage-model';
 import { eventLine, traceSummary } from '../../knowforge/trace-format';
 import { createModelRouter } from '../../models/router';
-import { registerOfflineHandlers } from '../../offline-backend';
+import { registerOfflineHandlers } from '../../pipeline/offline-backend';
 import type { KnowledgeBase } from '../../pipeline/knowledge-base';
 import { configuration, createConfigured } from '../../pipeline/registry';
 import { loadExperiment, type ResolvedExperiment } from '../../run/config';
-import { defaultIndexDir, engineKnowledgeBase } from '../../run/index-provider';
+import { engineKnowledgeBase } from '../../pipeline/index-view';
+import { defaultIndexDir } from '../../run/index-provider';
 import { prepareExperiment } from '../../run/prepare';
-import type { PipelineContext, PipelineResult, TraceEvent } from '../../run/types';
+import type { PipelineResult, TraceEvent } from '../../pipeline/types';
 import { KfError } from '../../util/errors';
 import { repoRoot } from '../../util/paths';
-import { makeRng } from '../../util/rng';
 import { citedFragments, decodedPaths, withoutFinalAnswerLine } from '../ask-output';
 
 /** Folders holding each configuration's demo-world experiment, searched in this order. */
@@ -229,21 +229,20 @@ export const command: CommandSpec = {
         );
       const events: TraceEvent[] = [];
       const t0 = Date.now();
-      const ctx: PipelineContext = {
+      const ctx = questionContext({
         question,
         model: (stage) => stageModel(router, stage),
-        kb,
-        convention: conventionFor(r.benchmark),
+        view: { kb },
+        benchmark: r.benchmark,
         settings: r.settings,
-        rng: makeRng('ask'),
-        signal: new AbortController().signal,
+        rngKey: 'ask',
         trace: (e) => {
           const ev = { t: Date.now() - t0, ...e };
           events.push(ev);
           const line = quiet ? undefined : eventLine(ev, { width: 120 });
           if (line) console.error(line);
         },
-      };
+      });
       // Model-call totals per stage come from the ledger, as in the runner.
       const off = router.ledger.onRecord((e) =>
         events.push({

@@ -3,7 +3,7 @@ import type { CommandSpec } from '../command';
 import { int, isPositiveInt, list, str } from '../command';
 import { demoPresetOverrides } from '../../bench/benchmarks/demo';
 import { ensureDemoWorld } from '../../demo';
-import { runSuite } from '../../run/suite';
+import { runSuite } from '../../report/suite';
 import { repoRoot } from '../../util/paths';
 import { printSuiteResult } from './_suite-print';
 

@@ -1,6 +1,6 @@
 /**
  * `kf eval retrieval`: model-free retrieval recall of one retrieval mode (or any
- * registered retriever, `--retriever`; modules named in KF_RETRIEVER_MODULES are
+ * registered retriever, `--retriever`; plug-ins named in KF_PLUGINS are
  * loaded) on a
  * benchmark (spec "Retrieval recall"): each question's text is searched ONCE;
  * R@k = |gold ∩ units of the first k hits| / |gold| and allFound@k (every gold
@@ -21,7 +21,7 @@ import { ensureIndex, EMBEDDER_CHOICES, type EmbedderChoice } from '../../index/
 import { openIndex, type OpenIndex } from '../../index/open';
 import { isSearchMode, searchModeNames } from '../../pipeline/retrievers';
 import type { RankedEvidence } from '../../pipeline/ranked-evidence';
-import { engineKnowledgeBase } from '../../run/index-provider';
+import { engineKnowledgeBase } from '../../pipeline/index-view';
 import { didYouMean } from '../../run/schema';
 import { KfError } from '../../util/errors';
 import { ensureWritableDir, fsError, JsonlWriter, writeJsonAtomic } from '../../util/fsx';
@@ -30,9 +30,11 @@ import { modelsFor, progressPrinter } from './index-build';
 import { configRetrieval, type ScopedKnowledgeBase } from '../../run/pipeline-retrieval';
 import { isRemoteKbRef, openRemoteKb, remoteKbInfo, remoteKbUuid } from '../../remote-kb/open';
 
-export { MODES, DEFAULT_KS, loadBench, evaluateRetrieval } from '../../run/retrieval-eval';
+export { loadBench };
+export { MODES, DEFAULT_KS, evaluateRetrieval } from '../../run/retrieval-eval';
 export type { RetrievalEvalRecord, RetrievalEvalSummary } from '../../run/retrieval-eval';
-import { MODES, DEFAULT_KS, loadBench, evaluateRetrieval } from '../../run/retrieval-eval';
+import { loadBench } from '../../bench/registry';
+import { MODES, DEFAULT_KS, evaluateRetrieval } from '../../run/retrieval-eval';
 
 export function parseKs(s: string): number[] | string {
   const ks = s
@@ -70,7 +72,7 @@ function chosenRetriever(retriever: string | undefined, mode: string): string | 
     throw new KfError(
       'bad_flag',
       `--retriever ${retriever}: no such retriever`,
-      near ? `did you mean "${near}"?` : `registered: ${names.join(', ')} (modules in KF_RETRIEVER_MODULES are loaded)`,
+      near ? `did you mean "${near}"?` : `registered: ${names.join(', ')} (plug-ins in KF_PLUGINS are loaded)`,
       { concerns: retriever },
     );
   }

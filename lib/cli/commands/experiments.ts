@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bool, str, type CommandSpec } from '../command';
 import { experimentCatalog, experimentsRoot, type ExperimentEntry } from '../experiment-catalog';
-import { loadSuite } from '../../run/suite';
+import { loadSuite } from '../../report/suite';
 import { KfError } from '../../util/errors';
 import { didYouMean } from '../../util/did-you-mean';
 import { formatTextTable } from '../text-table';

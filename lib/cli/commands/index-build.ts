@@ -15,7 +15,7 @@ import { BENCHMARK_NAMES, assertBenchmarkName } from '../../bench/names';
 import { defaultPaths } from '../../bench/registry';
 import { loadTitledPassages } from '../../bench/text-corpus';
 import { createModelRouter, type ModelRouter } from '../../models/router';
-import { registerOfflineHandlers } from '../../offline-backend';
+import { registerOfflineHandlers } from '../../pipeline/offline-backend';
 import { readModelsConfigFile } from '../../models/config-file';
 import { KfError } from '../../util/errors';
 import { FORMAT_BY_EXTENSION, listCorpusFiles } from '../../corpus/ingest';

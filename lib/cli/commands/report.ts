@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { bool, isNumber, list, str, type CommandSpec } from '../command';
 import { loadRun } from '../../run/results';
 import { KfError } from '../../util/errors';
-import { writeRunReport } from '../../run/report';
+import { writeRunReport } from '../../report/run-report';
 import { headlineTable } from '../headline';
 
 export const command: CommandSpec = {

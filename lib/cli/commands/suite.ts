@@ -2,7 +2,7 @@ import type { CommandSpec } from '../command';
 import { int, isPositiveInt, list, str } from '../command';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runSuite } from '../../run/suite';
+import { runSuite } from '../../report/suite';
 import { KfError } from '../../util/errors';
 import { repoRoot } from '../../util/paths';
 import { nearestPath } from '../path-hint';

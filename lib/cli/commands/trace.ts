@@ -12,7 +12,7 @@ import { bool, int } from '../command';
 import { formatTrace } from '../../knowforge/trace-format';
 import { traceFileName } from '../../run/records';
 import { loadRun, resolveRunDir } from '../../run/results';
-import type { TraceEvent } from '../../run/types';
+import type { TraceEvent } from '../../pipeline/types';
 import { KfError } from '../../util/errors';
 import { didYouMean } from '../../util/did-you-mean';
 import { decodedPaths } from '../ask-output';

@@ -1,6 +1,6 @@
 /**
  * The corpus roles' offline handlers (captioning media for retrieval).
- * Registered by lib/offline-backend.ts.
+ * Registered by the plug-in manifests (lib/pipeline/plugins.ts).
  */
 import type { OfflineHandler } from '../../model-api/handler';
 import { captionReply } from './caption';

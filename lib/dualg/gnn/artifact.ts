@@ -11,7 +11,7 @@ import type { ArtifactKind } from '../../pipeline/artifact';
 import { registerArtifactKind } from '../../pipeline/artifact-store';
 import { KfError } from '../../util/errors';
 import { makeRng } from '../../util/rng';
-import { graphFor } from '../retriever';
+import { graphFor } from '../graph-for';
 import { sourceFromIndexDir } from '../graph/source';
 import { toGnnGraph } from '../graph/to-gnn';
 import { graphView } from '../query/graph-view';

@@ -3,7 +3,7 @@
  * finds the checkpoint trained for this graph -- setting `gnnCheckpoint` (a
  * folder), else a 'gnn-checkpoint' artifact for the graph's fingerprint (trained
  * first when setting `gnnTrain` is true), else $KF_GNN_CHECKPOINTS or
- * <repo>/.kf-cache/gnn-checkpoints (scripts/dualg-gnn-train.ts writes there) --
+ * <repo>/.kf-cache/gnn-checkpoints (kf train gnn writes there) --
  * and returns the trained scorer with its checkpoint's identity, or undefined
  * when there is none (the retriever then refuses, naming `kf train gnn`). A checkpoint named explicitly but
  * trained for another graph is refused with the reason.

@@ -9,10 +9,10 @@
  * stage, a sentence encoder behind /v1/embeddings (GnnQuery.queryEmbedding); its
  * dimension is the endpoint's, fixed when the checkpoint is built.
  */
+import { normalize } from '../../util/vectors';
 import { KfError } from '../../util/errors';
 import { loadGloveSync } from '../../index/embedders/glove-table';
 import type { GnnQuery } from '../types';
-import type { GnnConfig } from './config';
 
 export type QueryEncoder = 'hashed' | 'hashed+glove' | 'embeddings';
 export const HASHED_DIM = 64;
@@ -33,7 +33,7 @@ export function queryInputDim(encoder: QueryEncoder, embeddingDim?: number): num
 }
 
 /** The model input of one query for a model built with `config.queryEncoder`. */
-export function encodeQuery(config: Pick<GnnConfig, 'queryEncoder'>, q: GnnQuery): Float32Array {
+export function encodeQuery(config: { queryEncoder: QueryEncoder }, q: GnnQuery): Float32Array {
   if ((config.queryEncoder ?? 'hashed') === 'hashed') return q.queryVector;
   if (config.queryEncoder === 'embeddings') {
     if (!q.queryEmbedding)
@@ -59,9 +59,7 @@ function meanGlove(text: string): Float32Array {
     if (row === undefined) continue;
     for (let i = 0; i < GLOVE_DIM; i++) v[i] += glove.vectors[row * glove.dim + i];
   }
-  let n = 0;
-  for (const x of v) n += x * x;
-  if (n > 0) for (let i = 0; i < GLOVE_DIM; i++) v[i] /= Math.sqrt(n);
+  normalize(v);
   return v;
 }
 

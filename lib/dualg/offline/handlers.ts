@@ -1,6 +1,6 @@
 /**
  * The DualG-MRAG roles' offline handlers (OpenIE and image micro facts for graph
- * construction, the query-pattern parser). Registered by lib/offline-backend.ts.
+ * construction, the query-pattern parser). Registered by the plug-in manifests (lib/pipeline/plugins.ts).
  */
 import type { OfflineHandler } from '../../model-api/handler';
 import { openIE } from './openie';

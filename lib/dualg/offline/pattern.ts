@@ -5,7 +5,7 @@
  * for (see tasks.ts).
  */
 import type { PatternTask } from './tasks';
-import { entities, questionKind, relationWords } from '../../util/text-rules';
+import { entities, questionKind, relationContentWords } from '../../util/text-rules';
 
 export interface PatternJson {
   conditions: [string, string, string][];
@@ -16,7 +16,7 @@ export interface PatternJson {
 export function parsePattern(task: PatternTask): PatternJson {
   const q = task.question ?? '';
   const ents = entities(q);
-  const rel = relationWords(q, ents);
+  const rel = relationContentWords(q, ents);
   const relation = rel.slice(0, 3).join(' ') || 'related to';
   const conditions: [string, string, string][] = ents.length ? ents.slice(0, 3).map((e) => ['?x', relation, e]) : [['?x', relation, '?y']];
   const kind = questionKind(q);

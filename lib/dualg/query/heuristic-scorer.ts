@@ -68,7 +68,7 @@ const MAX_CONTAINER_DOCS = 30;
 
 /**
  * The shipped defaults, each with its principle and where its value comes from (issue 18: no constant tuned on
- * dev misses in the default; scripts/dualg-kfold.ts reports the k-fold figures, each fold choosing among these
+ * dev misses in the default; kf kfold (lib/dualg/kfold.ts) reports the k-fold figures, each fold choosing among these
  * defaults and one-setting alternatives, and `--all` every alternative's means):
  *   mention 0.5     a passage that only mentions an entity is weaker evidence than the one it titles (a priori: half).
  *   equivalent 0.8  an equivalent name counts at the entity-resolution threshold tau = 0.8 (the paper's tau).
@@ -87,7 +87,7 @@ const MAX_CONTAINER_DOCS = 30;
  *   cap 1           a path's score never grows along it (a priori monotone decay; no effect on MuSiQue dev).
  * Dropped from the default (kept as opt-in settings, 0 = off): contains, seedContains and prefix were designed
  * by reading the misses on the dev questions (MuSiQue's "History of X" containers, untitled seed names, verbs
- * whose stem keeps an "e"); they only fixed those misses. Their effect, measured with scripts/dualg-kfold.ts
+ * whose stem keeps an "e"); they only fixed those misses. Their effect, measured with kf kfold
  * (--base '{"heuristic":{"contains":1,"prefix":5,"seedContains":1}}' against the defaults; offline indexes, dev):
  *   MuSiQue (60): R@5 .769 -> .717, all-found@8 .633 -> .550 (k-fold R@5 .700) without them;
  *   HotpotQA (60): R@2 .858 -> .883, all-found@8 .950 -> .950 (they cost HotpotQA two questions at R@2);

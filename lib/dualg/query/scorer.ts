@@ -12,6 +12,7 @@
 import type { EvidencePath } from '../../pipeline/ranked-evidence';
 import type { GnnGraph, GnnQuery } from '../types';
 import type { CheckpointIdentity } from './scorer-identity';
+import { normalize } from '../../util/vectors';
 
 export interface GnnScores {
   nodeScores: Float32Array;
@@ -38,18 +39,6 @@ export interface LoadedGnn {
 
 export type GnnScorerFactory = (setup: GnnScorerSetup) => Promise<LoadedGnn | undefined>;
 
-/** DG2's factory when lib/dualg/gnn exists and exports it; undefined otherwise. */
-export function gnnScorerFactory(): GnnScorerFactory | undefined {
-  try {
-    const m = require('../gnn') as { createGnnScorer?: GnnScorerFactory };
-    return typeof m.createGnnScorer === 'function' ? m.createGnnScorer : undefined;
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err?.code === 'MODULE_NOT_FOUND' && String(err.message).split('\n')[0].includes('gnn')) return undefined;
-    throw e;
-  }
-}
-
 /** A deterministic query encoding (hashed bag of words, unit length) for GnnQuery.queryVector when no encoder is given. */
 export function hashedQueryVector(text: string, dim = 64): Float32Array {
   const v = new Float32Array(dim);
@@ -58,8 +47,6 @@ export function hashedQueryVector(text: string, dim = 64): Float32Array {
     for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
     v[(h >>> 0) % dim] += (h & 1) === 0 ? 1 : -1;
   }
-  let n = 0;
-  for (const x of v) n += x * x;
-  if (n) for (let i = 0; i < dim; i++) v[i] /= Math.sqrt(n);
+  normalize(v);
   return v;
 }

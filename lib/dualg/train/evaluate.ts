@@ -3,6 +3,8 @@
  * same seeds (trained GNN, untrained GNN, heuristic, PPR), so they can be compared
  * pairwise. A question no scorer can start from (no linked entity) scores 0 for all.
  */
+import { recallAtK } from '../../eval/recall';
+
 export interface QuestionMetrics {
   id: string;
   r2: number;
@@ -22,16 +24,10 @@ export function rankDocs(scores: Float32Array | Map<number, number>): number[] {
 }
 
 export function questionMetrics(id: string, ranked: number[], gold: readonly number[]): QuestionMetrics {
-  const found = (k: number) => gold.filter((g) => ranked.slice(0, k).includes(g)).length;
-  const n = gold.length || 1;
-  return {
-    id,
-    r2: found(2) / n,
-    r5: found(5) / n,
-    allFound2: found(2) === gold.length ? 1 : 0,
-    allFound5: found(5) === gold.length ? 1 : 0,
-    allFound8: found(8) === gold.length ? 1 : 0,
-  };
+  // The recall module (lib/eval/recall.ts) over document indices; no gold scores as nothing to find.
+  const sc = recallAtK(ranked.map(String), gold.map(String), [2, 5, 8]);
+  if (!sc) return { id, r2: 0, r5: 0, allFound2: 1, allFound5: 1, allFound8: 1 };
+  return { id, r2: sc['R@2'], r5: sc['R@5'], allFound2: sc['allFound@2'], allFound5: sc['allFound@5'], allFound8: sc['allFound@8'] };
 }
 
 export function meanMetrics(rows: QuestionMetrics[]): Omit<QuestionMetrics, 'id'> & { n: number } {

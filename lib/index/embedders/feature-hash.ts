@@ -25,11 +25,5 @@ export function mix32(x: number): number {
   return h >>> 0;
 }
 
-/** Normalise in place to unit length; returns the original norm (0 leaves the vector as is). */
-export function normalize(v: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
-  const n = Math.sqrt(s);
-  if (n > 0) for (let i = 0; i < v.length; i++) v[i] /= n;
-  return n;
-}
+// Unit length: the shared implementation (lib/util/vectors.ts).
+export { normalize } from '../../util/vectors';

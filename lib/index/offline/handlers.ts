@@ -1,6 +1,6 @@
 /**
  * The index-time roles' offline handlers (knowledge-point extraction, relation
- * typing). Registered by lib/offline-backend.ts.
+ * typing). Registered by the plug-in manifests (lib/pipeline/plugins.ts).
  */
 import type { OfflineHandler } from '../../model-api/handler';
 import { extractPoints, typeRelations } from './knowledge-points';

@@ -12,7 +12,7 @@
 import { parseAgentObject, parseToolArguments } from '../../model-api/json-repair';
 import type { ChatRequest } from '../../model-api/types';
 import type { AgentTask, LocatorTask, PoolMedia, ReaderTask } from './tasks';
-import { contentWords, entities, overlapScore, relationWords, stem, stemSet, tokens, STOPWORDS } from '../../util/text-rules';
+import { contentWords, entities, overlapScore, relationContentWords, stem, stemSet, tokens, STOPWORDS } from '../../util/text-rules';
 
 export interface PlannedCall {
   tool: string;
@@ -46,7 +46,7 @@ export function previousCalls(req: ChatRequest): { tool: string; args: Record<st
 /** Rule-based decomposition: keyword query first, then "entity + nearby relation words" per entity. */
 export function decomposeQuestion(question: string, maxQueries = 3): string[] {
   const ents = entities(question);
-  const rel = relationWords(question, ents);
+  const rel = relationContentWords(question, ents);
   const words = question.replace(/[?!.]+\s*$/, '').split(/\s+/);
   const keyword = words
     .map((w) => w.replace(/^[("'“]+|[)"'”,;:]+$/g, ''))

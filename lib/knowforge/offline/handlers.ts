@@ -1,6 +1,6 @@
 /**
  * The KnowForge roles' offline handlers: which policy answers which role, and
- * the task fields each cannot do without. Registered by lib/offline-backend.ts.
+ * the task fields each cannot do without. Registered by the plug-in manifests (lib/pipeline/plugins.ts).
  */
 import { sharedOcr } from '../../corpus/offline/ocr-service';
 import type { OfflineHandler } from '../../model-api/handler';

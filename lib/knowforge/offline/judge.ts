@@ -7,7 +7,7 @@
  * Reply JSON matches the real judge's (spec job 3).
  */
 import type { JudgeTask } from './tasks';
-import { containsPhrase, entities, relationWords, sentences, stem, tokens } from '../../util/text-rules';
+import { containsPhrase, entities, relationContentWords, sentences, stem, tokens } from '../../util/text-rules';
 
 export interface JudgeReply {
   need_more: boolean;
@@ -18,7 +18,7 @@ export interface JudgeReply {
 
 export function judge(task: JudgeTask): JudgeReply {
   const ents = entities(task.question);
-  const rel = relationWords(task.question, ents);
+  const rel = relationContentWords(task.question, ents);
   const pool = task.pool ?? '';
   const ran = new Set((task.queriesRun ?? []).map((q) => q.trim().toLowerCase()));
   const fresh = (qs: string[]) => [...new Set(qs.map((q) => q.trim()).filter((q) => q && !ran.has(q.toLowerCase())))];

@@ -2,7 +2,7 @@
  * Task payloads of the KnowForge roles: the structured inputs each role attaches
  * to `ChatRequest.task`. Real models ignore them (they read the prompt); the
  * offline handlers (lib/knowforge/offline/handlers.ts, registered by
- * lib/offline-backend.ts) read them instead of parsing prompts, and reply in the
+ * the plug-in manifests (lib/pipeline/plugins.ts)) read them instead of parsing prompts, and reply in the
  * SAME textual format a real model is asked for, so every parsing path runs
  * offline too. The other stages' tasks live beside their stages:
  * lib/index/offline/tasks.ts (extraction, relations), lib/dualg/offline/tasks.ts

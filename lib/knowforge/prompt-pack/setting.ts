@@ -6,7 +6,7 @@
  * trace names the pack and the pack's sha256.
  */
 import { z } from 'zod';
-import type { PipelineContext } from '../../run/types';
+import type { PipelineContext } from '../../pipeline/types';
 import { isKfError } from '../../util/errors';
 import { withPromptPack, type PromptPackRef } from '../../util/prompts';
 import { OWN_PACK, PACK_NAMES, resolvePromptPack } from './packs';

@@ -6,7 +6,7 @@
  */
 import type { SearchHit } from '../../index/types';
 import type { KbMode, KnowledgeBase } from '../../pipeline/knowledge-base';
-import type { TraceEvent } from '../../run/types';
+import type { TraceEvent } from '../../pipeline/types';
 
 /** One search as the pool and the retrieval metrics see it. */
 export interface SearchLogEntry {

@@ -17,13 +17,13 @@
  * backends) and the files written.
  */
 import * as path from 'node:path';
-import { OFFLINE_NOTE, resultManifest, writeManifest } from '../report/manifest';
-import { writeTable, type ColumnSpec, type Row, type TablePaths } from '../report/table';
+import { OFFLINE_NOTE, resultManifest, writeManifest } from '../run/result-manifest';
+import { writeTable, type ColumnSpec, type Row, type TablePaths } from './table';
 import { KfError } from '../util/errors';
 import { shortHash } from '../util/hash';
-import { backendLabel } from './aggregate';
-import { ERROR_KINDS, ERROR_KIND_LABEL } from './error-kind';
-import { compareRuns } from './compare';
+import { backendLabel } from '../run/aggregate';
+import { ERROR_KINDS, ERROR_KIND_LABEL } from '../run/error-kind';
+import { compareRuns } from '../run/compare';
 import {
   HELPER_SCORE_KEYS,
   assertBucketField,
@@ -34,7 +34,7 @@ import {
   summarizeRun,
   type LoadedRun,
   type RunSummary,
-} from './results';
+} from '../run/results';
 
 export interface ReportOptions {
   /** Output folder (default: <run>/report for one run, results/report-<hash> for several). */

@@ -14,11 +14,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CorpusPassage } from '../bench/types';
-import type { ArtifactKind, ArtifactRequest, PrepareSource } from '../pipeline/artifact';
-import { registerArtifactKind } from '../pipeline/artifact-store';
+import type { ArtifactKind, ArtifactRequest, PrepareSource } from './artifact';
+import { registerArtifactKind } from './artifact-store';
 import { KfError } from '../util/errors';
-import { buildIndex, buildStageModels, corpusFingerprint, EMBEDDER_CHOICES, type BuildOptions, type EmbedderChoice } from './build';
-import { openIndex, type IndexModels, type OpenIndex } from './open';
+import { buildIndex, buildStageModels, corpusFingerprint, EMBEDDER_CHOICES, type BuildOptions, type EmbedderChoice } from '../index/build';
+import { openIndex, type IndexModels, type OpenIndex } from '../index/open';
 
 export const KP_INDEX = 'kp-index';
 

@@ -1,8 +1,8 @@
 /**
- * A retriever written against the contract alone (fixtures/toy-retriever.ts,
- * under 50 lines) runs through `kf eval retrieval --retriever toy` and through
- * `kf run` (the one-shot S3 with pipeline.settings.retriever = "toy"), loaded by
- * KF_RETRIEVER_MODULES; both score the same ranked evidence.
+ * A plug-in written against the contract alone (fixtures/toy-plugin.ts), loaded by KF_PLUGINS
+ * without touching any other file: its retriever runs through `kf eval retrieval --retriever toy`,
+ * its configuration (toy-S3: the one-shot S3 over the toy retriever) through `kf run`, and both
+ * score the same ranked evidence.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,13 +13,13 @@ import { kfInProcess as kf } from '../_shared/cli-in-process';
 import { ensureDemoWorld } from '../../lib/demo';
 
 // Compiled tests (npm test) load the built .js beside this file; the fast loop on sources loads the .ts.
-const FIXTURE = path.join(__dirname, 'fixtures', `toy-retriever${path.extname(__filename)}`);
+const FIXTURE = path.join(__dirname, 'fixtures', `toy-plugin${path.extname(__filename)}`);
 
-test('the toy retriever runs through kf eval retrieval and kf run', async () => {
+test('a toy plug-in adds a retriever and a configuration that kf eval retrieval and kf run use', async () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-toy-'));
   const world = await ensureDemoWorld({ preset: 'tiny', dir: path.join(tmp, 'world') });
-  const before = process.env.KF_RETRIEVER_MODULES;
-  process.env.KF_RETRIEVER_MODULES = FIXTURE;
+  const before = process.env.KF_PLUGINS;
+  process.env.KF_PLUGINS = FIXTURE;
   try {
     const corpus = path.join(world.dir, 'corpus');
     const questionsFile = path.join(world.dir, 'questions.json');
@@ -78,8 +78,7 @@ test('the toy retriever runs through kf eval retrieval and kf run', async () => 
         'name = "demo"',
         `paths = { questions = ${JSON.stringify(questionsFile)}, corpus = ${JSON.stringify(corpus)} }`,
         '[pipeline]',
-        'name = "S3"',
-        'settings = { retriever = "toy" }',
+        'name = "toy-S3"',
         '[index]',
         `dir = ${JSON.stringify(path.join(tmp, 'index'))}`,
         'build = "ensure"',
@@ -108,8 +107,8 @@ test('the toy retriever runs through kf eval retrieval and kf run', async () => 
     }
     assert.ok(compared > 0, 'at least one question compared');
   } finally {
-    if (before === undefined) delete process.env.KF_RETRIEVER_MODULES;
-    else process.env.KF_RETRIEVER_MODULES = before;
+    if (before === undefined) delete process.env.KF_PLUGINS;
+    else process.env.KF_PLUGINS = before;
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 });

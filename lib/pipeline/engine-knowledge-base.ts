@@ -15,11 +15,11 @@ import {
   type KbSearchOptions,
   type KbTable,
   type KnowledgeBase,
-} from '../pipeline/knowledge-base';
-import { docScoresFromHits, type RankedEvidence } from '../pipeline/ranked-evidence';
+} from './knowledge-base';
+import { docScoresFromHits, type RankedEvidence } from './ranked-evidence';
 import { KfError } from '../util/errors';
-import type { SearchEngine } from './engine';
-import { RETRIEVAL_MODES, type RetrievalMode, type SearchOptions } from './types';
+import type { SearchEngine } from '../index/engine';
+import { RETRIEVAL_MODES, type RetrievalMode, type SearchOptions } from '../index/types';
 
 const ENGINE_MODES: readonly string[] = RETRIEVAL_MODES;
 const MEDIA_KINDS: readonly FragmentKind[] = ['image', 'table'];

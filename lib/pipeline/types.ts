@@ -5,11 +5,15 @@
  */
 import type { Fragment } from '../corpus/types';
 import type { Question } from '../bench/types';
-import type { Retriever, SearchHit } from '../index/types';
+import type { Retriever } from '../index/types';
+import type { RetrievalLog } from '../eval/retrieval-log';
 import type { ChatModel, Stage } from '../model-api/types';
 import type { AnswerConvention } from '../bench/spec';
 import type { Rng } from '../util/rng';
-import type { KnowledgeBase } from '../pipeline/knowledge-base';
+import type { KnowledgeBase } from './knowledge-base';
+
+// The retrieval log is defined beside its metrics (eval sits below the contract); pipelines return it.
+export type { RetrievalLog };
 
 /** Benchmark answer conventions (prompt rule paragraph + format checker rules). */
 // Declared once, by the benchmark registry (each benchmark's entry names its convention).
@@ -45,18 +49,6 @@ export interface PipelineContext {
 export interface TraceEvent {
   kind: string;
   [key: string]: unknown;
-}
-
-/** Retrieval bookkeeping for model-free recall metrics (spec: "Retrieval recall"). */
-export interface RetrievalLog {
-  /** Hits of the first search, in rank order (R@k uses these). */
-  firstSearch: Pick<SearchHit, 'fragmentId' | 'docId' | 'page' | 'score'>[];
-  /** Every search's hits (R@all, doc found), tagged with who searched. */
-  searches: { query: string; by: string; hits: Pick<SearchHit, 'fragmentId' | 'docId' | 'page'>[] }[];
-  /** The final rendered evidence pool ("answer visible"). */
-  poolText?: string;
-  poolChars?: number;
-  poolTrimmed?: boolean;
 }
 
 export interface PipelineResult {

@@ -24,15 +24,15 @@ import { KfError } from '../util/errors';
 import { ensureWritableDir, writeFileAtomic, writeJsonAtomic } from '../util/fsx';
 import { repoRoot } from '../util/paths';
 import { pairedBootstrapCI, mean } from '../eval/stats';
-import { barFigure, writeFigure, closeSharedExporter, type FigurePaths, type Series } from '../report/figure';
-import { writeTable, toMarkdown, type Row } from '../report/table';
-import { OFFLINE_NOTE, resultManifest, writeManifest } from '../report/manifest';
-import { loadExperiment } from './config';
-import { runExperiment, type RunOutcome } from './runner';
-import { loadRun, metricValues, summarizeRun, bucketsOf, type LoadedRun } from './results';
-import { compareRuns, type CompareResult } from './compare';
-import { writeRunReport } from './report';
-import { backendLabel } from './aggregate';
+import { barFigure, writeFigure, closeSharedExporter, type FigurePaths, type Series } from './figure';
+import { writeTable, toMarkdown, type Row } from './table';
+import { OFFLINE_NOTE, resultManifest, writeManifest } from '../run/result-manifest';
+import { loadExperiment } from '../run/config';
+import { runExperiment, type RunOutcome } from '../run/runner';
+import { loadRun, metricValues, summarizeRun, bucketsOf, type LoadedRun } from '../run/results';
+import { compareRuns, type CompareResult } from '../run/compare';
+import { writeRunReport } from './run-report';
+import { backendLabel } from '../run/aggregate';
 
 // smol-toml's type declarations are ESM-only; its CommonJS build is required with a local type (as in config.ts).
 
