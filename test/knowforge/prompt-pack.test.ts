@@ -17,6 +17,7 @@ import { agentSettings } from '../../lib/knowforge/agent-settings';
 import { importKnowforgeBench } from '../../lib/knowforge/prompt-pack/knowforge-bench';
 import { clearResolvedPacks, readPackManifest } from '../../lib/knowforge/prompt-pack/packs';
 import { pythonStringConstants } from '../../lib/knowforge/prompt-pack/python-strings';
+import { runnerBlockTemplates } from '../../lib/knowforge/prompt-pack/runner-blocks';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import type { PipelineContext, TraceEvent } from '../../lib/run/types';
 import { sha256 } from '../../lib/util/hash';
@@ -97,6 +98,19 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
     assert.equal(readPackManifest('knowforge-bench').sha256, m.sha256);
   });
+});
+
+test('block formats: a materials.py whose builder lacks one fails the import naming it; a field it cannot place too', () => {
+  const src = fs.readFileSync(path.join(FIXTURE, 'kfbench', 'materials.py'), 'utf8');
+  assert.equal(runnerBlockTemplates(src).size, 12);
+  assert.throws(
+    () => runnerBlockTemplates(src.replace(/\s*ex_lines = \[.*\n/, '\n')),
+    (e: Error) => /block formats block-example were not found/.test(e.message),
+  );
+  assert.throws(
+    () => runnerBlockTemplates(src.replace('{seg}"', '{seg}{seg.upper()}"').replace('{cid}] from', '{cid}] {len(hit)} from')),
+    (e: Error) => /block-material has a field \{len\(hit\)\} the importer cannot place/.test(e.message),
+  );
 });
 
 test('a pack that was not imported fails when the settings load, naming the import command', async () => {

@@ -157,7 +157,7 @@ export const BLOCK_LITERAL_RULES: { template: string; role: string; re: RegExp; 
   {
     template: 'block-graph-tag',
     role: 'pool: tag of a block reached through the graph',
-    re: new RegExp(`tag\\s*=\\s*(${LIT})if\\s+r\\.get\\(\\s*["']from_graph`),
+    re: new RegExp(`tag\\s*=\\s*(${LIT})if\\s+\\w+\\.get\\(\\s*["']from_graph`),
   },
   { template: 'block-no-caption', role: 'pool: caption of a figure that has none', re: new RegExp(`\\(n,\\s*caption\\s+or\\s+(${LIT})\\)`) },
 ];
