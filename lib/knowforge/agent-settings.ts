@@ -11,8 +11,7 @@ import { didYouMean } from '../util/did-you-mean';
 import { PAPER_CAPS } from './pool';
 import { RETRIEVAL_MODES } from '../index/types';
 import { promptsSetting } from './prompt-pack/setting';
-import { KNOWFORGE_BENCH_PACK } from './prompt-pack/packs';
-import { BLOCK_FORMATS, type BlockFormat } from './block-format';
+import { BLOCK_FORMATS, blockFormatOf } from './block-format';
 
 export const AGENTS_FAMILY = 'knowforge-agents';
 
@@ -104,7 +103,4 @@ export const agentSettings = z
 
 export type AgentSettings = z.output<typeof agentSettings>;
 
-/** The pool layout a configuration writes (blockFormat, or its default for the chosen pack). */
-export function blockFormatOf(s: Pick<AgentSettings, 'blockFormat' | 'prompts'>): BlockFormat {
-  return s.blockFormat ?? (s.prompts === KNOWFORGE_BENCH_PACK ? 'runner' : 'harness');
-}
+export { blockFormatOf };

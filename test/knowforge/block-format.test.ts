@@ -14,6 +14,7 @@ import { citedFragments } from '../../lib/cli/ask-output';
 import { agentSettings, blockFormatOf } from '../../lib/knowforge/agent-settings';
 import { citedNumbers, numberedBlocks } from '../../lib/knowforge/block-format';
 import { offTopicBlocks } from '../../lib/knowforge/offline/judge-drop';
+import { oneShotSettings } from '../../lib/knowforge/one-shot';
 import { buildPool, PAPER_CAPS, type PoolSearch } from '../../lib/knowforge/pool';
 import { synthTask } from '../../lib/knowforge/synthesizer';
 import type { TraceEvent } from '../../lib/run/types';
@@ -137,4 +138,6 @@ test('blockFormat: runner by default with the knowforge-bench pack, harness with
   assert.equal(blockFormatOf({ prompts: 'knowforge-bench', blockFormat: undefined }), 'runner');
   assert.equal(blockFormatOf({ prompts: 'knowforge-bench', blockFormat: 'harness' }), 'harness');
   assert.equal(agentSettings.safeParse({ blockFormat: 'paper' }).success, false);
+  assert.equal(blockFormatOf(oneShotSettings.parse({ blockFormat: 'runner' })), 'runner', 'S4 writes its pool the same way');
+  assert.equal(blockFormatOf(oneShotSettings.parse({})), 'harness');
 });
