@@ -20,7 +20,9 @@
  *    (ties: the later one); survivors keep their order.
  *  - rendered as numbered material blocks with global numbers, each fragment
  *    once, text cut to ~700 chars with a section/source label; media as
- *    `[fig N]` handles with page label and fragment id.
+ *    `[fig N]` handles with page label and fragment id (format harness), or in
+ *    the released runner's block layout (format runner, block-format.ts), where
+ *    a block keeps the number it got when it first appeared.
  *  - M4 ablation ("plain"): one 12K cap, first come first kept.
  */
 import type { Fragment, FragmentKind } from '../corpus/types';
@@ -345,11 +347,16 @@ export function buildPool(searches: PoolSearch[], opts: PoolOptions = {}): Evide
       }
     }
   }
+  // Numbers: the harness numbers the kept blocks 1..n; the runner layout keeps the number a block got when
+  // it first appeared (the runner's citation numbers), so later merges never renumber what a reader already
+  // cited, and an evicted block leaves a gap.
+  const firstSeen = new Map(all.map((b, i) => [b.fragmentId, i + 1] as const));
   const numberOf = new Map<string, number>();
   const lines: string[] = [];
   kept.forEach((b, i) => {
-    numberOf.set(b.fragmentId, i + 1);
-    lines.push(`${isMedia(b.kind) ? `[fig ${i + 1}]` : `[${i + 1}]`} ${b.body}`);
+    const n = opts.format === 'runner' ? (firstSeen.get(b.fragmentId) as number) : i + 1;
+    numberOf.set(b.fragmentId, n);
+    lines.push(`${isMedia(b.kind) ? `[fig ${n}]` : `[${n}]`} ${b.body}`);
   });
   const text = opts.format === 'runner' ? renderRunnerPool(kept, numberOf) : lines.join('\n\n');
   const byKind = zero();

@@ -97,6 +97,17 @@ test('the caps count blocks as the runner layout writes them; the harness layout
   assert.ok(runner.stats.trimmed && harness.stats.trimmed);
   assert.ok(runner.blocks.reduce((s, b) => s + b.cost, 0) <= 4_000, 'text within its cap');
   assert.equal(runner.blocks.length, Math.floor(4_000 / runner.blocks[0].cost), 'as many written blocks as fit the cap');
+  // The runner layout keeps first-appearance numbers: a later search adds blocks without renumbering the kept ones.
+  const later = buildPool(
+    [
+      { query: 'q', by: 'locator', hits: long },
+      { query: 'q2', by: 'bridge', hits: [hit('e#0', 'text', 2, 1, 'extra passage')] },
+    ],
+    { format: 'runner', caps },
+  );
+  for (const b of runner.blocks) assert.equal(later.numberOf.get(b.fragmentId) ?? runner.numberOf.get(b.fragmentId), runner.numberOf.get(b.fragmentId));
+  assert.equal(later.numberOf.get('e#0'), 13, 'numbered after the 12 blocks the first search offered');
+  assert.ok(later.text.includes('<Material 13> cite as [13]'));
   assert.ok(
     runner.blocks.every((b) => b.body.startsWith('<Material 0> cite as [0]')),
     'cost measured on the written block',
