@@ -44,13 +44,11 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
-  // Short functions (issue 16): at most 100 lines per function in lib/, tests exempt.
-  // TODO(coordinator): enable once the parallel splits of runAgentLoop, SearchEngine, analyzeQuestion,
-  // createModelRouter and the rest are merged (`npx eslint lib --rule '{"max-lines-per-function": ["error", 100]}'` lists what is left).
-  // {
-  //   files: ['lib/**/*.ts'],
-  //   rules: { 'max-lines-per-function': ['error', { max: 100, skipBlankLines: false, skipComments: false, IIFEs: true }] },
-  // },
+  // Short functions (issue 16): at most 100 lines per function in lib/ (comments and blank lines count), tests exempt.
+  {
+    files: ['lib/**/*.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 100, skipBlankLines: false, skipComments: false, IIFEs: true }] },
+  },
   {
     files: ['test/**/*.ts', 'scripts/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },

@@ -47,7 +47,7 @@ export function citedFragments(answer: string, events: readonly TraceEvent[], po
   const listed = listedBlocks(events);
   const rendered = listed ? undefined : renderedBlocks(poolText);
   const out: string[] = [];
-  for (const m of answer.matchAll(/\[(fig )?(\d+)\]/g)) {
+  for (const m of answer.matchAll(/\[([^[\]\d\n]{1,12})?(\d+)\]/g)) {
     const n = Number(m[2]);
     const tag = `[${m[1] ?? ''}${m[2]}]`;
     const b = listed?.get(n);

@@ -22,6 +22,7 @@ import type { AgentTask, LocatorTask, PoolMedia, ReaderTask } from './offline/ta
 import type { EvidencePool } from './pool';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { finalPoolText, mergePool, poolOptions, readingNotes } from './pool-merge';
+import { numberedBlocks } from './block-format';
 import { runRole, stopNoteFor } from './roles';
 import { newToolContext, type KfToolContext, type SearchLogEntry } from './tools/context';
 import { runSearch } from './tools/search';
@@ -109,11 +110,11 @@ async function locate(st: QuestionState): Promise<void> {
 
 /** The fragments behind the block numbers a judge dropped, among the blocks it saw (its first characters of the pool). */
 function droppedFragments(pool: EvidencePool, numbers: readonly number[]): Set<string> {
-  const seen = pool.text.slice(0, JUDGE_POOL_CHARS);
+  const seen = new Set(numberedBlocks(pool.text.slice(0, JUDGE_POOL_CHARS)).map((x) => x.n));
   const out = new Set<string>();
   for (const b of pool.blocks) {
     const n = pool.numberOf.get(b.fragmentId);
-    if (n !== undefined && numbers.includes(n) && (seen.includes(`[${n}] `) || seen.includes(`[fig ${n}] `))) out.add(b.fragmentId);
+    if (n !== undefined && numbers.includes(n) && seen.has(n)) out.add(b.fragmentId);
   }
   return out;
 }

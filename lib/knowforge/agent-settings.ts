@@ -11,6 +11,7 @@ import { didYouMean } from '../util/did-you-mean';
 import { PAPER_CAPS } from './pool';
 import { RETRIEVAL_MODES } from '../index/types';
 import { promptsSetting } from './prompt-pack/setting';
+import { BLOCK_FORMATS, blockFormatOf } from './block-format';
 
 export const AGENTS_FAMILY = 'knowforge-agents';
 
@@ -78,6 +79,13 @@ export const agentSettings = z
      */
     weakRelevance: z.enum(['runner', 'off']).default('runner'),
     weakRelevanceGate: z.number().min(0).optional(),
+    /**
+     * How the pool is written for the judge, the reader and the synthesizer: 'runner' (the released runner's
+     * block layout: material blocks, figure lines and group headers, wording from the prompt pack) or 'harness'
+     * (one line per block). Unset: 'runner' with the knowforge-bench pack (its synthesizer prompt was tuned on
+     * those blocks), 'harness' otherwise; 'runner' with the own pack writes the same layout in our words.
+     */
+    blockFormat: z.enum(BLOCK_FORMATS).optional(),
     /** Ids one read_media call may look at (the runner: 40, one vision call each, 4 at a time; the harness's earlier cap: 3). */
     readMediaMax: z.number().int().min(1).max(100).default(40),
   })
@@ -94,3 +102,5 @@ export const agentSettings = z
   });
 
 export type AgentSettings = z.output<typeof agentSettings>;
+
+export { blockFormatOf };

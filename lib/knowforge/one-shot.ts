@@ -18,6 +18,7 @@ import type { Pipeline, PipelineContext, PipelineResult } from '../pipeline/type
 import { KfError } from '../util/errors';
 import { synthesizeAndCheck } from './answer';
 import { buildPool, type EvidencePool, PAPER_CAPS } from './pool';
+import { BLOCK_FORMATS, blockFormatOf } from './block-format';
 import { inPromptPack, packStamp, promptsSetting } from './prompt-pack/setting';
 import { resolvePromptPack } from './prompt-pack/packs';
 
@@ -39,6 +40,8 @@ export const oneShotSettings = z
     poolChars: z.number().int().positive().default(PAPER_CAPS.total),
     /** Prompt pack: the project's wording (own) or the released runner's texts (knowforge-bench). */
     prompts: promptsSetting,
+    /** How the pool is written: the released runner's block layout or one line per block (lib/knowforge/block-format.ts); unset: by pack. */
+    blockFormat: z.enum(BLOCK_FORMATS).optional(),
   })
   .superRefine((s, ctx) => {
     if (s.retriever === undefined) return;
@@ -80,6 +83,7 @@ async function searchOnce(
   const pool = buildPool([{ query: q.question, by: 'oneshot', hits: result.hits }], {
     kind: s.pool,
     caps: { ...PAPER_CAPS, total: s.poolChars },
+    format: blockFormatOf(s),
     lookup: (id) => kb.fragment(id),
     docTitle: (id) => kb.title(id),
   });

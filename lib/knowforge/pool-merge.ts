@@ -6,7 +6,7 @@
  */
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import type { TraceEvent } from '../pipeline/types';
-import type { AgentSettings } from './agent-settings';
+import { blockFormatOf, type AgentSettings } from './agent-settings';
 import { buildPool, type EvidencePool, type PoolOptions } from './pool';
 import type { ReadLogEntry, SearchLogEntry } from './tools/context';
 
@@ -16,6 +16,7 @@ export function poolOptions(s: AgentSettings, kb: KnowledgeBase): PoolOptions {
     caps: { total: s.poolChars, image: s.imageChars, table: s.tableChars, example: s.exampleChars },
     plainCap: s.plainChars,
     ranking: s.poolRanking,
+    format: blockFormatOf(s),
     lookup: (id) => kb.fragment(id),
     docTitle: (id) => kb.title(id),
   };

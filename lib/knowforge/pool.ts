@@ -20,11 +20,14 @@
  *    (ties: the later one); survivors keep their order.
  *  - rendered as numbered material blocks with global numbers, each fragment
  *    once, text cut to ~700 chars with a section/source label; media as
- *    `[fig N]` handles with page label and fragment id.
+ *    `[fig N]` handles with page label and fragment id (format harness), or in
+ *    the released runner's block layout (format runner, block-format.ts), where
+ *    a block keeps the number it got when it first appeared.
  *  - M4 ablation ("plain"): one 12K cap, first come first kept.
  */
 import type { Fragment, FragmentKind } from '../corpus/types';
 import type { SearchHit } from '../index/types';
+import { renderRunnerPool, runnerBlockText, runnerParts, type BlockFormat, type RunnerBlockParts } from './block-format';
 
 export interface PoolCaps {
   total: number;
@@ -73,6 +76,8 @@ export interface PoolOptions {
    * is compared across searches, and protected blocks are never evicted.
    */
   ranking?: 'runner' | 'harness';
+  /** How the pool is written out: the harness's one-line blocks (default) or the runner's layout (lib/knowforge/block-format.ts). */
+  format?: BlockFormat;
 }
 
 export interface PoolBlock {
@@ -97,6 +102,8 @@ export interface PoolBlock {
   caption?: string;
   /** Source label (document title › section · page). */
   source: string;
+  /** What the runner layout writes of it (blockFormat runner). */
+  parts?: RunnerBlockParts;
 }
 
 export interface PoolStats {
@@ -109,6 +116,8 @@ export interface PoolStats {
 }
 
 export interface EvidencePool {
+  /** The layout of `text` (harness when unset). */
+  format?: BlockFormat;
   blocks: PoolBlock[];
   /** Global number of each fragment in the rendering ([N] / [fig N]). */
   numberOf: Map<string, number>;
@@ -181,6 +190,77 @@ function protectedInSearch(hits: readonly SearchHit[], perType: boolean): Set<st
   return out;
 }
 
+/** Body and cost of a block in the pool's layout (the runner layout's number is filled in at render time). */
+function withBody(b: Omit<PoolBlock, 'body' | 'cost'>, harnessBody: () => string, opts: PoolOptions): PoolBlock {
+  const body = opts.format === 'runner' ? runnerBlockText(b, 0, b.via === 'attached') : harnessBody();
+  return { ...b, body, cost: body.length + 2 };
+}
+
+/** The block of one search hit. */
+function hitBlock(h: SearchHit, si: number, score: number, prot: boolean, opts: PoolOptions): PoolBlock {
+  const own = h.media.find((m) => m.fragmentId === h.fragmentId);
+  const hf = opts.lookup?.(h.fragmentId);
+  const title = opts.docTitle?.(h.docId) ?? h.docId;
+  const block = {
+    fragmentId: h.fragmentId,
+    docId: h.docId,
+    kind: h.kind,
+    page: h.page,
+    score,
+    protected: prot,
+    search: si,
+    rank: h.rank,
+    via: h.via,
+    anchorId: h.anchorId,
+    text: h.text,
+    table: hf?.table,
+    ocrText: hf?.ocrText,
+    caption: hf?.caption ?? own?.caption,
+    source: sourceLabel(h.docId, h.section, h.page, opts),
+    parts: runnerParts(h.kind, {
+      text: h.text,
+      caption: hf?.caption ?? own?.caption,
+      section: h.section,
+      title,
+      page: h.page,
+      context: h.context,
+      graph: h.via === 'expansion',
+    }),
+  };
+  const harness = () =>
+    isMedia(h.kind)
+      ? mediaBody(h.fragmentId, h.kind, { docId: h.docId, page: h.page, text: h.text, label: own?.label, caption: own?.caption }, opts)
+      : textBody(h, opts);
+  return withBody(block, harness, opts);
+}
+
+/** The block of a figure or table attached to a text hit (it inherits the hit's score and protection). */
+function attachedBlock(h: SearchHit, m: SearchHit['media'][number], si: number, score: number, prot: boolean, opts: PoolOptions): PoolBlock {
+  const f = opts.lookup?.(m.fragmentId);
+  const docId = f?.docId ?? h.docId;
+  const page = f?.page ?? h.page;
+  const section = f?.section ?? h.section;
+  const block = {
+    fragmentId: m.fragmentId,
+    docId,
+    kind: m.kind,
+    page,
+    score,
+    protected: prot,
+    search: si,
+    rank: h.rank,
+    via: 'attached' as const,
+    anchorId: h.fragmentId,
+    text: f?.text ?? m.caption ?? '',
+    table: f?.table,
+    ocrText: f?.ocrText,
+    caption: f?.caption ?? m.caption,
+    source: sourceLabel(docId, section, page, opts),
+    parts: runnerParts(m.kind, { text: f?.text, caption: f?.caption ?? m.caption, section, title: opts.docTitle?.(docId) ?? docId, page, graph: false }),
+  };
+  return withBody(block, () => mediaBody(m.fragmentId, m.kind, { docId, page, label: m.label, caption: m.caption, text: f?.text }, opts), opts);
+}
+
 /** Merge searches into blocks in first-appearance order, with best scores and protection. */
 function collectBlocks(searches: PoolSearch[], opts: PoolOptions): PoolBlock[] {
   const runner = opts.ranking === 'runner';
@@ -208,70 +288,9 @@ function collectBlocks(searches: PoolSearch[], opts: PoolOptions): PoolBlock[] {
       const anchorProtected = h.via === 'expansion' && h.anchorId ? protectedIds.has(h.anchorId) : false;
       const score = h.via === 'expansion' && h.anchorId && scoreOf.has(h.anchorId) ? (scoreOf.get(h.anchorId) as number) : value(h);
       const prot = protectedIds.has(h.fragmentId) || anchorProtected;
-      const body = isMedia(h.kind)
-        ? mediaBody(
-            h.fragmentId,
-            h.kind,
-            {
-              docId: h.docId,
-              page: h.page,
-              text: h.text,
-              label: h.media.find((m) => m.fragmentId === h.fragmentId)?.label,
-              caption: h.media.find((m) => m.fragmentId === h.fragmentId)?.caption,
-            },
-            opts,
-          )
-        : textBody(h, opts);
-      const hf = opts.lookup?.(h.fragmentId);
-      upsert({
-        fragmentId: h.fragmentId,
-        docId: h.docId,
-        kind: h.kind,
-        page: h.page,
-        score,
-        protected: prot,
-        search: si,
-        rank: h.rank,
-        via: h.via,
-        anchorId: h.anchorId,
-        body,
-        cost: body.length + 2,
-        text: h.text,
-        table: hf?.table,
-        ocrText: hf?.ocrText,
-        caption: hf?.caption ?? h.media.find((m) => m.fragmentId === h.fragmentId)?.caption,
-        source: sourceLabel(h.docId, h.section, h.page, opts),
-      });
+      upsert(hitBlock(h, si, score, prot, opts));
       // Media attached to a text hit travel with it (inherit score and protection).
-      for (const m of h.media) {
-        if (m.fragmentId === h.fragmentId) continue;
-        const f = opts.lookup?.(m.fragmentId);
-        const mb = mediaBody(
-          m.fragmentId,
-          m.kind,
-          { docId: f?.docId ?? h.docId, page: f?.page ?? h.page, label: m.label, caption: m.caption, text: f?.text },
-          opts,
-        );
-        upsert({
-          fragmentId: m.fragmentId,
-          docId: f?.docId ?? h.docId,
-          kind: m.kind,
-          page: f?.page ?? h.page,
-          score,
-          protected: prot,
-          search: si,
-          rank: h.rank,
-          via: 'attached',
-          anchorId: h.fragmentId,
-          body: mb,
-          cost: mb.length + 2,
-          text: f?.text ?? m.caption ?? '',
-          table: f?.table,
-          ocrText: f?.ocrText,
-          caption: f?.caption ?? m.caption,
-          source: sourceLabel(f?.docId ?? h.docId, f?.section ?? h.section, f?.page ?? h.page, opts),
-        });
-      }
+      for (const m of h.media) if (m.fragmentId !== h.fragmentId) upsert(attachedBlock(h, m, si, score, prot, opts));
     }
   });
   return order;
@@ -328,15 +347,26 @@ export function buildPool(searches: PoolSearch[], opts: PoolOptions = {}): Evide
       }
     }
   }
+  // Numbers: the harness numbers the kept blocks 1..n; the runner layout keeps the number a block got when
+  // it first appeared (the runner's citation numbers), so later merges never renumber what a reader already
+  // cited, and an evicted block leaves a gap.
+  const firstSeen = new Map(all.map((b, i) => [b.fragmentId, i + 1] as const));
   const numberOf = new Map<string, number>();
   const lines: string[] = [];
   kept.forEach((b, i) => {
-    numberOf.set(b.fragmentId, i + 1);
-    lines.push(`${isMedia(b.kind) ? `[fig ${i + 1}]` : `[${i + 1}]`} ${b.body}`);
+    const n = opts.format === 'runner' ? (firstSeen.get(b.fragmentId) as number) : i + 1;
+    numberOf.set(b.fragmentId, n);
+    lines.push(`${isMedia(b.kind) ? `[fig ${n}]` : `[${n}]`} ${b.body}`);
   });
-  const text = lines.join('\n\n');
+  const text = opts.format === 'runner' ? renderRunnerPool(kept, numberOf) : lines.join('\n\n');
   const byKind = zero();
   for (const b of kept) byKind[b.kind]++;
   const trimmed = KINDS.some((k) => evicted[k] > 0);
-  return { blocks: kept, numberOf, text, stats: { blocks: kept.length, chars: text.length, trimmed, evicted, byKind, offered: all.length } };
+  return {
+    format: opts.format ?? 'harness',
+    blocks: kept,
+    numberOf,
+    text,
+    stats: { blocks: kept.length, chars: text.length, trimmed, evicted, byKind, offered: all.length },
+  };
 }

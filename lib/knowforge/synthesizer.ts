@@ -16,6 +16,7 @@ import type { Convention } from '../pipeline/types';
 import { guardrail, ruleParagraph } from './conventions';
 import { findFinalAnswer } from './final-answer';
 import type { EvidencePool } from './pool';
+import { mediaName } from './block-format';
 import { fillPrompt } from '../util/prompts';
 
 export type SynthTemplate = 'ours' | 'm3docrag' | 'closed-book';
@@ -77,8 +78,9 @@ function textMessages(input: SynthInput): ChatMessage[] {
 /** The structured inputs the offline backend reads instead of the prompt (real models ignore them). */
 export function synthTask(input: SynthInput): SynthTask {
   const pool = input.pool;
+  const mediaRef = (n: number) => (pool?.format === 'runner' ? `[${mediaName(n)}]` : `fig ${n}`);
   const materials: Material[] = (pool?.blocks ?? []).map((b) => ({
-    n: b.kind === 'image' || b.kind === 'table' ? `fig ${pool?.numberOf.get(b.fragmentId)}` : (pool?.numberOf.get(b.fragmentId) ?? 0),
+    n: b.kind === 'image' || b.kind === 'table' ? mediaRef(pool?.numberOf.get(b.fragmentId) ?? 0) : (pool?.numberOf.get(b.fragmentId) ?? 0),
     kind: b.kind,
     text: b.text,
     table: b.table,

@@ -12,6 +12,7 @@ import { agentPipeline } from '../../lib/knowforge/agent-pipeline';
 import { agentSettings } from '../../lib/knowforge/agent-settings';
 import { configuration } from '../../lib/pipeline/registry';
 import { offTopicBlocks } from '../../lib/knowforge/offline/judge-drop';
+import { numberedBlocks } from '../../lib/knowforge/block-format';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { makeRng } from '../../lib/util/rng';
@@ -25,11 +26,10 @@ const userText = (r: RecordedRequest) => (r.body.messages as { role: string; con
 
 /** The number of the block holding `needle` in the pool text a judge request shows. */
 function blockNumber(text: string, needle: string): number | undefined {
-  for (const part of text.split(/(?=\[(?:fig )?\d+\] )/)) if (part.includes(needle)) return Number(/^\[(?:fig )?(\d+)\]/.exec(part)?.[1]);
-  return undefined;
+  return numberedBlocks(text).find((b) => b.text.includes(needle))?.n;
 }
 
-async function runWith(config: 'M5JD' | 'M5') {
+async function runWith(config: 'M5JD' | 'M5', extra: Record<string, unknown> = {}) {
   const server = await ScriptedServer.start();
   server.on({ model: 'loc', reply: [call('search_knowledge', { query: 'film director' }), fin] });
   server.on({
@@ -54,7 +54,7 @@ async function runWith(config: 'M5JD' | 'M5') {
     trace: (e: TraceEvent) => events.push(e),
   } as unknown as PipelineContext;
   try {
-    const settings = agentSettings.parse({ ...configuration(config)!.settings, locatorRounds: 2 });
+    const settings = agentSettings.parse({ ...configuration(config)!.settings, locatorRounds: 2, ...extra });
     const result = await agentPipeline(config, '', settings).run(ctx);
     return { server, events, result };
   } finally {
@@ -74,6 +74,17 @@ test('M5JD: the judge is told it may drop blocks, and what it drops leaves the p
   const [syn] = server.requests.filter((r) => r.model === 'syn');
   assert.ok(!userText(syn).includes('Gamma Ray'), 'the synthesizer no longer sees it');
   assert.ok(userText(syn).includes('Alpha Quest is a 1950 film'), 'the rest stays');
+});
+
+test('M5JD with the pool in the runner layout: the number the judge reads in a material block drops that block', async () => {
+  const { server, events } = await runWith('M5JD', { blockFormat: 'runner' });
+  const [jdg] = server.requests.filter((r) => r.model === 'jdg');
+  assert.match(userText(jdg), /<Material \d+> cite as \[\d+\] \(Gamma Ray\): Gamma Ray is a 1960 film/);
+  const judge = events.find((e) => e.kind === 'judge') as TraceEvent & { dropped?: string[] };
+  assert.deepEqual(judge.dropped, ['other#0']);
+  const [syn] = server.requests.filter((r) => r.model === 'syn');
+  assert.ok(!userText(syn).includes('Gamma Ray'), 'the synthesizer no longer sees it');
+  assert.match(userText(syn), /<Material \d+> cite as \[\d+\] \(Alpha Quest\): Alpha Quest is a 1950 film/, 'the rest stays, in the runner layout');
 });
 
 test('M5 sends no drop instruction and ignores a drop list', async () => {

@@ -17,6 +17,7 @@ import { agentSettings } from '../../lib/knowforge/agent-settings';
 import { importKnowforgeBench } from '../../lib/knowforge/prompt-pack/knowforge-bench';
 import { clearResolvedPacks, readPackManifest } from '../../lib/knowforge/prompt-pack/packs';
 import { pythonStringConstants } from '../../lib/knowforge/prompt-pack/python-strings';
+import { runnerBlockTemplates } from '../../lib/knowforge/prompt-pack/runner-blocks';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { sha256 } from '../../lib/util/hash';
@@ -82,8 +83,34 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.match(fs.readFileSync(path.join(packDir, 'feedback-budget.txt'), 'utf8'), /\{\{left\}\} round\(s\) left/);
     assert.ok(m.fromOwn.includes('read-table') && m.fromOwn.includes('synth-user'), 'what the pack lacks is declared as coming from prompts/');
     assert.ok(m.templates.every((t) => t.role && t.source && t.sha256.length === 64));
+    // The pool's block formats, from materials.py's f-strings (fields become placeholders) and literals.
+    const block = (t: string) => m.templates.find((x) => x.template === t);
+    assert.equal(block('block-material')?.source, 'kfbench/materials.py');
+    assert.match(block('block-material')?.role ?? '', /numbered text block/);
+    assert.match(block('block-material')?.from ?? '', /^f-string with fields cid, cid, label/);
+    const text = (t: string) => fs.readFileSync(path.join(packDir, `${t}.txt`), 'utf8');
+    assert.equal(text('block-material'), '[fixture material {{n}}] cite [{{n}}] from <{{source}}{{tag}}>: {{text}}\n');
+    assert.equal(text('block-media-attached'), '  - fixture attached [{{name}}]{{page}}{{idNote}}; {{caption}}\n', 'leading spaces kept');
+    assert.equal(text('block-media-name'), 'pic#{{n}}\n');
+    assert.equal(text('block-page'), '{pg {{page}}}\n', 'escaped braces of the f-string decoded');
+    assert.equal(text('block-media-header'), '[fixture figures] captions are cut, read the whole description first:\n', 'adjacent literals joined');
+    assert.equal(text('block-no-caption'), '[fixture no caption]\n');
+    assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
     assert.equal(readPackManifest('knowforge-bench').sha256, m.sha256);
   });
+});
+
+test('block formats: a materials.py whose builder lacks one fails the import naming it; a field it cannot place too', () => {
+  const src = fs.readFileSync(path.join(FIXTURE, 'kfbench', 'materials.py'), 'utf8');
+  assert.equal(runnerBlockTemplates(src).size, 12);
+  assert.throws(
+    () => runnerBlockTemplates(src.replace(/\s*ex_lines = \[.*\n/, '\n')),
+    (e: Error) => /block formats block-example were not found/.test(e.message),
+  );
+  assert.throws(
+    () => runnerBlockTemplates(src.replace('{seg}"', '{seg}{seg.upper()}"').replace('{cid}] from', '{cid}] {len(hit)} from')),
+    (e: Error) => /block-material has a field \{len\(hit\)\} the importer cannot place/.test(e.message),
+  );
 });
 
 test('a pack that was not imported fails when the settings load, naming the import command', async () => {
@@ -155,6 +182,28 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
 
       const [syn] = byModel(server, 'syn');
       assert.equal(syn.body.messages[0].content, '[fixture synth system] Answer from the materials, cite [N].');
+      // The pool in the pack's block formats (blockFormat defaults to runner with this pack): a material block
+      // with its attached figure inside, the search's own figures under the group header, the next material.
+      const pool =
+        '[fixture material 1] cite [1] from <Alpha Quest>: Alpha Quest is a 1950 film directed by Bob Stone. It was shot in Lisbon.\n' +
+        '  - fixture attached [pic#2]{pg 1} (fixture id alpha#1); Box office of Alpha Quest\n\n' +
+        '[fixture figures] captions are cut, read the whole description first:\n' +
+        '  - fixture figure [pic#3]{pg 1} (fixture id alpha#2); Table 1: cast of Alpha Quest\n\n' +
+        '[fixture material 4] cite [4] from <Bob Stone>: Bob Stone was a film director born in Paris in 1910.';
+      assert.ok(syn.body.messages[1].content.includes(pool), `synthesizer materials in the pack's blocks:\n${syn.body.messages[1].content}`);
+      assert.ok(jdg.body.messages[1].content.includes(pool), 'the judge sees the same blocks');
+      assert.ok(lastUser(rdr[0]).includes(pool), 'so does the Deep Reader');
+      const poolEvent = events.filter((e) => e.kind === 'pool').pop() as unknown as { blocks: { n: number; id: string }[] };
+      assert.deepEqual(
+        poolEvent.blocks.map((b) => [b.n, b.id]),
+        [
+          [1, 'alpha#0'],
+          [2, 'alpha#1'],
+          [3, 'alpha#2'],
+          [4, 'bob#0'],
+        ],
+        'the numbers in the blocks are the pool numbers the citations resolve through',
+      );
       assert.match(syn.body.messages[1].content, /\[fixture m3d guardrail\] End with 'FINAL ANSWER: <answer>'; never refuse\./);
 
       const [chk] = byModel(server, 'chk');

@@ -5,18 +5,16 @@
  * to a reader. A rule, not a model: records of offline runs say so.
  */
 import { contentWords, stem } from '../../util/text-rules';
+import { numberedBlocks } from '../block-format';
 
 /** The numbers of the pool blocks ([N] / [fig N]) that share no content word with the question. */
 export function offTopicBlocks(question: string, pool: string): number[] {
   const want = new Set(contentWords(question).map((w) => stem(w.toLowerCase())));
   if (!want.size) return [];
-  const parts = pool.split(/^(?=\[(?:fig )?\d+\] )/m);
   const out: number[] = [];
-  for (const p of parts) {
-    const m = /^\[(?:fig )?(\d+)\] /.exec(p);
-    if (!m) continue;
-    const words = contentWords(p.slice(m[0].length)).map((w) => stem(w.toLowerCase()));
-    if (!words.some((w) => want.has(w))) out.push(Number(m[1]));
+  for (const b of numberedBlocks(pool)) {
+    const words = contentWords(b.text).map((w) => stem(w.toLowerCase()));
+    if (!words.some((w) => want.has(w))) out.push(b.n);
   }
   return out;
 }

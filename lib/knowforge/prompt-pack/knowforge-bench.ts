@@ -2,7 +2,8 @@
  * `kf prompts import knowforge-bench <checkout-dir>`: builds the prompt pack of
  * the authors' released runner (github.com/metask-ai/knowforge-bench) from the
  * user's own checkout. The texts are never part of this project: they are read
- * here, at import time, from kfbench/prompts.py and kfbench/agent_loop.py, and
+ * here, at import time, from kfbench/prompts.py, kfbench/agent_loop.py and
+ * kfbench/materials.py (the weak-relevance note, the pool's block formats), and
  * written to .kf-cache/prompt-packs/knowforge-bench/ with a manifest naming
  * each source file's sha256, the constant read and the role it fills.
  *
@@ -19,6 +20,7 @@ import { sha256 } from '../../util/hash';
 import { promptsDir } from '../../util/prompts';
 import { KNOWFORGE_BENCH_PACK, PACK_MANIFEST_KIND, packDir, packHash, type PackManifest, type PackTemplate } from './packs';
 import { pythonStringConstants } from './python-strings';
+import { runnerBlockTemplates } from './runner-blocks';
 
 const PROMPTS_PY = 'kfbench/prompts.py';
 const LOOP_PY = 'kfbench/agent_loop.py';
@@ -159,6 +161,9 @@ export function importKnowforgeBench(checkout: string, opts: { now?: Date } = {}
   const materials = fs.existsSync(path.join(root, MATERIALS_PY)) ? readSource(root, MATERIALS_PY) : undefined;
   const weak = materials ? weakRelevanceText(materials.text) : undefined;
   if (weak) put('weak-relevance', 'note before a search listing whose best hit is under the relevance gate', MATERIALS_PY, 'search_mat: weak prefix', weak);
+  // The pool's block formats (blockFormat = runner), where materials.py has the MaterialBuilder; kept as written (leading spaces matter).
+  if (materials && /def add_search\(/.test(materials.text))
+    for (const [t, b] of runnerBlockTemplates(materials.text)) put(t, b.role, MATERIALS_PY, b.from, b.text);
   for (const [t, l] of Object.entries(LAYOUTS)) put(t, l.role, 'written by the harness in the layout of kfbench/pipeline.py', 'layout', l.text);
   const dir = ensureWritableDir(packDir(KNOWFORGE_BENCH_PACK), 'prompt pack folder');
   for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.txt'))) fs.rmSync(path.join(dir, f));

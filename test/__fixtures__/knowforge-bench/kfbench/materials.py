@@ -1,9 +1,61 @@
-"""Fixture in the layout of the runner's materials module (our own strings)."""
+"""Fixture in the layout of the runner's materials module (our own strings and code): the weak-match
+note and the pool's block f-strings, each with the fields the importer places."""
+import re
+
 RELEVANCE_GATE = 2.0
 
 
+class MaterialBuilder:
+    """Writes fixture blocks; the importer reads the f-strings and header literals only."""
+
+    def __init__(self):
+        self.citations, self.images, self.blocks = {}, {}, []
+
+    @staticmethod
+    def _page_tag(where):
+        m = re.search(r"pg(\d+)", where or "")
+        return f"{{pg {m.group(1)}}}" if m else ""
+
+    def _emit_image(self, where, note):
+        n = f"pic#{len(self.images) + 1}"
+        self.images[n] = (where, note)
+        return n
+
+    def _emit_media(self, kind, where, caption):
+        n = self._emit_image(where, kind)
+        return (n, caption or "[fixture no caption]") if n else None
+
+    def add_search(self, found):
+        lines = []
+        for hit in found["text_hits"]:
+            cid = len(self.citations) + 1
+            self.citations[cid] = hit
+            label, text = hit["heading"], hit["body"]
+            tag = " [fixture graph]" if hit.get("from_graph") else ""
+            block = [f"[fixture material {cid}] cite [{cid}] from <{label or 'unknown'}{tag}>: {text}"]
+            for seg in hit["nearby"]:
+                block.append(f"  - fixture neighbour: {seg}")
+            for fig in hit["figures"]:
+                emitted, cfid = self._emit_media("image", fig, fig), fig
+                cfid_note = f" (fixture id {cfid})"
+                block.append(f"  - fixture attached [{emitted[0]}]{self._page_tag(fig)}{cfid_note}; {emitted[1]}")
+            lines.append("\n".join(block))
+        hit_lines = []
+        for item in found["media_hits"]:
+            emitted, fid_note = self._emit_media("table", item, item), " (fixture id)"
+            hit_lines.append(f"  - fixture figure [{emitted[0]}]{self._page_tag(item)}{fid_note}; {emitted[1]}")
+        if hit_lines:
+            lines.append("[fixture figures] captions are cut, "
+                         "read the whole description first:\n" + "\n".join(hit_lines))
+        ex_lines = [f"  - {e.get('text')}" for e in found["examples"]]
+        if ex_lines:
+            lines.append("[fixture examples]:\n" + "\n".join(ex_lines))
+        self.blocks.append("\n\n".join(lines))
+        return self.blocks[-1]
+
+
 def search_mat(builder, data):
-    top = top_score(data)
+    top = max(data["scores"] or [0.0])
     block = builder.add_search(data)
     if not block:
         return "[fixture no new materials]"
