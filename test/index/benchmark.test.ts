@@ -15,7 +15,7 @@ test('percentile: linear interpolation (the harness has one percentile)', () => 
 test('retrieval benchmark runs end to end on a small sweep (hash embedder), reports every stage, recall, memory and growth, and reuses a cached index', async () => {
   const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'ridx-bench-'));
   try {
-    const opts = { sizes: [300, 600], queries: 20, recallQueries: 10, embedder: 'hash' as const, seed: 'bench-test', cacheDir: cache };
+    const opts = { sizes: [300, 600], queries: 20, recallQueries: 10, embedder: 'hash' as const, seed: 'bench-test', cacheDir: cache, compareEdges: true };
     const r = await benchRetrieval(opts);
     assert.equal(r.sizes.length, 2);
     for (const s of r.sizes) {
@@ -28,7 +28,20 @@ test('retrieval benchmark runs end to end on a small sweep (hash embedder), repo
       assert.ok(s.denseStageRecallAt8 >= s.hnswRecallAt8 - 1e-9);
       assert.ok(s.memory.rssMB > 0 && s.hitsPerQuery >= 1);
       assert.equal(s.build.fromCache, false);
+      // Build profile per structure, memory per structure, the other edge method compared.
+      assert.ok(s.build.bm25Ms! >= 0 && s.build.hnswMs! >= 0 && s.build.bm25Ms! + s.build.hnswMs! <= s.build.indexMs + 1e-6);
+      assert.ok(s.stages.wideningMs.p50 <= s.stages.hnswMs.p50 + 1e-6);
+      assert.ok(s.memory.peakRssMB >= s.memory.rssMB * 0.5 && s.memory.hnswGraphMB > 0 && s.memory.denseVectorsMB > 0 && s.memory.fragmentsMB > 0);
+      const c = s.edgeComparison!;
+      assert.equal(c.method, 'search');
+      assert.ok(c.edges > 0 && c.common <= c.edges && c.jaccard > 0.8 && c.jaccard <= 1, `edge overlap ${c.jaccard}`);
     }
+    assert.deepEqual(
+      r.curve.map((p) => p.fragments),
+      [300, 600],
+    );
+    assert.ok(r.curve.every((p) => p.buildS > 0 && p.roundP50Ms >= 0 && p.efSearch >= 8 && p.peakRssMB > 0));
+    assert.match(formatBenchReport(r), /growth curve: fragments/);
     assert.equal(r.growth?.corpusRatio, 2);
     assert.match(formatBenchReport(r), /growth: 300 -> 600 fragments/);
     const again = await benchRetrieval(opts);
