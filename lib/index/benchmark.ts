@@ -42,6 +42,10 @@ export interface RetrievalBenchOptions {
   edgesMethod?: EdgesMethod;
   /** Also run the other edge method on the same engine and report the overlap (default false). */
   compareEdges?: boolean;
+  /** Compare edge methods only at sizes up to this many fragments (default: every size); 'search' costs one query per fragment. */
+  compareEdgesMax?: number;
+  /** efSearch values at which pure HNSW recall@8 and search time are also measured on the built index (default none). */
+  efSweep?: number[];
   /** Queries used to measure HNSW recall@8 vs exact search (default 200). */
   recallQueries?: number;
   engine?: Omit<EngineOptions, 'embedder'>;
@@ -71,6 +75,8 @@ export interface SizeReport {
   build: BuildFigures;
   /** The other edge method's edges against this build's (with compareEdges). */
   edgeComparison?: EdgeComparison;
+  /** Pure HNSW recall@8 and time per top-8 search (p50) at each efSweep value, on the same index and queries. */
+  efSweep?: { efSearch: number; hnswRecallAt8: number; hnswP50Ms: number }[];
   /** HNSW efSearch the timed searches used (the automatic value when none was set). */
   efSearch: number;
   /** Per-query embedding cost, measured on the batch (not part of the round). */
@@ -184,6 +190,34 @@ function denseRecall(engine: SearchEngine, queries: string[], qvecs: Float32Arra
   return { hnsw: total ? found / total : NaN, stage: total ? foundStage / total : NaN };
 }
 
+/**
+ * Pure HNSW recall@8 and p50 time of one top-8 graph search at each efSearch of
+ * the sweep (the index's own setting restored afterwards). O(|sweep| * queries).
+ */
+function efSweep(engine: SearchEngine, qvecs: Float32Array[], o: BenchOneOptions): SizeReport['efSweep'] {
+  if (!o.efSweep.length) return undefined;
+  const rq = Math.min(o.recallQueries, qvecs.length);
+  const exact = qvecs.slice(0, rq).map((q) => engine.exactDense(q, 8));
+  const before = resolveHnswOptions(o.engine.hnsw).efSearch;
+  const out = o.efSweep.map((ef) => {
+    engine.setEfSearch(ef);
+    let found = 0,
+      total = 0;
+    const ms: number[] = [];
+    for (let i = 0; i < rq; i++) {
+      const t = performance.now();
+      const approx = new Set(engine.approxDense(qvecs[i], 8));
+      ms.push(performance.now() - t);
+      for (const id of exact[i]) if (approx.has(id)) found++;
+      total += exact[i].length;
+    }
+    o.progress(`[${o.sizeLabel}] efSearch ${ef}: HNSW recall@8 ${(found / Math.max(1, total)).toFixed(4)}, p50 ${(percentile(ms, 0.5) ?? NaN).toFixed(3)} ms`);
+    return { efSearch: ef, hnswRecallAt8: total ? found / total : NaN, hnswP50Ms: percentile(ms, 0.5) ?? NaN };
+  });
+  engine.setEfSearch(before);
+  return out;
+}
+
 /** The memory figures of one size (MB): process, peak, and per structure. */
 function memoryFigures(engine: SearchEngine): SizeReport['memory'] {
   const mem = process.memoryUsage();
@@ -211,7 +245,8 @@ async function engineFor(n: number, fragments: Fragment[], o: BenchOneOptions, t
   const cached = o.cacheDir ? path.join(o.cacheDir, key) : undefined;
   const settings = { ...o, say: (l: string) => o.progress(`[${o.sizeLabel}] ${l}`) };
   const built = (await loadCachedEngine(cached, settings)) ?? (await buildBenchEngine(fragments, settings, cached, t0, generateMs));
-  const edgeComparison = o.compareEdges && o.edgesK > 0 ? compareEdgeMethods(built.engine, settings) : undefined;
+  const compare = o.compareEdges && o.edgesK > 0 && n <= o.compareEdgesMax;
+  const edgeComparison = compare ? compareEdgeMethods(built.engine, settings) : undefined;
   return { ...built, edgeComparison };
 }
 
@@ -239,6 +274,7 @@ async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Pr
   const queryEmbedMsPerQuery = (performance.now() - t5) / queries.length;
   const { per, hits } = await timeSearches(engine, queries, qvecs, o);
   const recall = denseRecall(engine, queries, qvecs, o);
+  const sweep = efSweep(engine, qvecs, o);
   const ef = resolveHnswOptions(o.engine.hnsw).efSearch;
   const report: SizeReport = {
     fragments: fragments.length,
@@ -249,6 +285,7 @@ async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Pr
     mode: o.mode,
     build,
     ...(edgeComparison ? { edgeComparison } : {}),
+    ...(sweep ? { efSweep: sweep } : {}),
     efSearch: ef > 0 ? ef : autoEfSearch(engine.size),
     queryEmbedMsPerQuery,
     stages: Object.fromEntries(Object.entries(per).map(([k, v]) => [k, stats(v)])) as SizeReport['stages'],
@@ -296,6 +333,8 @@ function resolveConfig(opts: RetrievalBenchOptions): RetrievalBenchReport['confi
     edgesThreshold: opts.edgesThreshold ?? 0.5,
     edgesMethod: opts.edgesMethod ?? 'graph',
     compareEdges: opts.compareEdges ?? false,
+    compareEdgesMax: opts.compareEdgesMax ?? Number.MAX_SAFE_INTEGER,
+    efSweep: opts.efSweep ?? [],
     recallQueries: opts.recallQueries ?? 200,
     engine: opts.engine ?? {},
     cacheDir: opts.cacheDir,

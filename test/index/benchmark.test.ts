@@ -15,7 +15,16 @@ test('percentile: linear interpolation (the harness has one percentile)', () => 
 test('retrieval benchmark runs end to end on a small sweep (hash embedder), reports every stage, recall, memory and growth, and reuses a cached index', async () => {
   const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'ridx-bench-'));
   try {
-    const opts = { sizes: [300, 600], queries: 20, recallQueries: 10, embedder: 'hash' as const, seed: 'bench-test', cacheDir: cache, compareEdges: true };
+    const opts = {
+      sizes: [300, 600],
+      queries: 20,
+      recallQueries: 10,
+      embedder: 'hash' as const,
+      seed: 'bench-test',
+      cacheDir: cache,
+      compareEdges: true,
+      efSweep: [16, 64],
+    };
     const r = await benchRetrieval(opts);
     assert.equal(r.sizes.length, 2);
     for (const s of r.sizes) {
@@ -34,6 +43,11 @@ test('retrieval benchmark runs end to end on a small sweep (hash embedder), repo
       assert.ok(s.memory.peakRssMB >= s.memory.rssMB * 0.5 && s.memory.hnswGraphMB > 0 && s.memory.denseVectorsMB > 0 && s.memory.fragmentsMB > 0);
       const c = s.edgeComparison!;
       assert.equal(c.method, 'search');
+      assert.deepEqual(
+        s.efSweep!.map((e) => e.efSearch),
+        [16, 64],
+      );
+      assert.ok(s.efSweep!.every((e) => e.hnswRecallAt8 > 0.5 && e.hnswRecallAt8 <= 1 && e.hnswP50Ms >= 0));
       assert.ok(c.edges > 0 && c.common <= c.edges && c.jaccard > 0.8 && c.jaccard <= 1, `edge overlap ${c.jaccard}`);
     }
     assert.deepEqual(

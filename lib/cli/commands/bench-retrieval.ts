@@ -46,6 +46,16 @@ export const command: CommandSpec = {
       description: "similarity edges from the HNSW graph's own lists (graph) or one graph query per fragment (search, the older method)",
     },
     'compare-edges': { type: 'boolean', description: 'also run the other edge method on the same index and report the overlap' },
+    'compare-edges-max': {
+      type: 'string',
+      description: "with --compare-edges: only at sizes up to N fragments ('search' costs one graph query per fragment)",
+      validate: posInt,
+    },
+    'ef-sweep': {
+      type: 'string',
+      description: 'also measure pure HNSW recall@8 and search time at these efSearch values (e.g. 64,128,256,512,1024)',
+      validate: sizeList,
+    },
     out: { type: 'string', description: 'also write the JSON report to this file' },
     figure: { type: 'string', description: 'write the growth-curve figures (round time, build time per stage) into this folder' },
     cache: { type: 'string', description: 'keep built indexes in this folder and reuse them on the next run' },
@@ -77,6 +87,10 @@ export const command: CommandSpec = {
       edgesK: int(args, 'edges-k'),
       edgesMethod: str(args, 'edges-method') as 'graph' | 'search',
       compareEdges: bool(args, 'compare-edges'),
+      compareEdgesMax: int(args, 'compare-edges-max'),
+      efSweep: str(args, 'ef-sweep')
+        ?.split(',')
+        .map((v) => Number(v.trim())),
       engine: Object.keys(hnsw).length ? { hnsw } : {},
       cacheDir: str(args, 'cache'),
       progress: (l) => process.stderr.write(l + '\n'),
