@@ -25,7 +25,9 @@ function sizeLines(s: SizeReport): string[] {
     lines.push(`  ${name.padEnd(12)} ${f(v.p50, 3).padStart(8)} ${f(v.p90, 3).padStart(8)} ${f(v.mean, 3).padStart(9)}`);
   }
   for (const e of s.efSweep ?? [])
-    lines.push(`  efSearch ${String(e.efSearch).padStart(5)}: pure HNSW recall@8 ${f(e.hnswRecallAt8, 4)}, top-8 graph search p50 ${f(e.hnswP50Ms, 3)} ms`);
+    lines.push(
+      `  efSearch ${String(e.efSearch).padStart(5)}: pure HNSW recall@8 ${f(e.hnswRecallAt8, 4)} (top-8 graph search p50 ${f(e.hnswP50Ms, 3)} ms); dense stage recall@8 ${f(e.denseStageRecallAt8, 4)}; round p50 ${f(e.roundP50Ms, 3)} ms`,
+    );
   lines.push(`  query embedding (separate): ${f(s.queryEmbedMsPerQuery, 3)} ms/query; hits/query ${f(s.hitsPerQuery, 1)}`);
   lines.push(
     `  recall@8 vs exact dense search: pure HNSW ${f(s.hnswRecallAt8, 4)}; dense stage as searched (HNSW + lexical seeds + document siblings) ${f(s.denseStageRecallAt8, 4)}`,

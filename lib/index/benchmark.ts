@@ -76,7 +76,7 @@ export interface SizeReport {
   /** The other edge method's edges against this build's (with compareEdges). */
   edgeComparison?: EdgeComparison;
   /** Pure HNSW recall@8 and time per top-8 search (p50) at each efSweep value, on the same index and queries. */
-  efSweep?: { efSearch: number; hnswRecallAt8: number; hnswP50Ms: number }[];
+  efSweep?: { efSearch: number; hnswRecallAt8: number; hnswP50Ms: number; denseStageRecallAt8: number; roundP50Ms: number }[];
   /** HNSW efSearch the timed searches used (the automatic value when none was set). */
   efSearch: number;
   /** Per-query embedding cost, measured on the batch (not part of the round). */
@@ -191,29 +191,48 @@ function denseRecall(engine: SearchEngine, queries: string[], qvecs: Float32Arra
 }
 
 /**
- * Pure HNSW recall@8 and p50 time of one top-8 graph search at each efSearch of
- * the sweep (the index's own setting restored afterwards). O(|sweep| * queries).
+ * At each efSearch of the sweep (the index's own setting restored afterwards):
+ * pure HNSW recall@8 and the p50 time of one top-8 graph search, the recall of
+ * the dense stage as searches run it (HNSW + widening), and the round p50 of
+ * the timed mode over the recall queries. O(|sweep| * recall queries).
  */
-function efSweep(engine: SearchEngine, qvecs: Float32Array[], o: BenchOneOptions): SizeReport['efSweep'] {
+async function efSweep(engine: SearchEngine, queries: string[], qvecs: Float32Array[], o: BenchOneOptions): Promise<SizeReport['efSweep']> {
   if (!o.efSweep.length) return undefined;
   const rq = Math.min(o.recallQueries, qvecs.length);
   const exact = qvecs.slice(0, rq).map((q) => engine.exactDense(q, 8));
   const before = resolveHnswOptions(o.engine.hnsw).efSearch;
-  const out = o.efSweep.map((ef) => {
+  const out: NonNullable<SizeReport['efSweep']> = [];
+  for (const ef of o.efSweep) {
     engine.setEfSearch(ef);
     let found = 0,
+      foundStage = 0,
       total = 0;
     const ms: number[] = [];
+    const round: number[] = [];
     for (let i = 0; i < rq; i++) {
       const t = performance.now();
       const approx = new Set(engine.approxDense(qvecs[i], 8));
       ms.push(performance.now() - t);
-      for (const id of exact[i]) if (approx.has(id)) found++;
+      const stage = new Set(engine.denseStage(o.mode === 'dense' ? null : queries[i], qvecs[i], 8));
+      for (const id of exact[i]) {
+        if (approx.has(id)) found++;
+        if (stage.has(id)) foundStage++;
+      }
       total += exact[i].length;
+      round.push((await engine.search(queries[i], { mode: o.mode, topk: o.topk, queryVector: qvecs[i] })).timings.roundMs);
     }
-    o.progress(`[${o.sizeLabel}] efSearch ${ef}: HNSW recall@8 ${(found / Math.max(1, total)).toFixed(4)}, p50 ${(percentile(ms, 0.5) ?? NaN).toFixed(3)} ms`);
-    return { efSearch: ef, hnswRecallAt8: total ? found / total : NaN, hnswP50Ms: percentile(ms, 0.5) ?? NaN };
-  });
+    const e = {
+      efSearch: ef,
+      hnswRecallAt8: total ? found / total : NaN,
+      hnswP50Ms: percentile(ms, 0.5) ?? NaN,
+      denseStageRecallAt8: total ? foundStage / total : NaN,
+      roundP50Ms: percentile(round, 0.5) ?? NaN,
+    };
+    o.progress(
+      `[${o.sizeLabel}] efSearch ${ef}: HNSW recall@8 ${e.hnswRecallAt8.toFixed(4)} (graph search p50 ${e.hnswP50Ms.toFixed(3)} ms), dense stage ${e.denseStageRecallAt8.toFixed(4)}, round p50 ${e.roundP50Ms.toFixed(3)} ms`,
+    );
+    out.push(e);
+  }
   engine.setEfSearch(before);
   return out;
 }
@@ -274,7 +293,7 @@ async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Pr
   const queryEmbedMsPerQuery = (performance.now() - t5) / queries.length;
   const { per, hits } = await timeSearches(engine, queries, qvecs, o);
   const recall = denseRecall(engine, queries, qvecs, o);
-  const sweep = efSweep(engine, qvecs, o);
+  const sweep = await efSweep(engine, queries, qvecs, o);
   const ef = resolveHnswOptions(o.engine.hnsw).efSearch;
   const report: SizeReport = {
     fragments: fragments.length,

@@ -47,7 +47,8 @@ test('retrieval benchmark runs end to end on a small sweep (hash embedder), repo
         s.efSweep!.map((e) => e.efSearch),
         [16, 64],
       );
-      assert.ok(s.efSweep!.every((e) => e.hnswRecallAt8 > 0.5 && e.hnswRecallAt8 <= 1 && e.hnswP50Ms >= 0));
+      assert.ok(s.efSweep!.every((e) => e.hnswRecallAt8 > 0.5 && e.hnswRecallAt8 <= 1 && e.hnswP50Ms >= 0 && e.roundP50Ms >= 0));
+      assert.ok(s.efSweep!.every((e) => e.denseStageRecallAt8 >= e.hnswRecallAt8 - 1e-9));
       assert.ok(c.edges > 0 && c.common <= c.edges && c.jaccard > 0.8 && c.jaccard <= 1, `edge overlap ${c.jaccard}`);
     }
     assert.deepEqual(
