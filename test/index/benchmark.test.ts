@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { benchRetrieval, formatBenchReport } from '../../lib/index/benchmark';
 import { percentile } from '../../lib/util/percentile';
+import { benchFigures } from '../../lib/cli/commands/bench-retrieval';
 
 test('percentile: linear interpolation (the harness has one percentile)', () => {
   assert.equal(percentile([5, 1, 3, 2, 4], 0.5), 3);
@@ -57,6 +58,13 @@ test('retrieval benchmark runs end to end on a small sweep (hash embedder), repo
     );
     assert.ok(r.curve.every((p) => p.buildS > 0 && p.roundP50Ms >= 0 && p.efSearch >= 8 && p.peakRssMB > 0));
     assert.match(formatBenchReport(r), /growth curve: fragments/);
+    // The growth-curve figures: one x per size, every series drawn.
+    const figs = benchFigures(r);
+    assert.deepEqual(Object.keys(figs).sort(), ['bench-retrieval-build', 'bench-retrieval-round']);
+    for (const spec of Object.values(figs)) {
+      assert.ok(spec.data.length >= 4);
+      for (const t of spec.data) assert.deepEqual(t.x, [300, 600]);
+    }
     assert.equal(r.growth?.corpusRatio, 2);
     assert.match(formatBenchReport(r), /growth: 300 -> 600 fragments/);
     const again = await benchRetrieval(opts);
