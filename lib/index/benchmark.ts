@@ -6,23 +6,25 @@
  * (the paper's "0.12 s per round" minus the query embedding). Query vectors are
  * computed beforehand, in one batch, and passed as `queryVector`, so the round
  * time is the index's own cost; the embedding cost is reported separately per
- * query. Also: HNSW recall@8 against exact search, build time per step,
- * memory (RSS, heap, array buffers) and growth between the sizes of a sweep.
+ * query. Also: HNSW recall@8 against exact search, build time per step
+ * (bench-build.ts, with each stage's cost), memory (RSS, peak RSS, estimates per
+ * structure), the growth curve over the sizes of a sweep, and on request the
+ * overlap of the two similarity-edge methods. Text form: bench-format.ts.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Fragment } from '../corpus/types';
-import type { Embedder, RetrievalMode } from './types';
-import { SearchEngine, defaultIndexText, type EngineOptions } from './engine';
-import { makeOfflineEmbedder, type OfflineEmbedderName } from './embedders/registry';
-import { similarityEdges } from './similarity-edges';
-import { resolveHnswOptions } from './dense';
-import { defaultFusionWeights } from './fusion';
+import type { RetrievalMode } from './types';
+import type { SearchEngine, EngineOptions } from './engine';
+import type { OfflineEmbedderName } from './embedders/registry';
+import { resolveHnswOptions, autoEfSearch } from './dense';
 import { demoFragments } from '../demo/fragments';
 import { KfError } from '../util/errors';
 import { makeRng } from '../util/rng';
 import { percentile } from '../util/percentile';
+import { buildBenchEngine, compareEdgeMethods, loadCachedEngine, type BuildFigures, type EdgeComparison, type EdgesMethod } from './bench-build';
+import { peakRssBytes, resetPeakRss } from './peak-rss';
+export { formatBenchReport } from './bench-format';
 
 export interface RetrievalBenchOptions {
   /** Corpus sizes to run, in order (e.g. [4800, 200000]). */
@@ -36,6 +38,14 @@ export interface RetrievalBenchOptions {
   /** kNN similarity edges per fragment for graph expansion (default 3; 0 = no relations). */
   edgesK?: number;
   edgesThreshold?: number;
+  /** How similarity edges are found (default 'graph': the HNSW graph's own lists; 'search': one query per fragment). */
+  edgesMethod?: EdgesMethod;
+  /** Also run the other edge method on the same engine and report the overlap (default false). */
+  compareEdges?: boolean;
+  /** Compare edge methods only at sizes up to this many fragments (default: every size); 'search' costs one query per fragment. */
+  compareEdgesMax?: number;
+  /** efSearch values at which pure HNSW recall@8 and search time are also measured on the built index (default none). */
+  efSweep?: number[];
   /** Queries used to measure HNSW recall@8 vs exact search (default 200). */
   recallQueries?: number;
   engine?: Omit<EngineOptions, 'embedder'>;
@@ -62,26 +72,55 @@ export interface SizeReport {
   embedder: string;
   dim: number;
   mode: RetrievalMode;
-  build: {
-    generateMs: number;
-    fitMs: number;
-    embedMs: number;
-    indexMs: number;
-    edgesMs: number;
-    edges: number;
-    totalMs: number;
-    fromCache: boolean;
-    loadMs?: number;
-  };
+  build: BuildFigures;
+  /** The other edge method's edges against this build's (with compareEdges). */
+  edgeComparison?: EdgeComparison;
+  /** Pure HNSW recall@8 and time per top-8 search (p50) at each efSweep value, on the same index and queries. */
+  efSweep?: { efSearch: number; hnswRecallAt8: number; hnswP50Ms: number; denseStageRecallAt8: number; roundP50Ms: number }[];
+  /** HNSW efSearch the timed searches used (the automatic value when none was set). */
+  efSearch: number;
   /** Per-query embedding cost, measured on the batch (not part of the round). */
   queryEmbedMsPerQuery: number;
-  stages: Record<'bm25Ms' | 'hnswMs' | 'fusionMs' | 'expansionMs' | 'contextMs' | 'roundMs', StageStats>;
+  /** Search side per stage; wideningMs is the part of hnswMs spent on lexical seeds and document siblings. */
+  stages: Record<'bm25Ms' | 'hnswMs' | 'wideningMs' | 'fusionMs' | 'expansionMs' | 'contextMs' | 'roundMs', StageStats>;
   hitsPerQuery: number;
   /** Pure HNSW top-8 (efSearch as configured) vs exact search. */
   hnswRecallAt8: number;
   /** The dense stage searches use (HNSW + lexical seeds + document siblings, exact cosine) vs exact search. */
   denseStageRecallAt8: number;
-  memory: { rssMB: number; heapUsedMB: number; externalMB: number; arrayBuffersMB: number; bm25IndexMB: number; denseIndexMB: number };
+  /**
+   * Process memory after the searches, the peak RSS of this size (build + searches;
+   * Linux resets it per size), and estimates per structure (engine.indexMemoryBytes).
+   */
+  memory: {
+    rssMB: number;
+    peakRssMB: number;
+    heapUsedMB: number;
+    externalMB: number;
+    arrayBuffersMB: number;
+    bm25IndexMB: number;
+    denseIndexMB: number;
+    denseVectorsMB: number;
+    hnswGraphMB: number;
+    fragmentsMB: number;
+    relationsMB: number;
+  };
+}
+
+/** One point of the growth curve (one size of the sweep). */
+export interface GrowthPoint {
+  fragments: number;
+  buildS: number;
+  bm25BuildS: number | null;
+  hnswBuildS: number | null;
+  edgesS: number;
+  roundP50Ms: number;
+  roundP90Ms: number;
+  hnswP50Ms: number;
+  bm25P50Ms: number;
+  hnswRecallAt8: number;
+  efSearch: number;
+  peakRssMB: number;
 }
 
 export interface RetrievalBenchReport {
@@ -89,6 +128,8 @@ export interface RetrievalBenchReport {
   sizes: SizeReport[];
   /** p50 round time of the largest size over the smallest (target <= 1.25 for 42x more corpus). */
   growth?: { from: number; to: number; corpusRatio: number; roundP50Ratio: number };
+  /** Every size's build time, round time, recall and peak memory, in sweep order. */
+  curve: GrowthPoint[];
   node: string;
 }
 
@@ -112,63 +153,6 @@ type BenchOneOptions = Required<Omit<RetrievalBenchOptions, 'progress' | 'engine
   sizeLabel: string;
 };
 
-/** A cached engine (query-time options are this run's, not those saved with it), or undefined. */
-async function loadCachedEngine(cached: string | undefined, o: BenchOneOptions): Promise<{ engine: SearchEngine; build: SizeReport['build'] } | undefined> {
-  if (!cached || !SearchEngine.exists(cached) || !fs.existsSync(path.join(cached, 'build.json'))) return undefined;
-  const h = resolveHnswOptions(o.engine.hnsw);
-  const tl = performance.now();
-  const engine = await SearchEngine.load(cached);
-  const { hnsw: _h, ...queryTime } = o.engine;
-  engine.configure({
-    ...SearchEngine.defaultQueryOptions(),
-    ...queryTime,
-    fusionWeights: o.engine.fusionWeights ?? defaultFusionWeights(engine.embedder.id),
-    efSearch: h.efSearch,
-  });
-  const loadMs = performance.now() - tl;
-  o.progress(`[${o.sizeLabel}] loaded the cached index ${cached} in ${(loadMs / 1000).toFixed(1)} s`);
-  return { engine, build: { ...(JSON.parse(fs.readFileSync(path.join(cached, 'build.json'), 'utf8')) as SizeReport['build']), fromCache: true, loadMs } };
-}
-
-/** Fit, embed, index and (with edgesK) relate the fragments; saved to `cached` when given. */
-async function buildBenchEngine(
-  fragments: Fragment[],
-  o: BenchOneOptions,
-  cached: string | undefined,
-  t0: number,
-  generateMs: number,
-): Promise<{ engine: SearchEngine; build: SizeReport['build'] }> {
-  const say = (l: string) => o.progress(`[${o.sizeLabel}] ${l}`);
-  const texts = fragments.map(defaultIndexText);
-  const t1 = performance.now();
-  const embedder: Embedder = await makeOfflineEmbedder(o.embedder, texts);
-  const fitMs = performance.now() - t1;
-  const t2 = performance.now();
-  const vectors = await embedder.embed(texts);
-  const embedMs = performance.now() - t2;
-  say(`embedder ${embedder.id} (${embedder.dim}-d): fit ${(fitMs / 1000).toFixed(1)} s, embed ${(embedMs / 1000).toFixed(1)} s`);
-  const engine = SearchEngine.create({ embedder, ...o.engine });
-  const t3 = performance.now();
-  await engine.addFragments(fragments, vectors);
-  vectors.length = 0;
-  const indexMs = performance.now() - t3;
-  say(`indexed (BM25 + HNSW) in ${(indexMs / 1000).toFixed(1)} s`);
-  let edges = 0;
-  const t4 = performance.now();
-  if (o.edgesK > 0) {
-    edges = engine.setRelations(similarityEdges(engine, { k: o.edgesK, threshold: o.edgesThreshold, exact: false }));
-    say(`${edges} kNN similarity edges in ${((performance.now() - t4) / 1000).toFixed(1)} s`);
-  }
-  const edgesMs = performance.now() - t4;
-  const build = { generateMs, fitMs, embedMs, indexMs, edgesMs, edges, totalMs: performance.now() - t0, fromCache: false };
-  if (cached) {
-    await engine.save(cached);
-    fs.writeFileSync(path.join(cached, 'build.json'), JSON.stringify(build));
-    say(`saved the index to ${cached}`);
-  }
-  return { engine, build };
-}
-
 /** Time every query's search (after a warm-up: JIT, postings built lazily on the first search). */
 async function timeSearches(
   engine: SearchEngine,
@@ -177,11 +161,11 @@ async function timeSearches(
   o: BenchOneOptions,
 ): Promise<{ per: Record<string, number[]>; hits: number }> {
   for (let i = 0; i < Math.min(20, queries.length); i++) await engine.search(queries[i], { mode: o.mode, topk: o.topk, queryVector: qvecs[i] });
-  const per: Record<string, number[]> = { bm25Ms: [], hnswMs: [], fusionMs: [], expansionMs: [], contextMs: [], roundMs: [] };
+  const per: Record<string, number[]> = { bm25Ms: [], hnswMs: [], wideningMs: [], fusionMs: [], expansionMs: [], contextMs: [], roundMs: [] };
   let hits = 0;
   for (let i = 0; i < queries.length; i++) {
     const r = await engine.search(queries[i], { mode: o.mode, topk: o.topk, queryVector: qvecs[i] });
-    for (const k of Object.keys(per)) per[k].push(r.timings[k as keyof typeof r.timings]);
+    for (const k of Object.keys(per)) per[k].push(r.timings[k as keyof typeof r.timings] ?? 0);
     hits += r.hits.length;
   }
   return { per, hits };
@@ -206,9 +190,89 @@ function denseRecall(engine: SearchEngine, queries: string[], qvecs: Float32Arra
   return { hnsw: total ? found / total : NaN, stage: total ? foundStage / total : NaN };
 }
 
+/**
+ * At each efSearch of the sweep (the index's own setting restored afterwards):
+ * pure HNSW recall@8 and the p50 time of one top-8 graph search, the recall of
+ * the dense stage as searches run it (HNSW + widening), and the round p50 of
+ * the timed mode over the recall queries. O(|sweep| * recall queries).
+ */
+async function efSweep(engine: SearchEngine, queries: string[], qvecs: Float32Array[], o: BenchOneOptions): Promise<SizeReport['efSweep']> {
+  if (!o.efSweep.length) return undefined;
+  const rq = Math.min(o.recallQueries, qvecs.length);
+  const exact = qvecs.slice(0, rq).map((q) => engine.exactDense(q, 8));
+  const before = resolveHnswOptions(o.engine.hnsw).efSearch;
+  const out: NonNullable<SizeReport['efSweep']> = [];
+  for (const ef of o.efSweep) {
+    engine.setEfSearch(ef);
+    let found = 0,
+      foundStage = 0,
+      total = 0;
+    const ms: number[] = [];
+    const round: number[] = [];
+    for (let i = 0; i < rq; i++) {
+      const t = performance.now();
+      const approx = new Set(engine.approxDense(qvecs[i], 8));
+      ms.push(performance.now() - t);
+      const stage = new Set(engine.denseStage(o.mode === 'dense' ? null : queries[i], qvecs[i], 8));
+      for (const id of exact[i]) {
+        if (approx.has(id)) found++;
+        if (stage.has(id)) foundStage++;
+      }
+      total += exact[i].length;
+      round.push((await engine.search(queries[i], { mode: o.mode, topk: o.topk, queryVector: qvecs[i] })).timings.roundMs);
+    }
+    const e = {
+      efSearch: ef,
+      hnswRecallAt8: total ? found / total : NaN,
+      hnswP50Ms: percentile(ms, 0.5) ?? NaN,
+      denseStageRecallAt8: total ? foundStage / total : NaN,
+      roundP50Ms: percentile(round, 0.5) ?? NaN,
+    };
+    o.progress(
+      `[${o.sizeLabel}] efSearch ${ef}: HNSW recall@8 ${e.hnswRecallAt8.toFixed(4)} (graph search p50 ${e.hnswP50Ms.toFixed(3)} ms), dense stage ${e.denseStageRecallAt8.toFixed(4)}, round p50 ${e.roundP50Ms.toFixed(3)} ms`,
+    );
+    out.push(e);
+  }
+  engine.setEfSearch(before);
+  return out;
+}
+
+/** The memory figures of one size (MB): process, peak, and per structure. */
+function memoryFigures(engine: SearchEngine): SizeReport['memory'] {
+  const mem = process.memoryUsage();
+  const im = engine.indexMemoryBytes();
+  return {
+    rssMB: mem.rss / MB,
+    peakRssMB: Math.max(peakRssBytes(), mem.rss) / MB,
+    heapUsedMB: mem.heapUsed / MB,
+    externalMB: mem.external / MB,
+    arrayBuffersMB: mem.arrayBuffers / MB,
+    bm25IndexMB: im.bm25 / MB,
+    denseIndexMB: im.dense / MB,
+    denseVectorsMB: im.denseVectors / MB,
+    hnswGraphMB: im.hnswGraph / MB,
+    fragmentsMB: im.fragments / MB,
+    relationsMB: im.relations / MB,
+  };
+}
+
+/** The build of one size: from the cache when there, else built (and cached); the other edge method compared on request. */
+async function engineFor(n: number, fragments: Fragment[], o: BenchOneOptions, t0: number, generateMs: number) {
+  const h = resolveHnswOptions(o.engine.hnsw);
+  const method = o.edgesMethod === 'graph' ? '' : `-${o.edgesMethod}`;
+  const key = `n${n}-s${String(o.seed).replace(/[^A-Za-z0-9_-]/g, '_')}-${o.embedder}-k${o.edgesK}${method}-M${h.M}-efc${h.efConstruction}`;
+  const cached = o.cacheDir ? path.join(o.cacheDir, key) : undefined;
+  const settings = { ...o, say: (l: string) => o.progress(`[${o.sizeLabel}] ${l}`) };
+  const built = (await loadCachedEngine(cached, settings)) ?? (await buildBenchEngine(fragments, settings, cached, t0, generateMs));
+  const compare = o.compareEdges && o.edgesK > 0 && n <= o.compareEdgesMax;
+  const edgeComparison = compare ? compareEdgeMethods(built.engine, settings) : undefined;
+  return { ...built, edgeComparison };
+}
+
 async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Promise<SizeReport> {
   const o: BenchOneOptions = { ...opts, sizeLabel: String(n) };
   const say = o.progress;
+  resetPeakRss();
   const t0 = performance.now();
   const demo = demoFragments({ fragments: n, seed: o.seed });
   const fragments: Fragment[] = demo.fragments;
@@ -216,10 +280,7 @@ async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Pr
   say(
     `[${n}] demo world: ${fragments.length} fragments, ${demo.documents.length} documents, ${demo.questions.length} questions (${(generateMs / 1000).toFixed(1)} s)`,
   );
-  const h = resolveHnswOptions(o.engine.hnsw);
-  const key = `n${n}-s${String(o.seed).replace(/[^A-Za-z0-9_-]/g, '_')}-${o.embedder}-k${o.edgesK}-M${h.M}-efc${h.efConstruction}`;
-  const cached = o.cacheDir ? path.join(o.cacheDir, key) : undefined;
-  const { engine, build } = (await loadCachedEngine(cached, o)) ?? (await buildBenchEngine(fragments, o, cached, t0, generateMs));
+  const { engine, build, edgeComparison } = await engineFor(n, fragments, o, t0, generateMs);
   const embedder = engine.embedder;
   const queries = queryTexts(
     demo.questions.map((q) => q.question),
@@ -232,8 +293,8 @@ async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Pr
   const queryEmbedMsPerQuery = (performance.now() - t5) / queries.length;
   const { per, hits } = await timeSearches(engine, queries, qvecs, o);
   const recall = denseRecall(engine, queries, qvecs, o);
-  const mem = process.memoryUsage();
-  const im = engine.indexMemoryBytes();
+  const sweep = await efSweep(engine, queries, qvecs, o);
+  const ef = resolveHnswOptions(o.engine.hnsw).efSearch;
   const report: SizeReport = {
     fragments: fragments.length,
     documents: demo.documents.length,
@@ -242,27 +303,41 @@ async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Pr
     dim: embedder.dim,
     mode: o.mode,
     build,
+    ...(edgeComparison ? { edgeComparison } : {}),
+    ...(sweep ? { efSweep: sweep } : {}),
+    efSearch: ef > 0 ? ef : autoEfSearch(engine.size),
     queryEmbedMsPerQuery,
     stages: Object.fromEntries(Object.entries(per).map(([k, v]) => [k, stats(v)])) as SizeReport['stages'],
     hitsPerQuery: hits / queries.length,
     hnswRecallAt8: recall.hnsw,
     denseStageRecallAt8: recall.stage,
-    memory: {
-      rssMB: mem.rss / MB,
-      heapUsedMB: mem.heapUsed / MB,
-      externalMB: mem.external / MB,
-      arrayBuffersMB: mem.arrayBuffers / MB,
-      bm25IndexMB: im.bm25 / MB,
-      denseIndexMB: im.dense / MB,
-    },
+    memory: memoryFigures(engine),
   };
   say(
-    `[${n}] round p50 ${report.stages.roundMs.p50.toFixed(2)} ms, p90 ${report.stages.roundMs.p90.toFixed(2)} ms; HNSW recall@8 ${report.hnswRecallAt8.toFixed(3)} (dense stage ${report.denseStageRecallAt8.toFixed(3)}); RSS ${report.memory.rssMB.toFixed(0)} MB`,
+    `[${n}] round p50 ${report.stages.roundMs.p50.toFixed(2)} ms, p90 ${report.stages.roundMs.p90.toFixed(2)} ms; HNSW recall@8 ${report.hnswRecallAt8.toFixed(3)} (dense stage ${report.denseStageRecallAt8.toFixed(3)}); RSS ${report.memory.rssMB.toFixed(0)} MB (peak ${report.memory.peakRssMB.toFixed(0)} MB)`,
   );
   return report;
 }
 
-export async function benchRetrieval(opts: RetrievalBenchOptions): Promise<RetrievalBenchReport> {
+/** The growth curve: one point per size, in sweep order. */
+export function growthCurve(sizes: readonly SizeReport[]): GrowthPoint[] {
+  return sizes.map((s) => ({
+    fragments: s.fragments,
+    buildS: s.build.totalMs / 1000,
+    bm25BuildS: s.build.bm25Ms === undefined ? null : s.build.bm25Ms / 1000,
+    hnswBuildS: s.build.hnswMs === undefined ? null : s.build.hnswMs / 1000,
+    edgesS: s.build.edgesMs / 1000,
+    roundP50Ms: s.stages.roundMs.p50,
+    roundP90Ms: s.stages.roundMs.p90,
+    hnswP50Ms: s.stages.hnswMs.p50,
+    bm25P50Ms: s.stages.bm25Ms.p50,
+    hnswRecallAt8: s.hnswRecallAt8,
+    efSearch: s.efSearch,
+    peakRssMB: s.memory.peakRssMB,
+  }));
+}
+
+function resolveConfig(opts: RetrievalBenchOptions): RetrievalBenchReport['config'] {
   if (!opts.sizes.length || opts.sizes.some((s) => !Number.isInteger(s) || s < 1)) {
     throw new KfError('bad_option', `fragment sizes must be positive integers (got ${opts.sizes.join(',')})`, 'pass e.g. --fragments 4800,200000');
   }
@@ -275,56 +350,34 @@ export async function benchRetrieval(opts: RetrievalBenchOptions): Promise<Retri
     topk: opts.topk ?? 8,
     edgesK: opts.edgesK ?? 3,
     edgesThreshold: opts.edgesThreshold ?? 0.5,
+    edgesMethod: opts.edgesMethod ?? 'graph',
+    compareEdges: opts.compareEdges ?? false,
+    compareEdgesMax: opts.compareEdgesMax ?? Number.MAX_SAFE_INTEGER,
+    efSweep: opts.efSweep ?? [],
     recallQueries: opts.recallQueries ?? 200,
     engine: opts.engine ?? {},
     cacheDir: opts.cacheDir,
   };
   if (!Number.isInteger(config.queries) || config.queries < 1)
     throw new KfError('bad_option', `queries must be a positive integer (got ${config.queries})`, 'pass e.g. --queries 300');
+  if (config.edgesMethod !== 'graph' && config.edgesMethod !== 'search')
+    throw new KfError('bad_option', `edgesMethod must be graph or search (got ${String(config.edgesMethod)})`, 'use graph (default) or search');
+  return config;
+}
+
+export async function benchRetrieval(opts: RetrievalBenchOptions): Promise<RetrievalBenchReport> {
+  const config = resolveConfig(opts);
   const progress = opts.progress ?? (() => undefined);
   const sizes: SizeReport[] = [];
   for (const n of config.sizes) {
     sizes.push(await benchOne(n, { ...config, progress }));
     (globalThis as { gc?: () => void }).gc?.();
   }
-  const report: RetrievalBenchReport = { config, sizes, node: process.version };
+  const report: RetrievalBenchReport = { config, sizes, curve: growthCurve(sizes), node: process.version };
   if (sizes.length > 1) {
     const a = sizes[0],
       b = sizes[sizes.length - 1];
     report.growth = { from: a.fragments, to: b.fragments, corpusRatio: b.fragments / a.fragments, roundP50Ratio: b.stages.roundMs.p50 / a.stages.roundMs.p50 };
   }
   return report;
-}
-
-/** A fixed-width text table of a report (what the CLI prints without --json). */
-export function formatBenchReport(r: RetrievalBenchReport): string {
-  const lines: string[] = [];
-  const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '-');
-  lines.push(
-    `retrieval round benchmark (offline; mode ${r.config.mode}, topk ${r.config.topk}, ${r.config.queries} queries, seed ${r.config.seed}, node ${r.node})`,
-  );
-  for (const s of r.sizes) {
-    lines.push('');
-    lines.push(`${s.fragments} fragments / ${s.documents} documents, embedder ${s.embedder} (${s.dim}-d)`);
-    lines.push(
-      `  build${s.build.fromCache ? ` (cached; loaded in ${f((s.build.loadMs ?? 0) / 1000, 1)} s)` : ''}: generate ${f(s.build.generateMs / 1000, 1)} s, fit ${f(s.build.fitMs / 1000, 1)} s, embed ${f(s.build.embedMs / 1000, 1)} s, index ${f(s.build.indexMs / 1000, 1)} s, edges ${f(s.build.edgesMs / 1000, 1)} s (${s.build.edges}), total ${f(s.build.totalMs / 1000, 1)} s`,
-    );
-    lines.push(`  stage          p50 ms   p90 ms   mean ms`);
-    for (const [k, v] of Object.entries(s.stages))
-      lines.push(`  ${k.replace('Ms', '').padEnd(12)} ${f(v.p50, 3).padStart(8)} ${f(v.p90, 3).padStart(8)} ${f(v.mean, 3).padStart(9)}`);
-    lines.push(`  query embedding (separate): ${f(s.queryEmbedMsPerQuery, 3)} ms/query; hits/query ${f(s.hitsPerQuery, 1)}`);
-    lines.push(
-      `  recall@8 vs exact dense search: pure HNSW ${f(s.hnswRecallAt8, 4)}; dense stage as searched (HNSW + lexical seeds + document siblings) ${f(s.denseStageRecallAt8, 4)}`,
-    );
-    lines.push(
-      `  memory: RSS ${f(s.memory.rssMB, 0)} MB, heap ${f(s.memory.heapUsedMB, 0)} MB, array buffers ${f(s.memory.arrayBuffersMB, 0)} MB (BM25 ${f(s.memory.bm25IndexMB, 0)} MB, dense ${f(s.memory.denseIndexMB, 0)} MB)`,
-    );
-  }
-  if (r.growth) {
-    lines.push('');
-    lines.push(
-      `growth: ${r.growth.from} -> ${r.growth.to} fragments (${f(r.growth.corpusRatio, 1)}x corpus): round p50 x${f(r.growth.roundP50Ratio, 3)} (${f((r.growth.roundP50Ratio - 1) * 100, 1)}% more time)`,
-    );
-  }
-  return lines.join('\n');
 }

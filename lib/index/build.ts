@@ -142,7 +142,12 @@ function readPrevious(root: string): Build['prev'] {
   }
 }
 
-/** Per-document work: reuse the checkpoint or process (and checkpoint at once). */
+/**
+ * Per-document work: reuse the checkpoint or process (and checkpoint at once).
+ * Documents run `concurrency` at a time (default 2, the cores this is sized for;
+ * OCR has its own worker pool). O(documents) checkpoint look-ups, each document's
+ * work linear in its size.
+ */
 async function documentWork(b: Build, scanned: ScannedDoc[], ctx: DocContext): Promise<{ works: Map<string, DocEntry>; failures: Map<string, DocFailure> }> {
   const { o, store } = b;
   const candidates = scanned.filter((d) => !d.verdict);
@@ -218,7 +223,10 @@ async function embedderAndBase(b: Build, okDocs: OkDoc[]): Promise<{ embedder: E
   return { embedder, choiceName, prevEngine };
 }
 
-/** Vectors of fragments + points per document (checkpointed per document), embedded in batches of about 512 texts. */
+/**
+ * Vectors of fragments + points per document (checkpointed per document), embedded in batches of about 512 texts.
+ * O(texts * tokens * dim) for the offline encoders; one request per batch for an endpoint.
+ */
 async function embedDocuments(
   b: Build,
   okDocs: OkDoc[],
@@ -286,7 +294,10 @@ async function embedDocuments(
   return { vectors, embedMs, embeddedNow };
 }
 
-/** The engine: the previous build's engine updated by the difference, or a new one from the stored vectors. */
+/**
+ * The engine: the previous build's engine updated by the difference, or a new one from the stored vectors.
+ * BM25 O(tokens) and HNSW O(efConstruction * M * log n * dim) per added fragment; progress every ~tenth of the documents.
+ */
 async function assembleEngine(
   b: Build,
   okDocs: OkDoc[],
@@ -299,9 +310,16 @@ async function assembleEngine(
     const v = vectors.get(d.id)!;
     await e.addFragments(d.work.fragments, v.slice(0, d.work.fragments.length));
   };
+  const step = Math.max(1, Math.ceil(okDocs.length / 10));
+  const added = async (i: number) => {
+    if ((i + 1) % step === 0 || i + 1 === okDocs.length) await b.progress({ phase: 'engine', done: i + 1, total: okDocs.length });
+  };
   if (!prevEngine) {
     const engine = SearchEngine.create({ ...b.engineOpts, embedder });
-    for (const d of okDocs) await addDoc(engine, d);
+    for (let i = 0; i < okDocs.length; i++) {
+      await addDoc(engine, okDocs[i]);
+      await added(i);
+    }
     return engine;
   }
   const keep = new Set(okDocs.filter((d) => change(d.id, d.key) === 'unchanged').map((d) => d.id));
@@ -311,7 +329,11 @@ async function assembleEngine(
   return prevEngine;
 }
 
-/** Relations over every point (LLM typings of pairs seen before come from the store); reused as they are when nothing they depend on changed. */
+/**
+ * Relations over every point (LLM typings of pairs seen before come from the store); reused as they are when nothing they depend on changed.
+ * Recall (relations.ts): exact O(g^2 dim) per group up to 2,000 points, else an HNSW graph per group O(g log g) and its
+ * neighbour lists O(g M dim); de-duplication and the cap per point O(pairs log pairs). No quadratic step above 2,000 points.
+ */
 async function pointRelations(
   b: Build,
   okDocs: OkDoc[],

@@ -264,9 +264,21 @@ export class DenseIndex {
   }
 
   memoryBytes(): number {
-    // Raw vectors + the graph's own copy + links (hnswlib: ~M*2 ints on level 0 per element, plus upper levels).
-    const perElem = this.dim * 4 + this.options.M * 2 * 4 + 8 + 8;
-    return this.vectors.byteLength + this.live.byteLength + this.capacity * perElem;
+    const m = this.memoryParts();
+    return m.vectors + m.graph;
+  }
+
+  /**
+   * Bytes per structure: our raw vectors (+ slot states), and the HNSW graph
+   * (hnswlib allocates capacity x (link count + 2*M links + its own vector copy
+   * + label) on the bottom layer; upper layers hold ~1/M of the points with M
+   * links each, counted as such).
+   */
+  memoryParts(): { vectors: number; graph: number } {
+    const M = this.options.M;
+    const level0 = this.capacity * (4 + M * 2 * 4 + this.dim * 4 + 8);
+    const upper = (this.nSlots / M) * (4 + M * 4 + 8);
+    return { vectors: this.vectors.byteLength + this.live.byteLength, graph: level0 + upper };
   }
 
   /** Write the graph and the vectors (callers write into a temporary directory and rename it; see engine.save). */

@@ -10,13 +10,13 @@
  * returning them and BM25 statistics stop counting them at once); `compact()`
  * renumbers when tombstones pile up (save() does it past `compactRatio`).
  *
- * Persistence is generational so a crash mid-save never costs the previous
- * index: save() writes a complete `gen-N/` folder under a temporary name, fsyncs,
- * renames it into place, and only then atomically replaces the `CURRENT` pointer
- * file; older generations are deleted afterwards. load() follows CURRENT.
+ * The stages live beside it, one per file: options (engine-options.ts), the
+ * dense stage (dense-stage.ts), the primary ranking and fusion (rank-lists.ts),
+ * expansion (graph-expansion.ts, relation-edges.ts), hits with context
+ * (engine-hits.ts) and persistence (engine-persist.ts: generational, crash-safe).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Fragment } from '../corpus/types';
 import {
@@ -30,154 +30,40 @@ import {
   type SearchResult,
   type SearchTimings,
 } from './types';
-import { Bm25Index, type Bm25Options, type Bm25Query, type Bm25State } from './bm25';
-import { DenseIndex, resolveHnswOptions, type HnswOptions, type ResolvedHnswOptions } from './dense';
-import { fuse, validateWeights, defaultFusionWeights, DEFAULT_RRF_K, type FusionCandidate, type FusionWeights } from './fusion';
-import { Tokenizer, type ResolvedTokenizerOptions, type TokenizerOptions } from './tokenize';
-import { restoreEmbedder, saveEmbedderState } from './embedders/registry';
+import { Bm25Index } from './bm25';
+import { DenseIndex } from './dense';
+import { validateWeights, defaultFusionWeights, type FusionWeights } from './fusion';
+import { Tokenizer } from './tokenize';
 import { KfError } from '../util/errors';
-import { fsError, writeFileAtomic, fsyncDir } from '../util/fsx';
-import {
-  checkFileSizes,
-  fsyncFile,
-  generationReader,
-  nextGeneration,
-  packArrays,
-  readPointer,
-  removeOtherGenerations,
-  unpackArrays,
-  writeSynced,
-} from './engine-files';
+import { fsError } from '../util/fsx';
 import { knnFromLists } from './hnsw-links';
-import { expandAlongRelations, type Listed, type Ranked } from './graph-expansion';
+import { expandAlongRelations, type Listed } from './graph-expansion';
+import { resolveEngineOptions, defaultQueryOptions, type EngineOptions, type StoredOptions } from './engine-options';
+import { denseCandidates, widenDense, type DenseStageData, type ScoredList } from './dense-stage';
+import { rankLists } from './rank-lists';
+import { defaultIndexText, makeHit, type HitSource } from './engine-hits';
+import { buildAdjacency, type Adjacent, type RelationEdge } from './relation-edges';
+import { validateFragmentBatch } from './fragment-batch';
+import { indexExists, readEngineParts, saveEngineParts, type SaveStepHook } from './engine-persist';
 
-type ScoredList = { slots: Int32Array; scores: Float64Array };
+export { INDEX_FORMAT, type SaveStepHook } from './engine-persist';
+export { defaultIndexText, trimContext } from './engine-hits';
+export type { RelationEdge } from './relation-edges';
+export type { EngineOptions, GraphExpansionOptions, ContextOptions } from './engine-options';
+
 const EMPTY_LIST: ScoredList = { slots: new Int32Array(0), scores: new Float64Array(0) };
 
-export const INDEX_FORMAT = 'kf-search-index/1';
 const MODES: readonly RetrievalMode[] = RETRIEVAL_MODES;
 
-export interface GraphExpansionOptions {
-  /** How many top hits are expanded (paper: 8). */
-  anchors?: number;
-  /** Neighbours added per anchor, strongest edge first (default 2). */
-  perAnchor?: number;
-  /** Ignore edges lighter than this (default 0). */
-  minWeight?: number;
-  /** Traverse edges in both directions (default true: a relation links two points either way). */
-  bidirectional?: boolean;
-  /**
-   * Where expansion hits go: right after their anchor (default; they inherit its
-   * score, which is what the paper's S4 numbers show: R@1 unchanged, R@3/R@8
-   * slightly lower than S3), or after all primary hits.
-   */
-  placement?: 'after-anchor' | 'append';
-}
-
-export interface ContextOptions {
-  /** Characters of neighbour text kept on each side (default 300). */
-  chars?: number;
-}
-
-export interface EngineOptions {
-  embedder: Embedder;
-  tokenizer?: TokenizerOptions;
-  bm25?: Bm25Options;
-  hnsw?: HnswOptions;
-  fusion?: FusionMethod;
-  /** Default: fusion.ts defaultFusionWeights(embedder.id) (small dense weight for offline encoders, equal for neural ones). */
-  fusionWeights?: FusionWeights;
-  rrfK?: number;
-  /** Per-query confidence scaling of the fusion weights (fusion.ts). Default false. */
-  adaptiveFusion?: boolean;
-  /**
-   * Dense-stage widening (see widenDense): exact cosine also for the reading-order
-   * neighbours (+-siblingWindow) of the hits of the best `siblingDocs` documents
-   * (defaults 3 and 64; 0 switches it off).
-   */
-  denseWidening?: { siblingDocs?: number; siblingWindow?: number };
-  graph?: GraphExpansionOptions;
-  context?: ContextOptions;
-  /** Mode used when a search does not name one (default 'hybrid+graph'; without relations it equals 'hybrid'). */
-  defaultMode?: RetrievalMode;
-  /** save() compacts first when this share of slots is removed (default 0.3). */
-  compactRatio?: number;
-  /** Text that takes part in retrieval for a fragment (default: section path, label, caption, text). */
-  indexText?: (f: Fragment) => string;
-}
-
-/** The options as stored in the manifest (functions and the embedder excluded). */
-interface StoredOptions {
-  tokenizer: ResolvedTokenizerOptions;
-  hnsw: ResolvedHnswOptions;
-  fusion: FusionMethod;
-  fusionWeights: FusionWeights;
-  rrfK: number;
-  adaptiveFusion: boolean;
-  denseWidening: { siblingDocs: number; siblingWindow: number };
-  graph: Required<GraphExpansionOptions>;
-  context: Required<ContextOptions>;
-  defaultMode: RetrievalMode;
-  compactRatio: number;
-}
-
-export interface RelationEdge {
-  from: string;
-  to: string;
-  type: string;
-  weight: number;
-}
-
-interface Adjacent {
-  to: string;
-  type: string;
-  weight: number;
-}
-
-interface Manifest {
-  format: string;
-  createdAt: string;
-  embedder: { id: string; dim: number; persisted: boolean };
-  options: StoredOptions;
-  bm25: { options: Bm25State['options']; nSlots: number; nTerms: number; nPostings: number };
-  slots: number;
-  liveFragments: number;
-  documents: number;
-  relations: number;
-  files: Record<string, number>;
-}
-
-/** Test hook: called before each step of save(); throwing simulates a crash at that point. */
-export type SaveStepHook = (step: 'fragments' | 'bm25' | 'dense' | 'relations' | 'embedder' | 'manifest' | 'rename' | 'pointer') => void;
-
-export function defaultIndexText(f: Fragment): string {
-  const parts: string[] = [];
-  const sec = (f.section ?? []).filter((s) => s && s.trim());
-  if (sec.length) parts.push(sec.join(' / '));
-  if (f.label && !f.text.includes(f.label)) parts.push(f.label);
-  if (f.caption && !f.text.includes(f.caption)) parts.push(f.caption);
-  parts.push(f.text);
-  return parts.join('\n');
+/** Build-side hooks of addFragments: time spent per structure (added to), progress every `progressEvery` fragments. */
+export interface AddBuildHooks {
+  timings?: { bm25Ms: number; hnswMs: number };
+  progress?: (done: number, total: number) => void;
+  progressEvery?: number;
 }
 
 function now(): number {
   return performance.now();
-}
-
-/** Trim to about `n` chars at a word boundary; `fromEnd` keeps the end (text just before a hit). */
-export function trimContext(text: string, n: number, fromEnd = false): string {
-  const t = text.replace(/\s+/g, ' ').trim();
-  if (t.length <= n) return t;
-  if (fromEnd) {
-    let cut = t.slice(t.length - n);
-    const sp = cut.indexOf(' ');
-    if (sp > 0 && sp < n / 3) cut = cut.slice(sp + 1);
-    return '…' + cut;
-  }
-  let cut = t.slice(0, n);
-  const sp = cut.lastIndexOf(' ');
-  if (sp > (2 * n) / 3) cut = cut.slice(0, sp);
-  return cut + '…';
 }
 
 export class SearchEngine implements Retriever {
@@ -212,65 +98,10 @@ export class SearchEngine implements Retriever {
         'pass e.g. new HashingEmbedder(64) or a fitted CorpusFittedEmbedder',
       );
     }
-    const stored = SearchEngine.resolveOptions({ ...o, fusionWeights: o.fusionWeights ?? defaultFusionWeights(o.embedder.id) });
+    const stored = resolveEngineOptions({ ...o, fusionWeights: o.fusionWeights ?? defaultFusionWeights(o.embedder.id) });
     const bm25 = new Bm25Index(o.bm25);
     const dense = new DenseIndex(o.embedder.dim, stored.hnsw);
     return new SearchEngine(o.embedder, stored, bm25, dense, o.indexText);
-  }
-
-  private static resolveOptions(o: Omit<EngineOptions, 'embedder'>): StoredOptions {
-    const fusion = o.fusion ?? 'weighted';
-    if (fusion !== 'rrf' && fusion !== 'weighted')
-      throw new KfError('bad_option', `fusion must be rrf or weighted (got ${fusion})`, 'use weighted (default) or rrf');
-    const mode = o.defaultMode ?? 'hybrid+graph';
-    if (!MODES.includes(mode)) throw new KfError('bad_option', `defaultMode must be one of ${MODES.join(', ')} (got ${mode})`, 'use hybrid+graph');
-    const g = o.graph ?? {};
-    const graph: Required<GraphExpansionOptions> = {
-      anchors: g.anchors ?? 8,
-      perAnchor: g.perAnchor ?? 2,
-      minWeight: g.minWeight ?? 0,
-      bidirectional: g.bidirectional ?? true,
-      placement: g.placement ?? 'after-anchor',
-    };
-    if (!Number.isInteger(graph.anchors) || graph.anchors < 0 || !Number.isInteger(graph.perAnchor) || graph.perAnchor < 0) {
-      throw new KfError(
-        'bad_option',
-        `graph.anchors and graph.perAnchor must be integers >= 0 (got ${graph.anchors}, ${graph.perAnchor})`,
-        'use anchors 8, perAnchor 2',
-      );
-    }
-    if (graph.placement !== 'after-anchor' && graph.placement !== 'append')
-      throw new KfError('bad_option', `graph.placement must be after-anchor or append (got ${graph.placement})`, 'use after-anchor');
-    const chars = o.context?.chars ?? 300;
-    if (!Number.isInteger(chars) || chars < 0) throw new KfError('bad_option', `context.chars must be an integer >= 0 (got ${chars})`, 'use 300');
-    const denseWidening = { siblingDocs: o.denseWidening?.siblingDocs ?? 3, siblingWindow: o.denseWidening?.siblingWindow ?? 64 };
-    if (
-      !Number.isInteger(denseWidening.siblingDocs) ||
-      denseWidening.siblingDocs < 0 ||
-      !Number.isInteger(denseWidening.siblingWindow) ||
-      denseWidening.siblingWindow < 0
-    ) {
-      throw new KfError(
-        'bad_option',
-        `denseWidening.siblingDocs and siblingWindow must be integers >= 0 (got ${denseWidening.siblingDocs}, ${denseWidening.siblingWindow})`,
-        'use 3 and 64, or 0 to switch off',
-      );
-    }
-    const compactRatio = o.compactRatio ?? 0.3;
-    if (!(compactRatio > 0 && compactRatio <= 1)) throw new KfError('bad_option', `compactRatio must be in (0, 1] (got ${compactRatio})`, 'use 0.3');
-    return {
-      tokenizer: new Tokenizer(o.tokenizer).options,
-      hnsw: resolveHnswOptions(o.hnsw),
-      fusion,
-      fusionWeights: validateWeights(o.fusionWeights ?? defaultFusionWeights('')),
-      rrfK: o.rrfK ?? DEFAULT_RRF_K,
-      adaptiveFusion: o.adaptiveFusion ?? false,
-      denseWidening,
-      graph,
-      context: { chars },
-      defaultMode: mode,
-      compactRatio,
-    };
   }
 
   // ---------------------------------------------------------------- contents
@@ -333,9 +164,24 @@ export class SearchEngine implements Retriever {
     );
   }
 
-  /** Rough memory held by the indexes (typed arrays and the HNSW graph), bytes. */
-  indexMemoryBytes(): { bm25: number; dense: number } {
-    return { bm25: this.bm25.memoryBytes(), dense: this.dense.memoryBytes() };
+  /**
+   * Rough memory held per structure, bytes: BM25 (typed arrays), dense (raw
+   * vectors + HNSW graph, also given apart), fragments (their text as UTF-16, an
+   * upper bound on V8 strings, plus ~200 bytes of object and map overhead each)
+   * and relations (edge list + both adjacency entries, ~150 bytes per edge).
+   */
+  indexMemoryBytes(): { bm25: number; dense: number; denseVectors: number; hnswGraph: number; fragments: number; relations: number } {
+    const d = this.dense.memoryParts();
+    let chars = 0;
+    for (const f of this.frags) if (f) chars += f.text.length + f.id.length + f.docId.length + (f.caption?.length ?? 0);
+    return {
+      bm25: this.bm25.memoryBytes(),
+      dense: d.vectors + d.graph,
+      denseVectors: d.vectors,
+      hnswGraph: d.graph,
+      fragments: chars * 2 + this.frags.length * 200,
+      relations: this.relations.length * 150,
+    };
   }
 
   /** Embed texts in batches (an HTTP embedder gets bounded requests); validates shape and values. */
@@ -375,29 +221,8 @@ export class SearchEngine implements Retriever {
    * call repeatedly (incremental builds); validation happens before anything
    * changes, so a bad batch leaves the index as it was.
    */
-  async addFragments(fragments: Fragment[], vectors?: Float32Array[]): Promise<void> {
-    if (!Array.isArray(fragments)) throw new KfError('bad_input', 'addFragments expects an array of fragments', 'pass Fragment[]');
-    if (vectors && vectors.length !== fragments.length) {
-      throw new KfError(
-        'bad_input',
-        `addFragments got ${fragments.length} fragments but ${vectors.length} vectors`,
-        'pass one vector per fragment, or none to embed them',
-      );
-    }
-    const seen = new Set<string>();
-    for (const f of fragments) {
-      const where = f && typeof f.id === 'string' ? `fragment ${f.id}` : 'a fragment without an id';
-      if (!f || typeof f.id !== 'string' || !f.id)
-        throw new KfError('bad_fragment', `${where}: id must be a non-empty string`, 'fix the fragment producer (ids are `${docId}#${ordinal}`)');
-      if (typeof f.docId !== 'string' || !f.docId)
-        throw new KfError('bad_fragment', `${where}: docId must be a non-empty string`, 'fix the fragment producer', { concerns: f.id });
-      if (typeof f.text !== 'string') throw new KfError('bad_fragment', `${where}: text must be a string`, 'fix the fragment producer', { concerns: f.id });
-      if (seen.has(f.id))
-        throw new KfError('duplicate_fragment', `fragment ${f.id} appears twice in one addFragments call`, 'deduplicate fragment ids (same input -> same id)', {
-          concerns: f.id,
-        });
-      seen.add(f.id);
-    }
+  async addFragments(fragments: Fragment[], vectors?: Float32Array[], build: AddBuildHooks = {}): Promise<void> {
+    validateFragmentBatch(fragments, vectors);
     const texts = fragments.map((f) => this.indexText(f));
     const vecs = vectors ?? (await this.embedTexts(texts));
     vecs.forEach((v, i) => this.checkVector(v, `fragment ${fragments[i].id}`));
@@ -406,11 +231,23 @@ export class SearchEngine implements Retriever {
       const old = this.idToSlot.get(f.id);
       if (old !== undefined) this.removeSlot(old);
     }
+    // Per fragment: tokenize + BM25 postings O(tokens); HNSW insertion O(efConstruction * M * log n * dim).
+    // Timed separately (the benchmark's build profile) with two clock reads per fragment.
+    const timings = build.timings;
+    const every = build.progressEvery ?? 10000;
     for (let i = 0; i < fragments.length; i++) {
       const f = fragments[i];
       const slot = this.frags.length;
+      const ta = timings ? now() : 0;
       this.bm25.add(slot, this.tokenizer.tokenize(texts[i]));
+      const tb = timings ? now() : 0;
       this.dense.add(slot, vecs[i]);
+      if (timings) {
+        const tc = now();
+        timings.bm25Ms += tb - ta;
+        timings.hnswMs += tc - tb;
+      }
+      if (build.progress && ((i + 1) % every === 0 || i + 1 === fragments.length)) build.progress(i + 1, fragments.length);
       this.frags.push(f);
       this.idToSlot.set(f.id, slot);
       const l = this.docSlots.get(f.docId);
@@ -454,25 +291,9 @@ export class SearchEngine implements Retriever {
    * both ends exist. Returns how many edges currently connect live fragments.
    */
   setRelations(edges: RelationEdge[]): number {
-    const list: RelationEdge[] = [];
-    const adj = new Map<string, Adjacent[]>();
-    const push = (from: string, a: Adjacent) => {
-      const l = adj.get(from);
-      if (l) l.push(a);
-      else adj.set(from, [a]);
-    };
-    for (const e of edges) {
-      if (!e || typeof e.from !== 'string' || typeof e.to !== 'string' || e.from === e.to) continue;
-      const weight = Number.isFinite(e.weight) ? e.weight : 0;
-      const type = typeof e.type === 'string' && e.type ? e.type : 'related';
-      list.push({ from: e.from, to: e.to, type, weight });
-      push(e.from, { to: e.to, type, weight });
-      if (this.opts.graph.bidirectional) push(e.to, { to: e.from, type, weight });
-    }
-    // Strongest first, ties by id: expansion order is deterministic.
-    for (const l of adj.values()) l.sort((a, b) => b.weight - a.weight || (a.to < b.to ? -1 : a.to > b.to ? 1 : 0));
+    const { list, adjacency } = buildAdjacency(edges, this.opts.graph.bidirectional);
     this.relations = list;
-    this.adjacency = adj;
+    this.adjacency = adjacency;
     return list.filter((e) => this.idToSlot.has(e.from) && this.idToSlot.has(e.to)).length;
   }
 
@@ -528,12 +349,26 @@ export class SearchEngine implements Retriever {
 
     // 3. Dense: HNSW candidates (exact inside a small docIds filter), widened by lexical seeds and document siblings.
     const t3 = now();
-    const den = qv ? this.denseCandidates(qv, depth, mask, mode === 'dense' ? null : lex.slots) : EMPTY_LIST;
-    if (qv) t.hnswMs = now() - t3;
+    const den = qv ? denseCandidates(this.denseStageData(), qv, depth, mask, mode === 'dense' ? null : lex.slots) : undefined;
+    if (den) {
+      t.hnswMs = now() - t3;
+      t.wideningMs = den.wideningMs;
+    }
 
     // 4. Fusion (or a single list).
     const t4 = now();
-    const primary = this.rankLists(mode, lex, den, { qv, bq, fusion: opts.fusion ?? this.opts.fusion })
+    const o = this.opts;
+    const rank = {
+      qv,
+      bq,
+      fusion: opts.fusion ?? o.fusion,
+      weights: o.fusionWeights,
+      rrfK: o.rrfK,
+      adaptive: o.adaptiveFusion,
+      dense: this.dense,
+      bm25: this.bm25,
+    };
+    const primary = rankLists(mode, lex, den?.list ?? EMPTY_LIST, rank)
       .filter((r) => this.frags[r.slot] !== undefined)
       .slice(0, topk);
     t.fusionMs = now() - t4;
@@ -555,7 +390,8 @@ export class SearchEngine implements Retriever {
     // 6. Hits with context and media.
     const t6 = now();
     const withContext = opts.withContext ?? true;
-    const hits: SearchHit[] = listed.map((r, i) => this.makeHit(r, i + 1, withContext));
+    const src = this.hitSource();
+    const hits: SearchHit[] = listed.map((r, i) => makeHit(r, i + 1, withContext, src));
     t.contextMs = now() - t6;
     t.roundMs = now() - roundStart;
     return { query, hits, timings: t };
@@ -570,132 +406,14 @@ export class SearchEngine implements Retriever {
     return qv.some((x) => x !== 0) ? qv : undefined;
   }
 
-  /** Dense candidates scored by exact cosine: exact over a small docIds filter, else HNSW widened (widenDense). */
-  private denseCandidates(qv: Float32Array, depth: number, mask: Uint8Array | null, lexical: Int32Array | null): ScoredList {
-    if (mask) {
-      const allowed: number[] = [];
-      for (let s = 0; s < mask.length; s++) if (mask[s]) allowed.push(s);
-      if (allowed.length <= Math.max(2000, depth * 20)) return this.dense.exactSearch(qv, depth, null, allowed);
-      return this.widenDense(qv, this.dense.search(qv, depth, mask), lexical, depth, mask);
-    }
-    return this.widenDense(qv, this.dense.search(qv, depth), lexical, depth, mask);
+  /** What the dense stage reads (dense-stage.ts). */
+  private denseStageData(): DenseStageData {
+    return { dense: this.dense, fragAt: (slot) => this.frags[slot], docSlots: this.docSlots, widening: this.opts.denseWidening };
   }
 
-  /** The primary ranking: one list (bm25, dense), or both fused with every candidate's missing score completed exactly. */
-  private rankLists(mode: RetrievalMode, lex: ScoredList, den: ScoredList, x: { qv?: Float32Array; bq?: Bm25Query; fusion: FusionMethod }): Ranked[] {
-    if (mode === 'bm25') return Array.from(lex.slots, (s, i) => ({ slot: s, score: lex.scores[i], bm25: lex.scores[i], via: 'bm25' as const }));
-    if (mode === 'dense') return Array.from(den.slots, (s, i) => ({ slot: s, score: den.scores[i], dense: den.scores[i], via: 'dense' as const }));
-    const byId = new Map<number, FusionCandidate>();
-    lex.slots.forEach((s, i) => byId.set(s, { id: s, bm25: lex.scores[i], dense: NaN, bm25Rank: i + 1, denseRank: Infinity }));
-    den.slots.forEach((s, i) => {
-      const c = byId.get(s);
-      if (c) {
-        c.dense = den.scores[i];
-        c.denseRank = i + 1;
-      } else byId.set(s, { id: s, bm25: NaN, dense: den.scores[i], bm25Rank: Infinity, denseRank: i + 1 });
-    });
-    // Complete each candidate's missing score exactly: no imputed zeros.
-    for (const c of byId.values()) {
-      if (Number.isNaN(c.dense)) c.dense = x.qv ? this.dense.dot(x.qv, c.id) : 0;
-      if (Number.isNaN(c.bm25)) c.bm25 = x.bq ? this.bm25.scoreSlot(x.bq, c.id) : 0;
-    }
-    const fused = fuse([...byId.values()], { method: x.fusion, weights: this.opts.fusionWeights, rrfK: this.opts.rrfK, adaptive: this.opts.adaptiveFusion });
-    return fused.map(({ cand, fused: f }) => ({ slot: cand.id, score: f, bm25: cand.bm25, dense: cand.dense, fused: f, via: 'hybrid' as const }));
-  }
-
-  /**
-   * The dense stage's candidate generation beyond the HNSW beam. On corpora
-   * where each document's fragments form a tight cluster (one entity per
-   * document), a query that mixes two entities ("the population of the city
-   * where the maker of the Kosse M36 is based") pulls HNSW's greedy descent
-   * toward the wrong cluster: on the 200K demo world pure HNSW finds 0.89 of
-   * the exact top-8 at efSearch 128. Two cheap, exact additions close the gap
-   * (0.999 measured): the lexical top candidates (hybrid modes only; a dense-only
-   * search stays purely dense) and the reading-order neighbours of the best
-   * documents' hits. Every candidate is scored by its exact cosine, so the
-   * result can only get closer to exact search.
-   */
-  private widenDense(
-    qv: Float32Array,
-    hnsw: { slots: Int32Array; scores: Float64Array },
-    lexical: Int32Array | null,
-    depth: number,
-    mask: Uint8Array | null,
-  ): { slots: Int32Array; scores: Float64Array } {
-    const { siblingDocs, siblingWindow } = this.opts.denseWidening;
-    if (siblingDocs <= 0 && !lexical) return hnsw;
-    const score = new Map<number, number>();
-    hnsw.slots.forEach((s, i) => score.set(s, hnsw.scores[i]));
-    if (lexical) for (const s of lexical) if (!score.has(s)) score.set(s, this.dense.dot(qv, s));
-    if (siblingDocs > 0 && siblingWindow > 0) {
-      const best = [...score.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-      const docsSeen = new Set<string>();
-      for (const [slot] of best) {
-        if (docsSeen.size >= siblingDocs) break;
-        const f = this.frags[slot];
-        if (!f || docsSeen.has(f.docId)) continue;
-        docsSeen.add(f.docId);
-        const list = this.docSlots.get(f.docId) ?? [];
-        const at = list.indexOf(slot);
-        for (let i = Math.max(0, at - siblingWindow); i <= Math.min(list.length - 1, at + siblingWindow); i++) {
-          const s = list[i];
-          if (!score.has(s) && (!mask || mask[s])) score.set(s, this.dense.dot(qv, s));
-        }
-      }
-    }
-    const ranked = [...score.entries()]
-      .filter(([s]) => this.dense.isLive(s))
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, depth);
-    return { slots: Int32Array.from(ranked.map((r) => r[0])), scores: Float64Array.from(ranked.map((r) => r[1])) };
-  }
-
-  private makeHit(
-    r: { slot: number; score: number; bm25?: number; dense?: number; fused?: number; via: SearchHit['via']; anchorId?: string; relation?: string },
-    rank: number,
-    withContext: boolean,
-  ): SearchHit {
-    const f = this.frags[r.slot]!;
-    const scores: SearchHit['scores'] = {};
-    if (r.bm25 !== undefined) scores.bm25 = r.bm25;
-    if (r.dense !== undefined) scores.dense = r.dense;
-    if (r.fused !== undefined) scores.fused = r.fused;
-    const hit: SearchHit = {
-      fragmentId: f.id,
-      docId: f.docId,
-      kind: f.kind,
-      rank,
-      score: r.score,
-      scores,
-      via: r.via,
-      text: f.text,
-      page: f.page,
-      section: f.section ?? [],
-      media: [],
-    };
-    if (r.anchorId !== undefined) {
-      hit.anchorId = r.anchorId;
-      hit.relation = r.relation;
-    }
-    if (withContext) {
-      const n = this.opts.context.chars;
-      const prev = f.prev ? this.fragment(f.prev) : undefined;
-      const next = f.next ? this.fragment(f.next) : undefined;
-      if (n > 0 && (prev || next)) {
-        hit.context = {};
-        if (prev) hit.context.prev = trimContext(prev.text, n, true);
-        if (next) hit.context.next = trimContext(next.text, n);
-      }
-      if (f.kind === 'text' || f.kind === 'example') {
-        for (const id of f.attached ?? []) {
-          const m = this.fragment(id);
-          if (m) hit.media.push({ fragmentId: m.id, kind: m.kind, label: m.label, caption: m.caption, asset: m.media });
-        }
-      } else {
-        hit.media.push({ fragmentId: f.id, kind: f.kind, label: f.label, caption: f.caption, asset: f.media });
-      }
-    }
-    return hit;
+  /** What hits read (engine-hits.ts). */
+  private hitSource(): HitSource {
+    return { fragAt: (slot) => this.frags[slot]!, fragment: (id) => this.fragment(id), contextChars: this.opts.context.chars };
   }
 
   /** Exact dense top-k (brute force): the reference for HNSW recall. */
@@ -719,30 +437,13 @@ export class SearchEngine implements Retriever {
   denseStage(query: string | null, queryVector: Float32Array, k: number, depth = Math.max(40, 4 * k)): string[] {
     const qv = unit(this.checkVector(queryVector, 'queryVector'));
     const lex = query === null ? null : this.bm25.search(this.bm25.resolveQuery(this.tokenizer.tokenize(query)), depth).slots;
-    const den = this.widenDense(qv, this.dense.search(qv, depth), lex, depth, null);
+    const den = widenDense(this.denseStageData(), qv, this.dense.search(qv, depth), lex, depth, null);
     return Array.from(den.slots.slice(0, k), (s) => this.frags[s]!.id);
   }
 
   /** The default query-time options (what create() uses when none are given; fusion weights depend on the embedder). */
-  static defaultQueryOptions(): {
-    denseWidening: { siblingDocs: number; siblingWindow: number };
-    graph: Required<GraphExpansionOptions>;
-    context: Required<ContextOptions>;
-    fusion: FusionMethod;
-    rrfK: number;
-    adaptiveFusion: boolean;
-    defaultMode: RetrievalMode;
-  } {
-    const d = SearchEngine.resolveOptions({});
-    return {
-      denseWidening: d.denseWidening,
-      graph: d.graph,
-      context: d.context,
-      fusion: d.fusion,
-      rrfK: d.rrfK,
-      adaptiveFusion: d.adaptiveFusion,
-      defaultMode: d.defaultMode,
-    };
+  static defaultQueryOptions(): ReturnType<typeof defaultQueryOptions> {
+    return defaultQueryOptions();
   }
 
   /**
@@ -756,7 +457,7 @@ export class SearchEngine implements Retriever {
     },
   ): void {
     const cur = this.opts;
-    const next = SearchEngine.resolveOptions({
+    const next = resolveEngineOptions({
       tokenizer: cur.tokenizer,
       hnsw: cur.hnsw,
       fusion: o.fusion ?? cur.fusion,
@@ -843,78 +544,20 @@ export class SearchEngine implements Retriever {
       throw fsError(e, root, 'create index directory');
     }
     if (this.tombstoneRatio >= this.opts.compactRatio) this.compact();
-    const nextGen = nextGeneration(root, readPointer(root));
-    const tmp = path.join(root, `.${nextGen}.tmp-${process.pid}-${Date.now()}`);
-    try {
-      fs.mkdirSync(tmp, { recursive: true });
-      this.writeGenerationFiles(tmp, step);
-      fsyncDir(tmp);
-
-      step('rename');
-      const finalDir = path.join(root, nextGen);
-      fs.rmSync(finalDir, { recursive: true, force: true });
-      fs.renameSync(tmp, finalDir);
-      fsyncDir(root);
-
-      step('pointer');
-      writeFileAtomic(path.join(root, 'CURRENT'), nextGen + '\n');
-      fsyncDir(root);
-    } catch (e) {
-      try {
-        fs.rmSync(tmp, { recursive: true, force: true });
-      } catch {
-        /* best effort: a stray temp folder is cleaned by the next save */
-      }
-      if (e instanceof KfError) throw e;
-      throw fsError(e, root, 'save the index into');
-    }
-    // The new generation is live: remove older ones and stray temporaries (best effort).
-    removeOtherGenerations(root, nextGen);
-  }
-
-  /** Every file of one generation, fsynced, written into `tmp`; the manifest (with their sizes) last. */
-  private writeGenerationFiles(tmp: string, step: SaveStepHook): void {
-    const files: Record<string, number> = {};
-    const write = (name: string, data: string | Buffer) => {
-      writeSynced(path.join(tmp, name), data);
-      files[name] = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
-    };
-    step('fragments');
-    write('fragments.jsonl', this.frags.map((f) => (f ? JSON.stringify(f) : 'null')).join('\n') + '\n');
-
-    step('bm25');
-    const st = this.bm25.exportState();
-    write('bm25.json', JSON.stringify({ options: st.options, nSlots: st.nSlots, terms: st.terms, keys: st.keys }));
-    write('bm25.bin', packArrays([st.fwdOff, st.fwdTerm, st.fwdTf, st.docLen, st.live]));
-
-    step('dense');
-    this.dense.save(path.join(tmp, 'dense.hnsw'), path.join(tmp, 'dense.vectors.bin'));
-    for (const name of ['dense.hnsw', 'dense.vectors.bin']) {
-      fsyncFile(path.join(tmp, name));
-      files[name] = fs.statSync(path.join(tmp, name)).size;
-    }
-    write('dense.live.bin', Buffer.from(this.dense.liveStates()));
-
-    step('relations');
-    write('relations.json', JSON.stringify(this.relations));
-
-    step('embedder');
-    const persisted = saveEmbedderState(this.embedder, tmp);
-
-    step('manifest');
-    const manifest: Manifest = {
-      format: INDEX_FORMAT,
-      createdAt: new Date().toISOString(),
-      embedder: { id: this.embedder.id, dim: this.embedder.dim, persisted },
-      options: this.opts,
-      bm25: { options: st.options, nSlots: st.nSlots, nTerms: st.terms.length, nPostings: st.fwdTerm.length },
-      slots: this.frags.length,
-      liveFragments: this.liveCount,
-      documents: this.docSlots.size,
-      relations: this.relations.length,
-      files,
-    };
-    write('manifest.json', JSON.stringify(manifest, null, 2) + '\n');
+    saveEngineParts(
+      root,
+      {
+        embedder: this.embedder,
+        opts: this.opts,
+        bm25: this.bm25,
+        dense: this.dense,
+        frags: this.frags,
+        relations: this.relations,
+        liveCount: this.liveCount,
+        documents: this.docSlots.size,
+      },
+      step,
+    );
   }
 
   /** Fill the slots from fragments.jsonl lines ('null' = a removed fragment's slot). */
@@ -936,8 +579,7 @@ export class SearchEngine implements Retriever {
 
   /** True when `dir` holds a saved index. */
   static exists(dir: string): boolean {
-    const cur = readPointer(path.resolve(dir));
-    return !!cur && fs.existsSync(path.join(dir, cur, 'manifest.json'));
+    return indexExists(dir);
   }
 
   /**
@@ -946,50 +588,10 @@ export class SearchEngine implements Retriever {
    * when given, its id must match the one the index was built with.
    */
   static async load(dir: string, embedder?: Embedder, overrides: { indexText?: (f: Fragment) => string } = {}): Promise<SearchEngine> {
-    const root = path.resolve(dir);
-    const cur = readPointer(root);
-    if (!cur)
-      throw new KfError('index_missing', `no index in ${root} (no CURRENT file)`, 'build it first (kf index build) or check the path', { concerns: root });
-    const gen = path.join(root, cur);
-    const { read, parse } = generationReader(gen);
-    const m = parse<Manifest>('manifest.json');
-    if (m.format !== INDEX_FORMAT)
-      throw new KfError('index_format', `index in ${gen} has format ${m.format}, this harness reads ${INDEX_FORMAT}`, 'rebuild the index with this version', {
-        concerns: gen,
-      });
-    checkFileSizes(gen, m.files);
-    const emb = embedder ?? restoreEmbedder(gen, m.embedder.id);
-    if (emb.id !== m.embedder.id || emb.dim !== m.embedder.dim) {
-      throw new KfError(
-        'embedder_mismatch',
-        `index in ${root} was built with embedder ${m.embedder.id} (${m.embedder.dim}-d), got ${emb.id} (${emb.dim}-d)`,
-        'pass the same embedder, or rebuild the index with this one',
-        { concerns: root },
-      );
-    }
-    const bj = parse<{ options: Bm25State['options']; nSlots: number; terms: string[]; keys: string[] }>('bm25.json');
-    const [fwdOff, fwdTerm, fwdTf, docLen, live] = unpackArrays(read('bm25.bin'), ['i32', 'i32', 'u16', 'i32', 'u8']) as [
-      Int32Array,
-      Int32Array,
-      Uint16Array,
-      Int32Array,
-      Uint8Array,
-    ];
-    const bm25 = Bm25Index.fromState({ options: bj.options, terms: bj.terms, keys: bj.keys, nSlots: bj.nSlots, fwdOff, fwdTerm, fwdTf, docLen, live });
-    const denseLive = new Uint8Array(read('dense.live.bin'));
-    if (denseLive.length !== m.slots || bj.nSlots !== m.slots)
-      throw new KfError('index_corrupt', `index in ${gen} has inconsistent slot counts`, 'rebuild the index (kf index build)', { concerns: gen });
-    const dense = DenseIndex.load(path.join(gen, 'dense.hnsw'), path.join(gen, 'dense.vectors.bin'), m.embedder.dim, m.options.hnsw, denseLive);
-    // Options pass through validation again: older manifests get defaults for switches added since.
-    const engine = new SearchEngine(
-      emb,
-      SearchEngine.resolveOptions(m.options as unknown as Omit<EngineOptions, 'embedder'>),
-      bm25,
-      dense,
-      overrides.indexText,
-    );
-    engine.restoreFragments(read('fragments.jsonl').toString('utf8').split('\n'), m.slots, gen);
-    engine.setRelations(parse<RelationEdge[]>('relations.json'));
+    const p = readEngineParts(dir, embedder);
+    const engine = new SearchEngine(p.emb, p.opts, p.bm25, p.dense, overrides.indexText);
+    engine.restoreFragments(p.fragmentLines, p.slots, p.gen);
+    engine.setRelations(p.relations);
     return engine;
   }
 }

@@ -50,6 +50,13 @@ export interface RelationOptions {
   scope?: RelationScope;
   /** Exact kNN for groups up to this many points, HNSW above (default 2,000). */
   exactBelow?: number;
+  /**
+   * How the HNSW side (groups above exactBelow) finds each point's neighbours:
+   * 'graph' (default) reads them from the graph's own neighbour lists, refined
+   * one step (no query per point); 'search' queries the graph once per point,
+   * the method before graph reuse, kept to measure the two against each other.
+   */
+  recall?: 'graph' | 'search';
   /** LLM typing: pairs per call (default 16), calls in flight (default 4), max completion tokens (default 1,024). */
   batchPairs?: number;
   concurrency?: number;
@@ -65,10 +72,18 @@ export interface ResolvedRelationOptions {
   maxPerNode: number;
   scope: RelationScope;
   exactBelow: number;
+  recall: 'graph' | 'search';
 }
 
 export function resolveRelationOptions(o: RelationOptions = {}): ResolvedRelationOptions {
-  return { k: o.k ?? 5, minCosine: o.minCosine ?? 0.5, maxPerNode: o.maxPerNode ?? 8, scope: o.scope ?? 'corpus', exactBelow: o.exactBelow ?? 2000 };
+  return {
+    k: o.k ?? 5,
+    minCosine: o.minCosine ?? 0.5,
+    maxPerNode: o.maxPerNode ?? 8,
+    scope: o.scope ?? 'corpus',
+    exactBelow: o.exactBelow ?? 2000,
+    recall: o.recall ?? 'graph',
+  };
 }
 
 /** A recalled pair: indexes into the points array (a < b) and their cosine. */
@@ -78,53 +93,76 @@ export interface RecalledPair {
   similarity: number;
 }
 
+type GroupPair = { i: number; j: number; sim: number };
+
 /** k nearest neighbours (cosine of unit vectors) of every member of `group` within the group. */
-function knnInGroup(group: number[], vectors: readonly Float32Array[], k: number, exactBelow: number, seed: number): { i: number; j: number; sim: number }[] {
-  const out: { i: number; j: number; sim: number }[] = [];
+function knnInGroup(group: number[], vectors: readonly Float32Array[], k: number, o: ResolvedRelationOptions, seed: number): GroupPair[] {
+  if (group.length < 2) return [];
+  const kk = Math.min(k, group.length - 1);
+  return group.length <= o.exactBelow ? exactKnnInGroup(group, vectors, kk) : hnswKnnInGroup(group, vectors, kk, o.recall, seed);
+}
+
+/** Exact kNN: all pairwise cosines (O(n^2 dim), n bounded by exactBelow), top-k by insertion into a short sorted list (O(n^2 k)). */
+function exactKnnInGroup(group: number[], vectors: readonly Float32Array[], kk: number): GroupPair[] {
+  const out: GroupPair[] = [];
   const n = group.length;
-  if (n < 2) return out;
-  const kk = Math.min(k, n - 1);
-  if (n <= exactBelow) {
-    const sims = new Float64Array(n * n);
-    for (let x = 0; x < n; x++) {
-      const vx = vectors[group[x]];
-      for (let y = x + 1; y < n; y++) sims[x * n + y] = sims[y * n + x] = dot(vx, vectors[group[y]]);
-    }
-    // Top-k by insertion into a short sorted list (k is small): O(n^2 k) worst case, no sort of whole rows.
-    const topIdx = new Int32Array(kk);
-    const topSim = new Float64Array(kk);
-    for (let x = 0; x < n; x++) {
-      let len = 0;
-      const row = x * n;
-      for (let y = 0; y < n; y++) {
-        if (y === x) continue;
-        const s = sims[row + y];
-        if (len === kk && s <= topSim[kk - 1]) continue; // ties keep the earlier point
-        let pos = len < kk ? len++ : kk - 1;
-        while (pos > 0 && topSim[pos - 1] < s) {
-          topSim[pos] = topSim[pos - 1];
-          topIdx[pos] = topIdx[pos - 1];
-          pos--;
-        }
-        topSim[pos] = s;
-        topIdx[pos] = y;
-      }
-      for (let t = 0; t < len; t++) out.push({ i: group[x], j: group[topIdx[t]], sim: topSim[t] });
-    }
-    return out;
+  const sims = new Float64Array(n * n);
+  for (let x = 0; x < n; x++) {
+    const vx = vectors[group[x]];
+    for (let y = x + 1; y < n; y++) sims[x * n + y] = sims[y * n + x] = dot(vx, vectors[group[y]]);
   }
-  const dim = vectors[group[0]].length;
-  const index = new HierarchicalNSW('ip', dim);
+  const topIdx = new Int32Array(kk);
+  const topSim = new Float64Array(kk);
+  for (let x = 0; x < n; x++) {
+    let len = 0;
+    const row = x * n;
+    for (let y = 0; y < n; y++) {
+      if (y === x) continue;
+      const s = sims[row + y];
+      if (len === kk && s <= topSim[kk - 1]) continue; // ties keep the earlier point
+      let pos = len < kk ? len++ : kk - 1;
+      while (pos > 0 && topSim[pos - 1] < s) {
+        topSim[pos] = topSim[pos - 1];
+        topIdx[pos] = topIdx[pos - 1];
+        pos--;
+      }
+      topSim[pos] = s;
+      topIdx[pos] = y;
+    }
+    for (let t = 0; t < len; t++) out.push({ i: group[x], j: group[topIdx[t]], sim: topSim[t] });
+  }
+  return out;
+}
+
+/**
+ * Approximate kNN through a seeded HNSW graph of the group (build O(n log n)).
+ * 'graph': each point's neighbours read from the graph's own lists, refined one
+ * step and scored exactly (hnsw-links.ts; O(n M dim), no query per point).
+ * 'search': one graph query per point (O(n log n) searches; the older method).
+ */
+function hnswKnnInGroup(group: number[], vectors: readonly Float32Array[], kk: number, recall: 'graph' | 'search', seed: number): GroupPair[] {
+  const out: GroupPair[] = [];
+  const n = group.length;
+  const index = new HierarchicalNSW('ip', vectors[group[0]].length);
   index.initIndex(n, 12, 64, seed);
   for (let x = 0; x < n; x++) index.addPoint(Array.from(vectors[group[x]]), x);
-  // The graph's own neighbour lists, refined one step and scored exactly (hnsw-links.ts): no query per point.
-  knnFromLists(
-    graphNeighbourLists(index, n),
-    kk,
-    (x, y) => dot(vectors[group[x]], vectors[group[y]]),
-    () => true,
-    (x, y, sim) => out.push({ i: group[x], j: group[y], sim }),
-  );
+  if (recall === 'graph') {
+    knnFromLists(
+      graphNeighbourLists(index, n),
+      kk,
+      (x, y) => dot(vectors[group[x]], vectors[group[y]]),
+      () => true,
+      (x, y, sim) => out.push({ i: group[x], j: group[y], sim }),
+    );
+    return out;
+  }
+  index.setEf(Math.max(64, kk * 4));
+  for (let x = 0; x < n; x++) {
+    const res = index.searchKnn(Array.from(vectors[group[x]]), Math.min(n, kk + 1));
+    const hits = res.neighbors.map((y, t) => ({ y, sim: 1 - res.distances[t] })).filter((h) => h.y !== x);
+    hits.sort((p, q) => q.sim - p.sim || p.y - q.y);
+    for (const h of hits.slice(0, kk)) out.push({ i: group[x], j: group[h.y], sim: h.sim });
+  }
   return out;
 }
 
@@ -148,7 +186,7 @@ export function recallPairs(points: readonly KnowledgePoint[], vectors: readonly
   const k = o.scope === 'cross-document' ? o.k * 3 : o.k;
   const best = new Map<string, RecalledPair>();
   for (const group of groups.values()) {
-    for (const { i, j, sim } of knnInGroup(group, vectors, k, o.exactBelow, 100)) {
+    for (const { i, j, sim } of knnInGroup(group, vectors, k, o, 100)) {
       if (sim < o.minCosine) continue;
       const pi = points[i];
       const pj = points[j];

@@ -81,6 +81,8 @@ export interface SearchTimings {
   fusionMs: number;
   expansionMs: number;
   contextMs: number;
+  /** The part of hnswMs spent widening the HNSW candidates (lexical seeds, document siblings, exact cosine); absent when not measured. */
+  wideningMs?: number;
   /** Everything except the query embedding. */
   roundMs: number;
 }

@@ -70,6 +70,12 @@ test('recallPairs: the cap per node keeps the strongest edges; HNSW recall match
   assert.ok(overlap > 0.95, `HNSW recall of exact pairs ${overlap}`);
   // Deterministic.
   assert.deepEqual(recallPairs(pts, vecs, { k: 5, minCosine: 0.3, maxPerNode: 3, exactBelow: 0 }), approx);
+  // The older method (one graph query per point) recalls the exact pairs too, and the two methods agree.
+  const searched = recallPairs(pts, vecs, { k: 5, minCosine: 0.3, maxPerNode: 3, exactBelow: 0, recall: 'search' });
+  const viaSearch = searched.filter((p) => e.has(key(p))).length / Math.max(1, exact.length);
+  assert.ok(viaSearch > 0.95, `HNSW search recall of exact pairs ${viaSearch}`);
+  const g = new Set(approx.map(key));
+  assert.ok(searched.filter((p) => g.has(key(p))).length / Math.max(1, searched.length) > 0.95);
 });
 
 test('offline: recalled pairs become untyped similar edges; projection gives one fragment edge per fragment pair', async () => {

@@ -12,6 +12,8 @@ import { RETRIEVAL_MODES, type RetrievalMode } from '../../index/types';
 import { KfError } from '../../util/errors';
 import { gitInfo } from '../../util/git';
 import { writeJsonAtomic, ensureWritableDir } from '../../util/fsx';
+import { lineFigure, writeFigure, type FigureSpec } from '../../report/figure';
+import type { RetrievalBenchReport } from '../../index/benchmark';
 
 const sizeList = (v: string) =>
   /^\s*[1-9]\d*(\s*,\s*[1-9]\d*)*\s*$/.test(v) ? undefined : `expected a positive integer or a comma-separated list (e.g. 4800,200000), got "${v}"`;
@@ -37,7 +39,25 @@ export const command: CommandSpec = {
     },
     m: { type: 'string', description: 'HNSW M, graph degree (default: the engine default)', validate: posInt },
     'ef-construction': { type: 'string', description: 'HNSW efConstruction (default: the engine default)', validate: posInt },
+    'edges-method': {
+      type: 'string',
+      default: 'graph',
+      choices: ['graph', 'search'],
+      description: "similarity edges from the HNSW graph's own lists (graph) or one graph query per fragment (search, the older method)",
+    },
+    'compare-edges': { type: 'boolean', description: 'also run the other edge method on the same index and report the overlap' },
+    'compare-edges-max': {
+      type: 'string',
+      description: "with --compare-edges: only at sizes up to N fragments ('search' costs one graph query per fragment)",
+      validate: posInt,
+    },
+    'ef-sweep': {
+      type: 'string',
+      description: 'also measure pure HNSW recall@8 and search time at these efSearch values (e.g. 64,128,256,512,1024)',
+      validate: sizeList,
+    },
     out: { type: 'string', description: 'also write the JSON report to this file' },
+    figure: { type: 'string', description: 'write the growth-curve figures (round time, build time per stage) into this folder' },
     cache: { type: 'string', description: 'keep built indexes in this folder and reuse them on the next run' },
     json: { type: 'boolean', description: 'print the report as JSON' },
   },
@@ -55,6 +75,8 @@ export const command: CommandSpec = {
     // Check the output folder before minutes of building, not after.
     const outFile = str(args, 'out');
     if (outFile) ensureWritableDir(path.dirname(path.resolve(outFile)), 'folder of --out');
+    const figureDir = str(args, 'figure');
+    if (figureDir) ensureWritableDir(path.resolve(figureDir), '--figure folder');
     const report = await benchRetrieval({
       sizes,
       queries: int(args, 'queries'),
@@ -63,6 +85,12 @@ export const command: CommandSpec = {
       mode: str(args, 'mode') as RetrievalMode,
       topk: int(args, 'topk'),
       edgesK: int(args, 'edges-k'),
+      edgesMethod: str(args, 'edges-method') as 'graph' | 'search',
+      compareEdges: bool(args, 'compare-edges'),
+      compareEdgesMax: int(args, 'compare-edges-max'),
+      efSweep: str(args, 'ef-sweep')
+        ?.split(',')
+        .map((v) => Number(v.trim())),
       engine: Object.keys(hnsw).length ? { hnsw } : {},
       cacheDir: str(args, 'cache'),
       progress: (l) => process.stderr.write(l + '\n'),
@@ -70,7 +98,52 @@ export const command: CommandSpec = {
     const withMeta = { ...report, git: gitInfo(), backend: 'offline' };
     const out = str(args, 'out');
     if (out) writeJsonAtomic(out, withMeta);
+    if (figureDir)
+      for (const [name, spec] of Object.entries(benchFigures(report))) {
+        const p = await writeFigure(spec, { dir: figureDir, name, warn: (l) => process.stderr.write(l + '\n') });
+        process.stderr.write(`figure ${name}: ${p.png ?? p.html}\n`);
+      }
     if (bool(args, 'json')) console.log(JSON.stringify(withMeta));
     else console.log(formatBenchReport(report));
   },
 };
+
+/** The growth curve as two figures: search round per stage, and build time per stage, over the corpus size. */
+export function benchFigures(r: RetrievalBenchReport): Record<string, FigureSpec> {
+  const x = r.curve.map((p) => p.fragments);
+  const note = `offline (model-free) benchmark on the demo world scaled up; node ${r.node}`;
+  const stage = (k: keyof (typeof r.sizes)[number]['stages']) => r.sizes.map((s) => s.stages[k].p50);
+  const round = lineFigure({
+    title: 'Retrieval round time by corpus size',
+    xTitle: 'fragments (log scale)',
+    yTitle: 'ms per round (p50)',
+    note,
+    caption: `mode ${r.config.mode}, ${r.config.queries} queries per size; round p90 ${r.curve.map((p) => p.roundP90Ms.toFixed(2)).join(', ')} ms; efSearch per size ${r.curve.map((p) => p.efSearch).join(', ')}; HNSW recall@8 ${r.curve.map((p) => p.hnswRecallAt8.toFixed(3)).join(', ')}`,
+    x,
+    logX: true,
+    series: [
+      { name: 'round p50', values: r.curve.map((p) => p.roundP50Ms) },
+      { name: 'HNSW + widening p50', values: stage('hnswMs') },
+      { name: 'BM25 p50', values: stage('bm25Ms') },
+      { name: 'fusion + expansion + context p50', values: r.sizes.map((s) => s.stages.fusionMs.p50 + s.stages.expansionMs.p50 + s.stages.contextMs.p50) },
+    ],
+  });
+  const sec = (ms: number | undefined) => (ms === undefined ? null : ms / 1000);
+  const build = lineFigure({
+    title: 'Index build time by corpus size',
+    xTitle: 'fragments (log scale)',
+    yTitle: 'seconds',
+    note,
+    caption: `peak RSS per size (MB): ${r.curve.map((p) => p.peakRssMB.toFixed(0)).join(', ')}; cached sizes show the figures recorded when built`,
+    x,
+    logX: true,
+    series: [
+      { name: 'total', values: r.sizes.map((s) => sec(s.build.totalMs)) },
+      { name: 'fit + embed', values: r.sizes.map((s) => sec(s.build.fitMs + s.build.embedMs)) },
+      { name: 'BM25', values: r.sizes.map((s) => sec(s.build.bm25Ms)) },
+      { name: 'HNSW', values: r.sizes.map((s) => sec(s.build.hnswMs)) },
+      { name: 'similarity edges', values: r.sizes.map((s) => sec(s.build.edgesMs)) },
+    ],
+  });
+  return { 'bench-retrieval-round': round, 'bench-retrieval-build': build };
+}

