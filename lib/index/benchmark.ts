@@ -24,7 +24,6 @@ import { makeRng } from '../util/rng';
 import { percentile } from '../util/percentile';
 import { buildBenchEngine, compareEdgeMethods, loadCachedEngine, type BuildFigures, type EdgeComparison, type EdgesMethod } from './bench-build';
 import { peakRssBytes, resetPeakRss } from './peak-rss';
-export { formatBenchReport } from './bench-format';
 
 export interface RetrievalBenchOptions {
   /** Corpus sizes to run, in order (e.g. [4800, 200000]). */

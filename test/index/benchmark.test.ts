@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { benchRetrieval, formatBenchReport } from '../../lib/index/benchmark';
+import { benchRetrieval } from '../../lib/index/benchmark';
+import { formatBenchReport } from '../../lib/index/bench-format';
 import { percentile } from '../../lib/util/percentile';
 import { benchFigures } from '../../lib/cli/commands/bench-retrieval';
 

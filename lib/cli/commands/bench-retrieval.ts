@@ -6,7 +6,8 @@
 import * as path from 'node:path';
 import type { CommandSpec } from '../command';
 import { bool, int, str } from '../command';
-import { benchRetrieval, formatBenchReport } from '../../index/benchmark';
+import { benchRetrieval } from '../../index/benchmark';
+import { formatBenchReport } from '../../index/bench-format';
 import { OFFLINE_EMBEDDERS, type OfflineEmbedderName } from '../../index/embedders/registry';
 import { RETRIEVAL_MODES, type RetrievalMode } from '../../index/types';
 import { KfError } from '../../util/errors';
