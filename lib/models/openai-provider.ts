@@ -26,14 +26,34 @@ export interface OpenAIProviderOptions {
 /** Placeholder sent when the key variable is unset: local servers (vLLM without --api-key, Ollama) ignore it. */
 export const NO_KEY_PLACEHOLDER = 'no-key-set';
 
+/**
+ * A base URL's query string (`.../v1?token=...`, how some gateways take their key) moved into the
+ * SDK's `defaultQuery`: the SDK appends the API path to `baseURL`, which would land after the
+ * query string and break every call.
+ */
+export function splitQuery(baseUrl: string): { baseURL: string; defaultQuery?: Record<string, string> } {
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    return { baseURL: baseUrl }; // the config layer reports malformed URLs; pass it through unchanged
+  }
+  if (!u.search) return { baseURL: baseUrl };
+  const defaultQuery = Object.fromEntries(u.searchParams.entries());
+  u.search = '';
+  return { baseURL: u.toString().replace(/\/$/, ''), defaultQuery };
+}
+
 /** Make one SDK client for an endpoint (shared by chat and embeddings). */
 export function makeClient(ep: ResolvedEndpoint, env: NodeJS.ProcessEnv, fetchImpl?: typeof fetch): { client: OpenAI; key: string | undefined } {
   const key = env[ep.apiKeyEnv] || undefined;
   registerSecret(key);
   registerUrlSecrets(ep.baseUrl);
+  const { baseURL, defaultQuery } = splitQuery(ep.baseUrl);
   const client = new OpenAI({
     apiKey: key ?? NO_KEY_PLACEHOLDER,
-    baseURL: ep.baseUrl,
+    baseURL,
+    ...(defaultQuery ? { defaultQuery } : {}),
     organization: null,
     project: null,
     maxRetries: 0,

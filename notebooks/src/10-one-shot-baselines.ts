@@ -128,11 +128,12 @@ for (const field of ['hops', 'modality']) {
   kf.kit.showTable(g, { decimals: 3, caption: `mean ${METRIC} by run and ${field}` });
   byField.push(kf.writeTable(g, { dir: out, name: `${METRIC}-by-${field}`, decimals: 3, notes: notes }));
 }
-kf.writeManifest(
+const manifestFile = kf.writeManifest(
   out,
   kf.resultManifest({ config: { preset: PRESET, limit: LIMIT, metric: METRIC, margin: MARGIN, seed: SEED }, seed: SEED, backend: suite.backend }),
   [pairs, fig, ...byField],
 );
+console.log(`manifest: ${manifestFile}`);
 
 // %%
 await kf.kit.closeFigures();

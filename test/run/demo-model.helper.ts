@@ -8,11 +8,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ensureDemoWorld } from '../../lib/demo';
+import { parsePattern } from '../../lib/dualg/offline/pattern';
 import type { RecordedRequest, ScriptedReply } from '../../lib/models/testing/scripted-server';
 import { sharedScratch } from '../_shared/scratch';
 
 /** The model name each stage is routed to (models.stages.<stage>.model). */
-export const STAGE_MODELS = { locator: 'loc', reader: 'rdr', bridge: 'jdg', vision: 'vis', synth: 'syn', checker: 'chk' } as const;
+export const STAGE_MODELS = { locator: 'loc', reader: 'rdr', bridge: 'jdg', vision: 'vis', synth: 'syn', checker: 'chk', pattern: 'pat' } as const;
 
 export const DEMO_QUESTIONS = 100;
 
@@ -39,6 +40,9 @@ export function goodReply(req: RecordedRequest, q: Q): ScriptedReply {
       return { text: `Answer: ${q.answer}` };
     case 'chk':
       return { text: JSON.stringify({ final: q.answer }) };
+    case 'pat':
+      // DualG's query pattern: the parse a rule reader makes of the question (a well-formed reply, the same each time).
+      return { text: JSON.stringify(parsePattern({ role: 'pattern', question: q.question, maxImages: 4 })) };
     default:
       return { text: `The passage [1] says so.\nFINAL ANSWER: ${q.answer}` };
   }

@@ -154,7 +154,13 @@ test(
         },
       );
       const tokenUrl = `${server.url}?token=${token}`;
-      await runExperiment({ experiment: await experimentOn(tokenUrl, 'canary-token'), resultsDir: results, log: (l) => printed.push(l) });
+      const tokenRun = await runExperiment({ experiment: await experimentOn(tokenUrl, 'canary-token'), resultsDir: results, log: (l) => printed.push(l) });
+      // The token travels as the query of every call, after the API path (not glued before it).
+      assert.equal(tokenRun.counts.errors, 0, 'a base URL with ?token= works');
+      assert.ok(
+        server.requests.some((r) => r.path.endsWith('/chat/completions') && r.query === `token=${token}`),
+        'the query string reached the server on the API path',
+      );
       writeRunReport(
         listRuns(results).map((d) => loadRun(d.dir)),
         { out: path.join(tmp, 'report') },

@@ -26,6 +26,8 @@ export interface RecordedRequest {
   seq: number;
   method: string;
   path: string;
+  /** The query string after '?', '' when none (a gateway token in the base URL arrives here). */
+  query: string;
   kind: 'chat' | 'embeddings' | 'models' | 'other';
   /** Lower-cased header names. */
   headers: Record<string, string>;
@@ -239,7 +241,8 @@ export class ScriptedServer {
         : path.endsWith('/models')
           ? 'models'
           : 'other';
-    const rec: RecordedRequest = { seq: this.requests.length, method: req.method ?? 'GET', path, kind, headers, body, rawBody: raw, model: body?.model };
+    const query = (req.url ?? '').split('?').slice(1).join('?');
+    const rec: RecordedRequest = { seq: this.requests.length, method: req.method ?? 'GET', path, query, kind, headers, body, rawBody: raw, model: body?.model };
     this.requests.push(rec);
 
     if (kind === 'models') {
