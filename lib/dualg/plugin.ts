@@ -1,7 +1,8 @@
 /**
  * DualG-MRAG's plug-in manifest (issue 16): its pipeline family and configuration rows, its
  * retrievers (dualg, the heuristic and ablations, ppr), its derived artifacts (the dual graph and
- * the GNN checkpoint) and the offline policies of its stages (OpenIE, pattern, micro vision).
+ * the GNN checkpoint), the offline policies of its stages (OpenIE, pattern, micro vision) and the
+ * series it adds to the comparison notebooks.
  * Loaded by lib/pipeline/plugins.ts.
  */
 import type { PipelineSpec } from '../pipeline/spec';
@@ -21,4 +22,26 @@ export const plugin: Plugin = {
   retrievers: DUALG_RETRIEVER_ENTRIES,
   artifactKinds: [dualgGraphKind, gnnCheckpointKind],
   offlineHandlers: DUALG_OFFLINE_HANDLERS,
+  notebookSeries: [
+    // Its graph retrievers beside the engine's modes (notebooks 40, 42, 43): the method, the
+    // untrained heuristic, the PageRank baseline.
+    { topic: 'retrieval', names: ['dualg-gnn', 'dualg', 'ppr'] },
+    // Whole-pipeline rows beside the one-shot reader under each retriever (notebook 40).
+    { topic: 'qa', set: 'beside-retrievers', names: ['DG', 'DG-nopaths'] },
+    // The ablation rows (notebook 44), labelled by what each removes.
+    {
+      topic: 'qa',
+      set: 'ablations',
+      names: ['DG', 'DG-nopaths', 'DG-textgen', 'DG-nomicro', 'DG-nomacro', 'DG-heuristic', 'DG-ppr'],
+      labels: {
+        DG: 'full (trained GNN)',
+        'DG-nopaths': 'w/o path injection (trained GNN)',
+        'DG-textgen': 'text-only generator (a variant, not the paper)',
+        'DG-nomicro': 'w/o micro graph (trained GNN)',
+        'DG-nomacro': 'w/o macro graph (micro matches only)',
+        'DG-heuristic': 'heuristic scorer instead of the GNN',
+        'DG-ppr': 'PPR',
+      },
+    },
+  ],
 };

@@ -1,6 +1,6 @@
 /**
  * KnowForge's plug-in manifest (issue 16): its pipeline families (one-shot S0..S4, the agents
- * M4..P1 and the L+R caps), their configuration rows and the offline policies of its roles.
+ * M4..P1 and the L+R caps), their configuration rows, the offline policies of its roles and its notebook series.
  * Loaded by lib/pipeline/plugins.ts; nothing else in the harness names KnowForge's modules.
  */
 import type { Plugin } from '../pipeline/plugin';
@@ -13,4 +13,11 @@ export const plugin: Plugin = {
   families: FAMILIES,
   configurations: CONFIGURATIONS,
   offlineHandlers: KNOWFORGE_OFFLINE_HANDLERS,
+  notebookSeries: [
+    // The main comparison (notebook 20): closed book, the one-shot baselines, the agents.
+    { topic: 'qa', names: ['S0', 'S1', 'S3', 'S4v1', 'S4', 'M4', 'M5', 'M5OFF', 'P0', 'P1'] },
+    // Its retrieval side (notebook 24): the one-shot rows that differ only in how they search;
+    // the last searches with everything on and is the one the others are compared with.
+    { topic: 'qa', set: 'index-factors', names: ['S1', 'S3', 'S4v1'] },
+  ],
 };

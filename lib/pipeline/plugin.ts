@@ -9,6 +9,31 @@ import type { ArtifactKind } from './artifact';
 import type { RetrieverEntry } from './retriever-entry';
 import type { Configuration, PipelineSpec } from './spec';
 
+/**
+ * What a series is compared on. 'retrieval': its names are retrievers (registered by a loaded
+ * plug-in), searched model-free for R@k (notebooks 42, 43, 50) or put under one reader (40).
+ * 'qa': its names are configuration rows, each run whole by `kf run` for EM / F1 (20, 24, 40).
+ */
+export type NotebookTopic = 'retrieval' | 'qa';
+
+/**
+ * A series a plug-in adds to the comparison notebooks: which of its retrievers or configuration
+ * rows appear there, in the order given. The notebooks list these (lib/report/notebook-series.ts)
+ * instead of naming a method's retrievers or rows themselves.
+ */
+export interface NotebookSeries {
+  topic: NotebookTopic;
+  /**
+   * Which table of the topic the series joins, when a topic has several: 'main' (the default: the
+   * method's main comparison), or a named one such as 'index-factors' or 'beside-retrievers'.
+   */
+  set?: string;
+  /** Retriever names (topic 'retrieval') or configuration names (topic 'qa'). */
+  names: string[];
+  /** Display label per name, where it differs from the name. */
+  labels?: Record<string, string>;
+}
+
 export interface Plugin {
   /** Short name, unique among the loaded plug-ins ('knowforge', 'dualg', a test's 'toy'). */
   name: string;
@@ -25,4 +50,6 @@ export interface Plugin {
   artifactKinds?: ArtifactKind<any, any>[];
   /** Offline policies by model role (`task.role`), labelled offline wherever their replies go. */
   offlineHandlers?: Record<string, OfflineHandler<never>>;
+  /** What the method contributes to the comparison notebooks (see NotebookSeries). */
+  notebookSeries?: NotebookSeries[];
 }

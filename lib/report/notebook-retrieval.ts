@@ -3,8 +3,9 @@
  * retrievals (../shared/bench/text-multihop/peers/: vectordb, lightrag,
  * nano-graphrag, fast-graphrag on the 2Wiki dev questions, each a list of
  * retrieved titles) and every retriever of this harness (the engine's four
- * modes plus every registered retriever: 'dualg', 'ppr', ... once their
- * modules exist) searched live on the same questions over the same corpus.
+ * modes plus every retriever the loaded plug-ins register; the plug-ins' own
+ * notebook series are listed by notebook-series.ts) searched live on the same
+ * questions over the same corpus.
  *
  * Everyone is scored the same way, model-free, at document level: R@k = share
  * of a question's gold titles among the first k DISTINCT documents retrieved;

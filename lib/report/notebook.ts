@@ -35,6 +35,8 @@ export {
   peersDir,
 } from './notebook-retrieval';
 export type { SystemRetrieval, RetrieverSpec } from './notebook-retrieval';
+export { notebookSeries } from './notebook-series';
+export type { SeriesEntry } from './notebook-series';
 export { PAPER_NUMBERS, PAPER_INDEX_COST, SCIENCEQA_BUCKETS, paperNumbers, paperValue, paperLabel, paperSeries } from './paper-numbers';
 export type { PaperNumber, PaperId, PaperQuery } from './paper-numbers';
 export { dualAxisFigure, radarFigure, logScatterFigure, stackedBarFigure, pathGraphFigure } from './notebook-figures';

@@ -16,13 +16,14 @@
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
 const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;
-const CONFIGS = ['S0', 'S1', 'S3', 'S4v1', 'S4', 'M4', 'M5', 'M5OFF', 'P0', 'P1'];
 const REFERENCE = 'S4';
 const METRIC = 'f1';
 const SEED = 0;
 
 // %%
 import * as kf from '../dist/lib/harness';
+// The rows: the main 'qa' series of the loaded plug-ins (KnowForge's, lib/knowforge/plugin.ts).
+const CONFIGS = kf.notebook.notebookSeries('qa').map((e) => e.name);
 const nb = kf.notebook.open('20-kf-main-comparison', {
   params: { preset: PRESET, limit: LIMIT, configs: CONFIGS, reference: REFERENCE, metric: METRIC },
   seed: SEED,

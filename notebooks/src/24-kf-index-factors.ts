@@ -15,13 +15,14 @@ const SEED = 0;
 
 // %%
 import * as kf from '../dist/lib/harness';
+// The one-shot factors: the plug-ins' 'index-factors' series (KnowForge's, lib/knowforge/plugin.ts), each
+// compared with the series' last row (search with everything on).
+const ONE_SHOT = kf.notebook.notebookSeries('qa', { set: 'index-factors' });
 const nb = kf.notebook.open('24-kf-index-factors', { params: { preset: PRESET, limit: LIMIT, metric: METRIC }, seed: SEED });
 const runs = await kf.notebook.runConfigurations(
   nb,
   [
-    { label: 'S1' },
-    { label: 'S3' },
-    { label: 'S4v1' },
+    ...ONE_SHOT.map((e) => ({ label: e.label, pipeline: e.name })),
     { label: 'M5VEC', alternatives: [{ pipeline: 'M5', overrides: ['pipeline.settings.mode=dense'] }] },
     { label: 'M5S3', alternatives: [{ pipeline: 'M5', overrides: ['pipeline.settings.mode=hybrid'] }] },
     { label: 'M5' },
@@ -33,12 +34,7 @@ nb.table(kf.notebook.summaryRows(runs), 'summary', { decimals: 1, caption: `Inde
 // %%
 const paired = kf.notebook.pairedRows(
   runs,
-  [
-    ['M5VEC', 'M5'],
-    ['M5S3', 'M5'],
-    ['S1', 'S4v1'],
-    ['S3', 'S4v1'],
-  ],
+  [['M5VEC', 'M5'], ['M5S3', 'M5'], ...ONE_SHOT.slice(0, -1).map((e) => [e.label, ONE_SHOT.at(-1)!.label] as [string, string])],
   { metric: METRIC, seed: SEED },
 );
 nb.table(paired, 'paired', { decimals: 1, caption: `${METRIC} (x100): A vs B, flips, exact sign test, 95% paired bootstrap CI` });

@@ -14,13 +14,14 @@
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
 const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;
-const GRAPH_RETRIEVERS = ['dualg-gnn', 'dualg', 'ppr'];
-const DG_PIPELINES = ['DG', 'DG-nopaths'];
 const READER = 'S4v1';
 const SEED = 0;
 
 // %%
 import * as kf from '../dist/lib/harness';
+// The plug-ins' series (DualG's: lib/dualg/plugin.ts): graph retrievers under the reader, whole-pipeline rows beside them.
+const GRAPH_RETRIEVERS = kf.notebook.notebookSeries('retrieval').map((e) => e.name);
+const DG_PIPELINES = kf.notebook.notebookSeries('qa', { set: 'beside-retrievers' }).map((e) => e.name);
 const nb = kf.notebook.open('40-dualg-main-qa', {
   params: { preset: PRESET, limit: LIMIT, graphRetrievers: GRAPH_RETRIEVERS, dgPipelines: DG_PIPELINES, reader: READER },
   seed: SEED,

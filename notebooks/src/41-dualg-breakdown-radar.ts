@@ -11,12 +11,13 @@
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
 const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;
-const RETRIEVERS = ['hybrid', 'hybrid+graph', 'dualg', 'ppr'];
 const METRIC = 'f1';
 const SEED = 0;
 
 // %%
 import * as kf from '../dist/lib/harness';
+// The engine's hybrid modes, then the plug-ins' retrieval series (DualG's graph retrievers, as in notebook 40).
+const RETRIEVERS = ['hybrid', 'hybrid+graph', ...kf.notebook.notebookSeries('retrieval').map((e) => e.name)];
 const nb = kf.notebook.open('41-dualg-breakdown-radar', {
   params: { preset: PRESET, limit: LIMIT, retrievers: RETRIEVERS, metric: METRIC, buckets: 'demo world: modality + hops' },
   seed: SEED,

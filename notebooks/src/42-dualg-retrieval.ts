@@ -22,7 +22,8 @@ import * as path from 'path';
 import * as kf from '../dist/lib/harness';
 const nb = kf.notebook.open('42-dualg-retrieval', { params: { preset: PRESET, ks: KS, with2wiki: WITH_2WIKI }, seed: SEED });
 const names = kf.notebook.harnessRetrieverNames();
-for (const g of ['dualg', 'dualg-gnn', 'ppr']) if (!names.includes(g)) nb.skip(`retriever ${g}`, 'not registered in this checkout');
+// The plug-ins' retrieval series (DualG's graph retrievers): each one named there is searched below, or said missing.
+for (const g of kf.notebook.notebookSeries('retrieval')) if (!names.includes(g.name)) nb.skip(`retriever ${g.name}`, 'not registered in this checkout');
 const world = await kf.ensureDemoWorld({ preset: PRESET });
 const demoBench = kf.loadBenchmark('demo', { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') });
 const demoIdx = await kf.openIndex(

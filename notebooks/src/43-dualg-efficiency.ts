@@ -17,7 +17,8 @@ import * as path from 'path';
 import * as kf from '../dist/lib/harness';
 const nb = kf.notebook.open('43-dualg-efficiency', { params: { preset: PRESET }, seed: SEED });
 const names = kf.notebook.harnessRetrieverNames();
-for (const g of ['dualg', 'dualg-gnn', 'ppr']) if (!names.includes(g)) nb.skip(`retriever ${g}`, 'not registered in this checkout');
+// The plug-ins' retrieval series (DualG's graph retrievers): each one named there is searched below, or said missing.
+for (const g of kf.notebook.notebookSeries('retrieval')) if (!names.includes(g.name)) nb.skip(`retriever ${g.name}`, 'not registered in this checkout');
 const wiki = kf.notebook.load2WikiShared();
 let corpusName = '2Wiki dev';
 let gold: Map<string, string[]>;

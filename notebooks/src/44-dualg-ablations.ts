@@ -12,22 +12,17 @@
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
 const LIMIT = process.env.KF_NB_LIMIT ? Number(process.env.KF_NB_LIMIT) : undefined;
-// Retrieval variants (registered retrievers) and the QA pipeline of each (DualG-MRAG family rows).
-const VARIANTS = [
-  { label: 'full (trained GNN)', mode: 'dualg-gnn', settings: {}, pipeline: 'DG' },
-  { label: 'w/o path injection (trained GNN)', mode: 'dualg-gnn', settings: {}, pipeline: 'DG-nopaths' },
-  { label: 'text-only generator (a variant, not the paper)', mode: 'dualg-gnn', settings: {}, pipeline: 'DG-textgen' },
-  { label: 'w/o micro graph (trained GNN)', mode: 'dualg-gnn-no-micro', settings: {}, pipeline: 'DG-nomicro' },
-  { label: 'w/o macro graph (micro matches only)', mode: 'dualg-no-macro', settings: {}, pipeline: 'DG-nomacro' },
-  { label: 'heuristic scorer instead of the GNN', mode: 'dualg', settings: {}, pipeline: 'DG-heuristic' },
-  { label: 'PPR', mode: 'ppr', settings: {}, pipeline: 'DG-ppr' },
-  { label: 'hybrid (baseline)', mode: 'hybrid', settings: {}, pipeline: 'S4v1' },
-];
 const SEED = 0;
 
 // %%
 import * as path from 'path';
 import * as kf from '../dist/lib/harness';
+// The variants: the plug-ins' 'ablations' series (DualG's rows, lib/dualg/plugin.ts), each searched with the
+// retriever its configuration names, then the hybrid baseline under the one-shot reader.
+const VARIANTS = [
+  ...kf.notebook.notebookSeries('qa', { set: 'ablations' }).map((e) => ({ label: e.label, mode: e.retriever ?? '(none)', settings: {}, pipeline: e.name })),
+  { label: 'hybrid (baseline)', mode: 'hybrid', settings: {}, pipeline: 'S4v1' },
+];
 const nb = kf.notebook.open('44-dualg-ablations', { params: { preset: PRESET, limit: LIMIT, variants: VARIANTS }, seed: SEED });
 const names = kf.notebook.harnessRetrieverNames();
 const present = VARIANTS.filter((v) => {

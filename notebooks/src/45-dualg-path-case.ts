@@ -10,7 +10,6 @@
 
 // %% tags=["parameters"]
 const PRESET = (process.env.KF_NB_PRESET ?? 'tiny') as 'tiny' | 'default';
-const RETRIEVERS = ['dualg-gnn', 'dualg', 'ppr'];
 const QUESTION_ID = process.env.KF_NB_QUESTION ?? ''; // empty: the first multi-hop question with gold documents
 const MAX_PATHS = 5;
 const SEED = 0;
@@ -18,6 +17,8 @@ const SEED = 0;
 // %%
 import * as path from 'path';
 import * as kf from '../dist/lib/harness';
+// The plug-ins' retrieval series (DualG's graph retrievers); those that return paths are drawn.
+const RETRIEVERS = kf.notebook.notebookSeries('retrieval').map((e) => e.name);
 const nb = kf.notebook.open('45-dualg-path-case', {
   params: { preset: PRESET, retrievers: RETRIEVERS, question: QUESTION_ID, maxPaths: MAX_PATHS },
   seed: SEED,

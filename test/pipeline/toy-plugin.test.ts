@@ -2,7 +2,8 @@
  * A plug-in written against the contract alone (fixtures/toy-plugin.ts), loaded by KF_PLUGINS
  * without touching any other file: its retriever runs through `kf eval retrieval --retriever toy`,
  * its configuration (toy-S3: the one-shot S3 over the toy retriever) through `kf run`, and both
- * score the same ranked evidence.
+ * score the same ranked evidence; its notebook series join the built-in ones in the listing the
+ * comparison notebooks read.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { kfInProcess as kf } from '../_shared/cli-in-process';
 import { ensureDemoWorld } from '../../lib/demo';
+import { notebookSeries } from '../../lib/report/notebook-series';
 
 // Compiled tests (npm test) load the built .js beside this file; the fast loop on sources loads the .ts.
 const FIXTURE = path.join(__dirname, 'fixtures', `toy-plugin${path.extname(__filename)}`);
@@ -110,5 +112,34 @@ test('a toy plug-in adds a retriever and a configuration that kf eval retrieval 
     if (before === undefined) delete process.env.KF_PLUGINS;
     else process.env.KF_PLUGINS = before;
     fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test("a toy plug-in's notebook series join the built-in ones in the notebooks' listing", () => {
+  const before = process.env.KF_PLUGINS;
+  process.env.KF_PLUGINS = FIXTURE;
+  try {
+    const retrieval = notebookSeries('retrieval');
+    assert.deepEqual(
+      retrieval.map((e) => `${e.plugin}:${e.name}`),
+      ['dualg:dualg-gnn', 'dualg:dualg', 'dualg:ppr', 'toy:toy'],
+      'built-in series first (load order), then the toy retriever',
+    );
+    const qa = notebookSeries('qa');
+    assert.deepEqual(qa.at(-1), { plugin: 'toy', name: 'toy-S3', label: 'toy one-shot', known: true, retriever: 'toy' });
+    assert.equal(qa.filter((e) => e.plugin === 'knowforge').length, 10, "KnowForge's main comparison rows");
+    assert.deepEqual(
+      notebookSeries('qa', { set: 'ablations' }).map((e) => e.retriever),
+      ['dualg-gnn', 'dualg-gnn', 'dualg-gnn', 'dualg-gnn-no-micro', 'dualg-no-macro', 'dualg', 'ppr'],
+      'each DualG ablation row names the retriever it searches with',
+    );
+    assert.deepEqual(notebookSeries('qa', { set: 'no-such-set' }), []);
+    const unknown = [...retrieval, ...qa, ...notebookSeries('qa', { set: 'index-factors' }), ...notebookSeries('qa', { set: 'beside-retrievers' })].filter(
+      (e) => !e.known,
+    );
+    assert.deepEqual(unknown, [], 'every series names a registered retriever or configuration');
+  } finally {
+    if (before === undefined) delete process.env.KF_PLUGINS;
+    else process.env.KF_PLUGINS = before;
   }
 });
