@@ -31,7 +31,8 @@ export const NO_KEY_PLACEHOLDER = 'no-key-set';
  * SDK's `defaultQuery`: the SDK appends the API path to `baseURL`, which would land after the
  * query string and break every call.
  */
-export function splitQuery(baseUrl: string): { baseURL: string; defaultQuery?: Record<string, string> } {
+export function splitQuery(baseUrl: string | undefined): { baseURL: string | undefined; defaultQuery?: Record<string, string> } {
+  if (!baseUrl) return { baseURL: baseUrl };
   let u: URL;
   try {
     u = new URL(baseUrl);
