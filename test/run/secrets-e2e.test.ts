@@ -112,7 +112,7 @@ test(
       });
       server.on({ model: 'checker-m', reply: { text: '{"final": "Kraenmox"}' } });
       const world = await tinyDemoWorld();
-      const experimentOn = (baseUrl: string, name: string) =>
+      const experimentOn = (baseUrl: string, name: string, cacheFile = 'models.sqlite') =>
         experimentFromObject({
           name,
           seed: 1,
@@ -123,7 +123,7 @@ test(
           models: {
             defaults: { baseUrl, model: 'synth-m', apiKeyEnv: 'KF_E2E_CANARY_KEY', maxAttempts: 2, backoffBaseMs: 1, backoffMaxMs: 2 },
             stages: { checker: { model: 'checker-m' } },
-            cache: { mode: 'read-write', file: path.join(tmp, 'cache', 'models.sqlite') },
+            cache: { mode: 'read-write', file: path.join(tmp, 'cache', cacheFile) },
           },
           limits: { maxQuestions: 3, maxErrorShare: 1 },
         });
@@ -154,8 +154,13 @@ test(
         },
       );
       const tokenUrl = `${server.url}?token=${token}`;
-      const tokenRun = await runExperiment({ experiment: await experimentOn(tokenUrl, 'canary-token'), resultsDir: results, log: (l) => printed.push(l) });
-      // The token travels as the query of every call, after the API path (not glued before it).
+      const tokenRun = await runExperiment({
+        experiment: await experimentOn(tokenUrl, 'canary-token', 'token-run.sqlite'),
+        resultsDir: results,
+        log: (l) => printed.push(l),
+      });
+      // The token travels as the query of every call, after the API path (not glued before it). Its own cache
+      // file, so the calls really reach the server (the cache key ignores the URL).
       assert.equal(tokenRun.counts.errors, 0, 'a base URL with ?token= works');
       assert.ok(
         server.requests.some((r) => r.path.endsWith('/chat/completions') && r.query === `token=${token}`),
