@@ -98,6 +98,7 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.equal(text('block-media-header'), '[fixture figures] captions are cut, read the whole description first:\n', 'adjacent literals joined');
     assert.equal(text('block-no-caption'), '[fixture no caption]\n');
     assert.equal(text('search-nothing-new'), '[fixture no new materials]\n', 'the note of a search that lists nothing new');
+    assert.equal(text('fragment-context-header'), '[fixture fragment context] the arrow marks the hit, cite the old [N]:\n');
     assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
     assert.equal(readPackManifest('knowforge-bench').sha256, m.sha256);
   });

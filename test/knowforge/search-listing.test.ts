@@ -2,13 +2,15 @@
  * search_knowledge in the runner's layout (blockFormat = runner), in the own pack's words: the hits as
  * material blocks numbered as the pool numbers them, a fragment listed once per loop (a later search
  * that adds nothing gets the "nothing new" note), the weak-relevance note first under the gate; and the
- * offline Locator reads the listing back as the same hits the harness's JSON listing names.
+ * offline Locator reads the listing back as the same hits the harness's JSON listing names. The Deep
+ * Reader's fragment_context in the same layout.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { locatorReply, searchResultsSoFar } from '../../lib/knowforge/offline/locator';
 import { runnerListingHits } from '../../lib/knowforge/offline/runner-listing';
 import { newToolContext } from '../../lib/knowforge/tools/context';
+import { fragmentContext } from '../../lib/knowforge/tools/reader-tools';
 import { renderHits, runSearch, searchResult } from '../../lib/knowforge/tools/search';
 import type { ChatRequest } from '../../lib/model-api/types';
 import { loadPrompt } from '../../lib/util/prompts';
@@ -48,4 +50,20 @@ test('the offline Locator reads the runner listing back: the text hits the JSON 
   assert.deepEqual(searchResultsSoFar(req(listing)), read, 'the policy finds them in a tool message');
   assert.deepEqual(searchResultsSoFar(req(JSON.stringify({ query: 'x', hits: [] }))), [], 'a JSON listing is still read as JSON');
   assert.ok(locatorReply(req(listing), { question: 'Where was Bob Stone born?' } as never));
+});
+
+test('fragment_context in the runner layout: the pack header, the fragment arrowed among its neighbours in document order', async () => {
+  const ctx = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader', blockFormat: 'runner' });
+  const out = await fragmentContext.handler({ fragment_id: 'alpha#1', window: 1 }, { context: ctx } as never);
+  const lines = String(out).split('\n');
+  assert.equal(lines[0], loadPrompt('fragment-context-header').trim());
+  assert.deepEqual(
+    lines.slice(1).map((l) => l.slice(0, 2)),
+    ['  ', '→ ', '  '],
+    'neighbour, the fragment asked for, neighbour',
+  );
+  assert.match(lines[1], /^ {2}Alpha Quest is a 1950 film/);
+  assert.equal(ctx.reads.length, 1, 'the reading note is logged as before');
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader' });
+  assert.equal(((await fragmentContext.handler({ fragment_id: 'alpha#1' }, { context: harness } as never)) as { id: string }).id, 'alpha#1');
 });

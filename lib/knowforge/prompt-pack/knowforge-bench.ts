@@ -109,6 +109,12 @@ function nothingNewText(source: string): string | undefined {
   return m ? m[1].replace(/\\n/g, '\n').replace(/\\"/g, '"').trim() : undefined;
 }
 
+/** The header of a fragment_context result (materials.py fragment_mat: the literal joined before the context lines). */
+function fragmentHeaderText(source: string): string | undefined {
+  const m = /block\s*=\s*"((?:[^"\\\n]|\\.)*)"\s*\+\s*"\\n"\.join\(parts\)/.exec(source);
+  return m ? m[1].replace(/\\n/g, '\n').replace(/\\"/g, '"').trim() : undefined;
+}
+
 /** The commit of a checkout that is its own git repository (not a folder inside another one). */
 function gitHead(root: string): string | undefined {
   if (!fs.existsSync(path.join(root, '.git'))) return undefined;
@@ -167,6 +173,9 @@ export function importKnowforgeBench(checkout: string, opts: { now?: Date } = {}
   const materials = fs.existsSync(path.join(root, MATERIALS_PY)) ? readSource(root, MATERIALS_PY) : undefined;
   const weak = materials ? weakRelevanceText(materials.text) : undefined;
   if (weak) put('weak-relevance', 'note before a search listing whose best hit is under the relevance gate', MATERIALS_PY, 'search_mat: weak prefix', weak);
+  const fragmentHeader = materials ? fragmentHeaderText(materials.text) : undefined;
+  if (fragmentHeader)
+    put('fragment-context-header', 'header of a fragment_context result (blockFormat runner)', MATERIALS_PY, 'fragment_mat: header', fragmentHeader);
   const nothingNew = materials ? nothingNewText(materials.text) : undefined;
   if (nothingNew)
     put(
