@@ -22,7 +22,7 @@ import type { AgentTask, LocatorTask, PoolMedia, ReaderTask } from './offline/ta
 import type { EvidencePool } from './pool';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { finalPoolText, mergePool, poolOptions, readingNotes } from './pool-merge';
-import { numberedBlocks } from './block-format';
+import { blockFormatOf, numberedBlocks } from './block-format';
 import { runRole, stopNoteFor } from './roles';
 import { newToolContext, type KfToolContext, type SearchLogEntry } from './tools/context';
 import { runSearch } from './tools/search';
@@ -262,6 +262,7 @@ export function questionState(ctx: PipelineContext, s: AgentSettings, name: stri
     readMedia,
     readMediaMax: s.readMediaMax,
     weakRelevanceGate: weakRelevanceGate(s, ctx.kb),
+    blockFormat: blockFormatOf(s),
     trace: ctx.trace,
   });
   return { ctx, s, tools, stops: [], transcripts: [], counters: {}, t0: Date.now() };
@@ -278,6 +279,7 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
       searchBy: 'reader',
       readMedia: st.tools.readMedia,
       weakRelevanceGate: st.tools.weakRelevanceGate,
+      blockFormat: st.tools.blockFormat,
       readMediaMax: s.readMediaMax,
       trace: ctx.trace,
     });

@@ -15,12 +15,14 @@ import * as path from 'node:path';
 import { agentPipeline } from '../../lib/knowforge/agent-pipeline';
 import { agentSettings } from '../../lib/knowforge/agent-settings';
 import { importKnowforgeBench } from '../../lib/knowforge/prompt-pack/knowforge-bench';
-import { clearResolvedPacks, readPackManifest } from '../../lib/knowforge/prompt-pack/packs';
+import { runnerListingHits } from '../../lib/knowforge/offline/runner-listing';
+import { clearResolvedPacks, readPackManifest, resolvePromptPack } from '../../lib/knowforge/prompt-pack/packs';
 import { pythonStringConstants } from '../../lib/knowforge/prompt-pack/python-strings';
 import { runnerBlockTemplates } from '../../lib/knowforge/prompt-pack/runner-blocks';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { sha256 } from '../../lib/util/hash';
+import { withPromptPack } from '../../lib/util/prompts';
 import { repoRoot } from '../../lib/util/paths';
 import { makeRng } from '../../lib/util/rng';
 import { routerFor } from '../models/helpers';
@@ -95,6 +97,8 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.equal(text('block-page'), '{pg {{page}}}\n', 'escaped braces of the f-string decoded');
     assert.equal(text('block-media-header'), '[fixture figures] captions are cut, read the whole description first:\n', 'adjacent literals joined');
     assert.equal(text('block-no-caption'), '[fixture no caption]\n');
+    assert.equal(text('search-nothing-new'), '[fixture no new materials]\n', 'the note of a search that lists nothing new');
+    assert.equal(text('fragment-context-header'), '[fixture fragment context] the arrow marks the hit, cite the old [N]:\n');
     assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
     assert.equal(readPackManifest('knowforge-bench').sha256, m.sha256);
   });
@@ -156,10 +160,30 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
       const system = loc[0].body.messages[0].content as string;
       for (const s of ['[fixture loop rules]', '[fixture locator rules]', '[fixture locator addition]', '[fixture m3d rule]'])
         assert.ok(system.includes(s), `Locator system prompt has ${s}`);
-      // After each tool result: the runner's header, the Locator suffix, and the budget note once <= 2 rounds remain.
-      assert.match(
+      // After each tool result: the runner's header, the search listed in the pack's material blocks (blockFormat
+      // runner: the numbers are the ones the pool keeps), the Locator suffix, and the budget note once <= 2 rounds remain.
+      // The pool in the pack's block formats: a material block with its attached figure inside, the search's own
+      // figures under the group header, the next material. The Locator's one search listed all of it.
+      const pool =
+        '[fixture material 1] cite [1] from <Alpha Quest>: Alpha Quest is a 1950 film directed by Bob Stone. It was shot in Lisbon.\n' +
+        '  - fixture attached [pic#2]{pg 1} (fixture id alpha#1); Box office of Alpha Quest\n\n' +
+        '[fixture figures] captions are cut, read the whole description first:\n' +
+        '  - fixture figure [pic#3]{pg 1} (fixture id alpha#2); Table 1: cast of Alpha Quest\n\n' +
+        '[fixture material 4] cite [4] from <Bob Stone>: Bob Stone was a film director born in Paris in 1910.';
+      assert.equal(
         lastUser(loc[1]),
-        /^\[fixture result\]\n\{"query":"Alpha Quest director"[\s\S]*\n\n\[fixture locator suffix: stop once the answer passage is found\] \[no deep reading here\]\n\n\[fixture budget note: 2 round\(s\) left\]$/,
+        `[fixture result]\n${pool}\n\n[fixture locator suffix: stop once the answer passage is found] [no deep reading here]\n\n[fixture budget note: 2 round(s) left]`,
+      );
+      // The offline Locator reads the same lines back through the pack's templates (what a model is shown, nothing else).
+      const read = withPromptPack(resolvePromptPack('knowforge-bench'), () => runnerListingHits(lastUser(loc[1])));
+      assert.deepEqual(
+        read.map((h) => [h.doc, h.id, h.kind]),
+        [
+          ['Alpha Quest', undefined, 'text'],
+          ['', 'alpha#1', 'image'],
+          ['', 'alpha#2', 'image'],
+          ['Bob Stone', undefined, 'text'],
+        ],
       );
       assert.match(lastUser(loc[2]), /\[fixture locator suffix[^\]]*\] \[no deep reading here\]\n\n\[fixture budget note: 1 round\(s\) left\]$/);
 
@@ -182,14 +206,7 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
 
       const [syn] = byModel(server, 'syn');
       assert.equal(syn.body.messages[0].content, '[fixture synth system] Answer from the materials, cite [N].');
-      // The pool in the pack's block formats (blockFormat defaults to runner with this pack): a material block
-      // with its attached figure inside, the search's own figures under the group header, the next material.
-      const pool =
-        '[fixture material 1] cite [1] from <Alpha Quest>: Alpha Quest is a 1950 film directed by Bob Stone. It was shot in Lisbon.\n' +
-        '  - fixture attached [pic#2]{pg 1} (fixture id alpha#1); Box office of Alpha Quest\n\n' +
-        '[fixture figures] captions are cut, read the whole description first:\n' +
-        '  - fixture figure [pic#3]{pg 1} (fixture id alpha#2); Table 1: cast of Alpha Quest\n\n' +
-        '[fixture material 4] cite [4] from <Bob Stone>: Bob Stone was a film director born in Paris in 1910.';
+      // The same blocks reach the synthesizer (blockFormat defaults to runner with this pack).
       assert.ok(syn.body.messages[1].content.includes(pool), `synthesizer materials in the pack's blocks:\n${syn.body.messages[1].content}`);
       assert.ok(jdg.body.messages[1].content.includes(pool), 'the judge sees the same blocks');
       assert.ok(lastUser(rdr[0]).includes(pool), 'so does the Deep Reader');

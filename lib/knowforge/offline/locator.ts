@@ -16,19 +16,23 @@ import { findJsonObject } from '../../model-api/json-repair';
 import type { ChatRequest } from '../../model-api/types';
 import { agentStep, decomposeQuestion, previousCalls, readerPlan, type OfflineAgentReply, type PlannedCall } from './agent-policies';
 import { bridgeNames, uncoveredEntities, type FoundHit } from './bridge-entities';
+import { runnerListingHits } from './runner-listing';
 import type { AgentTask, LocatorTask, PoolMedia } from './tasks';
 
 function textOf(content: ChatRequest['messages'][number]['content']): string {
   return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
 
-/** Hits of the search results already in the conversation (either protocol), in order. */
+/** Hits of the search results already in the conversation (either protocol, either listing layout), in order. */
 export function searchResultsSoFar(req: ChatRequest): FoundHit[] {
   const out: FoundHit[] = [];
   for (const m of req.messages) {
     if (m.role !== 'tool' && m.role !== 'user') continue;
     const text = textOf(m.content);
-    if (!text.includes('"hits"')) continue;
+    if (!text.includes('"hits"')) {
+      out.push(...runnerListingHits(text));
+      continue;
+    }
     const found = findJsonObject(text.slice(text.indexOf('{')), (v) => Array.isArray(v.hits));
     for (const h of (found?.value.hits as { doc?: unknown; text?: unknown; id?: unknown; kind?: unknown }[] | undefined) ?? []) {
       if (typeof h?.doc === 'string')
@@ -49,8 +53,10 @@ export function nextQuery(question: string, ran: string[], hits: FoundHit[]): st
   const fresh = (q: string | undefined) => (q && !done.has(q.trim().toLowerCase()) ? q : undefined);
   const decomposed = decomposeQuestion(question, 4);
   if (!ran.length) return decomposed[0];
-  for (const e of uncoveredEntities(question, hits)) if (fresh(e)) return e;
-  for (const n of bridgeNames(question, hits)) if (fresh(n)) return n;
+  // A figure line of the runner's listing names no document: only hits with one tell what was found.
+  const found = hits.filter((h) => h.doc);
+  for (const e of uncoveredEntities(question, found)) if (fresh(e)) return e;
+  for (const n of bridgeNames(question, found)) if (fresh(n)) return n;
   for (const d of decomposed) if (fresh(d)) return d;
   return undefined;
 }

@@ -103,6 +103,18 @@ function weakRelevanceText(source: string): string | undefined {
   return m ? m[1].replace(/\\n/g, '\n').replace(/\\"/g, '"').trim() : undefined;
 }
 
+/** The note of a search that listed nothing new (materials.py search_mat: the literal returned when the builder added no block). */
+function nothingNewText(source: string): string | undefined {
+  const m = /if\s+not\s+block:\s*\n\s*return\s+"((?:[^"\\\n]|\\.)*)"/.exec(source);
+  return m ? m[1].replace(/\\n/g, '\n').replace(/\\"/g, '"').trim() : undefined;
+}
+
+/** The header of a fragment_context result (materials.py fragment_mat: the literal joined before the context lines). */
+function fragmentHeaderText(source: string): string | undefined {
+  const m = /block\s*=\s*"((?:[^"\\\n]|\\.)*)"\s*\+\s*"\\n"\.join\(parts\)/.exec(source);
+  return m ? m[1].replace(/\\n/g, '\n').replace(/\\"/g, '"').trim() : undefined;
+}
+
 /** The commit of a checkout that is its own git repository (not a folder inside another one). */
 function gitHead(root: string): string | undefined {
   if (!fs.existsSync(path.join(root, '.git'))) return undefined;
@@ -161,6 +173,18 @@ export function importKnowforgeBench(checkout: string, opts: { now?: Date } = {}
   const materials = fs.existsSync(path.join(root, MATERIALS_PY)) ? readSource(root, MATERIALS_PY) : undefined;
   const weak = materials ? weakRelevanceText(materials.text) : undefined;
   if (weak) put('weak-relevance', 'note before a search listing whose best hit is under the relevance gate', MATERIALS_PY, 'search_mat: weak prefix', weak);
+  const fragmentHeader = materials ? fragmentHeaderText(materials.text) : undefined;
+  if (fragmentHeader)
+    put('fragment-context-header', 'header of a fragment_context result (blockFormat runner)', MATERIALS_PY, 'fragment_mat: header', fragmentHeader);
+  const nothingNew = materials ? nothingNewText(materials.text) : undefined;
+  if (nothingNew)
+    put(
+      'search-nothing-new',
+      'search result when a search lists no fragment not listed before (blockFormat runner)',
+      MATERIALS_PY,
+      'search_mat: no new block',
+      nothingNew,
+    );
   // The pool's block formats (blockFormat = runner), where materials.py has the MaterialBuilder; kept as written (leading spaces matter).
   if (materials && /def add_search\(/.test(materials.text))
     for (const [t, b] of runnerBlockTemplates(materials.text)) put(t, b.role, MATERIALS_PY, b.from, b.text);

@@ -7,6 +7,7 @@
 import type { SearchHit } from '../../index/types';
 import type { KbMode, KnowledgeBase } from '../../pipeline/knowledge-base';
 import type { TraceEvent } from '../../pipeline/types';
+import type { BlockFormat } from '../block-format';
 
 /** One search as the pool and the retrieval metrics see it. */
 export interface SearchLogEntry {
@@ -45,6 +46,10 @@ export interface KfToolContext {
   readMediaMax?: number;
   /** A search whose best hit scores below this is listed with the weak-relevance note first (absent: no note). */
   weakRelevanceGate?: number;
+  /** How search results are shown: the harness's JSON listing, or the runner's material blocks (setting blockFormat). */
+  blockFormat?: BlockFormat;
+  /** Runner layout: the number each fragment got when a search first listed it (a later listing skips it, as the runner does). */
+  listed: Map<string, number>;
   trace?(event: TraceEvent): void;
 }
 
@@ -57,6 +62,7 @@ export function newToolContext(
     readMedia?: ReadMediaFn;
     readMediaMax?: number;
     weakRelevanceGate?: number;
+    blockFormat?: BlockFormat;
     trace?: (e: TraceEvent) => void;
   },
 ): KfToolContext {
@@ -70,6 +76,8 @@ export function newToolContext(
     readMedia: opts.readMedia,
     readMediaMax: opts.readMediaMax,
     weakRelevanceGate: opts.weakRelevanceGate,
+    blockFormat: opts.blockFormat,
+    listed: new Map(),
     trace: opts.trace,
   };
 }

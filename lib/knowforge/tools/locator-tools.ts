@@ -6,7 +6,7 @@
 import type { AgentTool } from '../../agents/tools';
 import { KB_LIMITS } from '../../pipeline/knowledge-base';
 import { clip, type KfToolContext } from './context';
-import { renderHits, runSearch } from './search';
+import { runSearch, searchResult } from './search';
 
 type Tool = AgentTool<KfToolContext>;
 const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? undefined : String(v));
@@ -32,7 +32,7 @@ export const searchKnowledge: Tool = {
   isSearch: true,
   async handler(args, c) {
     const entry = await runSearch(c.context, String(args.query), Number(args.topk ?? KB_LIMITS.searchTopk), c.context.searchBy);
-    return renderHits(c.context, entry);
+    return searchResult(c.context, entry);
   },
 };
 

@@ -8,6 +8,7 @@ import type { AgentTool } from '../../agents/tools';
 import { KB_LIMITS } from '../../pipeline/knowledge-base';
 import { mapLimit } from '../../util/worker-pool';
 import { clip, type KfToolContext, type ReadLogEntry } from './context';
+import { runnerFragmentContext } from './read-listing';
 
 type Tool = AgentTool<KfToolContext>;
 
@@ -47,13 +48,15 @@ export const fragmentContext: Tool = {
     if (!f) return notFound(args.fragment_id);
     const window = Math.min(3, Math.max(0, Math.floor(Number(args.window ?? 1)) || 0));
     const body = clip(f.text, KB_LIMITS.hitChars);
-    const neighbours = kb.neighbours(f.id, window).map((n) => ({ id: n.id, kind: n.kind, text: clip(n.text, KB_LIMITS.neighbourChars) }));
+    const near = kb.neighbours(f.id, window);
+    const neighbours = near.map((n) => ({ id: n.id, kind: n.kind, text: clip(n.text, KB_LIMITS.neighbourChars) }));
     const table = f.table ? { header: f.table.header, rows: f.table.rows.slice(0, KB_LIMITS.tableRows) } : undefined;
     c.context.reads.push({
       tool: 'fragment_context',
       fragmentIds: [f.id],
       note: `${f.id} (${kb.title(f.docId) ?? f.docId}${f.page !== undefined ? ` p.${f.page}` : ''}): ${clip(f.text, NOTE_CHARS)}`,
     });
+    if (c.context.blockFormat === 'runner') return runnerFragmentContext(f, near);
     return {
       id: f.id,
       kind: f.kind,

@@ -7,6 +7,7 @@ import { KB_LIMITS } from '../../pipeline/knowledge-base';
 import type { SearchHit } from '../../index/types';
 import { fillPrompt } from '../../util/prompts';
 import { clip, type KfToolContext, type SearchLogEntry } from './context';
+import { renderRunnerListing } from './search-listing';
 
 /** Characters of a hit's text shown to the finding role (it cannot read: enough to judge relevance). */
 export const HIT_PREVIEW_CHARS = 300;
@@ -34,10 +35,20 @@ function round(x: number): number {
   return Math.round(x * 1e4) / 1e4;
 }
 
-/** What the finding role is told about a search's hits (the weak-relevance note first when the best hit is below the gate). */
-export function renderHits(ctx: KfToolContext, entry: SearchLogEntry): Record<string, unknown> {
+/** Whether a search's best hit is under the weak-relevance gate (no gate: never). */
+function isWeak(ctx: KfToolContext, entry: SearchLogEntry): boolean {
   const top = entry.hits.reduce((m, h) => Math.max(m, h.score), 0);
-  const weak = ctx.weakRelevanceGate !== undefined && top < ctx.weakRelevanceGate;
+  return ctx.weakRelevanceGate !== undefined && top < ctx.weakRelevanceGate;
+}
+
+/** The tool result of a search in the context's layout: the runner's material blocks (a string) or the harness's JSON listing. */
+export function searchResult(ctx: KfToolContext, entry: SearchLogEntry): Record<string, unknown> | string {
+  return ctx.blockFormat === 'runner' ? renderRunnerListing(ctx, entry, isWeak(ctx, entry)) : renderHits(ctx, entry);
+}
+
+/** The harness's listing of a search's hits (the weak-relevance note first when the best hit is below the gate). */
+export function renderHits(ctx: KfToolContext, entry: SearchLogEntry): Record<string, unknown> {
+  const weak = isWeak(ctx, entry);
   return {
     ...(weak ? { note: fillPrompt('weak-relevance', {}).trim() } : {}),
     query: entry.query,

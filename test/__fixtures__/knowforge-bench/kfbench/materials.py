@@ -60,3 +60,10 @@ def search_mat(builder, data):
     if not block:
         return "[fixture no new materials]"
     return ("[fixture weak match note]\n" if top < RELEVANCE_GATE else "") + block
+
+
+def fragment_mat(builder, data):
+    parts = [("-> " if f.get("anchor") else "   ") + str(f.get("text")) for f in data["context"]]
+    block = "[fixture fragment context] the arrow marks the hit, cite the old [N]:\n" + "\n".join(parts)
+    builder.blocks.append(block)
+    return block

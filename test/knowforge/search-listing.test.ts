@@ -1,0 +1,69 @@
+/**
+ * search_knowledge in the runner's layout (blockFormat = runner), in the own pack's words: the hits as
+ * material blocks numbered as the pool numbers them, a fragment listed once per loop (a later search
+ * that adds nothing gets the "nothing new" note), the weak-relevance note first under the gate; and the
+ * offline Locator reads the listing back as the same hits the harness's JSON listing names. The Deep
+ * Reader's fragment_context in the same layout.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { locatorReply, searchResultsSoFar } from '../../lib/knowforge/offline/locator';
+import { runnerListingHits } from '../../lib/knowforge/offline/runner-listing';
+import { newToolContext } from '../../lib/knowforge/tools/context';
+import { fragmentContext } from '../../lib/knowforge/tools/reader-tools';
+import { renderHits, runSearch, searchResult } from '../../lib/knowforge/tools/search';
+import type { ChatRequest } from '../../lib/model-api/types';
+import { loadPrompt } from '../../lib/util/prompts';
+import { toyKb } from './toy-kb';
+
+test('runner listing: material blocks with the pool numbers, each fragment once, nothing-new and weak notes', async () => {
+  const ctx = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const first = searchResult(ctx, await runSearch(ctx, 'Alpha Quest director', 8, 'locator'));
+  assert.equal(typeof first, 'string');
+  assert.match(String(first), /^<Material 1> cite as \[1\] \(Alpha Quest\): Alpha Quest is a 1950 film directed by Bob Stone\./);
+  assert.match(String(first), /\n {2}· figure to show \[fig 2\] \(p\. 1\) \(whole description: fragment_context alpha#1\): Box office of Alpha Quest/);
+  assert.equal(ctx.listed.get('alpha#0'), 1);
+  assert.equal(searchResult(ctx, await runSearch(ctx, 'Alpha Quest director', 8, 'locator')), loadPrompt('search-nothing-new').trim());
+  const gated = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner', weakRelevanceGate: 1e9 });
+  const weak = String(searchResult(gated, await runSearch(gated, 'Alpha Quest director', 8, 'locator')));
+  assert.ok(weak.startsWith(`${loadPrompt('weak-relevance').trim()}\n<Material 1>`), weak);
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator' });
+  assert.equal(typeof searchResult(harness, await runSearch(harness, 'Alpha Quest director', 8, 'locator')), 'object', 'the harness listing stays JSON');
+});
+
+test('the offline Locator reads the runner listing back: the text hits the JSON listing names, figures by id', async () => {
+  const runner = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator' });
+  const listing = String(searchResult(runner, await runSearch(runner, 'Bob Stone born', 8, 'locator')));
+  const json = renderHits(harness, await runSearch(harness, 'Bob Stone born', 8, 'locator')) as { hits: { doc: string; kind: string; text: string }[] };
+  const read = runnerListingHits(listing);
+  const textOnly = (hs: { doc: string; kind?: string; text: string }[]) => hs.filter((h) => h.kind === 'text').map((h) => [h.doc, h.text]);
+  assert.ok(read.length > 0);
+  assert.deepEqual(textOnly(read), textOnly(json.hits), 'same documents and previews for the text hits');
+  const req = (content: string): ChatRequest =>
+    ({
+      messages: [
+        { role: 'user', content: 'Where was Bob Stone born?' },
+        { role: 'tool', content },
+      ],
+    }) as ChatRequest;
+  assert.deepEqual(searchResultsSoFar(req(listing)), read, 'the policy finds them in a tool message');
+  assert.deepEqual(searchResultsSoFar(req(JSON.stringify({ query: 'x', hits: [] }))), [], 'a JSON listing is still read as JSON');
+  assert.ok(locatorReply(req(listing), { question: 'Where was Bob Stone born?' } as never));
+});
+
+test('fragment_context in the runner layout: the pack header, the fragment arrowed among its neighbours in document order', async () => {
+  const ctx = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader', blockFormat: 'runner' });
+  const out = await fragmentContext.handler({ fragment_id: 'alpha#1', window: 1 }, { context: ctx } as never);
+  const lines = String(out).split('\n');
+  assert.equal(lines[0], loadPrompt('fragment-context-header').trim());
+  assert.deepEqual(
+    lines.slice(1).map((l) => l.slice(0, 2)),
+    ['  ', '→ ', '  '],
+    'neighbour, the fragment asked for, neighbour',
+  );
+  assert.match(lines[1], /^ {2}Alpha Quest is a 1950 film/);
+  assert.equal(ctx.reads.length, 1, 'the reading note is logged as before');
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader' });
+  assert.equal(((await fragmentContext.handler({ fragment_id: 'alpha#1' }, { context: harness } as never)) as { id: string }).id, 'alpha#1');
+});
