@@ -12,7 +12,7 @@
 import type { EvidencePath } from '../../pipeline/ranked-evidence';
 import type { GnnGraph, GnnQuery } from '../types';
 import type { CheckpointIdentity } from './scorer-identity';
-import { normalize } from '../../util/vectors';
+import { hashedVector } from '../../util/hashed-vector';
 
 export interface GnnScores {
   nodeScores: Float32Array;
@@ -41,12 +41,14 @@ export type GnnScorerFactory = (setup: GnnScorerSetup) => Promise<LoadedGnn | un
 
 /** A deterministic query encoding (hashed bag of words, unit length) for GnnQuery.queryVector when no encoder is given. */
 export function hashedQueryVector(text: string, dim = 64): Float32Array {
-  const v = new Float32Array(dim);
-  for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    let h = 2166136261;
-    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
-    v[(h >>> 0) % dim] += (h & 1) === 0 ? 1 : -1;
-  }
-  normalize(v);
-  return v;
+  // Plain 32-bit FNV-1a, sign from the low bit, raw term counts: the encoding trained checkpoints were built with.
+  const scheme = { dim, hash: plainFnv1a, sign: (h: number) => ((h & 1) === 0 ? 1 : -1), weight: (c: number) => c };
+  return hashedVector(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [], scheme);
+}
+
+/** 32-bit FNV-1a without a finaliser (lib/index/embedders/feature-hash.ts's fnv1a mixes its bits). */
+function plainFnv1a(w: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
+  return h >>> 0;
 }
