@@ -17,12 +17,10 @@ import { benchmarkSpec } from '../bench/registry';
 import type { Question } from '../bench/types';
 import type { RetrievalLog } from './retrieval-log';
 import { goldList } from './metrics/normalize';
-import { recallAtK } from './recall';
-
-export const DEFAULT_KS = [1, 3, 8] as const;
+import { RECALL_KS, recallAtK } from './recall';
 
 export interface RetrievalOptions {
-  /** Cut-offs for R@k / allFound@k (default 1, 3, 8; DualG-MRAG reports 2 and 5). */
+  /** Cut-offs for R@k / allFound@k (default RECALL_KS: KnowForge's 1, 3, 8 and DualG-MRAG's 2, 5). */
   ks?: readonly number[];
   /** Default: 'page' for mmlongbench-doc, else 'document'. */
   level?: 'document' | 'page';
@@ -76,7 +74,7 @@ export function retrievalScores(q: Question, log: RetrievalLog, opts: RetrievalO
   const first = log.firstSearch ?? [];
   const ranked = first.map((h) => unitOf(level, h));
   const distinct = [...new Set(ranked.filter((u): u is string => u !== undefined))];
-  Object.assign(out, recallAtK(opts.kOver === 'units' ? distinct : ranked, gold, opts.ks ?? DEFAULT_KS));
+  Object.assign(out, recallAtK(opts.kOver === 'units' ? distinct : ranked, gold, opts.ks ?? RECALL_KS));
   const all = new Set<string>();
   for (const h of first) {
     const u = unitOf(level, h);

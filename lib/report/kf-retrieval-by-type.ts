@@ -18,6 +18,7 @@ import { ensureIndex } from '../index/build';
 import { openIndex } from '../index/open';
 import { configRetrieval, type PipelineRetrievalRecord } from '../run/pipeline-retrieval';
 
+/** The paper's Table 11 protocol (R@1, R@3, R@8 per question type), not the default set (eval/recall RECALL_KS). */
 export const TABLE11_KS = [1, 3, 8];
 
 export type TypeRow = Record<string, string | number | null>;

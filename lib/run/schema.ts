@@ -11,6 +11,7 @@ import { benchmarkSpec } from '../bench/registry';
 import { CACHE_MODES, ENDPOINT_FIELDS } from '../models/config';
 import { RETRIEVAL_MODES } from '../index/types';
 import { MIN_RECORDS_FOR_SHARE } from './error-kind';
+import { RECALL_KS } from '../eval/recall';
 
 export type FieldType =
   | {
@@ -272,7 +273,7 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
       fields: {
         judge: bool('use the model-judge protocols (MMLongBench-Doc answer extraction with the scorer stage; WebQA embedding F1)', false),
         refusalAsNotAnswerable: bool('MMLongBench-Doc without a judge: grade a refusal as "Not answerable"', true),
-        ks: { type: { kind: 'ints', min: 1 }, doc: 'cut-offs of first-search recall R@k', default: [1, 3, 8] },
+        ks: { type: { kind: 'ints', min: 1 }, doc: 'cut-offs of first-search recall R@k', default: [...RECALL_KS] },
       },
     },
   },

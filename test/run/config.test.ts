@@ -60,7 +60,7 @@ test('TOML + extends: deep merge, child wins, defaults applied, name from the fi
   assert.equal(c.limits.maxErrors, 5);
   assert.equal(c.limits.timeoutMs, 600000);
   assert.equal(c.output.traces, 'files');
-  assert.deepEqual(c.scoring.ks, [1, 3, 8]);
+  assert.deepEqual(c.scoring.ks, [1, 2, 3, 5, 8]);
   assert.equal(c.benchmark.split, 'dev');
   assert.deepEqual(c.models.defaults, { temperature: 0 });
   assert.deepEqual(exp.files, [path.join(dir, '_base.toml'), child]);
