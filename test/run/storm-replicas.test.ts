@@ -65,7 +65,9 @@ test('a 100-question M5 run against a server refusing half of all requests with 
       ep.refused <= refused && ep.refused + ep.failed >= refused,
       `the ledger counts the refusals at the endpoint: ${JSON.stringify(ep)} vs ${refused}`,
     );
-    assert.equal(ep.attempts, all);
+    // Every request the server saw is an attempt; under load an attempt can also time out before the server reads it,
+    // and such an attempt must be counted as failed (never as answered).
+    assert.ok(ep.attempts >= all && ep.attempts - all <= ep.failed, `attempts ${ep.attempts} vs ${all} requests seen: ${JSON.stringify(ep)}`);
     assert.ok(ledger.totals.attempts >= all - refused, 'refusals are retried without being counted as failed calls');
     t.diagnostic(`M5 storm: ${all} chat requests, ${refused} refused with 429, ${out.counts.errors} errors; endpoint ledger ${JSON.stringify(ep)}`);
   } finally {
