@@ -19,6 +19,7 @@ import { runnerListingHits } from '../../lib/knowforge/offline/runner-listing';
 import { clearResolvedPacks, readPackManifest, resolvePromptPack } from '../../lib/knowforge/prompt-pack/packs';
 import { pythonStringConstants } from '../../lib/knowforge/prompt-pack/python-strings';
 import { runnerBlockTemplates } from '../../lib/knowforge/prompt-pack/runner-blocks';
+import { runnerResultTemplates } from '../../lib/knowforge/prompt-pack/runner-results';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { sha256 } from '../../lib/util/hash';
@@ -99,6 +100,13 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.equal(text('block-no-caption'), '[fixture no caption]\n');
     assert.equal(text('search-nothing-new'), '[fixture no new materials]\n', 'the note of a search that lists nothing new');
     assert.equal(text('fragment-context-header'), '[fixture fragment context] the arrow marks the hit, cite the old [N]:\n');
+    // read_media's result layout, from the same module's materializer.
+    assert.equal(text('read-media-answer'), '  - fixture seen [{{name}}] <{{kind}}> {{answer}}\n');
+    assert.equal(text('read-media-error'), '  - fixture unreadable {{id}}: {{error}}\n');
+    assert.equal(text('read-media-skipped'), '  - fixture over the cap: {{ids}}\n');
+    assert.equal(text('read-media-header'), '[fixture media read] trust the look, cite the bracketed name:\n');
+    assert.equal(text('read-media-empty'), '[fixture nothing was read]\n');
+    assert.ok(!m.fromOwn.some((t) => t.startsWith('read-media-')), 'every read_media format comes from the checkout');
     assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
     assert.equal(readPackManifest('knowforge-bench').sha256, m.sha256);
   });
@@ -114,6 +122,19 @@ test('block formats: a materials.py whose builder lacks one fails the import nam
   assert.throws(
     () => runnerBlockTemplates(src.replace('{seg}"', '{seg}{seg.upper()}"').replace('{cid}] from', '{cid}] {len(hit)} from')),
     (e: Error) => /block-material has a field \{len\(hit\)\} the importer cannot place/.test(e.message),
+  );
+});
+
+test('tool-result formats: a materials.py lacking one fails the import naming it', () => {
+  const src = fs.readFileSync(path.join(FIXTURE, 'kfbench', 'materials.py'), 'utf8');
+  assert.equal(runnerResultTemplates(src).size, 5);
+  assert.throws(
+    () => runnerResultTemplates(src.replace(/\s*if data\.get\("skipped"\):\n.*\n/, '\n')),
+    (e: Error) => /tool-result formats read-media-skipped, read-media-empty were not found/.test(e.message),
+  );
+  assert.throws(
+    () => runnerResultTemplates(src.replace("{str(r.get('answer'))}", "{str(r.get('answer'))}{len(r)}")),
+    (e: Error) => /read-media-answer has a field \{len\(r\)\} the importer cannot place/.test(e.message),
   );
 });
 
@@ -196,6 +217,13 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
 
       const rdr = byModel(server, 'rdr');
       assert.match(rdr[0].body.messages[0].content, /\[fixture reader rules\][\s\S]*\[fixture reader addition\]/);
+      // The read_media result in the pack's layout: its header, the asset under the name the pool cites it by.
+      assert.ok(
+        lastUser(rdr[1]).startsWith(
+          '[fixture result]\n[fixture media read] trust the look, cite the bracketed name:\n  - fixture seen [pic#2] <image> Where: row 2. Answer: 30\n',
+        ),
+        lastUser(rdr[1]),
+      );
       assert.match(
         lastUser(rdr[1]),
         /\[fixture general suffix: finish with \{"thought": "\.\.\.", "final": "ok"\} once the materials suffice\]\n\[fixture budget rule: rounds are a budget, read or finish\]/,

@@ -3,17 +3,18 @@
  * material blocks numbered as the pool numbers them, a fragment listed once per loop (a later search
  * that adds nothing gets the "nothing new" note), the weak-relevance note first under the gate; and the
  * offline Locator reads the listing back as the same hits the harness's JSON listing names. The Deep
- * Reader's fragment_context in the same layout.
+ * Reader's fragment_context and read_media in the same layout.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { locatorReply, searchResultsSoFar } from '../../lib/knowforge/offline/locator';
 import { runnerListingHits } from '../../lib/knowforge/offline/runner-listing';
 import { newToolContext } from '../../lib/knowforge/tools/context';
-import { fragmentContext } from '../../lib/knowforge/tools/reader-tools';
+import { fragmentContext, readMedia } from '../../lib/knowforge/tools/reader-tools';
 import { renderHits, runSearch, searchResult } from '../../lib/knowforge/tools/search';
 import type { ChatRequest } from '../../lib/model-api/types';
-import { loadPrompt } from '../../lib/util/prompts';
+import { fillPrompt, loadPrompt } from '../../lib/util/prompts';
+import { mediaName } from '../../lib/knowforge/block-format';
 import { toyKb } from './toy-kb';
 
 test('runner listing: material blocks with the pool numbers, each fragment once, nothing-new and weak notes', async () => {
@@ -66,4 +67,25 @@ test('fragment_context in the runner layout: the pack header, the fragment arrow
   assert.equal(ctx.reads.length, 1, 'the reading note is logged as before');
   const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader' });
   assert.equal(((await fragmentContext.handler({ fragment_id: 'alpha#1' }, { context: harness } as never)) as { id: string }).id, 'alpha#1');
+});
+
+test('read_media in the runner layout: the pack header, one line per id (pool name, kind, answer; or the error), the ids over the cap', async () => {
+  const ctx = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader', blockFormat: 'runner', readMediaMax: 2, poolNumbers: new Map([['alpha#1', 2]]) });
+  const call = (ids: string[]) => readMedia.handler({ fragment_ids: ids, question: 'what year?' }, { context: ctx } as never);
+  const lines = String(await call(['alpha#1', 'nope#9', 'alpha#2'])).split('\n');
+  assert.equal(lines[0], loadPrompt('read-media-header').trim());
+  assert.ok(
+    lines[1].startsWith(fillPrompt('read-media-answer', { name: mediaName(2), kind: 'image', answer: 'Where: the stored description. Answer: ' })),
+    lines[1],
+  );
+  assert.match(lines[1], /^ {2}· \[fig 2\] \(image\) seen: Where: the stored description\. Answer: Figure 1/, 'the name the pool cites the asset by');
+  assert.match(lines[2], /^ {2}· nope#9: no fragment nope#9/, 'an unknown id: its error line');
+  assert.equal(lines[3], fillPrompt('read-media-skipped', { ids: 'alpha#2' }), 'over the cap of 2');
+  assert.equal(ctx.reads.length, 1, 'the reading note is logged as before');
+  assert.equal(String(await call([])), loadPrompt('read-media-empty').trim());
+  const unlisted = String(await readMedia.handler({ fragment_ids: ['alpha#2'], question: 'who?' }, { context: ctx } as never));
+  assert.match(unlisted, /\[alpha#2\] \(table\)/, 'an asset the pool never numbered goes by its id');
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader' });
+  const json = (await readMedia.handler({ fragment_ids: ['alpha#1'], question: 'x' }, { context: harness } as never)) as { answers: { id: string }[] };
+  assert.equal(json.answers[0].id, 'alpha#1', 'the harness layout is the JSON result as before');
 });

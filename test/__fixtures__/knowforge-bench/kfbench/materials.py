@@ -67,3 +67,21 @@ def fragment_mat(builder, data):
     block = "[fixture fragment context] the arrow marks the hit, cite the old [N]:\n" + "\n".join(parts)
     builder.blocks.append(block)
     return block
+
+
+def read_media_mat(builder, data):
+    lines = []
+    for r in data["answers"]:
+        if r.get("error"):
+            lines.append(f"  - fixture unreadable {r.get('fragment_id')}: {r['error']}")
+            continue
+        tag = builder._emit_image(r.get("path"), r.get("kind"))
+        lines.append(f"  - fixture seen [{tag}] <{r.get('kind')}> {str(r.get('answer'))}")
+    if data.get("skipped"):
+        lines.append(f"  - fixture over the cap: {'; '.join(data['skipped'])}")
+    if not lines:
+        return "[fixture nothing was read]"
+    block = ("[fixture media read] trust the look, "
+             "cite the bracketed name:\n" + "\n".join(lines))
+    builder.blocks.append(block)
+    return block
