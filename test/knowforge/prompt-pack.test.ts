@@ -106,7 +106,12 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.equal(text('read-media-skipped'), '  - fixture over the cap: {{ids}}\n');
     assert.equal(text('read-media-header'), '[fixture media read] trust the look, cite the bracketed name:\n');
     assert.equal(text('read-media-empty'), '[fixture nothing was read]\n');
-    assert.ok(!m.fromOwn.some((t) => t.startsWith('read-media-')), 'every read_media format comes from the checkout');
+    assert.equal(text('list-media-item'), '* {{page}}{{boundary}}{{kind}} {{id}} = {{desc}}\n');
+    assert.equal(text('list-media-head-end'), ' ::\n');
+    assert.ok(
+      !m.fromOwn.some((t) => t.startsWith('read-media-') || t.startsWith('list-media-')),
+      'every read_media and list_media format comes from the checkout',
+    );
     assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
     assert.equal(readPackManifest('knowforge-bench').sha256, m.sha256);
   });
@@ -127,7 +132,7 @@ test('block formats: a materials.py whose builder lacks one fails the import nam
 
 test('tool-result formats: a materials.py lacking one fails the import naming it', () => {
   const src = fs.readFileSync(path.join(FIXTURE, 'kfbench', 'materials.py'), 'utf8');
-  assert.equal(runnerResultTemplates(src).size, 5);
+  assert.equal(runnerResultTemplates(src).size, 15);
   assert.throws(
     () => runnerResultTemplates(src.replace(/\s*if data\.get\("skipped"\):\n.*\n/, '\n')),
     (e: Error) => /tool-result formats read-media-skipped, read-media-empty were not found/.test(e.message),
@@ -154,7 +159,10 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
     const server = await ScriptedServer.start();
     server.on({ model: 'loc', reply: [call('search_knowledge', { query: 'Alpha Quest director' }), call('list_books', {}), fin] });
     server.on({ model: 'jdg', reply: { text: '{"need_more": true, "bridge_entities": ["Bob Stone"], "queries": ["Bob Stone"], "reason": "hop 2"}' } });
-    server.on({ model: 'rdr', reply: [call('read_media', { fragment_ids: ['alpha#1'], question: 'box office in 1951?' }), fin] });
+    server.on({
+      model: 'rdr',
+      reply: [call('list_media', { book: 'Alpha Quest' }), call('read_media', { fragment_ids: ['alpha#1'], question: 'box office in 1951?' }), fin],
+    });
     server.on({ model: 'vis', reply: { text: 'Where: row 2.\nAnswer: 30' } });
     server.on({ model: 'syn', reply: { text: 'Bob Stone was born in Paris [1].\nFINAL ANSWER: Paris' } });
     server.on({ model: 'chk', reply: { text: '{"final": "Paris"}' } });
@@ -218,11 +226,19 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
       const rdr = byModel(server, 'rdr');
       assert.match(rdr[0].body.messages[0].content, /\[fixture reader rules\][\s\S]*\[fixture reader addition\]/);
       // The read_media result in the pack's layout: its header, the asset under the name the pool cites it by.
+      // list_media in the pack's layout: the book's head with its counts, one line per figure or table, the closing hint.
       assert.ok(
         lastUser(rdr[1]).startsWith(
-          '[fixture result]\n[fixture media read] trust the look, cite the bracketed name:\n  - fixture seen [pic#2] <image> Where: row 2. Answer: 30\n',
+          '[fixture result]\n[fixture media of Alpha Quest] pics=1 tabs=1 ::\n* pg1 PIC alpha#1 = Box office of Alpha Quest\n' +
+            '* pg1 TAB alpha#2 = Table 1: cast of Alpha Quest\n[fixture media hint] open one with read_media, count the rest with one read_media call\n',
         ),
         lastUser(rdr[1]),
+      );
+      assert.ok(
+        lastUser(rdr[2]).startsWith(
+          '[fixture result]\n[fixture media read] trust the look, cite the bracketed name:\n  - fixture seen [pic#2] <image> Where: row 2. Answer: 30\n',
+        ),
+        lastUser(rdr[2]),
       );
       assert.match(
         lastUser(rdr[1]),

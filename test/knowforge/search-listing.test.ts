@@ -3,7 +3,7 @@
  * material blocks numbered as the pool numbers them, a fragment listed once per loop (a later search
  * that adds nothing gets the "nothing new" note), the weak-relevance note first under the gate; and the
  * offline Locator reads the listing back as the same hits the harness's JSON listing names. The Deep
- * Reader's fragment_context and read_media in the same layout.
+ * Reader's fragment_context, read_media and list_media in the same layout.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +12,8 @@ import { runnerListingHits } from '../../lib/knowforge/offline/runner-listing';
 import { newToolContext } from '../../lib/knowforge/tools/context';
 import { fragmentContext, readMedia } from '../../lib/knowforge/tools/reader-tools';
 import { renderHits, runSearch, searchResult } from '../../lib/knowforge/tools/search';
+import { listMedia } from '../../lib/knowforge/tools/shared-tools';
+import { runnerMediaListing } from '../../lib/knowforge/tools/media-listing';
 import type { ChatRequest } from '../../lib/model-api/types';
 import { fillPrompt, loadPrompt } from '../../lib/util/prompts';
 import { mediaName } from '../../lib/knowforge/block-format';
@@ -88,4 +90,31 @@ test('read_media in the runner layout: the pack header, one line per id (pool na
   const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader' });
   const json = (await readMedia.handler({ fragment_ids: ['alpha#1'], question: 'x' }, { context: harness } as never)) as { answers: { id: string }[] };
   assert.equal(json.answers[0].id, 'alpha#1', 'the harness layout is the JSON result as before');
+});
+
+test('list_media in the runner layout: a head per book with its counts, a line per figure or table, one closing hint; the harness JSON unchanged', async () => {
+  const ctx = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader', blockFormat: 'runner' });
+  const list = async (args: Record<string, unknown>) => String(await listMedia.handler(args, { context: ctx } as never));
+  const lines = (await list({ book: 'Alpha Quest', page: 1 })).split('\n');
+  assert.equal(lines[0], `${fillPrompt('list-media-head', { book: 'Alpha Quest', images: '1', tables: '1' })}${fillPrompt('list-media-page', { page: '1' })}:`);
+  assert.equal(lines[1], `- p.1 figure alpha#1: Box office of Alpha Quest`);
+  assert.match(lines[2], /^- p\.1 table alpha#2: Table 1/);
+  assert.equal(lines.at(-1), loadPrompt('list-media-footer'));
+  assert.equal(runnerMediaListing(ctx, [], {}), fillPrompt('list-media-missing', { error: 'no_match' }), 'nothing listed: the not-found note');
+  const all = await list({});
+  assert.equal(
+    all.split('\n').filter((l) => l.startsWith('<Figures and tables of ')).length,
+    new Set(
+      toyKb()
+        .media({})
+        .map((m) => m.docId),
+    ).size,
+    'one head per book listed',
+  );
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader' });
+  const json = (await listMedia.handler({ book: 'Alpha Quest' }, { context: harness } as never)) as { media: { id: string }[] };
+  assert.deepEqual(
+    json.media.map((m) => m.id),
+    ['alpha#1', 'alpha#2'],
+  );
 });

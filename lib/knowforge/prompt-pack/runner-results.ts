@@ -1,9 +1,11 @@
 /**
  * The layouts of the released runner's reading-tool results beyond the search listing, read from the
- * user's checkout of kfbench/materials.py at import time (never part of this project). Today:
- * read_media (its materializer writes one line per asset looked at, a line per error, a line naming
- * the ids over the per-call cap, a header before them, and a note when nothing came back). Each
- * becomes a `read-media-*` template of the pack (lib/knowforge/tools/read-listing.ts fills them).
+ * user's checkout of kfbench/materials.py at import time (never part of this project). read_media
+ * (its materializer writes one line per asset looked at, a line per error, a line naming the ids
+ * over the per-call cap, a header before them, and a note when nothing came back) and list_media (a
+ * book's head with its counts, the page and cut notes, one line per figure or table, the closing
+ * hint, the not-found note). Each becomes a `read-media-*` / `list-media-*` template of the pack
+ * (lib/knowforge/tools/read-listing.ts and media-listing.ts fill them).
  *
  * As with the block formats, an f-string is recognised by the Python expressions in its fields, a
  * literal by the code around it, never by its wording; a template not found fails the import naming it.
@@ -36,9 +38,81 @@ export const RESULT_FSTRING_RULES: FStringRule[] = [
     match: (e) => e.length === 1 && /\[["']skipped["']\]/.test(e[0]),
     fields: [[/\[["']skipped["']\]/, 'ids']],
   },
+  {
+    template: 'list-media-head',
+    role: "list_media result: head of a book's listing (book, its figure and table counts)",
+    match: (e) => e.length === 3 && /\[["']book["']\]/.test(e[0]) && e.some((x) => /total_images/.test(x)) && e.some((x) => /total_tables/.test(x)),
+    fields: [
+      [/\[["']book["']\]/, 'book'],
+      [/total_images/, 'images'],
+      [/total_tables/, 'tables'],
+    ],
+  },
+  {
+    template: 'list-media-page',
+    role: 'list_media result: note that only one page is listed',
+    match: (e) => e.length === 1 && /data\[["']page["']\]/.test(e[0]),
+    fields: [[/page/, 'page']],
+  },
+  {
+    template: 'list-media-truncated',
+    role: 'list_media result: note that the listing was cut at the entries shown',
+    match: (e) => e.length === 1 && /\[["']shown["']\]/.test(e[0]),
+    fields: [[/shown/, 'shown']],
+  },
+  {
+    template: 'list-media-item',
+    role: 'list_media result: one figure or table (page tag, boundary mark, kind, fragment id, description)',
+    match: (e) => e.includes('pg') && e.includes('bd') && e.includes('k'),
+    fields: [
+      [/^pg$/, 'page'],
+      [/^bd$/, 'boundary'],
+      [/^k$/, 'kind'],
+      [/fragment_id/, 'id'],
+      [/desc/, 'desc'],
+    ],
+  },
+  {
+    template: 'list-media-item-page',
+    role: "list_media result: an entry's page tag",
+    match: (e) => e.length === 1 && /^it\[["']page["']\]$/.test(e[0]),
+    fields: [[/page/, 'page']],
+  },
+  {
+    // The first f-string of the module that writes an error code alone is list_media's own.
+    template: 'list-media-missing',
+    role: 'list_media result when the book asked for is not found',
+    match: (e) => e.length === 1 && e[0] === 'err',
+    fields: [[/^err$/, 'error']],
+  },
 ];
 
+const KIND_IS_IMAGE = `\\bk\\s*=\\s*`;
+
 export const RESULT_LITERAL_RULES: LiteralRule[] = [
+  {
+    template: 'list-media-image',
+    role: 'list_media result: the kind word of a figure',
+    re: new RegExp(`${KIND_IS_IMAGE}(${LIT})if\\s+it\\[["']kind["']\\]\\s*==\\s*["']image["']`),
+  },
+  {
+    template: 'list-media-table',
+    role: 'list_media result: the kind word of a table',
+    re: new RegExp(`${KIND_IS_IMAGE}${LIT}if\\s+it\\[["']kind["']\\]\\s*==\\s*["']image["']\\s*else\\s+(${LIT})`),
+  },
+  {
+    template: 'list-media-head-end',
+    role: "list_media result: the mark closing a book's head line",
+    re: new RegExp(`\\+\\s*(${LIT})lines\\s*=\\s*\\[head\\]`),
+  },
+  {
+    template: 'list-media-footer',
+    role: 'list_media result: the closing hint (how to look at one, how to count)',
+    re: new RegExp(
+      `lines\\.append\\(\\s*(${LIT})\\)\\s*\\n\\s*return\\s+builder\\.add_plain\\(\\s*"\\\\n"\\.join\\(lines\\),\\s*\\[\\w+\\.get\\(["']fragment_id["']\\)\\s+for\\s+\\w+\\s+in\\s+\\(?data(?:\\.get\\(|\\[)["']items["']`,
+    ),
+    trimEnd: true,
+  },
   {
     template: 'read-media-header',
     role: 'read_media result: header before the asset lines',

@@ -16,6 +16,10 @@ class MaterialBuilder:
         m = re.search(r"pg(\d+)", where or "")
         return f"{{pg {m.group(1)}}}" if m else ""
 
+    def add_plain(self, text, ids=None):
+        self.blocks.append(text)
+        return text
+
     def _emit_image(self, where, note):
         n = f"pic#{len(self.images) + 1}"
         self.images[n] = (where, note)
@@ -85,3 +89,21 @@ def read_media_mat(builder, data):
              "cite the bracketed name:\n" + "\n".join(lines))
     builder.blocks.append(block)
     return block
+
+
+def list_media_mat(builder, data):
+    err = data.get("error")
+    if err:
+        return f"[fixture list_media miss: {err}]"
+    head = (f"[fixture media of {data['book']}] pics={data['total_images']} tabs={data['total_tables']}"
+            + (f" [fixture page {data['page']}]" if data.get("page") else ""))
+    head += (f" [fixture first {data['shown']} only]" if data.get("truncated") else "") + " ::"
+    lines = [head]
+    for it in data["items"]:
+        bd = "[edge] " if it.get("boundary") else ""
+        k = "PIC" if it["kind"] == "image" else "TAB"
+        pg = "" if it["page"] is None else f"pg{it['page']} "
+        lines.append(f"* {pg}{bd}{k} {it['fragment_id']} = {it['desc']}")
+    lines.append("[fixture media hint] open one with read_media, "
+                 "count the rest with one read_media call")
+    return builder.add_plain("\n".join(lines), [x.get("fragment_id") for x in data["items"]])
