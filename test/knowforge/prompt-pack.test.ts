@@ -108,10 +108,9 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.equal(text('read-media-empty'), '[fixture nothing was read]\n');
     assert.equal(text('list-media-item'), '* {{page}}{{boundary}}{{kind}} {{id}} = {{desc}}\n');
     assert.equal(text('list-media-head-end'), ' ::\n');
-    assert.ok(
-      !m.fromOwn.some((t) => t.startsWith('read-media-') || t.startsWith('list-media-')),
-      'every read_media and list_media format comes from the checkout',
-    );
+    assert.equal(text('list-tables-line'), '* {{name}} #{{id}} rows={{rows}} cols={{columns}}\n');
+    assert.equal(text('list-tables-column-sep'), ',\n', 'the separator written inside the field expression');
+    assert.ok(!m.fromOwn.some((t) => /^(read-media|list-media|list-tables)-/.test(t)), 'every read_media and list_media format comes from the checkout');
     assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
     assert.equal(readPackManifest('knowforge-bench').sha256, m.sha256);
   });
@@ -132,7 +131,7 @@ test('block formats: a materials.py whose builder lacks one fails the import nam
 
 test('tool-result formats: a materials.py lacking one fails the import naming it', () => {
   const src = fs.readFileSync(path.join(FIXTURE, 'kfbench', 'materials.py'), 'utf8');
-  assert.equal(runnerResultTemplates(src).size, 15);
+  assert.equal(runnerResultTemplates(src).size, 19);
   assert.throws(
     () => runnerResultTemplates(src.replace(/\s*if data\.get\("skipped"\):\n.*\n/, '\n')),
     (e: Error) => /tool-result formats read-media-skipped, read-media-empty were not found/.test(e.message),
@@ -157,7 +156,7 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
   await inFreshState(async () => {
     const manifest = importKnowforgeBench(FIXTURE);
     const server = await ScriptedServer.start();
-    server.on({ model: 'loc', reply: [call('search_knowledge', { query: 'Alpha Quest director' }), call('list_books', {}), fin] });
+    server.on({ model: 'loc', reply: [call('search_knowledge', { query: 'Alpha Quest director' }), call('list_tables', {}), fin] });
     server.on({ model: 'jdg', reply: { text: '{"need_more": true, "bridge_entities": ["Bob Stone"], "queries": ["Bob Stone"], "reason": "hop 2"}' } });
     server.on({
       model: 'rdr',
@@ -214,6 +213,8 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
           ['Bob Stone', undefined, 'text'],
         ],
       );
+      // list_tables in the pack's layout: its header and one line per table.
+      assert.ok(lastUser(loc[2]).startsWith('[fixture result]\n[fixture tables you can query]\n* Table 1 #alpha#2 rows=2 cols=Actor,Role\n'), lastUser(loc[2]));
       assert.match(lastUser(loc[2]), /\[fixture locator suffix[^\]]*\] \[no deep reading here\]\n\n\[fixture budget note: 1 round\(s\) left\]$/);
 
       const [jdg] = byModel(server, 'jdg');

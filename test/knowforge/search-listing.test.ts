@@ -3,7 +3,7 @@
  * material blocks numbered as the pool numbers them, a fragment listed once per loop (a later search
  * that adds nothing gets the "nothing new" note), the weak-relevance note first under the gate; and the
  * offline Locator reads the listing back as the same hits the harness's JSON listing names. The Deep
- * Reader's fragment_context, read_media and list_media in the same layout.
+ * Reader's fragment_context, read_media and list_media, and list_tables, in the same layout.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +13,8 @@ import { newToolContext } from '../../lib/knowforge/tools/context';
 import { fragmentContext, readMedia } from '../../lib/knowforge/tools/reader-tools';
 import { renderHits, runSearch, searchResult } from '../../lib/knowforge/tools/search';
 import { listMedia } from '../../lib/knowforge/tools/shared-tools';
+import { listTables } from '../../lib/knowforge/tools/locator-tools';
+import { runnerTableListing } from '../../lib/knowforge/tools/table-listing';
 import { runnerMediaListing } from '../../lib/knowforge/tools/media-listing';
 import type { ChatRequest } from '../../lib/model-api/types';
 import { fillPrompt, loadPrompt } from '../../lib/util/prompts';
@@ -117,4 +119,16 @@ test('list_media in the runner layout: a head per book with its counts, a line p
     json.media.map((m) => m.id),
     ['alpha#1', 'alpha#2'],
   );
+});
+
+test('list_tables in the runner layout: the pack header, one line per table with its columns; the empty note', async () => {
+  const kb = toyKb();
+  const ctx = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const lines = String(await listTables.handler({}, { context: ctx } as never)).split('\n');
+  assert.equal(lines[0], loadPrompt('list-tables-header'));
+  assert.equal(lines.length - 1, kb.tables().length);
+  assert.ok(lines.includes(fillPrompt('list-tables-line', { name: 'Table 1', id: 'alpha#2', rows: '2', columns: 'Actor/Role' })), lines.join('\n'));
+  assert.equal(runnerTableListing(kb, []), loadPrompt('list-tables-empty'));
+  const harness = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator' });
+  assert.ok(Array.isArray(((await listTables.handler({}, { context: harness } as never)) as { tables: unknown[] }).tables), 'the harness JSON as before');
 });

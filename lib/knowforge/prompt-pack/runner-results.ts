@@ -4,8 +4,9 @@
  * (its materializer writes one line per asset looked at, a line per error, a line naming the ids
  * over the per-call cap, a header before them, and a note when nothing came back) and list_media (a
  * book's head with its counts, the page and cut notes, one line per figure or table, the closing
- * hint, the not-found note). Each becomes a `read-media-*` / `list-media-*` template of the pack
- * (lib/knowforge/tools/read-listing.ts and media-listing.ts fill them).
+ * hint, the not-found note) and list_tables (header, a line per table, the column separator, the
+ * empty note). Each becomes a `read-media-*` / `list-media-*` / `list-tables-*` template of the pack
+ * (lib/knowforge/tools/read-listing.ts, media-listing.ts and table-listing.ts fill them).
  *
  * As with the block formats, an f-string is recognised by the Python expressions in its fields, a
  * literal by the code around it, never by its wording; a template not found fails the import naming it.
@@ -85,6 +86,17 @@ export const RESULT_FSTRING_RULES: FStringRule[] = [
     match: (e) => e.length === 1 && e[0] === 'err',
     fields: [[/^err$/, 'error']],
   },
+  {
+    template: 'list-tables-line',
+    role: 'list_tables result: one table (name, id, row count, columns)',
+    match: (e) => e.some((x) => /\.get\(["']table_id["']\)/.test(x)) && e.some((x) => /row_count/.test(x)) && e.some((x) => /columns/.test(x)),
+    fields: [
+      [/\.get\(["']name["']\)/, 'name'],
+      [/table_id/, 'id'],
+      [/row_count/, 'rows'],
+      [/columns/, 'columns'],
+    ],
+  },
 ];
 
 const KIND_IS_IMAGE = `\\bk\\s*=\\s*`;
@@ -104,6 +116,24 @@ export const RESULT_LITERAL_RULES: LiteralRule[] = [
     template: 'list-media-head-end',
     role: "list_media result: the mark closing a book's head line",
     re: new RegExp(`\\+\\s*(${LIT})lines\\s*=\\s*\\[head\\]`),
+  },
+  {
+    template: 'list-tables-empty',
+    role: 'list_tables result when the knowledge base has no table',
+    re: new RegExp(`if\\s+not\\s+tables:\\s*\\n\\s*return\\s+(${LIT})`),
+    trimEnd: true,
+  },
+  {
+    template: 'list-tables-header',
+    role: 'list_tables result: header before the table lines',
+    re: new RegExp(`if\\s+not\\s+tables:\\s*\\n\\s*return\\s+${LIT}return\\s+(${LIT})\\+\\s*"\\\\n"\\.join\\(`),
+    trimEnd: true,
+  },
+  {
+    // The separator between column names is written inside the line's field expression.
+    template: 'list-tables-column-sep',
+    role: 'list_tables result: separator between column names',
+    re: /\{\s*('[^'\\\n]*'|"[^"\\\n]*")\.join\(\w+\.get\(["']columns["']\)/,
   },
   {
     template: 'list-media-footer',

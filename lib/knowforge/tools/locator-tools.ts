@@ -7,6 +7,7 @@ import type { AgentTool } from '../../agents/tools';
 import { KB_LIMITS } from '../../pipeline/knowledge-base';
 import { clip, type KfToolContext } from './context';
 import { runSearch, searchResult } from './search';
+import { runnerTableListing } from './table-listing';
 
 type Tool = AgentTool<KfToolContext>;
 const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? undefined : String(v));
@@ -66,6 +67,7 @@ export const listTables: Tool = {
   parameters: { type: 'object', properties: {} },
   async handler(_args, c) {
     const tables = c.context.kb.tables().slice(0, KB_LIMITS.mediaList);
+    if (c.context.blockFormat === 'runner') return runnerTableListing(c.context.kb, tables);
     return {
       tables: tables.map((t) => ({
         id: t.fragmentId,

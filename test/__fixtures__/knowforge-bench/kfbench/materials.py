@@ -107,3 +107,11 @@ def list_media_mat(builder, data):
     lines.append("[fixture media hint] open one with read_media, "
                  "count the rest with one read_media call")
     return builder.add_plain("\n".join(lines), [x.get("fragment_id") for x in data["items"]])
+
+
+def list_tables_mat(builder, data):
+    tables = data["tables"]
+    if not tables:
+        return "[fixture no tables here]"
+    return "[fixture tables you can query]\n" + "\n".join(
+        f"* {t.get('name')} #{t.get('table_id')} rows={t.get('row_count')} cols={','.join(t.get('columns'))}" for t in tables)
