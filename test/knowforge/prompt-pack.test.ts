@@ -110,7 +110,13 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.equal(text('list-media-head-end'), ' ::\n');
     assert.equal(text('list-tables-line'), '* {{name}} #{{id}} rows={{rows}} cols={{columns}}\n');
     assert.equal(text('list-tables-column-sep'), ',\n', 'the separator written inside the field expression');
-    assert.ok(!m.fromOwn.some((t) => /^(read-media|list-media|list-tables)-/.test(t)), 'every read_media and list_media format comes from the checkout');
+    assert.equal(text('query-table-group'), '  [fixture rows of {{name}} for {{item}}: {{matched}}{{more}}]\n');
+    assert.equal(text('table-cell'), '{{column}}={{value}}\n');
+    assert.equal(text('get-table-row'), '  > \n', 'the row mark of get_table, not the one of query_table');
+    assert.ok(
+      !m.fromOwn.some((t) => /^(read-media|list-media|list-tables|query-table|get-table|table)-/.test(t)),
+      'every read_media and list_media format comes from the checkout',
+    );
     assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
     assert.equal(readPackManifest('knowforge-bench').sha256, m.sha256);
   });
@@ -131,7 +137,7 @@ test('block formats: a materials.py whose builder lacks one fails the import nam
 
 test('tool-result formats: a materials.py lacking one fails the import naming it', () => {
   const src = fs.readFileSync(path.join(FIXTURE, 'kfbench', 'materials.py'), 'utf8');
-  assert.equal(runnerResultTemplates(src).size, 19);
+  assert.equal(runnerResultTemplates(src).size, 28);
   assert.throws(
     () => runnerResultTemplates(src.replace(/\s*if data\.get\("skipped"\):\n.*\n/, '\n')),
     (e: Error) => /tool-result formats read-media-skipped, read-media-empty were not found/.test(e.message),

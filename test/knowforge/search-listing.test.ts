@@ -3,7 +3,7 @@
  * material blocks numbered as the pool numbers them, a fragment listed once per loop (a later search
  * that adds nothing gets the "nothing new" note), the weak-relevance note first under the gate; and the
  * offline Locator reads the listing back as the same hits the harness's JSON listing names. The Deep
- * Reader's fragment_context, read_media and list_media, and list_tables, in the same layout.
+ * Reader's fragment_context, read_media and list_media, and the table tools, in the same layout.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import { newToolContext } from '../../lib/knowforge/tools/context';
 import { fragmentContext, readMedia } from '../../lib/knowforge/tools/reader-tools';
 import { renderHits, runSearch, searchResult } from '../../lib/knowforge/tools/search';
 import { listMedia } from '../../lib/knowforge/tools/shared-tools';
-import { listTables } from '../../lib/knowforge/tools/locator-tools';
+import { getTable, listTables, queryTable } from '../../lib/knowforge/tools/locator-tools';
 import { runnerTableListing } from '../../lib/knowforge/tools/table-listing';
 import { runnerMediaListing } from '../../lib/knowforge/tools/media-listing';
 import type { ChatRequest } from '../../lib/model-api/types';
@@ -131,4 +131,35 @@ test('list_tables in the runner layout: the pack header, one line per table with
   assert.equal(runnerTableListing(kb, []), loadPrompt('list-tables-empty'));
   const harness = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator' });
   assert.ok(Array.isArray(((await listTables.handler({}, { context: harness } as never)) as { tables: unknown[] }).tables), 'the harness JSON as before');
+});
+
+test('query_table and get_table in the runner layout: header, a head per table, one line per row of column/value cells; the harness JSON unchanged', async () => {
+  // The toy knowledge base answers no row query: here a query returns the rows of its tables that hold the item.
+  const toy = toyKb();
+  const kb: typeof toy = {
+    ...toy,
+    queryTable: (item) =>
+      toy.tables().flatMap((t) => {
+        const data = toy.table(t.fragmentId)!;
+        const rows = data.rows.filter((r) => r.some((v) => v.includes(item)));
+        return rows.length ? [{ table: t, header: data.header, rows }] : [];
+      }),
+  };
+  const ctx = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const run = async (tool: typeof queryTable, args: Record<string, unknown>) => String(await tool.handler(args, { context: ctx } as never));
+  const cell = (column: string, value: string) => fillPrompt('table-cell', { column, value });
+  const q = (await run(queryTable, { item: 'Ann Lee' })).split('\n');
+  assert.deepEqual(q, [
+    loadPrompt('query-table-header'),
+    fillPrompt('query-table-group', { name: 'Table 1', item: 'Ann Lee', matched: '1', more: '' }),
+    `${loadPrompt('query-table-row')} ${[cell('Actor', 'Ann Lee'), cell('Role', 'Captain')].join(loadPrompt('table-cell-sep'))}`,
+  ]);
+  assert.equal(await run(queryTable, { item: 'zzqx' }), loadPrompt('query-table-empty'));
+  const g = (await run(getTable, { table_id: 'alpha#2' })).split('\n');
+  assert.equal(g[0], fillPrompt('get-table-head', { name: 'Table 1', rows: '2', more: '' }));
+  assert.equal(g.length, 3, 'both rows');
+  assert.ok(g[2].startsWith(`${loadPrompt('get-table-row')} ${cell('Actor', 'Tom Hart')}`), g[2]);
+  const harness = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator' });
+  const json = (await queryTable.handler({ item: 'Ann Lee' }, { context: harness } as never)) as { matches: { table: string }[] };
+  assert.equal(json.matches[0].table, 'alpha#2', 'the harness JSON as before');
 });

@@ -4,8 +4,9 @@
  * (its materializer writes one line per asset looked at, a line per error, a line naming the ids
  * over the per-call cap, a header before them, and a note when nothing came back) and list_media (a
  * book's head with its counts, the page and cut notes, one line per figure or table, the closing
- * hint, the not-found note) and list_tables (header, a line per table, the column separator, the
- * empty note). Each becomes a `read-media-*` / `list-media-*` / `list-tables-*` template of the pack
+ * hint, the not-found note), list_tables (header, a line per table, the column separator, the
+ * empty note), query_table and get_table (header, a head per table, row marks, cells and their
+ * separator, the rows-left note, the no-match note). Each becomes a template of the pack
  * (lib/knowforge/tools/read-listing.ts, media-listing.ts and table-listing.ts fill them).
  *
  * As with the block formats, an f-string is recognised by the Python expressions in its fields, a
@@ -97,6 +98,42 @@ export const RESULT_FSTRING_RULES: FStringRule[] = [
       [/columns/, 'columns'],
     ],
   },
+  {
+    template: 'query-table-group',
+    role: "query_table result: head of one table's matching rows (table name, item, rows matched, rows left out)",
+    match: (e) => e.includes('item') && e.includes('more') && e.some((x) => /\.get\(["']matched["']\)/.test(x)),
+    fields: [
+      [/\.get\(["']name["']\)/, 'name'],
+      [/^item$/, 'item'],
+      [/matched/, 'matched'],
+      [/^more$/, 'more'],
+    ],
+  },
+  {
+    template: 'get-table-head',
+    role: 'get_table result: head of a whole table (name, row count, rows left out)',
+    match: (e) => e.length === 3 && e.includes('more') && e.some((x) => /^data\.get\(["']row_count["']\)$/.test(x)),
+    fields: [
+      [/\.get\(["']name["']\)/, 'name'],
+      [/row_count/, 'rows'],
+      [/^more$/, 'more'],
+    ],
+  },
+  {
+    template: 'table-rows-left',
+    role: 'get_table result: note of the rows left out',
+    match: (e) => e.length === 1 && /row_count.*-\s*len\(rows\)/.test(e[0]),
+    fields: [[/row_count/, 'rest']],
+  },
+  {
+    template: 'table-cell',
+    role: 'query_table / get_table result: one cell of a row (column and value)',
+    match: (e) => e.length === 2 && e[0] === 'k' && e[1] === 'v',
+    fields: [
+      [/^k$/, 'column'],
+      [/^v$/, 'value'],
+    ],
+  },
 ];
 
 const KIND_IS_IMAGE = `\\bk\\s*=\\s*`;
@@ -134,6 +171,33 @@ export const RESULT_LITERAL_RULES: LiteralRule[] = [
     template: 'list-tables-column-sep',
     role: 'list_tables result: separator between column names',
     re: /\{\s*('[^'\\\n]*'|"[^"\\\n]*")\.join\(\w+\.get\(["']columns["']\)/,
+  },
+  {
+    template: 'query-table-header',
+    role: 'query_table result: header before the matching rows',
+    re: new RegExp(`\\(\\s*(${LIT})\\+\\s*"\\\\n"\\.join\\(tbl_lines\\)`),
+    trimEnd: true,
+  },
+  {
+    template: 'query-table-empty',
+    role: 'query_table result when no row matches',
+    re: new RegExp(`return\\s+block\\s+or\\s+(${LIT})`),
+    trimEnd: true,
+  },
+  {
+    template: 'query-table-row',
+    role: 'query_table result: the mark before a matching row',
+    re: new RegExp(`tbl_lines\\.append\\(\\s*(${LIT})\\+\\s*${LIT}\\.join\\(`),
+  },
+  {
+    template: 'get-table-row',
+    role: 'get_table result: the mark before a row',
+    re: new RegExp(`(?<!\\w)lines\\.append\\(\\s*(${LIT})\\+\\s*${LIT}\\.join\\(f"\\{k\\}`),
+  },
+  {
+    template: 'table-cell-sep',
+    role: 'query_table / get_table result: separator between the cells of a row',
+    re: new RegExp(`\\+\\s*(${LIT})\\.join\\(f"\\{k\\}`),
   },
   {
     template: 'list-media-footer',

@@ -115,3 +115,24 @@ def list_tables_mat(builder, data):
         return "[fixture no tables here]"
     return "[fixture tables you can query]\n" + "\n".join(
         f"* {t.get('name')} #{t.get('table_id')} rows={t.get('row_count')} cols={','.join(t.get('columns'))}" for t in tables)
+
+
+def query_table_mat(builder, data):
+    item, tbl_lines = data["item"], []
+    for tr in data["results"]:
+        more = ""
+        tbl_lines.append(f"  [fixture rows of {tr.get('name')} for {item}: {tr.get('matched')}{more}]")
+        for cells in tr["rows"]:
+            tbl_lines.append("    > " + " ; ".join(f"{k}={v}" for k, v in cells))
+    block = ("[fixture exact rows]\n" + "\n".join(tbl_lines)) if tbl_lines else ""
+    return block or "[fixture no matching row]"
+
+
+def get_table_mat(builder, data):
+    rows = data["rows"]
+    more = f" [fixture {data.get('row_count', len(rows)) - len(rows)} hidden]" if data.get("truncated") else ""
+    lines = [f"[fixture table {data.get('name')} with {data.get('row_count')} rows{more}]"]
+    for cells in data["rows"]:
+        lines.append("  > " + " ; ".join(f"{k}={v}" for k, v in cells))
+    out = "\n".join(lines)
+    return builder.add_plain(out)
