@@ -280,6 +280,7 @@ async function runQuestion(st: QuestionState): Promise<PipelineResult> {
       readMedia: st.tools.readMedia,
       weakRelevanceGate: st.tools.weakRelevanceGate,
       blockFormat: st.tools.blockFormat,
+      poolNumbers: pool.numberOf,
       readMediaMax: s.readMediaMax,
       trace: ctx.trace,
     });

@@ -19,6 +19,7 @@ import { runnerListingHits } from '../../lib/knowforge/offline/runner-listing';
 import { clearResolvedPacks, readPackManifest, resolvePromptPack } from '../../lib/knowforge/prompt-pack/packs';
 import { pythonStringConstants } from '../../lib/knowforge/prompt-pack/python-strings';
 import { runnerBlockTemplates } from '../../lib/knowforge/prompt-pack/runner-blocks';
+import { runnerResultTemplates } from '../../lib/knowforge/prompt-pack/runner-results';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { sha256 } from '../../lib/util/hash';
@@ -99,6 +100,23 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.equal(text('block-no-caption'), '[fixture no caption]\n');
     assert.equal(text('search-nothing-new'), '[fixture no new materials]\n', 'the note of a search that lists nothing new');
     assert.equal(text('fragment-context-header'), '[fixture fragment context] the arrow marks the hit, cite the old [N]:\n');
+    // read_media's result layout, from the same module's materializer.
+    assert.equal(text('read-media-answer'), '  - fixture seen [{{name}}] <{{kind}}> {{answer}}\n');
+    assert.equal(text('read-media-error'), '  - fixture unreadable {{id}}: {{error}}\n');
+    assert.equal(text('read-media-skipped'), '  - fixture over the cap: {{ids}}\n');
+    assert.equal(text('read-media-header'), '[fixture media read] trust the look, cite the bracketed name:\n');
+    assert.equal(text('read-media-empty'), '[fixture nothing was read]\n');
+    assert.equal(text('list-media-item'), '* {{page}}{{boundary}}{{kind}} {{id}} = {{desc}}\n');
+    assert.equal(text('list-media-head-end'), ' ::\n');
+    assert.equal(text('list-tables-line'), '* {{name}} #{{id}} rows={{rows}} cols={{columns}}\n');
+    assert.equal(text('list-tables-column-sep'), ',\n', 'the separator written inside the field expression');
+    assert.equal(text('query-table-group'), '  [fixture rows of {{name}} for {{item}}: {{matched}}{{more}}]\n');
+    assert.equal(text('table-cell'), '{{column}}={{value}}\n');
+    assert.equal(text('get-table-row'), '  > \n', 'the row mark of get_table, not the one of query_table');
+    assert.ok(
+      !m.fromOwn.some((t) => /^(read-media|list-media|list-tables|query-table|get-table|table)-/.test(t)),
+      'every read_media and list_media format comes from the checkout',
+    );
     assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
     assert.equal(readPackManifest('knowforge-bench').sha256, m.sha256);
   });
@@ -117,6 +135,19 @@ test('block formats: a materials.py whose builder lacks one fails the import nam
   );
 });
 
+test('tool-result formats: a materials.py lacking one fails the import naming it', () => {
+  const src = fs.readFileSync(path.join(FIXTURE, 'kfbench', 'materials.py'), 'utf8');
+  assert.equal(runnerResultTemplates(src).size, 28);
+  assert.throws(
+    () => runnerResultTemplates(src.replace(/\s*if data\.get\("skipped"\):\n.*\n/, '\n')),
+    (e: Error) => /tool-result formats read-media-skipped, read-media-empty were not found/.test(e.message),
+  );
+  assert.throws(
+    () => runnerResultTemplates(src.replace("{str(r.get('answer'))}", "{str(r.get('answer'))}{len(r)}")),
+    (e: Error) => /read-media-answer has a field \{len\(r\)\} the importer cannot place/.test(e.message),
+  );
+});
+
 test('a pack that was not imported fails when the settings load, naming the import command', async () => {
   await inFreshState(async () => {
     const r = agentSettings.safeParse({ prompts: 'knowforge-bench' });
@@ -131,9 +162,12 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
   await inFreshState(async () => {
     const manifest = importKnowforgeBench(FIXTURE);
     const server = await ScriptedServer.start();
-    server.on({ model: 'loc', reply: [call('search_knowledge', { query: 'Alpha Quest director' }), call('list_books', {}), fin] });
+    server.on({ model: 'loc', reply: [call('search_knowledge', { query: 'Alpha Quest director' }), call('list_tables', {}), fin] });
     server.on({ model: 'jdg', reply: { text: '{"need_more": true, "bridge_entities": ["Bob Stone"], "queries": ["Bob Stone"], "reason": "hop 2"}' } });
-    server.on({ model: 'rdr', reply: [call('read_media', { fragment_ids: ['alpha#1'], question: 'box office in 1951?' }), fin] });
+    server.on({
+      model: 'rdr',
+      reply: [call('list_media', { book: 'Alpha Quest' }), call('read_media', { fragment_ids: ['alpha#1'], question: 'box office in 1951?' }), fin],
+    });
     server.on({ model: 'vis', reply: { text: 'Where: row 2.\nAnswer: 30' } });
     server.on({ model: 'syn', reply: { text: 'Bob Stone was born in Paris [1].\nFINAL ANSWER: Paris' } });
     server.on({ model: 'chk', reply: { text: '{"final": "Paris"}' } });
@@ -185,6 +219,8 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
           ['Bob Stone', undefined, 'text'],
         ],
       );
+      // list_tables in the pack's layout: its header and one line per table.
+      assert.ok(lastUser(loc[2]).startsWith('[fixture result]\n[fixture tables you can query]\n* Table 1 #alpha#2 rows=2 cols=Actor,Role\n'), lastUser(loc[2]));
       assert.match(lastUser(loc[2]), /\[fixture locator suffix[^\]]*\] \[no deep reading here\]\n\n\[fixture budget note: 1 round\(s\) left\]$/);
 
       const [jdg] = byModel(server, 'jdg');
@@ -196,6 +232,21 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
 
       const rdr = byModel(server, 'rdr');
       assert.match(rdr[0].body.messages[0].content, /\[fixture reader rules\][\s\S]*\[fixture reader addition\]/);
+      // The read_media result in the pack's layout: its header, the asset under the name the pool cites it by.
+      // list_media in the pack's layout: the book's head with its counts, one line per figure or table, the closing hint.
+      assert.ok(
+        lastUser(rdr[1]).startsWith(
+          '[fixture result]\n[fixture media of Alpha Quest] pics=1 tabs=1 ::\n* pg1 PIC alpha#1 = Box office of Alpha Quest\n' +
+            '* pg1 TAB alpha#2 = Table 1: cast of Alpha Quest\n[fixture media hint] open one with read_media, count the rest with one read_media call\n',
+        ),
+        lastUser(rdr[1]),
+      );
+      assert.ok(
+        lastUser(rdr[2]).startsWith(
+          '[fixture result]\n[fixture media read] trust the look, cite the bracketed name:\n  - fixture seen [pic#2] <image> Where: row 2. Answer: 30\n',
+        ),
+        lastUser(rdr[2]),
+      );
       assert.match(
         lastUser(rdr[1]),
         /\[fixture general suffix: finish with \{"thought": "\.\.\.", "final": "ok"\} once the materials suffice\]\n\[fixture budget rule: rounds are a budget, read or finish\]/,

@@ -3,17 +3,22 @@
  * material blocks numbered as the pool numbers them, a fragment listed once per loop (a later search
  * that adds nothing gets the "nothing new" note), the weak-relevance note first under the gate; and the
  * offline Locator reads the listing back as the same hits the harness's JSON listing names. The Deep
- * Reader's fragment_context in the same layout.
+ * Reader's fragment_context, read_media and list_media, and the table tools, in the same layout.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { locatorReply, searchResultsSoFar } from '../../lib/knowforge/offline/locator';
 import { runnerListingHits } from '../../lib/knowforge/offline/runner-listing';
 import { newToolContext } from '../../lib/knowforge/tools/context';
-import { fragmentContext } from '../../lib/knowforge/tools/reader-tools';
+import { fragmentContext, readMedia } from '../../lib/knowforge/tools/reader-tools';
 import { renderHits, runSearch, searchResult } from '../../lib/knowforge/tools/search';
+import { listMedia } from '../../lib/knowforge/tools/shared-tools';
+import { getTable, listTables, queryTable } from '../../lib/knowforge/tools/locator-tools';
+import { runnerTableListing } from '../../lib/knowforge/tools/table-listing';
+import { runnerMediaListing } from '../../lib/knowforge/tools/media-listing';
 import type { ChatRequest } from '../../lib/model-api/types';
-import { loadPrompt } from '../../lib/util/prompts';
+import { fillPrompt, loadPrompt } from '../../lib/util/prompts';
+import { mediaName } from '../../lib/knowforge/block-format';
 import { toyKb } from './toy-kb';
 
 test('runner listing: material blocks with the pool numbers, each fragment once, nothing-new and weak notes', async () => {
@@ -66,4 +71,95 @@ test('fragment_context in the runner layout: the pack header, the fragment arrow
   assert.equal(ctx.reads.length, 1, 'the reading note is logged as before');
   const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader' });
   assert.equal(((await fragmentContext.handler({ fragment_id: 'alpha#1' }, { context: harness } as never)) as { id: string }).id, 'alpha#1');
+});
+
+test('read_media in the runner layout: the pack header, one line per id (pool name, kind, answer; or the error), the ids over the cap', async () => {
+  const ctx = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader', blockFormat: 'runner', readMediaMax: 2, poolNumbers: new Map([['alpha#1', 2]]) });
+  const call = (ids: string[]) => readMedia.handler({ fragment_ids: ids, question: 'what year?' }, { context: ctx } as never);
+  const lines = String(await call(['alpha#1', 'nope#9', 'alpha#2'])).split('\n');
+  assert.equal(lines[0], loadPrompt('read-media-header').trim());
+  assert.ok(
+    lines[1].startsWith(fillPrompt('read-media-answer', { name: mediaName(2), kind: 'image', answer: 'Where: the stored description. Answer: ' })),
+    lines[1],
+  );
+  assert.match(lines[1], /^ {2}· \[fig 2\] \(image\) seen: Where: the stored description\. Answer: Figure 1/, 'the name the pool cites the asset by');
+  assert.match(lines[2], /^ {2}· nope#9: no fragment nope#9/, 'an unknown id: its error line');
+  assert.equal(lines[3], fillPrompt('read-media-skipped', { ids: 'alpha#2' }), 'over the cap of 2');
+  assert.equal(ctx.reads.length, 1, 'the reading note is logged as before');
+  assert.equal(String(await call([])), loadPrompt('read-media-empty').trim());
+  const unlisted = String(await readMedia.handler({ fragment_ids: ['alpha#2'], question: 'who?' }, { context: ctx } as never));
+  assert.match(unlisted, /\[alpha#2\] \(table\)/, 'an asset the pool never numbered goes by its id');
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader' });
+  const json = (await readMedia.handler({ fragment_ids: ['alpha#1'], question: 'x' }, { context: harness } as never)) as { answers: { id: string }[] };
+  assert.equal(json.answers[0].id, 'alpha#1', 'the harness layout is the JSON result as before');
+});
+
+test('list_media in the runner layout: a head per book with its counts, a line per figure or table, one closing hint; the harness JSON unchanged', async () => {
+  const ctx = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader', blockFormat: 'runner' });
+  const list = async (args: Record<string, unknown>) => String(await listMedia.handler(args, { context: ctx } as never));
+  const lines = (await list({ book: 'Alpha Quest', page: 1 })).split('\n');
+  assert.equal(lines[0], `${fillPrompt('list-media-head', { book: 'Alpha Quest', images: '1', tables: '1' })}${fillPrompt('list-media-page', { page: '1' })}:`);
+  assert.equal(lines[1], `- p.1 figure alpha#1: Box office of Alpha Quest`);
+  assert.match(lines[2], /^- p\.1 table alpha#2: Table 1/);
+  assert.equal(lines.at(-1), loadPrompt('list-media-footer'));
+  assert.equal(runnerMediaListing(ctx, [], {}), fillPrompt('list-media-missing', { error: 'no_match' }), 'nothing listed: the not-found note');
+  const all = await list({});
+  assert.equal(
+    all.split('\n').filter((l) => l.startsWith('<Figures and tables of ')).length,
+    new Set(
+      toyKb()
+        .media({})
+        .map((m) => m.docId),
+    ).size,
+    'one head per book listed',
+  );
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'reader' });
+  const json = (await listMedia.handler({ book: 'Alpha Quest' }, { context: harness } as never)) as { media: { id: string }[] };
+  assert.deepEqual(
+    json.media.map((m) => m.id),
+    ['alpha#1', 'alpha#2'],
+  );
+});
+
+test('list_tables in the runner layout: the pack header, one line per table with its columns; the empty note', async () => {
+  const kb = toyKb();
+  const ctx = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const lines = String(await listTables.handler({}, { context: ctx } as never)).split('\n');
+  assert.equal(lines[0], loadPrompt('list-tables-header'));
+  assert.equal(lines.length - 1, kb.tables().length);
+  assert.ok(lines.includes(fillPrompt('list-tables-line', { name: 'Table 1', id: 'alpha#2', rows: '2', columns: 'Actor/Role' })), lines.join('\n'));
+  assert.equal(runnerTableListing(kb, []), loadPrompt('list-tables-empty'));
+  const harness = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator' });
+  assert.ok(Array.isArray(((await listTables.handler({}, { context: harness } as never)) as { tables: unknown[] }).tables), 'the harness JSON as before');
+});
+
+test('query_table and get_table in the runner layout: header, a head per table, one line per row of column/value cells; the harness JSON unchanged', async () => {
+  // The toy knowledge base answers no row query: here a query returns the rows of its tables that hold the item.
+  const toy = toyKb();
+  const kb: typeof toy = {
+    ...toy,
+    queryTable: (item) =>
+      toy.tables().flatMap((t) => {
+        const data = toy.table(t.fragmentId)!;
+        const rows = data.rows.filter((r) => r.some((v) => v.includes(item)));
+        return rows.length ? [{ table: t, header: data.header, rows }] : [];
+      }),
+  };
+  const ctx = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const run = async (tool: typeof queryTable, args: Record<string, unknown>) => String(await tool.handler(args, { context: ctx } as never));
+  const cell = (column: string, value: string) => fillPrompt('table-cell', { column, value });
+  const q = (await run(queryTable, { item: 'Ann Lee' })).split('\n');
+  assert.deepEqual(q, [
+    loadPrompt('query-table-header'),
+    fillPrompt('query-table-group', { name: 'Table 1', item: 'Ann Lee', matched: '1', more: '' }),
+    `${loadPrompt('query-table-row')} ${[cell('Actor', 'Ann Lee'), cell('Role', 'Captain')].join(loadPrompt('table-cell-sep'))}`,
+  ]);
+  assert.equal(await run(queryTable, { item: 'zzqx' }), loadPrompt('query-table-empty'));
+  const g = (await run(getTable, { table_id: 'alpha#2' })).split('\n');
+  assert.equal(g[0], fillPrompt('get-table-head', { name: 'Table 1', rows: '2', more: '' }));
+  assert.equal(g.length, 3, 'both rows');
+  assert.ok(g[2].startsWith(`${loadPrompt('get-table-row')} ${cell('Actor', 'Tom Hart')}`), g[2]);
+  const harness = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator' });
+  const json = (await queryTable.handler({ item: 'Ann Lee' }, { context: harness } as never)) as { matches: { table: string }[] };
+  assert.equal(json.matches[0].table, 'alpha#2', 'the harness JSON as before');
 });

@@ -21,6 +21,7 @@ import { promptsDir } from '../../util/prompts';
 import { KNOWFORGE_BENCH_PACK, PACK_MANIFEST_KIND, packDir, packHash, type PackManifest, type PackTemplate } from './packs';
 import { pythonStringConstants } from './python-strings';
 import { runnerBlockTemplates } from './runner-blocks';
+import { runnerResultTemplates } from './runner-results';
 
 const PROMPTS_PY = 'kfbench/prompts.py';
 const LOOP_PY = 'kfbench/agent_loop.py';
@@ -186,8 +187,9 @@ export function importKnowforgeBench(checkout: string, opts: { now?: Date } = {}
       nothingNew,
     );
   // The pool's block formats (blockFormat = runner), where materials.py has the MaterialBuilder; kept as written (leading spaces matter).
+  // The reading tools' result layouts (read_media) come from the same module's materializers.
   if (materials && /def add_search\(/.test(materials.text))
-    for (const [t, b] of runnerBlockTemplates(materials.text)) put(t, b.role, MATERIALS_PY, b.from, b.text);
+    for (const [t, b] of [...runnerBlockTemplates(materials.text), ...runnerResultTemplates(materials.text)]) put(t, b.role, MATERIALS_PY, b.from, b.text);
   for (const [t, l] of Object.entries(LAYOUTS)) put(t, l.role, 'written by the harness in the layout of kfbench/pipeline.py', 'layout', l.text);
   const dir = ensureWritableDir(packDir(KNOWFORGE_BENCH_PACK), 'prompt pack folder');
   for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.txt'))) fs.rmSync(path.join(dir, f));

@@ -75,7 +75,7 @@ function fStrings(src: string): Part[][] {
 const exprs = (parts: Part[]): string[] => parts.filter((p): p is { expr: string } => typeof p !== 'string').map((p) => p.expr);
 
 /** One block template: which f-string it is (by its fields) and what each field becomes. */
-interface FStringRule {
+export interface FStringRule {
   template: string;
   role: string;
   match: (e: string[]) => boolean;
@@ -138,10 +138,18 @@ export const BLOCK_FSTRING_RULES: FStringRule[] = [
   },
 ];
 
-const LIT = `(?:[rRuU]?"(?:[^"\\\\\\n]|\\\\.)*"\\s*)+`;
+export const LIT = `(?:[rRuU]?"(?:[^"\\\\\\n]|\\\\.)*"\\s*)+`;
 
 /** Plain literals (not f-strings) of the layout, by the code around them. */
-export const BLOCK_LITERAL_RULES: { template: string; role: string; re: RegExp; trimEnd?: boolean }[] = [
+/** A plain literal of a layout, found by the code around it (group 1: the literal, adjacent parts allowed). */
+export interface LiteralRule {
+  template: string;
+  role: string;
+  re: RegExp;
+  trimEnd?: boolean;
+}
+
+export const BLOCK_LITERAL_RULES: LiteralRule[] = [
   {
     template: 'block-media-header',
     role: "pool: header of a search's figure and table lines",
@@ -181,29 +189,40 @@ function toTemplate(rule: FStringRule, parts: Part[]): string {
     .join('');
 }
 
-/** The block templates of a materials.py: template -> {text, role, from}; fails naming what is missing. */
-export function runnerBlockTemplates(source: string): Map<string, { text: string; role: string; from: string }> {
+/**
+ * The templates a set of rules finds in a materials.py: template -> {text, role, from}; fails naming
+ * every template not found (`what` names the group in the message).
+ */
+export function layoutTemplates(
+  source: string,
+  rules: { fStrings: readonly FStringRule[]; literals: readonly LiteralRule[]; what: string; hint: string },
+): Map<string, { text: string; role: string; from: string }> {
   const src = source.replace(/\r\n/g, '\n');
   const all = fStrings(src);
   const out = new Map<string, { text: string; role: string; from: string }>();
-  for (const rule of BLOCK_FSTRING_RULES) {
+  for (const rule of rules.fStrings) {
     const parts = all.find((p) => rule.match(exprs(p)));
     if (parts) out.set(rule.template, { text: toTemplate(rule, parts), role: rule.role, from: `f-string with fields ${exprs(parts).join(', ')}` });
   }
-  for (const rule of BLOCK_LITERAL_RULES) {
+  for (const rule of rules.literals) {
     const m = rule.re.exec(src);
     const text = m ? pythonStringConstants(`X = (${m[1].trim()})\n`).get('X') : undefined;
     if (text !== undefined) out.set(rule.template, { text: rule.trimEnd ? text.trimEnd() : text, role: rule.role, from: 'string literal' });
   }
-  const missing = [...BLOCK_FSTRING_RULES, ...BLOCK_LITERAL_RULES].map((r) => r.template).filter((t) => !out.has(t));
+  const missing = [...rules.fStrings, ...rules.literals].map((r) => r.template).filter((t) => !out.has(t));
   if (missing.length)
-    throw new KfError(
-      'prompt_pack_source',
-      `kfbench/materials.py: the block formats ${missing.join(', ')} were not found`,
-      'check out a release of knowforge-bench whose MaterialBuilder writes them',
-      {
-        concerns: 'kfbench/materials.py',
-      },
-    );
+    throw new KfError('prompt_pack_source', `kfbench/materials.py: ${rules.what} ${missing.join(', ')} were not found`, rules.hint, {
+      concerns: 'kfbench/materials.py',
+    });
   return out;
+}
+
+/** The block templates of a materials.py: template -> {text, role, from}; fails naming what is missing. */
+export function runnerBlockTemplates(source: string): Map<string, { text: string; role: string; from: string }> {
+  return layoutTemplates(source, {
+    fStrings: BLOCK_FSTRING_RULES,
+    literals: BLOCK_LITERAL_RULES,
+    what: 'the block formats',
+    hint: 'check out a release of knowforge-bench whose MaterialBuilder writes them',
+  });
 }

@@ -50,6 +50,8 @@ export interface KfToolContext {
   blockFormat?: BlockFormat;
   /** Runner layout: the number each fragment got when a search first listed it (a later listing skips it, as the runner does). */
   listed: Map<string, number>;
+  /** Runner layout: the pool's number of each fragment, for a reader that lists no search of its own (read_media names assets by it). */
+  poolNumbers?: ReadonlyMap<string, number>;
   trace?(event: TraceEvent): void;
 }
 
@@ -63,6 +65,7 @@ export function newToolContext(
     readMediaMax?: number;
     weakRelevanceGate?: number;
     blockFormat?: BlockFormat;
+    poolNumbers?: ReadonlyMap<string, number>;
     trace?: (e: TraceEvent) => void;
   },
 ): KfToolContext {
@@ -78,6 +81,7 @@ export function newToolContext(
     weakRelevanceGate: opts.weakRelevanceGate,
     blockFormat: opts.blockFormat,
     listed: new Map(),
+    poolNumbers: opts.poolNumbers,
     trace: opts.trace,
   };
 }

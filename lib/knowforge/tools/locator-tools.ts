@@ -7,6 +7,7 @@ import type { AgentTool } from '../../agents/tools';
 import { KB_LIMITS } from '../../pipeline/knowledge-base';
 import { clip, type KfToolContext } from './context';
 import { runSearch, searchResult } from './search';
+import { runnerGetTable, runnerQueryTable, runnerTableListing } from './table-listing';
 
 type Tool = AgentTool<KfToolContext>;
 const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? undefined : String(v));
@@ -66,6 +67,7 @@ export const listTables: Tool = {
   parameters: { type: 'object', properties: {} },
   async handler(_args, c) {
     const tables = c.context.kb.tables().slice(0, KB_LIMITS.mediaList);
+    if (c.context.blockFormat === 'runner') return runnerTableListing(c.context.kb, tables);
     return {
       tables: tables.map((t) => ({
         id: t.fragmentId,
@@ -90,6 +92,7 @@ export const queryTable: Tool = {
   },
   async handler(args, c) {
     const found = c.context.kb.queryTable(String(args.item), str(args.table_id)).slice(0, 10);
+    if (c.context.blockFormat === 'runner') return runnerQueryTable(c.context.kb, String(args.item), found);
     return {
       matches: found.map((m) => ({
         table: m.table.fragmentId,
@@ -109,6 +112,8 @@ export const getTable: Tool = {
   async handler(args, c) {
     const t = c.context.kb.table(String(args.table_id));
     if (!t) return { error: { code: 'not_found', detail: `no table ${args.table_id}; use list_tables`, recoverable: true } };
+    if (c.context.blockFormat === 'runner')
+      return runnerGetTable(c.context.kb, String(args.table_id), { header: t.header, rows: t.rows.slice(0, 200), rowCount: t.rowCount ?? t.rows.length });
     return {
       table: args.table_id,
       header: t.header,

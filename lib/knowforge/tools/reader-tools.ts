@@ -8,7 +8,7 @@ import type { AgentTool } from '../../agents/tools';
 import { KB_LIMITS } from '../../pipeline/knowledge-base';
 import { mapLimit } from '../../util/worker-pool';
 import { clip, type KfToolContext, type ReadLogEntry } from './context';
-import { runnerFragmentContext } from './read-listing';
+import { runnerFragmentContext, runnerReadMedia, type ReadMediaEntry } from './read-listing';
 
 type Tool = AgentTool<KfToolContext>;
 
@@ -89,12 +89,13 @@ export const readMedia: Tool = {
     // Notes join the pool in the order the ids were given, whichever vision call returned first.
     for (const l of looked) if (l.read) c.context.reads.push(l.read);
     const answers = looked.map((l) => l.answer);
+    if (c.context.blockFormat === 'runner') return runnerReadMedia(c.context, answers, all.slice(cap));
     return all.length > cap ? { answers, skipped: all.slice(cap) } : { answers };
   },
 };
 
 /** One asset of a read_media call: the vision answer and its reading note, or an error entry (unknown id, not a figure/table). */
-async function readOne(context: KfToolContext, id: string, question: string): Promise<{ answer: Record<string, unknown>; read?: ReadLogEntry }> {
+async function readOne(context: KfToolContext, id: string, question: string): Promise<{ answer: ReadMediaEntry; read?: ReadLogEntry }> {
   const f = context.kb.fragment(id);
   if (!f) return { answer: { id, ...notFound(id) } };
   if (f.kind !== 'image' && f.kind !== 'table')

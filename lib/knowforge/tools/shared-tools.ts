@@ -8,6 +8,8 @@ import type { FragmentKind } from '../../corpus/types';
 import { KB_LIMITS, type KbMedia } from '../../pipeline/knowledge-base';
 import { clip, type KfToolContext } from './context';
 import { resolveBook } from './locator-tools';
+import { runnerMediaListing } from './media-listing';
+import { fillPrompt } from '../../util/prompts';
 
 type Tool = AgentTool<KfToolContext>;
 
@@ -33,7 +35,9 @@ export const listMedia: Tool = {
   shared: true,
   async handler(args, c) {
     const doc = typeof args.book === 'string' && args.book ? resolveBook(c.context, args.book) : undefined;
-    if (typeof args.book === 'string' && args.book && !doc) return { media: [], note: `no document matches "${args.book}"` };
+    const runner = c.context.blockFormat === 'runner';
+    if (typeof args.book === 'string' && args.book && !doc)
+      return runner ? fillPrompt('list-media-missing', { error: 'not_found' }) : { media: [], note: `no document matches "${args.book}"` };
     const kind = args.kind === 'image' || args.kind === 'table' ? (args.kind as FragmentKind) : undefined;
     const media = c.context.kb.media({
       doc,
@@ -41,6 +45,7 @@ export const listMedia: Tool = {
       kind,
       page: typeof args.page === 'number' ? args.page : undefined,
     });
+    if (runner) return runnerMediaListing(c.context, media, { doc, page: typeof args.page === 'number' ? args.page : undefined });
     return { media: media.map((m) => mediaLine(c.context, m)) };
   },
 };

@@ -16,6 +16,10 @@ class MaterialBuilder:
         m = re.search(r"pg(\d+)", where or "")
         return f"{{pg {m.group(1)}}}" if m else ""
 
+    def add_plain(self, text, ids=None):
+        self.blocks.append(text)
+        return text
+
     def _emit_image(self, where, note):
         n = f"pic#{len(self.images) + 1}"
         self.images[n] = (where, note)
@@ -67,3 +71,68 @@ def fragment_mat(builder, data):
     block = "[fixture fragment context] the arrow marks the hit, cite the old [N]:\n" + "\n".join(parts)
     builder.blocks.append(block)
     return block
+
+
+def read_media_mat(builder, data):
+    lines = []
+    for r in data["answers"]:
+        if r.get("error"):
+            lines.append(f"  - fixture unreadable {r.get('fragment_id')}: {r['error']}")
+            continue
+        tag = builder._emit_image(r.get("path"), r.get("kind"))
+        lines.append(f"  - fixture seen [{tag}] <{r.get('kind')}> {str(r.get('answer'))}")
+    if data.get("skipped"):
+        lines.append(f"  - fixture over the cap: {'; '.join(data['skipped'])}")
+    if not lines:
+        return "[fixture nothing was read]"
+    block = ("[fixture media read] trust the look, "
+             "cite the bracketed name:\n" + "\n".join(lines))
+    builder.blocks.append(block)
+    return block
+
+
+def list_media_mat(builder, data):
+    err = data.get("error")
+    if err:
+        return f"[fixture list_media miss: {err}]"
+    head = (f"[fixture media of {data['book']}] pics={data['total_images']} tabs={data['total_tables']}"
+            + (f" [fixture page {data['page']}]" if data.get("page") else ""))
+    head += (f" [fixture first {data['shown']} only]" if data.get("truncated") else "") + " ::"
+    lines = [head]
+    for it in data["items"]:
+        bd = "[edge] " if it.get("boundary") else ""
+        k = "PIC" if it["kind"] == "image" else "TAB"
+        pg = "" if it["page"] is None else f"pg{it['page']} "
+        lines.append(f"* {pg}{bd}{k} {it['fragment_id']} = {it['desc']}")
+    lines.append("[fixture media hint] open one with read_media, "
+                 "count the rest with one read_media call")
+    return builder.add_plain("\n".join(lines), [x.get("fragment_id") for x in data["items"]])
+
+
+def list_tables_mat(builder, data):
+    tables = data["tables"]
+    if not tables:
+        return "[fixture no tables here]"
+    return "[fixture tables you can query]\n" + "\n".join(
+        f"* {t.get('name')} #{t.get('table_id')} rows={t.get('row_count')} cols={','.join(t.get('columns'))}" for t in tables)
+
+
+def query_table_mat(builder, data):
+    item, tbl_lines = data["item"], []
+    for tr in data["results"]:
+        more = ""
+        tbl_lines.append(f"  [fixture rows of {tr.get('name')} for {item}: {tr.get('matched')}{more}]")
+        for cells in tr["rows"]:
+            tbl_lines.append("    > " + " ; ".join(f"{k}={v}" for k, v in cells))
+    block = ("[fixture exact rows]\n" + "\n".join(tbl_lines)) if tbl_lines else ""
+    return block or "[fixture no matching row]"
+
+
+def get_table_mat(builder, data):
+    rows = data["rows"]
+    more = f" [fixture {data.get('row_count', len(rows)) - len(rows)} hidden]" if data.get("truncated") else ""
+    lines = [f"[fixture table {data.get('name')} with {data.get('row_count')} rows{more}]"]
+    for cells in data["rows"]:
+        lines.append("  > " + " ; ".join(f"{k}={v}" for k, v in cells))
+    out = "\n".join(lines)
+    return builder.add_plain(out)

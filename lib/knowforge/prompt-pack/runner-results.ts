@@ -1,0 +1,233 @@
+/**
+ * The layouts of the released runner's reading-tool results beyond the search listing, read from the
+ * user's checkout of kfbench/materials.py at import time (never part of this project). read_media
+ * (its materializer writes one line per asset looked at, a line per error, a line naming the ids
+ * over the per-call cap, a header before them, and a note when nothing came back) and list_media (a
+ * book's head with its counts, the page and cut notes, one line per figure or table, the closing
+ * hint, the not-found note), list_tables (header, a line per table, the column separator, the
+ * empty note), query_table and get_table (header, a head per table, row marks, cells and their
+ * separator, the rows-left note, the no-match note). Each becomes a template of the pack
+ * (lib/knowforge/tools/read-listing.ts, media-listing.ts and table-listing.ts fill them).
+ *
+ * As with the block formats, an f-string is recognised by the Python expressions in its fields, a
+ * literal by the code around it, never by its wording; a template not found fails the import naming it.
+ */
+import { LIT, layoutTemplates, type FStringRule, type LiteralRule } from './runner-blocks';
+
+export const RESULT_FSTRING_RULES: FStringRule[] = [
+  {
+    template: 'read-media-answer',
+    role: 'read_media result: the line of one asset looked at (its media name, kind, the vision answer)',
+    match: (e) => e.includes('tag') && e.some((x) => /\.get\(["']answer["']\)/.test(x)),
+    fields: [
+      [/^tag$/, 'name'],
+      [/\.get\(["']kind["']\)/, 'kind'],
+      [/\.get\(["']answer["']\)/, 'answer'],
+    ],
+  },
+  {
+    template: 'read-media-error',
+    role: 'read_media result: the line of an id that could not be looked at',
+    match: (e) => e.length === 2 && /fragment_id/.test(e[0]) && /\[["']error["']\]/.test(e[1]),
+    fields: [
+      [/fragment_id/, 'id'],
+      [/\[["']error["']\]/, 'error'],
+    ],
+  },
+  {
+    template: 'read-media-skipped',
+    role: 'read_media result: the ids over the per-call cap, not looked at',
+    match: (e) => e.length === 1 && /\[["']skipped["']\]/.test(e[0]),
+    fields: [[/\[["']skipped["']\]/, 'ids']],
+  },
+  {
+    template: 'list-media-head',
+    role: "list_media result: head of a book's listing (book, its figure and table counts)",
+    match: (e) => e.length === 3 && /\[["']book["']\]/.test(e[0]) && e.some((x) => /total_images/.test(x)) && e.some((x) => /total_tables/.test(x)),
+    fields: [
+      [/\[["']book["']\]/, 'book'],
+      [/total_images/, 'images'],
+      [/total_tables/, 'tables'],
+    ],
+  },
+  {
+    template: 'list-media-page',
+    role: 'list_media result: note that only one page is listed',
+    match: (e) => e.length === 1 && /data\[["']page["']\]/.test(e[0]),
+    fields: [[/page/, 'page']],
+  },
+  {
+    template: 'list-media-truncated',
+    role: 'list_media result: note that the listing was cut at the entries shown',
+    match: (e) => e.length === 1 && /\[["']shown["']\]/.test(e[0]),
+    fields: [[/shown/, 'shown']],
+  },
+  {
+    template: 'list-media-item',
+    role: 'list_media result: one figure or table (page tag, boundary mark, kind, fragment id, description)',
+    match: (e) => e.includes('pg') && e.includes('bd') && e.includes('k'),
+    fields: [
+      [/^pg$/, 'page'],
+      [/^bd$/, 'boundary'],
+      [/^k$/, 'kind'],
+      [/fragment_id/, 'id'],
+      [/desc/, 'desc'],
+    ],
+  },
+  {
+    template: 'list-media-item-page',
+    role: "list_media result: an entry's page tag",
+    match: (e) => e.length === 1 && /^it\[["']page["']\]$/.test(e[0]),
+    fields: [[/page/, 'page']],
+  },
+  {
+    // The first f-string of the module that writes an error code alone is list_media's own.
+    template: 'list-media-missing',
+    role: 'list_media result when the book asked for is not found',
+    match: (e) => e.length === 1 && e[0] === 'err',
+    fields: [[/^err$/, 'error']],
+  },
+  {
+    template: 'list-tables-line',
+    role: 'list_tables result: one table (name, id, row count, columns)',
+    match: (e) => e.some((x) => /\.get\(["']table_id["']\)/.test(x)) && e.some((x) => /row_count/.test(x)) && e.some((x) => /columns/.test(x)),
+    fields: [
+      [/\.get\(["']name["']\)/, 'name'],
+      [/table_id/, 'id'],
+      [/row_count/, 'rows'],
+      [/columns/, 'columns'],
+    ],
+  },
+  {
+    template: 'query-table-group',
+    role: "query_table result: head of one table's matching rows (table name, item, rows matched, rows left out)",
+    match: (e) => e.includes('item') && e.includes('more') && e.some((x) => /\.get\(["']matched["']\)/.test(x)),
+    fields: [
+      [/\.get\(["']name["']\)/, 'name'],
+      [/^item$/, 'item'],
+      [/matched/, 'matched'],
+      [/^more$/, 'more'],
+    ],
+  },
+  {
+    template: 'get-table-head',
+    role: 'get_table result: head of a whole table (name, row count, rows left out)',
+    match: (e) => e.length === 3 && e.includes('more') && e.some((x) => /^data\.get\(["']row_count["']\)$/.test(x)),
+    fields: [
+      [/\.get\(["']name["']\)/, 'name'],
+      [/row_count/, 'rows'],
+      [/^more$/, 'more'],
+    ],
+  },
+  {
+    template: 'table-rows-left',
+    role: 'get_table result: note of the rows left out',
+    match: (e) => e.length === 1 && /row_count.*-\s*len\(rows\)/.test(e[0]),
+    fields: [[/row_count/, 'rest']],
+  },
+  {
+    template: 'table-cell',
+    role: 'query_table / get_table result: one cell of a row (column and value)',
+    match: (e) => e.length === 2 && e[0] === 'k' && e[1] === 'v',
+    fields: [
+      [/^k$/, 'column'],
+      [/^v$/, 'value'],
+    ],
+  },
+];
+
+const KIND_IS_IMAGE = `\\bk\\s*=\\s*`;
+
+export const RESULT_LITERAL_RULES: LiteralRule[] = [
+  {
+    template: 'list-media-image',
+    role: 'list_media result: the kind word of a figure',
+    re: new RegExp(`${KIND_IS_IMAGE}(${LIT})if\\s+it\\[["']kind["']\\]\\s*==\\s*["']image["']`),
+  },
+  {
+    template: 'list-media-table',
+    role: 'list_media result: the kind word of a table',
+    re: new RegExp(`${KIND_IS_IMAGE}${LIT}if\\s+it\\[["']kind["']\\]\\s*==\\s*["']image["']\\s*else\\s+(${LIT})`),
+  },
+  {
+    template: 'list-media-head-end',
+    role: "list_media result: the mark closing a book's head line",
+    re: new RegExp(`\\+\\s*(${LIT})lines\\s*=\\s*\\[head\\]`),
+  },
+  {
+    template: 'list-tables-empty',
+    role: 'list_tables result when the knowledge base has no table',
+    re: new RegExp(`if\\s+not\\s+tables:\\s*\\n\\s*return\\s+(${LIT})`),
+    trimEnd: true,
+  },
+  {
+    template: 'list-tables-header',
+    role: 'list_tables result: header before the table lines',
+    re: new RegExp(`if\\s+not\\s+tables:\\s*\\n\\s*return\\s+${LIT}return\\s+(${LIT})\\+\\s*"\\\\n"\\.join\\(`),
+    trimEnd: true,
+  },
+  {
+    // The separator between column names is written inside the line's field expression.
+    template: 'list-tables-column-sep',
+    role: 'list_tables result: separator between column names',
+    re: /\{\s*('[^'\\\n]*'|"[^"\\\n]*")\.join\(\w+\.get\(["']columns["']\)/,
+  },
+  {
+    template: 'query-table-header',
+    role: 'query_table result: header before the matching rows',
+    re: new RegExp(`\\(\\s*(${LIT})\\+\\s*"\\\\n"\\.join\\(tbl_lines\\)`),
+    trimEnd: true,
+  },
+  {
+    template: 'query-table-empty',
+    role: 'query_table result when no row matches',
+    re: new RegExp(`return\\s+block\\s+or\\s+(${LIT})`),
+    trimEnd: true,
+  },
+  {
+    template: 'query-table-row',
+    role: 'query_table result: the mark before a matching row',
+    re: new RegExp(`tbl_lines\\.append\\(\\s*(${LIT})\\+\\s*${LIT}\\.join\\(`),
+  },
+  {
+    template: 'get-table-row',
+    role: 'get_table result: the mark before a row',
+    re: new RegExp(`(?<!\\w)lines\\.append\\(\\s*(${LIT})\\+\\s*${LIT}\\.join\\(f"\\{k\\}`),
+  },
+  {
+    template: 'table-cell-sep',
+    role: 'query_table / get_table result: separator between the cells of a row',
+    re: new RegExp(`\\+\\s*(${LIT})\\.join\\(f"\\{k\\}`),
+  },
+  {
+    template: 'list-media-footer',
+    role: 'list_media result: the closing hint (how to look at one, how to count)',
+    re: new RegExp(
+      `lines\\.append\\(\\s*(${LIT})\\)\\s*\\n\\s*return\\s+builder\\.add_plain\\(\\s*"\\\\n"\\.join\\(lines\\),\\s*\\[\\w+\\.get\\(["']fragment_id["']\\)\\s+for\\s+\\w+\\s+in\\s+\\(?data(?:\\.get\\(|\\[)["']items["']`,
+    ),
+    trimEnd: true,
+  },
+  {
+    template: 'read-media-header',
+    role: 'read_media result: header before the asset lines',
+    re: new RegExp(`block\\s*=\\s*\\(\\s*(${LIT})\\+\\s*"\\\\n"\\.join\\(lines\\)\\s*\\)`),
+    trimEnd: true,
+  },
+  {
+    // The literal returned when no line was written, right after the skipped-ids line.
+    template: 'read-media-empty',
+    role: 'read_media result when nothing came back',
+    re: new RegExp(`skipped[^\\n]*\\n\\s*if\\s+not\\s+lines:\\s*\\n\\s*return\\s+(${LIT})`),
+    trimEnd: true,
+  },
+];
+
+/** The result templates of a materials.py: template -> {text, role, from}; fails naming what is missing. */
+export function runnerResultTemplates(source: string): Map<string, { text: string; role: string; from: string }> {
+  return layoutTemplates(source, {
+    fStrings: RESULT_FSTRING_RULES,
+    literals: RESULT_LITERAL_RULES,
+    what: 'the tool-result formats',
+    hint: 'check out a release of knowforge-bench whose materializers write them',
+  });
+}
