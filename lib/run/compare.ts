@@ -150,21 +150,20 @@ export function roundForPrint<T>(x: T): T {
   ) as T;
 }
 
-function fmt(x: number, d = 4): string {
-  return Number.isFinite(x) ? x.toFixed(d) : String(x);
-}
-
-function fmtP(p: number): string {
-  return p < 1e-4 ? p.toExponential(2) : p.toFixed(4);
-}
-
-/** Human-readable lines of a comparison (the JSON goes to --json). */
+/**
+ * Human lines of a comparison in the tables' units: a score in [0, 1] (answer metrics, recall) is
+ * printed x100 with one decimal, as in every written table and figure; the JSON keeps fractions.
+ */
 export function formatComparison(r: CompareResult): string[] {
+  const stats = [r, ...Object.values(r.byBucket ?? {})];
+  const unit = stats.every((s) => Math.abs(s.meanA) <= 1 && Math.abs(s.meanB) <= 1) ? 100 : 1;
+  const f = (x: number) => (Number.isFinite(x) ? (unit * x).toFixed(unit === 100 ? 1 : 4) : String(x));
+  const p = (x: number) => (x < 1e-4 ? x.toExponential(2) : x.toFixed(4));
   const line = (label: string, s: PairedStats) =>
-    `${label.padEnd(18)} n=${s.n}  ${fmt(s.meanA)} vs ${fmt(s.meanB)}  diff ${s.diff >= 0 ? '+' : ''}${fmt(s.diff)}  ` +
-    `won:lost:tied ${s.won}:${s.lost}:${s.tied}  sign p=${fmtP(s.signTestP)}  95% CI [${fmt(s.bootstrapCI[0])}, ${fmt(s.bootstrapCI[1])}]  se ${fmt(s.se)}`;
+    `${label.padEnd(18)} n=${String(s.n).padEnd(4)} ${f(s.meanA).padStart(6)} vs ${f(s.meanB).padStart(6)}  diff ${s.diff >= 0 ? '+' : ''}${f(s.diff)}  ` +
+    `won:lost:tied ${s.won}:${s.lost}:${s.tied}  sign p=${p(s.signTestP)}  95% CI [${f(s.bootstrapCI[0])}, ${f(s.bootstrapCI[1])}]  se ${f(s.se)}`;
   const out = [
-    `${r.metric}: ${r.runA} (A, ${r.backendA}) vs ${r.runB} (B, ${r.backendB}); margin ${r.margin}, ${r.resamples} bootstrap resamples, seed ${r.seed}`,
+    `${r.metric}${unit === 100 ? ' (in %, x100 as in the tables)' : ''}: ${r.runA} (A, ${r.backendA}) vs ${r.runB} (B, ${r.backendB}); margin ${r.margin}, ${r.resamples} bootstrap resamples, seed ${r.seed}`,
     line('all', r),
   ];
   if (r.byBucket) for (const [k, s] of Object.entries(r.byBucket)) out.push(line(`${r.by}=${k}`, s));

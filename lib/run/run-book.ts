@@ -86,15 +86,8 @@ export class RunTally {
 export interface RunFacts {
   exp: ResolvedExperiment;
   runId: string;
-  pipeline: {
-    name: string;
-    description: string;
-    promptPack?: { name: string; sha256: string };
-    /** The retriever variant that ranked (first record that reports one: DualG scorer, checkpoint id, preset, size). */
-    system?: { label: string; [fact: string]: unknown };
-    /** Labels of other variants some records report (a checkpoint retrained between sessions): the run mixes systems. */
-    otherSystems?: string[];
-  };
+  /** The manifest's pipeline block (name, description, prompt pack, the system that ranked). */
+  pipeline: RunManifest['pipeline'];
   routes: StageRoute[];
   /** The configured backend label (used until a model call says otherwise). */
   configured: string;

@@ -29,12 +29,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ScriptedServer, type RecordedRequest, type ScriptedReply } from '../../lib/models/testing/scripted-server';
-import { experimentFromObject } from '../../lib/run/config';
 import { runExperiment } from '../../lib/run/runner';
 import { loadRun, outcomeLine, summarizeRun } from '../../lib/run/results';
 import type { RunRecord } from '../../lib/run/records';
 import { ownScratch } from '../_shared/scratch';
-import { DEMO_QUESTIONS as N, STAGE_MODELS, demoIndex100, demoWorld100, goodReply, questionFinder, type Q } from './demo-model.helper';
+import { DEMO_QUESTIONS as N, demoExperiment, demoWorld100, goodReply, questionFinder, type Q } from './demo-model.helper';
 
 const TIMEOUT_MS = 1000;
 const HANG_MS = 3 * TIMEOUT_MS;
@@ -100,18 +99,12 @@ function chaosScript(questions: Q[], faultOf: (i: number) => Fault) {
   };
 }
 
-async function experiment(server: ScriptedServer, pipeline: string, worldDir: string) {
-  return experimentFromObject({
+function experiment(server: ScriptedServer, pipeline: string, worldDir: string) {
+  return demoExperiment({
     name: `chaos-${pipeline}`,
-    seed: 1,
-    concurrency: 8,
-    benchmark: { name: 'demo', paths: { questions: path.join(worldDir, 'questions.json'), corpus: path.join(worldDir, 'corpus') } },
-    pipeline: { name: pipeline },
-    index: { dir: demoIndex100(), build: 'ensure', embedder: 'fitted' },
-    models: {
-      defaults: { baseUrl: server.url, model: 'm', timeoutMs: TIMEOUT_MS, maxAttempts: 4, backoffBaseMs: 5, backoffMaxMs: 20, concurrency: 8 },
-      stages: Object.fromEntries(Object.entries(STAGE_MODELS).map(([s, model]) => [s, { model }])),
-    },
+    pipeline,
+    worldDir,
+    endpoint: { baseUrl: server.url, timeoutMs: TIMEOUT_MS, maxAttempts: 4, backoffBaseMs: 5, backoffMaxMs: 20 },
     limits: { maxErrorShare: 1, maxErrors: N },
   });
 }

@@ -11,6 +11,7 @@ import { ensureDemoWorld } from '../../lib/demo';
 import { parsePattern } from '../../lib/dualg/offline/pattern';
 import type { RecordedRequest, ScriptedReply } from '../../lib/models/testing/scripted-server';
 import { sharedScratch } from '../_shared/scratch';
+import { experimentFromObject } from '../../lib/run/config';
 
 /** The model name each stage is routed to (models.stages.<stage>.model). */
 export const STAGE_MODELS = { locator: 'loc', reader: 'rdr', bridge: 'jdg', vision: 'vis', synth: 'syn', checker: 'chk', pattern: 'pat' } as const;
@@ -67,4 +68,24 @@ export async function demoWorld100() {
 /** Index folder for that world. */
 export function demoIndex100(): string {
   return sharedScratch('index', 'demo-tiny-100');
+}
+
+/**
+ * An experiment over the 100-question demo world at concurrency 8, each stage routed to its model name
+ * (STAGE_MODELS) on the scripted server; `endpoint` holds the base URL(s) and the retry/timeout settings.
+ */
+export function demoExperiment(o: { name: string; pipeline: string; worldDir: string; endpoint: Record<string, unknown>; limits?: Record<string, number> }) {
+  return experimentFromObject({
+    name: o.name,
+    seed: 1,
+    concurrency: 8,
+    benchmark: { name: 'demo', paths: { questions: path.join(o.worldDir, 'questions.json'), corpus: path.join(o.worldDir, 'corpus') } },
+    pipeline: { name: o.pipeline },
+    index: { dir: demoIndex100(), build: 'ensure', embedder: 'fitted' },
+    models: {
+      defaults: { model: 'm', concurrency: 8, ...o.endpoint },
+      stages: Object.fromEntries(Object.entries(STAGE_MODELS).map(([s, model]) => [s, { model }])),
+    },
+    ...(o.limits ? { limits: o.limits } : {}),
+  });
 }

@@ -14,27 +14,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { ScriptedServer, type RecordedRequest, type ScriptedReply } from '../../lib/models/testing/scripted-server';
-import { experimentFromObject } from '../../lib/run/config';
 import { runExperiment } from '../../lib/run/runner';
 import { loadRun } from '../../lib/run/results';
 import { makeRng } from '../../lib/util/rng';
 import { ownScratch } from '../_shared/scratch';
-import { DEMO_QUESTIONS as N, STAGE_MODELS, demoIndex100, demoWorld100, goodReply, questionFinder } from './demo-model.helper';
-import * as path from 'node:path';
+import { DEMO_QUESTIONS as N, demoExperiment, demoWorld100, goodReply, questionFinder } from './demo-model.helper';
 
-async function experiment(pipeline: string, baseUrl: string | string[], worldDir: string, backoff = { backoffBaseMs: 2, backoffMaxMs: 20 }) {
-  return experimentFromObject({
-    name: `storm-${pipeline}`,
-    seed: 1,
-    concurrency: 8,
-    benchmark: { name: 'demo', paths: { questions: path.join(worldDir, 'questions.json'), corpus: path.join(worldDir, 'corpus') } },
-    pipeline: { name: pipeline },
-    index: { dir: demoIndex100(), build: 'ensure', embedder: 'fitted' },
-    models: {
-      defaults: { baseUrl, model: 'm', timeoutMs: 30_000, ...backoff, concurrency: 8 },
-      stages: Object.fromEntries(Object.entries(STAGE_MODELS).map(([s, model]) => [s, { model }])),
-    },
-  });
+function experiment(pipeline: string, baseUrl: string | string[], worldDir: string, backoff = { backoffBaseMs: 2, backoffMaxMs: 20 }) {
+  return demoExperiment({ name: `storm-${pipeline}`, pipeline, worldDir, endpoint: { baseUrl, timeoutMs: 30_000, ...backoff } });
 }
 
 test('a 100-question M5 run against a server refusing half of all requests with 429 ends with 0 errors', { timeout: 10 * 60_000 }, async (t) => {

@@ -6,32 +6,8 @@
 import * as path from 'node:path';
 import { bool, isNumber, isPositiveInt, str, type CommandSpec } from '../command';
 import { KfError } from '../../util/errors';
-import { compareRuns, roundForPrint, type CompareResult, type PairedStats } from '../../run/compare';
+import { compareRuns, formatComparison, roundForPrint } from '../../run/compare';
 import { loadRun, primaryMetric } from '../../run/results';
-
-/**
- * Human lines of a comparison in the tables' units: a score in [0, 1] (answer metrics, recall) is
- * printed x100 with one decimal, as in every written table and figure; the JSON keeps fractions.
- */
-export function comparisonLines(r: CompareResult): string[] {
-  const stats = [r, ...Object.values(r.byBucket ?? {})];
-  const unit = stats.every((s) => Math.abs(s.meanA) <= 1 && Math.abs(s.meanB) <= 1) ? 100 : 1;
-  const f = (x: number) => (Number.isFinite(x) ? (unit * x).toFixed(unit === 100 ? 1 : 4) : String(x));
-  const p = (x: number) => (x < 1e-4 ? x.toExponential(2) : x.toFixed(4));
-  const line = (label: string, s: PairedStats) =>
-    `${label.padEnd(18)} n=${String(s.n).padEnd(4)} ${f(s.meanA).padStart(6)} vs ${f(s.meanB).padStart(6)}  diff ${s.diff >= 0 ? '+' : ''}${f(s.diff)}  ` +
-    `won:lost:tied ${s.won}:${s.lost}:${s.tied}  sign p=${p(s.signTestP)}  95% CI [${f(s.bootstrapCI[0])}, ${f(s.bootstrapCI[1])}]  se ${f(s.se)}`;
-  const out = [
-    `${r.metric}${unit === 100 ? ' (in %, x100 as in the tables)' : ''}: ${r.runA} (A, ${r.backendA}) vs ${r.runB} (B, ${r.backendB}); margin ${r.margin}, ${r.resamples} bootstrap resamples, seed ${r.seed}`,
-    line('all', r),
-  ];
-  if (r.byBucket) for (const [k, s] of Object.entries(r.byBucket)) out.push(line(`${r.by}=${k}`, s));
-  const notes: string[] = [];
-  if (r.droppedA || r.droppedB) notes.push(`dropped ${r.droppedA} question(s) only in A and ${r.droppedB} only in B (not paired)`);
-  if (r.errorsA || r.errorsB) notes.push(`failed questions: A ${r.errorsA}, B ${r.errorsB} (${r.errorPolicy === 'zero' ? 'scored 0' : 'left out'})`);
-  if (notes.length) out.push(notes.join('; '));
-  return out;
-}
 
 export const command: CommandSpec = {
   name: 'compare',
@@ -95,6 +71,6 @@ export const command: CommandSpec = {
     if (r.droppedA || r.droppedB)
       console.error(`note: ${r.droppedA + r.droppedB} question(s) are in only one run and were dropped (A ${r.droppedA}, B ${r.droppedB}); ${r.n} paired`);
     if (bool(args, 'json')) console.log(JSON.stringify(roundForPrint(r)));
-    else for (const line of comparisonLines(r)) console.log(line);
+    else for (const line of formatComparison(r)) console.log(line);
   },
 };
