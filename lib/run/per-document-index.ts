@@ -17,7 +17,7 @@ import type { ExperimentConfig } from './config';
 import { engineKnowledgeBase } from '../pipeline/index-view';
 import type { ConfiguredIndex, IndexInfo, IndexModelsLike } from './index-types';
 
-/** How many per-document indexes stay open (least recently used closes first). */
+/** How many per-document indexes are kept open (the least recently used is dropped first and left to the garbage collector). */
 const OPEN_AT_ONCE = 4;
 
 export function perDocumentIndexProvider(
