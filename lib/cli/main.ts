@@ -247,6 +247,12 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     const group = cmds.filter((c) => c.name.startsWith(first + ' '));
+    if (group.length && argv.length === 2 && (argv[1] === '--help' || argv[1] === '-h')) {
+      // `kf eval --help` asks what the group holds: list its subcommands (a help request, so exit 0).
+      console.log(`Subcommands of kf ${first} (kf <subcommand> --help for each):`);
+      for (const c of group) console.log(`  kf ${c.name.padEnd(24)} ${c.summary}`);
+      return 0;
+    }
     if (group.length && (argv.length === 1 || argv[1].startsWith('-'))) {
       console.error(`kf: '${first}' needs a subcommand: ${group.map((c) => c.name).join(', ')} (see kf --help)`);
     } else {

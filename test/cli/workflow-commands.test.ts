@@ -23,6 +23,17 @@ test('kf kfold --help prints its usage and options', async () => {
   for (const flag of ['--bench', '--folds', '--objective', '--grid']) assert.ok(text.includes(flag), `usage names ${flag}`);
 });
 
+test("kf <group> --help lists the group's subcommands and exits 0", async () => {
+  for (const [group, sub] of [
+    ['eval', 'eval retrieval'],
+    ['prompts', 'prompts import'],
+  ]) {
+    const r = await kf([group, '--help']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, new RegExp(`kf ${sub}\\s+\\S`), `kf ${group} --help names ${sub} with its summary`);
+  }
+});
+
 test('a misspelled flag of a workflow command gets a did-you-mean, not a stack trace', async () => {
   const r = await kf(['kfold', '--fold', '3']);
   assert.notEqual(r.code, 0);
