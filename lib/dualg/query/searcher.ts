@@ -20,7 +20,8 @@ import type { GnnGraph, QueryPrior } from '../types';
 import { fuseScores, FUSION_DEFAULTS, type FusionSettings } from './fuse';
 import type { GraphView } from './graph-view';
 import { heuristicScores, HEURISTIC_DEFAULTS, type HeuristicSettings, type SeedInput } from './heuristic-scorer';
-import { linkQuery } from './link';
+import { linkQuery, MAX_PER_NAME } from './link';
+import { TRIGRAM_LINKING_LABEL, type MentionLinker } from './dense-link';
 import { matchMicro, type MicroIndex, type PatternTriple } from './micro-match';
 import { fragmentBoosts, LABEL_MATCH_DEFAULTS } from './micro-label-match';
 import { pprScores } from './ppr';
@@ -79,6 +80,8 @@ export interface SearcherParts {
   visualDocs: Set<number>;
   /** `embedQuery`: Enc(q) from the embeddings stage, for checkpoints built with queryEncoder 'embeddings' (the paper preset). */
   gnn?: { graph: GnnGraph; scorer: GnnScorer; checkpoint?: CheckpointIdentity; embedQuery?: (text: string) => Promise<Float32Array> };
+  /** The dense mention linker (`linking = "stage"`); absent: the trigram name index, the offline stand-in. */
+  linker?: MentionLinker;
 }
 
 const now = () => performance.now();
@@ -93,7 +96,8 @@ function patternConditions(query: string, opts: KbSearchOptions): PatternTriple[
 
 export class DualgSearcher {
   private readonly docIndex: Map<string, number>;
-  readonly identity: ScorerIdentity;
+  /** The scorer's identity plus who linked the query's mentions (`linking`). */
+  readonly identity: ScorerIdentity & { linking: string };
 
   constructor(
     private readonly parts: SearcherParts,
@@ -104,7 +108,10 @@ export class DualgSearcher {
     if (s.macro && s.scorer === 'gnn' && !parts.gnn)
       throw new KfError('gnn_checkpoint_missing', `${name}: scorer gnn was asked for and no trained GNN was given`, 'load a checkpoint (kf train gnn)');
     const removed = [...(s.macro ? [] : ['macro graph']), ...(s.micro ? [] : ['micro graph'])];
-    this.identity = scorerIdentity(s.macro ? s.scorer : 'none', removed, s.scorer === 'gnn' ? parts.gnn?.checkpoint : undefined);
+    const base = scorerIdentity(s.macro ? s.scorer : 'none', removed, s.scorer === 'gnn' ? parts.gnn?.checkpoint : undefined);
+    // The default (trigram) linking keeps the label every earlier run carries; the dense linker is named in it.
+    const linking = parts.linker?.label ?? TRIGRAM_LINKING_LABEL;
+    this.identity = { ...base, linking, label: parts.linker ? `${base.label}; entities linked by the ${linking}` : base.label };
   }
 
   async search(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
@@ -155,7 +162,8 @@ export class DualgSearcher {
     const { view } = this.parts;
     // Entity recognition: the pattern stage's entities when a model parsed the query, else the rule NER.
     const names = opts.pattern?.entities ?? entities(query);
-    const link = linkQuery(view, query, names);
+    const near = this.parts.linker ? await this.parts.linker.nearestOf(view, names, MAX_PER_NAME) : undefined;
+    const link = linkQuery(view, query, names, near ? (e) => near.get(e) ?? [] : undefined);
     timings.linking = now() - t0;
     const t1 = now();
     const conditions = patternConditions(query, opts);
