@@ -19,7 +19,7 @@
  * (built once, reused, refused for another index). Settings (experiment
  * `index.settings` / RetrieverSetup.settings): scorer, tau, equivalence (trigrams | stage), linking (trigrams | stage: query
  * mentions linked through the embedding stage, query/dense-link.ts), micro, macro, lexicon, microLabels, microFigures,
- * heuristic.{...}, fusion.{alpha,beta,decay}, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store root).
+ * heuristic.{...}, fusion.{alpha,beta,decay}, hybrid, graphFirst, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store root).
  */
 import type { ModeRetriever } from '../pipeline/engine-knowledge-base';
 import { registerRetriever, getRetriever, type RetrieverEntry, type RetrieverSetup } from '../pipeline/retrievers';
@@ -66,6 +66,7 @@ export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerNam
     heuristic: numbers(raw.heuristic, HEURISTIC_DEFAULTS, 'heuristic'),
     fusion: numbers(raw.fusion, FUSION_DEFAULTS, 'fusion'),
     hybrid: raw.hybrid === undefined ? SEARCHER_DEFAULTS.hybrid : Number(raw.hybrid),
+    graphFirst: raw.graphFirst === undefined ? SEARCHER_DEFAULTS.graphFirst : Number(raw.graphFirst),
     minSeedIdf: raw.minSeedIdf === undefined ? SEARCHER_DEFAULTS.minSeedIdf : Number(raw.minSeedIdf),
     pseudoSeeds: raw.pseudoSeeds === undefined ? SEARCHER_DEFAULTS.pseudoSeeds : Number(raw.pseudoSeeds),
     pseudoOnNoLink: bool(raw.pseudoOnNoLink, SEARCHER_DEFAULTS.pseudoOnNoLink, 'pseudoOnNoLink'),

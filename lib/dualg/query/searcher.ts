@@ -44,6 +44,12 @@ export interface SearcherSettings {
   pool: number;
   /** Weight of the hybrid's reciprocal rank added to s_final (0: the hybrid only fills up). */
   hybrid: number;
+  /**
+   * Offset of every graph-reached document (1: any of them outranks every hybrid-only one, the hybrid only fills
+   * up; 0: one scale, s_final + hybrid x 1/(1 + hybrid rank), so a document the graph barely reached competes with
+   * the hybrid's best on the evidence of both: CombSUM of the two normalised scores).
+   */
+  graphFirst: number;
   /** Share of the largest possible idf a linked seed needs for the graph to rank (else hybrid). */
   minSeedIdf: number;
   /** With only common entities linked, seed the graph from this many top hybrid documents (0 = plain hybrid). */
@@ -64,6 +70,7 @@ export const SEARCHER_DEFAULTS: SearcherSettings = {
   fusion: FUSION_DEFAULTS,
   pool: 20,
   hybrid: 0,
+  graphFirst: 1,
   minSeedIdf: 0.5,
   pseudoSeeds: 2,
   pseudoOnNoLink: false,
@@ -217,7 +224,8 @@ export class DualgSearcher {
       };
     }
     const t2 = now();
-    const { docScores, paths } = await this.score(seedsUsed, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, link.covered);
+    const rel = relationWords(query, link.covered, { lexicon: this.s.lexicon, idf: this.relationIdf() });
+    const { docScores, paths } = await this.score(seedsUsed, rel, query, link.covered);
     timings.gnn = now() - t2;
     // Without the micro graph there is no micro score to fuse, so no visual document is decayed for lacking one.
     const final = fuseScores(docScores, this.s.micro ? this.parts.visualDocs : new Set(), m?.sMicro ?? new Map(), this.s.fusion);
@@ -236,6 +244,15 @@ export class DualgSearcher {
       timings,
       ...(notes.length ? { notes } : {}),
     };
+  }
+
+  /** idf ^ relIdf of a relation word's stem over the corpus (heuristic.relIdf; undefined when 0). */
+  private relationIdf(): ((stem: string) => number) | undefined {
+    const e = this.s.heuristic.relIdf ?? 0;
+    if (!e) return undefined;
+    const { view } = this.parts;
+    const n = Math.max(1, view.g.docs.length);
+    return (st) => Math.log(1 + n / Math.max(1, view.stemDocs(st).length)) ** e;
   }
 
   private async score(
@@ -279,7 +296,7 @@ export class DualgSearcher {
     const allowed = opts.docIds ? new Set(opts.docIds) : undefined;
     const ids = this.parts.docIds;
     const score = new Map<string, number>();
-    for (const [d, v] of final) if (!allowed || allowed.has(ids[d])) score.set(ids[d], 1 + v);
+    for (const [d, v] of final) if (!allowed || allowed.has(ids[d])) score.set(ids[d], this.s.graphFirst + v);
     const bestHit = new Map<string, SearchHit>();
     for (const h of hybrid) {
       if (bestHit.has(h.docId)) continue;
