@@ -117,8 +117,9 @@ export class DualgSearcher {
     const removed = [...(s.macro ? [] : ['macro graph']), ...(s.micro ? [] : ['micro graph'])];
     const base = scorerIdentity(s.macro ? s.scorer : 'none', removed, s.scorer === 'gnn' ? parts.gnn?.checkpoint : undefined);
     // The default (trigram) linking keeps the label every earlier run carries; the dense linker is named in it.
-    const linking = parts.linker?.label ?? TRIGRAM_LINKING_LABEL;
-    this.identity = { ...base, linking, label: parts.linker ? `${base.label}; entities linked by the ${linking}` : base.label };
+    // Without the macro graph nothing is linked (microOnly), so no linker is named.
+    const linking = s.macro ? (parts.linker?.label ?? TRIGRAM_LINKING_LABEL) : 'none (without the macro graph)';
+    this.identity = { ...base, linking, label: parts.linker && s.macro ? `${base.label}; entities linked by the ${linking}` : base.label };
   }
 
   async search(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
