@@ -115,10 +115,11 @@ test('linking setting: trigrams by default, "stage" refused without an embedding
   assert.throws(() => mentionLinker('colbert', 'dualg', {}), /linking must be "trigrams" or "stage"/);
 });
 
-test('nearestRows: top k by cosine at or above the floor, ties by entity id', () => {
-  const m = { dim: 2, rows: Float32Array.from([1, 0, 0.8, 0.6, 0, 1, 1, 0]) };
+test('nearestRows: per query vector, top k by cosine at or above the floor, ties by entity id, in one pass', () => {
+  const m = { dim: 5, rows: Float32Array.from([1, 0, 0, 0, 0, 0.8, 0.6, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0]) };
+  const [a, b, c] = nearestRows(m, [Float32Array.of(2, 0, 0, 0, 0), Float32Array.of(1, 0, 0, 0, 0), Float32Array.of(0, 0, 0, 1, 1)], 3, 0.8);
   assert.deepEqual(
-    nearestRows(m, Float32Array.of(2, 0), 3, 0.8).map((n) => [n.entity, +n.similarity.toFixed(2)]),
+    a.map((n) => [n.entity, +n.similarity.toFixed(2)]),
     [
       [0, 1],
       [3, 1],
@@ -126,7 +127,12 @@ test('nearestRows: top k by cosine at or above the floor, ties by entity id', ()
     ],
   );
   assert.deepEqual(
-    nearestRows(m, Float32Array.of(1, 0), 1, 0.8).map((n) => n.entity),
-    [0],
+    b.map((n) => n.entity),
+    [0, 3, 1],
+  );
+  assert.deepEqual(c, [], 'nothing near enough');
+  assert.deepEqual(
+    nearestRows(m, [Float32Array.of(0, 1, 0, 0, 0)], 1, 0.5).map((r) => r.map((n) => n.entity)),
+    [[2]],
   );
 });

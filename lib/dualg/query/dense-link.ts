@@ -79,20 +79,45 @@ export function nameVectors(view: GraphView, embedder: Embedder, log?: (line: st
   return m;
 }
 
-/** The top `k` rows of `m` by dot product with `q` (unit), at or above `min`. */
-export function nearestRows(m: NameMatrix, q: Float32Array, k: number, min: number): Neighbour[] {
-  const out: Neighbour[] = [];
-  // Locals, not property reads, in the inner loop: one pass over 37K x 384 floats is the whole per-mention cost.
+/** Row `o` of `rows` dotted with `q`, four lanes at a time (about 1.5x a plain loop in V8: the adds no longer chain). */
+function dotAt(rows: Float32Array, o: number, q: Float32Array, dim: number): number {
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let d = 0;
+  let j = 0;
+  for (; j + 3 < dim; j += 4) {
+    a += rows[o + j] * q[j];
+    b += rows[o + j + 1] * q[j + 1];
+    c += rows[o + j + 2] * q[j + 2];
+    d += rows[o + j + 3] * q[j + 3];
+  }
+  for (; j < dim; j++) a += rows[o + j] * q[j];
+  return a + b + c + d;
+}
+
+/** Keeps `out` the best `k` by similarity (ties: lower entity first). */
+function keepTop(out: Neighbour[], entity: number, similarity: number, k: number): void {
+  if (out.length >= k && similarity <= out[out.length - 1].similarity) return;
+  out.push({ entity, similarity });
+  out.sort((a, b) => b.similarity - a.similarity || a.entity - b.entity);
+  if (out.length > k) out.pop();
+}
+
+/**
+ * For each query vector, the top `k` rows of `m` by cosine, at or above `min`. One pass over the matrix serves
+ * every mention of a query: reading 37K x 384 floats is the whole per-query cost.
+ */
+export function nearestRows(m: NameMatrix, qs: Float32Array[], k: number, min: number): Neighbour[][] {
   const { dim, rows } = m;
   const n = dim ? rows.length / dim : 0;
-  const qu = unitRows([q], dim);
+  const units = qs.map((q) => unitRows([q], dim));
+  const out: Neighbour[][] = qs.map(() => []);
   for (let i = 0, o = 0; i < n; i++, o += dim) {
-    let s = 0;
-    for (let j = 0; j < dim; j++) s += rows[o + j] * qu[j];
-    if (s < min || (out.length >= k && s <= out[out.length - 1].similarity)) continue;
-    out.push({ entity: i, similarity: s });
-    out.sort((a, b) => b.similarity - a.similarity || a.entity - b.entity);
-    if (out.length > k) out.pop();
+    for (let x = 0; x < units.length; x++) {
+      const s = dotAt(rows, o, units[x], dim);
+      if (s >= min) keepTop(out[x], i, s, k);
+    }
   }
   return out;
 }
@@ -113,7 +138,8 @@ export function denseLinker(embedder: Embedder, log?: (line: string) => void): M
       const todo = unmatchedMentions(view, mentions);
       if (!todo.length) return new Map();
       const [m, qs] = await Promise.all([nameVectors(view, embedder, log), embedder.embed(todo)]);
-      return new Map(todo.map((e, i) => [e, nearestRows(m, qs[i], k, DENSE_LINK_MIN)]));
+      const near = nearestRows(m, qs, k, DENSE_LINK_MIN);
+      return new Map(todo.map((e, i) => [e, near[i]]));
     },
   };
 }
