@@ -17,8 +17,9 @@
  *                         no propagation, no hybrid fallback).
  * On first use the graph of the index is prepared as artifact 'dualg-graph'
  * (built once, reused, refused for another index). Settings (experiment
- * `index.settings` / RetrieverSetup.settings): scorer, tau, equivalence (trigrams | stage), micro, macro, lexicon, microLabels, microFigures,
- * heuristic.{...}, fusion.{alpha,beta,decay}, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store root).
+ * `index.settings` / RetrieverSetup.settings): scorer, tau, equivalence (trigrams | stage), linking (trigrams | stage: query
+ * mentions linked through the embedding stage, query/dense-link.ts), micro, macro, lexicon, microLabels, microFigures,
+ * heuristic.{...}, fusion.{alpha,beta,decay}, hybrid, graphFirst, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store root).
  */
 import type { ModeRetriever } from '../pipeline/engine-knowledge-base';
 import { registerRetriever, getRetriever, type RetrieverEntry, type RetrieverSetup } from '../pipeline/retrievers';
@@ -34,6 +35,7 @@ import { gnnScorerFactory } from './query/gnn-factory';
 import { DualgSearcher, SEARCHER_DEFAULTS, type SearcherParts, type SearcherSettings } from './query/searcher';
 import { SCORER_NAMES, type CheckpointIdentity, type ScorerName } from './query/scorer-identity';
 import { createModelRouter } from '../models/router';
+import { denseLinker, type LinkingName, type MentionLinker } from './query/dense-link';
 
 function bool(v: unknown, dflt: boolean, name: string): boolean {
   if (v === undefined) return dflt;
@@ -64,6 +66,7 @@ export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerNam
     heuristic: numbers(raw.heuristic, HEURISTIC_DEFAULTS, 'heuristic'),
     fusion: numbers(raw.fusion, FUSION_DEFAULTS, 'fusion'),
     hybrid: raw.hybrid === undefined ? SEARCHER_DEFAULTS.hybrid : Number(raw.hybrid),
+    graphFirst: raw.graphFirst === undefined ? SEARCHER_DEFAULTS.graphFirst : Number(raw.graphFirst),
     minSeedIdf: raw.minSeedIdf === undefined ? SEARCHER_DEFAULTS.minSeedIdf : Number(raw.minSeedIdf),
     pseudoSeeds: raw.pseudoSeeds === undefined ? SEARCHER_DEFAULTS.pseudoSeeds : Number(raw.pseudoSeeds),
     pseudoOnNoLink: bool(raw.pseudoOnNoLink, SEARCHER_DEFAULTS.pseudoOnNoLink, 'pseudoOnNoLink'),
@@ -142,11 +145,35 @@ function queryEmbedder(c: CheckpointIdentity | undefined, name: string): ((text:
   return async (text) => (await embedder.embed([text]))[0];
 }
 
+/**
+ * Setting `linking`: "trigrams" (default, the offline stand-in) or "stage" (the dense linker over the embedding
+ * endpoint configured in `env`); "stage" without an endpoint is refused at load, naming what to configure.
+ */
+export function mentionLinker(raw: unknown, name: string, env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): MentionLinker | undefined {
+  const linking = (raw ?? 'trigrams') as LinkingName;
+  if (linking !== 'trigrams' && linking !== 'stage')
+    throw new KfError('bad_setting', `dualg setting linking must be "trigrams" or "stage", got ${JSON.stringify(raw)}`, 'set linking = "stage" or "trigrams"', {
+      concerns: 'linking',
+    });
+  if (linking === 'trigrams') return undefined;
+  const embedder = createModelRouter({}, { env, cacheMode: 'off' }).embedder();
+  if (!embedder)
+    throw new KfError(
+      'models_required',
+      `retriever ${name}: linking = "stage" links query mentions through the embedding stage and no embedding endpoint is configured`,
+      'set KF_EMBED_BASE_URL and KF_EMBED_MODEL (or models.stages.embedding), or use linking = "trigrams" (the offline stand-in)',
+      { concerns: 'linking' },
+    );
+  return denseLinker(embedder, log);
+}
+
 async function create(setup: RetrieverSetup, v: Variant): Promise<ModeRetriever> {
   const scorer = scorerOf(v, setup.settings.scorer);
   const settings = searcherSettings({ ...setup.settings, ...v.overrides }, scorer);
+  // Refused before the graph is built or opened: a missing endpoint should not cost a graph build first.
+  const linker = mentionLinker(setup.settings.linking, v.name, process.env, setup.log);
   const g = await graphFor(setup);
-  const parts = searcherParts(g);
+  const parts: SearcherParts = { ...searcherParts(g), ...(linker ? { linker } : {}) };
   // Without the macro graph the GNN has nothing to run on: it is neither loaded nor asked for.
   if (scorer === 'gnn' && settings.macro) parts.gnn = await loadGnn(setup, g, v.name);
   const searcher = new DualgSearcher(parts, settings, v.name);

@@ -4,6 +4,8 @@
  * then, for capitalised phrases of the question that matched nothing, the
  * nearest entity names (trigram cosine >= NEAREST_MIN). Each seed is weighted by
  * its inverse document frequency, so "United States" counts less than "Teutberga".
+ * The nearest-name step is pluggable: the trigram index by default (the offline
+ * stand-in), or the dense linker's answers (dense-link.ts, `linking = "stage"`).
  */
 import { entities } from '../../util/text-rules';
 import { skipKey } from '../graph/extract-offline';
@@ -24,8 +26,11 @@ export interface LinkResult {
   covered: Set<number>;
 }
 
-const NEAREST_MIN = 0.8;
-const MAX_PER_NAME = 3;
+export const NEAREST_MIN = 0.8;
+export const MAX_PER_NAME = 3;
+
+/** Entities named like a mention, best first: the dense linker's answers, or the trigram index. */
+export type NearestNames = (mention: string) => { entity: number; similarity: number }[];
 
 /** A one-word name opening the question that no title gave ("Besides ..."): a capitalised word, not a name. */
 function openingWord(view: GraphView, m: { from: number; key: string }, entity: number): boolean {
@@ -36,7 +41,12 @@ function openingWord(view: GraphView, m: { from: number; key: string }, entity: 
  * `names`: the question's entity mentions from a recogniser (the pattern stage's condition terms when a model
  * parsed the query); default the rule NER of util/text-rules.
  */
-export function linkQuery(view: GraphView, question: string, names: string[] = entities(question)): LinkResult {
+export function linkQuery(
+  view: GraphView,
+  question: string,
+  names: string[] = entities(question),
+  nearest: NearestNames = (e) => view.names.nearest(e, MAX_PER_NAME, NEAREST_MIN),
+): LinkResult {
   const toks = wordTokens(question);
   const byEntity = new Map<number, LinkedEntity>();
   const covered = new Set<number>();
@@ -57,7 +67,7 @@ export function linkQuery(view: GraphView, question: string, names: string[] = e
   for (const e of names) {
     const key = nameKey(e);
     if (skipKey(key) || matches.some((m) => m.key === key || question.slice(m.start, m.end).includes(e))) continue;
-    for (const n of view.names.nearest(e, MAX_PER_NAME, NEAREST_MIN)) add(n.entity, e, 'nearest', n.similarity);
+    for (const n of nearest(e).slice(0, MAX_PER_NAME)) add(n.entity, e, 'nearest', n.similarity);
   }
   const seeds = [...byEntity.values()].sort((a, b) => b.weight - a.weight || a.entity - b.entity);
   return { seeds, covered };

@@ -7,6 +7,9 @@
  * alternatives from a small relation lexicon (kinship and credits: a passage
  * says "son of" where the question says "mother"); the lexicon is a setting so
  * its effect is measurable (off: `lexicon: false`).
+ * With `idf`, each word's weight is also multiplied by its inverse document
+ * frequency in the corpus (Sparck Jones: a word most passages hold, "born",
+ * tells less about which passage answers than a rare one, "coronation").
  */
 import { STOPWORDS, stem } from '../../util/text-rules';
 import { wordTokens } from '../graph/names';
@@ -65,7 +68,7 @@ const LEXICON: Record<string, string[]> = {
 };
 
 /** Relation words of a question: content words outside the linked names (`covered` word positions). */
-export function relationWords(question: string, covered: Set<number>, opts: { lexicon?: boolean } = {}): RelationWord[] {
+export function relationWords(question: string, covered: Set<number>, opts: { lexicon?: boolean; idf?: (stem: string) => number } = {}): RelationWord[] {
   const toks = wordTokens(question);
   const picked: { norm: string; distance: number; inLaw: boolean }[] = [];
   toks.forEach((t, i) => {
@@ -78,7 +81,7 @@ export function relationWords(question: string, covered: Set<number>, opts: { le
     for (const c of covered) distance = Math.min(distance, Math.abs(c - i));
     picked.push({ norm: t.norm, distance, inLaw: toks[i + 1]?.norm === 'in' && toks[i + 2]?.norm === 'law' });
   });
-  const raw = picked.map((p) => 1 / (1 + 0.5 * Math.max(0, countContentBetween(p.distance))));
+  const raw = picked.map((p) => (opts.idf?.(stem(p.norm)) ?? 1) / (1 + 0.5 * Math.max(0, countContentBetween(p.distance))));
   const total = raw.reduce((a, b) => a + b, 0) || 1;
   return picked.map((p, i) => {
     const base = p.norm;

@@ -20,7 +20,8 @@ import type { GnnGraph, QueryPrior } from '../types';
 import { fuseScores, FUSION_DEFAULTS, type FusionSettings } from './fuse';
 import type { GraphView } from './graph-view';
 import { heuristicScores, HEURISTIC_DEFAULTS, type HeuristicSettings, type SeedInput } from './heuristic-scorer';
-import { linkQuery } from './link';
+import { linkQuery, MAX_PER_NAME } from './link';
+import { TRIGRAM_LINKING_LABEL, type MentionLinker } from './dense-link';
 import { matchMicro, type MicroIndex, type PatternTriple } from './micro-match';
 import { fragmentBoosts, LABEL_MATCH_DEFAULTS } from './micro-label-match';
 import { pprScores } from './ppr';
@@ -43,6 +44,12 @@ export interface SearcherSettings {
   pool: number;
   /** Weight of the hybrid's reciprocal rank added to s_final (0: the hybrid only fills up). */
   hybrid: number;
+  /**
+   * Offset of every graph-reached document (1: any of them outranks every hybrid-only one, the hybrid only fills
+   * up; 0: one scale, s_final + hybrid x 1/(1 + hybrid rank), so a document the graph barely reached competes with
+   * the hybrid's best on the evidence of both: CombSUM of the two normalised scores).
+   */
+  graphFirst: number;
   /** Share of the largest possible idf a linked seed needs for the graph to rank (else hybrid). */
   minSeedIdf: number;
   /** With only common entities linked, seed the graph from this many top hybrid documents (0 = plain hybrid). */
@@ -63,6 +70,7 @@ export const SEARCHER_DEFAULTS: SearcherSettings = {
   fusion: FUSION_DEFAULTS,
   pool: 20,
   hybrid: 0,
+  graphFirst: 1,
   minSeedIdf: 0.5,
   pseudoSeeds: 2,
   pseudoOnNoLink: false,
@@ -79,6 +87,8 @@ export interface SearcherParts {
   visualDocs: Set<number>;
   /** `embedQuery`: Enc(q) from the embeddings stage, for checkpoints built with queryEncoder 'embeddings' (the paper preset). */
   gnn?: { graph: GnnGraph; scorer: GnnScorer; checkpoint?: CheckpointIdentity; embedQuery?: (text: string) => Promise<Float32Array> };
+  /** The dense mention linker (`linking = "stage"`); absent: the trigram name index, the offline stand-in. */
+  linker?: MentionLinker;
 }
 
 const now = () => performance.now();
@@ -93,7 +103,8 @@ function patternConditions(query: string, opts: KbSearchOptions): PatternTriple[
 
 export class DualgSearcher {
   private readonly docIndex: Map<string, number>;
-  readonly identity: ScorerIdentity;
+  /** The scorer's identity plus who linked the query's mentions (`linking`). */
+  readonly identity: ScorerIdentity & { linking: string };
 
   constructor(
     private readonly parts: SearcherParts,
@@ -104,7 +115,11 @@ export class DualgSearcher {
     if (s.macro && s.scorer === 'gnn' && !parts.gnn)
       throw new KfError('gnn_checkpoint_missing', `${name}: scorer gnn was asked for and no trained GNN was given`, 'load a checkpoint (kf train gnn)');
     const removed = [...(s.macro ? [] : ['macro graph']), ...(s.micro ? [] : ['micro graph'])];
-    this.identity = scorerIdentity(s.macro ? s.scorer : 'none', removed, s.scorer === 'gnn' ? parts.gnn?.checkpoint : undefined);
+    const base = scorerIdentity(s.macro ? s.scorer : 'none', removed, s.scorer === 'gnn' ? parts.gnn?.checkpoint : undefined);
+    // The default (trigram) linking keeps the label every earlier run carries; the dense linker is named in it.
+    // Without the macro graph nothing is linked (microOnly), so no linker is named.
+    const linking = s.macro ? (parts.linker?.label ?? TRIGRAM_LINKING_LABEL) : 'none (without the macro graph)';
+    this.identity = { ...base, linking, label: parts.linker && s.macro ? `${base.label}; entities linked by the ${linking}` : base.label };
   }
 
   async search(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
@@ -155,7 +170,8 @@ export class DualgSearcher {
     const { view } = this.parts;
     // Entity recognition: the pattern stage's entities when a model parsed the query, else the rule NER.
     const names = opts.pattern?.entities ?? entities(query);
-    const link = linkQuery(view, query, names);
+    const near = this.parts.linker ? await this.parts.linker.nearestOf(view, names, MAX_PER_NAME) : undefined;
+    const link = linkQuery(view, query, names, near ? (e) => near.get(e) ?? [] : undefined);
     timings.linking = now() - t0;
     const t1 = now();
     const conditions = patternConditions(query, opts);
@@ -209,7 +225,8 @@ export class DualgSearcher {
       };
     }
     const t2 = now();
-    const { docScores, paths } = await this.score(seedsUsed, relationWords(query, link.covered, { lexicon: this.s.lexicon }), query, link.covered);
+    const rel = relationWords(query, link.covered, { lexicon: this.s.lexicon, idf: this.relationIdf() });
+    const { docScores, paths } = await this.score(seedsUsed, rel, query, link.covered);
     timings.gnn = now() - t2;
     // Without the micro graph there is no micro score to fuse, so no visual document is decayed for lacking one.
     const final = fuseScores(docScores, this.s.micro ? this.parts.visualDocs : new Set(), m?.sMicro ?? new Map(), this.s.fusion);
@@ -228,6 +245,15 @@ export class DualgSearcher {
       timings,
       ...(notes.length ? { notes } : {}),
     };
+  }
+
+  /** idf ^ relIdf of a relation word's stem over the corpus (heuristic.relIdf; undefined when 0). */
+  private relationIdf(): ((stem: string) => number) | undefined {
+    const e = this.s.heuristic.relIdf ?? 0;
+    if (!e) return undefined;
+    const { view } = this.parts;
+    const n = Math.max(1, view.g.docs.length);
+    return (st) => Math.log(1 + n / Math.max(1, view.stemDocs(st).length)) ** e;
   }
 
   private async score(
@@ -271,7 +297,7 @@ export class DualgSearcher {
     const allowed = opts.docIds ? new Set(opts.docIds) : undefined;
     const ids = this.parts.docIds;
     const score = new Map<string, number>();
-    for (const [d, v] of final) if (!allowed || allowed.has(ids[d])) score.set(ids[d], 1 + v);
+    for (const [d, v] of final) if (!allowed || allowed.has(ids[d])) score.set(ids[d], this.s.graphFirst + v);
     const bestHit = new Map<string, SearchHit>();
     for (const h of hybrid) {
       if (bestHit.has(h.docId)) continue;

@@ -1,0 +1,138 @@
+/**
+ * Query entity linking through the `embedding` stage (retriever setting `linking = "stage"`) over REAL HTTP
+ * against the scripted server: a mention no graph name spells out is embedded with the graph's entity names
+ * and linked to the nearest name at cosine >= 0.8; the names are embedded once per graph; the system identity
+ * says who linked. Without an endpoint the setting is refused at load; the default stays the trigram index,
+ * labelled the offline stand-in.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Fragment } from '../../lib/corpus/types';
+import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
+import { DENSE_LINK_MIN, nearestRows, TRIGRAM_LINKING_LABEL } from '../../lib/dualg/query/dense-link';
+import { linkQuery } from '../../lib/dualg/query/link';
+import { DualgSearcher, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
+import { mentionLinker, searcherParts } from '../../lib/dualg/retriever';
+import { ScriptedServer } from '../../lib/models/testing/scripted-server';
+import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
+import { SECRET } from '../models/helpers';
+
+const text = (id: string, docId: string, t: string): Fragment => ({ id, docId, kind: 'text', text: t, section: [], ordinal: 0, attached: [] });
+const FRAGS = [
+  text('acme#0', 'acme', 'Acme Corp is a company founded by Wile Coyote in Arizona.'),
+  text('arizona#0', 'arizona', 'Arizona is a state of the United States.'),
+  text('road#0', 'road', 'Road Runner is a bird that lives in the desert.'),
+];
+const SOURCE: GraphSource = {
+  id: 'dl',
+  fingerprint: 'fp-dense-link',
+  documents: () => [
+    { id: 'acme', title: 'Acme Corp' },
+    { id: 'arizona', title: 'Arizona' },
+    { id: 'road', title: 'Road Runner' },
+  ],
+  fragmentsOf: (d) => FRAGS.filter((f) => f.docId === d),
+};
+
+const emptyKb = {
+  async search(query: string) {
+    return { query, retriever: 'hybrid', hits: [], docs: [], timings: { totalMs: 0 } };
+  },
+  fragment: (id: string) => FRAGS.find((f) => f.id === id),
+} as unknown as KnowledgeBase;
+
+/**
+ * The scripted encoder: the roadrunner in any spelling points one way; "Roadway" shares 0.6 of that direction
+ * (below the threshold); Acme and Arizona have their own axes; every other text a direction of its length.
+ */
+function vectorOf(t: string): number[] {
+  const s = t.toLowerCase();
+  if (s === 'roadway') return [0.6, 0, 0, 0.8, 0];
+  if (s.replace(/\W/g, '').includes('roadrunner')) return [1, 0, 0, 0, 0];
+  if (s.includes('acme')) return [0, 1, 0, 0, 0];
+  if (s.includes('arizona')) return [0, 0, 1, 0, 0];
+  return [0, 0, 0, 0.2, 0.1 * s.length];
+}
+
+const embeddingInputs = (server: ScriptedServer) => server.requests.filter((r) => r.kind === 'embeddings').map((r) => r.body.input as string[]);
+
+test('linking = "stage": mentions linked by the endpoint\'s vectors above cosine 0.8, names embedded once, identity says so', async () => {
+  const server = await ScriptedServer.start();
+  server.on({ kind: 'embeddings', reply: (req) => ({ embeddings: (req.body.input as string[]).map(vectorOf) }) });
+  try {
+    const env = { OPENAI_API_KEY: SECRET, KF_EMBED_BASE_URL: server.url, KF_EMBED_MODEL: 'name-encoder' };
+    const linker = mentionLinker('stage', 'dualg', env)!;
+    assert.match(linker.label, /embedding stage .*name-encoder.*cosine >= 0\.8/);
+    assert.equal(DENSE_LINK_MIN, 0.8, "the paper's equivalence threshold, fixed a priori");
+    const g = await buildDualGraph(SOURCE);
+    const parts = searcherParts(g);
+    const q = 'Where does The Roadrunner live?';
+    const pattern = { conditions: [['The Roadrunner', 'lives in', '?x']] as [string, string, string][], by: 'model pat', entities: ['The Roadrunner'] };
+
+    // The offline stand-in: no word shared with "Road Runner", so the trigram index links nothing.
+    assert.equal(linkQuery(parts.view, q, ['The Roadrunner']).seeds.length, 0);
+    const offline = await new DualgSearcher(parts, SEARCHER_DEFAULTS, 'dualg').search(q, { k: 2, pattern }, emptyKb);
+    assert.equal(offline.hits.length, 0, 'nothing linked: the (empty) hybrid fallback');
+    assert.equal(offline.system?.linking, TRIGRAM_LINKING_LABEL);
+    assert.equal(offline.system?.label, 'scorer heuristic (untrained)', 'the default keeps its label');
+    assert.equal(embeddingInputs(server).length, 0, 'the stand-in calls no endpoint');
+
+    const searcher = new DualgSearcher({ ...parts, linker }, SEARCHER_DEFAULTS, 'dualg');
+    const r = await searcher.search(q, { k: 2, pattern }, emptyKb);
+    assert.equal(r.hits[0]?.docId, 'road', JSON.stringify(r.notes));
+    assert.equal(r.system?.linking, linker.label);
+    assert.match(String(r.system?.label), /^scorer heuristic \(untrained\); entities linked by the embedding stage/);
+    const near = await linker.nearestOf(parts.view, ['The Roadrunner', 'Roadway', 'Arizona'], 3);
+    assert.deepEqual(
+      near.get('The Roadrunner')?.map((n) => g.entityNames[n.entity]),
+      ['Road Runner'],
+    );
+    assert.deepEqual(near.get('Roadway'), [], 'cosine 0.6 is below the threshold');
+    assert.equal(near.has('Arizona'), false, 'an exact graph name is matched by the dictionary, not embedded');
+
+    const inputs = embeddingInputs(server);
+    const nameCalls = inputs.filter((x) => x.includes('Road Runner'));
+    assert.equal(nameCalls.length, 1, 'the entity names are embedded once per graph and model');
+    assert.deepEqual([...nameCalls[0]].sort(), [...g.entityNames].sort());
+    assert.ok(
+      inputs.some((x) => x.length === 1 && x[0] === 'The Roadrunner'),
+      'the mention is embedded on its own',
+    );
+    assert.equal(server.requests.find((x) => x.kind === 'embeddings')?.body.model, 'name-encoder');
+  } finally {
+    await server.close();
+  }
+});
+
+test('linking setting: trigrams by default, "stage" refused without an embedding endpoint, anything else refused', () => {
+  assert.equal(mentionLinker(undefined, 'dualg', {}), undefined);
+  assert.equal(mentionLinker('trigrams', 'dualg', {}), undefined);
+  assert.throws(
+    () => mentionLinker('stage', 'dualg', {}),
+    (e: Error & { code?: string }) =>
+      e.code === 'models_required' && /linking = "stage"/.test(e.message) && /KF_EMBED_BASE_URL/.test(String((e as { hint?: string }).hint)),
+  );
+  assert.throws(() => mentionLinker('colbert', 'dualg', {}), /linking must be "trigrams" or "stage"/);
+});
+
+test('nearestRows: per query vector, top k by cosine at or above the floor, ties by entity id, in one pass', () => {
+  const m = { dim: 5, rows: Float32Array.from([1, 0, 0, 0, 0, 0.8, 0.6, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0]) };
+  const [a, b, c] = nearestRows(m, [Float32Array.of(2, 0, 0, 0, 0), Float32Array.of(1, 0, 0, 0, 0), Float32Array.of(0, 0, 0, 1, 1)], 3, 0.8);
+  assert.deepEqual(
+    a.map((n) => [n.entity, +n.similarity.toFixed(2)]),
+    [
+      [0, 1],
+      [3, 1],
+      [1, 0.8],
+    ],
+  );
+  assert.deepEqual(
+    b.map((n) => n.entity),
+    [0, 3, 1],
+  );
+  assert.deepEqual(c, [], 'nothing near enough');
+  assert.deepEqual(
+    nearestRows(m, [Float32Array.of(0, 1, 0, 0, 0)], 1, 0.5).map((r) => r.map((n) => n.entity)),
+    [[2]],
+  );
+});
