@@ -83,9 +83,13 @@ export interface SizeReport {
   /** Search side per stage; wideningMs is the part of hnswMs spent on lexical seeds and document siblings. */
   stages: Record<'bm25Ms' | 'hnswMs' | 'wideningMs' | 'fusionMs' | 'expansionMs' | 'contextMs' | 'roundMs', StageStats>;
   hitsPerQuery: number;
-  /** Pure HNSW top-8 (efSearch as configured) vs exact search. */
+  /** Recall@8 of the graph alone: pure HNSW top-8 (efSearch as configured) vs exact dense search. */
   hnswRecallAt8: number;
-  /** The dense stage searches use (HNSW + lexical seeds + document siblings, exact cosine) vs exact search. */
+  /**
+   * Recall@8 of the dense stage as searches run it (HNSW candidates at the search depth,
+   * re-scored with lexical seeds and document siblings by exact cosine; dense-stage.ts)
+   * vs exact dense search: the recall the retrieval round actually gets.
+   */
   denseStageRecallAt8: number;
   /**
    * Process memory after the searches, the peak RSS of this size (build + searches;
@@ -117,7 +121,10 @@ export interface GrowthPoint {
   roundP90Ms: number;
   hnswP50Ms: number;
   bm25P50Ms: number;
+  /** Pure graph recall@8 vs exact (SizeReport.hnswRecallAt8). */
   hnswRecallAt8: number;
+  /** Dense-stage recall@8 vs exact (SizeReport.denseStageRecallAt8). */
+  denseStageRecallAt8: number;
   efSearch: number;
   peakRssMB: number;
 }
@@ -331,6 +338,7 @@ export function growthCurve(sizes: readonly SizeReport[]): GrowthPoint[] {
     hnswP50Ms: s.stages.hnswMs.p50,
     bm25P50Ms: s.stages.bm25Ms.p50,
     hnswRecallAt8: s.hnswRecallAt8,
+    denseStageRecallAt8: s.denseStageRecallAt8,
     efSearch: s.efSearch,
     peakRssMB: s.memory.peakRssMB,
   }));
