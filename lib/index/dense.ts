@@ -133,7 +133,12 @@ export class DenseIndex {
     this.capacity = cap;
   }
 
-  /** Add a unit vector under the next slot (append-only, like BM25). */
+  /**
+   * Add a unit vector under the next slot (append-only, like BM25). Cost: one
+   * graph insertion, O(efConstruction * M * log n * dim), on this thread
+   * (hnswlib-node inserts one point per call; a build is n of them in slot
+   * order, which is what makes it deterministic for a given seed).
+   */
   add(slot: number, vec: Float32Array): void {
     if (slot !== this.nSlots)
       throw new KfError('dense_slot', `dense slots are append-only: expected ${this.nSlots}, got ${slot}`, 'add fragments through SearchEngine');
