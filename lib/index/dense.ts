@@ -207,14 +207,15 @@ export class DenseIndex {
    * every candidate it visits). Two ways, whichever costs fewer dot products:
    * - exact scan of the allowed slots: |allowed| dot products, exact;
    * - the graph over-fetched and post-filtered: a search for
-   *   k' = 2k * live / |allowed| (twice the expected number needed for k
-   *   allowed hits), which visits about k' * 2M candidates (2M = bottom-layer
-   *   degree). If fewer than k allowed hits survive, the exact scan runs after all.
+   *   k' = max(2k, efSearch) * live / |allowed|, so that the allowed part of the
+   *   beam is as wide as an unfiltered search's (and twice k), which visits about
+   *   k' * 2M candidates (2M = bottom-layer degree). If fewer than k allowed hits
+   *   survive, the exact scan runs after all.
    * `exact` says which answered (the caller widens only graph results).
    */
   searchFiltered(q: Float32Array, k: number, mask: Uint8Array, allowed: ArrayLike<number>): { ranking: DenseRanking; exact: boolean } {
     const live = Math.max(1, this.nLive);
-    const over = Math.ceil((2 * k * live) / Math.max(1, allowed.length));
+    const over = Math.ceil((Math.max(2 * k, this.efFor(live)) * live) / Math.max(1, allowed.length));
     if (allowed.length <= over * 2 * this.options.M) return { ranking: this.exactSearch(q, k, null, allowed), exact: true };
     const r = this.graphSearch(q, over);
     const keep: number[] = [];
@@ -223,12 +224,17 @@ export class DenseIndex {
     return { ranking: { slots: Int32Array.from(keep, (i) => r.slots[i]), scores: Float64Array.from(keep, (i) => r.scores[i]) }, exact: false };
   }
 
+  /** The configured efSearch, or the automatic one for n live slots. */
+  private efFor(n: number): number {
+    return this.options.efSearch > 0 ? this.options.efSearch : autoEfSearch(n);
+  }
+
   /** The graph's top-k (efSearch raised to k when k is larger). */
   private graphSearch(q: Float32Array, k: number): DenseRanking {
     const graphCount = this.hnsw.getCurrentCount();
     if (k <= 0 || this.nLive === 0 || graphCount === 0) return { slots: new Int32Array(0), scores: new Float64Array(0) };
     const kk = Math.min(k, this.nLive, graphCount);
-    this.hnsw.setEf(Math.max(this.options.efSearch > 0 ? this.options.efSearch : autoEfSearch(this.nLive), kk));
+    this.hnsw.setEf(Math.max(this.efFor(this.nLive), kk));
     const qb = this.qbuf;
     for (let i = 0; i < this.dim; i++) qb[i] = q[i];
     const res = this.hnsw.searchKnn(qb, kk);

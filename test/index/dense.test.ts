@@ -47,12 +47,12 @@ test('filtered search, exact branch: a small allowed set is scanned exactly and 
 
 test('filtered search, graph branch: a large allowed set is answered by the over-fetched graph, post-filtered, only allowed slots', () => {
   const vecs = randomVectors(3000, 16, 'large-filter');
-  const ix = indexOf(vecs);
+  const ix = indexOf(vecs, { M: 8, efConstruction: 64, efSearch: 16 });
   const { mask, allowed } = everyNth(3000, 2);
   let found = 0;
   for (const q of randomVectors(20, 16, 'queries')) {
     const r = ix.searchFiltered(q, 10, mask, allowed);
-    assert.equal(r.exact, false, 'half the corpus allowed: the graph is cheaper (40 wanted x 16 links < 1,500 dot products)');
+    assert.equal(r.exact, false, 'half the corpus allowed: the graph is cheaper (max(2k, ef) x 2 = 40 wanted x 16 links < 1,500 dot products)');
     assert.equal(r.ranking.slots.length, 10);
     assert.ok(
       slotsOf(r.ranking).every((s) => mask[s] === 1),
@@ -71,7 +71,7 @@ test('filtered search falls back to the exact scan when too few allowed slots su
     v[0] *= 8;
     return v;
   });
-  const ix = indexOf(vecs);
+  const ix = indexOf(vecs, { M: 8, efConstruction: 64, efSearch: 16 });
   const { mask, allowed } = everyNth(3000, 2);
   const q = new Float32Array(8);
   q[0] = 1;
