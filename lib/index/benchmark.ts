@@ -136,8 +136,16 @@ export interface RetrievalBenchReport {
   growth?: { from: number; to: number; corpusRatio: number; roundP50Ratio: number };
   /** Every size's build time, round time, recall and peak memory, in sweep order. */
   curve: GrowthPoint[];
+  /** What each recall figure of the report measures (written into the JSON so a reader of it needs no source). */
+  recallMeasures: typeof RECALL_MEASURES;
   node: string;
 }
+
+const RECALL_MEASURES = {
+  hnswRecallAt8: 'pure graph: share of the exact dense top-8 that an HNSW top-8 search alone returns (efSearch as reported)',
+  denseStageRecallAt8:
+    'dense stage as searches run it: share of the exact dense top-8 among the top-8 of HNSW candidates (search depth) plus lexical seeds and document siblings, all re-scored by exact cosine',
+} as const;
 
 function stats(xs: number[]): StageStats {
   return { p50: percentile(xs, 0.5) ?? NaN, p90: percentile(xs, 0.9) ?? NaN, mean: xs.reduce((a, b) => a + b, 0) / (xs.length || 1) };
@@ -380,7 +388,7 @@ export async function benchRetrieval(opts: RetrievalBenchOptions): Promise<Retri
     sizes.push(await benchOne(n, { ...config, progress }));
     (globalThis as { gc?: () => void }).gc?.();
   }
-  const report: RetrievalBenchReport = { config, sizes, curve: growthCurve(sizes), node: process.version };
+  const report: RetrievalBenchReport = { config, sizes, curve: growthCurve(sizes), recallMeasures: RECALL_MEASURES, node: process.version };
   if (sizes.length > 1) {
     const a = sizes[0],
       b = sizes[sizes.length - 1];
