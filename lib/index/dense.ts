@@ -68,9 +68,10 @@ export function resolveHnswOptions(o: HnswOptions = {}): ResolvedHnswOptions {
  * because the dense stage's exact re-scoring of lexical seeds and document
  * siblings recovers most of what the graph misses. Measured on the demo world
  * (M 16 / efConstruction 200, 50K fragments): dense-stage recall@8 0.981 at
- * ef 64, 0.999 at 128, 1.000 at 256 (round p50 0.66, 0.81, 1.27 ms); with the
- * old M 32 / 400 graph at 200K the dense stage reached 0.996 at 128 while pure
- * graph recall fell from 0.97 (50K) to 0.84. Rule: n/400 rounded up to a power
+ * ef 64, 0.999 at 128, 1.000 at 256 (round p50 0.66, 0.81, 1.27 ms); at 100K
+ * 0.980, 0.990, 0.999 (pure graph 0.76, 0.83, 0.89); with the old M 32 / 400
+ * graph at 200K the dense stage reached 0.996 at 128 while pure graph recall
+ * fell from 0.97 (50K) to 0.84. Rule: n/400 rounded up to a power
  * of two, clamped to [128, 256] (up to 51.2K -> 128, above -> 256).
  * The searches' own depth (max(40, 4k) candidates) raises it further when larger.
  */
