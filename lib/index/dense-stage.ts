@@ -4,8 +4,10 @@
  * reading-order neighbours of the best documents' hits.
  * Cost per search: one HNSW search (O(efSearch * M * log n * dim)) plus
  * O((depth + lexical + siblingDocs * siblingWindow) * dim) exact dot products and
- * a sort of those candidates; never a pass over the whole corpus (a docIds filter
- * above max(2,000, 20 * depth) slots uses the graph with the filter).
+ * a sort of those candidates. A docIds filter adds one O(n) pass over the mask
+ * (listing the allowed slots) and then either an exact scan of those slots or an
+ * over-fetched graph search, whichever costs fewer dot products (dense.ts
+ * searchFiltered); no JS callback per graph candidate either way.
  */
 import type { Fragment } from '../corpus/types';
 import type { DenseIndex, DenseRanking } from './dense';
@@ -29,12 +31,14 @@ export function denseCandidates(
   mask: Uint8Array | null,
   lexical: Int32Array | null,
 ): { list: ScoredList; wideningMs: number } {
+  let hnsw: ScoredList;
   if (mask) {
     const allowed: number[] = [];
     for (let s = 0; s < mask.length; s++) if (mask[s]) allowed.push(s);
-    if (allowed.length <= Math.max(2000, depth * 20)) return { list: d.dense.exactSearch(qv, depth, null, allowed), wideningMs: 0 };
-  }
-  const hnsw = d.dense.search(qv, depth, mask);
+    const r = d.dense.searchFiltered(qv, depth, mask, allowed);
+    if (r.exact) return { list: r.ranking, wideningMs: 0 };
+    hnsw = r.ranking;
+  } else hnsw = d.dense.search(qv, depth);
   const t0 = performance.now();
   const list = widenDense(d, qv, hnsw, lexical, depth, mask);
   return { list, wideningMs: performance.now() - t0 };

@@ -19,12 +19,18 @@ import { graphNeighbourLists, type NeighbourLists } from './hnsw-links';
 
 export interface HnswOptions {
   /**
-   * Graph degree (default 32). With efConstruction, the build-time quality knob:
-   * on the 200K demo world, M 32 / efConstruction 400 lifts recall@8 at
-   * efSearch 128 from 0.76 (M 16 / 200) to 0.89, for 1.5x the build time.
+   * Graph degree (default 16). With efConstruction, the build-time quality knob.
+   * The graph need not find the exact top-8 alone: searches run the dense stage
+   * (dense-stage.ts), which re-scores the graph's candidates together with lexical
+   * seeds and document siblings by exact cosine. Measured on the 50K demo world
+   * (`kf bench retrieval --fragments 50000 --ef-sweep ...`, load ~3-6 on 2 cores):
+   * M 32 / efConstruction 400 builds the graph in 106 s, pure recall@8 0.974 and
+   * dense-stage recall@8 0.998 at efSearch 128; M 16 / 200 in 39 s, 0.903 and
+   * 0.999; M 16 / 100 in 17 s, 0.830 and 0.991. 16 / 200 keeps the dense stage
+   * at the old graph's recall for a third of the build.
    */
   M?: number;
-  /** Build-time candidate list (default 400). */
+  /** Build-time candidate list (default 200). */
   efConstruction?: number;
   /**
    * Query-time candidate list; 0 (the default) = automatic by corpus size,
@@ -43,14 +49,14 @@ export interface ResolvedHnswOptions {
 }
 
 export function resolveHnswOptions(o: HnswOptions = {}): ResolvedHnswOptions {
-  const r = { M: o.M ?? 32, efConstruction: o.efConstruction ?? 400, efSearch: o.efSearch ?? 0, seed: o.seed ?? 100 };
+  const r = { M: o.M ?? 16, efConstruction: o.efConstruction ?? 200, efSearch: o.efSearch ?? 0, seed: o.seed ?? 100 };
   for (const [k, v] of Object.entries(r)) {
     const min = k === 'seed' || k === 'efSearch' ? 0 : 2;
     if (!Number.isInteger(v) || v < min)
       throw new KfError(
         'bad_option',
         `hnsw.${k} must be an integer >= ${min} (got ${v})`,
-        'use the defaults (M 32, efConstruction 400, efSearch 0 = automatic)',
+        'use the defaults (M 16, efConstruction 200, efSearch 0 = automatic)',
       );
   }
   return r;
@@ -58,16 +64,20 @@ export function resolveHnswOptions(o: HnswOptions = {}): ResolvedHnswOptions {
 
 /**
  * efSearch when none is set: grows with the corpus, because document-clustered
- * corpora make greedy graph search miss more as they grow. Measured on the demo
- * world scaled with `kf bench retrieval` (M 32, efConstruction 400, hybrid+graph):
- * recall@8 of pure HNSW vs exact search at 200K fragments is 0.841 at ef 128
- * (round p50 1.8 ms), 0.934 at 512 (3.4 ms), 0.989 at 1024 (5.7 ms); at 4.8K it
- * is 1.000 at 128 (0.7 ms). Rule: n/200 rounded up to a power of two, clamped to
- * [128, 1024] (4.8K -> 128, 50K -> 256, 100K -> 512, 200K -> 1024).
+ * corpora make greedy graph search miss more as they grow, but stays small
+ * because the dense stage's exact re-scoring of lexical seeds and document
+ * siblings recovers most of what the graph misses. Measured on the demo world
+ * (M 16 / efConstruction 200, 50K fragments): dense-stage recall@8 0.981 at
+ * ef 64, 0.999 at 128, 1.000 at 256 (round p50 0.66, 0.81, 1.27 ms); at 100K
+ * 0.980, 0.990, 0.999 (pure graph 0.76, 0.83, 0.89); with the old M 32 / 400
+ * graph at 200K the dense stage reached 0.996 at 128 while pure graph recall
+ * fell from 0.97 (50K) to 0.84. Rule: n/400 rounded up to a power
+ * of two, clamped to [128, 256] (up to 51.2K -> 128, above -> 256).
+ * The searches' own depth (max(40, 4k) candidates) raises it further when larger.
  */
 export function autoEfSearch(n: number): number {
-  const target = Math.max(1, n / 200);
-  return Math.min(1024, Math.max(128, 2 ** Math.ceil(Math.log2(target))));
+  const target = Math.max(1, n / 400);
+  return Math.min(256, Math.max(128, 2 ** Math.ceil(Math.log2(target))));
 }
 
 export interface DenseRanking {
@@ -124,7 +134,12 @@ export class DenseIndex {
     this.capacity = cap;
   }
 
-  /** Add a unit vector under the next slot (append-only, like BM25). */
+  /**
+   * Add a unit vector under the next slot (append-only, like BM25). Cost: one
+   * graph insertion, O(efConstruction * M * log n * dim), on this thread
+   * (hnswlib-node inserts one point per call; a build is n of them in slot
+   * order, which is what makes it deterministic for a given seed).
+   */
   add(slot: number, vec: Float32Array): void {
     if (slot !== this.nSlots)
       throw new KfError('dense_slot', `dense slots are append-only: expected ${this.nSlots}, got ${slot}`, 'add fragments through SearchEngine');
@@ -182,15 +197,48 @@ export class DenseIndex {
     this.options.efSearch = ef;
   }
 
-  /** Approximate top-k by HNSW. With a filter mask, only slots with filter[slot] !== 0 are returned. */
-  search(q: Float32Array, k: number, filter?: Uint8Array | null): DenseRanking {
+  /** Approximate top-k by HNSW over every live slot. Cost O(efSearch * M * log n * dim). */
+  search(q: Float32Array, k: number): DenseRanking {
+    return this.graphSearch(q, k);
+  }
+
+  /**
+   * Top-k among the slots a mask allows (`allowed` = those slots), with no JS
+   * callback per graph candidate (hnswlib-node's filter calls back into JS for
+   * every candidate it visits). Two ways, whichever costs fewer dot products:
+   * - exact scan of the allowed slots: |allowed| dot products, exact;
+   * - the graph over-fetched and post-filtered: a search for
+   *   k' = max(2k, efSearch) * live / |allowed|, so that the allowed part of the
+   *   beam is as wide as an unfiltered search's (and twice k), which visits about
+   *   k' * 2M candidates (2M = bottom-layer degree). If fewer than k allowed hits
+   *   survive, the exact scan runs after all.
+   * `exact` says which answered (the caller widens only graph results).
+   */
+  searchFiltered(q: Float32Array, k: number, mask: Uint8Array, allowed: ArrayLike<number>): { ranking: DenseRanking; exact: boolean } {
+    const live = Math.max(1, this.nLive);
+    const over = Math.ceil((Math.max(2 * k, this.efFor(live)) * live) / Math.max(1, allowed.length));
+    if (allowed.length <= over * 2 * this.options.M) return { ranking: this.exactSearch(q, k, null, allowed), exact: true };
+    const r = this.graphSearch(q, over);
+    const keep: number[] = [];
+    for (let i = 0; i < r.slots.length && keep.length < k; i++) if (mask[r.slots[i]] !== 0) keep.push(i);
+    if (keep.length < Math.min(k, allowed.length)) return { ranking: this.exactSearch(q, k, null, allowed), exact: true };
+    return { ranking: { slots: Int32Array.from(keep, (i) => r.slots[i]), scores: Float64Array.from(keep, (i) => r.scores[i]) }, exact: false };
+  }
+
+  /** The configured efSearch, or the automatic one for n live slots. */
+  private efFor(n: number): number {
+    return this.options.efSearch > 0 ? this.options.efSearch : autoEfSearch(n);
+  }
+
+  /** The graph's top-k (efSearch raised to k when k is larger). */
+  private graphSearch(q: Float32Array, k: number): DenseRanking {
     const graphCount = this.hnsw.getCurrentCount();
     if (k <= 0 || this.nLive === 0 || graphCount === 0) return { slots: new Int32Array(0), scores: new Float64Array(0) };
     const kk = Math.min(k, this.nLive, graphCount);
-    this.hnsw.setEf(Math.max(this.options.efSearch > 0 ? this.options.efSearch : autoEfSearch(this.nLive), kk));
+    this.hnsw.setEf(Math.max(this.efFor(this.nLive), kk));
     const qb = this.qbuf;
     for (let i = 0; i < this.dim; i++) qb[i] = q[i];
-    const res = filter ? this.hnsw.searchKnn(qb, kk, (label) => filter[label] !== 0) : this.hnsw.searchKnn(qb, kk);
+    const res = this.hnsw.searchKnn(qb, kk);
     // hnswlib returns ascending distance (1 - ip); ties are ordered by slot for determinism.
     const idx = res.neighbors.map((_, i) => i).sort((a, b) => res.distances[a] - res.distances[b] || res.neighbors[a] - res.neighbors[b]);
     const slots = new Int32Array(idx.length);

@@ -57,7 +57,8 @@ test('retrieval benchmark runs end to end on a small sweep (hash embedder), repo
       r.curve.map((p) => p.fragments),
       [300, 600],
     );
-    assert.ok(r.curve.every((p) => p.buildS > 0 && p.roundP50Ms >= 0 && p.efSearch >= 8 && p.peakRssMB > 0));
+    assert.ok(r.curve.every((p) => p.buildS > 0 && p.roundP50Ms >= 0 && p.efSearch >= 8 && p.peakRssMB > 0 && p.denseStageRecallAt8 >= p.hnswRecallAt8 - 1e-9));
+    assert.match(r.recallMeasures.denseStageRecallAt8, /exact cosine/, 'the JSON says what each recall measures');
     assert.match(formatBenchReport(r), /growth curve: fragments/);
     // The growth-curve figures: one x per size, every series drawn.
     const figs = benchFigures(r);

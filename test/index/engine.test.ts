@@ -430,7 +430,7 @@ test('configure changes query-time options and validates them', async () => {
   assert.deepEqual(SearchEngine.defaultQueryOptions().denseWidening, { siblingDocs: 3, siblingWindow: 64 });
 });
 
-test('automatic efSearch grows with the corpus (128 small ... 1024 at 200K)', () => {
+test('automatic efSearch grows with the corpus (128 up to 51.2K, 256 above)', () => {
   assert.equal(resolveHnswOptions().efSearch, 0, 'default is automatic');
-  assert.deepEqual([1000, 4800, 50_000, 100_000, 200_000, 2_000_000].map(autoEfSearch), [128, 128, 256, 512, 1024, 1024]);
+  assert.deepEqual([1000, 4800, 50_000, 100_000, 200_000, 2_000_000].map(autoEfSearch), [128, 128, 128, 256, 256, 256]);
 });

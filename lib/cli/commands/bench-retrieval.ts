@@ -35,7 +35,7 @@ export const command: CommandSpec = {
     'edges-k': { type: 'string', default: '3', description: 'kNN similarity edges per fragment for expansion (0 = none)', validate: nonNegInt },
     'ef-search': {
       type: 'string',
-      description: 'HNSW efSearch (default: automatic by corpus size, 128 up to 25K fragments ... 1024 from 100K)',
+      description: 'HNSW efSearch (default: automatic by corpus size, 128 up to 51.2K fragments, 256 above)',
       validate: posInt,
     },
     m: { type: 'string', description: 'HNSW M, graph degree (default: the engine default)', validate: posInt },
