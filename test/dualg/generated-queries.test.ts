@@ -71,7 +71,7 @@ function assertEdgesAreTheGold(g: DualGraph, q: GeneratedQuery): void {
   }
 }
 
-test('generated queries: well formed, seeds named, answers and bridges not, gold = the edges\' source passages', async () => {
+test("generated queries: well formed, seeds named, answers and bridges not, gold = the edges' source passages", async () => {
   const g = await graph();
   const qs = generateQueries(g, text(g), makeRng(11), 60);
   for (const q of qs) {

@@ -19,9 +19,14 @@ function readReport(file: string): CorpusRows {
     });
   }
   if (raw.kind !== 'dualg-gnn-training-report' || !raw.bench || !raw.perQuestion?.heuristic)
-    throw new KfError('bad_input', `${file} is not a kf train gnn report (kind dualg-gnn-training-report with perQuestion rows)`, 'pass the <bench>-gnn.json files kf train gnn wrote', {
-      concerns: file,
-    });
+    throw new KfError(
+      'bad_input',
+      `${file} is not a kf train gnn report (kind dualg-gnn-training-report with perQuestion rows)`,
+      'pass the <bench>-gnn.json files kf train gnn wrote',
+      {
+        concerns: file,
+      },
+    );
   return { bench: raw.bench, baseQueries: raw.baseQueries, perQuestion: raw.perQuestion };
 }
 
@@ -31,7 +36,7 @@ export const command: CommandSpec = {
   summary: 'Pool kf train gnn reports over corpora: GNN vs heuristic per question, per corpus and pooled, with paired sign tests',
   positionals: [{ name: 'reports', description: '<bench>-gnn.json files written by kf train gnn', required: true, variadic: true }],
   options: {
-    out: { type: 'string', description: 'folder for pooled-gnn.json and pooled-gnn.md (default: the first report\'s folder)' },
+    out: { type: 'string', description: "folder for pooled-gnn.json and pooled-gnn.md (default: the first report's folder)" },
   },
   examples: ['kf train gnn pool /tmp/gnn/2wiki/2wiki-gnn.json /tmp/gnn/hotpotqa/hotpotqa-gnn.json /tmp/gnn/musique/musique-gnn.json --out /tmp/gnn'],
   async run(args) {

@@ -39,7 +39,12 @@ export const command: CommandSpec = {
       default: 'generated',
       choices: [...BASE_QUERIES],
     },
-    generated: { type: 'string', description: 'generated questions asked for (the same budget as the synthetic queries)', default: '576', validate: isNonNegInt },
+    generated: {
+      type: 'string',
+      description: 'generated questions asked for (the same budget as the synthetic queries)',
+      default: '576',
+      validate: isNonNegInt,
+    },
     synthetic: { type: 'string', description: 'synthetic link-query examples', default: '576', validate: isNonNegInt },
     'pretrain-epochs': { type: 'string', description: 'KG-completion epochs', default: '1', validate: isNonNegInt },
     epochs: { type: 'string', description: 'base-model epochs on the synthetic queries', default: '2', validate: isNonNegInt },

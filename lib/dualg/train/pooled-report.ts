@@ -24,7 +24,12 @@ export interface CorpusRows {
 export interface PooledReport {
   kind: 'dualg-gnn-pooled-report';
   note: string;
-  corpora: { bench: string; baseQueries?: string; means: Record<string, ReturnType<typeof meanMetrics>>; paired: Record<string, Record<Metric, PairedComparison>> }[];
+  corpora: {
+    bench: string;
+    baseQueries?: string;
+    means: Record<string, ReturnType<typeof meanMetrics>>;
+    paired: Record<string, Record<Metric, PairedComparison>>;
+  }[];
   pooled: { n: number; means: Record<string, ReturnType<typeof meanMetrics>>; paired: Record<string, Record<Metric, PairedComparison>> };
 }
 
@@ -56,9 +61,18 @@ const LABEL: Record<Metric, string> = { r2: 'R@2', r5: 'R@5', allFound2: 'all@2'
 
 function block(title: string, s: ReturnType<typeof summary>): string[] {
   const f = (x: number) => x.toFixed(3);
-  const lines = [`### ${title}`, '', `| scorer | n | ${PAIRED_METRICS.map((m) => LABEL[m]).join(' | ')} |`, `|---|---|${PAIRED_METRICS.map(() => '---').join('|')}|`];
+  const lines = [
+    `### ${title}`,
+    '',
+    `| scorer | n | ${PAIRED_METRICS.map((m) => LABEL[m]).join(' | ')} |`,
+    `|---|---|${PAIRED_METRICS.map(() => '---').join('|')}|`,
+  ];
   for (const [m, v] of Object.entries(s.means)) lines.push(`| ${m} | ${v.n} | ${PAIRED_METRICS.map((k) => f(v[k])).join(' | ')} |`);
-  lines.push('', `| paired (won/lost/tied, sign test p) | ${PAIRED_METRICS.map((m) => LABEL[m]).join(' | ')} |`, `|---|${PAIRED_METRICS.map(() => '---').join('|')}|`);
+  lines.push(
+    '',
+    `| paired (won/lost/tied, sign test p) | ${PAIRED_METRICS.map((m) => LABEL[m]).join(' | ')} |`,
+    `|---|${PAIRED_METRICS.map(() => '---').join('|')}|`,
+  );
   for (const [k, v] of Object.entries(s.paired)) {
     lines.push(`| ${k} | ${PAIRED_METRICS.map((m) => `${v[m].won}/${v[m].lost}/${v[m].tied}, p=${v[m].signTestP.toPrecision(3)}`).join(' | ')} |`);
   }
