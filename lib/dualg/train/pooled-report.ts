@@ -70,11 +70,13 @@ function block(title: string, s: ReturnType<typeof summary>): string[] {
   for (const [m, v] of Object.entries(s.means)) lines.push(`| ${m} | ${v.n} | ${PAIRED_METRICS.map((k) => f(v[k])).join(' | ')} |`);
   lines.push(
     '',
-    `| paired (won/lost/tied, sign test p) | ${PAIRED_METRICS.map((m) => LABEL[m]).join(' | ')} |`,
+    `| paired (won/lost/tied, sign test p, mean diff [95% bootstrap]) | ${PAIRED_METRICS.map((m) => LABEL[m]).join(' | ')} |`,
     `|---|${PAIRED_METRICS.map(() => '---').join('|')}|`,
   );
   for (const [k, v] of Object.entries(s.paired)) {
-    lines.push(`| ${k} | ${PAIRED_METRICS.map((m) => `${v[m].won}/${v[m].lost}/${v[m].tied}, p=${v[m].signTestP.toPrecision(3)}`).join(' | ')} |`);
+    const cell = (c: PairedComparison) =>
+      `${c.won}/${c.lost}/${c.tied}, p=${c.signTestP.toPrecision(3)}, diff ${c.diff.toFixed(3)} [${c.bootstrapCI.map((x) => x.toFixed(3)).join(', ')}]`;
+    lines.push(`| ${k} | ${PAIRED_METRICS.map((m) => cell(v[m])).join(' | ')} |`);
   }
   return [...lines, ''];
 }
