@@ -15,6 +15,7 @@ import { generatedExamples, generateQueries, type GeneratedQuery } from '../../l
 import { TEMPLATE_FORMS } from '../../lib/dualg/train/question-templates';
 import { corpusData, trainBase, trainFolds, type CorpusRunOptions } from '../../lib/dualg/train/corpus-run';
 import { compareOnDev } from '../../lib/dualg/train/compare';
+import { compareOnHeldOut } from '../../lib/dualg/train/held-out-generated';
 import { pooledMarkdown, pooledReport } from '../../lib/dualg/train/pooled-report';
 import { readCheckpoint } from '../../lib/dualg/train/checkpoint';
 import type { DualGraph } from '../../lib/dualg/graph/types';
@@ -154,6 +155,9 @@ test('generated queries: a small base model trains on them (no dev question), is
   const cmp = compareOnDev(o, d, base.model, folds);
   assert.equal(cmp.perQuestion.heuristic.length, 4);
   assert.ok(cmp.paired['gnn-base vs heuristic'].r5.n === 4, 'the base model is paired with the heuristic on every question');
+  const held = compareOnHeldOut(d, base.model);
+  assert.equal(held.n, d.synVal.length, 'every held-out generated query is scored by both');
+  assert.equal(held.r5.won + held.r5.lost + held.r5.tied, held.n);
   const pooled = pooledReport([
     { bench: 'a', perQuestion: cmp.perQuestion },
     { bench: 'b', perQuestion: cmp.perQuestion },

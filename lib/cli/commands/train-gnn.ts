@@ -15,6 +15,7 @@ import { BASE_QUERIES, corpusData, trainBase, trainFolds, type BaseQueries, type
 import { pooledMarkdown, pooledReport } from '../../dualg/train/pooled-report';
 import fs from 'node:fs';
 import { compareOnDev } from '../../dualg/train/compare';
+import { compareOnHeldOut, type HeldOutComparison } from '../../dualg/train/held-out-generated';
 import { defaultCheckpointRoot } from '../../dualg/gnn';
 import { writeTrainingReport } from '../../report/gnn-training';
 import { initTf } from '../../tf/backend';
@@ -101,6 +102,8 @@ export const command: CommandSpec = {
     const folds = await trainFolds(o, d);
     log(`${o.folds} fold models trained in ${folds.seconds.toFixed(0)} s`);
     const cmp = compareOnDev(o, d, base.model, folds);
+    const heldOut = compareOnHeldOut(d, base.model);
+    log(heldOutLine(heldOut));
     const f = (x: number) => x.toFixed(3);
     for (const [m, v] of Object.entries(cmp.means)) {
       log(`${m}: R@2 ${f(v.r2)} R@5 ${f(v.r5)} all@2 ${f(v.allFound2)} all@5 ${f(v.allFound5)} all@8 ${f(v.allFound8)} (n=${v.n})`);
@@ -130,13 +133,22 @@ export const command: CommandSpec = {
         'dev figures: gnn-kfold = each question scored by the fold model that did not train on it; gnn-base never saw a dev question; ' +
         'scorer-level document rankings (no hybrid fill-up, no micro fusion)',
       baseHistory: base.history.map(({ batchLosses, ...h }) => ({ ...h, batchLossesEvery10: batchLosses.filter((_, i) => i % 10 === 0) })),
+      heldOut,
       ...cmp,
     };
     const labels = { validation: `held-out base-model queries (${o.queries})`, monitor: 'dev questions (never trained on)' };
     const files = await writeTrainingReport(o.out, `${bench}-gnn`, report, base.history, log, labels);
     const md = path.join(o.out, `${bench}-gnn.md`);
-    fs.writeFileSync(md, pooledMarkdown(pooledReport([{ bench, baseQueries: d.baseQueries, perQuestion: cmp.perQuestion }])));
+    fs.writeFileSync(md, `${pooledMarkdown(pooledReport([{ bench, baseQueries: d.baseQueries, perQuestion: cmp.perQuestion }]))}\n${heldOutLine(heldOut)}\n`);
     files.push(md);
     log(`wrote ${files.join(', ')}`);
   },
 };
+
+/** The base model vs the heuristic on held-out base-model queries (its own distribution, never trained on). */
+function heldOutLine(h: HeldOutComparison): string {
+  const f = (x: number) => x.toFixed(3);
+  const p = (c: HeldOutComparison['r2']) => `${c.won}/${c.lost}/${c.tied} p=${c.signTestP.toPrecision(3)}`;
+  const [g, e] = [h.means['gnn-base'], h.means.heuristic];
+  return `held-out base-model queries (n=${h.n}): gnn-base R@2 ${f(g.r2)} R@5 ${f(g.r5)}, heuristic R@2 ${f(e.r2)} R@5 ${f(e.r5)}; won/lost/tied R@2 ${p(h.r2)}, R@5 ${p(h.r5)}`;
+}
