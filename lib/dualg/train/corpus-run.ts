@@ -1,7 +1,8 @@
 /**
  * Train and evaluate the GNN on one text corpus's graph (2Wiki / MuSiQue /
- * HotpotQA): a base model from KG completion + synthetic link queries (no dev
- * question seen), then k-fold fine-tuning on the dev questions (each question is
+ * HotpotQA): a base model from KG completion + queries made from the corpus alone
+ * (question-shaped queries generated from its graph, and/or synthetic link queries;
+ * no dev question seen), then k-fold fine-tuning on the dev questions (each question is
  * scored by the fold model that did not train on it), compared on the same seeds
  * with the untrained GNN, the untrained graph heuristic and PPR (paired sign tests).
  */
