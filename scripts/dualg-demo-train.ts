@@ -139,11 +139,12 @@ async function main(): Promise<void> {
   }
   if (a.fresh) for (const dir of trainingDirs(o)) fs.rmSync(dir, { recursive: true, force: true });
   const baseline = a['no-baseline'] ? undefined : await trainOnDemo(o, d, false);
-  if (baseline) log(`synthetic-only model trained in ${baseline.seconds.toFixed(0)} s`);
+  if (baseline) log(`${o.queries}-only model trained in ${baseline.seconds.toFixed(0)} s`);
   const trained = await trainOnDemo(o, d, true);
   log(`bulk-trained model in ${trained.seconds.toFixed(0)} s${trained.stoppedBy ? ` (stopped by ${trained.stoppedBy})` : ''}: ${trained.dir}`);
   const cmp = relabel(
     compareOnDev(demoCorpusOptions(o), d, (baseline ?? trained).model, { models: [trained.model], foldOf: new Map(d.dev.map((e) => [e.id, 0])) }),
+    o.queries,
   );
   printComparison(cmp);
   const unseen = subsetComparison(cmp.perQuestion, unseenGoldSetIds(o.evaluation, o.bulk), 'gnn-bulk');
@@ -184,7 +185,7 @@ async function main(): Promise<void> {
     stoppedBy: trained.stoppedBy,
     note:
       'gnn-bulk = the model trained with the bulk questions (one model; no evaluation question was trained on; compare.ts calls it gnn-kfold), ' +
-      `gnn-synthetic-only = trained on KG completion + the graph queries only, no bulk question (${d.baseQueries}; compare.ts: gnn-base)` +
+      `${baselineName(o.queries)} = trained on KG completion + the graph queries only, no bulk question (${d.baseQueries}; compare.ts: gnn-base)` +
       (baseline ? '' : ' (not trained in this run: the bulk model again)') +
       '; scorer-level document rankings (no hybrid fill-up, no micro fusion); evaluation = the preset questions with gold documents',
     history: trained.history.map(({ batchLosses, ...h }) => ({ ...h, batchLossesEvery10: batchLosses.filter((_, i) => i % 10 === 0) })),
@@ -262,12 +263,13 @@ function printComparison(cmp: Printable): void {
   if (l) log(`latency GNN+paths p50 ${l.p50.toFixed(1)} ms p90 ${l.p90.toFixed(1)} ms (gnn p50 ${l.gnnP50.toFixed(1)}, paths p50 ${l.pathsP50.toFixed(1)})`);
 }
 
-/** compare.ts names the trained model gnn-kfold and the synthetic-only one gnn-base (its text-corpus roles); here they are neither. */
-const NAMES: Record<string, string> = { 'gnn-kfold': 'gnn-bulk', 'gnn-base': 'gnn-synthetic-only' };
-const rename = (k: string) => k.replace(/gnn-kfold|gnn-base/g, (m) => NAMES[m]);
-const renameKeys = <T>(o: Record<string, T>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [rename(k), v]));
+/** compare.ts names the trained model gnn-kfold and the graph-queries-only one gnn-base (its text-corpus roles); here they are neither. */
+const baselineName = (q: BaseQueries = 'synthetic') => `gnn-${q}-only`;
 
-function relabel(c: ReturnType<typeof compareOnDev>) {
+function relabel(c: ReturnType<typeof compareOnDev>, queries?: BaseQueries) {
+  const names: Record<string, string> = { 'gnn-kfold': 'gnn-bulk', 'gnn-base': baselineName(queries) };
+  const rename = (k: string) => k.replace(/gnn-kfold|gnn-base/g, (m) => names[m]);
+  const renameKeys = <T>(o: Record<string, T>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [rename(k), v]));
   return { ...c, means: renameKeys(c.means), paired: renameKeys(c.paired), perQuestion: renameKeys(c.perQuestion) };
 }
 

@@ -102,9 +102,9 @@ export interface DemoTrainResult {
   dir: string;
 }
 
-/** The checkpoint folders of a demo run: [with the bulk questions (where the retriever looks), synthetic-only baseline (where it does not)]. */
-export function trainingDirs(o: Pick<DemoTrainOptions, 'checkpoints' | 'name'>): [string, string] {
-  return [path.join(o.checkpoints, o.name), path.join(o.checkpoints, 'baselines', `${o.name}-synthetic-only`)];
+/** The checkpoint folders of a demo run: [with the bulk questions (where the retriever looks), graph-queries-only baseline (where it does not)]. */
+export function trainingDirs(o: Pick<DemoTrainOptions, 'checkpoints' | 'name' | 'queries'>): [string, string] {
+  return [path.join(o.checkpoints, o.name), path.join(o.checkpoints, 'baselines', `${o.name}-${o.queries ?? 'synthetic'}-only`)];
 }
 
 /**
@@ -132,7 +132,7 @@ export async function trainOnDemo(o: DemoTrainOptions, d: DemoData, withBulk: bo
     },
     trainedOn: withBulk ? `demo world: ${d.bulkTrain.length} bulk questions + ${d.baseQueries} (no dev question)` : `demo world: ${d.baseQueries}`,
     maxSeconds: o.maxSeconds,
-    log: (l) => o.log(`${withBulk ? 'bulk' : 'synthetic-only'}: ${l}`),
+    log: (l) => o.log(`${withBulk ? 'bulk' : `${o.queries ?? 'synthetic'}-only`}: ${l}`),
   });
   return { model: r.model, history: r.history, seconds: (Date.now() - t0) / 1000, stoppedBy: r.stoppedBy, dir };
 }
