@@ -2,7 +2,8 @@
  * Train the DualG GNN on the default demo world and report (issue 11, item 5).
  *   nice -n 10 node --import tsx scripts/dualg-demo-train.ts [--preset default] [--out results/dualg-gnn/demo]
  *   nice -n 10 node --import tsx scripts/dualg-demo-train.ts --timing --layers 6 --hidden 512   (cost of a size, no training)
- * Training: KG completion + synthetic link queries + bulk demo questions (lib/demo/bulk/bulk-questions.ts, never an
+ * Training: KG completion + graph queries (--queries synthetic: link queries, the default; generated: question-shaped
+ * queries from the demo graph, lib/dualg/train/generated-queries.ts; both) + bulk demo questions (lib/demo/bulk/bulk-questions.ts, never an
  * evaluation question); the best epoch is picked on held-out bulk questions. Evaluation: the preset's evaluation
  * questions (150 for default), never trained on, against the synthetic-only model, the untrained GNN, the untrained
  * heuristic and PPR on the same graph and seeds (paired sign tests). The checkpoint lands in
@@ -33,6 +34,8 @@ import {
   type DemoTrainOptions,
 } from '../lib/dualg/train/demo-data';
 import { compareOnDev } from '../lib/dualg/train/compare';
+import { BASE_QUERIES, type BaseQueries } from '../lib/dualg/train/corpus-run';
+import { KfError } from '../lib/util/errors';
 import { writeTrainingReport } from '../lib/report/gnn-training';
 import { trainStep } from '../lib/dualg/train/step';
 import { FINETUNE_LOSS } from '../lib/dualg/train/losses';
@@ -55,6 +58,9 @@ const OPTIONS = {
   'max-bulk': { type: 'string', default: '1000' },
   kg: { type: 'string', default: '320' },
   synthetic: { type: 'string', default: '400' },
+  // Graph queries beside the bulk questions: synthetic | generated | both (generated questions, lib/dualg/train/generated-queries.ts).
+  queries: { type: 'string', default: 'synthetic' },
+  generated: { type: 'string', default: '400' },
   'validation-share': { type: 'string', default: '0.1' },
   'pretrain-epochs': { type: 'string', default: '1' },
   epochs: { type: 'string', default: '2' },
@@ -69,6 +75,12 @@ const OPTIONS = {
   'timing-queries': { type: 'string', default: '20' },
   'timing-batch': { type: 'string', default: '8' },
 } as const;
+
+function baseQueriesArg(v: string | undefined): BaseQueries {
+  if (!BASE_QUERIES.includes(v as BaseQueries))
+    throw new KfError('bad_option', `--queries must be one of ${BASE_QUERIES.join(', ')}, got ${v}`, 'e.g. --queries generated');
+  return v as BaseQueries;
+}
 
 const log = (l: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${l}`);
 
@@ -99,6 +111,8 @@ async function main(): Promise<void> {
     seed: Number(a.seed),
     kgExamples: Number(a.kg),
     syntheticExamples: Number(a.synthetic),
+    queries: baseQueriesArg(a.queries),
+    generatedExamples: Number(a.generated),
     validationShare: Number(a['validation-share']),
     pretrainEpochs: Number(a['pretrain-epochs']),
     epochs: Number(a.epochs),
@@ -110,7 +124,7 @@ async function main(): Promise<void> {
   const d = demoData(o);
   log(`graph ${d.gg.numNodes} entities, ${d.gg.src.length} edges, ${d.gg.numRelations} relations; backend ${tf.backend}`);
   log(
-    `examples: kg ${d.kg.length}, synthetic ${d.synTrain.length} + ${d.synVal.length} val, bulk ${d.bulkTrain.length} + ${d.bulkVal.length} val ` +
+    `examples: kg ${d.kg.length}, ${d.baseQueries} + ${d.synVal.length} val, bulk ${d.bulkTrain.length} + ${d.bulkVal.length} val ` +
       `(unlinked ${d.bulkUnlinked.length}), evaluation ${d.dev.length} (unlinked ${d.unlinked.length})`,
   );
   if (a.timing) {
@@ -125,11 +139,12 @@ async function main(): Promise<void> {
   }
   if (a.fresh) for (const dir of trainingDirs(o)) fs.rmSync(dir, { recursive: true, force: true });
   const baseline = a['no-baseline'] ? undefined : await trainOnDemo(o, d, false);
-  if (baseline) log(`synthetic-only model trained in ${baseline.seconds.toFixed(0)} s`);
+  if (baseline) log(`${o.queries}-only model trained in ${baseline.seconds.toFixed(0)} s`);
   const trained = await trainOnDemo(o, d, true);
   log(`bulk-trained model in ${trained.seconds.toFixed(0)} s${trained.stoppedBy ? ` (stopped by ${trained.stoppedBy})` : ''}: ${trained.dir}`);
   const cmp = relabel(
     compareOnDev(demoCorpusOptions(o), d, (baseline ?? trained).model, { models: [trained.model], foldOf: new Map(d.dev.map((e) => [e.id, 0])) }),
+    o.queries,
   );
   printComparison(cmp);
   const unseen = subsetComparison(cmp.perQuestion, unseenGoldSetIds(o.evaluation, o.bulk), 'gnn-bulk');
@@ -153,6 +168,8 @@ async function main(): Promise<void> {
     config: d.config,
     seed: o.seed,
     bulk: { seed: a['bulk-seed'], rounds: Number(a.rounds), count: bulk.questions.length, dropped: bulk.dropped },
+    queries: o.queries,
+    generated: d.generated,
     counts: {
       kg: d.kg.length,
       syntheticTrain: d.synTrain.length,
@@ -168,7 +185,7 @@ async function main(): Promise<void> {
     stoppedBy: trained.stoppedBy,
     note:
       'gnn-bulk = the model trained with the bulk questions (one model; no evaluation question was trained on; compare.ts calls it gnn-kfold), ' +
-      'gnn-synthetic-only = trained on KG completion + synthetic link queries only (compare.ts: gnn-base)' +
+      `${baselineName(o.queries)} = trained on KG completion + the graph queries only, no bulk question (${d.baseQueries}; compare.ts: gnn-base)` +
       (baseline ? '' : ' (not trained in this run: the bulk model again)') +
       '; scorer-level document rankings (no hybrid fill-up, no micro fusion); evaluation = the preset questions with gold documents',
     history: trained.history.map(({ batchLosses, ...h }) => ({ ...h, batchLossesEvery10: batchLosses.filter((_, i) => i % 10 === 0) })),
@@ -246,12 +263,13 @@ function printComparison(cmp: Printable): void {
   if (l) log(`latency GNN+paths p50 ${l.p50.toFixed(1)} ms p90 ${l.p90.toFixed(1)} ms (gnn p50 ${l.gnnP50.toFixed(1)}, paths p50 ${l.pathsP50.toFixed(1)})`);
 }
 
-/** compare.ts names the trained model gnn-kfold and the synthetic-only one gnn-base (its text-corpus roles); here they are neither. */
-const NAMES: Record<string, string> = { 'gnn-kfold': 'gnn-bulk', 'gnn-base': 'gnn-synthetic-only' };
-const rename = (k: string) => k.replace(/gnn-kfold|gnn-base/g, (m) => NAMES[m]);
-const renameKeys = <T>(o: Record<string, T>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [rename(k), v]));
+/** compare.ts names the trained model gnn-kfold and the graph-queries-only one gnn-base (its text-corpus roles); here they are neither. */
+const baselineName = (q: BaseQueries = 'synthetic') => `gnn-${q}-only`;
 
-function relabel(c: ReturnType<typeof compareOnDev>) {
+function relabel(c: ReturnType<typeof compareOnDev>, queries?: BaseQueries) {
+  const names: Record<string, string> = { 'gnn-kfold': 'gnn-bulk', 'gnn-base': baselineName(queries) };
+  const rename = (k: string) => k.replace(/gnn-kfold|gnn-base/g, (m) => names[m]);
+  const renameKeys = <T>(o: Record<string, T>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [rename(k), v]));
   return { ...c, means: renameKeys(c.means), paired: renameKeys(c.paired), perQuestion: renameKeys(c.perQuestion) };
 }
 

@@ -1,16 +1,21 @@
 /**
  * `kf train gnn`: train DualG's GNN on one text corpus's graph and report (DG2). Base model:
- * KG completion + synthetic link queries (no dev question); then k-fold fine-tuning on the dev
+ * KG completion + question-shaped queries generated from the corpus's graph (--queries generated, the
+ * default; or the earlier synthetic link queries) with no dev question; then k-fold fine-tuning on the dev
  * questions; comparison with the untrained GNN, the heuristic and PPR on the same graph (paired
- * sign tests); path check; latency. Writes <out>/<bench>-gnn.json and a loss/recall figure.
+ * sign tests); path check; latency. Writes <out>/<bench>-gnn.json, <bench>-gnn.md
+ * (GNN vs heuristic per question, sign tests) and a loss/recall figure; `kf train gnn pool` pools corpora.
  */
 import path from 'node:path';
 import type { CommandSpec } from '../command';
 import { bool, isNonNegInt, isNumber, isPositiveInt, str } from '../command';
 import { load2Wiki, loadHotpotqa, loadMusique } from '../../bench/text-multihop';
 import { graphFor } from '../../dualg/graph-for';
-import { corpusData, trainBase, trainFolds, type CorpusRunOptions } from '../../dualg/train/corpus-run';
+import { BASE_QUERIES, corpusData, trainBase, trainFolds, type BaseQueries, type CorpusRunOptions } from '../../dualg/train/corpus-run';
+import { pooledMarkdown, pooledReport } from '../../dualg/train/pooled-report';
+import fs from 'node:fs';
 import { compareOnDev } from '../../dualg/train/compare';
+import { compareOnHeldOut, type HeldOutComparison } from '../../dualg/train/held-out-generated';
 import { defaultCheckpointRoot } from '../../dualg/gnn';
 import { writeTrainingReport } from '../../report/gnn-training';
 import { initTf } from '../../tf/backend';
@@ -29,6 +34,18 @@ export const command: CommandSpec = {
     seed: { type: 'string', description: 'training seed', default: '1024', validate: isNonNegInt },
     folds: { type: 'string', description: 'folds of the fine-tuning on the dev questions', default: '5', validate: isPositiveInt },
     kg: { type: 'string', description: 'KG-completion examples', default: '320', validate: isNonNegInt },
+    queries: {
+      type: 'string',
+      description: "the base model's training queries (never a dev question): generated questions from the graph, synthetic link queries, or both",
+      default: 'generated',
+      choices: [...BASE_QUERIES],
+    },
+    generated: {
+      type: 'string',
+      description: 'generated questions asked for (the same budget as the synthetic queries)',
+      default: '576',
+      validate: isNonNegInt,
+    },
     synthetic: { type: 'string', description: 'synthetic link-query examples', default: '576', validate: isNonNegInt },
     'pretrain-epochs': { type: 'string', description: 'KG-completion epochs', default: '1', validate: isNonNegInt },
     epochs: { type: 'string', description: 'base-model epochs on the synthetic queries', default: '2', validate: isNonNegInt },
@@ -42,6 +59,7 @@ export const command: CommandSpec = {
   },
   examples: [
     'kf train gnn --bench 2wiki --index <index dir>',
+    'kf train gnn --bench 2wiki --index <index dir> --queries synthetic',
     'kf train gnn --bench 2wiki --index <index dir> --pretrain-epochs 0 --epochs 0 --lr 0.002 --fold-epochs 3 --replay 0',
   ],
   async run(args) {
@@ -64,6 +82,8 @@ export const command: CommandSpec = {
       folds: num('folds'),
       kgExamples: num('kg'),
       syntheticExamples: num('synthetic'),
+      queries: str(args, 'queries') as BaseQueries,
+      generatedExamples: num('generated'),
       pretrainEpochs: num('pretrain-epochs'),
       epochs: num('epochs'),
       foldEpochs: num('fold-epochs'),
@@ -75,12 +95,15 @@ export const command: CommandSpec = {
     };
     const d = corpusData(o);
     log(`${bench}: graph ${d.gg.numNodes} entities, ${d.gg.src.length} edges, ${d.gg.numRelations} relations; backend ${tf.backend}`);
-    log(`examples: kg ${d.kg.length}, synthetic ${d.synTrain.length} + ${d.synVal.length} val, dev ${d.dev.length} (unlinked ${d.unlinked.length})`);
+    log(`examples: kg ${d.kg.length}, base ${d.baseQueries} + ${d.synVal.length} val, dev ${d.dev.length} (unlinked ${d.unlinked.length})`);
+    if (d.generated) log(`generated per shape ${JSON.stringify(d.generated.byKind)}, dropped by linking ${d.generated.dropped}`);
     const base = await trainBase(o, d);
     log(`base model trained in ${base.seconds.toFixed(0)} s`);
     const folds = await trainFolds(o, d);
     log(`${o.folds} fold models trained in ${folds.seconds.toFixed(0)} s`);
     const cmp = compareOnDev(o, d, base.model, folds);
+    const heldOut = compareOnHeldOut(d, base.model);
+    log(heldOutLine(heldOut));
     const f = (x: number) => x.toFixed(3);
     for (const [m, v] of Object.entries(cmp.means)) {
       log(`${m}: R@2 ${f(v.r2)} R@5 ${f(v.r5)} all@2 ${f(v.allFound2)} all@5 ${f(v.allFound5)} all@8 ${f(v.allFound8)} (n=${v.n})`);
@@ -100,16 +123,32 @@ export const command: CommandSpec = {
       backend: tf.backend,
       config: d.config,
       seed: o.seed,
-      counts: { kg: d.kg.length, syntheticTrain: d.synTrain.length, syntheticVal: d.synVal.length, dev: d.dev.length, unlinked: d.unlinked },
+      queries: o.queries,
+      baseQueries: d.baseQueries,
+      generated: d.generated,
+      counts: { kg: d.kg.length, baseTrain: d.synTrain.length, baseVal: d.synVal.length, dev: d.dev.length, unlinked: d.unlinked },
       seconds: { base: base.seconds, folds: folds.seconds },
       baseStoppedBy: base.stoppedBy,
       note:
         'dev figures: gnn-kfold = each question scored by the fold model that did not train on it; gnn-base never saw a dev question; ' +
         'scorer-level document rankings (no hybrid fill-up, no micro fusion)',
       baseHistory: base.history.map(({ batchLosses, ...h }) => ({ ...h, batchLossesEvery10: batchLosses.filter((_, i) => i % 10 === 0) })),
+      heldOut,
       ...cmp,
     };
-    const files = await writeTrainingReport(o.out, `${bench}-gnn`, report, base.history, log);
+    const labels = { validation: `held-out base-model queries (${o.queries})`, monitor: 'dev questions (never trained on)' };
+    const files = await writeTrainingReport(o.out, `${bench}-gnn`, report, base.history, log, labels);
+    const md = path.join(o.out, `${bench}-gnn.md`);
+    fs.writeFileSync(md, `${pooledMarkdown(pooledReport([{ bench, baseQueries: d.baseQueries, perQuestion: cmp.perQuestion }]))}\n${heldOutLine(heldOut)}\n`);
+    files.push(md);
     log(`wrote ${files.join(', ')}`);
   },
 };
+
+/** The base model vs the heuristic on held-out base-model queries (its own distribution, never trained on). */
+function heldOutLine(h: HeldOutComparison): string {
+  const f = (x: number) => x.toFixed(3);
+  const p = (c: HeldOutComparison['r2']) => `${c.won}/${c.lost}/${c.tied} p=${c.signTestP.toPrecision(3)}`;
+  const [g, e] = [h.means['gnn-base'], h.means.heuristic];
+  return `held-out base-model queries (n=${h.n}): gnn-base R@2 ${f(g.r2)} R@5 ${f(g.r5)}, heuristic R@2 ${f(e.r2)} R@5 ${f(e.r5)}; won/lost/tied R@2 ${p(h.r2)}, R@5 ${p(h.r5)}`;
+}

@@ -1,7 +1,8 @@
 /**
  * Train and evaluate the GNN on one text corpus's graph (2Wiki / MuSiQue /
- * HotpotQA): a base model from KG completion + synthetic link queries (no dev
- * question seen), then k-fold fine-tuning on the dev questions (each question is
+ * HotpotQA): a base model from KG completion + queries made from the corpus alone
+ * (question-shaped queries generated from its graph, and/or synthetic link queries;
+ * no dev question seen), then k-fold fine-tuning on the dev questions (each question is
  * scored by the fold model that did not train on it), compared on the same seeds
  * with the untrained GNN, the untrained graph heuristic and PPR (paired sign tests).
  */
@@ -15,6 +16,7 @@ import { DEFAULT_GNN_CONFIG, gnnConfig, type GnnConfig } from '../gnn/config';
 import { queryInputDim } from '../gnn/query-encoder';
 import type { GnnGraph } from '../types';
 import { kgCompletionExamples, questionExamples, syntheticLinkExamples } from './corpus-data';
+import { generatedExamples, generateQueries, type GeneratedKind } from './generated-queries';
 import type { TrainExample } from './examples';
 import { trainGnn, type EpochRecord } from './trainer';
 import { checkpointExists } from './checkpoint';
@@ -32,6 +34,13 @@ export interface CorpusRunOptions {
   folds: number;
   kgExamples: number;
   syntheticExamples: number;
+  /**
+   * What the base model fine-tunes on (never a dev question): 'synthetic' link queries (passage sentence naming a
+   * linked title), 'generated' question-shaped queries (generated-queries.ts), or 'both'. Default 'synthetic'.
+   */
+  queries?: BaseQueries;
+  /** Generated queries asked for (default: as many as syntheticExamples). */
+  generatedExamples?: number;
   pretrainEpochs: number;
   epochs: number;
   foldEpochs: number;
@@ -44,13 +53,21 @@ export interface CorpusRunOptions {
   log: (line: string) => void;
 }
 
+export type BaseQueries = 'synthetic' | 'generated' | 'both';
+export const BASE_QUERIES: readonly BaseQueries[] = ['synthetic', 'generated', 'both'];
+
 export interface CorpusData {
   gg: GnnGraph;
   view: GraphView;
   config: GnnConfig;
   kg: TrainExample[];
+  /** The base model's training and validation queries (synthetic link queries, generated queries or both). */
   synTrain: TrainExample[];
   synVal: TrainExample[];
+  /** What synTrain is, in words (checkpoint label and report). */
+  baseQueries: string;
+  /** Generated queries per shape, and how many linking dropped (absent when none were generated). */
+  generated?: { byKind: Partial<Record<GeneratedKind, number>>; dropped: number };
   dev: TrainExample[];
   unlinked: string[];
 }
@@ -60,12 +77,28 @@ export function corpusData(o: CorpusRunOptions): CorpusData {
   const view = graphView(o.graph);
   const rng = makeRng(o.seed);
   const kg = kgCompletionExamples(gg, rng.fork('kg'), o.kgExamples);
-  const syn = syntheticLinkExamples(o.graph, view, (d) => o.passages.get(o.graph.docs[d].id), rng.fork('syn'), o.syntheticExamples);
-  const nVal = Math.max(20, Math.round(syn.length * 0.1));
+  const base = baseQueries(o, view, rng);
+  const nVal = Math.max(20, Math.round(base.examples.length * 0.1));
   const { examples: dev, unlinked } = questionExamples(o.graph, view, o.questions);
   const encoder = o.config?.queryEncoder ?? DEFAULT_GNN_CONFIG.queryEncoder;
   const config = gnnConfig({ inputDim: queryInputDim(encoder), numRelations: gg.numRelations, seed: o.seed, ...o.config });
-  return { gg, view, config, kg, synTrain: syn.slice(nVal), synVal: syn.slice(0, nVal), dev, unlinked };
+  const synTrain = base.examples.slice(nVal);
+  const label = `${synTrain.length} ${base.label}`;
+  return { gg, view, config, kg, synTrain, synVal: base.examples.slice(0, nVal), baseQueries: label, generated: base.generated, dev, unlinked };
+}
+
+/** The base model's queries, shuffled together (the first tenth, at least 20, validates). */
+function baseQueries(o: CorpusRunOptions, view: GraphView, rng: ReturnType<typeof makeRng>) {
+  const mode = o.queries ?? 'synthetic';
+  const text = (d: number) => o.passages.get(o.graph.docs[d].id);
+  const syn = mode === 'generated' ? [] : syntheticLinkExamples(o.graph, view, text, rng.fork('syn'), o.syntheticExamples);
+  if (mode === 'synthetic') return { examples: syn, label: 'synthetic link queries' };
+  const queries = generateQueries(o.graph, text, rng.fork('generated'), o.generatedExamples ?? o.syntheticExamples);
+  const { examples, dropped } = generatedExamples(view, queries);
+  const byKind: Partial<Record<GeneratedKind, number>> = {};
+  for (const q of queries) byKind[q.kind] = (byKind[q.kind] ?? 0) + 1;
+  const label = mode === 'generated' ? 'generated questions' : 'generated questions and synthetic link queries';
+  return { examples: rng.fork('base-order').shuffle([...examples, ...syn]), label, generated: { byKind, dropped } };
 }
 
 /** Base model: never sees a dev question (dev R@k per epoch is only monitored). */
@@ -81,7 +114,7 @@ export async function trainBase(o: CorpusRunOptions, d: CorpusData): Promise<{ m
     batchSize: 8,
     pretrain: { epochs: o.pretrainEpochs, examples: d.kg },
     finetune: { epochs: o.epochs, examples: d.synTrain, validation: d.synVal, monitor: d.dev },
-    trainedOn: `${o.name} graph: ${o.pretrainEpochs ? `${d.kg.length} KG-completion triples + ` : ''}${d.synTrain.length} synthetic link queries (no dev question)`,
+    trainedOn: `${o.name} graph: ${o.pretrainEpochs ? `${d.kg.length} KG-completion triples + ` : ''}${d.baseQueries} (no dev question)`,
     log: o.log,
   });
   return { model: r.model, history: r.history, seconds: (Date.now() - t0) / 1000, stoppedBy: r.stoppedBy };
@@ -116,7 +149,7 @@ export async function trainFolds(o: CorpusRunOptions, d: CorpusData): Promise<{ 
       batchSize: 8,
       initFrom: baseCheckpoint(o),
       finetune: { epochs: o.foldEpochs, examples: [...fit, ...fit, ...replay], validation: nVal ? inner.slice(0, nVal) : undefined, monitor: held },
-      trainedOn: `${o.name} dev questions outside fold ${f} of ${o.folds} (${fit.length}) + ${replay.length} synthetic link queries, from the base model`,
+      trainedOn: `${o.name} dev questions outside fold ${f} of ${o.folds} (${fit.length}) + ${replay.length} replayed base-model queries, from the base model`,
       log: (l) => o.log(`fold ${f}: ${l}`),
     });
     models.push(r.model);

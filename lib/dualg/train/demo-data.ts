@@ -17,7 +17,7 @@ import type { DualGraph } from '../graph/types';
 import type { GnnConfig } from '../gnn/config';
 import type { GnnModel } from '../gnn/model';
 import { makeRng } from '../../util/rng';
-import { corpusData, type CorpusData, type CorpusRunOptions } from './corpus-run';
+import { corpusData, type BaseQueries, type CorpusData, type CorpusRunOptions } from './corpus-run';
 import { questionExamples } from './corpus-data';
 import type { TrainExample } from './examples';
 import { trainGnn, type EpochRecord } from './trainer';
@@ -40,6 +40,10 @@ export interface DemoTrainOptions {
   seed: number;
   kgExamples: number;
   syntheticExamples: number;
+  /** Graph queries beside the bulk questions: synthetic link queries (default), generated questions (generated-queries.ts) or both. */
+  queries?: BaseQueries;
+  /** Generated questions asked for (default: as many as syntheticExamples). */
+  generatedExamples?: number;
   /** Share of the linked bulk questions held out to pick the best epoch. */
   validationShare: number;
   pretrainEpochs: number;
@@ -70,6 +74,8 @@ export function demoCorpusOptions(o: DemoTrainOptions): CorpusRunOptions {
     folds: 1,
     kgExamples: o.kgExamples,
     syntheticExamples: o.syntheticExamples,
+    queries: o.queries,
+    generatedExamples: o.generatedExamples,
     pretrainEpochs: o.pretrainEpochs,
     epochs: o.epochs,
     foldEpochs: 0,
@@ -96,9 +102,9 @@ export interface DemoTrainResult {
   dir: string;
 }
 
-/** The checkpoint folders of a demo run: [with the bulk questions (where the retriever looks), synthetic-only baseline (where it does not)]. */
-export function trainingDirs(o: Pick<DemoTrainOptions, 'checkpoints' | 'name'>): [string, string] {
-  return [path.join(o.checkpoints, o.name), path.join(o.checkpoints, 'baselines', `${o.name}-synthetic-only`)];
+/** The checkpoint folders of a demo run: [with the bulk questions (where the retriever looks), graph-queries-only baseline (where it does not)]. */
+export function trainingDirs(o: Pick<DemoTrainOptions, 'checkpoints' | 'name' | 'queries'>): [string, string] {
+  return [path.join(o.checkpoints, o.name), path.join(o.checkpoints, 'baselines', `${o.name}-${o.queries ?? 'synthetic'}-only`)];
 }
 
 /**
@@ -124,11 +130,9 @@ export async function trainOnDemo(o: DemoTrainOptions, d: DemoData, withBulk: bo
       validation: withBulk ? d.bulkVal : d.synVal,
       monitor: d.dev,
     },
-    trainedOn: withBulk
-      ? `demo world: ${d.bulkTrain.length} bulk questions + ${d.synTrain.length} synthetic link queries (no dev question)`
-      : `demo world: ${d.synTrain.length} synthetic link queries`,
+    trainedOn: withBulk ? `demo world: ${d.bulkTrain.length} bulk questions + ${d.baseQueries} (no dev question)` : `demo world: ${d.baseQueries}`,
     maxSeconds: o.maxSeconds,
-    log: (l) => o.log(`${withBulk ? 'bulk' : 'synthetic-only'}: ${l}`),
+    log: (l) => o.log(`${withBulk ? 'bulk' : `${o.queries ?? 'synthetic'}-only`}: ${l}`),
   });
   return { model: r.model, history: r.history, seconds: (Date.now() - t0) / 1000, stoppedBy: r.stoppedBy, dir };
 }

@@ -198,6 +198,16 @@ async function resume(o: TrainOptions, model: GnnModel, optimizer: tf.Optimizer,
       );
     }
   }
+  // A checkpoint trained on other examples (e.g. synthetic link queries vs generated questions) is not this run's to continue.
+  const ckOn = ck.manifest.stats?.trainedOn;
+  if (o.trainedOn && typeof ckOn === 'string' && ckOn !== o.trainedOn) {
+    throw new KfError(
+      'gnn_checkpoint_mismatch',
+      `the checkpoint in ${last} was trained on "${ckOn}", this run trains on "${o.trainedOn}"`,
+      'use another checkpoint folder (--checkpoints) or delete that one to train anew',
+      { concerns: last },
+    );
+  }
   model.setWeights(ck.params);
   if (ck.optimizer.length) await optimizer.setWeights(ck.optimizer.map((w) => ({ name: w.name, tensor: tf.tensor(w.values, w.shape) })));
   o.log?.(`gnn: resuming from ${last} (pre-training epochs done ${ck.manifest.progress.pretrainEpochs}, fine-tuning ${ck.manifest.progress.finetuneEpochs})`);

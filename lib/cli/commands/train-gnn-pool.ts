@@ -1,0 +1,53 @@
+/**
+ * `kf train gnn pool`: the GNN against the heuristic per corpus and pooled over corpora (paired sign tests over
+ * every dev question), from the reports `kf train gnn` wrote. Writes <out>/pooled-gnn.json and pooled-gnn.md.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { CommandSpec } from '../command';
+import { str } from '../command';
+import { pooledMarkdown, pooledReport, type CorpusRows } from '../../dualg/train/pooled-report';
+import { KfError } from '../../util/errors';
+
+function readReport(file: string): CorpusRows {
+  let raw: { kind?: string; bench?: string; baseQueries?: string; perQuestion?: CorpusRows['perQuestion'] };
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new KfError('bad_input', `cannot read the training report ${file}: ${(e as Error).message}`, 'pass the <bench>-gnn.json files kf train gnn wrote', {
+      concerns: file,
+    });
+  }
+  if (raw.kind !== 'dualg-gnn-training-report' || !raw.bench || !raw.perQuestion?.heuristic)
+    throw new KfError(
+      'bad_input',
+      `${file} is not a kf train gnn report (kind dualg-gnn-training-report with perQuestion rows)`,
+      'pass the <bench>-gnn.json files kf train gnn wrote',
+      {
+        concerns: file,
+      },
+    );
+  return { bench: raw.bench, baseQueries: raw.baseQueries, perQuestion: raw.perQuestion };
+}
+
+export const command: CommandSpec = {
+  name: 'train gnn pool',
+  group: 'evaluate',
+  summary: 'Pool kf train gnn reports over corpora: GNN vs heuristic per question, per corpus and pooled, with paired sign tests',
+  positionals: [{ name: 'reports', description: '<bench>-gnn.json files written by kf train gnn', required: true, variadic: true }],
+  options: {
+    out: { type: 'string', description: "folder for pooled-gnn.json and pooled-gnn.md (default: the first report's folder)" },
+  },
+  examples: ['kf train gnn pool /tmp/gnn/2wiki/2wiki-gnn.json /tmp/gnn/hotpotqa/hotpotqa-gnn.json /tmp/gnn/musique/musique-gnn.json --out /tmp/gnn'],
+  async run(args) {
+    const files = args.positionals.map((f) => path.resolve(f));
+    const report = pooledReport(files.map(readReport));
+    const out = path.resolve(str(args, 'out') ?? path.dirname(files[0]));
+    fs.mkdirSync(out, { recursive: true });
+    fs.writeFileSync(path.join(out, 'pooled-gnn.json'), `${JSON.stringify(report, null, 1)}\n`);
+    const md = pooledMarkdown(report);
+    fs.writeFileSync(path.join(out, 'pooled-gnn.md'), md);
+    console.log(md);
+    console.log(`wrote ${path.join(out, 'pooled-gnn.json')} and pooled-gnn.md`);
+  },
+};

@@ -1,0 +1,89 @@
+/**
+ * The GNN against the heuristic per corpus and pooled over corpora (issue 18 target: "the GNN scorer ahead of
+ * the heuristic on the dev questions pooled under k-fold, sign test p < 0.05"), from the per-question rows
+ * `kf train gnn` writes. Pooling keys each question by corpus and id, so the paired sign test runs over every
+ * dev question of every corpus at once. Two GNN figures are compared: gnn-base (no dev question in training at
+ * all) and gnn-kfold (each question scored by the fold model that did not train on it).
+ */
+import { comparePaired, type PairedComparison } from '../../eval/stats';
+import { meanMetrics, type QuestionMetrics } from './evaluate';
+import { PAIRED_METRICS } from './compare';
+
+type Metric = (typeof PAIRED_METRICS)[number];
+const GNN_METHODS = ['gnn-base', 'gnn-kfold'] as const;
+const SHOWN_METHODS = ['gnn-base', 'gnn-kfold', 'heuristic', 'ppr'] as const;
+
+/** What the pooled report reads from one corpus's training report. */
+export interface CorpusRows {
+  bench: string;
+  /** What the base model trained on, in words. */
+  baseQueries?: string;
+  perQuestion: Record<string, QuestionMetrics[]>;
+}
+
+export interface PooledReport {
+  kind: 'dualg-gnn-pooled-report';
+  note: string;
+  corpora: {
+    bench: string;
+    baseQueries?: string;
+    means: Record<string, ReturnType<typeof meanMetrics>>;
+    paired: Record<string, Record<Metric, PairedComparison>>;
+  }[];
+  pooled: { n: number; means: Record<string, ReturnType<typeof meanMetrics>>; paired: Record<string, Record<Metric, PairedComparison>> };
+}
+
+function keyed(rows: CorpusRows[], method: string): QuestionMetrics[] {
+  return rows.flatMap((r) => (r.perQuestion[method] ?? []).map((q) => ({ ...q, id: `${r.bench}/${q.id}` })));
+}
+
+function summary(rows: CorpusRows[]) {
+  const means = Object.fromEntries(SHOWN_METHODS.map((m) => [m, meanMetrics(keyed(rows, m))]));
+  const metric = (m: string, f: Metric) => new Map(keyed(rows, m).map((q) => [q.id, q[f]]));
+  const paired = Object.fromEntries(
+    GNN_METHODS.map((g) => [`${g} vs heuristic`, Object.fromEntries(PAIRED_METRICS.map((f) => [f, comparePaired(metric(g, f), metric('heuristic', f))]))]),
+  ) as Record<string, Record<Metric, PairedComparison>>;
+  return { means, paired };
+}
+
+export function pooledReport(rows: CorpusRows[]): PooledReport {
+  return {
+    kind: 'dualg-gnn-pooled-report',
+    note:
+      'offline indexes, model-free document ranking by the scorer alone (no hybrid fill-up, no micro fusion). gnn-base: never saw a dev ' +
+      'question; gnn-kfold: each dev question scored by the fold model that did not train on it. Sign test: two-sided, exact, ties dropped.',
+    corpora: rows.map((r) => ({ bench: r.bench, baseQueries: r.baseQueries, ...summary([r]) })),
+    pooled: { n: keyed(rows, 'heuristic').length, ...summary(rows) },
+  };
+}
+
+const LABEL: Record<Metric, string> = { r2: 'R@2', r5: 'R@5', allFound2: 'all@2', allFound5: 'all@5', allFound8: 'all@8' };
+
+function block(title: string, s: ReturnType<typeof summary>): string[] {
+  const f = (x: number) => x.toFixed(3);
+  const lines = [
+    `### ${title}`,
+    '',
+    `| scorer | n | ${PAIRED_METRICS.map((m) => LABEL[m]).join(' | ')} |`,
+    `|---|---|${PAIRED_METRICS.map(() => '---').join('|')}|`,
+  ];
+  for (const [m, v] of Object.entries(s.means)) lines.push(`| ${m} | ${v.n} | ${PAIRED_METRICS.map((k) => f(v[k])).join(' | ')} |`);
+  lines.push(
+    '',
+    `| paired (won/lost/tied, sign test p, mean diff [95% bootstrap]) | ${PAIRED_METRICS.map((m) => LABEL[m]).join(' | ')} |`,
+    `|---|${PAIRED_METRICS.map(() => '---').join('|')}|`,
+  );
+  for (const [k, v] of Object.entries(s.paired)) {
+    const cell = (c: PairedComparison) =>
+      `${c.won}/${c.lost}/${c.tied}, p=${c.signTestP.toPrecision(3)}, diff ${c.diff.toFixed(3)} [${c.bootstrapCI.map((x) => x.toFixed(3)).join(', ')}]`;
+    lines.push(`| ${k} | ${PAIRED_METRICS.map((m) => cell(v[m])).join(' | ')} |`);
+  }
+  return [...lines, ''];
+}
+
+export function pooledMarkdown(r: PooledReport): string {
+  const lines = ['# DualG GNN vs heuristic on dev (offline, model-free)', '', r.note, ''];
+  for (const c of r.corpora) lines.push(...block(`${c.bench}${c.baseQueries ? ` (base model: ${c.baseQueries})` : ''}`, c));
+  if (r.corpora.length > 1) lines.push(...block(`pooled over ${r.corpora.map((c) => c.bench).join(', ')} (n = ${r.pooled.n})`, r.pooled));
+  return `${lines.join('\n')}\n`;
+}
