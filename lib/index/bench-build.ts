@@ -21,6 +21,7 @@ import { makeOfflineEmbedder, type OfflineEmbedderName } from './embedders/regis
 import { similarityEdges } from './similarity-edges';
 import { resolveHnswOptions } from './dense';
 import { defaultFusionWeights } from './fusion';
+import type { StagePeaks } from './peak-rss';
 
 export type EdgesMethod = 'graph' | 'search';
 
@@ -98,30 +99,50 @@ export function compareEdgeLists(main: readonly RelationEdge[], other: readonly 
   return { common, recallOfOther: other.length ? common / other.length : 1, jaccard: union ? common / union : 1 };
 }
 
-/** Fit, embed, index and (with edgesK) relate the fragments; saved to `cached` when given. */
+/**
+ * Embed and index the fragments in batches of about a tenth of the corpus: the
+ * embedder's output for one batch is all that exists besides the index (the
+ * whole corpus' vectors, ~1.4 KB each at 356-d, used to sit beside the dense
+ * matrix that copies them). The same vectors reach the index in the same order,
+ * so the index is the same as one call would build. Progress after every batch.
+ */
+async function embedAndIndex(engine: SearchEngine, fragments: Fragment[], texts: string[], o: BuildSettings) {
+  const timings = { bm25Ms: 0, hnswMs: 0 };
+  let embedMs = 0;
+  const batch = Math.max(1000, Math.ceil(fragments.length / 10));
+  for (let i = 0; i < fragments.length; i += batch) {
+    const t = performance.now();
+    const vectors = await engine.embedder.embed(texts.slice(i, i + batch));
+    embedMs += performance.now() - t;
+    await engine.addFragments(fragments.slice(i, i + batch), vectors, { timings });
+    const done = Math.min(fragments.length, i + batch);
+    o.say(`embedded and indexed ${done}/${fragments.length} (embed ${s1(embedMs)} s, BM25 ${s1(timings.bm25Ms)} s, HNSW ${s1(timings.hnswMs)} s)`);
+  }
+  return { embedMs, ...timings };
+}
+
+/** Fit, embed, index and (with edgesK) relate the fragments; saved to `cached` when given. Peak RSS per stage into `peaks`. */
 export async function buildBenchEngine(
   fragments: Fragment[],
   o: BuildSettings,
   cached: string | undefined,
   t0: number,
   generateMs: number,
+  peaks: StagePeaks,
 ): Promise<{ engine: SearchEngine; build: BuildFigures }> {
   const texts = fragments.map(defaultIndexText);
   const t1 = performance.now();
   const embedder: Embedder = await makeOfflineEmbedder(o.embedder, texts);
   const fitMs = performance.now() - t1;
-  const t2 = performance.now();
-  const vectors = await embedder.embed(texts);
-  const embedMs = performance.now() - t2;
-  o.say(`embedder ${embedder.id} (${embedder.dim}-d): fit ${s1(fitMs)} s, embed ${s1(embedMs)} s`);
-  const engine = SearchEngine.create({ embedder, ...o.engine });
-  const timings = { bm25Ms: 0, hnswMs: 0 };
+  o.say(`embedder ${embedder.id} (${embedder.dim}-d): fit ${s1(fitMs)} s`);
+  peaks.mark('fit');
+  const engine = SearchEngine.create({ embedder, ...o.engine, expectedFragments: fragments.length });
   const t3 = performance.now();
-  const progress = (done: number, total: number) => o.say(`indexing ${done}/${total} (BM25 ${s1(timings.bm25Ms)} s, HNSW ${s1(timings.hnswMs)} s)`);
-  await engine.addFragments(fragments, vectors, { timings, progress, progressEvery: Math.max(10000, Math.ceil(fragments.length / 10)) });
-  vectors.length = 0;
-  const indexMs = performance.now() - t3;
-  o.say(`indexed in ${s1(indexMs)} s (BM25 ${s1(timings.bm25Ms)} s, HNSW ${s1(timings.hnswMs)} s)`);
+  const { embedMs, ...timings } = await embedAndIndex(engine, fragments, texts, o);
+  texts.length = 0; // the index texts are no longer needed: let them go before the edges stage
+  const indexMs = performance.now() - t3 - embedMs;
+  o.say(`embedded in ${s1(embedMs)} s, indexed in ${s1(indexMs)} s (BM25 ${s1(timings.bm25Ms)} s, HNSW ${s1(timings.hnswMs)} s)`);
+  peaks.mark('embed+index');
   let edges = 0;
   let edgesMs = 0;
   if (o.edgesK > 0) {
@@ -129,6 +150,7 @@ export async function buildBenchEngine(
     edgesMs = r.ms;
     edges = engine.setRelations(r.edges);
     o.say(`${edges} kNN similarity edges (${o.edgesMethod}) in ${s1(edgesMs)} s`);
+    peaks.mark('edges');
   }
   const build: BuildFigures = {
     generateMs,
@@ -146,6 +168,7 @@ export async function buildBenchEngine(
     await engine.save(cached);
     fs.writeFileSync(path.join(cached, 'build.json'), JSON.stringify(build));
     o.say(`saved the index to ${cached}`);
+    peaks.mark('save');
   }
   return { engine, build };
 }

@@ -1,10 +1,13 @@
 /**
  * The engine's on-disk helpers: the CURRENT pointer and gen-NNNNNN generation
- * folders, fsynced writes, and typed arrays packed into one buffer (bm25.bin).
+ * folders, fsynced writes (whole or streamed in chunks), lines read back in
+ * blocks, and typed arrays packed into one buffer (bm25.bin).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { KfError } from '../util/errors';
+import { writeAll } from '../util/fsx';
 
 export function readPointer(root: string): string | undefined {
   try {
@@ -38,6 +41,74 @@ export function writeSynced(file: string, data: string | Buffer): void {
   }
 }
 
+/** Bytes gathered before one write(2) by writeStreamed. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * Write a file piece by piece through one handle, then fsync it; returns its size.
+ * Why: an index's largest files (fragments.jsonl, relations.json) were built as
+ * one string, then copied into one Buffer: at 200K fragments that pair was the
+ * build's peak memory. Here at most CHUNK_BYTES are held besides the pieces
+ * themselves. Atomicity comes from the caller: it writes into a temporary
+ * generation folder that is renamed into place only when complete.
+ */
+export function writeStreamed(file: string, produce: (put: (piece: string | Buffer) => void) => void): number {
+  const fd = fs.openSync(file, 'w');
+  try {
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let total = 0;
+    const flush = () => {
+      if (!pendingBytes) return;
+      writeAll(fd, pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes));
+      pending = [];
+      pendingBytes = 0;
+    };
+    produce((piece) => {
+      const b = typeof piece === 'string' ? Buffer.from(piece) : piece;
+      if (b.length >= CHUNK_BYTES) {
+        flush();
+        writeAll(fd, b);
+      } else {
+        pending.push(b);
+        pendingBytes += b.length;
+        if (pendingBytes >= CHUNK_BYTES) flush();
+      }
+      total += b.length;
+    });
+    flush();
+    fs.fsyncSync(fd);
+    return total;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Call `onLine` for each line of a file ('\n'-separated; a final empty line
+ * after the last '\n' is not reported), reading it in blocks: memory stays at
+ * one block and one line, not the whole file as a Buffer, a string and an array.
+ */
+export function forEachLine(file: string, onLine: (line: string) => void): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(CHUNK_BYTES * 4);
+    const dec = new StringDecoder('utf8');
+    let carry = '';
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, null);
+      const text = n > 0 ? carry + dec.write(buf.subarray(0, n)) : carry + dec.end();
+      const lines = text.split('\n');
+      carry = lines.pop() ?? '';
+      for (const l of lines) onLine(l);
+      if (n <= 0) break;
+    }
+    if (carry) onLine(carry);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export function fsyncFile(file: string): void {
   const fd = fs.openSync(file, 'r');
   try {
@@ -49,8 +120,13 @@ export function fsyncFile(file: string): void {
 
 export type ArrKind = 'i32' | 'u16' | 'u8';
 
-/** Concatenate typed arrays into one buffer: [count u32][byteLength u32 x count] then each array, 8-byte aligned. */
+/** Typed arrays packed as one buffer: [count u32][byteLength u32 x count] then each array, 8-byte aligned. */
 export function packArrays(arrays: (Int32Array | Uint16Array | Uint8Array)[]): Buffer {
+  return Buffer.concat(packedParts(arrays));
+}
+
+/** The pieces of packArrays' layout, the arrays as views (no copy): written one by one, they give the same bytes. */
+export function packedParts(arrays: (Int32Array | Uint16Array | Uint8Array)[]): Buffer[] {
   const header = Buffer.alloc(4 + 4 * arrays.length);
   header.writeUInt32LE(arrays.length, 0);
   const parts: Buffer[] = [header];
@@ -64,7 +140,7 @@ export function packArrays(arrays: (Int32Array | Uint16Array | Uint8Array)[]): B
     parts.push(Buffer.from(a.buffer, a.byteOffset, a.byteLength));
     off += a.byteLength;
   });
-  return Buffer.concat(parts);
+  return parts;
 }
 
 export function unpackArrays(buf: Buffer, kinds: ArrKind[]): (Int32Array | Uint16Array | Uint8Array)[] {

@@ -44,7 +44,7 @@ import { rankLists } from './rank-lists';
 import { defaultIndexText, makeHit, type HitSource } from './engine-hits';
 import { buildAdjacency, type Adjacent, type RelationEdge } from './relation-edges';
 import { validateFragmentBatch } from './fragment-batch';
-import { indexExists, readEngineParts, saveEngineParts, type SaveStepHook } from './engine-persist';
+import { forEachFragmentLine, indexExists, readEngineParts, saveEngineParts, type SaveStepHook } from './engine-persist';
 
 export { INDEX_FORMAT, type SaveStepHook } from './engine-persist';
 export { defaultIndexText, trimContext } from './engine-hits';
@@ -100,7 +100,10 @@ export class SearchEngine implements Retriever {
     }
     const stored = resolveEngineOptions({ ...o, fusionWeights: o.fusionWeights ?? defaultFusionWeights(o.embedder.id) });
     const bm25 = new Bm25Index(o.bm25);
-    const dense = new DenseIndex(o.embedder.dim, stored.hnsw);
+    const expected = o.expectedFragments;
+    if (expected !== undefined && !(Number.isInteger(expected) && expected >= 0))
+      throw new KfError('bad_option', `expectedFragments must be a non-negative integer (got ${expected})`, 'pass the corpus size, or leave it out');
+    const dense = new DenseIndex(o.embedder.dim, stored.hnsw, expected || undefined);
     return new SearchEngine(o.embedder, stored, bm25, dense, o.indexText);
   }
 
@@ -560,21 +563,32 @@ export class SearchEngine implements Retriever {
     );
   }
 
-  /** Fill the slots from fragments.jsonl lines ('null' = a removed fragment's slot). */
-  private restoreFragments(lines: string[], slots: number, gen: string): void {
-    for (let s = 0; s < slots; s++) {
-      const line = lines[s];
-      if (line === undefined)
-        throw new KfError('index_corrupt', `fragments.jsonl in ${gen} ends early (slot ${s} of ${slots})`, 'rebuild the index', { concerns: gen });
-      const f = line === 'null' ? undefined : (JSON.parse(line) as Fragment);
+  /** Fill the slots from fragments.jsonl, read line by line ('null' = a removed fragment's slot). O(slots). */
+  private restoreFragments(file: string, slots: number, gen: string): void {
+    forEachFragmentLine(file, (line) => {
+      const s = this.frags.length;
+      if (s >= slots) return; // lines past the manifest's slot count are ignored, as before
+      let f: Fragment | undefined;
+      try {
+        f = line === 'null' ? undefined : (JSON.parse(line) as Fragment);
+      } catch (e) {
+        throw new KfError('index_corrupt', `fragments.jsonl in ${gen}: line ${s + 1} is not valid JSON`, 'rebuild the index (kf index build)', {
+          concerns: gen,
+          cause: e,
+        });
+      }
       this.frags.push(f);
-      if (!f) continue;
+      if (!f) return;
       this.idToSlot.set(f.id, s);
       const l = this.docSlots.get(f.docId);
       if (l) l.push(s);
       else this.docSlots.set(f.docId, [s]);
       this.liveCount++;
-    }
+    });
+    if (this.frags.length < slots)
+      throw new KfError('index_corrupt', `fragments.jsonl in ${gen} ends early (slot ${this.frags.length} of ${slots})`, 'rebuild the index', {
+        concerns: gen,
+      });
   }
 
   /** True when `dir` holds a saved index. */
@@ -590,7 +604,7 @@ export class SearchEngine implements Retriever {
   static async load(dir: string, embedder?: Embedder, overrides: { indexText?: (f: Fragment) => string } = {}): Promise<SearchEngine> {
     const p = readEngineParts(dir, embedder);
     const engine = new SearchEngine(p.emb, p.opts, p.bm25, p.dense, overrides.indexText);
-    engine.restoreFragments(p.fragmentLines, p.slots, p.gen);
+    engine.restoreFragments(p.fragmentsFile, p.slots, p.gen);
     engine.setRelations(p.relations);
     return engine;
   }

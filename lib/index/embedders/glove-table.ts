@@ -54,6 +54,11 @@ export function loadGlove(): Promise<GloveTable> {
   return loading;
 }
 
+/** Bytes of the loaded table's typed arrays (0 before the first load; the word map is not counted): benchmark memory figures. */
+export function loadedGloveBytes(): number {
+  return loaded ? loaded.vectors.byteLength + loaded.rank.byteLength : 0;
+}
+
 /** Synchronous variant (for code that is already synchronous, e.g. a notebook helper). */
 export function loadGloveSync(): GloveTable {
   return (loaded ??= parseGloveFile(glovePath()));
