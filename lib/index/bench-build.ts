@@ -2,14 +2,18 @@
  * The build side of `kf bench retrieval` (benchmark.ts): fit, embed, index and
  * relate the scaled demo world, timed stage by stage, or load a cached build.
  *
- * Stages and their cost (n fragments, d dimensions, M graph degree):
+ * Stages and their cost (n fragments, d dimensions, M graph degree, E edges):
+ *   generate    O(n) demo fragments (lib/demo/fragments.ts)
  *   fit         corpus-fitted encoder: O(n * tokens) counts + a fixed-size projection
- *   embed       O(n * tokens * d)
- *   BM25        O(total tokens) postings (timed inside addFragments)
+ *   embed       O(n * tokens * d), in tenths interleaved with indexing (embedAndIndex)
+ *   BM25        O(total tokens) postings, arrays grown by doubling (timed inside addFragments)
  *   HNSW        O(n * efConstruction * M * log n * d) insertions (timed inside addFragments)
  *   edges       'graph': O(n * M * d), neighbour lists read back from the graph (hnsw-links.ts);
- *               'search': one graph query per fragment, O(n * efSearch * M * log n * d)
- * No stage compares all pairs.
+ *               'search': one graph query per fragment, O(n * efSearch * M * log n * d);
+ *               then O(E log E) to sort and index them (relation-edges.ts)
+ *   save        O(index size) bytes, streamed (engine-persist.ts)
+ * No stage compares all pairs. Progress: every tenth of embed+index and of edges.
+ * Peak RSS is recorded per stage (StagePeaks, peak-rss.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -85,7 +89,8 @@ export async function loadCachedEngine(cached: string | undefined, o: BuildSetti
 
 function edgesWith(engine: SearchEngine, o: BuildSettings, method: EdgesMethod): { edges: RelationEdge[]; ms: number } {
   const t = performance.now();
-  const edges = similarityEdges(engine, { k: o.edgesK, threshold: o.edgesThreshold, exact: false, approx: method });
+  const progress = (done: number, total: number) => o.say(`similarity edges (${method}): ${done}/${total} fragments (${s1(performance.now() - t)} s)`);
+  const edges = similarityEdges(engine, { k: o.edgesK, threshold: o.edgesThreshold, exact: false, approx: method, progress });
   return { edges, ms: performance.now() - t };
 }
 

@@ -156,7 +156,7 @@ export class SearchEngine implements Retriever {
    * HNSW graph (both link directions), by exact cosine, best first: the graph's
    * own neighbour search reused, no query per fragment (hnsw-links.ts). O(n * M * dim).
    */
-  graphNeighbours(k: number, emit: (fromId: string, toId: string, cosine: number) => void): void {
+  graphNeighbours(k: number, emit: (fromId: string, toId: string, cosine: number) => void, progress?: (done: number, total: number) => void): void {
     const usable = (s: number) => this.frags[s] !== undefined && this.dense.isLive(s);
     knnFromLists(
       this.dense.neighbourLists(),
@@ -164,6 +164,8 @@ export class SearchEngine implements Retriever {
       (a, b) => this.dense.dotSlots(a, b),
       usable,
       (a, b, sim) => emit(this.frags[a]!.id, this.frags[b]!.id, sim),
+      undefined,
+      progress,
     );
   }
 
@@ -230,10 +232,12 @@ export class SearchEngine implements Retriever {
     const vecs = vectors ?? (await this.embedTexts(texts));
     vecs.forEach((v, i) => this.checkVector(v, `fragment ${fragments[i].id}`));
     // Replacing: drop the old version first (same id -> new content).
+    const replaced: number[] = [];
     for (const f of fragments) {
       const old = this.idToSlot.get(f.id);
-      if (old !== undefined) this.removeSlot(old);
+      if (old !== undefined) replaced.push(old);
     }
+    this.removeSlots(replaced);
     // Per fragment: tokenize + BM25 postings O(tokens); HNSW insertion O(efConstruction * M * log n * dim).
     // Timed separately (the benchmark's build profile) with two clock reads per fragment.
     const timings = build.timings;
@@ -260,32 +264,38 @@ export class SearchEngine implements Retriever {
     }
   }
 
-  private removeSlot(slot: number): void {
-    const f = this.frags[slot];
-    if (!f) return;
-    this.bm25.remove(slot);
-    this.dense.remove(slot);
-    this.frags[slot] = undefined;
-    this.idToSlot.delete(f.id);
-    const l = this.docSlots.get(f.docId);
-    if (l) {
-      const rest = l.filter((s) => s !== slot);
-      if (rest.length) this.docSlots.set(f.docId, rest);
-      else this.docSlots.delete(f.docId);
+  /**
+   * Tombstone these slots. Each document's slot list is filtered once for all
+   * of its removed slots: O(removed + the affected documents' fragments), where
+   * filtering it per slot cost O(m^2) for a document of m fragments.
+   */
+  private removeSlots(slots: readonly number[]): void {
+    const byDoc = new Map<string, Set<number>>();
+    for (const slot of slots) {
+      const f = this.frags[slot];
+      if (!f) continue;
+      this.bm25.remove(slot);
+      this.dense.remove(slot);
+      this.frags[slot] = undefined;
+      this.idToSlot.delete(f.id);
+      this.liveCount--;
+      const gone = byDoc.get(f.docId);
+      if (gone) gone.add(slot);
+      else byDoc.set(f.docId, new Set([slot]));
     }
-    this.liveCount--;
+    for (const [docId, gone] of byDoc) {
+      const rest = (this.docSlots.get(docId) ?? []).filter((s) => !gone.has(s));
+      if (rest.length) this.docSlots.set(docId, rest);
+      else this.docSlots.delete(docId);
+    }
   }
 
   /** Remove every fragment of these documents (unknown ids are ignored). Returns the number of fragments removed. */
   removeDocuments(docIds: string[]): number {
-    let n = 0;
-    for (const d of docIds) {
-      for (const s of [...(this.docSlots.get(d) ?? [])]) {
-        this.removeSlot(s);
-        n++;
-      }
-    }
-    return n;
+    const slots: number[] = [];
+    for (const d of new Set(docIds)) for (const s of this.docSlots.get(d) ?? []) slots.push(s);
+    this.removeSlots(slots);
+    return slots.length;
   }
 
   /**
