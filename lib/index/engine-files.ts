@@ -1,13 +1,12 @@
 /**
  * The engine's on-disk helpers: the CURRENT pointer and gen-NNNNNN generation
- * folders, fsynced writes (whole or streamed in chunks), lines read back in
- * blocks, and typed arrays packed into one buffer (bm25.bin).
+ * folders, fsynced writes (streamed ones: util/fsx.ts writeStreamed), lines read
+ * back in blocks, and typed arrays packed into one buffer (bm25.bin).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { KfError } from '../util/errors';
-import { writeAll } from '../util/fsx';
 
 export function readPointer(root: string): string | undefined {
   try {
@@ -41,49 +40,6 @@ export function writeSynced(file: string, data: string | Buffer): void {
   }
 }
 
-/** Bytes gathered before one write(2) by writeStreamed. */
-const CHUNK_BYTES = 1 << 20;
-
-/**
- * Write a file piece by piece through one handle, then fsync it; returns its size.
- * Why: an index's largest files (fragments.jsonl, relations.json) were built as
- * one string, then copied into one Buffer: at 200K fragments that pair was the
- * build's peak memory. Here at most CHUNK_BYTES are held besides the pieces
- * themselves. Atomicity comes from the caller: it writes into a temporary
- * generation folder that is renamed into place only when complete.
- */
-export function writeStreamed(file: string, produce: (put: (piece: string | Buffer) => void) => void): number {
-  const fd = fs.openSync(file, 'w');
-  try {
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    let total = 0;
-    const flush = () => {
-      if (!pendingBytes) return;
-      writeAll(fd, pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes));
-      pending = [];
-      pendingBytes = 0;
-    };
-    produce((piece) => {
-      const b = typeof piece === 'string' ? Buffer.from(piece) : piece;
-      if (b.length >= CHUNK_BYTES) {
-        flush();
-        writeAll(fd, b);
-      } else {
-        pending.push(b);
-        pendingBytes += b.length;
-        if (pendingBytes >= CHUNK_BYTES) flush();
-      }
-      total += b.length;
-    });
-    flush();
-    fs.fsyncSync(fd);
-    return total;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /**
  * Call `onLine` for each line of a file ('\n'-separated; a final empty line
  * after the last '\n' is not reported), reading it in blocks: memory stays at
@@ -92,7 +48,7 @@ export function writeStreamed(file: string, produce: (put: (piece: string | Buff
 export function forEachLine(file: string, onLine: (line: string) => void): void {
   const fd = fs.openSync(file, 'r');
   try {
-    const buf = Buffer.alloc(CHUNK_BYTES * 4);
+    const buf = Buffer.alloc(4 << 20);
     const dec = new StringDecoder('utf8');
     let carry = '';
     for (;;) {

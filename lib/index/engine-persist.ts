@@ -17,7 +17,7 @@ import { resolveEngineOptions, type EngineOptions, type StoredOptions } from './
 import type { RelationEdge } from './relation-edges';
 import { restoreEmbedder, saveEmbedderState } from './embedders/registry';
 import { KfError } from '../util/errors';
-import { fsError, writeFileAtomic, fsyncDir } from '../util/fsx';
+import { fsError, writeFileAtomic, fsyncDir, writeStreamed } from '../util/fsx';
 import {
   checkFileSizes,
   fsyncFile,
@@ -29,7 +29,6 @@ import {
   removeOtherGenerations,
   unpackArrays,
   writeSynced,
-  writeStreamed,
 } from './engine-files';
 
 export const INDEX_FORMAT = 'kf-search-index/1';
@@ -100,7 +99,7 @@ function writeGenerationFiles(tmp: string, p: EngineParts, step: SaveStepHook): 
     writeSynced(path.join(tmp, name), data);
     files[name] = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
   };
-  // The large files are streamed piece by piece (engine-files.ts writeStreamed): same bytes, no whole-file copy in memory.
+  // The large files are streamed piece by piece (util/fsx.ts writeStreamed): same bytes, no whole-file copy in memory.
   const stream = (name: string, produce: (put: (piece: string | Buffer) => void) => void) => {
     files[name] = writeStreamed(path.join(tmp, name), produce);
   };

@@ -14,7 +14,8 @@ import type { SearchResult } from '../../lib/index/types';
 import { SearchEngine } from '../../lib/index/engine';
 import { HashingEmbedder } from '../../lib/index/embedders/hashing';
 import { similarityEdges } from '../../lib/index/similarity-edges';
-import { forEachLine, packArrays, packedParts, readPointer, writeStreamed } from '../../lib/index/engine-files';
+import { forEachLine, packArrays, packedParts, readPointer } from '../../lib/index/engine-files';
+import { writeStreamed, writeStreamedAtomic } from '../../lib/util/fsx';
 import { StagePeaks } from '../../lib/index/peak-rss';
 import { demoFragments } from '../../lib/demo/fragments';
 import { KfError } from '../../lib/util/errors';
@@ -148,6 +149,32 @@ test('writeStreamed writes exactly the pieces given (small and over-chunk pieces
       0,
     );
     assert.equal(fs.statSync(path.join(dir, 'empty')).size, 0);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('writeStreamedAtomic replaces a file whole; a producer that fails leaves the old content and no temporary file', () => {
+  const dir = tmpDir();
+  try {
+    const file = path.join(dir, 'points.jsonl');
+    fs.writeFileSync(file, 'old\n');
+    const records = Array.from({ length: 5000 }, (_, i) => ({ id: `p${i}`, text: 'x'.repeat(i % 300) }));
+    assert.throws(
+      () =>
+        writeStreamedAtomic(file, (put) => {
+          put('{"partial":');
+          throw Object.assign(new Error('disk full'), { code: 'ENOSPC' });
+        }),
+      (e: unknown) => e instanceof KfError && e.code === 'fs_enospc' && e.concerns === file,
+    );
+    assert.equal(fs.readFileSync(file, 'utf8'), 'old\n');
+    assert.deepEqual(fs.readdirSync(dir), ['points.jsonl']);
+    const size = writeStreamedAtomic(file, (put) => records.forEach((r) => put(JSON.stringify(r) + '\n')));
+    const want = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    assert.equal(fs.readFileSync(file, 'utf8'), want);
+    assert.equal(size, Buffer.byteLength(want));
+    assert.deepEqual(fs.readdirSync(dir), ['points.jsonl']);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
