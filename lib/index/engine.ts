@@ -42,7 +42,7 @@ import { resolveEngineOptions, defaultQueryOptions, type EngineOptions, type Sto
 import { denseCandidates, widenDense, type DenseStageData, type ScoredList } from './dense-stage';
 import { rankLists } from './rank-lists';
 import { defaultIndexText, makeHit, type HitSource } from './engine-hits';
-import { buildAdjacency, type Adjacent, type RelationEdge } from './relation-edges';
+import { adjacentOf, buildAdjacency, EMPTY_ADJACENCY, type AdjacencyIndex, type RelationEdge } from './relation-edges';
 import { validateFragmentBatch } from './fragment-batch';
 import { forEachFragmentLine, indexExists, readEngineParts, saveEngineParts, type SaveStepHook } from './engine-persist';
 
@@ -79,7 +79,7 @@ export class SearchEngine implements Retriever {
   private docSlots = new Map<string, number[]>();
   private liveCount = 0;
   private relations: RelationEdge[] = [];
-  private adjacency = new Map<string, Adjacent[]>();
+  private adjacency: AdjacencyIndex = EMPTY_ADJACENCY;
 
   private constructor(embedder: Embedder, opts: StoredOptions, bm25: Bm25Index, dense: DenseIndex, indexText?: (f: Fragment) => string) {
     this.embedder = embedder;
@@ -173,7 +173,7 @@ export class SearchEngine implements Retriever {
    * Rough memory held per structure, bytes: BM25 (typed arrays), dense (raw
    * vectors + HNSW graph, also given apart), fragments (their text as UTF-16, an
    * upper bound on V8 strings, plus ~200 bytes of object and map overhead each)
-   * and relations (edge list + both adjacency entries, ~150 bytes per edge).
+   * and relations (edge list objects ~80 bytes per edge, measured with --expose-gc, plus the adjacency rows: 8 bytes per edge and ~40 per fragment).
    */
   indexMemoryBytes(): { bm25: number; dense: number; denseVectors: number; hnswGraph: number; fragments: number; relations: number } {
     const d = this.dense.memoryParts();
@@ -185,7 +185,7 @@ export class SearchEngine implements Retriever {
       denseVectors: d.vectors,
       hnswGraph: d.graph,
       fragments: chars * 2 + this.frags.length * 200,
-      relations: this.relations.length * 150,
+      relations: this.relations.length * 88 + this.adjacency.rowOf.size * 40,
     };
   }
 
@@ -392,7 +392,8 @@ export class SearchEngine implements Retriever {
       mode !== 'hybrid+graph'
         ? primary
         : expandAlongRelations(primary, {
-            adjacency: this.adjacency,
+            hasRelations: this.adjacency.rowOf.size > 0,
+            related: (id) => adjacentOf(this.adjacency, id),
             slotOf: (id) => this.idToSlot.get(id),
             idAt: (slot) => this.frags[slot]!.id,
             mask,
