@@ -141,7 +141,7 @@ export async function buildBenchEngine(
   const fitMs = performance.now() - t1;
   o.say(`embedder ${embedder.id} (${embedder.dim}-d): fit ${s1(fitMs)} s`);
   peaks.mark('fit');
-  const engine = SearchEngine.create({ embedder, ...o.engine, expectedFragments: fragments.length });
+  const engine = SearchEngine.create({ embedder, ...o.engine });
   const t3 = performance.now();
   const { embedMs, ...timings } = await embedAndIndex(engine, fragments, texts, o);
   texts.length = 0; // the index texts are no longer needed: let them go before the edges stage

@@ -252,8 +252,8 @@ async function efSweep(engine: SearchEngine, queries: string[], qvecs: Float32Ar
 /** How each per-structure figure is obtained (written into the report beside the figures). */
 export const STRUCTURE_SIZES_HOW: Record<string, string> = {
   bm25IndexMB: 'exact: byteLength of the BM25 typed arrays (forward and inverted index, scratch); vocabulary strings not counted',
-  denseVectorsMB: 'exact: byteLength of the raw vector matrix (allocated capacity) and slot states',
-  hnswGraphMB: "computed: hnswlib's bottom-layer allocation (capacity x record size) plus the expected upper layers",
+  denseVectorsMB: 'exact: byteLength of the raw vector matrix and slot states as allocated (capacity doubles; rows never written are not resident)',
+  hnswGraphMB: "computed: hnswlib's bottom-layer allocation (capacity x record size; records never written are not resident) plus the expected upper layers",
   gloveTableMB: 'exact: byteLength of the GloVe vectors and ranks the offline encoder holds (word map not counted); 0 when not loaded',
   fragmentsMB: 'estimate: text as UTF-16 plus ~200 bytes of object and map overhead per fragment',
   relationsMB: 'estimate: ~88 bytes per edge (edge objects, measured once with --expose-gc) plus ~40 per fragment with relations (adjacency rows)',

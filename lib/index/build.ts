@@ -317,9 +317,7 @@ async function assembleEngine(
     if ((i + 1) % step === 0 || i + 1 === okDocs.length) await b.progress({ phase: 'engine', done: i + 1, total: okDocs.length });
   };
   if (!prevEngine) {
-    // The corpus size is known: the dense matrix and graph are allocated once (engine-options.ts expectedFragments).
-    const expectedFragments = okDocs.reduce((n, d) => n + d.work.fragments.length, 0);
-    const engine = SearchEngine.create({ ...b.engineOpts, embedder, expectedFragments });
+    const engine = SearchEngine.create({ ...b.engineOpts, embedder });
     for (let i = 0; i < okDocs.length; i++) {
       await addDoc(engine, okDocs[i]);
       await added(i);

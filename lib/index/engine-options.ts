@@ -58,14 +58,6 @@ export interface EngineOptions {
   compactRatio?: number;
   /** Text that takes part in retrieval for a fragment (default: section path, label, caption, text). */
   indexText?: (f: Fragment) => string;
-  /**
-   * Fragments the build expects (a hint, not a limit; not saved). The dense
-   * matrix and the HNSW graph are then allocated once at that size instead of
-   * growing by doubling, which holds the old and the new copy at once while it
-   * grows and leaves up to half of the last allocation unused (at 200K
-   * fragments: 262,144 slots, ~190 MB more than needed). Same graph either way.
-   */
-  expectedFragments?: number;
 }
 
 /** The options as stored in the manifest (functions and the embedder excluded). */

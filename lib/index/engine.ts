@@ -100,10 +100,7 @@ export class SearchEngine implements Retriever {
     }
     const stored = resolveEngineOptions({ ...o, fusionWeights: o.fusionWeights ?? defaultFusionWeights(o.embedder.id) });
     const bm25 = new Bm25Index(o.bm25);
-    const expected = o.expectedFragments;
-    if (expected !== undefined && !(Number.isInteger(expected) && expected >= 0))
-      throw new KfError('bad_option', `expectedFragments must be a non-negative integer (got ${expected})`, 'pass the corpus size, or leave it out');
-    const dense = new DenseIndex(o.embedder.dim, stored.hnsw, expected || undefined);
+    const dense = new DenseIndex(o.embedder.dim, stored.hnsw);
     return new SearchEngine(o.embedder, stored, bm25, dense, o.indexText);
   }
 

@@ -29,9 +29,9 @@ function ranked(r: SearchResult): [string, number][] {
 }
 
 /** The demo world scaled to `n` fragments, indexed with the hash embedder, 3 similarity edges each, one document removed. */
-async function demoEngine(n: number, opts: { expectedFragments?: number } = {}): Promise<{ engine: SearchEngine; questions: string[] }> {
+async function demoEngine(n: number): Promise<{ engine: SearchEngine; questions: string[] }> {
   const demo = demoFragments({ fragments: n, seed: 'persist-test' });
-  const engine = SearchEngine.create({ embedder: new HashingEmbedder(64), ...opts });
+  const engine = SearchEngine.create({ embedder: new HashingEmbedder(64) });
   await engine.addFragments(demo.fragments);
   engine.setRelations(similarityEdges(engine, { k: 3, threshold: 0.3, exact: false }));
   engine.removeDocuments([demo.documents[1].id]);
@@ -203,22 +203,6 @@ test('forEachLine reads lines across block boundaries (multi-byte characters spl
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-});
-
-test('expectedFragments allocates once and changes nothing in the results; a bad value is refused', async () => {
-  const a = await demoEngine(800);
-  const b = await demoEngine(800, { expectedFragments: 800 });
-  for (const q of a.questions.slice(0, 15)) {
-    for (const mode of ['dense', 'hybrid+graph'] as const) {
-      assert.deepEqual(ranked(await b.engine.search(q, { mode, topk: 8 })), ranked(await a.engine.search(q, { mode, topk: 8 })), `${mode}: ${q}`);
-    }
-  }
-  const mb = (e: SearchEngine) => e.indexMemoryBytes().denseVectors;
-  assert.ok(mb(b.engine) < mb(a.engine), 'the exact allocation holds fewer bytes than the doubled one (1024 slots)');
-  assert.throws(
-    () => SearchEngine.create({ embedder: new HashingEmbedder(8), expectedFragments: -1 }),
-    (e: unknown) => e instanceof KfError && e.code === 'bad_option' && /expectedFragments/.test(e.message),
-  );
 });
 
 test('StagePeaks records one figure per stage, each at least the RSS when it closed', () => {
