@@ -2,14 +2,18 @@
  * The build side of `kf bench retrieval` (benchmark.ts): fit, embed, index and
  * relate the scaled demo world, timed stage by stage, or load a cached build.
  *
- * Stages and their cost (n fragments, d dimensions, M graph degree):
+ * Stages and their cost (n fragments, d dimensions, M graph degree, E edges):
+ *   generate    O(n) demo fragments (lib/demo/fragments.ts)
  *   fit         corpus-fitted encoder: O(n * tokens) counts + a fixed-size projection
- *   embed       O(n * tokens * d)
- *   BM25        O(total tokens) postings (timed inside addFragments)
+ *   embed       O(n * tokens * d), in tenths interleaved with indexing (embedAndIndex)
+ *   BM25        O(total tokens) postings, arrays grown by doubling (timed inside addFragments)
  *   HNSW        O(n * efConstruction * M * log n * d) insertions (timed inside addFragments)
  *   edges       'graph': O(n * M * d), neighbour lists read back from the graph (hnsw-links.ts);
- *               'search': one graph query per fragment, O(n * efSearch * M * log n * d)
- * No stage compares all pairs.
+ *               'search': one graph query per fragment, O(n * efSearch * M * log n * d);
+ *               then O(E log E) to sort and index them (relation-edges.ts)
+ *   save        O(index size) bytes, streamed (engine-persist.ts)
+ * No stage compares all pairs. Progress: every tenth of embed+index and of edges.
+ * Peak RSS is recorded per stage (StagePeaks, peak-rss.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -21,6 +25,7 @@ import { makeOfflineEmbedder, type OfflineEmbedderName } from './embedders/regis
 import { similarityEdges } from './similarity-edges';
 import { resolveHnswOptions } from './dense';
 import { defaultFusionWeights } from './fusion';
+import type { StagePeaks } from './peak-rss';
 
 export type EdgesMethod = 'graph' | 'search';
 
@@ -84,7 +89,8 @@ export async function loadCachedEngine(cached: string | undefined, o: BuildSetti
 
 function edgesWith(engine: SearchEngine, o: BuildSettings, method: EdgesMethod): { edges: RelationEdge[]; ms: number } {
   const t = performance.now();
-  const edges = similarityEdges(engine, { k: o.edgesK, threshold: o.edgesThreshold, exact: false, approx: method });
+  const progress = (done: number, total: number) => o.say(`similarity edges (${method}): ${done}/${total} fragments (${s1(performance.now() - t)} s)`);
+  const edges = similarityEdges(engine, { k: o.edgesK, threshold: o.edgesThreshold, exact: false, approx: method, progress });
   return { edges, ms: performance.now() - t };
 }
 
@@ -98,30 +104,50 @@ export function compareEdgeLists(main: readonly RelationEdge[], other: readonly 
   return { common, recallOfOther: other.length ? common / other.length : 1, jaccard: union ? common / union : 1 };
 }
 
-/** Fit, embed, index and (with edgesK) relate the fragments; saved to `cached` when given. */
+/**
+ * Embed and index the fragments in batches of about a tenth of the corpus: the
+ * embedder's output for one batch is all that exists besides the index (the
+ * whole corpus' vectors, ~1.4 KB each at 356-d, used to sit beside the dense
+ * matrix that copies them). The same vectors reach the index in the same order,
+ * so the index is the same as one call would build. Progress after every batch.
+ */
+async function embedAndIndex(engine: SearchEngine, fragments: Fragment[], texts: string[], o: BuildSettings) {
+  const timings = { bm25Ms: 0, hnswMs: 0 };
+  let embedMs = 0;
+  const batch = Math.max(1000, Math.ceil(fragments.length / 10));
+  for (let i = 0; i < fragments.length; i += batch) {
+    const t = performance.now();
+    const vectors = await engine.embedder.embed(texts.slice(i, i + batch));
+    embedMs += performance.now() - t;
+    await engine.addFragments(fragments.slice(i, i + batch), vectors, { timings });
+    const done = Math.min(fragments.length, i + batch);
+    o.say(`embedded and indexed ${done}/${fragments.length} (embed ${s1(embedMs)} s, BM25 ${s1(timings.bm25Ms)} s, HNSW ${s1(timings.hnswMs)} s)`);
+  }
+  return { embedMs, ...timings };
+}
+
+/** Fit, embed, index and (with edgesK) relate the fragments; saved to `cached` when given. Peak RSS per stage into `peaks`. */
 export async function buildBenchEngine(
   fragments: Fragment[],
   o: BuildSettings,
   cached: string | undefined,
   t0: number,
   generateMs: number,
+  peaks: StagePeaks,
 ): Promise<{ engine: SearchEngine; build: BuildFigures }> {
   const texts = fragments.map(defaultIndexText);
   const t1 = performance.now();
   const embedder: Embedder = await makeOfflineEmbedder(o.embedder, texts);
   const fitMs = performance.now() - t1;
-  const t2 = performance.now();
-  const vectors = await embedder.embed(texts);
-  const embedMs = performance.now() - t2;
-  o.say(`embedder ${embedder.id} (${embedder.dim}-d): fit ${s1(fitMs)} s, embed ${s1(embedMs)} s`);
+  o.say(`embedder ${embedder.id} (${embedder.dim}-d): fit ${s1(fitMs)} s`);
+  peaks.mark('fit');
   const engine = SearchEngine.create({ embedder, ...o.engine });
-  const timings = { bm25Ms: 0, hnswMs: 0 };
   const t3 = performance.now();
-  const progress = (done: number, total: number) => o.say(`indexing ${done}/${total} (BM25 ${s1(timings.bm25Ms)} s, HNSW ${s1(timings.hnswMs)} s)`);
-  await engine.addFragments(fragments, vectors, { timings, progress, progressEvery: Math.max(10000, Math.ceil(fragments.length / 10)) });
-  vectors.length = 0;
-  const indexMs = performance.now() - t3;
-  o.say(`indexed in ${s1(indexMs)} s (BM25 ${s1(timings.bm25Ms)} s, HNSW ${s1(timings.hnswMs)} s)`);
+  const { embedMs, ...timings } = await embedAndIndex(engine, fragments, texts, o);
+  texts.length = 0; // the index texts are no longer needed: let them go before the edges stage
+  const indexMs = performance.now() - t3 - embedMs;
+  o.say(`embedded in ${s1(embedMs)} s, indexed in ${s1(indexMs)} s (BM25 ${s1(timings.bm25Ms)} s, HNSW ${s1(timings.hnswMs)} s)`);
+  peaks.mark('embed+index');
   let edges = 0;
   let edgesMs = 0;
   if (o.edgesK > 0) {
@@ -129,6 +155,7 @@ export async function buildBenchEngine(
     edgesMs = r.ms;
     edges = engine.setRelations(r.edges);
     o.say(`${edges} kNN similarity edges (${o.edgesMethod}) in ${s1(edgesMs)} s`);
+    peaks.mark('edges');
   }
   const build: BuildFigures = {
     generateMs,
@@ -146,6 +173,7 @@ export async function buildBenchEngine(
     await engine.save(cached);
     fs.writeFileSync(path.join(cached, 'build.json'), JSON.stringify(build));
     o.say(`saved the index to ${cached}`);
+    peaks.mark('save');
   }
   return { engine, build };
 }

@@ -35,8 +35,16 @@ function sizeLines(s: SizeReport): string[] {
   const m = s.memory;
   lines.push(
     `  memory: RSS ${f(m.rssMB, 0)} MB (peak ${f(m.peakRssMB, 0)} MB), heap ${f(m.heapUsedMB, 0)} MB, array buffers ${f(m.arrayBuffersMB, 0)} MB; ` +
-      `estimated per structure: BM25 ${f(m.bm25IndexMB, 0)} MB, vectors ${f(m.denseVectorsMB, 0)} MB, HNSW graph ${f(m.hnswGraphMB, 0)} MB, fragments ${f(m.fragmentsMB, 0)} MB, relations ${f(m.relationsMB, 0)} MB`,
+      `per structure (exact: BM25, vectors, GloVe; computed: graph; estimated: fragments, relations): BM25 ${f(m.bm25IndexMB, 0)} MB, vectors ${f(m.denseVectorsMB, 0)} MB, ` +
+      `HNSW graph ${f(m.hnswGraphMB, 0)} MB, GloVe table ${f(m.gloveTableMB ?? NaN, 0)} MB, fragments ${f(m.fragmentsMB, 0)} MB, relations ${f(m.relationsMB, 0)} MB`,
   );
+  if (m.stagePeakRssMB)
+    lines.push(
+      `  peak RSS per stage (MB${m.stagePeaksReset ? '' : ', running peak: not resettable here'}): ` +
+        Object.entries(m.stagePeakRssMB)
+          .map(([k, v]) => `${k} ${f(v, 0)}`)
+          .join(', '),
+    );
   return lines;
 }
 

@@ -23,7 +23,8 @@ import { KfError } from '../util/errors';
 import { makeRng } from '../util/rng';
 import { percentile } from '../util/percentile';
 import { buildBenchEngine, compareEdgeMethods, loadCachedEngine, type BuildFigures, type EdgeComparison, type EdgesMethod } from './bench-build';
-import { peakRssBytes, resetPeakRss } from './peak-rss';
+import { StagePeaks } from './peak-rss';
+import { loadedGloveBytes } from './embedders/glove-table';
 
 export interface RetrievalBenchOptions {
   /** Corpus sizes to run, in order (e.g. [4800, 200000]). */
@@ -93,11 +94,20 @@ export interface SizeReport {
   denseStageRecallAt8: number;
   /**
    * Process memory after the searches, the peak RSS of this size (build + searches;
-   * Linux resets it per size), and estimates per structure (engine.indexMemoryBytes).
+   * Linux resets it per size and per stage), and per structure (engine.indexMemoryBytes;
+   * exact, computed or estimated as structureSizesHow says).
    */
   memory: {
     rssMB: number;
+    /** The highest of the stage peaks (and the RSS at the end). */
     peakRssMB: number;
+    /**
+     * Peak RSS of each stage in order (generate, fit, embed+index, edges, save or
+     * load, compare edges, searches): its own high-water mark when stagePeaksReset,
+     * else the running peak of the process.
+     */
+    stagePeakRssMB?: Record<string, number>;
+    stagePeaksReset?: boolean;
     heapUsedMB: number;
     externalMB: number;
     arrayBuffersMB: number;
@@ -105,8 +115,11 @@ export interface SizeReport {
     denseIndexMB: number;
     denseVectorsMB: number;
     hnswGraphMB: number;
+    gloveTableMB?: number;
     fragmentsMB: number;
     relationsMB: number;
+    /** How each per-structure figure was obtained (STRUCTURE_SIZES_HOW). */
+    structureSizesHow?: Record<string, string>;
   };
 }
 
@@ -251,13 +264,26 @@ async function efSweep(engine: SearchEngine, queries: string[], qvecs: Float32Ar
   return out;
 }
 
-/** The memory figures of one size (MB): process, peak, and per structure. */
-function memoryFigures(engine: SearchEngine): SizeReport['memory'] {
+/** How each per-structure figure is obtained (written into the report beside the figures). */
+export const STRUCTURE_SIZES_HOW: Record<string, string> = {
+  bm25IndexMB: 'exact: byteLength of the BM25 typed arrays (forward and inverted index, scratch); vocabulary strings not counted',
+  denseVectorsMB: 'exact: byteLength of the raw vector matrix and slot states as allocated (capacity doubles; rows never written are not resident)',
+  hnswGraphMB: "computed: hnswlib's bottom-layer allocation (capacity x record size; records never written are not resident) plus the expected upper layers",
+  gloveTableMB: 'exact: byteLength of the GloVe vectors and ranks the offline encoder holds (word map not counted); 0 when not loaded',
+  fragmentsMB: 'estimate: text as UTF-16 plus ~200 bytes of object and map overhead per fragment',
+  relationsMB: 'estimate: ~88 bytes per edge (edge objects, measured once with --expose-gc) plus ~40 per fragment with relations (adjacency rows)',
+};
+
+/** The memory figures of one size (MB): process, peak (overall and per stage), and per structure. */
+function memoryFigures(engine: SearchEngine, peaks: StagePeaks): SizeReport['memory'] {
+  peaks.mark('searches');
   const mem = process.memoryUsage();
   const im = engine.indexMemoryBytes();
   return {
     rssMB: mem.rss / MB,
-    peakRssMB: Math.max(peakRssBytes(), mem.rss) / MB,
+    peakRssMB: Math.max(...Object.values(peaks.mb), mem.rss / MB),
+    stagePeakRssMB: { ...peaks.mb },
+    stagePeaksReset: peaks.resettable,
     heapUsedMB: mem.heapUsed / MB,
     externalMB: mem.external / MB,
     arrayBuffersMB: mem.arrayBuffers / MB,
@@ -265,28 +291,33 @@ function memoryFigures(engine: SearchEngine): SizeReport['memory'] {
     denseIndexMB: im.dense / MB,
     denseVectorsMB: im.denseVectors / MB,
     hnswGraphMB: im.hnswGraph / MB,
+    gloveTableMB: loadedGloveBytes() / MB,
     fragmentsMB: im.fragments / MB,
     relationsMB: im.relations / MB,
+    structureSizesHow: STRUCTURE_SIZES_HOW,
   };
 }
 
 /** The build of one size: from the cache when there, else built (and cached); the other edge method compared on request. */
-async function engineFor(n: number, fragments: Fragment[], o: BenchOneOptions, t0: number, generateMs: number) {
+async function engineFor(n: number, fragments: Fragment[], o: BenchOneOptions, t0: number, generateMs: number, peaks: StagePeaks) {
   const h = resolveHnswOptions(o.engine.hnsw);
   const method = o.edgesMethod === 'graph' ? '' : `-${o.edgesMethod}`;
   const key = `n${n}-s${String(o.seed).replace(/[^A-Za-z0-9_-]/g, '_')}-${o.embedder}-k${o.edgesK}${method}-M${h.M}-efc${h.efConstruction}`;
   const cached = o.cacheDir ? path.join(o.cacheDir, key) : undefined;
   const settings = { ...o, say: (l: string) => o.progress(`[${o.sizeLabel}] ${l}`) };
-  const built = (await loadCachedEngine(cached, settings)) ?? (await buildBenchEngine(fragments, settings, cached, t0, generateMs));
+  const loaded = await loadCachedEngine(cached, settings);
+  if (loaded) peaks.mark('load');
+  const built = loaded ?? (await buildBenchEngine(fragments, settings, cached, t0, generateMs, peaks));
   const compare = o.compareEdges && o.edgesK > 0 && n <= o.compareEdgesMax;
   const edgeComparison = compare ? compareEdgeMethods(built.engine, settings) : undefined;
+  if (edgeComparison) peaks.mark('compare edges');
   return { ...built, edgeComparison };
 }
 
 async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Promise<SizeReport> {
   const o: BenchOneOptions = { ...opts, sizeLabel: String(n) };
   const say = o.progress;
-  resetPeakRss();
+  const peaks = new StagePeaks();
   const t0 = performance.now();
   const demo = demoFragments({ fragments: n, seed: o.seed });
   const fragments: Fragment[] = demo.fragments;
@@ -294,7 +325,8 @@ async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Pr
   say(
     `[${n}] demo world: ${fragments.length} fragments, ${demo.documents.length} documents, ${demo.questions.length} questions (${(generateMs / 1000).toFixed(1)} s)`,
   );
-  const { engine, build, edgeComparison } = await engineFor(n, fragments, o, t0, generateMs);
+  peaks.mark('generate');
+  const { engine, build, edgeComparison } = await engineFor(n, fragments, o, t0, generateMs, peaks);
   const embedder = engine.embedder;
   const queries = queryTexts(
     demo.questions.map((q) => q.question),
@@ -325,7 +357,7 @@ async function benchOne(n: number, opts: Omit<BenchOneOptions, 'sizeLabel'>): Pr
     hitsPerQuery: hits / queries.length,
     hnswRecallAt8: recall.hnsw,
     denseStageRecallAt8: recall.stage,
-    memory: memoryFigures(engine),
+    memory: memoryFigures(engine, peaks),
   };
   say(
     `[${n}] round p50 ${report.stages.roundMs.p50.toFixed(2)} ms, p90 ${report.stages.roundMs.p90.toFixed(2)} ms; HNSW recall@8 ${report.hnswRecallAt8.toFixed(3)} (dense stage ${report.denseStageRecallAt8.toFixed(3)}); RSS ${report.memory.rssMB.toFixed(0)} MB (peak ${report.memory.peakRssMB.toFixed(0)} MB)`,

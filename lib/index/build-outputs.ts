@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sha256 } from '../util/hash';
-import { writeFileAtomic, writeJsonAtomic, fsyncDir } from '../util/fsx';
+import { writeFileAtomic, writeJsonAtomic, writeStreamedAtomic, fsyncDir } from '../util/fsx';
 import { gitInfo } from '../util/git';
 import { SearchEngine } from './engine';
 import type { Embedder, KnowledgePoint } from './types';
@@ -274,8 +274,9 @@ export async function saveBuild(
   fs.mkdirSync(tmp, { recursive: true });
   await x.engine.save(path.join(tmp, 'engine'));
   writeJsonAtomic(path.join(tmp, 'documents.json'), indexedDocuments(x.okDocs));
-  writeFileAtomic(path.join(tmp, 'knowledge-points.jsonl'), x.points.map((p) => JSON.stringify(p)).join('\n') + (x.points.length ? '\n' : ''));
-  writeFileAtomic(path.join(tmp, 'relations.jsonl'), x.rel.relations.map((r) => JSON.stringify(r)).join('\n') + (x.rel.relations.length ? '\n' : ''));
+  // One line per record, streamed (same bytes as joining them; no whole-file string at paper scale).
+  writeStreamedAtomic(path.join(tmp, 'knowledge-points.jsonl'), (put) => x.points.forEach((p) => put(JSON.stringify(p) + '\n')));
+  writeStreamedAtomic(path.join(tmp, 'relations.jsonl'), (put) => x.rel.relations.forEach((r) => put(JSON.stringify(r) + '\n')));
   writeJsonAtomic(path.join(tmp, 'build-report.json'), x.report);
   writeJsonAtomic(path.join(tmp, 'cost-ledger.json'), x.ledger);
   writeFileAtomic(path.join(tmp, 'cost-ledger.md'), ledgerMarkdown(x.ledger));

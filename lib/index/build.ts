@@ -162,8 +162,10 @@ async function documentWork(b: Build, scanned: ScannedDoc[], ctx: DocContext): P
     const w = store.doc(prev.workKey);
     if (w) works.set(id, { work: w, key: prev.workKey, processed: false, keptPrevious: true });
   };
+  // Ids that also have a readable version to process (a Set: asking `scanned` per failed document was O(docs^2)).
+  const pending = new Set(candidates.map((d) => d.id));
   for (const d of scanned) {
-    if (d.verdict?.status !== 'error' || works.has(d.id) || scanned.some((x) => x !== d && x.id === d.id && !x.verdict)) continue;
+    if (d.verdict?.status !== 'error' || works.has(d.id) || pending.has(d.id)) continue;
     failures.set(d.id, { status: 'error', reason: d.verdict.reason, issues: [] });
     keepPrevious(d.id);
   }

@@ -1,9 +1,11 @@
 /**
  * The engine's on-disk helpers: the CURRENT pointer and gen-NNNNNN generation
- * folders, fsynced writes, and typed arrays packed into one buffer (bm25.bin).
+ * folders, fsynced writes (streamed ones: util/fsx.ts writeStreamed), lines read
+ * back in blocks, and typed arrays packed into one buffer (bm25.bin).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { KfError } from '../util/errors';
 
 export function readPointer(root: string): string | undefined {
@@ -38,6 +40,31 @@ export function writeSynced(file: string, data: string | Buffer): void {
   }
 }
 
+/**
+ * Call `onLine` for each line of a file ('\n'-separated; a final empty line
+ * after the last '\n' is not reported), reading it in blocks: memory stays at
+ * one block and one line, not the whole file as a Buffer, a string and an array.
+ */
+export function forEachLine(file: string, onLine: (line: string) => void): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(4 << 20);
+    const dec = new StringDecoder('utf8');
+    let carry = '';
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, null);
+      const text = n > 0 ? carry + dec.write(buf.subarray(0, n)) : carry + dec.end();
+      const lines = text.split('\n');
+      carry = lines.pop() ?? '';
+      for (const l of lines) onLine(l);
+      if (n <= 0) break;
+    }
+    if (carry) onLine(carry);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export function fsyncFile(file: string): void {
   const fd = fs.openSync(file, 'r');
   try {
@@ -49,8 +76,13 @@ export function fsyncFile(file: string): void {
 
 export type ArrKind = 'i32' | 'u16' | 'u8';
 
-/** Concatenate typed arrays into one buffer: [count u32][byteLength u32 x count] then each array, 8-byte aligned. */
+/** Typed arrays packed as one buffer: [count u32][byteLength u32 x count] then each array, 8-byte aligned. */
 export function packArrays(arrays: (Int32Array | Uint16Array | Uint8Array)[]): Buffer {
+  return Buffer.concat(packedParts(arrays));
+}
+
+/** The pieces of packArrays' layout, the arrays as views (no copy): written one by one, they give the same bytes. */
+export function packedParts(arrays: (Int32Array | Uint16Array | Uint8Array)[]): Buffer[] {
   const header = Buffer.alloc(4 + 4 * arrays.length);
   header.writeUInt32LE(arrays.length, 0);
   const parts: Buffer[] = [header];
@@ -64,7 +96,7 @@ export function packArrays(arrays: (Int32Array | Uint16Array | Uint8Array)[]): B
     parts.push(Buffer.from(a.buffer, a.byteOffset, a.byteLength));
     off += a.byteLength;
   });
-  return Buffer.concat(parts);
+  return parts;
 }
 
 export function unpackArrays(buf: Buffer, kinds: ArrKind[]): (Int32Array | Uint16Array | Uint8Array)[] {

@@ -17,13 +17,14 @@ import { resolveEngineOptions, type EngineOptions, type StoredOptions } from './
 import type { RelationEdge } from './relation-edges';
 import { restoreEmbedder, saveEmbedderState } from './embedders/registry';
 import { KfError } from '../util/errors';
-import { fsError, writeFileAtomic, fsyncDir } from '../util/fsx';
+import { fsError, writeFileAtomic, fsyncDir, writeStreamed } from '../util/fsx';
 import {
   checkFileSizes,
   fsyncFile,
   generationReader,
   nextGeneration,
-  packArrays,
+  forEachLine,
+  packedParts,
   readPointer,
   removeOtherGenerations,
   unpackArrays,
@@ -98,13 +99,25 @@ function writeGenerationFiles(tmp: string, p: EngineParts, step: SaveStepHook): 
     writeSynced(path.join(tmp, name), data);
     files[name] = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
   };
+  // The large files are streamed piece by piece (util/fsx.ts writeStreamed): same bytes, no whole-file copy in memory.
+  const stream = (name: string, produce: (put: (piece: string | Buffer) => void) => void) => {
+    files[name] = writeStreamed(path.join(tmp, name), produce);
+  };
   step('fragments');
-  write('fragments.jsonl', p.frags.map((f) => (f ? JSON.stringify(f) : 'null')).join('\n') + '\n');
+  stream('fragments.jsonl', (put) => {
+    for (const f of p.frags) put((f ? JSON.stringify(f) : 'null') + '\n');
+  });
 
   step('bm25');
   const st = p.bm25.exportState();
-  write('bm25.json', JSON.stringify({ options: st.options, nSlots: st.nSlots, terms: st.terms, keys: st.keys }));
-  write('bm25.bin', packArrays([st.fwdOff, st.fwdTerm, st.fwdTf, st.docLen, st.live]));
+  stream('bm25.json', (put) => {
+    put(`{"options":${JSON.stringify(st.options)},"nSlots":${JSON.stringify(st.nSlots)},"terms":`);
+    putJsonArray(st.terms, put);
+    put(',"keys":');
+    putJsonArray(st.keys, put);
+    put('}');
+  });
+  stream('bm25.bin', (put) => packedParts([st.fwdOff, st.fwdTerm, st.fwdTf, st.docLen, st.live]).forEach(put));
 
   step('dense');
   p.dense.save(path.join(tmp, 'dense.hnsw'), path.join(tmp, 'dense.vectors.bin'));
@@ -115,7 +128,7 @@ function writeGenerationFiles(tmp: string, p: EngineParts, step: SaveStepHook): 
   write('dense.live.bin', Buffer.from(p.dense.liveStates()));
 
   step('relations');
-  write('relations.json', JSON.stringify(p.relations));
+  stream('relations.json', (put) => putJsonArray(p.relations, put));
 
   step('embedder');
   const persisted = saveEmbedderState(p.embedder, tmp);
@@ -136,6 +149,31 @@ function writeGenerationFiles(tmp: string, p: EngineParts, step: SaveStepHook): 
   write('manifest.json', JSON.stringify(manifest, null, 2) + '\n');
 }
 
+/** Each line of a saved fragments.jsonl ('null' = a removed slot), read in blocks; a missing file names the rebuild. */
+export function forEachFragmentLine(file: string, onLine: (line: string) => void): void {
+  try {
+    forEachLine(file, onLine);
+  } catch (e) {
+    if (e instanceof KfError) throw e;
+    throw new KfError(
+      'index_corrupt',
+      `index file ${file} is missing or unreadable (${(e as NodeJS.ErrnoException).code})`,
+      'rebuild the index (kf index build)',
+      {
+        concerns: file,
+        cause: e,
+      },
+    );
+  }
+}
+
+/** JSON.stringify(items) written piece by piece (the same text: '[', items joined by ',', ']'). */
+function putJsonArray(items: readonly unknown[], put: (piece: string) => void): void {
+  put('[');
+  for (let i = 0; i < items.length; i++) put((i ? ',' : '') + JSON.stringify(items[i]));
+  put(']');
+}
+
 /** True when `dir` holds a saved index. */
 export function indexExists(dir: string): boolean {
   const cur = readPointer(path.resolve(dir));
@@ -146,7 +184,7 @@ export function indexExists(dir: string): boolean {
 export function readEngineParts(
   dir: string,
   embedder: Embedder | undefined,
-): { emb: Embedder; opts: StoredOptions; bm25: Bm25Index; dense: DenseIndex; fragmentLines: string[]; slots: number; gen: string; relations: RelationEdge[] } {
+): { emb: Embedder; opts: StoredOptions; bm25: Bm25Index; dense: DenseIndex; fragmentsFile: string; slots: number; gen: string; relations: RelationEdge[] } {
   const root = path.resolve(dir);
   const cur = readPointer(root);
   if (!cur)
@@ -155,9 +193,14 @@ export function readEngineParts(
   const { read, parse } = generationReader(gen);
   const m = parse<Manifest>('manifest.json');
   if (m.format !== INDEX_FORMAT)
-    throw new KfError('index_format', `index in ${gen} has format ${m.format}, this harness reads ${INDEX_FORMAT}`, 'rebuild the index with this version', {
-      concerns: gen,
-    });
+    throw new KfError(
+      'index_format',
+      `index in ${gen} has format ${m.format}, this harness reads ${INDEX_FORMAT}`,
+      'rebuild the index with this version (kf index build)',
+      {
+        concerns: gen,
+      },
+    );
   checkFileSizes(gen, m.files);
   const emb = embedder ?? restoreEmbedder(gen, m.embedder.id);
   if (emb.id !== m.embedder.id || emb.dim !== m.embedder.dim) {
@@ -183,6 +226,6 @@ export function readEngineParts(
   const dense = DenseIndex.load(path.join(gen, 'dense.hnsw'), path.join(gen, 'dense.vectors.bin'), m.embedder.dim, m.options.hnsw, denseLive);
   // Options pass through validation again: older manifests get defaults for switches added since.
   const opts = resolveEngineOptions(m.options as unknown as Omit<EngineOptions, 'embedder'>);
-  const fragmentLines = read('fragments.jsonl').toString('utf8').split('\n');
-  return { emb, opts, bm25, dense, fragmentLines, slots: m.slots, gen, relations: parse<RelationEdge[]>('relations.json') };
+  // Fragments are read line by line by the caller (forEachFragmentLine): the file is the index's largest JSON.
+  return { emb, opts, bm25, dense, fragmentsFile: path.join(gen, 'fragments.jsonl'), slots: m.slots, gen, relations: parse<RelationEdge[]>('relations.json') };
 }

@@ -42,9 +42,9 @@ import { resolveEngineOptions, defaultQueryOptions, type EngineOptions, type Sto
 import { denseCandidates, widenDense, type DenseStageData, type ScoredList } from './dense-stage';
 import { rankLists } from './rank-lists';
 import { defaultIndexText, makeHit, type HitSource } from './engine-hits';
-import { buildAdjacency, type Adjacent, type RelationEdge } from './relation-edges';
+import { adjacentOf, buildAdjacency, EMPTY_ADJACENCY, type AdjacencyIndex, type RelationEdge } from './relation-edges';
 import { validateFragmentBatch } from './fragment-batch';
-import { indexExists, readEngineParts, saveEngineParts, type SaveStepHook } from './engine-persist';
+import { forEachFragmentLine, indexExists, readEngineParts, saveEngineParts, type SaveStepHook } from './engine-persist';
 
 export { INDEX_FORMAT, type SaveStepHook } from './engine-persist';
 export { defaultIndexText, trimContext } from './engine-hits';
@@ -79,7 +79,7 @@ export class SearchEngine implements Retriever {
   private docSlots = new Map<string, number[]>();
   private liveCount = 0;
   private relations: RelationEdge[] = [];
-  private adjacency = new Map<string, Adjacent[]>();
+  private adjacency: AdjacencyIndex = EMPTY_ADJACENCY;
 
   private constructor(embedder: Embedder, opts: StoredOptions, bm25: Bm25Index, dense: DenseIndex, indexText?: (f: Fragment) => string) {
     this.embedder = embedder;
@@ -153,7 +153,7 @@ export class SearchEngine implements Retriever {
    * HNSW graph (both link directions), by exact cosine, best first: the graph's
    * own neighbour search reused, no query per fragment (hnsw-links.ts). O(n * M * dim).
    */
-  graphNeighbours(k: number, emit: (fromId: string, toId: string, cosine: number) => void): void {
+  graphNeighbours(k: number, emit: (fromId: string, toId: string, cosine: number) => void, progress?: (done: number, total: number) => void): void {
     const usable = (s: number) => this.frags[s] !== undefined && this.dense.isLive(s);
     knnFromLists(
       this.dense.neighbourLists(),
@@ -161,6 +161,8 @@ export class SearchEngine implements Retriever {
       (a, b) => this.dense.dotSlots(a, b),
       usable,
       (a, b, sim) => emit(this.frags[a]!.id, this.frags[b]!.id, sim),
+      undefined,
+      progress,
     );
   }
 
@@ -168,7 +170,7 @@ export class SearchEngine implements Retriever {
    * Rough memory held per structure, bytes: BM25 (typed arrays), dense (raw
    * vectors + HNSW graph, also given apart), fragments (their text as UTF-16, an
    * upper bound on V8 strings, plus ~200 bytes of object and map overhead each)
-   * and relations (edge list + both adjacency entries, ~150 bytes per edge).
+   * and relations (edge list objects ~80 bytes per edge, measured with --expose-gc, plus the adjacency rows: 8 bytes per edge and ~40 per fragment).
    */
   indexMemoryBytes(): { bm25: number; dense: number; denseVectors: number; hnswGraph: number; fragments: number; relations: number } {
     const d = this.dense.memoryParts();
@@ -180,7 +182,7 @@ export class SearchEngine implements Retriever {
       denseVectors: d.vectors,
       hnswGraph: d.graph,
       fragments: chars * 2 + this.frags.length * 200,
-      relations: this.relations.length * 150,
+      relations: this.relations.length * 88 + this.adjacency.rowOf.size * 40,
     };
   }
 
@@ -227,10 +229,12 @@ export class SearchEngine implements Retriever {
     const vecs = vectors ?? (await this.embedTexts(texts));
     vecs.forEach((v, i) => this.checkVector(v, `fragment ${fragments[i].id}`));
     // Replacing: drop the old version first (same id -> new content).
+    const replaced: number[] = [];
     for (const f of fragments) {
       const old = this.idToSlot.get(f.id);
-      if (old !== undefined) this.removeSlot(old);
+      if (old !== undefined) replaced.push(old);
     }
+    this.removeSlots(replaced);
     // Per fragment: tokenize + BM25 postings O(tokens); HNSW insertion O(efConstruction * M * log n * dim).
     // Timed separately (the benchmark's build profile) with two clock reads per fragment.
     const timings = build.timings;
@@ -257,32 +261,38 @@ export class SearchEngine implements Retriever {
     }
   }
 
-  private removeSlot(slot: number): void {
-    const f = this.frags[slot];
-    if (!f) return;
-    this.bm25.remove(slot);
-    this.dense.remove(slot);
-    this.frags[slot] = undefined;
-    this.idToSlot.delete(f.id);
-    const l = this.docSlots.get(f.docId);
-    if (l) {
-      const rest = l.filter((s) => s !== slot);
-      if (rest.length) this.docSlots.set(f.docId, rest);
-      else this.docSlots.delete(f.docId);
+  /**
+   * Tombstone these slots. Each document's slot list is filtered once for all
+   * of its removed slots: O(removed + the affected documents' fragments), where
+   * filtering it per slot cost O(m^2) for a document of m fragments.
+   */
+  private removeSlots(slots: readonly number[]): void {
+    const byDoc = new Map<string, Set<number>>();
+    for (const slot of slots) {
+      const f = this.frags[slot];
+      if (!f) continue;
+      this.bm25.remove(slot);
+      this.dense.remove(slot);
+      this.frags[slot] = undefined;
+      this.idToSlot.delete(f.id);
+      this.liveCount--;
+      const gone = byDoc.get(f.docId);
+      if (gone) gone.add(slot);
+      else byDoc.set(f.docId, new Set([slot]));
     }
-    this.liveCount--;
+    for (const [docId, gone] of byDoc) {
+      const rest = (this.docSlots.get(docId) ?? []).filter((s) => !gone.has(s));
+      if (rest.length) this.docSlots.set(docId, rest);
+      else this.docSlots.delete(docId);
+    }
   }
 
   /** Remove every fragment of these documents (unknown ids are ignored). Returns the number of fragments removed. */
   removeDocuments(docIds: string[]): number {
-    let n = 0;
-    for (const d of docIds) {
-      for (const s of [...(this.docSlots.get(d) ?? [])]) {
-        this.removeSlot(s);
-        n++;
-      }
-    }
-    return n;
+    const slots: number[] = [];
+    for (const d of new Set(docIds)) for (const s of this.docSlots.get(d) ?? []) slots.push(s);
+    this.removeSlots(slots);
+    return slots.length;
   }
 
   /**
@@ -379,7 +389,8 @@ export class SearchEngine implements Retriever {
       mode !== 'hybrid+graph'
         ? primary
         : expandAlongRelations(primary, {
-            adjacency: this.adjacency,
+            hasRelations: this.adjacency.rowOf.size > 0,
+            related: (id) => adjacentOf(this.adjacency, id),
             slotOf: (id) => this.idToSlot.get(id),
             idAt: (slot) => this.frags[slot]!.id,
             mask,
@@ -560,21 +571,32 @@ export class SearchEngine implements Retriever {
     );
   }
 
-  /** Fill the slots from fragments.jsonl lines ('null' = a removed fragment's slot). */
-  private restoreFragments(lines: string[], slots: number, gen: string): void {
-    for (let s = 0; s < slots; s++) {
-      const line = lines[s];
-      if (line === undefined)
-        throw new KfError('index_corrupt', `fragments.jsonl in ${gen} ends early (slot ${s} of ${slots})`, 'rebuild the index', { concerns: gen });
-      const f = line === 'null' ? undefined : (JSON.parse(line) as Fragment);
+  /** Fill the slots from fragments.jsonl, read line by line ('null' = a removed fragment's slot). O(slots). */
+  private restoreFragments(file: string, slots: number, gen: string): void {
+    forEachFragmentLine(file, (line) => {
+      const s = this.frags.length;
+      if (s >= slots) return; // lines past the manifest's slot count are ignored, as before
+      let f: Fragment | undefined;
+      try {
+        f = line === 'null' ? undefined : (JSON.parse(line) as Fragment);
+      } catch (e) {
+        throw new KfError('index_corrupt', `fragments.jsonl in ${gen}: line ${s + 1} is not valid JSON`, 'rebuild the index (kf index build)', {
+          concerns: gen,
+          cause: e,
+        });
+      }
       this.frags.push(f);
-      if (!f) continue;
+      if (!f) return;
       this.idToSlot.set(f.id, s);
       const l = this.docSlots.get(f.docId);
       if (l) l.push(s);
       else this.docSlots.set(f.docId, [s]);
       this.liveCount++;
-    }
+    });
+    if (this.frags.length < slots)
+      throw new KfError('index_corrupt', `fragments.jsonl in ${gen} ends early (slot ${this.frags.length} of ${slots})`, 'rebuild the index', {
+        concerns: gen,
+      });
   }
 
   /** True when `dir` holds a saved index. */
@@ -590,7 +612,7 @@ export class SearchEngine implements Retriever {
   static async load(dir: string, embedder?: Embedder, overrides: { indexText?: (f: Fragment) => string } = {}): Promise<SearchEngine> {
     const p = readEngineParts(dir, embedder);
     const engine = new SearchEngine(p.emb, p.opts, p.bm25, p.dense, overrides.indexText);
-    engine.restoreFragments(p.fragmentLines, p.slots, p.gen);
+    engine.restoreFragments(p.fragmentsFile, p.slots, p.gen);
     engine.setRelations(p.relations);
     return engine;
   }

@@ -19,7 +19,10 @@ export interface Ranked {
 export type Listed = Ranked & { anchorId?: string; relation?: string };
 
 export interface ExpansionGraph {
-  adjacency: Map<string, { to: string; type: string; weight: number }[]>;
+  /** Whether any fragment has relations (no work at all otherwise). */
+  hasRelations: boolean;
+  /** A fragment's relations, strongest first. */
+  related(fragmentId: string): readonly { to: string; type: string; weight: number }[];
   slotOf(fragmentId: string): number | undefined;
   idAt(slot: number): string;
   mask: Uint8Array | null;
@@ -28,13 +31,13 @@ export interface ExpansionGraph {
 
 export function expandAlongRelations(primary: Ranked[], g: ExpansionGraph): Listed[] {
   const { anchors, perAnchor, minWeight, placement } = g.options;
-  if (g.adjacency.size === 0 || anchors <= 0 || perAnchor <= 0) return primary;
+  if (!g.hasRelations || anchors <= 0 || perAnchor <= 0) return primary;
   const taken = new Set(primary.map((r) => r.slot));
   const expansions = new Map<number, Listed[]>();
   for (const a of primary.slice(0, anchors)) {
     const anchorId = g.idAt(a.slot);
     const out: Listed[] = [];
-    for (const e of g.adjacency.get(anchorId) ?? []) {
+    for (const e of g.related(anchorId)) {
       if (out.length >= perAnchor) break;
       if (e.weight < minWeight) continue;
       const s = g.slotOf(e.to);

@@ -142,7 +142,8 @@ export function symmetricLists(l: NeighbourLists): NeighbourLists {
  * neighbour is often a nearer point that the diversity heuristic pruned from the
  * point's own list), each scored exactly by `similarity`. `emit(a, b, sim)` is
  * called for each kept neighbour, best first (ties: lower label). Points for
- * which `usable` is false neither get nor give neighbours.
+ * which `usable` is false neither get nor give neighbours. `progress` is told
+ * after every tenth of the points.
  * Cost: O(n * (refine + 1) * M) similarity calls, no search.
  */
 export function knnFromLists(
@@ -152,12 +153,14 @@ export function knnFromLists(
   usable: (label: number) => boolean,
   emit: (a: number, b: number, sim: number) => void,
   refine = 4,
+  progress?: (done: number, total: number) => void,
 ): void {
   const sym = symmetricLists(lists);
   const n = sym.offsets.length - 1;
   const stamp = new Int32Array(n).fill(-1);
   const near = new TopList(k);
   const seeds = new TopList(refine);
+  const every = Math.max(1, Math.ceil(n / 10));
   const consider = (a: number, from: number, alsoSeed: boolean) => {
     for (let j = sym.offsets[from]; j < sym.offsets[from + 1]; j++) {
       const b = sym.ids[j];
@@ -175,6 +178,7 @@ export function knnFromLists(
     consider(a, a, true);
     for (let t = 0; t < seeds.size; t++) consider(a, seeds.ids[t], false);
     for (let t = 0; t < near.size; t++) emit(a, near.ids[t], near.sims[t]);
+    if (progress && ((a + 1) % every === 0 || a + 1 === n)) progress(a + 1, n);
   }
 }
 

@@ -26,3 +26,24 @@ export function peakRssBytes(): number {
   }
   return process.resourceUsage().maxRSS * 1024;
 }
+
+/**
+ * Peak RSS per stage of a run, in MB: each mark() closes a stage with the peak
+ * since the previous mark and resets it, so a stage's figure is its own high-water
+ * mark (what that stage added on top of what earlier stages left). Where the peak
+ * cannot be reset (not Linux) each figure is the running peak since the process
+ * started, and `resettable` says so.
+ */
+export class StagePeaks {
+  readonly mb: Record<string, number> = {};
+  readonly resettable: boolean;
+  constructor() {
+    this.resettable = resetPeakRss();
+  }
+  mark(stage: string): number {
+    const peak = Math.max(peakRssBytes(), process.memoryUsage().rss) / (1024 * 1024);
+    this.mb[stage] = Math.max(this.mb[stage] ?? 0, peak);
+    resetPeakRss();
+    return peak;
+  }
+}

@@ -25,6 +25,8 @@ export interface SimilarityEdgeOptions {
    * method before graph reuse, kept to measure the two against each other.
    */
   approx?: 'graph' | 'search';
+  /** Told after every tenth of the fragments (long builds show they advance). */
+  progress?: (done: number, total: number) => void;
 }
 
 /** Undirected edges, each pair once (from < to), weight = cosine, type 'similar'. Deterministic. */
@@ -44,12 +46,17 @@ export function similarityEdges(engine: SearchEngine, opts: SimilarityEdgeOption
   };
   const ids = engine.fragmentIds();
   const exact = opts.exact ?? ids.length <= 2000;
-  if (!exact && (opts.approx ?? 'graph') === 'graph') engine.graphNeighbours(k, keep);
-  else
-    for (const id of ids) {
+  // Cost: 'graph' O(n * M * dim) (hnsw-links.ts); 'search' one graph query per fragment; exact O(n^2 * dim), only up to 2,000 fragments by default.
+  if (!exact && (opts.approx ?? 'graph') === 'graph') engine.graphNeighbours(k, keep, opts.progress);
+  else {
+    const every = Math.max(1, Math.ceil(ids.length / 10));
+    ids.forEach((id, i) => {
       const v = engine.vectorOf(id)!;
       const neigh = exact ? engine.exactDense(v, k + 1) : engine.approxDense(v, k + 1);
       for (const nid of neigh) if (nid !== id) keep(id, nid, dot(v, engine.vectorOf(nid)!));
-    }
+      if (opts.progress && ((i + 1) % every === 0 || i + 1 === ids.length)) opts.progress(i + 1, ids.length);
+    });
+  }
+  // O(E log E): each pair once, sorted for determinism.
   return [...seen.values()].sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
 }

@@ -83,6 +83,68 @@ export function writeFileAtomic(file: string, data: string | Buffer, opts: { fsy
   }
 }
 
+/** Bytes gathered before one write(2) by writeStreamed. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * Write a file piece by piece through one handle, then fsync it; returns its size.
+ * Why: large files (an index's fragments, knowledge points, relations) built as
+ * one string and then copied into one Buffer held twice their size in memory
+ * (at 200K fragments that pair was a build's peak). Here at most ~1 MB is held
+ * besides the pieces themselves. Not atomic by itself: write into a temporary
+ * folder renamed when complete, or use writeStreamedAtomic.
+ */
+export function writeStreamed(file: string, produce: (put: (piece: string | Buffer) => void) => void): number {
+  const fd = fs.openSync(file, 'w');
+  try {
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let total = 0;
+    const flush = () => {
+      if (!pendingBytes) return;
+      writeAll(fd, pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes));
+      pending = [];
+      pendingBytes = 0;
+    };
+    produce((piece) => {
+      const b = typeof piece === 'string' ? Buffer.from(piece) : piece;
+      if (b.length >= CHUNK_BYTES) {
+        flush();
+        writeAll(fd, b);
+      } else {
+        pending.push(b);
+        pendingBytes += b.length;
+        if (pendingBytes >= CHUNK_BYTES) flush();
+      }
+      total += b.length;
+    });
+    flush();
+    fs.fsyncSync(fd);
+    return total;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** writeStreamed into a temporary file renamed over `file` (as writeFileAtomic): readers see the old or the new content. */
+export function writeStreamedAtomic(file: string, produce: (put: (piece: string | Buffer) => void) => void, action = 'write'): number {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    const size = writeStreamed(tmp, produce);
+    fs.renameSync(tmp, file);
+    return size;
+  } catch (e) {
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
+    throw fsError(e, file, action);
+  }
+}
+
 export function writeJsonAtomic(file: string, value: unknown): void {
   writeFileAtomic(file, JSON.stringify(value, null, 2) + '\n');
 }

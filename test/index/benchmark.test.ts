@@ -43,6 +43,12 @@ test('retrieval benchmark runs end to end on a small sweep (hash embedder), repo
       assert.ok(s.build.bm25Ms! >= 0 && s.build.hnswMs! >= 0 && s.build.bm25Ms! + s.build.hnswMs! <= s.build.indexMs + 1e-6);
       assert.ok(s.stages.wideningMs.p50 <= s.stages.hnswMs.p50 + 1e-6);
       assert.ok(s.memory.peakRssMB >= s.memory.rssMB * 0.5 && s.memory.hnswGraphMB > 0 && s.memory.denseVectorsMB > 0 && s.memory.fragmentsMB > 0);
+      // Peak RSS per stage, in build order; the overall peak is the highest of them; each structure says how it was sized.
+      const stagesSeen = Object.keys(s.memory.stagePeakRssMB!);
+      assert.deepEqual(stagesSeen.slice(0, 3), ['generate', 'fit', 'embed+index']);
+      assert.ok(stagesSeen.includes('edges') && stagesSeen.includes('searches'));
+      assert.equal(s.memory.peakRssMB, Math.max(...Object.values(s.memory.stagePeakRssMB!), s.memory.rssMB));
+      assert.match(s.memory.structureSizesHow!.bm25IndexMB, /^exact/);
       const c = s.edgeComparison!;
       assert.equal(c.method, 'search');
       assert.deepEqual(

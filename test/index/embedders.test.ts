@@ -86,8 +86,25 @@ test('GloVe reader parses the wink file layout into one Float32Array; SIF weight
     const v = sifVector('The Rhine, unknownword', t, w);
     const expect = [0, 1, 2].map((d) => (w.weight(0) * t.vectors[d] + w.weight(2) * t.vectors[6 + d]) / 2);
     for (let d = 0; d < 3; d++) assert.ok(Math.abs(v[d] - expect[d]) < 1e-6);
+    // Read in blocks smaller than the file (the vectors key and records across block edges): the same table.
+    for (const block of [7, 16, 64]) {
+      const small = parseGloveFile(file, { block, margin: 64 });
+      assert.deepEqual([...small.index], [...t.index]);
+      assert.deepEqual(Array.from(small.vectors), Array.from(t.vectors));
+      assert.deepEqual(Array.from(small.rank), Array.from(t.rank));
+    }
     fs.writeFileSync(file, '{"dimensions":3,"size":2,"vectors":{"a":[1,2');
     assert.throws(() => parseGloveFile(file), KfError);
+    // A file cut inside a word is refused (not read past its end).
+    fs.writeFileSync(file, '{"dimensions":3,"size":2,"vectors":{"abc');
+    assert.throws(
+      () => parseGloveFile(file),
+      (e: unknown) => e instanceof KfError && e.code === 'glove_format',
+    );
+    assert.throws(
+      () => parseGloveFile(path.join(dir, 'missing.json')),
+      (e: unknown) => e instanceof KfError && e.code === 'glove_unreadable',
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

