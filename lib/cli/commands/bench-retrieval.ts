@@ -119,7 +119,7 @@ export function benchFigures(r: RetrievalBenchReport): Record<string, FigureSpec
     xTitle: 'fragments (log scale)',
     yTitle: 'ms per round (p50)',
     note,
-    caption: `mode ${r.config.mode}, ${r.config.queries} queries per size; round p90 ${r.curve.map((p) => p.roundP90Ms.toFixed(2)).join(', ')} ms; efSearch per size ${r.curve.map((p) => p.efSearch).join(', ')}; HNSW recall@8 ${r.curve.map((p) => p.hnswRecallAt8.toFixed(3)).join(', ')}`,
+    caption: `mode ${r.config.mode}, ${r.config.queries} queries per size; round p90 ${r.curve.map((p) => p.roundP90Ms.toFixed(2)).join(', ')} ms; efSearch per size ${r.curve.map((p) => p.efSearch).join(', ')}; recall@8 vs exact: dense stage as searched ${r.curve.map((p) => p.denseStageRecallAt8.toFixed(3)).join(', ')}, pure HNSW graph ${r.curve.map((p) => p.hnswRecallAt8.toFixed(3)).join(', ')}`,
     x,
     logX: true,
     series: [
