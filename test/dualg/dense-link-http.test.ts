@@ -7,39 +7,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Fragment } from '../../lib/corpus/types';
-import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
+import { buildDualGraph } from '../../lib/dualg/graph/build';
 import { DENSE_LINK_MIN, nearestRows, TRIGRAM_LINKING_LABEL } from '../../lib/dualg/query/dense-link';
 import { linkQuery } from '../../lib/dualg/query/link';
 import { DualgSearcher, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
 import { mentionLinker, searcherParts } from '../../lib/dualg/retriever';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
-import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
 import { SECRET } from '../models/helpers';
+import { acmeSource, emptyAcmeKb } from './acme-world.helper';
 
-const text = (id: string, docId: string, t: string): Fragment => ({ id, docId, kind: 'text', text: t, section: [], ordinal: 0, attached: [] });
-const FRAGS = [
-  text('acme#0', 'acme', 'Acme Corp is a company founded by Wile Coyote in Arizona.'),
-  text('arizona#0', 'arizona', 'Arizona is a state of the United States.'),
-  text('road#0', 'road', 'Road Runner is a bird that lives in the desert.'),
-];
-const SOURCE: GraphSource = {
-  id: 'dl',
-  fingerprint: 'fp-dense-link',
-  documents: () => [
-    { id: 'acme', title: 'Acme Corp' },
-    { id: 'arizona', title: 'Arizona' },
-    { id: 'road', title: 'Road Runner' },
-  ],
-  fragmentsOf: (d) => FRAGS.filter((f) => f.docId === d),
-};
+const SOURCE = acmeSource('dl', 'fp-dense-link');
 
-const emptyKb = {
-  async search(query: string) {
-    return { query, retriever: 'hybrid', hits: [], docs: [], timings: { totalMs: 0 } };
-  },
-  fragment: (id: string) => FRAGS.find((f) => f.id === id),
-} as unknown as KnowledgeBase;
+const emptyKb = emptyAcmeKb;
 
 /**
  * The scripted encoder: the roadrunner in any spelling points one way; "Roadway" shares 0.6 of that direction

@@ -5,29 +5,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Fragment } from '../../lib/corpus/types';
-import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
+import { buildDualGraph } from '../../lib/dualg/graph/build';
 import { relationWords } from '../../lib/dualg/query/relation-words';
 import { DualgSearcher, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
 import { searcherParts, searcherSettings } from '../../lib/dualg/retriever';
 import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
+import { ACME_FRAGMENTS, acmeSource } from './acme-world.helper';
 
-const text = (id: string, docId: string, t: string): Fragment => ({ id, docId, kind: 'text', text: t, section: [], ordinal: 0, attached: [] });
-const FRAGS = [
-  text('acme#0', 'acme', 'Acme Corp is a company founded by Wile Coyote in Arizona.'),
-  text('arizona#0', 'arizona', 'Arizona is a state of the United States.'),
-  text('road#0', 'road', 'Road Runner is a bird that lives in the desert.'),
-];
-const SOURCE: GraphSource = {
-  id: 'fs',
-  fingerprint: 'fp-fusion-settings',
-  documents: () => [
-    { id: 'acme', title: 'Acme Corp' },
-    { id: 'arizona', title: 'Arizona' },
-    { id: 'road', title: 'Road Runner' },
-  ],
-  fragmentsOf: (d) => FRAGS.filter((f) => f.docId === d),
-};
+const FRAGS = ACME_FRAGMENTS;
+const SOURCE = acmeSource('fs', 'fp-fusion-settings');
 
 /** A hybrid that ranks only the passage the graph never reaches. */
 const kb = {

@@ -4,37 +4,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Fragment } from '../../lib/corpus/types';
-import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
+import { buildDualGraph } from '../../lib/dualg/graph/build';
 import { patternEntities } from '../../lib/dualg/query/pattern-stage';
 import { DualgSearcher, PATTERN_STAND_IN, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
 import { linkQuery } from '../../lib/dualg/query/link';
 import { searcherParts } from '../../lib/dualg/retriever';
-import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
+import { acmeSource, emptyAcmeKb } from './acme-world.helper';
 
-const text = (id: string, docId: string, t: string): Fragment => ({ id, docId, kind: 'text', text: t, section: [], ordinal: 0, attached: [] });
-const FRAGS = [
-  text('acme#0', 'acme', 'Acme Corp is a company founded by Wile Coyote in Arizona.'),
-  text('arizona#0', 'arizona', 'Arizona is a state of the United States.'),
-  text('road#0', 'road', 'Road Runner is a bird that lives in the desert.'),
-];
-const SOURCE: GraphSource = {
-  id: 'pl',
-  fingerprint: 'fp-pl',
-  documents: () => [
-    { id: 'acme', title: 'Acme Corp' },
-    { id: 'arizona', title: 'Arizona' },
-    { id: 'road', title: 'Road Runner' },
-  ],
-  fragmentsOf: (d) => FRAGS.filter((f) => f.docId === d),
-};
+const SOURCE = acmeSource('pl', 'fp-pl');
 
-const emptyKb = {
-  async search(query: string) {
-    return { query, retriever: 'hybrid', hits: [], docs: [], timings: { totalMs: 0 } };
-  },
-  fragment: (id: string) => FRAGS.find((f) => f.id === id),
-} as unknown as KnowledgeBase;
+const emptyKb = emptyAcmeKb;
 
 test('the entities of a model-parsed pattern drive linking; without a pattern the rule NER does, labelled a stand-in', async () => {
   assert.deepEqual(
