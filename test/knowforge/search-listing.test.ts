@@ -12,7 +12,7 @@ import { runnerListingHits } from '../../lib/knowforge/offline/runner-listing';
 import { newToolContext } from '../../lib/knowforge/tools/context';
 import { fragmentContext, readMedia } from '../../lib/knowforge/tools/reader-tools';
 import { renderHits, runSearch, searchResult } from '../../lib/knowforge/tools/search';
-import { listMedia } from '../../lib/knowforge/tools/shared-tools';
+import { findFigure, listMedia } from '../../lib/knowforge/tools/shared-tools';
 import { getTable, listTables, queryTable } from '../../lib/knowforge/tools/locator-tools';
 import { runnerTableListing } from '../../lib/knowforge/tools/table-listing';
 import { runnerMediaListing } from '../../lib/knowforge/tools/media-listing';
@@ -162,4 +162,21 @@ test('query_table and get_table in the runner layout: header, a head per table, 
   const harness = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator' });
   const json = (await queryTable.handler({ item: 'Ann Lee' }, { context: harness } as never)) as { matches: { table: string }[] };
   assert.equal(json.matches[0].table, 'alpha#2', 'the harness JSON as before');
+});
+
+test('find_figure in the runner layout: head with label and book, caption line, the figures of the page; the none note; the harness JSON unchanged', async () => {
+  const ctx = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const run = async (args: Record<string, unknown>) => String(await findFigure.handler(args, { context: ctx } as never));
+  assert.deepEqual((await run({ label: 'Figure 1', book: 'Alpha Quest' })).split('\n'), [
+    fillPrompt('find-figure-head', { label: 'Figure 1', book: 'Alpha Quest' }),
+    fillPrompt('find-figure-caption', { page: '1', line: 'Box office of Alpha Quest' }),
+    fillPrompt('find-figure-media-intro', { label: 'Figure 1' }),
+    fillPrompt('find-figure-media', { page: '1', kind: loadPrompt('list-media-image'), id: 'alpha#1', desc: 'Box office of Alpha Quest' }),
+  ]);
+  const none = await run({ label: 'Figure 9', book: 'Alpha Quest' });
+  assert.equal(none, fillPrompt('find-figure-none', { book: 'Alpha Quest', label: 'Figure 9' }) + loadPrompt('find-figure-none-hint'));
+  assert.ok(/ Browse/.test(none), 'the hint keeps its separating space');
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator' });
+  const json = (await findFigure.handler({ label: 'Figure 1' }, { context: harness } as never)) as { figures: { id: string }[] };
+  assert.equal(json.figures[0].id, 'alpha#1', 'the harness JSON as before');
 });

@@ -6,8 +6,10 @@
  * book's head with its counts, the page and cut notes, one line per figure or table, the closing
  * hint, the not-found note), list_tables (header, a line per table, the column separator, the
  * empty note), query_table and get_table (header, a head per table, row marks, cells and their
- * separator, the rows-left note, the no-match note). Each becomes a template of the pack
- * (lib/knowforge/tools/read-listing.ts, media-listing.ts and table-listing.ts fill them).
+ * separator, the rows-left note, the no-match note), find_figure (a head naming label and book, the
+ * caption lines, the line before the page's figures, one line per figure or table, the note with its
+ * hint when the label is nowhere in the text). Each becomes a template of the pack
+ * (lib/knowforge/tools/read-listing.ts, media-listing.ts, table-listing.ts and figure-listing.ts fill them).
  *
  * As with the block formats, an f-string is recognised by the Python expressions in its fields, a
  * literal by the code around it, never by its wording; a template not found fails the import naming it.
@@ -134,6 +136,50 @@ export const RESULT_FSTRING_RULES: FStringRule[] = [
       [/^v$/, 'value'],
     ],
   },
+  {
+    template: 'find-figure-head',
+    role: 'find_figure result: head naming the label and the book it was looked for in',
+    match: (e) => e.length === 2 && e[0] === 'lab' && /^data\[["']book["']\]$/.test(e[1]),
+    fields: [
+      [/^lab$/, 'label'],
+      [/book/, 'book'],
+    ],
+  },
+  {
+    template: 'find-figure-none',
+    role: "find_figure result when the label is nowhere in the book's text (book, label)",
+    match: (e) => e.length === 2 && /^data\[["']book["']\]$/.test(e[0]) && e[1] === 'lab',
+    fields: [
+      [/book/, 'book'],
+      [/^lab$/, 'label'],
+    ],
+  },
+  {
+    template: 'find-figure-caption',
+    role: 'find_figure result: one caption line holding the label (page, the line)',
+    match: (e) => e.length === 2 && /^c\[["']page["']\]$/.test(e[0]) && /^c\[["']line["']\]$/.test(e[1]),
+    fields: [
+      [/page/, 'page'],
+      [/line/, 'line'],
+    ],
+  },
+  {
+    template: 'find-figure-media-intro',
+    role: 'find_figure result: line before the figures and tables of the pages found (label)',
+    match: (e) => e.length === 1 && e[0] === 'lab',
+    fields: [[/^lab$/, 'label']],
+  },
+  {
+    template: 'find-figure-media',
+    role: 'find_figure result: one figure or table of a page found (page, kind word, fragment id, description)',
+    match: (e) => e.length === 4 && /^it\[["']page["']\]$/.test(e[0]) && e[1] === 'k' && /fragment_id/.test(e[2]) && /desc/.test(e[3]),
+    fields: [
+      [/page/, 'page'],
+      [/^k$/, 'kind'],
+      [/fragment_id/, 'id'],
+      [/desc/, 'desc'],
+    ],
+  },
 ];
 
 const KIND_IS_IMAGE = `\\bk\\s*=\\s*`;
@@ -198,6 +244,13 @@ export const RESULT_LITERAL_RULES: LiteralRule[] = [
     template: 'table-cell-sep',
     role: 'query_table / get_table result: separator between the cells of a row',
     re: new RegExp(`\\+\\s*(${LIT})\\.join\\(f"\\{k\\}`),
+  },
+  {
+    // The note goes on in a second, field-less f-string right after the one naming the book and label.
+    template: 'find-figure-none-hint',
+    role: 'find_figure result when the label is nowhere in the text: what to do instead',
+    re: /\{lab\}[^"\n]*"\s*\n\s*f("(?:[^"\\\n{}]|\\.)*")\s*\)/,
+    trimEnd: true,
   },
   {
     template: 'list-media-footer',

@@ -136,3 +136,22 @@ def get_table_mat(builder, data):
         lines.append("  > " + " ; ".join(f"{k}={v}" for k, v in cells))
     out = "\n".join(lines)
     return builder.add_plain(out)
+
+
+def find_figure_mat(builder, data):
+    err = data.get("error")
+    if err:
+        return f"[fixture find_figure miss: {err}]"
+    lab = data["label"]
+    if not data.get("pages"):
+        return builder.add_plain(f"[fixture {data['book']} never prints {lab}]"
+                                 f" [fixture browse with list_media or search the topic]")
+    lines = [f"[fixture where {lab} sits in {data['book']}]"]
+    for c in data.get("captions") or []:
+        lines.append(f"  caption pg{c['page']} | {c['line']}")
+    if data.get("media"):
+        lines.append(f"[fixture media of those pages, one is {lab}]")
+        for it in data["media"]:
+            k = "PIC" if it["kind"] == "image" else "TAB"
+            lines.append(f"  > pg{it['page']} {k} {it['fragment_id']} = {it['desc'] or '[fixture no caption]'}")
+    return builder.add_plain("\n".join(lines))
