@@ -116,8 +116,11 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.equal(text('find-figure-head'), '[fixture where {{label}} sits in {{book}}]\n');
     assert.equal(text('find-figure-media'), '  > pg{{page}} {{kind}} {{id}} = {{desc}}\n', 'not the list_media item line');
     assert.equal(text('find-figure-none-hint'), ' [fixture browse with list_media or search the topic]\n', 'the continuing f-string, leading space kept');
+    assert.equal(text('media-context-error'), '[fixture media_context refused: {{error}}]\n', 'the third error-code-alone f-string of the module');
+    assert.equal(text('media-context-sibling'), '{{kind}} {{id}} = {{desc}}\n');
+    assert.equal(text('media-context-footer'), '[fixture values need read_media]\n');
     assert.ok(
-      !m.fromOwn.some((t) => /^(read-media|list-media|list-tables|query-table|get-table|table|find-figure)-/.test(t)),
+      !m.fromOwn.some((t) => /^(read-media|list-media|list-tables|query-table|get-table|table|find-figure|media-context)-/.test(t)),
       'every read_media and list_media format comes from the checkout',
     );
     assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
@@ -140,7 +143,7 @@ test('block formats: a materials.py whose builder lacks one fails the import nam
 
 test('tool-result formats: a materials.py lacking one fails the import naming it', () => {
   const src = fs.readFileSync(path.join(FIXTURE, 'kfbench', 'materials.py'), 'utf8');
-  assert.equal(runnerResultTemplates(src).size, 34);
+  assert.equal(runnerResultTemplates(src).size, 43);
   assert.throws(
     () => runnerResultTemplates(src.replace(/\s*if data\.get\("skipped"\):\n.*\n/, '\n')),
     (e: Error) => /tool-result formats read-media-skipped, read-media-empty were not found/.test(e.message),

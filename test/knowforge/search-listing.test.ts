@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { locatorReply, searchResultsSoFar } from '../../lib/knowforge/offline/locator';
 import { runnerListingHits } from '../../lib/knowforge/offline/runner-listing';
 import { newToolContext } from '../../lib/knowforge/tools/context';
-import { fragmentContext, readMedia } from '../../lib/knowforge/tools/reader-tools';
+import { fragmentContext, mediaContext, readMedia } from '../../lib/knowforge/tools/reader-tools';
 import { renderHits, runSearch, searchResult } from '../../lib/knowforge/tools/search';
 import { findFigure, listMedia } from '../../lib/knowforge/tools/shared-tools';
 import { getTable, listTables, queryTable } from '../../lib/knowforge/tools/locator-tools';
@@ -179,4 +179,25 @@ test('find_figure in the runner layout: head with label and book, caption line, 
   const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator' });
   const json = (await findFigure.handler({ label: 'Figure 1' }, { context: harness } as never)) as { figures: { id: string }[] };
   assert.equal(json.figures[0].id, 'alpha#1', 'the harness JSON as before');
+});
+
+test('media_context in the runner layout: head, description, caption, page text, other media of the page, hint; the error note; the harness JSON unchanged', async () => {
+  const ctx = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const run = async (id: string) => String(await mediaContext.handler({ fragment_id: id }, { context: ctx } as never));
+  const image = loadPrompt('list-media-image');
+  const lines = (await run('alpha#1')).split('\n');
+  assert.deepEqual(lines, [
+    fillPrompt('media-context-head', { kind: image, id: 'alpha#1', page: '1' }),
+    fillPrompt('media-context-desc', { kind: image, desc: 'Figure 1: box office of Alpha Quest by year' }),
+    `${loadPrompt('media-context-captions')} Box office of Alpha Quest`,
+    fillPrompt('media-context-text', { text: 'Alpha Quest is a 1950 film directed by Bob Stone. It was shot in Lisbon.' }),
+    `${loadPrompt('media-context-siblings')} ${fillPrompt('media-context-sibling', { kind: loadPrompt('list-media-table'), id: 'alpha#2', desc: 'Table 1: cast of Alpha Quest' })}`,
+    loadPrompt('media-context-footer'),
+  ]);
+  assert.equal(await run('alpha#0'), fillPrompt('media-context-error', { error: 'not_media' }), 'the runner takes figure and table ids only');
+  assert.equal(await run('nope#9'), fillPrompt('media-context-error', { error: 'not_found' }));
+  assert.equal(ctx.reads.length, 1, 'the reading note of the one figure looked at');
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator' });
+  const json = (await mediaContext.handler({ fragment_id: 'alpha#1' }, { context: harness } as never)) as { id: string; caption: string };
+  assert.deepEqual([json.id, json.caption], ['alpha#1', 'Box office of Alpha Quest'], 'the harness JSON as before');
 });

@@ -8,8 +8,9 @@
  * empty note), query_table and get_table (header, a head per table, row marks, cells and their
  * separator, the rows-left note, the no-match note), find_figure (a head naming label and book, the
  * caption lines, the line before the page's figures, one line per figure or table, the note with its
- * hint when the label is nowhere in the text). Each becomes a template of the pack
- * (lib/knowforge/tools/read-listing.ts, media-listing.ts, table-listing.ts and figure-listing.ts fill them).
+ * hint when the label is nowhere in the text), media_context (head, description, caption-like lines, page
+ * text, the page's other figures, closing hint, error note). Each becomes a template of the pack
+ * (lib/knowforge/tools/read-listing.ts, media-listing.ts, table-listing.ts, figure-listing.ts fill them).
  *
  * As with the block formats, an f-string is recognised by the Python expressions in its fields, a
  * literal by the code around it, never by its wording; a template not found fails the import naming it.
@@ -180,6 +181,49 @@ export const RESULT_FSTRING_RULES: FStringRule[] = [
       [/desc/, 'desc'],
     ],
   },
+  {
+    // An error code alone is written by list_media, find_figure, then media_context, in that order.
+    template: 'media-context-error',
+    role: 'media_context result when the id is not a figure or table',
+    match: (e) => e.length === 1 && e[0] === 'err',
+    nth: 2,
+    fields: [[/^err$/, 'error']],
+  },
+  {
+    template: 'media-context-head',
+    role: 'media_context result: head (kind word, fragment id, page)',
+    match: (e) => e.length === 3 && e[0] === 'k' && /^data\[["']fragment_id["']\]$/.test(e[1]) && /^data\[["']page["']\]$/.test(e[2]),
+    fields: [
+      [/^k$/, 'kind'],
+      [/fragment_id/, 'id'],
+      [/page/, 'page'],
+    ],
+  },
+  {
+    template: 'media-context-desc',
+    role: "media_context result: the figure's whole description (kind word, description)",
+    match: (e) => e.length === 2 && e[0] === 'k' && /^data\[["']desc["']\]/.test(e[1]),
+    fields: [
+      [/^k$/, 'kind'],
+      [/desc/, 'desc'],
+    ],
+  },
+  {
+    template: 'media-context-text',
+    role: 'media_context result: the body text of the same page',
+    match: (e) => e.length === 1 && /^data\[["']page_text["']\]$/.test(e[0]),
+    fields: [[/page_text/, 'text']],
+  },
+  {
+    template: 'media-context-sibling',
+    role: 'media_context result: one other figure or table of the page (kind word, fragment id, description)',
+    match: (e) => e.length === 3 && /\bs\[["']kind["']\]/.test(e[0]) && /^s\[["']fragment_id["']\]$/.test(e[1]) && /^s\[["']desc["']\]$/.test(e[2]),
+    fields: [
+      [/kind/, 'kind'],
+      [/fragment_id/, 'id'],
+      [/desc/, 'desc'],
+    ],
+  },
 ];
 
 const KIND_IS_IMAGE = `\\bk\\s*=\\s*`;
@@ -250,6 +294,29 @@ export const RESULT_LITERAL_RULES: LiteralRule[] = [
     template: 'find-figure-none-hint',
     role: 'find_figure result when the label is nowhere in the text: what to do instead',
     re: /\{lab\}[^"\n]*"\s*\n\s*f("(?:[^"\\\n{}]|\\.)*")\s*\)/,
+    trimEnd: true,
+  },
+  {
+    template: 'media-context-captions',
+    role: 'media_context result: head of the caption-like lines of the same page',
+    re: new RegExp(`lines\\.append\\(\\s*(${LIT})\\+\\s*${LIT}\\.join\\(data\\[["']captions["']\\]\\)`),
+  },
+  {
+    template: 'media-context-siblings',
+    role: 'media_context result: head of the other figures and tables of the page',
+    re: new RegExp(`lines\\.append\\(\\s*(${LIT})\\+\\s*${LIT}\\.join\\(f"[^\\n]*\\bs\\[["']fragment_id["']\\]`),
+  },
+  {
+    template: 'media-context-sibling-sep',
+    role: 'media_context result: separator between the other figures of the page',
+    re: new RegExp(`\\+\\s*(${LIT})\\.join\\(f"[^\\n]*\\bs\\[["']fragment_id["']\\]`),
+  },
+  {
+    template: 'media-context-footer',
+    role: 'media_context result: the closing hint (read values with read_media)',
+    re: new RegExp(
+      `lines\\.append\\(\\s*(${LIT})\\)\\s*\\n\\s*return\\s+builder\\.add_plain\\(\\s*"\\\\n"\\.join\\(lines\\),\\s*\\[data\\.get\\(["']fragment_id["']\\)\\]`,
+    ),
     trimEnd: true,
   },
   {

@@ -155,3 +155,19 @@ def find_figure_mat(builder, data):
             k = "PIC" if it["kind"] == "image" else "TAB"
             lines.append(f"  > pg{it['page']} {k} {it['fragment_id']} = {it['desc'] or '[fixture no caption]'}")
     return builder.add_plain("\n".join(lines))
+
+
+def media_context_mat(builder, data):
+    err = data.get("error")
+    if err:
+        return f"[fixture media_context refused: {err}]"
+    k = "PIC" if data["kind"] == "image" else "TAB"
+    lines = [f"[fixture around {k} {data['fragment_id']} pg{data['page']}]", f"  whole {k} text: {data['desc'] or '[fixture no caption]'}"]
+    if data.get("captions"):
+        lines.append("  titles here: " + " / ".join(data["captions"]))
+    if data.get("page_text"):
+        lines.append(f"  page body: {data['page_text']}")
+    if data.get("siblings"):
+        lines.append("  also here: " + " ; ".join(f"{'PIC' if s['kind'] == 'image' else 'TAB'} {s['fragment_id']} = {s['desc']}" for s in data["siblings"]))
+    lines.append("[fixture values need read_media]")
+    return builder.add_plain("\n".join(lines), [data.get("fragment_id")])
