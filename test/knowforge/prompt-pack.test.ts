@@ -119,8 +119,11 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.equal(text('media-context-error'), '[fixture media_context refused: {{error}}]\n', 'the third error-code-alone f-string of the module');
     assert.equal(text('media-context-sibling'), '{{kind}} {{id}} = {{desc}}\n');
     assert.equal(text('media-context-footer'), '[fixture values need read_media]\n');
+    assert.equal(text('list-books-head'), '[fixture library of {{total}}\n');
+    assert.equal(text('book-toc-indent'), '. \n', 'the indent unit, its trailing space kept in the file');
+    assert.equal(text('book-toc-missing-hint'), '[fixture no such book, see list_books]\n');
     assert.ok(
-      !m.fromOwn.some((t) => /^(read-media|list-media|list-tables|query-table|get-table|table|find-figure|media-context)-/.test(t)),
+      !m.fromOwn.some((t) => /^(read-media|list-media|list-tables|query-table|get-table|table|find-figure|media-context|list-books|book-toc)-/.test(t)),
       'every read_media and list_media format comes from the checkout',
     );
     assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
@@ -143,7 +146,7 @@ test('block formats: a materials.py whose builder lacks one fails the import nam
 
 test('tool-result formats: a materials.py lacking one fails the import naming it', () => {
   const src = fs.readFileSync(path.join(FIXTURE, 'kfbench', 'materials.py'), 'utf8');
-  assert.equal(runnerResultTemplates(src).size, 43);
+  assert.equal(runnerResultTemplates(src).size, 54);
   assert.throws(
     () => runnerResultTemplates(src.replace(/\s*if data\.get\("skipped"\):\n.*\n/, '\n')),
     (e: Error) => /tool-result formats read-media-skipped, read-media-empty were not found/.test(e.message),

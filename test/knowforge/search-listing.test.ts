@@ -13,7 +13,7 @@ import { newToolContext } from '../../lib/knowforge/tools/context';
 import { fragmentContext, mediaContext, readMedia } from '../../lib/knowforge/tools/reader-tools';
 import { renderHits, runSearch, searchResult } from '../../lib/knowforge/tools/search';
 import { findFigure, listMedia } from '../../lib/knowforge/tools/shared-tools';
-import { getTable, listTables, queryTable } from '../../lib/knowforge/tools/locator-tools';
+import { bookToc, getTable, listBooks, listTables, queryTable } from '../../lib/knowforge/tools/locator-tools';
 import { runnerTableListing } from '../../lib/knowforge/tools/table-listing';
 import { runnerMediaListing } from '../../lib/knowforge/tools/media-listing';
 import type { ChatRequest } from '../../lib/model-api/types';
@@ -200,4 +200,49 @@ test('media_context in the runner layout: head, description, caption, page text,
   const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator' });
   const json = (await mediaContext.handler({ fragment_id: 'alpha#1' }, { context: harness } as never)) as { id: string; caption: string };
   assert.deepEqual([json.id, json.caption], ['alpha#1', 'Box office of Alpha Quest'], 'the harness JSON as before');
+});
+
+test('list_books and book_toc in the runner layout: head with counts and keyword, a line per book; headings indented by level; the notes; the harness JSON unchanged', async () => {
+  const toy = toyKb();
+  // The toy knowledge base gives every table whatever the document, and no headings: here per document.
+  const kb: typeof toy = {
+    ...toy,
+    tables: (d) => toy.tables().filter((t) => !d || t.docId === d),
+    toc: (d) =>
+      d === 'alpha'
+        ? [
+            { path: ['Story'], page: 1, fragmentId: 'alpha#0' },
+            { path: ['Story', 'Cast'], page: 1, fragmentId: 'alpha#2' },
+          ]
+        : [],
+  };
+  const ctx = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const run = async (tool: typeof listBooks, args: Record<string, unknown>) => String(await tool.handler(args, { context: ctx } as never));
+  const line = (name: string) => fillPrompt('list-books-line', { name });
+  assert.deepEqual((await run(listBooks, {})).split('\n'), [
+    `${fillPrompt('list-books-head', { total: '3' })}${loadPrompt('list-books-head-end')}`,
+    line('Alpha Quest'),
+    line('Bob Stone'),
+    line('Gamma Ray'),
+  ]);
+  const kw = (await run(listBooks, { keyword: 'gamma' })).split('\n');
+  assert.equal(
+    kw[0],
+    `${fillPrompt('list-books-head', { total: '3' })}${fillPrompt('list-books-keyword', { keyword: 'gamma', matched: '1' })}${loadPrompt('list-books-head-end')}`,
+  );
+  assert.equal(await run(listBooks, { keyword: 'zzqx' }), fillPrompt('list-books-none', { total: '3', keyword: 'zzqx' }));
+  const empty = newToolContext({ ...kb, documents: () => [] }, { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  assert.equal(await listBooks.handler({}, { context: empty } as never), loadPrompt('list-books-empty'));
+  assert.deepEqual(
+    (await run(bookToc, { book: 'Alpha Quest' })).split('\n'),
+    [fillPrompt('book-toc-head', { book: 'Alpha Quest', count: '2' }), '- Story', '  - Cast'],
+    'the own pack indents by two spaces and marks with "- " (trailing spaces of those templates kept)',
+  );
+  const missing = JSON.parse(await run(bookToc, { book: 'zzqx' })) as { error: { code: string; hint: string } };
+  assert.deepEqual(missing.error, { code: 'not_found', recoverable: true, hint: loadPrompt('book-toc-missing-hint') });
+  const harness = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator' });
+  const json = (await listBooks.handler({}, { context: harness } as never)) as { books: { id: string }[] };
+  assert.equal(json.books.length, 3, 'the harness JSON as before');
+  const toc = (await bookToc.handler({ book: 'alpha' }, { context: harness } as never)) as { headings: { heading: string }[] };
+  assert.equal(toc.headings[1].heading, 'Story > Cast');
 });

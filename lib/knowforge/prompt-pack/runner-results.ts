@@ -9,7 +9,9 @@
  * separator, the rows-left note, the no-match note), find_figure (a head naming label and book, the
  * caption lines, the line before the page's figures, one line per figure or table, the note with its
  * hint when the label is nowhere in the text), media_context (head, description, caption-like lines, page
- * text, the page's other figures, closing hint, error note). Each becomes a template of the pack
+ * text, the page's other figures, closing hint, error note), list_books (head, keyword and cut notes, a line
+ * per book, the empty and no-match notes) and book_toc (head, indent and mark per heading, the hint of
+ * its not-found error). Each becomes a template of the pack
  * (lib/knowforge/tools/read-listing.ts, media-listing.ts, table-listing.ts, figure-listing.ts fill them).
  *
  * As with the block formats, an f-string is recognised by the Python expressions in its fields, a
@@ -224,6 +226,51 @@ export const RESULT_FSTRING_RULES: FStringRule[] = [
       [/desc/, 'desc'],
     ],
   },
+  {
+    template: 'list-books-none',
+    role: 'list_books result when no title holds the keyword (total, keyword)',
+    match: (e) => e.length === 2 && e[0] === 'total' && /keyword/.test(e[1]),
+    fields: [
+      [/^total$/, 'total'],
+      [/keyword/, 'keyword'],
+    ],
+  },
+  {
+    template: 'list-books-head',
+    role: 'list_books result: head with the number of books',
+    match: (e) => e.length === 1 && e[0] === 'total',
+    fields: [[/^total$/, 'total']],
+  },
+  {
+    template: 'list-books-keyword',
+    role: 'list_books result: head note of the keyword and the books it matched',
+    match: (e) => e.length === 2 && /^data\[["']keyword["']\]$/.test(e[0]) && /matched/.test(e[1]),
+    fields: [
+      [/keyword/, 'keyword'],
+      [/matched/, 'matched'],
+    ],
+  },
+  {
+    template: 'list-books-truncated',
+    role: 'list_books result: head note that only the first books are listed',
+    match: (e) => e.length === 1 && /^len\(books\)$/.test(e[0]),
+    fields: [[/books/, 'shown']],
+  },
+  {
+    template: 'list-books-line',
+    role: 'list_books result: one book (its name)',
+    match: (e) => e.length === 1 && /^b\[["']name["']\]$/.test(e[0]),
+    fields: [[/name/, 'name']],
+  },
+  {
+    template: 'book-toc-head',
+    role: 'book_toc result: head (book, number of headings)',
+    match: (e) => e.length === 2 && /book/.test(e[0]) && /^len\(secs\)$/.test(e[1]),
+    fields: [
+      [/book/, 'book'],
+      [/secs/, 'count'],
+    ],
+  },
 ];
 
 const KIND_IS_IMAGE = `\\bk\\s*=\\s*`;
@@ -318,6 +365,32 @@ export const RESULT_LITERAL_RULES: LiteralRule[] = [
       `lines\\.append\\(\\s*(${LIT})\\)\\s*\\n\\s*return\\s+builder\\.add_plain\\(\\s*"\\\\n"\\.join\\(lines\\),\\s*\\[data\\.get\\(["']fragment_id["']\\)\\]`,
     ),
     trimEnd: true,
+  },
+  {
+    template: 'list-books-empty',
+    role: 'list_books result when the knowledge base holds no book',
+    re: new RegExp(`if\\s+not\\s+total:\\s*\\n\\s*return\\s+(${LIT})`),
+    trimEnd: true,
+  },
+  {
+    template: 'list-books-head-end',
+    role: 'list_books result: the mark closing the head line',
+    re: new RegExp(`lines\\s*=\\s*\\[head\\s*\\+\\s*(${LIT})\\]`),
+  },
+  {
+    template: 'book-toc-indent',
+    role: 'book_toc result: the indent written once per level below the first',
+    re: new RegExp(`(${LIT})\\*\\s*max\\(0,\\s*int\\(s\\.get\\(["']level["']\\)`),
+  },
+  {
+    template: 'book-toc-mark',
+    role: 'book_toc result: the mark before a heading title',
+    re: new RegExp(`-\\s*1\\)\\s*\\+\\s*(${LIT})\\+\\s*str\\(s\\.get\\(["']title["']\\)`),
+  },
+  {
+    template: 'book-toc-missing-hint',
+    role: 'book_toc result when no book matches: the hint of its error object',
+    re: new RegExp(`["']hint["']\\s*:\\s*(${LIT})\\}`),
   },
   {
     template: 'list-media-footer',

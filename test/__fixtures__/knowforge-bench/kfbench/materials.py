@@ -171,3 +171,33 @@ def media_context_mat(builder, data):
         lines.append("  also here: " + " ; ".join(f"{'PIC' if s['kind'] == 'image' else 'TAB'} {s['fragment_id']} = {s['desc']}" for s in data["siblings"]))
     lines.append("[fixture values need read_media]")
     return builder.add_plain("\n".join(lines), [data.get("fragment_id")])
+
+
+def list_books_mat(builder, data):
+    total = int(data.get("total") or 0)
+    books = data.get("books") or []
+    if not total:
+        return "[fixture the library is empty]"
+    if not books:
+        return f"[fixture {total} books, none titled like {data.get('keyword')}]"
+    head = f"[fixture library of {total}"
+    if data.get("keyword"):
+        head += f", {data['keyword']} matches {data.get('matched')}"
+    if data.get("truncated"):
+        head += f", first {len(books)} shown"
+    lines = [head + "]"]
+    for b in books:
+        one = " ".join(b["one_line"].split())
+        lines.append(f"  * {b['name']}" + (f" -- {one}" if one else ""))
+    return builder.add_plain("\n".join(lines))
+
+
+def book_toc_mat(builder, data):
+    import json
+    if data.get("error"):
+        return json.dumps({"error": {"code": data["error"], "recoverable": True, "hint": "[fixture no such book, see list_books]"}})
+    secs = (data.get("toc") or {}).get("sections") or []
+    lines = [f"[fixture contents of {data.get('book')}: {len(secs)} headings]"]
+    for s in secs:
+        lines.append(". " * max(0, int(s.get("level") or 1) - 1) + "+ " + str(s.get("title") or ""))
+    return builder.add_plain("\n".join(lines))
