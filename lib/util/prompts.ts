@@ -70,6 +70,15 @@ export function loadPrompt(name: string): string {
   return text;
 }
 
+/**
+ * A layout fragment whose trailing spaces matter (an indent unit, a mark followed by its space): the text
+ * of `<name>.txt` less only its final line break, which the file itself adds.
+ */
+export function loadPromptSpaced(name: string): string {
+  loadPrompt(name); // fails the same way when the template is missing
+  return fs.readFileSync(templateFile(name), 'utf8').replace(/\r?\n$/, '');
+}
+
 /** Fill `{{name}}` placeholders. Every placeholder must be supplied (use '' explicitly for "nothing"). */
 export function fillPrompt(name: string, vars: Record<string, string>): string {
   const template = loadPrompt(name);

@@ -113,8 +113,17 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.equal(text('query-table-group'), '  [fixture rows of {{name}} for {{item}}: {{matched}}{{more}}]\n');
     assert.equal(text('table-cell'), '{{column}}={{value}}\n');
     assert.equal(text('get-table-row'), '  > \n', 'the row mark of get_table, not the one of query_table');
+    assert.equal(text('find-figure-head'), '[fixture where {{label}} sits in {{book}}]\n');
+    assert.equal(text('find-figure-media'), '  > pg{{page}} {{kind}} {{id}} = {{desc}}\n', 'not the list_media item line');
+    assert.equal(text('find-figure-none-hint'), ' [fixture browse with list_media or search the topic]\n', 'the continuing f-string, leading space kept');
+    assert.equal(text('media-context-error'), '[fixture media_context refused: {{error}}]\n', 'the third error-code-alone f-string of the module');
+    assert.equal(text('media-context-sibling'), '{{kind}} {{id}} = {{desc}}\n');
+    assert.equal(text('media-context-footer'), '[fixture values need read_media]\n');
+    assert.equal(text('list-books-head'), '[fixture library of {{total}}\n');
+    assert.equal(text('book-toc-indent'), '. \n', 'the indent unit, its trailing space kept in the file');
+    assert.equal(text('book-toc-missing-hint'), '[fixture no such book, see list_books]\n');
     assert.ok(
-      !m.fromOwn.some((t) => /^(read-media|list-media|list-tables|query-table|get-table|table)-/.test(t)),
+      !m.fromOwn.some((t) => /^(read-media|list-media|list-tables|query-table|get-table|table|find-figure|media-context|list-books|book-toc)-/.test(t)),
       'every read_media and list_media format comes from the checkout',
     );
     assert.ok(!m.fromOwn.some((t) => t.startsWith('block-')), 'every block format comes from the checkout');
@@ -137,7 +146,7 @@ test('block formats: a materials.py whose builder lacks one fails the import nam
 
 test('tool-result formats: a materials.py lacking one fails the import naming it', () => {
   const src = fs.readFileSync(path.join(FIXTURE, 'kfbench', 'materials.py'), 'utf8');
-  assert.equal(runnerResultTemplates(src).size, 28);
+  assert.equal(runnerResultTemplates(src).size, 54);
   assert.throws(
     () => runnerResultTemplates(src.replace(/\s*if data\.get\("skipped"\):\n.*\n/, '\n')),
     (e: Error) => /tool-result formats read-media-skipped, read-media-empty were not found/.test(e.message),

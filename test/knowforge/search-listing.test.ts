@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { locatorReply, searchResultsSoFar } from '../../lib/knowforge/offline/locator';
 import { runnerListingHits } from '../../lib/knowforge/offline/runner-listing';
 import { newToolContext } from '../../lib/knowforge/tools/context';
-import { fragmentContext, readMedia } from '../../lib/knowforge/tools/reader-tools';
+import { fragmentContext, mediaContext, readMedia } from '../../lib/knowforge/tools/reader-tools';
 import { renderHits, runSearch, searchResult } from '../../lib/knowforge/tools/search';
-import { listMedia } from '../../lib/knowforge/tools/shared-tools';
-import { getTable, listTables, queryTable } from '../../lib/knowforge/tools/locator-tools';
+import { findFigure, listMedia } from '../../lib/knowforge/tools/shared-tools';
+import { bookToc, getTable, listBooks, listTables, queryTable } from '../../lib/knowforge/tools/locator-tools';
 import { runnerTableListing } from '../../lib/knowforge/tools/table-listing';
 import { runnerMediaListing } from '../../lib/knowforge/tools/media-listing';
 import type { ChatRequest } from '../../lib/model-api/types';
@@ -162,4 +162,87 @@ test('query_table and get_table in the runner layout: header, a head per table, 
   const harness = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator' });
   const json = (await queryTable.handler({ item: 'Ann Lee' }, { context: harness } as never)) as { matches: { table: string }[] };
   assert.equal(json.matches[0].table, 'alpha#2', 'the harness JSON as before');
+});
+
+test('find_figure in the runner layout: head with label and book, caption line, the figures of the page; the none note; the harness JSON unchanged', async () => {
+  const ctx = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const run = async (args: Record<string, unknown>) => String(await findFigure.handler(args, { context: ctx } as never));
+  assert.deepEqual((await run({ label: 'Figure 1', book: 'Alpha Quest' })).split('\n'), [
+    fillPrompt('find-figure-head', { label: 'Figure 1', book: 'Alpha Quest' }),
+    fillPrompt('find-figure-caption', { page: '1', line: 'Box office of Alpha Quest' }),
+    fillPrompt('find-figure-media-intro', { label: 'Figure 1' }),
+    fillPrompt('find-figure-media', { page: '1', kind: loadPrompt('list-media-image'), id: 'alpha#1', desc: 'Box office of Alpha Quest' }),
+  ]);
+  const none = await run({ label: 'Figure 9', book: 'Alpha Quest' });
+  assert.equal(none, fillPrompt('find-figure-none', { book: 'Alpha Quest', label: 'Figure 9' }) + loadPrompt('find-figure-none-hint'));
+  assert.ok(/ Browse/.test(none), 'the hint keeps its separating space');
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator' });
+  const json = (await findFigure.handler({ label: 'Figure 1' }, { context: harness } as never)) as { figures: { id: string }[] };
+  assert.equal(json.figures[0].id, 'alpha#1', 'the harness JSON as before');
+});
+
+test('media_context in the runner layout: head, description, caption, page text, other media of the page, hint; the error note; the harness JSON unchanged', async () => {
+  const ctx = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const run = async (id: string) => String(await mediaContext.handler({ fragment_id: id }, { context: ctx } as never));
+  const image = loadPrompt('list-media-image');
+  const lines = (await run('alpha#1')).split('\n');
+  assert.deepEqual(lines, [
+    fillPrompt('media-context-head', { kind: image, id: 'alpha#1', page: '1' }),
+    fillPrompt('media-context-desc', { kind: image, desc: 'Figure 1: box office of Alpha Quest by year' }),
+    `${loadPrompt('media-context-captions')} Box office of Alpha Quest`,
+    fillPrompt('media-context-text', { text: 'Alpha Quest is a 1950 film directed by Bob Stone. It was shot in Lisbon.' }),
+    `${loadPrompt('media-context-siblings')} ${fillPrompt('media-context-sibling', { kind: loadPrompt('list-media-table'), id: 'alpha#2', desc: 'Table 1: cast of Alpha Quest' })}`,
+    loadPrompt('media-context-footer'),
+  ]);
+  assert.equal(await run('alpha#0'), fillPrompt('media-context-error', { error: 'not_media' }), 'the runner takes figure and table ids only');
+  assert.equal(await run('nope#9'), fillPrompt('media-context-error', { error: 'not_found' }));
+  assert.equal(ctx.reads.length, 1, 'the reading note of the one figure looked at');
+  const harness = newToolContext(toyKb(), { mode: 'hybrid', searchBy: 'locator' });
+  const json = (await mediaContext.handler({ fragment_id: 'alpha#1' }, { context: harness } as never)) as { id: string; caption: string };
+  assert.deepEqual([json.id, json.caption], ['alpha#1', 'Box office of Alpha Quest'], 'the harness JSON as before');
+});
+
+test('list_books and book_toc in the runner layout: head with counts and keyword, a line per book; headings indented by level; the notes; the harness JSON unchanged', async () => {
+  const toy = toyKb();
+  // The toy knowledge base gives every table whatever the document, and no headings: here per document.
+  const kb: typeof toy = {
+    ...toy,
+    tables: (d) => toy.tables().filter((t) => !d || t.docId === d),
+    toc: (d) =>
+      d === 'alpha'
+        ? [
+            { path: ['Story'], page: 1, fragmentId: 'alpha#0' },
+            { path: ['Story', 'Cast'], page: 1, fragmentId: 'alpha#2' },
+          ]
+        : [],
+  };
+  const ctx = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  const run = async (tool: typeof listBooks, args: Record<string, unknown>) => String(await tool.handler(args, { context: ctx } as never));
+  const line = (name: string) => fillPrompt('list-books-line', { name });
+  assert.deepEqual((await run(listBooks, {})).split('\n'), [
+    `${fillPrompt('list-books-head', { total: '3' })}${loadPrompt('list-books-head-end')}`,
+    line('Alpha Quest'),
+    line('Bob Stone'),
+    line('Gamma Ray'),
+  ]);
+  const kw = (await run(listBooks, { keyword: 'gamma' })).split('\n');
+  assert.equal(
+    kw[0],
+    `${fillPrompt('list-books-head', { total: '3' })}${fillPrompt('list-books-keyword', { keyword: 'gamma', matched: '1' })}${loadPrompt('list-books-head-end')}`,
+  );
+  assert.equal(await run(listBooks, { keyword: 'zzqx' }), fillPrompt('list-books-none', { total: '3', keyword: 'zzqx' }));
+  const empty = newToolContext({ ...kb, documents: () => [] }, { mode: 'hybrid', searchBy: 'locator', blockFormat: 'runner' });
+  assert.equal(await listBooks.handler({}, { context: empty } as never), loadPrompt('list-books-empty'));
+  assert.deepEqual(
+    (await run(bookToc, { book: 'Alpha Quest' })).split('\n'),
+    [fillPrompt('book-toc-head', { book: 'Alpha Quest', count: '2' }), '- Story', '  - Cast'],
+    'the own pack indents by two spaces and marks with "- " (trailing spaces of those templates kept)',
+  );
+  const missing = JSON.parse(await run(bookToc, { book: 'zzqx' })) as { error: { code: string; hint: string } };
+  assert.deepEqual(missing.error, { code: 'not_found', recoverable: true, hint: loadPrompt('book-toc-missing-hint') });
+  const harness = newToolContext(kb, { mode: 'hybrid', searchBy: 'locator' });
+  const json = (await listBooks.handler({}, { context: harness } as never)) as { books: { id: string }[] };
+  assert.equal(json.books.length, 3, 'the harness JSON as before');
+  const toc = (await bookToc.handler({ book: 'alpha' }, { context: harness } as never)) as { headings: { heading: string }[] };
+  assert.equal(toc.headings[1].heading, 'Story > Cast');
 });

@@ -80,6 +80,8 @@ export interface FStringRule {
   role: string;
   match: (e: string[]) => boolean;
   fields: [RegExp, string][];
+  /** Which of the f-strings that match, in module order (default the first): for fields several materializers share. */
+  nth?: number;
 }
 
 export const BLOCK_FSTRING_RULES: FStringRule[] = [
@@ -201,7 +203,7 @@ export function layoutTemplates(
   const all = fStrings(src);
   const out = new Map<string, { text: string; role: string; from: string }>();
   for (const rule of rules.fStrings) {
-    const parts = all.find((p) => rule.match(exprs(p)));
+    const parts = all.filter((p) => rule.match(exprs(p)))[rule.nth ?? 0];
     if (parts) out.set(rule.template, { text: toTemplate(rule, parts), role: rule.role, from: `f-string with fields ${exprs(parts).join(', ')}` });
   }
   for (const rule of rules.literals) {

@@ -6,8 +6,13 @@
  * book's head with its counts, the page and cut notes, one line per figure or table, the closing
  * hint, the not-found note), list_tables (header, a line per table, the column separator, the
  * empty note), query_table and get_table (header, a head per table, row marks, cells and their
- * separator, the rows-left note, the no-match note). Each becomes a template of the pack
- * (lib/knowforge/tools/read-listing.ts, media-listing.ts and table-listing.ts fill them).
+ * separator, the rows-left note, the no-match note), find_figure (a head naming label and book, the
+ * caption lines, the line before the page's figures, one line per figure or table, the note with its
+ * hint when the label is nowhere in the text), media_context (head, description, caption-like lines, page
+ * text, the page's other figures, closing hint, error note), list_books (head, keyword and cut notes, a line
+ * per book, the empty and no-match notes) and book_toc (head, indent and mark per heading, the hint of
+ * its not-found error). Each becomes a template of the pack
+ * (lib/knowforge/tools/read-listing.ts, media-listing.ts, table-listing.ts, figure-listing.ts fill them).
  *
  * As with the block formats, an f-string is recognised by the Python expressions in its fields, a
  * literal by the code around it, never by its wording; a template not found fails the import naming it.
@@ -134,6 +139,138 @@ export const RESULT_FSTRING_RULES: FStringRule[] = [
       [/^v$/, 'value'],
     ],
   },
+  {
+    template: 'find-figure-head',
+    role: 'find_figure result: head naming the label and the book it was looked for in',
+    match: (e) => e.length === 2 && e[0] === 'lab' && /^data\[["']book["']\]$/.test(e[1]),
+    fields: [
+      [/^lab$/, 'label'],
+      [/book/, 'book'],
+    ],
+  },
+  {
+    template: 'find-figure-none',
+    role: "find_figure result when the label is nowhere in the book's text (book, label)",
+    match: (e) => e.length === 2 && /^data\[["']book["']\]$/.test(e[0]) && e[1] === 'lab',
+    fields: [
+      [/book/, 'book'],
+      [/^lab$/, 'label'],
+    ],
+  },
+  {
+    template: 'find-figure-caption',
+    role: 'find_figure result: one caption line holding the label (page, the line)',
+    match: (e) => e.length === 2 && /^c\[["']page["']\]$/.test(e[0]) && /^c\[["']line["']\]$/.test(e[1]),
+    fields: [
+      [/page/, 'page'],
+      [/line/, 'line'],
+    ],
+  },
+  {
+    template: 'find-figure-media-intro',
+    role: 'find_figure result: line before the figures and tables of the pages found (label)',
+    match: (e) => e.length === 1 && e[0] === 'lab',
+    fields: [[/^lab$/, 'label']],
+  },
+  {
+    template: 'find-figure-media',
+    role: 'find_figure result: one figure or table of a page found (page, kind word, fragment id, description)',
+    match: (e) => e.length === 4 && /^it\[["']page["']\]$/.test(e[0]) && e[1] === 'k' && /fragment_id/.test(e[2]) && /desc/.test(e[3]),
+    fields: [
+      [/page/, 'page'],
+      [/^k$/, 'kind'],
+      [/fragment_id/, 'id'],
+      [/desc/, 'desc'],
+    ],
+  },
+  {
+    // An error code alone is written by list_media, find_figure, then media_context, in that order.
+    template: 'media-context-error',
+    role: 'media_context result when the id is not a figure or table',
+    match: (e) => e.length === 1 && e[0] === 'err',
+    nth: 2,
+    fields: [[/^err$/, 'error']],
+  },
+  {
+    template: 'media-context-head',
+    role: 'media_context result: head (kind word, fragment id, page)',
+    match: (e) => e.length === 3 && e[0] === 'k' && /^data\[["']fragment_id["']\]$/.test(e[1]) && /^data\[["']page["']\]$/.test(e[2]),
+    fields: [
+      [/^k$/, 'kind'],
+      [/fragment_id/, 'id'],
+      [/page/, 'page'],
+    ],
+  },
+  {
+    template: 'media-context-desc',
+    role: "media_context result: the figure's whole description (kind word, description)",
+    match: (e) => e.length === 2 && e[0] === 'k' && /^data\[["']desc["']\]/.test(e[1]),
+    fields: [
+      [/^k$/, 'kind'],
+      [/desc/, 'desc'],
+    ],
+  },
+  {
+    template: 'media-context-text',
+    role: 'media_context result: the body text of the same page',
+    match: (e) => e.length === 1 && /^data\[["']page_text["']\]$/.test(e[0]),
+    fields: [[/page_text/, 'text']],
+  },
+  {
+    template: 'media-context-sibling',
+    role: 'media_context result: one other figure or table of the page (kind word, fragment id, description)',
+    match: (e) => e.length === 3 && /\bs\[["']kind["']\]/.test(e[0]) && /^s\[["']fragment_id["']\]$/.test(e[1]) && /^s\[["']desc["']\]$/.test(e[2]),
+    fields: [
+      [/kind/, 'kind'],
+      [/fragment_id/, 'id'],
+      [/desc/, 'desc'],
+    ],
+  },
+  {
+    template: 'list-books-none',
+    role: 'list_books result when no title holds the keyword (total, keyword)',
+    match: (e) => e.length === 2 && e[0] === 'total' && /keyword/.test(e[1]),
+    fields: [
+      [/^total$/, 'total'],
+      [/keyword/, 'keyword'],
+    ],
+  },
+  {
+    template: 'list-books-head',
+    role: 'list_books result: head with the number of books',
+    match: (e) => e.length === 1 && e[0] === 'total',
+    fields: [[/^total$/, 'total']],
+  },
+  {
+    template: 'list-books-keyword',
+    role: 'list_books result: head note of the keyword and the books it matched',
+    match: (e) => e.length === 2 && /^data\[["']keyword["']\]$/.test(e[0]) && /matched/.test(e[1]),
+    fields: [
+      [/keyword/, 'keyword'],
+      [/matched/, 'matched'],
+    ],
+  },
+  {
+    template: 'list-books-truncated',
+    role: 'list_books result: head note that only the first books are listed',
+    match: (e) => e.length === 1 && /^len\(books\)$/.test(e[0]),
+    fields: [[/books/, 'shown']],
+  },
+  {
+    template: 'list-books-line',
+    role: 'list_books result: one book (its name)',
+    match: (e) => e.length === 1 && /^b\[["']name["']\]$/.test(e[0]),
+    fields: [[/name/, 'name']],
+  },
+  {
+    template: 'book-toc-head',
+    role: 'book_toc result: head (book, number of headings)',
+    match: (e) => e.length === 2 && /book/.test(e[0]) && /^len\(secs\)$/.test(e[1]),
+    fields: [
+      [/book/, 'book'],
+      [/secs/, 'count'],
+    ],
+  },
 ];
 
 const KIND_IS_IMAGE = `\\bk\\s*=\\s*`;
@@ -198,6 +335,62 @@ export const RESULT_LITERAL_RULES: LiteralRule[] = [
     template: 'table-cell-sep',
     role: 'query_table / get_table result: separator between the cells of a row',
     re: new RegExp(`\\+\\s*(${LIT})\\.join\\(f"\\{k\\}`),
+  },
+  {
+    // The note goes on in a second, field-less f-string right after the one naming the book and label.
+    template: 'find-figure-none-hint',
+    role: 'find_figure result when the label is nowhere in the text: what to do instead',
+    re: /\{lab\}[^"\n]*"\s*\n\s*f("(?:[^"\\\n{}]|\\.)*")\s*\)/,
+    trimEnd: true,
+  },
+  {
+    template: 'media-context-captions',
+    role: 'media_context result: head of the caption-like lines of the same page',
+    re: new RegExp(`lines\\.append\\(\\s*(${LIT})\\+\\s*${LIT}\\.join\\(data\\[["']captions["']\\]\\)`),
+  },
+  {
+    template: 'media-context-siblings',
+    role: 'media_context result: head of the other figures and tables of the page',
+    re: new RegExp(`lines\\.append\\(\\s*(${LIT})\\+\\s*${LIT}\\.join\\(f"[^\\n]*\\bs\\[["']fragment_id["']\\]`),
+  },
+  {
+    template: 'media-context-sibling-sep',
+    role: 'media_context result: separator between the other figures of the page',
+    re: new RegExp(`\\+\\s*(${LIT})\\.join\\(f"[^\\n]*\\bs\\[["']fragment_id["']\\]`),
+  },
+  {
+    template: 'media-context-footer',
+    role: 'media_context result: the closing hint (read values with read_media)',
+    re: new RegExp(
+      `lines\\.append\\(\\s*(${LIT})\\)\\s*\\n\\s*return\\s+builder\\.add_plain\\(\\s*"\\\\n"\\.join\\(lines\\),\\s*\\[data\\.get\\(["']fragment_id["']\\)\\]`,
+    ),
+    trimEnd: true,
+  },
+  {
+    template: 'list-books-empty',
+    role: 'list_books result when the knowledge base holds no book',
+    re: new RegExp(`if\\s+not\\s+total:\\s*\\n\\s*return\\s+(${LIT})`),
+    trimEnd: true,
+  },
+  {
+    template: 'list-books-head-end',
+    role: 'list_books result: the mark closing the head line',
+    re: new RegExp(`lines\\s*=\\s*\\[head\\s*\\+\\s*(${LIT})\\]`),
+  },
+  {
+    template: 'book-toc-indent',
+    role: 'book_toc result: the indent written once per level below the first',
+    re: new RegExp(`(${LIT})\\*\\s*max\\(0,\\s*int\\(s\\.get\\(["']level["']\\)`),
+  },
+  {
+    template: 'book-toc-mark',
+    role: 'book_toc result: the mark before a heading title',
+    re: new RegExp(`-\\s*1\\)\\s*\\+\\s*(${LIT})\\+\\s*str\\(s\\.get\\(["']title["']\\)`),
+  },
+  {
+    template: 'book-toc-missing-hint',
+    role: 'book_toc result when no book matches: the hint of its error object',
+    re: new RegExp(`["']hint["']\\s*:\\s*(${LIT})\\}`),
   },
   {
     template: 'list-media-footer',

@@ -7,6 +7,7 @@ import type { AgentTool } from '../../agents/tools';
 import { KB_LIMITS } from '../../pipeline/knowledge-base';
 import { clip, type KfToolContext } from './context';
 import { runSearch, searchResult } from './search';
+import { runnerBookListing, runnerBookToc, runnerBookTocMissing } from './book-listing';
 import { runnerGetTable, runnerQueryTable, runnerTableListing } from './table-listing';
 
 type Tool = AgentTool<KfToolContext>;
@@ -43,6 +44,7 @@ export const listBooks: Tool = {
   parameters: { type: 'object', properties: { keyword: { type: 'string' } } },
   async handler(args, c) {
     const docs = c.context.kb.documents(str(args.keyword));
+    if (c.context.blockFormat === 'runner') return runnerBookListing(c.context, str(args.keyword), docs);
     return { books: docs.map((d) => ({ id: d.id, title: d.title, ...(d.pages ? { pages: d.pages } : {}), fragments: d.fragments })) };
   },
 };
@@ -53,7 +55,12 @@ export const bookToc: Tool = {
   parameters: { type: 'object', properties: { book: { type: 'string', description: 'document id or title' } }, required: ['book'] },
   async handler(args, c) {
     const id = resolveBook(c.context, String(args.book));
-    if (!id) return { error: { code: 'not_found', detail: `no document matches "${args.book}"; use list_books`, recoverable: true } };
+    const runner = c.context.blockFormat === 'runner';
+    if (!id)
+      return runner
+        ? runnerBookTocMissing('not_found')
+        : { error: { code: 'not_found', detail: `no document matches "${args.book}"; use list_books`, recoverable: true } };
+    if (runner) return runnerBookToc(c.context.kb.title(id) ?? id, c.context.kb.toc(id));
     return {
       book: c.context.kb.title(id) ?? id,
       headings: c.context.kb.toc(id).map((h) => ({ heading: h.path.join(' > '), ...(h.page !== undefined ? { page: h.page } : {}), fragment: h.fragmentId })),

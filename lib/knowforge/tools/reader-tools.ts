@@ -9,6 +9,7 @@ import { KB_LIMITS } from '../../pipeline/knowledge-base';
 import { mapLimit } from '../../util/worker-pool';
 import { clip, type KfToolContext, type ReadLogEntry } from './context';
 import { runnerFragmentContext, runnerReadMedia, type ReadMediaEntry } from './read-listing';
+import { runnerMediaContext } from './media-context-listing';
 
 type Tool = AgentTool<KfToolContext>;
 
@@ -112,7 +113,9 @@ export const mediaContext: Tool = {
   async handler(args, c) {
     const kb = c.context.kb;
     const f = kb.fragment(String(args.fragment_id));
-    if (!f) return notFound(args.fragment_id);
+    const runner = c.context.blockFormat === 'runner';
+    if (!f) return runner ? runnerMediaContext(c.context, f, '') : notFound(args.fragment_id);
+    if (runner && f.kind !== 'image' && f.kind !== 'table') return runnerMediaContext(c.context, f, '');
     const around = kb.neighbours(f.id, 6).filter((n) => n.kind === 'text' && (f.page === undefined || n.page === f.page));
     const body = clip(around.map((n) => n.text).join(' '), KB_LIMITS.hitChars);
     c.context.reads.push({
@@ -120,6 +123,7 @@ export const mediaContext: Tool = {
       fragmentIds: [f.id],
       note: `${f.label ?? f.kind} ${f.id}: ${clip([f.caption, body].filter(Boolean).join(' — '), NOTE_CHARS)}`,
     });
+    if (runner) return runnerMediaContext(c.context, f, body);
     return { id: f.id, label: f.label, caption: f.caption ?? null, page: f.page, text: body };
   },
 };

@@ -9,6 +9,7 @@ import { KB_LIMITS, type KbMedia } from '../../pipeline/knowledge-base';
 import { clip, type KfToolContext } from './context';
 import { resolveBook } from './locator-tools';
 import { runnerMediaListing } from './media-listing';
+import { runnerFigureListing } from './figure-listing';
 import { fillPrompt } from '../../util/prompts';
 
 type Tool = AgentTool<KfToolContext>;
@@ -57,6 +58,7 @@ export const findFigure: Tool = {
   shared: true,
   async handler(args, c) {
     const doc = typeof args.book === 'string' && args.book ? resolveBook(c.context, args.book) : undefined;
+    if (c.context.blockFormat === 'runner') return runnerFigureListing(c.context, String(args.label), c.context.kb.findFigure(String(args.label), doc), doc);
     return { figures: c.context.kb.findFigure(String(args.label), doc).map((m) => mediaLine(c.context, m)) };
   },
 };

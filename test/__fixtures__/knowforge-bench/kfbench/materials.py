@@ -136,3 +136,68 @@ def get_table_mat(builder, data):
         lines.append("  > " + " ; ".join(f"{k}={v}" for k, v in cells))
     out = "\n".join(lines)
     return builder.add_plain(out)
+
+
+def find_figure_mat(builder, data):
+    err = data.get("error")
+    if err:
+        return f"[fixture find_figure miss: {err}]"
+    lab = data["label"]
+    if not data.get("pages"):
+        return builder.add_plain(f"[fixture {data['book']} never prints {lab}]"
+                                 f" [fixture browse with list_media or search the topic]")
+    lines = [f"[fixture where {lab} sits in {data['book']}]"]
+    for c in data.get("captions") or []:
+        lines.append(f"  caption pg{c['page']} | {c['line']}")
+    if data.get("media"):
+        lines.append(f"[fixture media of those pages, one is {lab}]")
+        for it in data["media"]:
+            k = "PIC" if it["kind"] == "image" else "TAB"
+            lines.append(f"  > pg{it['page']} {k} {it['fragment_id']} = {it['desc'] or '[fixture no caption]'}")
+    return builder.add_plain("\n".join(lines))
+
+
+def media_context_mat(builder, data):
+    err = data.get("error")
+    if err:
+        return f"[fixture media_context refused: {err}]"
+    k = "PIC" if data["kind"] == "image" else "TAB"
+    lines = [f"[fixture around {k} {data['fragment_id']} pg{data['page']}]", f"  whole {k} text: {data['desc'] or '[fixture no caption]'}"]
+    if data.get("captions"):
+        lines.append("  titles here: " + " / ".join(data["captions"]))
+    if data.get("page_text"):
+        lines.append(f"  page body: {data['page_text']}")
+    if data.get("siblings"):
+        lines.append("  also here: " + " ; ".join(f"{'PIC' if s['kind'] == 'image' else 'TAB'} {s['fragment_id']} = {s['desc']}" for s in data["siblings"]))
+    lines.append("[fixture values need read_media]")
+    return builder.add_plain("\n".join(lines), [data.get("fragment_id")])
+
+
+def list_books_mat(builder, data):
+    total = int(data.get("total") or 0)
+    books = data.get("books") or []
+    if not total:
+        return "[fixture the library is empty]"
+    if not books:
+        return f"[fixture {total} books, none titled like {data.get('keyword')}]"
+    head = f"[fixture library of {total}"
+    if data.get("keyword"):
+        head += f", {data['keyword']} matches {data.get('matched')}"
+    if data.get("truncated"):
+        head += f", first {len(books)} shown"
+    lines = [head + "]"]
+    for b in books:
+        one = " ".join(b["one_line"].split())
+        lines.append(f"  * {b['name']}" + (f" -- {one}" if one else ""))
+    return builder.add_plain("\n".join(lines))
+
+
+def book_toc_mat(builder, data):
+    import json
+    if data.get("error"):
+        return json.dumps({"error": {"code": data["error"], "recoverable": True, "hint": "[fixture no such book, see list_books]"}})
+    secs = (data.get("toc") or {}).get("sections") or []
+    lines = [f"[fixture contents of {data.get('book')}: {len(secs)} headings]"]
+    for s in secs:
+        lines.append(". " * max(0, int(s.get("level") or 1) - 1) + "+ " + str(s.get("title") or ""))
+    return builder.add_plain("\n".join(lines))
