@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import type { Fragment } from '../../lib/corpus/types';
 import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
 import { DENSE_LINK_MIN, TRIGRAM_LINKING_LABEL } from '../../lib/dualg/query/dense-link';
-import { nearestRows } from '../../lib/dualg/query/name-index';
+import { NameIndex, nearestRows, unitRows } from '../../lib/dualg/query/name-index';
 import { linkQuery } from '../../lib/dualg/query/link';
 import { DualgSearcher, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
 import { mentionLinker, searcherParts } from '../../lib/dualg/retriever';
@@ -149,6 +149,18 @@ test('the name vectors are an artifact: a second linker (as in a new process) op
   } finally {
     await server.close();
   }
+});
+
+test('on this fixture the HNSW name index links what the exact scan links', async () => {
+  const g = await buildDualGraph(SOURCE);
+  const vec = (t: string) => Float32Array.from(vectorOf(t));
+  const m = { dim: 5, rows: unitRows(g.entityNames.map(vec), 5) };
+  const graph = NameIndex.build(m, 0);
+  assert.ok(graph.graph, 'forced past the size cut-off');
+  const mentions = ['The Roadrunner', 'Roadway', 'ACME corporation', 'the Arizona desert', 'Coyote'].map(vec);
+  const exact = nearestRows(m, mentions, 3, DENSE_LINK_MIN);
+  assert.ok(exact.some((r) => r.length > 0));
+  assert.deepEqual(graph.nearest(mentions, 3, DENSE_LINK_MIN), exact);
 });
 
 test('linking setting: trigrams by default, "stage" refused without an embedding endpoint, anything else refused', () => {
