@@ -65,10 +65,10 @@ test('HNSW name search vs the exact scan: recall of the neighbours above 0.8, ev
 });
 
 test('small name sets are scanned exactly; the graph and its rows survive a save and load', () => {
-  assert.equal(EXACT_NAMES, 4096, 'efSearch 128 x bottom-layer degree 32');
-  const { names, queries } = world('dense-link-ann-small', 60, 10);
+  assert.equal(EXACT_NAMES, 128, 'the smallest automatic efSearch: a beam that holds every name');
+  const { names, queries } = world('dense-link-ann-small', 12, 10);
   const m = { dim: DIM, rows: unitRows(names, DIM) };
-  assert.equal(NameIndex.build(m).graph, undefined, '600 names: the scan answers');
+  assert.equal(NameIndex.build(m).graph, undefined, '120 names: the scan answers');
   const exact = nearestRows(m, queries, K, MIN);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-name-index-'));
   try {

@@ -2,11 +2,11 @@
  * The nearest-name search of the dense linker (dense-link.ts): the graph's entity-name vectors (unit rows) and,
  * above a size, an HNSW graph over them (lib/index/dense.ts's DenseIndex, the engine's own dense index).
  *
- * Exact below EXACT_NAMES names: a graph search computes about efSearch x 2M dot products (the beam times the
- * bottom layer's degree) plus one native call per query, so a scan of fewer rows than that does no more work and
- * is exact. With the engine's defaults (M 16, efSearch at least 128, see autoEfSearch) that is 128 x 32 = 4096;
- * the same rule the engine uses to choose between a scan and a graph search of a filtered subset
- * (DenseIndex.searchFiltered).
+ * Exact at or below EXACT_NAMES = efSearch names (128, the engine's smallest automatic beam, see autoEfSearch):
+ * a beam that wide holds every name, so the graph search scores them all anyway and saves nothing over the scan,
+ * which is exact and needs no graph build. Measured at 384 dims (scripts/dualg-link-cost.ts, load ~6 on 2 cores):
+ * one mention p50 0.07 ms scan vs 0.07 ms graph at 128 names, 0.14 vs 0.09 at 250, 0.55 vs 0.26 at 1,000,
+ * 2.36 vs 0.80 at 4,096: the crossover sits at the beam width, as the principle says.
  *
  * Above it, the graph proposes candidates and each one's cosine is recomputed from the stored rows (the same
  * dot product as the scan), so the threshold is applied exactly as the brute force applies it: the graph can
@@ -30,8 +30,8 @@ export interface NameMatrix {
 }
 
 const HNSW = resolveHnswOptions({});
-/** Names at or below which the exact scan answers (see the header: efSearch x 2M dot products). */
-export const EXACT_NAMES = autoEfSearch(0) * 2 * HNSW.M;
+/** Names at or below which the exact scan answers (see the header: the smallest automatic beam). */
+export const EXACT_NAMES = autoEfSearch(0);
 
 export function unitRows(vecs: Float32Array[], dim: number): Float32Array {
   const rows = new Float32Array(vecs.length * dim);
