@@ -91,39 +91,48 @@ const VECTORS = 'names.f32';
 const GRAPH = 'names.hnsw';
 const META = 'names.json';
 
-/** The name vectors plus, above EXACT_NAMES (or when `exactNames` says so), their HNSW graph. */
+/**
+ * The name vectors: the rows themselves (exact scan), or, above EXACT_NAMES (or when `exactNames` says so), the
+ * DenseIndex that holds them with their HNSW graph (the rows are not kept twice).
+ */
 export class NameIndex {
-  readonly m: NameMatrix;
+  readonly dim: number;
+  readonly size: number;
+  /** The rows, when the scan answers. */
+  private readonly m?: NameMatrix;
   readonly graph?: DenseIndex;
 
-  private constructor(m: NameMatrix, graph?: DenseIndex) {
-    this.m = m;
-    this.graph = graph;
-  }
-
-  get size(): number {
-    return this.m.dim ? this.m.rows.length / this.m.dim : 0;
+  private constructor(dim: number, size: number, at: { m: NameMatrix } | { graph: DenseIndex }) {
+    this.dim = dim;
+    this.size = size;
+    if ('m' in at) this.m = at.m;
+    else this.graph = at.graph;
   }
 
   /** Builds the graph when there are more than `exactNames` rows (the default: EXACT_NAMES); one insertion per row. */
   static build(m: NameMatrix, exactNames = EXACT_NAMES): NameIndex {
     const n = m.dim ? m.rows.length / m.dim : 0;
-    if (n <= exactNames) return new NameIndex(m);
-    const ix = new DenseIndex(m.dim, HNSW, n);
-    for (let i = 0; i < n; i++) ix.add(i, m.rows.subarray(i * m.dim, (i + 1) * m.dim));
-    return new NameIndex(m, ix);
+    if (n <= exactNames) return new NameIndex(m.dim, n, { m });
+    const graph = new DenseIndex(m.dim, { ...HNSW }, n);
+    for (let i = 0; i < n; i++) graph.add(i, m.rows.subarray(i * m.dim, (i + 1) * m.dim));
+    return new NameIndex(m.dim, n, { graph });
+  }
+
+  /** Row `i` (unit length). */
+  row(i: number): Float32Array {
+    return this.graph ? this.graph.vector(i) : this.m!.rows.subarray(i * this.dim, (i + 1) * this.dim);
   }
 
   /** Per query vector, the top `k` names at cosine >= `min`: by the scan, or the graph's candidates re-checked exactly. */
   nearest(qs: Float32Array[], k: number, min: number): Neighbour[][] {
-    if (!this.graph) return nearestRows(this.m, qs, k, min);
-    const { dim, rows } = this.m;
+    const graph = this.graph;
+    if (!graph) return nearestRows(this.m!, qs, k, min);
     return qs.map((q) => {
-      const unit = unitRows([q], dim);
+      const unit = unitRows([q], this.dim);
       const out: Neighbour[] = [];
-      const cand = this.graph!.search(unit, k).slots;
-      for (const slot of cand) {
-        const s = dotAt(rows, slot * dim, unit, dim);
+      for (const slot of graph.search(unit, k).slots) {
+        // The scan's own dot product over the stored row, not the graph's distance: the floor is applied alike.
+        const s = dotAt(this.row(slot), 0, unit, this.dim);
         if (s >= min) keepTop(out, slot, s, k);
       }
       return out;
@@ -132,10 +141,9 @@ export class NameIndex {
 
   /** Writes the rows (and the graph, when there is one) into `dir`. */
   save(dir: string): void {
-    const { dim, rows } = this.m;
-    writeJsonAtomic(path.join(dir, META), { dim, n: this.size, graph: !!this.graph, hnsw: HNSW });
+    writeJsonAtomic(path.join(dir, META), { dim: this.dim, n: this.size, graph: !!this.graph, hnsw: HNSW });
     if (this.graph) this.graph.save(path.join(dir, GRAPH), path.join(dir, VECTORS));
-    else fs.writeFileSync(path.join(dir, VECTORS), Buffer.from(rows.buffer, rows.byteOffset, rows.byteLength));
+    else fs.writeFileSync(path.join(dir, VECTORS), Buffer.from(this.m!.rows.buffer, this.m!.rows.byteOffset, this.m!.rows.byteLength));
   }
 
   static load(dir: string): NameIndex {
@@ -151,10 +159,10 @@ export class NameIndex {
         },
       );
     const rows = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-    const m = { dim: meta.dim, rows };
-    if (!meta.graph) return new NameIndex(m);
+    if (!meta.graph) return new NameIndex(meta.dim, meta.n, { m: { dim: meta.dim, rows } });
     // Slot states as DenseIndex.add left them: 1 in the graph, 2 an all-zero row kept out of it.
     const live = Uint8Array.from({ length: meta.n }, (_, i) => (dotAt(rows, i * meta.dim, rows.subarray(i * meta.dim), meta.dim) > 0 ? 1 : 2));
-    return new NameIndex(m, DenseIndex.load(path.join(dir, GRAPH), path.join(dir, VECTORS), meta.dim, { ...HNSW }, live));
+    const graph = DenseIndex.load(path.join(dir, GRAPH), path.join(dir, VECTORS), meta.dim, { ...HNSW }, live);
+    return new NameIndex(meta.dim, meta.n, { graph });
   }
 }

@@ -45,7 +45,7 @@ export const nameVectorsKind: ArtifactKind<Record<string, never>, NameIndex> = {
       );
     const ix = await embedNames(names, embedder, ctx.log);
     ix.save(ctx.dir);
-    return { stats: { names: ix.size, dim: ix.m.dim, graph: !!ix.graph } };
+    return { stats: { names: ix.size, dim: ix.dim, graph: !!ix.graph } };
   },
   async open(ref) {
     return NameIndex.load(ref.dir);
