@@ -1,7 +1,7 @@
 /**
  * DualG-MRAG's plug-in manifest (issue 16): its pipeline family and configuration rows, its
- * retrievers (dualg, the heuristic and ablations, ppr), its derived artifacts (the dual graph and
- * the GNN checkpoint), the offline policies of its stages (OpenIE, pattern, micro vision) and the
+ * retrievers (dualg, the heuristic and ablations, ppr), its derived artifacts (the dual graph,
+ * the GNN checkpoint, the dense linker's name vectors), the offline policies of its stages (OpenIE, pattern, micro vision) and the
  * series it adds to the comparison notebooks.
  * Loaded by lib/pipeline/plugins.ts.
  */
@@ -12,6 +12,7 @@ import { CONFIGURATIONS } from './configurations';
 import { gnnCheckpointKind } from './gnn/artifact';
 import { DUALG_OFFLINE_HANDLERS } from './offline/handlers';
 import { dualgFamily } from './pipeline';
+import { nameVectorsKind } from './query/name-vectors-artifact';
 import { DUALG_RETRIEVER_ENTRIES } from './retriever';
 
 export const plugin: Plugin = {
@@ -20,7 +21,7 @@ export const plugin: Plugin = {
   families: [dualgFamily as unknown as PipelineSpec],
   configurations: CONFIGURATIONS,
   retrievers: DUALG_RETRIEVER_ENTRIES,
-  artifactKinds: [dualgGraphKind, gnnCheckpointKind],
+  artifactKinds: [dualgGraphKind, gnnCheckpointKind, nameVectorsKind],
   offlineHandlers: DUALG_OFFLINE_HANDLERS,
   notebookSeries: [
     // Its graph retrievers beside the engine's modes (notebooks 40, 42, 43): the method, the

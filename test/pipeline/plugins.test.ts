@@ -28,7 +28,7 @@ test('the built-in plug-ins load once, in the listed order, each with what it ad
   assert.equal(loadedPlugins().length, names.length, 'loading again adds nothing');
   const dualg = loadedPlugins().find((p) => p.name === 'dualg')!;
   assert.ok(dualg.retrievers?.some((r) => r.name === 'dualg'));
-  assert.deepEqual(dualg.artifactKinds?.map((k) => k.kind).sort(), ['dualg-graph', 'gnn-checkpoint']);
+  assert.deepEqual(dualg.artifactKinds?.map((k) => k.kind).sort(), ['dualg-graph', 'dualg-name-vectors', 'gnn-checkpoint']);
   assert.ok(
     loadedPlugins()
       .find((p) => p.name === 'knowforge')!
