@@ -13,6 +13,7 @@ import type { GloveTable } from '../../lib/index/embedders/glove-table';
 import type { DualGraph } from '../../lib/dualg/graph/types';
 import { makeRng } from '../../lib/util/rng';
 import { stem, tokens } from '../../lib/util/text-rules';
+import { kfInProcess as kf } from '../_shared/cli-in-process';
 
 // Invented vectors: each relation word has near neighbours, one sharing its stem, one far away.
 const VECTORS: Record<string, number[]> = {
@@ -91,4 +92,13 @@ test('generated queries with paraphrase: deterministic, same gold and edges, rew
     }
   });
   assert.ok(reworded > 0 && reworded < a.length, `some but not all queries reworded (${reworded} of ${a.length})`);
+});
+
+test('kf train gnn: --paraphrase is in its usage and a share outside [0, 1] is refused, naming the option', async () => {
+  const help = await kf(['train', 'gnn', '--help']);
+  assert.equal(help.code, 0, help.err);
+  assert.match(help.out + help.err, /--paraphrase/);
+  const bad = await kf(['train', 'gnn', '--bench', '2wiki', '--index', '/nonexistent', '--paraphrase', '1.5']);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.out + bad.err, /paraphrase[\s\S]*between 0 and 1/);
 });
