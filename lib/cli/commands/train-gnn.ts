@@ -46,6 +46,13 @@ export const command: CommandSpec = {
       default: '576',
       validate: isNonNegInt,
     },
+    paraphrase: {
+      type: 'string',
+      description:
+        "share of generated questions' hops whose relation words are swapped for GloVe neighbours absent from the passage (0 = none; 0.5 is the a-priori rule)",
+      default: '0',
+      validate: (v) => isNumber(v) ?? (Number(v) >= 0 && Number(v) <= 1 ? undefined : `expected a share between 0 and 1, got "${v}"`),
+    },
     synthetic: { type: 'string', description: 'synthetic link-query examples', default: '576', validate: isNonNegInt },
     'pretrain-epochs': { type: 'string', description: 'KG-completion epochs', default: '1', validate: isNonNegInt },
     epochs: { type: 'string', description: 'base-model epochs on the synthetic queries', default: '2', validate: isNonNegInt },
@@ -60,6 +67,7 @@ export const command: CommandSpec = {
   examples: [
     'kf train gnn --bench 2wiki --index <index dir>',
     'kf train gnn --bench 2wiki --index <index dir> --queries synthetic',
+    'kf train gnn --bench 2wiki --index <index dir> --paraphrase 0.5',
     'kf train gnn --bench 2wiki --index <index dir> --pretrain-epochs 0 --epochs 0 --lr 0.002 --fold-epochs 3 --replay 0',
   ],
   async run(args) {
@@ -84,6 +92,7 @@ export const command: CommandSpec = {
       syntheticExamples: num('synthetic'),
       queries: str(args, 'queries') as BaseQueries,
       generatedExamples: num('generated'),
+      paraphrase: num('paraphrase'),
       pretrainEpochs: num('pretrain-epochs'),
       epochs: num('epochs'),
       foldEpochs: num('fold-epochs'),
@@ -124,6 +133,7 @@ export const command: CommandSpec = {
       config: d.config,
       seed: o.seed,
       queries: o.queries,
+      paraphrase: o.paraphrase,
       baseQueries: d.baseQueries,
       generated: d.generated,
       counts: { kg: d.kg.length, baseTrain: d.synTrain.length, baseVal: d.synVal.length, dev: d.dev.length, unlinked: d.unlinked },

@@ -18,6 +18,8 @@ import type { GnnGraph } from '../types';
 import { kgCompletionExamples, questionExamples, syntheticLinkExamples } from './corpus-data';
 import { generatedExamples, generateQueries, type GeneratedKind } from './generated-queries';
 import type { TrainExample } from './examples';
+import { paraphraseLabel, relationParaphraser } from './relation-paraphrase';
+import { loadGloveSync } from '../../index/embedders/glove-table';
 import { trainGnn, type EpochRecord } from './trainer';
 import { checkpointExists } from './checkpoint';
 import type { GnnModel } from '../gnn/model';
@@ -39,6 +41,8 @@ export interface CorpusRunOptions {
    * linked title), 'generated' question-shaped queries (generated-queries.ts), or 'both'. Default 'synthetic'.
    */
   queries?: BaseQueries;
+  /** Share of generated questions' hops whose relation words are paraphrased away from the passage's (relation-paraphrase.ts; default 0). */
+  paraphrase?: number;
   /** Generated queries asked for (default: as many as syntheticExamples). */
   generatedExamples?: number;
   pretrainEpochs: number;
@@ -93,11 +97,14 @@ function baseQueries(o: CorpusRunOptions, view: GraphView, rng: ReturnType<typeo
   const text = (d: number) => o.passages.get(o.graph.docs[d].id);
   const syn = mode === 'generated' ? [] : syntheticLinkExamples(o.graph, view, text, rng.fork('syn'), o.syntheticExamples);
   if (mode === 'synthetic') return { examples: syn, label: 'synthetic link queries' };
-  const queries = generateQueries(o.graph, text, rng.fork('generated'), o.generatedExamples ?? o.syntheticExamples);
+  const share = o.paraphrase ?? 0;
+  const paraphrase = share > 0 ? relationParaphraser(loadGloveSync(), { share }) : undefined;
+  const queries = generateQueries(o.graph, text, rng.fork('generated'), o.generatedExamples ?? o.syntheticExamples, paraphrase);
   const { examples, dropped } = generatedExamples(view, queries);
   const byKind: Partial<Record<GeneratedKind, number>> = {};
   for (const q of queries) byKind[q.kind] = (byKind[q.kind] ?? 0) + 1;
-  const label = mode === 'generated' ? 'generated questions' : 'generated questions and synthetic link queries';
+  const gen = share > 0 ? `generated questions (${paraphraseLabel(share)})` : 'generated questions';
+  const label = mode === 'generated' ? gen : `${gen} and synthetic link queries`;
   return { examples: rng.fork('base-order').shuffle([...examples, ...syn]), label, generated: { byKind, dropped } };
 }
 

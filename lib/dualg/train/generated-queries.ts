@@ -20,6 +20,7 @@ import { hopGraph, surfaceWords, type HopEdge, type HopGraph } from './hop-edges
 import { bridgeQuestion, comparisonQuestion } from './question-templates';
 import { gnnQueryFor } from './query-adapter';
 import type { TrainExample } from './examples';
+import type { Paraphrase } from './relation-paraphrase';
 
 export type GeneratedKind = 'bridge-2' | 'bridge-3' | 'comparison-1' | 'comparison-2';
 
@@ -41,11 +42,23 @@ export interface GeneratedQuery {
 /** Attempts per wanted query before a shape is given up (a small graph may have few long paths). */
 const ATTEMPTS = 20;
 
-export function generateQueries(g: DualGraph, passageText: (doc: number) => string | undefined, rng: Rng, count: number): GeneratedQuery[] {
+/** With `paraphrase`, each hop's relation words may be reworded away from its passage's (relation-paraphrase.ts). */
+export function generateQueries(
+  g: DualGraph,
+  passageText: (doc: number) => string | undefined,
+  rng: Rng,
+  count: number,
+  paraphrase?: Paraphrase,
+): GeneratedQuery[] {
   const hops = hopGraph(g);
   const heads = [...hops.byHead.keys()].sort((a, b) => a - b);
   if (!heads.length || count <= 0) return [];
-  const words = (e: HopEdge) => surfaceWords(e.stems, passageText(e.doc));
+  // Its own stream, forked only when used: without a paraphrase the queries are exactly the earlier ones.
+  const pr = paraphrase && rng.fork('paraphrase');
+  const words = (e: HopEdge) => {
+    const w = surfaceWords(e.stems, passageText(e.doc));
+    return paraphrase ? paraphrase(w, passageText(e.doc), pr!) : w;
+  };
   const out: GeneratedQuery[] = [];
   const seen = new Set<string>();
   for (const kind of Object.keys(GENERATED_MIX) as GeneratedKind[]) {
