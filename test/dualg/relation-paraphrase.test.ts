@@ -14,6 +14,7 @@ import type { DualGraph } from '../../lib/dualg/graph/types';
 import { makeRng } from '../../lib/util/rng';
 import { stem, tokens } from '../../lib/util/text-rules';
 import { kfInProcess as kf } from '../_shared/cli-in-process';
+import { FILM_PASSAGES } from './film-world.helper';
 
 // Invented vectors: each relation word has near neighbours, one sharing its stem, one far away.
 const VECTORS: Record<string, number[]> = {
@@ -54,17 +55,7 @@ test('paraphraser: a replacement is a near neighbour absent from the passage, ne
   assert.match(paraphraseLabel(0.5), /50% of hops/);
 });
 
-const PASSAGES = [
-  { id: 'p1', title: 'The Copper Lantern', text: 'The Copper Lantern is a 1961 drama film directed by Mirela Oskarsdottir. It stars Tomas Vinter.' },
-  { id: 'p2', title: 'Harbour of Ash', text: 'Harbour of Ash is a 1964 thriller film directed by Bruno Tallis. It stars Ilse Marrow.' },
-  { id: 'p3', title: 'Mirela Oskarsdottir', text: 'Mirela Oskarsdottir was a film director born in Velmora. Her husband was Tomas Vinter.' },
-  { id: 'p4', title: 'Bruno Tallis', text: 'Bruno Tallis was a film director born in Castrane. He studied in Velmora.' },
-  { id: 'p5', title: 'Velmora', text: 'Velmora is a river town located in Ostrland.' },
-  { id: 'p6', title: 'Castrane', text: 'Castrane is a port city located in Ostrland.' },
-  { id: 'p7', title: 'Tomas Vinter', text: 'Tomas Vinter was an actor born in Castrane.' },
-  { id: 'p8', title: 'Ilse Marrow', text: 'Ilse Marrow was an actress born in Velmora.' },
-  { id: 'p9', title: 'Ostrland', text: 'Ostrland is a small country whose capital is Castrane.' },
-];
+const PASSAGES = FILM_PASSAGES;
 
 test('generated queries with paraphrase: deterministic, same gold and edges, reworded hops use words not in their passage', async () => {
   const g: DualGraph = await buildDualGraph(sourceFromPassages(PASSAGES, 'paraphrase-fixture'));
