@@ -14,10 +14,9 @@ import { configuration } from '../../lib/pipeline/registry';
 import { offTopicBlocks } from '../../lib/knowforge/offline/judge-drop';
 import { numberedBlocks } from '../../lib/knowforge/block-format';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
-import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
-import { makeRng } from '../../lib/util/rng';
 import { routerFor } from '../models/helpers';
-import { toyKb } from './toy-kb';
+import type { TraceEvent } from '../../lib/pipeline/types';
+import { agentContext } from './agent-context.helper';
 
 const call = (tool: string, args: Record<string, unknown>) => ({ text: JSON.stringify({ thought: 'step', tool, args }) });
 const fin = { text: JSON.stringify({ thought: 'done', final: 'ok' }) };
@@ -42,17 +41,7 @@ async function runWith(config: 'M5JD' | 'M5', extra: Record<string, unknown> = {
   server.on({ model: 'syn', reply: { text: 'Bob Stone [1].\nFINAL ANSWER: Bob Stone' } });
   server.on({ model: 'chk', reply: { text: '{"final": "Bob Stone"}' } });
   const router = routerFor(server, { stages: Object.fromEntries(Object.entries(STAGES).map(([s, model]) => [s, { model }])) });
-  const events: TraceEvent[] = [];
-  const ctx = {
-    question: { id: 'q1', benchmark: 'demo', question: 'Who directed the film Alpha Quest?', answer: 'Bob Stone', goldDocs: [], evidence: [] },
-    model: (stage: string) => router.forStage(stage as never),
-    kb: toyKb(),
-    convention: 'generic',
-    settings: {},
-    rng: makeRng('t'),
-    signal: new AbortController().signal,
-    trace: (e: TraceEvent) => events.push(e),
-  } as unknown as PipelineContext;
+  const { ctx, events } = agentContext(router, { benchmark: 'demo', question: 'Who directed the film Alpha Quest?', answer: 'Bob Stone' }, 'generic');
   try {
     const settings = agentSettings.parse({ ...configuration(config)!.settings, locatorRounds: 2, ...extra });
     const result = await agentPipeline(config, '', settings).run(ctx);

@@ -21,14 +21,12 @@ import { pythonStringConstants } from '../../lib/knowforge/prompt-pack/python-st
 import { runnerBlockTemplates } from '../../lib/knowforge/prompt-pack/runner-blocks';
 import { runnerResultTemplates } from '../../lib/knowforge/prompt-pack/runner-results';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
-import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { sha256 } from '../../lib/util/hash';
 import { withPromptPack } from '../../lib/util/prompts';
 import { repoRoot } from '../../lib/util/paths';
-import { makeRng } from '../../lib/util/rng';
 import { routerFor } from '../models/helpers';
 import { ownScratch } from '../_shared/scratch';
-import { toyKb } from './toy-kb';
+import { agentContext } from './agent-context.helper';
 
 const FIXTURE = path.join(repoRoot(), 'test', '__fixtures__', 'knowforge-bench');
 const STAGES = { locator: 'loc', reader: 'rdr', bridge: 'jdg', vision: 'vis', synth: 'syn', checker: 'chk' } as const;
@@ -181,17 +179,11 @@ test('M5 with the knowforge-bench pack sends the pack texts, request by request,
     server.on({ model: 'syn', reply: { text: 'Bob Stone was born in Paris [1].\nFINAL ANSWER: Paris' } });
     server.on({ model: 'chk', reply: { text: '{"final": "Paris"}' } });
     const router = routerFor(server, { stages: Object.fromEntries(Object.entries(STAGES).map(([s, model]) => [s, { model }])) });
-    const events: TraceEvent[] = [];
-    const ctx = {
-      question: { id: 'q1', benchmark: 'm3docvqa', question: 'Where was the director of Alpha Quest born?', answer: 'Paris', goldDocs: [], evidence: [] },
-      model: (stage: string) => router.forStage(stage as never),
-      kb: toyKb(),
-      convention: 'm3docvqa',
-      settings: {},
-      rng: makeRng('t'),
-      signal: new AbortController().signal,
-      trace: (e: TraceEvent) => events.push(e),
-    } as unknown as PipelineContext;
+    const { ctx, events } = agentContext(
+      router,
+      { benchmark: 'm3docvqa', question: 'Where was the director of Alpha Quest born?', answer: 'Paris' },
+      'm3docvqa',
+    );
     try {
       const pipeline = agentPipeline('M5', '', agentSettings.parse({ prompts: 'knowforge-bench', locatorRounds: 3 }));
       assert.deepEqual(pipeline.promptPack, { name: 'knowforge-bench', sha256: manifest.sha256 });
