@@ -47,18 +47,25 @@ if (!files.length) {
  * checkpoints under .kf-cache/, demo worlds under data/demo/) goes to one folder under the OS temp dir,
  * shared by the test files of this machine user (content-keyed, so reused across runs).
  */
-function testEnv() {
+function testEnv(runTmp) {
   const user = typeof process.getuid === 'function' ? String(process.getuid()) : 'user';
   const scratch = path.join(os.tmpdir(), `kf-test-${user}`);
   return {
     ...process.env,
+    // Every temp dir a test (or a process it starts) makes lands in this run's own folder, removed at the end.
+    TMPDIR: runTmp,
+    TMP: runTmp,
+    TEMP: runTmp,
     KF_TEST: '1',
+    KF_TEST_SCRATCH: process.env.KF_TEST_SCRATCH || scratch,
     KF_STATE_DIR: process.env.KF_STATE_DIR || path.join(scratch, 'state'),
     KF_DEMO_DIR: process.env.KF_DEMO_DIR || path.join(scratch, 'demo'),
   };
 }
 
 const summaryFile = path.join(os.tmpdir(), `kf-test-summary-${process.pid}.json`);
+// Tests make temp dirs freely and do not all remove them; one folder per run keeps /tmp from filling up over runs.
+const runTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kf-test-run-'));
 const concurrency = process.env.KF_TEST_CONCURRENCY || '2';
 const r = spawnSync(
   process.execPath,
@@ -71,8 +78,9 @@ const r = spawnSync(
     `--test-reporter-destination=${summaryFile}`,
     ...files,
   ],
-  { stdio: 'inherit', cwd: root, env: testEnv() },
+  { stdio: 'inherit', cwd: root, env: testEnv(runTmp) },
 );
+fs.rmSync(runTmp, { recursive: true, force: true });
 let s = { passed: 0, failed: 0, skipped: 0 };
 try {
   s = JSON.parse(fs.readFileSync(summaryFile, 'utf8'));

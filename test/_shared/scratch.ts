@@ -13,10 +13,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ensureDemoWorld, type EnsuredDemoWorld } from '../../lib/demo';
 
-/** A path in the shared test folder (os.tmpdir()/kf-test-<user>/...). */
+/**
+ * A path in the shared test folder: KF_TEST_SCRATCH (set by `npm test`: os.tmpdir()/kf-test-<user>, kept across
+ * runs while each run's own temp dir is removed) or os.tmpdir()/kf-test-<user>.
+ */
 export function sharedScratch(...parts: string[]): string {
   const user = typeof process.getuid === 'function' ? String(process.getuid()) : 'user';
-  return path.join(os.tmpdir(), `kf-test-${user}`, ...parts);
+  return path.join(process.env.KF_TEST_SCRATCH || path.join(os.tmpdir(), `kf-test-${user}`), ...parts);
 }
 
 /** A fresh folder of this test's own (remove it when done). */
