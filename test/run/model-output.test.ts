@@ -16,6 +16,13 @@ import { loadRun, outcomeLine, summarizeRun } from '../../lib/run/results';
 import { ownScratch, tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
 import { nonEmpty } from '../_shared/non-empty';
 
+/**
+ * This file's model id: a request from elsewhere (another test process whose client still retries against a port
+ * the OS has since handed to this file's server) names another model and is not counted.
+ */
+const MODEL = `m-${process.pid}`;
+const ownChatRequests = (server: ScriptedServer) => server.chatRequests().filter((r) => r.model === MODEL);
+
 async function experimentOn(server: ScriptedServer, pipeline: string, extra: Record<string, unknown> = {}) {
   const world = await tinyDemoWorld();
   return experimentFromObject({
@@ -25,7 +32,7 @@ async function experimentOn(server: ScriptedServer, pipeline: string, extra: Rec
     benchmark: { name: 'demo', paths: { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') } },
     pipeline: { name: pipeline },
     index: { dir: tinyDemoIndexDir(), build: 'ensure', embedder: 'fitted' },
-    models: { defaults: { baseUrl: server.url, model: 'm', maxAttempts: 1 } },
+    models: { defaults: { baseUrl: server.url, model: MODEL, maxAttempts: 1 } },
     limits: { maxQuestions: 6 },
     ...extra,
   });
@@ -38,7 +45,7 @@ test(
     const server = await ScriptedServer.start();
     const tmp = ownScratch('kf-model-output-');
     try {
-      server.on({ model: 'm', reply: { text: '' } });
+      server.on({ model: MODEL, reply: { text: '' } });
       const exp = await experimentOn(server, 'S4');
       const results = path.join(tmp, 'results');
       const first = await runExperiment({ experiment: exp, resultsDir: results, runId: 'empty', log: () => undefined });
@@ -61,11 +68,14 @@ test(
 
       // The endpoint is fixed: only the failed questions are asked again.
       server.reset();
-      server.on({ model: 'm', reply: (req) => (req.body.response_format ? { text: '{"final": "Kraenmox"}' } : { text: 'From [1].\nFINAL ANSWER: Kraenmox' }) });
+      server.on({
+        model: MODEL,
+        reply: (req) => (req.body.response_format ? { text: '{"final": "Kraenmox"}' } : { text: 'From [1].\nFINAL ANSWER: Kraenmox' }),
+      });
       const again = await runExperiment({ experiment: exp, resultsDir: results, runId: 'empty', retryErrors: true, log: () => undefined });
       assert.equal(again.status, 'completed');
       assert.equal(again.recordedNow, 6);
-      assert.equal(server.chatRequests().length, 12, 'one synthesizer and one checker call per retried question');
+      assert.equal(ownChatRequests(server).length, 12, 'one synthesizer and one checker call per retried question');
       const after = summarizeRun(loadRun(again.dir));
       assert.equal(outcomeLine(after), '6 answered, 0 refused, 0 failed');
       const third = await runExperiment({ experiment: exp, resultsDir: results, runId: 'empty', retryErrors: true, log: () => undefined });
@@ -85,7 +95,7 @@ test(
     const tmp = ownScratch('kf-model-output-');
     try {
       // S4: synthesizer cut off before its final line (finish_reason length) on every question.
-      server.on({ model: 'm', reply: { text: 'The evidence in [1] shows that the answer is', finishReason: 'length' } });
+      server.on({ model: MODEL, reply: { text: 'The evidence in [1] shows that the answer is', finishReason: 'length' } });
       const cut = await runExperiment({
         experiment: await experimentOn(server, 'S4', { limits: { maxQuestions: 2 } }),
         resultsDir: tmp,
@@ -99,7 +109,7 @@ test(
       }
       // S4: an empty FINAL ANSWER value that the checker leaves empty.
       server.reset();
-      server.on({ model: 'm', reply: (req) => (req.body.response_format ? { text: '{"final": ""}' } : { text: 'Nothing found.\nFINAL ANSWER: ' }) });
+      server.on({ model: MODEL, reply: (req) => (req.body.response_format ? { text: '{"final": ""}' } : { text: 'Nothing found.\nFINAL ANSWER: ' }) });
       const blank = await runExperiment({
         experiment: await experimentOn(server, 'S4', { limits: { maxQuestions: 2 } }),
         resultsDir: tmp,
@@ -112,7 +122,7 @@ test(
       }
       // M5: the locator answers with unreadable JSON twice in a row.
       server.reset();
-      server.on({ model: 'm', reply: { text: 'nope {' } }); // not JSON and not repairable (a cut object would be repaired)
+      server.on({ model: MODEL, reply: { text: 'nope {' } }); // not JSON and not repairable (a cut object would be repaired)
       const m5 = await runExperiment({
         experiment: await experimentOn(server, 'M5', { limits: { maxQuestions: 2 } }),
         resultsDir: tmp,
