@@ -67,19 +67,14 @@ export function scanOperatorList(ops: { fnArray: number[]; argsArray: unknown[] 
   const vt = viewportTransform as Matrix;
   let ctm: Matrix = IDENTITY;
   const stack: Matrix[] = [];
+  // Path painting both draws a box and counts as paint; text, shading and images only paint.
+  const drawOps = [OPS.fill, OPS.eoFill, OPS.stroke, OPS.fillStroke, OPS.eoFillStroke, OPS.closeStroke, OPS.closeFillStroke, OPS.closeEOFillStroke];
   const paintFns = new Set<number>([
     OPS.showText,
     OPS.showSpacedText,
     OPS.nextLineShowText,
     OPS.nextLineSetSpacingShowText,
-    OPS.fill,
-    OPS.eoFill,
-    OPS.stroke,
-    OPS.fillStroke,
-    OPS.eoFillStroke,
-    OPS.closeStroke,
-    OPS.closeFillStroke,
-    OPS.closeEOFillStroke,
+    ...drawOps,
     OPS.shadingFill,
     OPS.paintImageXObject,
     OPS.paintInlineImageXObject,
@@ -89,16 +84,7 @@ export function scanOperatorList(ops: { fnArray: number[]; argsArray: unknown[] 
     OPS.paintInlineImageXObjectGroup,
     OPS.paintImageMaskXObjectGroup,
   ]);
-  const drawFns = new Set<number>([
-    OPS.fill,
-    OPS.eoFill,
-    OPS.stroke,
-    OPS.fillStroke,
-    OPS.eoFillStroke,
-    OPS.closeStroke,
-    OPS.closeFillStroke,
-    OPS.closeEOFillStroke,
-  ]);
+  const drawFns = new Set<number>(drawOps);
   for (let i = 0; i < ops.fnArray.length; i++) {
     const fn = ops.fnArray[i];
     const args = ops.argsArray[i] as unknown[];

@@ -12,7 +12,7 @@ import type { AnswerFormat, Evidence, Modality, Question } from '../bench/types'
 import type { Rng } from '../util/rng';
 import { fmt } from './document';
 import { COLOURS } from './world';
-import type { DemoDoc, Entity, EntityType, FactLocation } from './types';
+import type { DemoDoc, Entity, EntityType, FactLocation, TimeSeries } from './types';
 import type { WorldModel } from './world';
 
 export const NOT_ANSWERABLE = 'Not answerable';
@@ -168,43 +168,27 @@ const SERIES_Q = {
   },
 };
 
+/** An h1 question read straight off one point of the entity's series (`read` names the point and asks for it). */
+function seriesPoint(id: string, on: EntityType, type: string, read: (e: Entity, series: TimeSeries, c: Ctx) => { key: string; question: string }): Template {
+  return {
+    id,
+    stratum: 'h1',
+    on,
+    make: (e, c) => {
+      if (!e.series) return undefined;
+      const { key, question } = read(e, e.series, c);
+      return { type, format: 'number', hops: 1, question, answer: val(c, e, key)!, steps: [{ entity: e.id, key }] };
+    },
+  };
+}
+
 function seriesTemplates(on: EntityType): Template[] {
   return [
-    {
-      id: `${on}-series-value`,
-      stratum: 'h1',
-      on,
-      make: (e, c) => {
-        if (!e.series) return undefined;
-        const y = seriesYear(c, e);
-        const key = `${e.series.name}:${y}`;
-        return {
-          type: 'lookup',
-          format: 'number',
-          hops: 1,
-          question: SERIES_Q[e.series.name].value(the(e), y),
-          answer: val(c, e, key)!,
-          steps: [{ entity: e.id, key }],
-        };
-      },
-    },
-    {
-      id: `${on}-series-peak`,
-      stratum: 'h1',
-      on,
-      make: (e, c) => {
-        if (!e.series) return undefined;
-        const key = `${e.series.name}:peak`;
-        return {
-          type: 'superlative',
-          format: 'number',
-          hops: 1,
-          question: SERIES_Q[e.series.name].peak(the(e)),
-          answer: val(c, e, key)!,
-          steps: [{ entity: e.id, key }],
-        };
-      },
-    },
+    seriesPoint(`${on}-series-value`, on, 'lookup', (e, s, c) => {
+      const y = seriesYear(c, e);
+      return { key: `${s.name}:${y}`, question: SERIES_Q[s.name].value(the(e), y) };
+    }),
+    seriesPoint(`${on}-series-peak`, on, 'superlative', (e, s) => ({ key: `${s.name}:peak`, question: SERIES_Q[s.name].peak(the(e)) })),
     {
       id: `${on}-series-threshold`,
       stratum: 'h1',

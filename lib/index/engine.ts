@@ -252,13 +252,18 @@ export class SearchEngine implements Retriever {
         timings.hnswMs += tc - tb;
       }
       if (build.progress && ((i + 1) % every === 0 || i + 1 === fragments.length)) build.progress(i + 1, fragments.length);
-      this.frags.push(f);
-      this.idToSlot.set(f.id, slot);
-      const l = this.docSlots.get(f.docId);
-      if (l) l.push(slot);
-      else this.docSlots.set(f.docId, [slot]);
-      this.liveCount++;
+      this.place(f, slot);
     }
+  }
+
+  /** Enter a fragment at the next slot (already added to BM25 and HNSW) into the slot tables every lookup reads. */
+  private place(f: Fragment, slot: number): void {
+    this.frags.push(f);
+    this.idToSlot.set(f.id, slot);
+    const l = this.docSlots.get(f.docId);
+    if (l) l.push(slot);
+    else this.docSlots.set(f.docId, [slot]);
+    this.liveCount++;
   }
 
   /**
@@ -531,12 +536,7 @@ export class SearchEngine implements Retriever {
     keep.forEach(({ f, v }, slot) => {
       bm25.add(slot, this.tokenizer.tokenize(this.indexText(f)));
       dense.add(slot, v);
-      this.frags.push(f);
-      this.idToSlot.set(f.id, slot);
-      const l = this.docSlots.get(f.docId);
-      if (l) l.push(slot);
-      else this.docSlots.set(f.docId, [slot]);
-      this.liveCount++;
+      this.place(f, slot);
     });
     this.bm25 = bm25;
     this.dense = dense;

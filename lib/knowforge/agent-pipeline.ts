@@ -23,7 +23,7 @@ import type { EvidencePool } from './pool';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { finalPoolText, mergePool, poolOptions, readingNotes } from './pool-merge';
 import { blockFormatOf, numberedBlocks } from './block-format';
-import { runRole, stopNoteFor } from './roles';
+import { runRole, stopNoteFor, type RoleRun } from './roles';
 import { newToolContext, type KfToolContext, type SearchLogEntry } from './tools/context';
 import { runSearch } from './tools/search';
 import { makeReadMedia } from './vision';
@@ -68,6 +68,28 @@ function add(counters: Record<string, number>, key: string, n = 1): void {
   counters[key] = (counters[key] ?? 0) + n;
 }
 
+/**
+ * Runs one agent role (Locator, P0, Deep Reader) of the question with the run's loop settings, keeping its
+ * transcript and any forced-stop note: the stages differ only in the role's own part of the run.
+ */
+async function runStageRole(st: QuestionState, model: ChatModel, r: Pick<RoleRun, 'role' | 'maxRounds' | 'user' | 'tools' | 'task'>): Promise<void> {
+  const { ctx, s } = st;
+  const t = await runRole({
+    ...r,
+    model,
+    protocol: protocolFor(s, model),
+    convention: ctx.convention,
+    feedback: s.loopFeedback,
+    questionId: ctx.question.id,
+    signal: ctx.signal,
+    trace: ctx.trace,
+    onEvent: () => (st.firstEventMs ??= Date.now() - st.t0),
+  });
+  st.transcripts.push(t);
+  const note = stopNoteFor(t);
+  if (note) st.stops.push(note);
+}
+
 /** Stage 2: the Locator (or P0) finds; L = 0 runs one code-scheduled search with the question. */
 async function locate(st: QuestionState): Promise<void> {
   const { ctx, s } = st;
@@ -88,24 +110,7 @@ async function locate(st: QuestionState): Promise<void> {
         maxQueries: Math.max(1, Math.min(3, maxRounds - 1)),
       }
     : { role: 'locator', question: q.question, searchTool: 'search_knowledge', topk: s.topk, maxQueries: Math.max(1, Math.min(3, maxRounds - 1)) };
-  const t = await runRole({
-    role,
-    model: ctx.model(role),
-    protocol: protocolFor(s, ctx.model(role)),
-    maxRounds,
-    user: `Question: ${q.question}`,
-    convention: ctx.convention,
-    feedback: s.loopFeedback,
-    tools: st.tools,
-    task,
-    questionId: q.id,
-    signal: ctx.signal,
-    trace: ctx.trace,
-    onEvent: () => (st.firstEventMs ??= Date.now() - st.t0),
-  });
-  st.transcripts.push(t);
-  const note = stopNoteFor(t);
-  if (note) st.stops.push(note);
+  await runStageRole(st, ctx.model(role), { role, maxRounds, user: `Question: ${q.question}`, tools: st.tools, task });
 }
 
 /** The fragments behind the block numbers a judge dropped, among the blocks it saw (its first characters of the pool). */
@@ -177,24 +182,13 @@ async function read(st: QuestionState, pool: EvidencePool, tools: KfToolContext)
     readTool: 'read_media',
     maxReads: Math.max(1, Math.min(2, s.readerRounds - 1)),
   };
-  const t = await runRole({
+  await runStageRole(st, ctx.model('reader'), {
     role: s.readerSearch ? 'reader-search' : 'reader',
-    model: ctx.model('reader'),
-    protocol: protocolFor(s, ctx.model('reader')),
     maxRounds: s.readerRounds,
-    convention: ctx.convention,
-    feedback: s.loopFeedback,
-    tools,
     user: fillPrompt('reader-user', { question: q.question, pool: pool.text || '(no materials were found)' }),
+    tools,
     task,
-    questionId: q.id,
-    signal: ctx.signal,
-    trace: ctx.trace,
-    onEvent: () => (st.firstEventMs ??= Date.now() - st.t0),
   });
-  st.transcripts.push(t);
-  const note = stopNoteFor(t);
-  if (note) st.stops.push(note);
 }
 
 function agentCounters(st: QuestionState): void {

@@ -6,8 +6,7 @@
  */
 import { z } from 'zod';
 import { KB_LIMITS } from '../pipeline/knowledge-base';
-import { isSearchMode, searchModeNames } from '../pipeline/retrievers';
-import { didYouMean } from '../util/did-you-mean';
+import { unknownRetrieverMessage } from '../pipeline/retrievers';
 import { PAPER_CAPS } from './pool';
 import { RETRIEVAL_MODES } from '../index/types';
 import { promptsSetting } from './prompt-pack/setting';
@@ -90,15 +89,8 @@ export const agentSettings = z
     readMediaMax: z.number().int().min(1).max(100).default(40),
   })
   .superRefine((s, ctx) => {
-    if (s.retriever !== undefined && !isSearchMode(s.retriever)) {
-      const names = searchModeNames();
-      const near = didYouMean(s.retriever, names);
-      ctx.addIssue({
-        code: 'custom',
-        path: ['retriever'],
-        message: `names no registered retriever ("${s.retriever}")${near ? `; did you mean "${near}"?` : `; known: ${names.join(', ')}`}`,
-      });
-    }
+    const unknown = s.retriever === undefined ? undefined : unknownRetrieverMessage(s.retriever);
+    if (unknown) ctx.addIssue({ code: 'custom', path: ['retriever'], message: unknown });
   });
 
 export type AgentSettings = z.output<typeof agentSettings>;

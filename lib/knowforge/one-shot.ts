@@ -12,8 +12,7 @@ import { z } from 'zod';
 import { RETRIEVAL_MODES } from '../index/types';
 import { KB_LIMITS, type KnowledgeBase } from '../pipeline/knowledge-base';
 import type { PipelineSpec } from '../pipeline/spec';
-import { isSearchMode, searchModeNames } from '../pipeline/retrievers';
-import { didYouMean } from '../util/did-you-mean';
+import { unknownRetrieverMessage } from '../pipeline/retrievers';
 import type { Pipeline, PipelineContext, PipelineResult } from '../pipeline/types';
 import { KfError } from '../util/errors';
 import { synthesizeAndCheck } from './answer';
@@ -46,14 +45,9 @@ export const oneShotSettings = z
   .superRefine((s, ctx) => {
     if (s.retriever === undefined) return;
     if (s.mode === 'none') ctx.addIssue({ code: 'custom', path: ['retriever'], message: 'is set but mode = "none" (closed book) makes no search' });
-    else if (!isSearchMode(s.retriever)) {
-      const names = searchModeNames();
-      const near = didYouMean(s.retriever, names);
-      ctx.addIssue({
-        code: 'custom',
-        path: ['retriever'],
-        message: `names no registered retriever ("${s.retriever}")${near ? `; did you mean "${near}"?` : `; known: ${names.join(', ')}`}`,
-      });
+    else {
+      const unknown = unknownRetrieverMessage(s.retriever);
+      if (unknown) ctx.addIssue({ code: 'custom', path: ['retriever'], message: unknown });
     }
   });
 

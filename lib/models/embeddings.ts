@@ -18,6 +18,7 @@ import type { Ledger } from './ledger';
 import { guardedAttempt, makeClient } from './openai-provider';
 import type { EndpointState } from './endpoint-state';
 import { retryCall } from './retry';
+import { acquireSlot } from './middleware/concurrency';
 import type { Embedder } from '../model-api/types';
 
 export interface EmbedderDeps {
@@ -144,12 +145,7 @@ export class OpenAIEmbedder implements Embedder {
     const ep = this.endpoint;
     const { breaker, semaphore, label } = this.deps.state;
     await breaker.gate(signal);
-    let release: () => void;
-    try {
-      release = await semaphore.acquire(signal);
-    } catch {
-      throw new AttemptError('aborted', 'cancelled while waiting for a free connection slot');
-    }
+    const release = await acquireSlot(semaphore, signal);
     try {
       const res = await guardedAttempt(ep, this.key, signal, (s) =>
         this.client.embeddings.create(

@@ -10,6 +10,7 @@ import type { ModeRetriever } from './engine-knowledge-base';
 import { RETRIEVAL_MODES } from '../index/types';
 import type { RetrieverEntry, RetrieverSetup } from './retriever-entry';
 import { loadPlugins, onPlugin } from './plugins';
+import { didYouMean } from '../util/did-you-mean';
 
 export type { RetrieverEntry, RetrieverSetup } from './retriever-entry';
 
@@ -45,6 +46,14 @@ export function isSearchMode(name: string): boolean {
 export function searchModeNames(): string[] {
   loadRetrieverModules();
   return [...RETRIEVAL_MODES, ...retrieverNames()];
+}
+
+/** What a settings check says of a retriever name that is no search mode (the nearest name, else the known ones); undefined for a search mode. */
+export function unknownRetrieverMessage(name: string): string | undefined {
+  if (isSearchMode(name)) return undefined;
+  const names = searchModeNames();
+  const near = didYouMean(name, names);
+  return `names no registered retriever ("${name}")${near ? `; did you mean "${near}"?` : `; known: ${names.join(', ')}`}`;
 }
 
 /** Load the plug-ins (lib/pipeline/plugins.ts): their retrievers are registered through the installer below. */

@@ -78,18 +78,23 @@ export class RemoteKbClient {
     return outcome.ok && RETRIED.has(outcome.status) && attempt < this.retries;
   }
 
+  /** Send a request synchronously, retrying what the server says to retry (the lookups and downloads). */
+  private sendSync(req: HttpRequest): HttpOutcome {
+    let outcome: HttpOutcome;
+    for (let attempt = 0; ; attempt++) {
+      this.calls++;
+      outcome = this.sync.request(req);
+      if (!this.shouldRetry(outcome, attempt)) return outcome;
+      sleepSync(this.delay(outcome, attempt));
+    }
+  }
+
   /** A GET answered synchronously (lookups of the knowledge-base view); answers are cached. */
   getSync(endpoint: string, params: Params = {}): Record<string, unknown> {
     const key = `${endpoint}?${JSON.stringify(params)}`;
     if (this.cache.has(key)) return this.cache.get(key) as Record<string, unknown>;
     const req = this.request('GET', endpoint, params);
-    let outcome: HttpOutcome;
-    for (let attempt = 0; ; attempt++) {
-      this.calls++;
-      outcome = this.sync.request(req);
-      if (!this.shouldRetry(outcome, attempt)) break;
-      sleepSync(this.delay(outcome, attempt));
-    }
+    const outcome = this.sendSync(req);
     const data = this.unwrap(outcome, endpoint);
     this.cache.set(key, data);
     return data;
@@ -111,13 +116,7 @@ export class RemoteKbClient {
   /** The stored file of a fragment (image, rendered table): bytes, type and the server's file name. */
   downloadSync(fragmentId: string): { bytes: Uint8Array; mime: string; name: string } {
     const req = this.request('GET', 'download', { fragment_id: fragmentId });
-    let outcome: HttpOutcome;
-    for (let attempt = 0; ; attempt++) {
-      this.calls++;
-      outcome = this.sync.request(req);
-      if (!this.shouldRetry(outcome, attempt)) break;
-      sleepSync(this.delay(outcome, attempt));
-    }
+    const outcome = this.sendSync(req);
     this.check(outcome, 'download');
     const ok = outcome as Extract<HttpOutcome, { ok: true }>;
     const disposition = ok.headers['content-disposition'] ?? '';

@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fsError, writeAll, writeFileAtomic } from '../util/fsx';
+import { fsError, openForAppending, writeAll, writeFileAtomic } from '../util/fsx';
 import type { TraceMode } from './config';
 import { traceFileName } from './records';
 
@@ -33,21 +33,10 @@ export function openTraceStore(runDir: string, mode: TraceMode): TraceStore {
     };
   }
   const file = path.join(runDir, 'traces.jsonl');
-  let fd: number;
+  const { fd, cutLine } = openForAppending(file);
   try {
-    fd = fs.openSync(file, 'a');
     // A crash may have cut the last line: start the next one on a fresh line.
-    const size = fs.fstatSync(fd).size;
-    if (size > 0) {
-      const buf = Buffer.alloc(1);
-      const rfd = fs.openSync(file, 'r');
-      try {
-        fs.readSync(rfd, buf, 0, 1, size - 1);
-      } finally {
-        fs.closeSync(rfd);
-      }
-      if (buf[0] !== 0x0a) fs.writeSync(fd, '\n');
-    }
+    if (cutLine) fs.writeSync(fd, '\n');
   } catch (e) {
     throw fsError(e, file, 'open for appending');
   }

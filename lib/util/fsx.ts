@@ -166,6 +166,35 @@ export function readJson<T = unknown>(file: string, what = 'JSON file'): T {
 }
 
 /**
+ * Open a line-based file for appending. `cutLine`: the file does not end with a newline (a crash cut its
+ * last line), so the caller starts its next line on a fresh one before appending.
+ */
+export function openForAppending(file: string): { fd: number; cutLine: boolean } {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'a');
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) return { fd, cutLine: false };
+    const buf = Buffer.alloc(1);
+    const rfd = fs.openSync(file, 'r');
+    try {
+      fs.readSync(rfd, buf, 0, 1, size - 1);
+    } finally {
+      fs.closeSync(rfd);
+    }
+    return { fd, cutLine: buf[0] !== 0x0a };
+  } catch (e) {
+    if (fd !== undefined)
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* not open */
+      }
+    throw fsError(e, file, 'open for appending');
+  }
+}
+
+/**
  * Append-only JSON-lines writer. Each record is one write of one line followed
  * by fsync, so a crash loses at most the record being written, and a reader
  * drops a final partial line (see readJsonl).
@@ -173,33 +202,15 @@ export function readJson<T = unknown>(file: string, what = 'JSON file'): T {
 export class JsonlWriter {
   private fd: number;
   constructor(readonly file: string) {
-    let lastByte = 0x0a;
-    let fd: number | undefined;
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fd = this.fd = fs.openSync(file, 'a');
-      const size = fs.fstatSync(fd).size;
-      if (size > 0) {
-        const buf = Buffer.alloc(1);
-        const rfd = fs.openSync(file, 'r');
-        try {
-          fs.readSync(rfd, buf, 0, 1, size - 1);
-        } finally {
-          fs.closeSync(rfd);
-        }
-        lastByte = buf[0];
-      }
     } catch (e) {
-      if (fd !== undefined)
-        try {
-          fs.closeSync(fd);
-        } catch {
-          /* not open */
-        }
       throw fsError(e, file, 'open for appending');
     }
+    const { fd, cutLine } = openForAppending(file);
+    this.fd = fd;
     // A previous crash may have left a partial last line; terminate it so the next record starts clean.
-    if (lastByte !== 0x0a) this.writeRaw('\n');
+    if (cutLine) this.writeRaw('\n');
   }
   private writeRaw(s: string): void {
     const buf = Buffer.from(s);

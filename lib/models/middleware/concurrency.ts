@@ -11,12 +11,7 @@ export function concurrencyMiddleware(semaphore: Semaphore): ChatMiddleware {
   return {
     name: 'concurrency',
     async wrapChat({ next, req, signal }) {
-      let release: () => void;
-      try {
-        release = await semaphore.acquire(signal);
-      } catch {
-        throw new AttemptError('aborted', 'cancelled while waiting for a free connection slot');
-      }
+      const release = await acquireSlot(semaphore, signal);
       try {
         return await next(req, signal);
       } finally {
@@ -24,4 +19,13 @@ export function concurrencyMiddleware(semaphore: Semaphore): ChatMiddleware {
       }
     },
   };
+}
+
+/** One connection slot of an endpoint; a cancel while queued for it is an 'aborted' attempt (never retried). */
+export async function acquireSlot(semaphore: Semaphore, signal?: AbortSignal): Promise<() => void> {
+  try {
+    return await semaphore.acquire(signal);
+  } catch {
+    throw new AttemptError('aborted', 'cancelled while waiting for a free connection slot');
+  }
 }
