@@ -1,6 +1,7 @@
 /**
  * A three-passage world (a company, a state, a bird) shared by the DualG query tests that need a tiny
- * graph with one linkable chain (Acme Corp -> Arizona) and one passage the chain never reaches (Road Runner).
+ * graph with one linkable chain (Acme Corp -> Arizona) and one passage the chain never reaches (Road Runner);
+ * and a report's revenue table of Acme Corp and Globex, the micro graph's facts in the graph and query tests.
  */
 import type { Fragment } from '../../lib/corpus/types';
 import type { GraphSource } from '../../lib/dualg/graph/build';
@@ -13,6 +14,26 @@ export const ACME_FRAGMENTS: readonly Fragment[] = [
   text('arizona#0', 'arizona', 'Arizona is a state of the United States.'),
   text('road#0', 'road', 'Road Runner is a bird that lives in the desert.'),
 ];
+
+/** The revenue table of report `r` as fragment r#<ordinal> (rows Acme Corp 12, Globex 7). */
+export function acmeRevenueTable(ordinal: number, revenueHeader = 'Revenue'): Fragment {
+  return {
+    id: `r#${ordinal}`,
+    docId: 'r',
+    kind: 'table',
+    text: 'Revenue table',
+    section: [],
+    ordinal,
+    attached: [],
+    table: {
+      header: ['Company', revenueHeader],
+      rows: [
+        ['Acme Corp', '12'],
+        ['Globex', '7'],
+      ],
+    },
+  };
+}
 
 /** The graph source of the three passages; `id` and `fingerprint` keep each test's graph apart. */
 export function acmeSource(id: string, fingerprint: string): GraphSource {

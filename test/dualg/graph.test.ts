@@ -14,19 +14,11 @@ import { microFacts } from '../../lib/dualg/graph/micro';
 import { openieFromModel } from '../../lib/dualg/graph/openie-model';
 import { InProcessModel } from '../../lib/models/in-process';
 import { registerOfflineHandlers } from '../../lib/pipeline/offline-backend';
+import { acmeRevenueTable } from './acme-world.helper';
+import { LOTHAIR_PASSAGES } from './lothair-world.helper';
 
 const PASSAGES = [
-  {
-    id: 'Lothair II',
-    title: 'Lothair II',
-    text: 'Lothair II (835 - 869) was the king of Lotharingia. He was the second son of Emperor Lothair I and Ermengarde of Tours.',
-  },
-  {
-    id: 'Ermengarde of Tours',
-    title: 'Ermengarde of Tours',
-    text: 'Ermengarde of Tours (died 20 March 851) was the daughter of Hugh of Tours. She married Lothair I.',
-  },
-  { id: 'Lotharingia', title: 'Lotharingia', text: 'Lotharingia was a kingdom in Western Europe.' },
+  ...LOTHAIR_PASSAGES,
   { id: 'Frederick I, Holy Roman Emperor', title: 'Frederick I, Holy Roman Emperor', text: 'Frederick Barbarossa (1122 - 1190) was the Holy Roman Emperor.' },
   { id: 'Beatrice I', title: 'Beatrice I (countess)', text: 'Beatrice I was Holy Roman Empress by marriage to Frederick Barbarossa.' },
 ];
@@ -88,22 +80,7 @@ test('equivalence edges join near-identical names (cosine > tau) and not differe
 test('micro graph: table cells and chart labels become facts aligned to macro entities', async () => {
   const frags: Fragment[] = [
     { id: 'r#0', docId: 'r', kind: 'text', text: 'Revenue of Acme Corp and Globex grew.', section: [], ordinal: 0, attached: ['r#1', 'r#2'] },
-    {
-      id: 'r#1',
-      docId: 'r',
-      kind: 'table',
-      text: 'Revenue table',
-      section: [],
-      ordinal: 1,
-      attached: [],
-      table: {
-        header: ['Company', 'Revenue 2020'],
-        rows: [
-          ['Acme Corp', '12'],
-          ['Globex', '7'],
-        ],
-      },
-    },
+    acmeRevenueTable(1, 'Revenue 2020'),
     {
       id: 'r#2',
       docId: 'r',

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Fragment } from '../../lib/corpus/types';
-import type { SearchHit } from '../../lib/index/types';
 import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
 import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
 import type { MicroFact } from '../../lib/dualg/graph/types';
@@ -9,6 +8,7 @@ import { textCaptionFacts } from '../../lib/dualg/graph/micro';
 import { figureKey, figureReferences, fragmentBoosts, labelStems, LabelIndex, matchFigures, matchLabels } from '../../lib/dualg/query/micro-label-match';
 import { DualgSearcher, REFERENCE_SCORE, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
 import { searcherParts } from '../../lib/dualg/retriever';
+import { hybridHit } from './hybrid-hit.helper';
 
 const fact = (u: string, r: string, v: string, fragmentId: string, doc = 0, kind: MicroFact['kind'] = 'image'): MicroFact => ({
   u,
@@ -102,24 +102,16 @@ test('fragmentBoosts: label matches join the micro scores (max per fragment), fi
   assert.equal(SEARCHER_DEFAULTS.microFigures, true);
 });
 
+/** Fragment i of a one-document search test, on page i + 1. */
+function pageFrag(docId: string, i: number, kind: Fragment['kind'], text: string, extra: Partial<Fragment> = {}): Fragment {
+  return { id: `${docId}#${i}`, docId, kind, text, page: i + 1, section: [], ordinal: i, attached: [], ...extra };
+}
+
 function fakeKb(frags: Fragment[]): KnowledgeBase {
-  const hit = (f: Fragment, i: number): SearchHit => ({
-    fragmentId: f.id,
-    docId: f.docId,
-    kind: f.kind,
-    rank: i + 1,
-    score: 1 / (i + 1),
-    scores: {},
-    via: 'hybrid',
-    text: f.text,
-    page: f.page,
-    section: [],
-    media: [],
-  });
   return {
     id: 'fake',
     async search(query: string, o: { k?: number; docIds?: string[] } = {}) {
-      const hits = frags.filter((f) => !o.docIds || o.docIds.includes(f.docId)).map(hit);
+      const hits = frags.filter((f) => !o.docIds || o.docIds.includes(f.docId)).map(hybridHit);
       return { query, retriever: 'hybrid', hits, docs: [], timings: { totalMs: 0 } };
     },
     fragment: (id: string) => frags.find((f) => f.id === id),
@@ -127,21 +119,10 @@ function fakeKb(frags: Fragment[]): KnowledgeBase {
 }
 
 test('one-document search: the chart whose OCR label the question names moves up the hybrid order; not with microLabels off', async () => {
-  const frag = (i: number, kind: Fragment['kind'], text: string, extra: Partial<Fragment> = {}): Fragment => ({
-    id: `r#${i}`,
-    docId: 'r',
-    kind,
-    text,
-    page: i + 1,
-    section: [],
-    ordinal: i,
-    attached: [],
-    ...extra,
-  });
   const frags = [
-    frag(0, 'text', 'Voters and parties in the election.'),
-    frag(1, 'text', 'Turnout by region.'),
-    frag(2, 'image', 'Image on page 3', { ocrText: 'Seats won\nGreens 45 SPD 47' }),
+    pageFrag('r', 0, 'text', 'Voters and parties in the election.'),
+    pageFrag('r', 1, 'text', 'Turnout by region.'),
+    pageFrag('r', 2, 'image', 'Image on page 3', { ocrText: 'Seats won\nGreens 45 SPD 47' }),
   ];
   const src: GraphSource = { id: 'm', fingerprint: 'fp', documents: () => [{ id: 'r', title: 'Election report' }], fragmentsOf: () => frags };
   const parts = searcherParts(await buildDualGraph(src));
@@ -158,22 +139,11 @@ test('one-document search: the chart whose OCR label the question names moves up
 });
 
 test("one-document search: a figure the question names ranks with the hybrid's first hit (REFERENCE_SCORE); not with microFigures off", async () => {
-  const frag = (i: number, kind: Fragment['kind'], text: string, extra: Partial<Fragment> = {}): Fragment => ({
-    id: `s#${i}`,
-    docId: 's',
-    kind,
-    text,
-    page: i + 1,
-    section: [],
-    ordinal: i,
-    attached: [],
-    ...extra,
-  });
   const frags = [
-    frag(0, 'text', 'We train weak and strong models.'),
-    frag(1, 'text', 'Results are strong.'),
-    frag(2, 'text', 'Related work.'),
-    frag(3, 'image', 'Image on page 4', { label: 'Figure 2', ocrText: 'Accuracy 80' }),
+    pageFrag('s', 0, 'text', 'We train weak and strong models.'),
+    pageFrag('s', 1, 'text', 'Results are strong.'),
+    pageFrag('s', 2, 'text', 'Related work.'),
+    pageFrag('s', 3, 'image', 'Image on page 4', { label: 'Figure 2', ocrText: 'Accuracy 80' }),
   ];
   const src: GraphSource = { id: 'm', fingerprint: 'fp', documents: () => [{ id: 's', title: 'Paper' }], fragmentsOf: () => frags };
   const parts = searcherParts(await buildDualGraph(src));

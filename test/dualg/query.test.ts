@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Fragment } from '../../lib/corpus/types';
-import type { SearchHit } from '../../lib/index/types';
 import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
 import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
 import { sourceFromPassages } from '../../lib/dualg/graph/source';
@@ -14,6 +13,8 @@ import { pprScores } from '../../lib/dualg/query/ppr';
 import { fuseScores } from '../../lib/dualg/query/fuse';
 import { DualgSearcher, onePerPageFirst, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
 import { searcherParts } from '../../lib/dualg/retriever';
+import { acmeRevenueTable } from './acme-world.helper';
+import { hybridHit } from './hybrid-hit.helper';
 
 const PASSAGES = [
   { id: 'Changed It', title: 'Changed It', text: '"Changed It" is a song recorded by Nicki Minaj and Lil Wayne. It was written by Onika Maraj.' },
@@ -24,18 +25,6 @@ const PASSAGES = [
 ];
 
 function fakeKb(frags: Fragment[]): KnowledgeBase & { searches: number } {
-  const hit = (f: Fragment, i: number): SearchHit => ({
-    fragmentId: f.id,
-    docId: f.docId,
-    kind: f.kind,
-    rank: i + 1,
-    score: 1 / (i + 1),
-    scores: {},
-    via: 'hybrid',
-    text: f.text,
-    section: [],
-    media: [],
-  });
   const kb = {
     id: 'fake',
     searches: 0,
@@ -46,7 +35,7 @@ function fakeKb(frags: Fragment[]): KnowledgeBase & { searches: number } {
         .slice()
         .reverse()
         .slice(0, o.k ?? 8)
-        .map(hit);
+        .map(hybridHit);
       return { query, retriever: 'hybrid', hits, docs: hits.map((h) => ({ docId: h.docId, score: h.score })), timings: { totalMs: 0 } };
     },
     fragment: (id: string) => frags.find((f) => f.id === id),
@@ -115,25 +104,7 @@ test('searcher on an empty graph: every question falls back to hybrid', async ()
 });
 
 test('micro matching: branch-and-bound finds the table fact, projects it to a macro seed, boosts its document; fusion keeps max(t, i*)', async () => {
-  const frags: Fragment[] = [
-    { id: 'r#0', docId: 'r', kind: 'text', text: 'Annual figures.', section: [], ordinal: 0, attached: [] },
-    {
-      id: 'r#1',
-      docId: 'r',
-      kind: 'table',
-      text: 'Revenue table',
-      section: [],
-      ordinal: 1,
-      attached: [],
-      table: {
-        header: ['Company', 'Revenue'],
-        rows: [
-          ['Acme Corp', '12'],
-          ['Globex', '7'],
-        ],
-      },
-    },
-  ];
+  const frags: Fragment[] = [{ id: 'r#0', docId: 'r', kind: 'text', text: 'Annual figures.', section: [], ordinal: 0, attached: [] }, acmeRevenueTable(1)];
   const src: GraphSource = {
     id: 'm',
     fingerprint: 'fp',
@@ -168,22 +139,7 @@ test('one-document search: the table fragment a micro fact matched moves up the 
   const frags: Fragment[] = [
     { id: 'r#0', docId: 'r', kind: 'text', text: 'Annual figures of the group.', section: [], ordinal: 0, attached: [] },
     { id: 'r#1', docId: 'r', kind: 'text', text: 'Outlook for next year.', section: [], ordinal: 1, attached: [] },
-    {
-      id: 'r#2',
-      docId: 'r',
-      kind: 'table',
-      text: 'Revenue table',
-      section: [],
-      ordinal: 2,
-      attached: [],
-      table: {
-        header: ['Company', 'Revenue'],
-        rows: [
-          ['Acme Corp', '12'],
-          ['Globex', '7'],
-        ],
-      },
-    },
+    acmeRevenueTable(2),
   ];
   const src: GraphSource = { id: 'm', fingerprint: 'fp', documents: () => [{ id: 'r', title: 'Report' }], fragmentsOf: () => frags };
   const searcher = new DualgSearcher(searcherParts(await buildDualGraph(src)), SEARCHER_DEFAULTS, 'dualg');

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Fragment } from '../../lib/corpus/types';
-import type { SearchHit } from '../../lib/index/types';
 import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
 import { buildDualGraph, type GraphSource } from '../../lib/dualg/graph/build';
 import { DualgSearcher, SEARCHER_DEFAULTS, type SearcherParts } from '../../lib/dualg/query/searcher';
@@ -19,25 +18,12 @@ import { openIndex } from '../../lib/index/open';
 import { engineKnowledgeBase } from '../../lib/pipeline/index-view';
 import { ownScratch } from '../_shared/scratch';
 import { nonEmpty } from '../_shared/non-empty';
+import { acmeRevenueTable } from './acme-world.helper';
+import { hybridHit } from './hybrid-hit.helper';
 
 const FRAGS: Fragment[] = [
   { id: 'r#0', docId: 'r', kind: 'text', text: 'Annual figures of Acme Corp and Globex.', section: [], ordinal: 0, attached: [] },
-  {
-    id: 'r#1',
-    docId: 'r',
-    kind: 'table',
-    text: 'Revenue table',
-    section: [],
-    ordinal: 1,
-    attached: [],
-    table: {
-      header: ['Company', 'Revenue'],
-      rows: [
-        ['Acme Corp', '12'],
-        ['Globex', '7'],
-      ],
-    },
-  },
+  acmeRevenueTable(1),
   { id: 'acme#0', docId: 'acme', kind: 'text', text: 'Acme Corp is a company founded by Wile Coyote.', section: [], ordinal: 0, attached: [] },
 ];
 
@@ -71,21 +57,9 @@ function kbWithoutSearch(): KnowledgeBase {
 }
 
 function hybridKb(): KnowledgeBase {
-  const hit = (f: Fragment, i: number): SearchHit => ({
-    fragmentId: f.id,
-    docId: f.docId,
-    kind: f.kind,
-    rank: i + 1,
-    score: 1 / (i + 1),
-    scores: {},
-    via: 'hybrid',
-    text: f.text,
-    section: [],
-    media: [],
-  });
   return {
     async search(query: string) {
-      const hits = FRAGS.map(hit);
+      const hits = FRAGS.map(hybridHit);
       return { query, retriever: 'hybrid', hits, docs: hits.map((h) => ({ docId: h.docId, score: h.score })), timings: { totalMs: 0 } };
     },
     fragment: (id: string) => FRAGS.find((f) => f.id === id),

@@ -6,21 +6,9 @@ import { toGnnGraph } from '../../lib/dualg/graph/to-gnn';
 import { graphView } from '../../lib/dualg/query/graph-view';
 import { kgCompletionExamples, questionExamples, syntheticLinkExamples } from '../../lib/dualg/train/corpus-data';
 import { makeRng } from '../../lib/util/rng';
+import { LOTHAIR_PASSAGES } from './lothair-world.helper';
 
-const PASSAGES = [
-  {
-    id: 'Lothair II',
-    title: 'Lothair II',
-    text: 'Lothair II (835 - 869) was the king of Lotharingia. He was the second son of Emperor Lothair I and Ermengarde of Tours.',
-  },
-  {
-    id: 'Ermengarde of Tours',
-    title: 'Ermengarde of Tours',
-    text: 'Ermengarde of Tours (died 20 March 851) was the daughter of Hugh of Tours. She married Lothair I.',
-  },
-  { id: 'Lotharingia', title: 'Lotharingia', text: 'Lotharingia was a kingdom in Western Europe.' },
-  { id: 'Lothair I', title: 'Lothair I', text: 'Lothair I was Emperor of the Franks. His wife was Ermengarde of Tours.' },
-];
+const PASSAGES = [...LOTHAIR_PASSAGES, { id: 'Lothair I', title: 'Lothair I', text: 'Lothair I was Emperor of the Franks. His wife was Ermengarde of Tours.' }];
 
 test('train data: synthetic link queries hide the linked title and target both passages; KG completion hides the answer edges', async () => {
   const g = await buildDualGraph(sourceFromPassages(PASSAGES, 'fixture'));
