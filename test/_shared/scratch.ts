@@ -36,3 +36,8 @@ export function tinyDemoWorld(): Promise<EnsuredDemoWorld> {
 export function tinyDemoIndexDir(): string {
   return sharedScratch('index', 'demo-tiny');
 }
+
+/** `kf eval retrieval` of the demo benchmark over a demo world folder (its corpus and questions); each test adds its own options. */
+export function demoEvalRetrievalArgs(worldDir: string): string[] {
+  return ['eval', 'retrieval', '--bench', 'demo', '--corpus', path.join(worldDir, 'corpus'), '--questions', path.join(worldDir, 'questions.json')];
+}

@@ -7,7 +7,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { dualgPipeline, dualgSettings } from '../../lib/dualg/pipeline';
 import { patternOf } from '../../lib/dualg/query/pattern-stage';
 import type { KbSearchOptions, KnowledgeBase } from '../../lib/pipeline/knowledge-base';
@@ -16,13 +15,9 @@ import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/s
 import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { makeRng } from '../../lib/util/rng';
 import { routerFor } from '../models/helpers';
-import { toyKb, TOY_FRAGMENTS } from '../knowforge/toy-kb';
+import { toyFragmentsWithChartFile, toyIndexWithChart, toyKb } from '../knowforge/toy-kb';
 import { ownScratch } from '../_shared/scratch';
 
-const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d4944415478da63f8cfc0f01f0005000201a0e4ab3b0000000049454e44ae426082',
-  'hex',
-);
 const STAGES = { pattern: { model: 'pat' }, synth: { model: 'vlm' }, checker: { model: 'chk' } };
 const PATHS: EvidencePath[] = [
   {
@@ -35,22 +30,9 @@ const PATHS: EvidencePath[] = [
   },
 ];
 
-/** A fake index folder whose corpus root holds the chart image of fragment alpha#1. */
-function indexWithImage(root: string): string {
-  const index = path.join(root, 'index');
-  const corpus = path.join(root, 'corpus');
-  fs.mkdirSync(path.join(index, 'build-000001'), { recursive: true });
-  fs.mkdirSync(path.join(corpus, 'img'), { recursive: true });
-  fs.writeFileSync(path.join(index, 'CURRENT'), 'build-000001');
-  fs.writeFileSync(path.join(index, 'build-000001', 'manifest.json'), JSON.stringify({ kind: 'kf-index', corpus: { kind: 'directory', path: corpus } }));
-  fs.writeFileSync(path.join(corpus, 'img', 'chart.png'), PNG);
-  return `${index}#build-000001`;
-}
-
 /** The toy knowledge base whose DualG mode returns fixed hits, the paths (a getter: reading it is recorded) and an identity. */
 function graphKb(id: string, reads: { paths: number; options: KbSearchOptions[] }): KnowledgeBase {
-  const fragments = TOY_FRAGMENTS.map((f) => (f.id === 'alpha#1' ? { ...f, media: { path: 'img/chart.png', mime: 'image/png', origin: 'file' as const } } : f));
-  const base = toyKb(fragments);
+  const base = toyKb(toyFragmentsWithChartFile());
   return {
     ...base,
     id,
@@ -87,7 +69,7 @@ async function run(settings: Record<string, unknown>, patternReply: string) {
     const ctx: PipelineContext = {
       question: { id: 'q1', benchmark: 'demo', question: 'Where was the director of Alpha Quest born?', answer: 'Paris' } as PipelineContext['question'],
       model: (stage) => router.forStage(stage),
-      kb: graphKb(indexWithImage(root), reads),
+      kb: graphKb(toyIndexWithChart(root).id, reads),
       convention: 'generic',
       settings: {},
       rng: makeRng('t'),

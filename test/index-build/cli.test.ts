@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { tinyDemoWorld } from '../_shared/scratch';
+import { demoEvalRetrievalArgs, tinyDemoWorld } from '../_shared/scratch';
 import { tempDir } from './helpers';
 import { nonEmpty } from '../_shared/non-empty';
 
@@ -18,14 +18,7 @@ test('kf eval retrieval prints ONE JSON object (n, recall@k, allFound@k) and wri
   const world = await tinyDemoWorld();
   const dir = tempDir('kf-cli-');
   const args = [
-    'eval',
-    'retrieval',
-    '--bench',
-    'demo',
-    '--corpus',
-    path.join(world.dir, 'corpus'),
-    '--questions',
-    path.join(world.dir, 'questions.json'),
+    ...demoEvalRetrievalArgs(world.dir),
     '--embedder',
     'hash',
     '--offline',

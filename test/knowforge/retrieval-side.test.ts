@@ -6,29 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { ownScratch, tinyDemoWorld } from '../_shared/scratch';
+import { demoEvalRetrievalArgs, ownScratch, tinyDemoWorld } from '../_shared/scratch';
 import { kfInProcess } from '../_shared/cli-in-process';
 
 test('kf eval retrieval --config M5: first-search R@k, R@all and doc found over every search', { timeout: 5 * 60_000 }, async () => {
   const world = await tinyDemoWorld();
   // Its own index folder: kf eval retrieval builds with its own options, which must not rebuild the shared one.
   const indexDir = path.join(ownScratch('kf-retrieval-side-'), 'index');
-  const common = [
-    'eval',
-    'retrieval',
-    '--bench',
-    'demo',
-    '--corpus',
-    path.join(world.dir, 'corpus'),
-    '--questions',
-    path.join(world.dir, 'questions.json'),
-    '--index',
-    indexDir,
-    '--offline',
-    '--limit',
-    '8',
-    '--quiet',
-  ];
+  const common = [...demoEvalRetrievalArgs(world.dir), '--index', indexDir, '--offline', '--limit', '8', '--quiet'];
   const side = await kfInProcess([...common, '--config', 'M5']);
   assert.equal(side.code, 0, side.err);
   const s = JSON.parse(side.out.trim().split('\n').pop()!);

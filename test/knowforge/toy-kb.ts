@@ -3,6 +3,8 @@
  * text bridge ("directed by Bob Stone" -> "Bob Stone was born in Paris"), a
  * figure with OCR text and a table. Search = word overlap (deterministic).
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Fragment } from '../../lib/corpus/types';
 import type { SearchHit } from '../../lib/index/types';
 import type { KbMedia, KnowledgeBase } from '../../lib/pipeline/knowledge-base';
@@ -41,6 +43,33 @@ export const TOY_FRAGMENTS: Fragment[] = [
   f('bob#0', 'bob', 0, 'text', 'Bob Stone was a film director born in Paris in 1910.'),
   f('other#0', 'other', 0, 'text', 'Gamma Ray is a 1960 film about the sea.'),
 ];
+
+/** A 1x1 PNG: the file of alpha#1's chart. */
+const CHART_PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d4944415478da63f8cfc0f01f0005000201a0e4ab3b0000000049454e44ae426082',
+  'hex',
+);
+
+/** The toy fragments with alpha#1's chart stored as the file img/chart.png of the corpus (see toyIndexWithChart). */
+export function toyFragmentsWithChartFile(): Fragment[] {
+  return TOY_FRAGMENTS.map((x) => (x.id === 'alpha#1' ? { ...x, media: { path: 'img/chart.png', mime: 'image/png', origin: 'file' as const } } : x));
+}
+
+/**
+ * A fake index folder under `root` (CURRENT -> build-000001/manifest.json naming the corpus root) whose corpus
+ * holds alpha#1's chart image: what the vision stage reads an image file through. `id` is the view id
+ * `<index>#build-000001`.
+ */
+export function toyIndexWithChart(root: string): { id: string; index: string; corpus: string } {
+  const index = path.join(root, 'index');
+  const corpus = path.join(root, 'corpus');
+  fs.mkdirSync(path.join(index, 'build-000001'), { recursive: true });
+  fs.mkdirSync(path.join(corpus, 'img'), { recursive: true });
+  fs.writeFileSync(path.join(index, 'CURRENT'), 'build-000001');
+  fs.writeFileSync(path.join(index, 'build-000001', 'manifest.json'), JSON.stringify({ kind: 'kf-index', corpus: { kind: 'directory', path: corpus } }));
+  fs.writeFileSync(path.join(corpus, 'img', 'chart.png'), CHART_PNG);
+  return { id: `${index}#build-000001`, index, corpus };
+}
 
 const words = (s: string) => s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 

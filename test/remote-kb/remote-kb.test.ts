@@ -26,7 +26,7 @@ import { runExperiment } from '../../lib/run/runner';
 import { KfError } from '../../lib/util/errors';
 import { repoRoot } from '../../lib/util/paths';
 import { kfInProcess } from '../_shared/cli-in-process';
-import { ownScratch, tinyDemoWorld } from '../_shared/scratch';
+import { demoEvalRetrievalArgs, ownScratch, tinyDemoWorld } from '../_shared/scratch';
 
 const KEY = 'kb-test-key-0123456789abcdef';
 const scratch = ownScratch('kf-remote-kb-');
@@ -36,16 +36,7 @@ let baseUrl = '';
 let world: Awaited<ReturnType<typeof tinyDemoWorld>>;
 const seen: { seen?: string; uuid?: string; auth: string }[] = [];
 
-const common = () => [
-  'eval',
-  'retrieval',
-  '--bench',
-  'demo',
-  '--corpus',
-  path.join(world.dir, 'corpus'),
-  '--questions',
-  path.join(world.dir, 'questions.json'),
-];
+const common = () => demoEvalRetrievalArgs(world.dir);
 
 before(async () => {
   world = await tinyDemoWorld();
