@@ -97,18 +97,24 @@ function chain(
   };
 }
 
+/** Follow relations `path` from e, one step per hop, and the entity reached (unlike chain, it assumes every relation is there). */
+function follow(c: Ctx, e: Entity, path: (keyof Entity['rel'])[]): { steps: Step[]; last: Entity } {
+  const steps: Step[] = [];
+  let last = e;
+  for (const r of path) {
+    steps.push({ entity: last.id, key: r });
+    last = rel(c, last, r);
+  }
+  return { steps, last };
+}
+
 function yesNoBefore(id: string, on: EntityType, path: (keyof Entity['rel'])[], key: string, q: (n: string, year: number) => string): Template {
   return {
     id,
     stratum: path.length === 0 ? 'h1' : path.length === 1 ? 'h2' : 'h3',
     on,
     make: (e, c) => {
-      const steps: Step[] = [];
-      let cur = e;
-      for (const r of path) {
-        steps.push({ entity: cur.id, key: r });
-        cur = rel(c, cur, r);
-      }
+      const { steps, last: cur } = follow(c, e, path);
       const y = Number(val(c, cur, key));
       if (!Number.isFinite(y)) return undefined;
       const probe = y + (c.rng.bool() ? 1 : -1) * c.rng.int(1, 12);
@@ -131,12 +137,7 @@ function unanswerable(id: string, on: EntityType, path: (keyof Entity['rel'])[],
     stratum: 'un',
     on,
     make: (e, c) => {
-      const steps: Step[] = [];
-      let cur = e;
-      for (const r of path) {
-        steps.push({ entity: cur.id, key: r });
-        cur = rel(c, cur, r);
-      }
+      const { steps, last: cur } = follow(c, e, path);
       return {
         type: 'unanswerable',
         format: 'unanswerable',
