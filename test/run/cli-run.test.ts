@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { readRecords } from '../../lib/run/records';
 import { readRunManifest } from '../../lib/run/manifest';
 import { repoRoot } from '../../lib/util/paths';
-import { main } from '../../lib/cli/main';
+import { kfInProcess } from '../_shared/cli-in-process';
 import { makeQuestions, tmpDir, writeBench } from './helpers';
 
 const ext = path.extname(__filename);
@@ -26,21 +26,10 @@ function setup(n: number): { dir: string; exp: string; results: string } {
   return { dir, exp, results: path.join(dir, 'results') };
 }
 
-/** The CLI in this process (cheap), output captured. */
-async function kfHere(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = (...a: unknown[]) => void err.push(a.join(' '));
+/** The CLI in this process (cheap), output captured, with the slow-fake pipeline loadable. */
+function kfHere(args: string[]): Promise<{ code: number; out: string; err: string }> {
   process.env.KF_PIPELINE_MODULES = pipelineModule;
-  try {
-    return { code: await main(args), out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
+  return kfInProcess(args);
 }
 
 function kfSync(args: string[]) {
