@@ -5,35 +5,15 @@ import * as path from 'node:path';
 import { describeFragments } from '../../lib/corpus/describe';
 import { ingestMarkdown } from '../../lib/corpus/markdown';
 import { OcrPool } from '../../lib/corpus/ocr';
-import type { ChatModel, ChatRequest, ChatResponse } from '../../lib/model-api/types';
+import type { ChatRequest } from '../../lib/model-api/types';
 import type { Fragment } from '../../lib/corpus/types';
 import { byKind, DOCS, scratch } from './helpers';
 import { textPng } from './pdf-fixtures';
 import { nonEmpty } from '../_shared/non-empty';
+import { fakeModel } from '../_shared/fake-model';
 
 /** A scripted vision model: records every request, answers from a function (or throws). */
-function fakeModel(answer: (req: ChatRequest) => string): ChatModel & { calls: ChatRequest[] } {
-  const calls: ChatRequest[] = [];
-  return {
-    id: 'fake-vlm',
-    backend: 'scripted',
-    calls,
-    async chat(req: ChatRequest): Promise<ChatResponse> {
-      calls.push(req);
-      return {
-        text: answer(req),
-        toolCalls: [],
-        usage: { promptTokens: 10, completionTokens: 5 },
-        model: 'fake-vlm',
-        backend: 'scripted',
-        finishReason: 'stop',
-        cacheHit: false,
-        latencyMs: 1,
-        attempts: 1,
-      };
-    },
-  };
-}
+const visionModel = (answer: (req: ChatRequest) => string) => fakeModel(answer, 'fake-vlm');
 
 async function harbor(): Promise<Fragment[]> {
   return (await ingestMarkdown(path.join(DOCS, 'guides', 'harbor.md'), { corpusRoot: DOCS })).fragments;
@@ -42,7 +22,7 @@ async function harbor(): Promise<Fragment[]> {
 test('describe with a vision model: image sent as a ContentPart, structured task, describedBy vlm; originals untouched', async () => {
   const frags = await harbor();
   const before = JSON.stringify(frags);
-  const model = fakeModel((req) =>
+  const model = visionModel((req) =>
     req.task?.kind === 'image' ? 'A bar chart with three blue bars; the middle bar is tallest.' : 'Grain is the largest cargo.',
   );
   const rep = await describeFragments(frags, { model, corpusRoot: DOCS, ocr: false });
@@ -81,7 +61,7 @@ test('describe with a vision model: image sent as a ContentPart, structured task
 
 test('describe: a failing model never loses a fragment (offline fallback, failure reported); stage is configurable', async () => {
   const frags = await harbor();
-  const model = fakeModel(() => {
+  const model = visionModel(() => {
     throw new Error('HTTP 503 from the endpoint');
   });
   const rep = await describeFragments(frags, { model, stage: 'vision', corpusRoot: DOCS, ocr: false });

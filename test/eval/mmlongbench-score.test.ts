@@ -10,8 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { anls, getCleanString, isExactMatchType, isFloatEqual, levenshtein, mmlongbenchAccF1, mmlongbenchScore } from '../../lib/eval/metrics/mmlongbench';
 import { pyFloat, pyInt, pyRound, pyStrFloat } from '../../lib/eval/metrics/python-compat';
 import { extractAnswerWithJudge, FAILED_TO_EXTRACT, parseExtraction } from '../../lib/eval/metrics/mmlongbench-judge';
-import type { ChatModel, ChatRequest, ChatResponse } from '../../lib/model-api/types';
 import { makeRng } from '../../lib/util/rng';
+import { fakeModel } from '../_shared/fake-model';
 
 const close = (a: number, b: number, eps = 1e-12) => assert.ok(Math.abs(a - b) <= eps, `${a} != ${b}`);
 
@@ -150,31 +150,8 @@ test('round() and str(float) agree with python3 on 1,500 random values', { skip:
   });
 });
 
-/** A scripted ChatModel: replays replies (or throws), records requests. */
-function scripted(replies: (string | Error)[]): ChatModel & { calls: ChatRequest[] } {
-  const calls: ChatRequest[] = [];
-  return {
-    id: 'scripted-judge',
-    backend: 'scripted',
-    calls,
-    async chat(req: ChatRequest): Promise<ChatResponse> {
-      calls.push(req);
-      const r = replies[Math.min(calls.length - 1, replies.length - 1)];
-      if (r instanceof Error) throw r;
-      return {
-        text: r,
-        toolCalls: [],
-        usage: { promptTokens: 1, completionTokens: 1 },
-        model: 'scripted-judge',
-        backend: 'scripted',
-        finishReason: 'stop',
-        cacheHit: false,
-        latencyMs: 0,
-        attempts: 1,
-      };
-    },
-  };
-}
+/** A scripted judge: replays replies in order, the last one again when they run out (an Error is thrown); records requests. */
+const scripted = (replies: (string | Error)[]) => fakeModel((_req, n) => replies[Math.min(n, replies.length - 1)], 'scripted-judge');
 
 test('judge extraction: stage scorer, temperature 0, 256 tokens, 3 tries; the official split on the labels', async () => {
   assert.deepEqual(parseExtraction('Extracted answer: 18.29%\nAnswer format: Float'), { pred: '18.29%', format: 'Float' });

@@ -7,25 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MMLONGBENCH_DOC } from '../../lib/bench/benchmarks/mmlongbench-doc';
 import type { Question } from '../../lib/bench/types';
-import type { ChatModel, ChatRequest, ChatResponse } from '../../lib/model-api/types';
+import { fakeModel } from '../_shared/fake-model';
 
-const judge = (text: string): ChatModel => ({
-  id: 'j',
-  backend: 'scripted',
-  async chat(_req: ChatRequest): Promise<ChatResponse> {
-    return {
-      text,
-      toolCalls: [],
-      usage: { promptTokens: 1, completionTokens: 1 },
-      model: 'j',
-      backend: 'scripted',
-      finishReason: 'stop',
-      cacheHit: false,
-      latencyMs: 0,
-      attempts: 1,
-    };
-  },
-});
+const judge = (text: string) => fakeModel(() => text, 'j');
 
 const q = (id: string, answer: string, format: string): Question =>
   ({

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Question } from '../../lib/bench/types';
 import { aggregateMmlongbench, scoreAnswer, scoreAnswerWithJudge } from '../../lib/eval/score';
-import type { ChatModel, ChatRequest } from '../../lib/model-api/types';
 import type { Embedder } from '../../lib/index/types';
+import { fakeModel } from '../_shared/fake-model';
 
 function q(over: Partial<Question>): Question {
   return {
@@ -102,25 +102,8 @@ test('webqa ROUGE-L, scienceqa accuracy', () => {
 });
 
 test('scoreAnswerWithJudge: MMLongBench-Doc extraction then the official scorer; WebQA embedding F1; others as scoreAnswer', async () => {
-  const calls: ChatRequest[] = [];
-  const judge: ChatModel = {
-    id: 'scripted',
-    backend: 'scripted',
-    async chat(req) {
-      calls.push(req);
-      return {
-        text: 'Extracted answer: 18.3\nAnswer format: Float',
-        toolCalls: [],
-        usage: { promptTokens: 0, completionTokens: 0 },
-        model: 'scripted',
-        backend: 'scripted',
-        finishReason: 'stop',
-        cacheHit: false,
-        latencyMs: 0,
-        attempts: 1,
-      };
-    },
-  };
+  const judge = fakeModel(() => 'Extracted answer: 18.3\nAnswer format: Float', 'scripted');
+  const calls = judge.calls;
   const float = q({ id: 'mmlb-9', benchmark: 'mmlongbench-doc', answer: '18.29%', format: 'number', meta: { answerRaw: '18.29%', answerFormat: 'Float' } });
   const r = await scoreAnswerWithJudge(float, 'about eighteen percent', { judge, fullText: 'Long analysis... FINAL ANSWER: about eighteen percent' });
   assert.equal(r.scores.acc, 1);

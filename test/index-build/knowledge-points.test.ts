@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { extractKnowledgePoints, offlineKnowledgePoints, parseExtractionReply, pointId } from '../../lib/index/knowledge-points';
 import { createModelRouter } from '../../lib/models/router';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
-import { fakeModel, frag } from './helpers';
+import { frag } from './helpers';
+import { fakeModel } from '../_shared/fake-model';
 import { nonEmpty } from '../_shared/non-empty';
 
 const PROSE =

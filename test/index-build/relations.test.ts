@@ -10,7 +10,7 @@ import { buildRelations, parseRelationsReply, projectToFragments, recallPairs, t
 import { createModelRouter } from '../../lib/models/router';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { makeRng } from '../../lib/util/rng';
-import { fakeModel } from './helpers';
+import { fakeModel } from '../_shared/fake-model';
 import { nonEmpty } from '../_shared/non-empty';
 
 function unit(xs: number[]): Float32Array {
