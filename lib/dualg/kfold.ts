@@ -59,7 +59,16 @@ const AROUND: Record<string, number[]> = {
   target: [0.5],
   lexical: [1],
   relIdf: [1],
+  // Partial-name bridges (partial-names.ts), at a mention's weight: a partial match is no stronger evidence than a mention.
+  partial: [0.5],
 };
+
+/**
+ * Searcher-level alternatives, one at a time, values fixed before measuring: partial-name linking of the question's
+ * mentions at a mention's weight (0.5); pseudo-relevance feedback from the hybrid's first 3 passages; more
+ * pseudo-seeds (5 instead of 2) when only common names are linked; pseudo-seeds also when nothing is linked.
+ */
+const AROUND_SEARCHER: Record<string, unknown>[] = [{ partialLink: 0.5 }, { prf: 3 }, { pseudoSeeds: 5 }, { pseudoOnNoLink: true }];
 
 function aroundGrid(): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
@@ -67,6 +76,7 @@ function aroundGrid(): Record<string, unknown>[] {
   out.push({ hybrid: 0.5 });
   // One scale for graph and hybrid evidence (searcher.ts graphFirst): the hybrid's best can outrank a barely-reached passage.
   out.push({ graphFirst: 0, hybrid: 0.25 });
+  out.push(...AROUND_SEARCHER);
   return out;
 }
 

@@ -69,6 +69,8 @@ export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerNam
     graphFirst: raw.graphFirst === undefined ? SEARCHER_DEFAULTS.graphFirst : Number(raw.graphFirst),
     minSeedIdf: raw.minSeedIdf === undefined ? SEARCHER_DEFAULTS.minSeedIdf : Number(raw.minSeedIdf),
     pseudoSeeds: raw.pseudoSeeds === undefined ? SEARCHER_DEFAULTS.pseudoSeeds : Number(raw.pseudoSeeds),
+    partialLink: raw.partialLink === undefined ? SEARCHER_DEFAULTS.partialLink : Number(raw.partialLink),
+    prf: raw.prf === undefined ? SEARCHER_DEFAULTS.prf : Number(raw.prf),
     pseudoOnNoLink: bool(raw.pseudoOnNoLink, SEARCHER_DEFAULTS.pseudoOnNoLink, 'pseudoOnNoLink'),
     microLabels: bool(raw.microLabels, SEARCHER_DEFAULTS.microLabels, 'microLabels'),
     microFigures: bool(raw.microFigures, SEARCHER_DEFAULTS.microFigures, 'microFigures'),

@@ -23,6 +23,7 @@
 import type { EvidencePath } from '../../pipeline/ranked-evidence';
 import { REL_EQUIVALENT, REL_PART_OF } from '../graph/types';
 import type { GraphView } from './graph-view';
+import { nameKey } from '../graph/names';
 import { relationShare, type RelationWord } from './relation-words';
 
 export interface HeuristicSettings {
@@ -61,6 +62,12 @@ export interface HeuristicSettings {
   seedContains?: number;
   /** Relation words weigh idf ^ relIdf more (idf = log(1 + documents / documents holding the word); 0 = off). */
   relIdf?: number;
+  /**
+   * Weight of partial-name bridges (0 = off): an entity x reached through a mention also stands for the passages whose
+   * title it is the leading or trailing span of (partial-names.ts), at `partial` x the share of the question's
+   * relation words such a passage holds (entity linking: a partial candidate is chosen by its context).
+   */
+  partial?: number;
 }
 
 /** An entity named in more passages than this is a hub: co-mentions through it say nothing (a priori cut, ~1% of a 6K corpus). */
@@ -119,6 +126,7 @@ export const HEURISTIC_DEFAULTS: HeuristicSettings = {
   prefix: 0,
   seedContains: 0,
   relIdf: 0,
+  partial: 0,
 };
 
 export interface SeedInput {
@@ -270,6 +278,18 @@ function untitledSeedContainers(view: GraphView, seeds: SeedInput[], s: Heuristi
   }
 }
 
+/**
+ * Passages whose title x's name partly names (leading or trailing span), each at `link` x `partial` x its share of the
+ * relation words: a partial-name candidate without any of the asked relation's words has no context for it.
+ */
+function offerPartial(w: Walk, offer: Offer, link: number, from: number, d: number, x: number): void {
+  const own = w.view.titleDocsOf[x];
+  for (const d2 of w.view.partialDocs(nameKey(w.view.g.entityNames[x]))) {
+    const fit = d2 === d || own.includes(d2) ? 0 : (w.rel.fit.get(d2) ?? 0);
+    if (fit > 0) offer(d2, link * w.s.partial! * fit, from, d, x, 'is named in the title of');
+  }
+}
+
 /** One hop out of document d (score sd): title-mention bridges, container bridges, co-mentions. */
 function hopFrom(w: Walk, offer: Offer, d: number, sd: number, hop: number): void {
   const { view, s, relWords, rel } = w;
@@ -282,6 +302,7 @@ function hopFrom(w: Walk, offer: Offer, d: number, sd: number, hop: number): voi
     const link = hop > 0 && s.cap ? Math.min(raw, s.cap * sd) : raw;
     for (const d2 of view.titleDocsOf[t.tail]) if (d2 !== d) offer(d2, link * (1 + (s.target ?? 0) * rel.residual(d, d2)), from, d, t.tail);
     if (s.contains) offerContainers(w, offer, link, from, d, t.tail);
+    if (s.partial) offerPartial(w, offer, link, from, d, t.tail);
     if (!s.comention) continue;
     // Co-mention: another passage naming the same entity, if it also speaks of the asked relation.
     const docs = g.entityDocs[t.tail];
@@ -296,6 +317,7 @@ function hopFrom(w: Walk, offer: Offer, d: number, sd: number, hop: number): voi
   // The passage about x leads on to the passages whose title contains x ("Tennessee" -> "... Tennessee Tower").
   const own = g.docs[d].titleEntity;
   if (s.contains && own >= 0) offerContainers(w, offer, sd * s.bridge, w.via.get(d) ?? own, d, own);
+  if (s.partial && own >= 0) offerPartial(w, offer, sd * s.bridge, w.via.get(d) ?? own, d, own);
 }
 
 export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: RelationWord[], s: HeuristicSettings = HEURISTIC_DEFAULTS): GraphScores {

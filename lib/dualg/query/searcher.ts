@@ -54,6 +54,17 @@ export interface SearcherSettings {
   minSeedIdf: number;
   /** With only common entities linked, seed the graph from this many top hybrid documents (0 = plain hybrid). */
   pseudoSeeds: number;
+  /**
+   * Partial-name linking (link.ts, partial-names.ts; 0 = off): a mention no dictionary name matched, or whose name titles
+   * no passage, links the titles it is the leading or trailing span of, at this share of their idf / candidates.
+   */
+  partialLink: number;
+  /**
+   * Pseudo-relevance feedback (Rocchio; RM3's top documents; 0 = off): the title entities of the hybrid's first `prf`
+   * passages join the linked seeds, the i-th (from 1) at mention x minSeedIdf x max idf / (1 + i): feedback is
+   * weaker evidence than a named entity, below the share that steers the ranking, so it never decides seedFirst.
+   */
+  prf: number;
   /** Also when nothing at all was linked (else: plain hybrid, as the spec's fallback). */
   pseudoOnNoLink: boolean;
   /** One-document ranking: question content words match micro fact labels; "Figure N" matches that figure (micro-label-match.ts). */
@@ -73,6 +84,8 @@ export const SEARCHER_DEFAULTS: SearcherSettings = {
   graphFirst: 1,
   minSeedIdf: 0.5,
   pseudoSeeds: 2,
+  partialLink: 0,
+  prf: 0,
   pseudoOnNoLink: false,
   microLabels: LABEL_MATCH_DEFAULTS.labels,
   microFigures: LABEL_MATCH_DEFAULTS.figures,
@@ -171,7 +184,7 @@ export class DualgSearcher {
     // Entity recognition: the pattern stage's entities when a model parsed the query, else the rule NER.
     const names = opts.pattern?.entities ?? entities(query);
     const near = this.parts.linker ? await this.parts.linker.nearestOf(view, names, MAX_PER_NAME) : undefined;
-    const link = linkQuery(view, query, names, near ? (e) => near.get(e) ?? [] : undefined);
+    const link = linkQuery(view, query, names, near ? (e) => near.get(e) ?? [] : undefined, this.s.partialLink);
     timings.linking = now() - t0;
     const t1 = now();
     const conditions = patternConditions(query, opts);
@@ -224,6 +237,7 @@ export class DualgSearcher {
         timings: { ...timings, hybrid: h.timings.totalMs ?? 0, totalMs: now() - t0 },
       };
     }
+    if (this.s.prf > 0 && seedsUsed === seeds) seedsUsed = this.withFeedback(seeds, (await hybridP).hits, maxIdf);
     const t2 = now();
     const rel = relationWords(query, link.covered, { lexicon: this.s.lexicon, idf: this.relationIdf() });
     const { docScores, paths } = await this.score(seedsUsed, rel, query, link.covered);
@@ -245,6 +259,14 @@ export class DualgSearcher {
       timings,
       ...(notes.length ? { notes } : {}),
     };
+  }
+
+  /** The linked seeds plus the title entities of the hybrid's first `prf` passages, the i-th (from 1) at mention x minSeedIdf x max idf / (1 + i). */
+  private withFeedback(seeds: SeedInput[], hits: SearchHit[], maxIdf: number): SeedInput[] {
+    const out = new Map(seeds.map((x) => [x.entity, x.weight]));
+    const top = this.s.heuristic.mention * this.s.minSeedIdf * maxIdf;
+    pseudoSeeds(this.parts.view, hits, this.s.prf, maxIdf, this.docIndex).forEach((x, i) => out.set(x.entity, Math.max(out.get(x.entity) ?? 0, top / (2 + i))));
+    return [...out.entries()].map(([entity, weight]) => ({ entity, weight }));
   }
 
   /** idf ^ relIdf of a relation word's stem over the corpus (heuristic.relIdf; undefined when 0). */
