@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     if (!gold.length) continue;
     const r = await searcher.search(q.question, { k: 20 }, kb);
     const ranks = gold.map((d) => r.hits.findIndex((h) => h.docId === d));
-    const link = linkQuery(parts.view, q.question);
+    const link = linkQuery(parts.view, q.question, undefined, undefined, s.partialLink);
     const strong = link.seeds.filter((x) => x.weight >= s.minSeedIdf * maxIdf);
     const scored = heuristicScores(parts.view, link.seeds, relationWords(q.question, link.covered), s.heuristic).docScores;
     const goldIdx = gold.map((d) => docIndex.get(d) ?? -1);

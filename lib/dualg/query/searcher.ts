@@ -30,6 +30,7 @@ import { relationWords } from './relation-words';
 import { hashedQueryVector, type GnnScorer } from './scorer';
 import { scorerIdentity, type CheckpointIdentity, type ScorerIdentity, type ScorerName } from './scorer-identity';
 import { KfError } from '../../util/errors';
+import { choiceLabel, type BenchChoice } from '../bench-settings';
 
 export type { ScorerName } from './scorer-identity';
 
@@ -116,13 +117,17 @@ function patternConditions(query: string, opts: KbSearchOptions): PatternTriple[
 
 export class DualgSearcher {
   private readonly docIndex: Map<string, number>;
-  /** The scorer's identity plus who linked the query's mentions (`linking`). */
-  readonly identity: ScorerIdentity & { linking: string };
+  /**
+   * The scorer's identity plus who linked the query's mentions (`linking`) and which settings ranked (`settings`:
+   * "defaults", or a benchmark's k-fold choice, bench-settings.ts; `settingsFrom` says where that choice comes from).
+   */
+  readonly identity: ScorerIdentity & { linking: string; settings: string; settingsFrom?: string };
 
   constructor(
     private readonly parts: SearcherParts,
     private readonly s: SearcherSettings,
     private readonly name: string,
+    choice?: BenchChoice,
   ) {
     this.docIndex = new Map(parts.docIds.map((id, i) => [id, i]));
     if (s.macro && s.scorer === 'gnn' && !parts.gnn)
@@ -132,7 +137,14 @@ export class DualgSearcher {
     // The default (trigram) linking keeps the label every earlier run carries; the dense linker is named in it.
     // Without the macro graph nothing is linked (microOnly), so no linker is named.
     const linking = s.macro ? (parts.linker?.label ?? TRIGRAM_LINKING_LABEL) : 'none (without the macro graph)';
-    this.identity = { ...base, linking, label: parts.linker && s.macro ? `${base.label}; entities linked by the ${linking}` : base.label };
+    const label = parts.linker && s.macro ? `${base.label}; entities linked by the ${linking}` : base.label;
+    this.identity = {
+      ...base,
+      linking,
+      settings: choiceLabel(choice),
+      ...(choice ? { settingsFrom: choice.evidence } : {}),
+      label: choice ? `${label}; settings: ${choiceLabel(choice)}` : label,
+    };
   }
 
   async search(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
