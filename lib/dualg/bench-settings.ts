@@ -25,8 +25,7 @@ export const BENCH_CHOICES: Record<string, BenchChoice> = {
   musique: {
     benchmark: 'musique',
     settings: { partialLink: 0.5 },
-    evidence:
-      'kf kfold --bench musique, seeds 1, 2, 3: partialLink 0.5 chosen in 15 of 15 folds; held-out R@5 .750, all-found@8 .600 (defaults .717, .550)',
+    evidence: 'kf kfold --bench musique, seeds 1, 2, 3: partialLink 0.5 chosen in 15 of 15 folds; held-out R@5 .750, all-found@8 .600 (defaults .717, .550)',
   },
 };
 

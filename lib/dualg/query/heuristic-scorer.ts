@@ -24,7 +24,7 @@ import type { EvidencePath } from '../../pipeline/ranked-evidence';
 import { REL_EQUIVALENT, REL_PART_OF } from '../graph/types';
 import type { GraphView } from './graph-view';
 import { nameKey } from '../graph/names';
-import { relationShare, type RelationWord } from './relation-words';
+import { hopWords, relationShare, type RelationWord } from './relation-words';
 
 export interface HeuristicSettings {
   mention: number;
@@ -68,6 +68,11 @@ export interface HeuristicSettings {
    * relation words such a passage holds (entity linking: a partial candidate is chosen by its context).
    */
   partial?: number;
+  /**
+   * 1: follow the question's chain (0 = off): the bridge out of hop h is judged by the relation words of the (h+1)-th
+   * closest distance to the linked names ("the X of the Y of Z": Y out of Z, then X), not by all of them (hopWords).
+   */
+  chain?: number;
 }
 
 /** An entity named in more passages than this is a hub: co-mentions through it say nothing (a priori cut, ~1% of a 6K corpus). */
@@ -127,6 +132,7 @@ export const HEURISTIC_DEFAULTS: HeuristicSettings = {
   seedContains: 0,
   relIdf: 0,
   partial: 0,
+  chain: 0,
 };
 
 export interface SeedInput {
@@ -295,10 +301,11 @@ function hopFrom(w: Walk, offer: Offer, d: number, sd: number, hop: number): voi
   const { view, s, relWords, rel } = w;
   const g = view.g;
   const maxIdf = Math.log(1 + Math.max(1, g.docs.length));
+  const words = s.chain ? hopWords(relWords, hop) : relWords;
   for (const ti of view.docMentions[d]) {
     const t = g.triples[ti];
     const from = w.via.get(d) ?? t.head;
-    const raw = sd * s.bridge * (1 + s.context * contextMatch(relWords, t.lead, t.context)) * (view.idf[t.tail] / maxIdf) ** (s.hub ?? 0);
+    const raw = sd * s.bridge * (1 + s.context * contextMatch(words, t.lead, t.context)) * (view.idf[t.tail] / maxIdf) ** (s.hub ?? 0);
     const link = hop > 0 && s.cap ? Math.min(raw, s.cap * sd) : raw;
     for (const d2 of view.titleDocsOf[t.tail]) if (d2 !== d) offer(d2, link * (1 + (s.target ?? 0) * rel.residual(d, d2)), from, d, t.tail);
     if (s.contains) offerContainers(w, offer, link, from, d, t.tail);
