@@ -112,6 +112,11 @@ const MAX_CONTAINER_DOCS = 30;
  * relIdf 0 (off): weighting the relation words by idf (the IR principle) is offered to k-fold instead of shipped;
  * as a default it changed nothing on MuSiQue dev (R@5 .717) and cost HotpotQA R@2 (.883 -> .875) and 2Wiki
  * all-found@2 (.770 -> .754) (offline indexes); k-fold picked it in 1 of 15 folds.
+ * partial 0 (off): partial-name bridges (partial-names.ts) are offered to k-fold at 0.5; as a default they changed
+ * nothing on the three corpora's dev figures. chain 0 (off): chain-following (hopWords) is an opt-in setting, measured
+ * and not offered (experiments/dualg/README.md, the k-fold section). Partial-name linking of the question's mentions
+ * is a searcher setting (partialLink): the k-fold chose it in every MuSiQue fold, so MuSiQue runs it
+ * (lib/dualg/bench-settings.ts); it is not a default because it costs HotpotQA.
  */
 export const HEURISTIC_DEFAULTS: HeuristicSettings = {
   mention: 0.5,
