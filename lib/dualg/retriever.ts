@@ -19,7 +19,8 @@
  * (built once, reused, refused for another index). Settings (experiment
  * `index.settings` / RetrieverSetup.settings): scorer, tau, equivalence (trigrams | stage), linking (trigrams | stage: query
  * mentions linked through the embedding stage, query/dense-link.ts), micro, macro, lexicon, microLabels, microFigures,
- * heuristic.{...}, fusion.{alpha,beta,decay}, hybrid, graphFirst, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store root).
+ * heuristic.{...}, fusion.{alpha,beta,decay}, hybrid, graphFirst, partialLink, prf, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store
+ * root), benchSettings (false: the defaults even where the index's benchmark has a k-fold choice, bench-settings.ts).
  */
 import type { ModeRetriever } from '../pipeline/engine-knowledge-base';
 import { registerRetriever, getRetriever, type RetrieverEntry, type RetrieverSetup } from '../pipeline/retrievers';
@@ -36,6 +37,7 @@ import { DualgSearcher, SEARCHER_DEFAULTS, type SearcherParts, type SearcherSett
 import { SCORER_NAMES, type CheckpointIdentity, type ScorerName } from './query/scorer-identity';
 import { createModelRouter } from '../models/router';
 import { denseLinker, type LinkingName, type MentionLinker } from './query/dense-link';
+import { benchChoice, withChoice } from './bench-settings';
 
 function bool(v: unknown, dflt: boolean, name: string): boolean {
   if (v === undefined) return dflt;
@@ -69,6 +71,8 @@ export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerNam
     graphFirst: raw.graphFirst === undefined ? SEARCHER_DEFAULTS.graphFirst : Number(raw.graphFirst),
     minSeedIdf: raw.minSeedIdf === undefined ? SEARCHER_DEFAULTS.minSeedIdf : Number(raw.minSeedIdf),
     pseudoSeeds: raw.pseudoSeeds === undefined ? SEARCHER_DEFAULTS.pseudoSeeds : Number(raw.pseudoSeeds),
+    partialLink: raw.partialLink === undefined ? SEARCHER_DEFAULTS.partialLink : Number(raw.partialLink),
+    prf: raw.prf === undefined ? SEARCHER_DEFAULTS.prf : Number(raw.prf),
     pseudoOnNoLink: bool(raw.pseudoOnNoLink, SEARCHER_DEFAULTS.pseudoOnNoLink, 'pseudoOnNoLink'),
     microLabels: bool(raw.microLabels, SEARCHER_DEFAULTS.microLabels, 'microLabels'),
     microFigures: bool(raw.microFigures, SEARCHER_DEFAULTS.microFigures, 'microFigures'),
@@ -169,14 +173,16 @@ export function mentionLinker(raw: unknown, name: string, env: NodeJS.ProcessEnv
 
 async function create(setup: RetrieverSetup, v: Variant): Promise<ModeRetriever> {
   const scorer = scorerOf(v, setup.settings.scorer);
-  const settings = searcherSettings({ ...setup.settings, ...v.overrides }, scorer);
+  // The benchmark's k-fold choice (bench-settings.ts) under the explicit settings; none: the defaults.
+  const chosen = withChoice(setup.settings, benchChoice(setup.indexDir, setup.settings));
+  const settings = searcherSettings({ ...chosen.settings, ...v.overrides }, scorer);
   // Refused before the graph is built or opened: a missing endpoint should not cost a graph build first.
   const linker = mentionLinker(setup.settings.linking, v.name, process.env, setup.log);
   const g = await graphFor(setup);
   const parts: SearcherParts = { ...searcherParts(g), ...(linker ? { linker } : {}) };
   // Without the macro graph the GNN has nothing to run on: it is neither loaded nor asked for.
   if (scorer === 'gnn' && settings.macro) parts.gnn = await loadGnn(setup, g, v.name);
-  const searcher = new DualgSearcher(parts, settings, v.name);
+  const searcher = new DualgSearcher(parts, settings, v.name, chosen.inForce);
   setup.log?.(`${v.name}: ${searcher.identity.label}`);
   return (query, opts, kb) => searcher.search(query, opts, kb);
 }

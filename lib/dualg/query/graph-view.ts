@@ -9,6 +9,7 @@ import { skipKey } from '../graph/extract-offline';
 import { NameMatcher } from '../graph/name-matcher';
 import { wordTokens } from '../graph/names';
 import { REL_MENTIONS, type DualGraph } from '../graph/types';
+import { PARTIAL_MIN_IDF_SHARE, PartialNames } from './partial-names';
 
 export interface GraphView {
   g: DualGraph;
@@ -37,6 +38,8 @@ export interface GraphView {
   containerDocs(entity: number): readonly number[];
   /** The stemmed words of the corpus that start with `prefix` (sorted vocabulary, built on first use). */
   stemsWithPrefix(prefix: string): readonly string[];
+  /** Documents whose title has the name key as a proper leading or trailing span, unless too many do (partial-names.ts). */
+  partialDocs(key: string): readonly number[];
 }
 
 /** Entities named inside each title (every word span that is a known name, not the title's own entity), inverted. */
@@ -125,6 +128,7 @@ export function graphView(g: DualGraph): GraphView {
   };
   let containers: number[][] | undefined;
   const containerDocs = (e: number) => (containers ??= titleContainers(g))[e] ?? [];
+  const partial = new PartialNames(g, PARTIAL_MIN_IDF_SHARE);
   return {
     g,
     matcher,
@@ -138,5 +142,6 @@ export function graphView(g: DualGraph): GraphView {
     stemDocs,
     containerDocs,
     stemsWithPrefix,
+    partialDocs: (key) => partial.docs(key),
   };
 }

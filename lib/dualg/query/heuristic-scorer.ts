@@ -23,7 +23,8 @@
 import type { EvidencePath } from '../../pipeline/ranked-evidence';
 import { REL_EQUIVALENT, REL_PART_OF } from '../graph/types';
 import type { GraphView } from './graph-view';
-import { relationShare, type RelationWord } from './relation-words';
+import { nameKey } from '../graph/names';
+import { hopWords, relationShare, type RelationWord } from './relation-words';
 
 export interface HeuristicSettings {
   mention: number;
@@ -61,6 +62,17 @@ export interface HeuristicSettings {
   seedContains?: number;
   /** Relation words weigh idf ^ relIdf more (idf = log(1 + documents / documents holding the word); 0 = off). */
   relIdf?: number;
+  /**
+   * Weight of partial-name bridges (0 = off): an entity x reached through a mention also stands for the passages whose
+   * title it is the leading or trailing span of (partial-names.ts), at `partial` x the share of the question's
+   * relation words such a passage holds (entity linking: a partial candidate is chosen by its context).
+   */
+  partial?: number;
+  /**
+   * 1: follow the question's chain (0 = off): the bridge out of hop h is judged by the relation words of the (h+1)-th
+   * closest distance to the linked names ("the X of the Y of Z": Y out of Z, then X), not by all of them (hopWords).
+   */
+  chain?: number;
 }
 
 /** An entity named in more passages than this is a hub: co-mentions through it say nothing (a priori cut, ~1% of a 6K corpus). */
@@ -100,6 +112,11 @@ const MAX_CONTAINER_DOCS = 30;
  * relIdf 0 (off): weighting the relation words by idf (the IR principle) is offered to k-fold instead of shipped;
  * as a default it changed nothing on MuSiQue dev (R@5 .717) and cost HotpotQA R@2 (.883 -> .875) and 2Wiki
  * all-found@2 (.770 -> .754) (offline indexes); k-fold picked it in 1 of 15 folds.
+ * partial 0 (off): partial-name bridges (partial-names.ts) are offered to k-fold at 0.5; as a default they changed
+ * nothing on the three corpora's dev figures. chain 0 (off): chain-following (hopWords) is an opt-in setting, measured
+ * and not offered (experiments/dualg/README.md, the k-fold section). Partial-name linking of the question's mentions
+ * is a searcher setting (partialLink): the k-fold chose it in every MuSiQue fold, so MuSiQue runs it
+ * (lib/dualg/bench-settings.ts); it is not a default because it costs HotpotQA.
  */
 export const HEURISTIC_DEFAULTS: HeuristicSettings = {
   mention: 0.5,
@@ -119,6 +136,8 @@ export const HEURISTIC_DEFAULTS: HeuristicSettings = {
   prefix: 0,
   seedContains: 0,
   relIdf: 0,
+  partial: 0,
+  chain: 0,
 };
 
 export interface SeedInput {
@@ -270,18 +289,32 @@ function untitledSeedContainers(view: GraphView, seeds: SeedInput[], s: Heuristi
   }
 }
 
+/**
+ * Passages whose title x's name partly names (leading or trailing span), each at `link` x `partial` x its share of the
+ * relation words: a partial-name candidate without any of the asked relation's words has no context for it.
+ */
+function offerPartial(w: Walk, offer: Offer, link: number, from: number, d: number, x: number): void {
+  const own = w.view.titleDocsOf[x];
+  for (const d2 of w.view.partialDocs(nameKey(w.view.g.entityNames[x]))) {
+    const fit = d2 === d || own.includes(d2) ? 0 : (w.rel.fit.get(d2) ?? 0);
+    if (fit > 0) offer(d2, link * w.s.partial! * fit, from, d, x, 'is named in the title of');
+  }
+}
+
 /** One hop out of document d (score sd): title-mention bridges, container bridges, co-mentions. */
 function hopFrom(w: Walk, offer: Offer, d: number, sd: number, hop: number): void {
   const { view, s, relWords, rel } = w;
   const g = view.g;
   const maxIdf = Math.log(1 + Math.max(1, g.docs.length));
+  const words = s.chain ? hopWords(relWords, hop) : relWords;
   for (const ti of view.docMentions[d]) {
     const t = g.triples[ti];
     const from = w.via.get(d) ?? t.head;
-    const raw = sd * s.bridge * (1 + s.context * contextMatch(relWords, t.lead, t.context)) * (view.idf[t.tail] / maxIdf) ** (s.hub ?? 0);
+    const raw = sd * s.bridge * (1 + s.context * contextMatch(words, t.lead, t.context)) * (view.idf[t.tail] / maxIdf) ** (s.hub ?? 0);
     const link = hop > 0 && s.cap ? Math.min(raw, s.cap * sd) : raw;
     for (const d2 of view.titleDocsOf[t.tail]) if (d2 !== d) offer(d2, link * (1 + (s.target ?? 0) * rel.residual(d, d2)), from, d, t.tail);
     if (s.contains) offerContainers(w, offer, link, from, d, t.tail);
+    if (s.partial) offerPartial(w, offer, link, from, d, t.tail);
     if (!s.comention) continue;
     // Co-mention: another passage naming the same entity, if it also speaks of the asked relation.
     const docs = g.entityDocs[t.tail];
@@ -296,6 +329,7 @@ function hopFrom(w: Walk, offer: Offer, d: number, sd: number, hop: number): voi
   // The passage about x leads on to the passages whose title contains x ("Tennessee" -> "... Tennessee Tower").
   const own = g.docs[d].titleEntity;
   if (s.contains && own >= 0) offerContainers(w, offer, sd * s.bridge, w.via.get(d) ?? own, d, own);
+  if (s.partial && own >= 0) offerPartial(w, offer, sd * s.bridge, w.via.get(d) ?? own, d, own);
 }
 
 export function heuristicScores(view: GraphView, seeds: SeedInput[], relWords: RelationWord[], s: HeuristicSettings = HEURISTIC_DEFAULTS): GraphScores {

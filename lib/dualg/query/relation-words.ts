@@ -18,6 +18,22 @@ export interface RelationWord {
   /** The word's stem first, then lexicon alternatives. */
   stems: string[];
   weight: number;
+  /** Rank of its distance to the nearest linked name among the question's relation words (0: the closest). */
+  order?: number;
+}
+
+/**
+ * The relation words of one hop of a compositional question ("the X of the Y of Z": the hop out of Z is Y, the next
+ * X): the words of the (hop + 1)-th closest distance to the linked names, the farthest ones for any later hop, their
+ * weights renormalised. Words without an order (built elsewhere) all count.
+ */
+export function hopWords(words: RelationWord[], hop: number): RelationWord[] {
+  const orders = words.map((w) => w.order).filter((o): o is number => o !== undefined);
+  if (orders.length < words.length || !words.length) return words;
+  const pick = Math.min(hop, Math.max(...orders));
+  const mine = words.filter((w) => w.order === pick);
+  const total = mine.reduce((a, w) => a + w.weight, 0) || 1;
+  return mine.map((w) => ({ ...w, weight: w.weight / total }));
 }
 
 const QUESTION_WORDS = new Set(['what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how', 'did', 'does', 'do']);
@@ -83,12 +99,13 @@ export function relationWords(question: string, covered: Set<number>, opts: { le
   });
   const raw = picked.map((p) => (opts.idf?.(stem(p.norm)) ?? 1) / (1 + 0.5 * Math.max(0, countContentBetween(p.distance))));
   const total = raw.reduce((a, b) => a + b, 0) || 1;
+  const distances = [...new Set(picked.map((p) => p.distance))].sort((a, b) => a - b);
   return picked.map((p, i) => {
     const base = p.norm;
     let alts = opts.lexicon === false ? [] : (LEXICON[base] ?? LEXICON[base.replace(/s$/, '')] ?? []);
     // "father-in-law": the hop out of the named person is the marriage.
     if (opts.lexicon !== false && p.inLaw) alts = [...LEXICON.spouse, ...alts];
-    return { stems: [...new Set([stem(p.norm), ...alts.map(stem)])], weight: raw[i] / total };
+    return { stems: [...new Set([stem(p.norm), ...alts.map(stem)])], weight: raw[i] / total, order: distances.indexOf(p.distance) };
   });
 }
 

@@ -30,6 +30,7 @@ import { relationWords } from './relation-words';
 import { hashedQueryVector, type GnnScorer } from './scorer';
 import { scorerIdentity, type CheckpointIdentity, type ScorerIdentity, type ScorerName } from './scorer-identity';
 import { KfError } from '../../util/errors';
+import { choiceLabel, type BenchChoice } from '../bench-settings';
 
 export type { ScorerName } from './scorer-identity';
 
@@ -54,6 +55,17 @@ export interface SearcherSettings {
   minSeedIdf: number;
   /** With only common entities linked, seed the graph from this many top hybrid documents (0 = plain hybrid). */
   pseudoSeeds: number;
+  /**
+   * Partial-name linking (link.ts, partial-names.ts; 0 = off): a mention no dictionary name matched, or whose name titles
+   * no passage, links the titles it is the leading or trailing span of, at this share of their idf / candidates.
+   */
+  partialLink: number;
+  /**
+   * Pseudo-relevance feedback (Rocchio; RM3's top documents; 0 = off): the title entities of the hybrid's first `prf`
+   * passages join the linked seeds, the i-th (from 1) at mention x minSeedIdf x max idf / (1 + i): feedback is
+   * weaker evidence than a named entity, below the share that steers the ranking, so it never decides seedFirst.
+   */
+  prf: number;
   /** Also when nothing at all was linked (else: plain hybrid, as the spec's fallback). */
   pseudoOnNoLink: boolean;
   /** One-document ranking: question content words match micro fact labels; "Figure N" matches that figure (micro-label-match.ts). */
@@ -73,6 +85,8 @@ export const SEARCHER_DEFAULTS: SearcherSettings = {
   graphFirst: 1,
   minSeedIdf: 0.5,
   pseudoSeeds: 2,
+  partialLink: 0,
+  prf: 0,
   pseudoOnNoLink: false,
   microLabels: LABEL_MATCH_DEFAULTS.labels,
   microFigures: LABEL_MATCH_DEFAULTS.figures,
@@ -103,13 +117,17 @@ function patternConditions(query: string, opts: KbSearchOptions): PatternTriple[
 
 export class DualgSearcher {
   private readonly docIndex: Map<string, number>;
-  /** The scorer's identity plus who linked the query's mentions (`linking`). */
-  readonly identity: ScorerIdentity & { linking: string };
+  /**
+   * The scorer's identity plus who linked the query's mentions (`linking`) and which settings ranked (`settings`:
+   * "defaults", or a benchmark's k-fold choice, bench-settings.ts; `settingsFrom` says where that choice comes from).
+   */
+  readonly identity: ScorerIdentity & { linking: string; settings: string; settingsFrom?: string };
 
   constructor(
     private readonly parts: SearcherParts,
     private readonly s: SearcherSettings,
     private readonly name: string,
+    choice?: BenchChoice,
   ) {
     this.docIndex = new Map(parts.docIds.map((id, i) => [id, i]));
     if (s.macro && s.scorer === 'gnn' && !parts.gnn)
@@ -119,7 +137,14 @@ export class DualgSearcher {
     // The default (trigram) linking keeps the label every earlier run carries; the dense linker is named in it.
     // Without the macro graph nothing is linked (microOnly), so no linker is named.
     const linking = s.macro ? (parts.linker?.label ?? TRIGRAM_LINKING_LABEL) : 'none (without the macro graph)';
-    this.identity = { ...base, linking, label: parts.linker && s.macro ? `${base.label}; entities linked by the ${linking}` : base.label };
+    const label = parts.linker && s.macro ? `${base.label}; entities linked by the ${linking}` : base.label;
+    this.identity = {
+      ...base,
+      linking,
+      settings: choiceLabel(choice),
+      ...(choice ? { settingsFrom: choice.evidence } : {}),
+      label: choice ? `${label}; settings: ${choiceLabel(choice)}` : label,
+    };
   }
 
   async search(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
@@ -171,7 +196,7 @@ export class DualgSearcher {
     // Entity recognition: the pattern stage's entities when a model parsed the query, else the rule NER.
     const names = opts.pattern?.entities ?? entities(query);
     const near = this.parts.linker ? await this.parts.linker.nearestOf(view, names, MAX_PER_NAME) : undefined;
-    const link = linkQuery(view, query, names, near ? (e) => near.get(e) ?? [] : undefined);
+    const link = linkQuery(view, query, names, near ? (e) => near.get(e) ?? [] : undefined, this.s.partialLink);
     timings.linking = now() - t0;
     const t1 = now();
     const conditions = patternConditions(query, opts);
@@ -224,6 +249,7 @@ export class DualgSearcher {
         timings: { ...timings, hybrid: h.timings.totalMs ?? 0, totalMs: now() - t0 },
       };
     }
+    if (this.s.prf > 0 && seedsUsed === seeds) seedsUsed = this.withFeedback(seeds, (await hybridP).hits, maxIdf);
     const t2 = now();
     const rel = relationWords(query, link.covered, { lexicon: this.s.lexicon, idf: this.relationIdf() });
     const { docScores, paths } = await this.score(seedsUsed, rel, query, link.covered);
@@ -245,6 +271,14 @@ export class DualgSearcher {
       timings,
       ...(notes.length ? { notes } : {}),
     };
+  }
+
+  /** The linked seeds plus the title entities of the hybrid's first `prf` passages, the i-th (from 1) at mention x minSeedIdf x max idf / (1 + i). */
+  private withFeedback(seeds: SeedInput[], hits: SearchHit[], maxIdf: number): SeedInput[] {
+    const out = new Map(seeds.map((x) => [x.entity, x.weight]));
+    const top = this.s.heuristic.mention * this.s.minSeedIdf * maxIdf;
+    pseudoSeeds(this.parts.view, hits, this.s.prf, maxIdf, this.docIndex).forEach((x, i) => out.set(x.entity, Math.max(out.get(x.entity) ?? 0, top / (2 + i))));
+    return [...out.entries()].map(([entity, weight]) => ({ entity, weight }));
   }
 
   /** idf ^ relIdf of a relation word's stem over the corpus (heuristic.relIdf; undefined when 0). */
