@@ -167,7 +167,10 @@ export const command: CommandSpec = {
 };
 
 /** Means and paired sign tests of every method, one line each. */
-function logComparison(cmp: { means: Record<string, ReturnType<typeof meanMetrics>>; paired: Record<string, Record<string, PairedComparison>> }, log: (l: string) => void) {
+function logComparison(
+  cmp: { means: Record<string, ReturnType<typeof meanMetrics>>; paired: Record<string, Record<string, PairedComparison>> },
+  log: (l: string) => void,
+) {
   const f = (x: number) => x.toFixed(3);
   for (const [m, v] of Object.entries(cmp.means)) {
     log(`${m}: R@2 ${f(v.r2)} R@5 ${f(v.r5)} all@2 ${f(v.allFound2)} all@5 ${f(v.allFound5)} all@8 ${f(v.allFound8)} (n=${v.n})`);

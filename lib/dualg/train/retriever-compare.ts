@@ -54,7 +54,13 @@ export async function compareRetrievers(
     for (const m of RETRIEVER_METHODS) {
       const r = await searchers[m].search(q.question, { k: K }, kb);
       // Ranked as `kf kfold` and `kf eval retrieval` rank: the hits' documents in order.
-      rows[m].push(questionMetrics(q.id, r.hits.map((h) => h.docId), [...new Set(q.goldDocs)]));
+      rows[m].push(
+        questionMetrics(
+          q.id,
+          r.hits.map((h) => h.docId),
+          [...new Set(q.goldDocs)],
+        ),
+      );
     }
   }
   const toMap = (m: RetrieverMethod, f: PairedMetric) => new Map(rows[m].map((r) => [r.id, r[f]]));

@@ -70,7 +70,13 @@ function docListParts(graph: GnnGraph, batch: SubgraphBatch, examples: TrainExam
     const gold = new Set(ex.targetDocs);
     const c = docCandidates(graph, batch.parts[q].nodes, ex.query);
     const off = batch.nodeOffsets[q];
-    out.push({ titleNode: c.titleLocal.map((v) => (v >= 0 ? v + off : -1)), prior: c.prior, recip: c.recip, hybrid: c.hybrid, gold: c.docs.map((d) => gold.has(d)) });
+    out.push({
+      titleNode: c.titleLocal.map((v) => (v >= 0 ? v + off : -1)),
+      prior: c.prior,
+      recip: c.recip,
+      hybrid: c.hybrid,
+      gold: c.docs.map((d) => gold.has(d)),
+    });
   });
   return out;
 }
