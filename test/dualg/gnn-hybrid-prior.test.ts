@@ -16,7 +16,7 @@ import { buildDualGraph } from '../../lib/dualg/graph/build';
 import { sourceFromPassages } from '../../lib/dualg/graph/source';
 import { toGnnGraph } from '../../lib/dualg/graph/to-gnn';
 import { graphView } from '../../lib/dualg/query/graph-view';
-import { gnnConfig } from '../../lib/dualg/gnn/config';
+import { gnnConfig, HYBRID_UNIT } from '../../lib/dualg/gnn/config';
 import { GnnModel } from '../../lib/dualg/gnn/model';
 import { makeGnnScorer, type GnnScorer } from '../../lib/dualg/gnn/scorer';
 import { loadGnnModel } from '../../lib/dualg/gnn/load';
@@ -31,7 +31,7 @@ import { writeCheckpoint } from '../../lib/dualg/train/checkpoint';
 import { rankDocs } from '../../lib/dualg/train/evaluate';
 import { trainGnn } from '../../lib/dualg/train/trainer';
 import type { GnnQuery } from '../../lib/dualg/types';
-import { initTf } from '../../lib/tf/backend';
+import { initTf, tf } from '../../lib/tf/backend';
 
 // Two films by one director, and a passage no entity of the question leads to (only text search finds it).
 const PASSAGES = [
@@ -65,6 +65,11 @@ test('hybrid prior: untrained, the heuristic order first, the hybrid-only passag
   assert.ok(heuristic.length >= 2 && !heuristic.includes(doc('Lund')), `precondition: the graph does not reach Lund (${heuristic})`);
   const model = new GnnModel(config);
   assert.deepEqual(model.priorScales(), { doc: 4, recip: 1, absent: 0, hybrid: 0 });
+  // The hybrid scalar is read in the prior's units (config.hybridUnit), in the score and in the loss alike.
+  model.p('prior.scales').assign(tf.tensor1d([4, 1, 0, 0.5]));
+  assert.equal(model.priorScales().hybrid, 0.5 * HYBRID_UNIT);
+  assert.deepEqual(Array.from(model.priorScaleTensor().dataSync()), [4, 1, 0, 0.5 * HYBRID_UNIT]);
+  model.p('prior.scales').assign(tf.tensor1d([4, 1, 0, 0]));
   const scores = makeGnnScorer(model, { paths: 0 })(gg, withHybrid(plain, [doc('Lund'), doc('Night Train')])).docScores;
   const ranked = rankDocs(scores);
   assert.deepEqual(ranked.slice(0, heuristic.length), heuristic, 'the heuristic documents in the heuristic order');
@@ -200,6 +205,13 @@ test('hybrid prior: a checkpoint of the two-feature prior is refused naming the 
       return true;
     });
     assert.match(String(checkpointIdentity(path.join(dir, 'old')).prior), /^heuristic \(2 features; retrain/);
+    // A checkpoint written before hybridUnit existed learned the raw scalar: it reads back with unit 1.
+    const { hybridUnit, ...before } = config;
+    assert.equal(hybridUnit, HYBRID_UNIT);
+    writeCheckpoint(path.join(dir, 'unit'), { manifest: { ...manifest, config: before as typeof config }, params: weights, optimizer: [] });
+    const unit1 = await loadGnnModel(path.join(dir, 'unit'));
+    assert.equal(unit1.config.hybridUnit, 1);
+    unit1.dispose();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import { compareOnDev } from '../../dualg/train/compare';
 import { compareOnHeldOut, type HeldOutComparison } from '../../dualg/train/held-out-generated';
 import { defaultCheckpointRoot } from '../../dualg/gnn';
+import { HYBRID_UNIT } from '../../dualg/gnn/config';
 import { writeTrainingReport } from '../../report/gnn-training';
 import { initTf } from '../../tf/backend';
 import { attachHybridEvidence, indexKnowledgeBase, kbHybridSearch } from '../../dualg/train/hybrid-evidence';
@@ -66,6 +67,12 @@ export const command: CommandSpec = {
     layers: { type: 'string', description: 'GNN layers', default: '2', validate: isPositiveInt },
     hidden: { type: 'string', description: 'hidden width', default: '64', validate: isPositiveInt },
     lr: { type: 'string', description: 'learning rate', default: '0.005', validate: isNumber },
+    'hybrid-unit': {
+      type: 'string',
+      description: "units of the learned hybrid-rank scalar in the document score (4 = the heuristic prior's scale; 1 = the raw scalar of the first run)",
+      default: String(HYBRID_UNIT),
+      validate: isNumber,
+    },
     replay: { type: 'string', description: 'synthetic examples replayed per fold example', default: '2', validate: isNonNegInt },
     'no-inner-validation': { type: 'boolean', description: "no inner validation split of each fold's training questions" },
   },
@@ -101,7 +108,7 @@ export const command: CommandSpec = {
       pretrainEpochs: num('pretrain-epochs'),
       epochs: num('epochs'),
       foldEpochs: num('fold-epochs'),
-      config: { layers: num('layers'), hidden: num('hidden') },
+      config: { layers: num('layers'), hidden: num('hidden'), hybridUnit: num('hybrid-unit') },
       learningRate: num('lr'),
       replay: num('replay'),
       innerValidation: !bool(args, 'no-inner-validation'),

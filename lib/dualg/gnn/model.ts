@@ -173,7 +173,12 @@ export class GnnModel {
   /** The document-score scalars of a prior-conditioned model (gnn/prior-features.ts). */
   priorScales(): PriorScales {
     const [doc, recip, absent, hybrid] = this.p('prior.scales').dataSync();
-    return { doc, recip, absent, hybrid };
+    return { doc, recip, absent, hybrid: hybrid * this.config.hybridUnit };
+  }
+
+  /** prior.scales as the document score uses them (the hybrid scalar in its units, config.hybridUnit): a tensor for the losses. */
+  priorScaleTensor(): tf.Tensor1D {
+    return this.p('prior.scales').mul(tf.tensor1d([1, 1, 1, this.config.hybridUnit])) as tf.Tensor1D;
   }
 
   private layerNorm(x: tf.Tensor2D, l: number): tf.Tensor2D {

@@ -42,7 +42,7 @@ export function trainStep(
   const lossOf = () => {
     const logits = model.forward(batch, qv).logits;
     const node = batchLoss(logits, targets, batch, w);
-    return docWeight ? (node.add(docListLoss(logits, model.p('prior.scales'), docParts, w.shrink).mul(docWeight)) as tf.Scalar) : node;
+    return docWeight ? (node.add(docListLoss(logits, model.priorScaleTensor(), docParts, w.shrink).mul(docWeight)) as tf.Scalar) : node;
   };
   const vars = only ? [...model.params.entries()].filter(([n]) => only(n)).map(([, v]) => v) : model.trainableVariables();
   const cost = optimizer.minimize(lossOf, true, vars);
