@@ -9,9 +9,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Fragment } from '../../lib/corpus/types';
-import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
-import type { SearchHit } from '../../lib/index/types';
 import { buildDualGraph } from '../../lib/dualg/graph/build';
 import { sourceFromPassages } from '../../lib/dualg/graph/source';
 import { toGnnGraph } from '../../lib/dualg/graph/to-gnn';
@@ -32,6 +29,7 @@ import { rankDocs } from '../../lib/dualg/train/evaluate';
 import { trainGnn } from '../../lib/dualg/train/trainer';
 import type { GnnQuery } from '../../lib/dualg/types';
 import { initTf, tf } from '../../lib/tf/backend';
+import { passageKb } from './passage-kb.helper';
 
 // Two films by one director, and a passage no entity of the question leads to (only text search finds it).
 const PASSAGES = [
@@ -95,36 +93,6 @@ test('hybrid prior: training on gold only the hybrid found ranks that passage in
   }
 });
 
-function hitsKb(order: string[]): KnowledgeBase {
-  const frag = (id: string): Fragment => ({
-    id: `${id}#0`,
-    docId: id,
-    kind: 'text',
-    text: PASSAGES.find((p) => p.id === id)!.text,
-    section: [],
-    ordinal: 0,
-    attached: [],
-  });
-  const hits = order.map((id, i): SearchHit => ({
-    fragmentId: `${id}#0`,
-    docId: id,
-    kind: 'text',
-    rank: i + 1,
-    score: 1 / (i + 1),
-    scores: {},
-    via: 'hybrid',
-    text: frag(id).text,
-    section: [],
-    media: [],
-  }));
-  return {
-    async search(query: string) {
-      return { query, retriever: 'hybrid', hits, docs: hits.map((h) => ({ docId: h.docId, score: h.score })), timings: { totalMs: 0 } };
-    },
-    fragment: (id: string) => frag(id.split('#')[0]),
-  } as unknown as KnowledgeBase;
-}
-
 test('hybrid prior: the searcher gives the GNN the hybrid ranking it fetched, which training reads alike', async () => {
   const { g, gg, doc } = await fixture();
   let seen: Map<number, number> | undefined;
@@ -142,7 +110,7 @@ test('hybrid prior: the searcher gives the GNN the hybrid ranking it fetched, wh
   };
   const searcher = new DualgSearcher({ ...searcherParts(g), gnn: { graph: gg, scorer } }, { ...SEARCHER_DEFAULTS, scorer: 'gnn' }, 'dualg-gnn');
   const order = ['Lund', 'Oslo', 'Lund', 'Night Train'];
-  await searcher.search(QUESTION, { k: 3 }, hitsKb(order));
+  await searcher.search(QUESTION, { k: 3 }, passageKb(PASSAGES, order));
   assert.deepEqual(
     [...(seen ?? [])],
     [
@@ -165,7 +133,7 @@ test('hybrid prior: the searcher gives the GNN the hybrid ranking it fetched, wh
     gg.docIds,
     async () => (
       searches++,
-      hitsKb(order)
+      passageKb(PASSAGES, order)
         .search(QUESTION)
         .then((r) => r.hits)
     ),
