@@ -51,9 +51,17 @@ export interface QueryPrior {
   docPrior: Map<number, number>;
   /** Document index -> 1 / (1 + its rank in the heuristic's order) (rank 0 = best). */
   docRecip: Map<number, number>;
+  /**
+   * Document index -> 1 / (1 + its rank among the distinct documents of the hybrid (BM25 + dense) retriever's first
+   * HYBRID_PRIOR_HITS hits), absent when outside them: the text evidence beside the graph's (query/prior.ts hybridRecip).
+   */
+  docHybrid: Map<number, number>;
   /** Per global GnnGraph edge: how well the words before the mention ([0]) and its sentence ([1]) fit the question's relation words. */
   edgeFeatures(edge: number): readonly [number, number];
 }
 
-export const PRIOR_NODE_FEATURES = 2;
+/** Node features: the heuristic's scaled score and reciprocal rank, and the hybrid retriever's reciprocal rank. */
+export const PRIOR_NODE_FEATURES = 3;
+/** What the prior-conditioned GNN reads, as labels and refusals name it (a checkpoint records the feature count). */
+export const PRIOR_FEATURES_LABEL = 'heuristic + hybrid rank';
 export const PRIOR_EDGE_FEATURES = 2;

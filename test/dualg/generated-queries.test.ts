@@ -26,6 +26,9 @@ import { gnnConfig } from '../../lib/dualg/gnn/config';
 import { trainGnn } from '../../lib/dualg/train/trainer';
 import { toyExamples, toyGraph, TOY_DIM } from './gnn-toy';
 import { FILM_PASSAGES } from './film-world.helper';
+import { passageKb } from './passage-kb.helper';
+import { attachHybridEvidence, kbHybridSearch } from '../../lib/dualg/train/hybrid-evidence';
+import { compareRetrievers } from '../../lib/dualg/train/retriever-compare';
 
 const PASSAGES = FILM_PASSAGES;
 const text = (g: DualGraph) => (d: number) => PASSAGES.find((p) => p.id === g.docs[d].id)?.text;
@@ -151,10 +154,23 @@ test('generated queries: a small base model trains on them (no dev question), is
   const held = compareOnHeldOut(d, base.model);
   assert.equal(held.n, d.synVal.length, 'every held-out generated query is scored by both');
   assert.equal(held.r5.won + held.r5.lost + held.r5.tied, held.n);
+  // The retriever level: the dualg retriever with each scorer, every question searched (hybrid fallback included).
+  const kb = passageKb(PASSAGES);
+  assert.equal(
+    await attachHybridEvidence([...d.synTrain, ...d.synVal, ...d.dev], d.gg.docIds, kbHybridSearch(kb)),
+    d.synTrain.length + d.synVal.length + d.dev.length,
+  );
+  const retrievers = await compareRetrievers(o, d, kb, base.model, folds);
+  for (const m of ['dualg-heuristic', 'dualg-gnn-base', 'dualg-gnn-kfold'] as const) assert.equal(retrievers.perQuestion[m].length, 4, m);
+  assert.equal(retrievers.paired['dualg-gnn-kfold vs dualg-heuristic'].r5.n, 4);
+  const perQuestion = { ...cmp.perQuestion, ...retrievers.perQuestion };
   const pooled = pooledReport([
-    { bench: 'a', perQuestion: cmp.perQuestion },
-    { bench: 'b', perQuestion: cmp.perQuestion },
+    { bench: 'a', perQuestion },
+    { bench: 'b', perQuestion },
   ]);
+  assert.equal(pooled.pooled.paired['dualg-gnn-base vs dualg-heuristic'].r5.n, 8, 'retriever-level rows pooled beside the scorer-level ones');
+  // A report written before the retriever level existed: its pooled table leaves that level out.
+  assert.ok(!('dualg-gnn-base vs dualg-heuristic' in pooledReport([{ bench: 'a', perQuestion: cmp.perQuestion }]).pooled.paired));
   assert.equal(pooled.pooled.n, 8);
   const p = pooled.pooled.paired['gnn-base vs heuristic'].r2;
   assert.equal(p.won + p.lost + p.tied, 8);

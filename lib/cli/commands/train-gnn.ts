@@ -3,7 +3,8 @@
  * KG completion + question-shaped queries generated from the corpus's graph (--queries generated, the
  * default; or the earlier synthetic link queries) with no dev question; then k-fold fine-tuning on the dev
  * questions; comparison with the untrained GNN, the heuristic and PPR on the same graph (paired
- * sign tests); path check; latency. Writes <out>/<bench>-gnn.json, <bench>-gnn.md
+ * sign tests), at the scorer level and at the retriever level (the dualg retriever with each scorer);
+ * path check; latency. Every query carries the hybrid retriever's ranking (train/hybrid-evidence.ts). Writes <out>/<bench>-gnn.json, <bench>-gnn.md
  * (GNN vs heuristic per question, sign tests) and a loss/recall figure; `kf train gnn pool` pools corpora.
  */
 import path from 'node:path';
@@ -17,8 +18,13 @@ import fs from 'node:fs';
 import { compareOnDev } from '../../dualg/train/compare';
 import { compareOnHeldOut, type HeldOutComparison } from '../../dualg/train/held-out-generated';
 import { defaultCheckpointRoot } from '../../dualg/gnn';
+import { HYBRID_UNIT } from '../../dualg/gnn/config';
 import { writeTrainingReport } from '../../report/gnn-training';
 import { initTf } from '../../tf/backend';
+import { attachHybridEvidence, indexKnowledgeBase, kbHybridSearch } from '../../dualg/train/hybrid-evidence';
+import { compareRetrievers } from '../../dualg/train/retriever-compare';
+import type { meanMetrics } from '../../dualg/train/evaluate';
+import type { PairedComparison } from '../../eval/stats';
 
 const LOADERS = { '2wiki': load2Wiki, musique: loadMusique, hotpotqa: loadHotpotqa } as const;
 
@@ -61,6 +67,12 @@ export const command: CommandSpec = {
     layers: { type: 'string', description: 'GNN layers', default: '2', validate: isPositiveInt },
     hidden: { type: 'string', description: 'hidden width', default: '64', validate: isPositiveInt },
     lr: { type: 'string', description: 'learning rate', default: '0.005', validate: isNumber },
+    'hybrid-unit': {
+      type: 'string',
+      description: "units of the learned hybrid-rank scalar in the document score (4 = the heuristic prior's scale; 1 = the raw scalar of the first run)",
+      default: String(HYBRID_UNIT),
+      validate: isNumber,
+    },
     replay: { type: 'string', description: 'synthetic examples replayed per fold example', default: '2', validate: isNonNegInt },
     'no-inner-validation': { type: 'boolean', description: "no inner validation split of each fold's training questions" },
   },
@@ -96,7 +108,7 @@ export const command: CommandSpec = {
       pretrainEpochs: num('pretrain-epochs'),
       epochs: num('epochs'),
       foldEpochs: num('fold-epochs'),
-      config: { layers: num('layers'), hidden: num('hidden') },
+      config: { layers: num('layers'), hidden: num('hidden'), hybridUnit: num('hybrid-unit') },
       learningRate: num('lr'),
       replay: num('replay'),
       innerValidation: !bool(args, 'no-inner-validation'),
@@ -106,21 +118,26 @@ export const command: CommandSpec = {
     log(`${bench}: graph ${d.gg.numNodes} entities, ${d.gg.src.length} edges, ${d.gg.numRelations} relations; backend ${tf.backend}`);
     log(`examples: kg ${d.kg.length}, base ${d.baseQueries} + ${d.synVal.length} val, dev ${d.dev.length} (unlinked ${d.unlinked.length})`);
     if (d.generated) log(`generated per shape ${JSON.stringify(d.generated.byKind)}, dropped by linking ${d.generated.dropped}`);
+    // The hybrid's ranking of every training and dev query, searched once, as the retriever searches at query time.
+    const kb = await indexKnowledgeBase(path.resolve(index));
+    const tHybrid = Date.now();
+    const searched = await attachHybridEvidence([...d.synTrain, ...d.synVal, ...d.dev], d.gg.docIds, kbHybridSearch(kb));
+    log(`hybrid evidence for ${searched} queries in ${((Date.now() - tHybrid) / 1000).toFixed(0)} s`);
     const base = await trainBase(o, d);
     log(`base model trained in ${base.seconds.toFixed(0)} s`);
     const folds = await trainFolds(o, d);
     log(`${o.folds} fold models trained in ${folds.seconds.toFixed(0)} s`);
-    const cmp = compareOnDev(o, d, base.model, folds);
+    const scorerLevel = compareOnDev(o, d, base.model, folds);
+    const retrieverLevel = await compareRetrievers(o, d, kb, base.model, folds);
+    const cmp = {
+      ...scorerLevel,
+      means: { ...scorerLevel.means, ...retrieverLevel.means },
+      paired: { ...scorerLevel.paired, ...retrieverLevel.paired },
+      perQuestion: { ...scorerLevel.perQuestion, ...retrieverLevel.perQuestion },
+    };
     const heldOut = compareOnHeldOut(d, base.model);
     log(heldOutLine(heldOut));
-    const f = (x: number) => x.toFixed(3);
-    for (const [m, v] of Object.entries(cmp.means)) {
-      log(`${m}: R@2 ${f(v.r2)} R@5 ${f(v.r5)} all@2 ${f(v.allFound2)} all@5 ${f(v.allFound5)} all@8 ${f(v.allFound8)} (n=${v.n})`);
-    }
-    for (const [k, v] of Object.entries(cmp.paired)) {
-      const p = (c: typeof v.r5) => `${c.won}/${c.lost}/${c.tied} p=${c.signTestP.toPrecision(3)}`;
-      log(`${k}: won/lost/tied R@2 ${p(v.r2)}; R@5 ${p(v.r5)}; all@2 ${p(v.allFound2)}; all@5 ${p(v.allFound5)}; all@8 ${p(v.allFound8)}`);
-    }
+    logComparison(cmp, log);
     const pc = cmp.paths;
     log(`paths (n=${pc.questionsWithGoldInTop8}): top path through a gold bridge ${pc.topPathThroughABridge}, through all gold ${pc.topPathThroughAllGold}`);
     const l = cmp.latencyMs;
@@ -141,7 +158,8 @@ export const command: CommandSpec = {
       baseStoppedBy: base.stoppedBy,
       note:
         'dev figures: gnn-kfold = each question scored by the fold model that did not train on it; gnn-base never saw a dev question; ' +
-        'scorer-level document rankings (no hybrid fill-up, no micro fusion)',
+        'scorer level (gnn-*, heuristic, ppr): the graph scorer alone (no hybrid fill-up, no micro fusion; the GNN reads the hybrid rank); ' +
+        "retriever level (dualg-*): the dualg retriever's final ranking with that scorer (hybrid fallback and fill-up, micro fusion)",
       baseHistory: base.history.map(({ batchLosses, ...h }) => ({ ...h, batchLossesEvery10: batchLosses.filter((_, i) => i % 10 === 0) })),
       heldOut,
       ...cmp,
@@ -154,6 +172,21 @@ export const command: CommandSpec = {
     log(`wrote ${files.join(', ')}`);
   },
 };
+
+/** Means and paired sign tests of every method, one line each. */
+function logComparison(
+  cmp: { means: Record<string, ReturnType<typeof meanMetrics>>; paired: Record<string, Record<string, PairedComparison>> },
+  log: (l: string) => void,
+) {
+  const f = (x: number) => x.toFixed(3);
+  for (const [m, v] of Object.entries(cmp.means)) {
+    log(`${m}: R@2 ${f(v.r2)} R@5 ${f(v.r5)} all@2 ${f(v.allFound2)} all@5 ${f(v.allFound5)} all@8 ${f(v.allFound8)} (n=${v.n})`);
+  }
+  for (const [k, v] of Object.entries(cmp.paired)) {
+    const p = (c: PairedComparison) => `${c.won}/${c.lost}/${c.tied} p=${c.signTestP.toPrecision(3)}`;
+    log(`${k}: won/lost/tied R@2 ${p(v.r2)}; R@5 ${p(v.r5)}; all@2 ${p(v.allFound2)}; all@5 ${p(v.allFound5)}; all@8 ${p(v.allFound8)}`);
+  }
+}
 
 /** The base model vs the heuristic on held-out base-model queries (its own distribution, never trained on). */
 function heldOutLine(h: HeldOutComparison): string {

@@ -18,6 +18,7 @@ import { graphView } from '../query/graph-view';
 import { kgCompletionExamples, questionExamples, syntheticLinkExamples } from '../train/corpus-data';
 import { gnnGraphFingerprint } from '../train/fingerprint';
 import { trainGnn } from '../train/trainer';
+import { attachHybridEvidence, indexKnowledgeBase, kbHybridSearch } from '../train/hybrid-evidence';
 import { checkpointExists } from '../train/checkpoint';
 import { DEFAULT_GNN_CONFIG, gnnConfig } from './config';
 import { GNN_PRESETS } from './preset';
@@ -125,6 +126,8 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
   const syn = syntheticLinkExamples(g, view, text, rng.fork('syn'), s.synthetic);
   const nVal = Math.max(20, Math.round(syn.length * 0.1));
   const extra = questionExamples(g, view, (ctx.args.questions ?? []) as { id: string; question: string; goldDocs: string[] }[]).examples;
+  // The hybrid's ranking, the text evidence the prior-conditioned model reads at search time (train/hybrid-evidence.ts).
+  if (!embedder) await attachHybridEvidence([...syn, ...extra], gg.docIds, kbHybridSearch(await indexKnowledgeBase(indexDir)));
   const dim = embedder
     ? await embedQueries(
         [...syn, ...extra].map((e) => e.query),
@@ -158,7 +161,8 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
 
 export const gnnCheckpointKind: ArtifactKind<GnnTrainSettings, GnnModel> = {
   kind: GNN_CHECKPOINT_ARTIFACT,
-  version: 1,
+  // 2: the prior reads the hybrid retriever's rank (a third node feature); version-1 checkpoints are rebuilt.
+  version: 2,
   description: 'DualG-MRAG GNN trained for one dualg-graph (KG completion + synthetic link queries [+ training questions])',
   settings,
   build,

@@ -38,7 +38,17 @@ export interface GnnConfig {
   prior: boolean;
   /** Enc(q): the hashed bag of words, or that plus GloVe of the relation words (gnn/query-encoder.ts); sets inputDim. */
   queryEncoder: QueryEncoder;
+  /**
+   * Units of the learned hybrid scalar of a prior-conditioned model's document score: the hybrid term is
+   * hybridUnit x prior.scales[3] x the hybrid's reciprocal rank. HYBRID_UNIT (the heuristic prior's initial scale)
+   * puts the hybrid on the prior's scale, so one step of the optimiser moves both alike; 1 = the raw scalar (the
+   * first run, see experiments/dualg/README.md), what checkpoints without this setting use.
+   */
+  hybridUnit: number;
 }
+
+/** The initial scale of the heuristic prior in the document score (model.ts prior.scales[0]). */
+export const HYBRID_UNIT = 4;
 
 export const DEFAULT_GNN_CONFIG: Omit<GnnConfig, 'inputDim' | 'numRelations'> = {
   layers: 2,
@@ -49,6 +59,7 @@ export const DEFAULT_GNN_CONFIG: Omit<GnnConfig, 'inputDim' | 'numRelations'> = 
   seed: 1024,
   prior: true,
   queryEncoder: 'hashed+glove',
+  hybridUnit: HYBRID_UNIT,
 };
 
 export function gnnConfig(partial: Partial<GnnConfig> & { inputDim: number; numRelations: number }): GnnConfig {
@@ -64,6 +75,7 @@ export function gnnConfig(partial: Partial<GnnConfig> & { inputDim: number; numR
       `GNN queryEncoder hashed+glove needs inputDim ${queryInputDim('hashed+glove')} (got ${c.inputDim})`,
       'leave inputDim to queryInputDim()',
     );
+  if (!(c.hybridUnit > 0)) throw new KfError('bad_option', `GNN hybridUnit must be > 0 (got ${c.hybridUnit})`, `use ${HYBRID_UNIT} (the default) or 1`);
   const positiveInts: (keyof GnnConfig)[] = ['layers', 'hidden', 'inputDim', 'numRelations', 'maxActiveEdges', 'docTopK'];
   for (const k of positiveInts) {
     const v = c[k] as number;

@@ -6,6 +6,7 @@ import type { CheckpointIdentity } from '../query/scorer-identity';
 import type { CheckpointManifest } from '../train/checkpoint';
 import { withLegacyDefaults } from './load';
 import { presetOf } from './preset';
+import { PRIOR_FEATURES_LABEL, PRIOR_NODE_FEATURES } from '../types';
 
 export function checkpointIdentity(dir: string, from = dir): CheckpointIdentity {
   const text = fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8');
@@ -21,5 +22,13 @@ export function checkpointIdentity(dir: string, from = dir): CheckpointIdentity 
     queryEncoder: config.queryEncoder,
     parameters: m.params.reduce((a, r) => a + r.length, 0),
     trainedOn,
+    prior: priorOf(m, config.prior),
   };
+}
+
+/** What a checkpoint's prior reads, from the shape it was saved with (older checkpoints read the heuristic alone). */
+function priorOf(m: CheckpointManifest, prior: boolean): string {
+  if (!prior) return 'none';
+  const features = m.params.find((r) => r.name === 'prior.nodeW')?.shape[0];
+  return features === PRIOR_NODE_FEATURES ? PRIOR_FEATURES_LABEL : `heuristic (${features} features; retrain for ${PRIOR_FEATURES_LABEL})`;
 }

@@ -42,7 +42,10 @@ export function findCheckpointFor(root: string, graphFingerprint: string): strin
   return found[0]?.dir;
 }
 
-/** Checkpoints written before `prior` / `queryEncoder` existed are plain GFM-RAG models with the hashed encoder. */
+/**
+ * Checkpoints written before `prior` / `queryEncoder` existed are plain GFM-RAG models with the hashed encoder;
+ * those written before `hybridUnit` existed learned the raw hybrid scalar (unit 1).
+ */
 export function withLegacyDefaults(config: GnnConfig): GnnConfig {
-  return { ...config, prior: config.prior ?? false, queryEncoder: config.queryEncoder ?? 'hashed' };
+  return { ...config, prior: config.prior ?? false, queryEncoder: config.queryEncoder ?? 'hashed', hybridUnit: config.hybridUnit ?? 1 };
 }

@@ -6,7 +6,7 @@
  *   h_v(l)   = h_v(l-1) + relu(LN(W_l [h_v(l-1); sum_u m_uv + h_v(0)] + b_l))   (boundary, shortcut)
  *   P_q(v)   = MLP([h_v(L); Enc'(q)])
  * Prior-conditioned (config.prior, gnn/prior-features.ts): h_v(0) also gets x_v W_x (the heuristic's score of
- * the document v titles), each message is gated by (1 + f_uv W_l^f) (relation-word fit of the mention), and the
+ * the document v titles and the hybrid retriever's rank of it), each message is gated by (1 + f_uv W_l^f) (relation-word fit of the mention), and the
  * output layer starts at zero so that an untrained model ranks documents exactly as the heuristic does.
  * forward() builds tensors without tidy: call it inside tf.tidy or optimizer.minimize.
  */
@@ -15,6 +15,7 @@ import type { GnnConfig } from './config';
 import type { SubgraphBatch } from './batch';
 import { PRIOR_EDGE_FEATURES, PRIOR_NODE_FEATURES } from '../types';
 import { glorotStd, normalInit } from './init';
+import type { PriorScales } from './prior-features';
 
 export interface ForwardOutput {
   /** Node logits, one per batch node. */
@@ -58,12 +59,24 @@ function paramSpecs(c: GnnConfig): ParamSpec[] {
   );
   if (c.prior) {
     specs.push(
-      { name: 'prior.nodeW', shape: [PRIOR_NODE_FEATURES, d], std: glorotStd(PRIOR_NODE_FEATURES, d) },
-      // Document score = doc x prior + recip x reciprocal rank + logit: the heuristic's order while logits are 0.
-      { name: 'prior.scales', shape: [3], std: [4, 1, 0] },
+      // The hybrid-rank row starts at zero: a model trained without hybrid evidence (feature 0, no gradient) ignores it at search time.
+      { name: 'prior.nodeW', shape: [PRIOR_NODE_FEATURES, d], std: priorNodeInit(c) },
+      // Document score = doc x prior + recip x reciprocal rank + absent | logit + hybrid x hybrid reciprocal rank:
+      // the heuristic's order while logits and the hybrid scale are 0.
+      { name: 'prior.scales', shape: [4], std: [4, 1, 0, 0] },
     );
   }
   return specs;
+}
+
+/**
+ * prior.nodeW: the heuristic's two rows as before the hybrid feature existed (same seed stream and scale, so the
+ * rest of the model starts where earlier checkpoints started), zeros for the hybrid rank (the last row).
+ */
+function priorNodeInit(c: GnnConfig): number[] {
+  const d = c.hidden;
+  const heuristic = normalInit(c.seed, 'prior.nodeW', (PRIOR_NODE_FEATURES - 1) * d, glorotStd(PRIOR_NODE_FEATURES - 1, d));
+  return [...heuristic, ...new Array<number>(d).fill(0)];
 }
 
 // tf.variable names are global: each model instance gets its own prefix.
@@ -158,9 +171,14 @@ export class GnnModel {
   }
 
   /** The document-score scalars of a prior-conditioned model (gnn/prior-features.ts). */
-  priorScales(): { doc: number; recip: number; absent: number } {
-    const [doc, recip, absent] = this.p('prior.scales').dataSync();
-    return { doc, recip, absent };
+  priorScales(): PriorScales {
+    const [doc, recip, absent, hybrid] = this.p('prior.scales').dataSync();
+    return { doc, recip, absent, hybrid: hybrid * this.config.hybridUnit };
+  }
+
+  /** prior.scales as the document score uses them (the hybrid scalar in its units, config.hybridUnit): a tensor for the losses. */
+  priorScaleTensor(): tf.Tensor1D {
+    return this.p('prior.scales').mul(tf.tensor1d([1, 1, 1, this.config.hybridUnit])) as tf.Tensor1D;
   }
 
   private layerNorm(x: tf.Tensor2D, l: number): tf.Tensor2D {

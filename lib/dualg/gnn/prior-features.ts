@@ -1,10 +1,12 @@
 /**
  * Inputs of a prior-conditioned GNN (GnnConfig.prior) for a batch of active
  * subgraphs, and its document scores. A node's features are those of the
- * document its name titles (the heuristic's scaled score and reciprocal rank);
- * an edge's are its relation-word fit (QueryPrior.edgeFeatures). A document
- * scores  docScale x prior(d) + recipScale x recip(d) + logit(title node of d),
- * (`absent` when that node is not active), so with the output layer at zero the ranking is the heuristic's.
+ * document its name titles (the heuristic's scaled score and reciprocal rank,
+ * and the hybrid retriever's reciprocal rank); an edge's are its relation-word
+ * fit (QueryPrior.edgeFeatures). A document scores
+ *   docScale x prior(d) + recipScale x recip(d) + hybridScale x hybrid(d) + logit(title node of d)
+ * (`absent` when that node is not active). hybridScale and the output layer start at zero, so an untrained
+ * model ranks the heuristic's documents in the heuristic's order, the hybrid's other documents after them.
  */
 import type { GnnGraph, GnnQuery } from '../types';
 import { PRIOR_EDGE_FEATURES, PRIOR_NODE_FEATURES } from '../types';
@@ -39,13 +41,17 @@ export function attachPriorFeatures(batch: SubgraphBatch, graph: GnnGraph, queri
       e0 = batch.edgeOffsets[q];
     p.nodes.forEach((v, i) => {
       let best = 0,
-        recip = 0;
+        recip = 0,
+        hybrid = 0;
       for (const d of titled.get(v) ?? []) {
         best = Math.max(best, prior.docPrior.get(d) ?? 0);
         recip = Math.max(recip, prior.docRecip.get(d) ?? 0);
+        hybrid = Math.max(hybrid, prior.docHybrid.get(d) ?? 0);
       }
-      nodeFeat[(n0 + i) * PRIOR_NODE_FEATURES] = best;
-      nodeFeat[(n0 + i) * PRIOR_NODE_FEATURES + 1] = recip;
+      const at = (n0 + i) * PRIOR_NODE_FEATURES;
+      nodeFeat[at] = best;
+      nodeFeat[at + 1] = recip;
+      nodeFeat[at + 2] = hybrid;
     });
     p.edgeIds.forEach((e, j) => {
       const f = prior.edgeFeatures(e);
@@ -62,6 +68,7 @@ export interface PriorScales {
   doc: number;
   recip: number;
   absent: number;
+  hybrid: number;
 }
 
 export interface DocCandidates {
@@ -71,21 +78,26 @@ export interface DocCandidates {
   titleLocal: number[];
   prior: number[];
   recip: number[];
+  hybrid: number[];
 }
 
-/** The documents a prior-conditioned model scores for one query: those the heuristic scored, and those whose title node is active. */
+/**
+ * The documents a prior-conditioned model scores for one query: those the heuristic scored, those the hybrid
+ * retriever ranked (QueryPrior.docHybrid: text evidence the graph may not have reached), and those whose title node is active.
+ */
 export function docCandidates(graph: GnnGraph, activeNodes: Int32Array, query: GnnQuery): DocCandidates {
   const titled = titledDocs(graph);
   const local = new Map<number, number>();
   activeNodes.forEach((v, i) => local.set(v, i));
-  const docs = new Set<number>(query.prior?.docPrior.keys() ?? []);
+  const docs = new Set<number>([...(query.prior?.docPrior.keys() ?? []), ...(query.prior?.docHybrid.keys() ?? [])]);
   for (const v of activeNodes) for (const d of titled.get(v) ?? []) docs.add(d);
-  const out: DocCandidates = { docs: [...docs].sort((a, b) => a - b), titleLocal: [], prior: [], recip: [] };
+  const out: DocCandidates = { docs: [...docs].sort((a, b) => a - b), titleLocal: [], prior: [], recip: [], hybrid: [] };
   for (const d of out.docs) {
     const t = graph.docTitleNode?.[d] ?? -1;
     out.titleLocal.push(t >= 0 ? (local.get(t) ?? -1) : -1);
     out.prior.push(query.prior?.docPrior.get(d) ?? 0);
     out.recip.push(query.prior?.docRecip.get(d) ?? 0);
+    out.hybrid.push(query.prior?.docHybrid.get(d) ?? 0);
   }
   return out;
 }
@@ -96,7 +108,10 @@ export function docCandidates(graph: GnnGraph, activeNodes: Int32Array, query: G
  */
 export function priorDocScores(graph: GnnGraph, c: DocCandidates, localLogits: Float32Array, scales: PriorScales): Float32Array {
   const out = new Float32Array(graph.numDocs);
-  const s = c.docs.map((_, i) => scales.doc * c.prior[i] + scales.recip * c.recip[i] + (c.titleLocal[i] >= 0 ? localLogits[c.titleLocal[i]] : scales.absent));
+  const s = c.docs.map(
+    (_, i) =>
+      scales.doc * c.prior[i] + scales.recip * c.recip[i] + scales.hybrid * c.hybrid[i] + (c.titleLocal[i] >= 0 ? localLogits[c.titleLocal[i]] : scales.absent),
+  );
   const top = Math.max(...s);
   c.docs.forEach((d, i) => {
     out[d] = Math.max(Math.exp(s[i] - top), 1e-30);

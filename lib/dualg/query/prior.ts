@@ -6,7 +6,11 @@
  *    the reciprocal of its rank;
  *  - edge features: for an edge read from a mention, the share of the question's
  *    relation words among the words just before the mention ([0]) and in its
- *    sentence ([1]) -- "mother" before a name says that name is the bridge.
+ *    sentence ([1]) -- "mother" before a name says that name is the bridge;
+ *  - hybrid evidence: the reciprocal rank of each document among the hybrid (BM25 +
+ *    dense) retriever's first hits. Graph and text evidence are complementary and
+ *    how far to trust each differs by corpus (no fixed fusion helped on all three
+ *    text corpora, experiments/dualg/README.md), so the model learns the weight.
  * GnnGraph edge e comes from triple e mod m (lib/dualg/graph/to-gnn.ts).
  */
 import type { QueryPrior } from '../types';
@@ -21,13 +25,39 @@ export interface PriorResult {
   heuristicDocScores: Map<number, number>;
 }
 
-export function queryPrior(view: GraphView, seeds: SeedInput[], relWords: RelationWord[], s: HeuristicSettings = HEURISTIC_DEFAULTS): PriorResult {
+/**
+ * `hybrid`: the hybrid retriever's evidence (hybridRecip). Without it (the default, empty) the model reads no text
+ * evidence: training and search must give it alike (train/hybrid-evidence.ts, searcher.ts).
+ */
+export function queryPrior(
+  view: GraphView,
+  seeds: SeedInput[],
+  relWords: RelationWord[],
+  s: HeuristicSettings = HEURISTIC_DEFAULTS,
+  hybrid: Map<number, number> = new Map(),
+): PriorResult {
   const h = heuristicScores(view, seeds, relWords, s);
   const ranked = [...h.docScores.entries()].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   const top = ranked[0]?.[1] ?? 1;
   const docPrior = new Map(ranked.map(([d, v]) => [d, v / top]));
   const docRecip = new Map(ranked.map(([d], i) => [d, 1 / (1 + i)]));
-  return { prior: { docPrior, docRecip, edgeFeatures: edgeFeatureReader(view, relWords) }, heuristicDocScores: h.docScores };
+  return { prior: { docPrior, docRecip, docHybrid: hybrid, edgeFeatures: edgeFeatureReader(view, relWords) }, heuristicDocScores: h.docScores };
+}
+
+/**
+ * Hybrid hits the prior reads: the pool the searcher already fetches for fragment choice and fill-up
+ * (SEARCHER_DEFAULTS.pool), fixed a priori, so the feature costs no extra search.
+ */
+export const HYBRID_PRIOR_HITS = 20;
+
+/** Document index -> 1 / (1 + rank) over the distinct documents of the first HYBRID_PRIOR_HITS hits, in hit order. */
+export function hybridRecip(hits: readonly { docId: string }[], docIndex: ReadonlyMap<string, number>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const h of hits.slice(0, HYBRID_PRIOR_HITS)) {
+    const d = docIndex.get(h.docId);
+    if (d !== undefined && !out.has(d)) out.set(d, 1 / (1 + out.size));
+  }
+  return out;
 }
 
 const NONE: readonly [number, number] = [0, 0];

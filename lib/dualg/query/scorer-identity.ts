@@ -24,6 +24,8 @@ export interface CheckpointIdentity {
   parameters: number;
   /** What it was trained on, as the trainer recorded it ('unrecorded' for checkpoints written before this was kept). */
   trainedOn: string;
+  /** What a prior-conditioned model reads besides the graph ('heuristic + hybrid rank'; 'none' for the plain model). */
+  prior?: string;
 }
 
 export interface ScorerIdentity {
@@ -38,7 +40,8 @@ export interface ScorerIdentity {
 
 export function checkpointLabel(c: CheckpointIdentity): string {
   const k = c.parameters >= 1000 ? `${Math.round(c.parameters / 1000)}K` : String(c.parameters);
-  return `checkpoint ${c.id}, preset ${c.preset} ${c.layers}x${c.hidden}, ${k} parameters, query ${c.queryEncoder}, trained on ${c.trainedOn}`;
+  const prior = c.prior && c.prior !== 'none' ? `, prior: ${c.prior}` : '';
+  return `checkpoint ${c.id}, preset ${c.preset} ${c.layers}x${c.hidden}, ${k} parameters, query ${c.queryEncoder}${prior}, trained on ${c.trainedOn}`;
 }
 
 export function scorerIdentity(scorer: ScorerName | 'none', removed: string[], checkpoint?: CheckpointIdentity): ScorerIdentity {

@@ -25,7 +25,7 @@ import { TRIGRAM_LINKING_LABEL, type MentionLinker } from './dense-link';
 import { matchMicro, type MicroIndex, type PatternTriple } from './micro-match';
 import { fragmentBoosts, LABEL_MATCH_DEFAULTS } from './micro-label-match';
 import { pprScores } from './ppr';
-import { queryPrior, uncoveredText } from './prior';
+import { hybridRecip, queryPrior, uncoveredText } from './prior';
 import { relationWords } from './relation-words';
 import { hashedQueryVector, type GnnScorer } from './scorer';
 import { scorerIdentity, type CheckpointIdentity, type ScorerIdentity, type ScorerName } from './scorer-identity';
@@ -252,7 +252,7 @@ export class DualgSearcher {
     if (this.s.prf > 0 && seedsUsed === seeds) seedsUsed = this.withFeedback(seeds, (await hybridP).hits, maxIdf);
     const t2 = now();
     const rel = relationWords(query, link.covered, { lexicon: this.s.lexicon, idf: this.relationIdf() });
-    const { docScores, paths } = await this.score(seedsUsed, rel, query, link.covered);
+    const { docScores, paths } = await this.score(seedsUsed, rel, query, link.covered, hybridP);
     timings.gnn = now() - t2;
     // Without the micro graph there is no micro score to fuse, so no visual document is decayed for lacking one.
     const final = fuseScores(docScores, this.s.micro ? this.parts.visualDocs : new Set(), m?.sMicro ?? new Map(), this.s.fusion);
@@ -295,6 +295,7 @@ export class DualgSearcher {
     rel: ReturnType<typeof relationWords>,
     query: string,
     covered: Set<number>,
+    hybridP: Promise<RankedEvidence>,
   ): Promise<{ docScores: Map<number, number>; paths: EvidencePath[] }> {
     const { view, gnn } = this.parts;
     if (this.s.scorer === 'ppr') return { docScores: pprScores(view, seeds).docScores, paths: [] };
@@ -302,6 +303,9 @@ export class DualgSearcher {
       const total = seeds.reduce((a, x) => a + x.weight, 0) || 1;
       let prior: QueryPrior | undefined;
       const heuristic = this.s.heuristic;
+      // The hybrid's ranking is text evidence the prior-conditioned GNN reads beside the heuristic's (query/prior.ts);
+      // its first HYBRID_PRIOR_HITS hits, as training reads them (train/hybrid-evidence.ts).
+      const hybrid = hybridRecip((await hybridP).hits, this.docIndex);
       const out = await gnn.scorer(gnn.graph, {
         seeds: Int32Array.from(seeds.map((x) => x.entity)),
         seedWeights: Float32Array.from(seeds.map((x) => x.weight / total)),
@@ -311,7 +315,7 @@ export class DualgSearcher {
         relationText: uncoveredText(query, covered),
         // Read by prior-conditioned models only (GnnConfig.prior), so built on first read; exactly as training builds it.
         get prior() {
-          return (prior ??= queryPrior(view, seeds, rel, heuristic).prior);
+          return (prior ??= queryPrior(view, seeds, rel, heuristic, hybrid).prior);
         },
       });
       // GNN document scores may be logits (any sign); documents outside the active subgraph are -Infinity or NaN.

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { KfError } from '../../util/errors';
 import type { GnnConfig } from '../gnn/config';
+import { PRIOR_FEATURES_LABEL, PRIOR_NODE_FEATURES } from '../types';
 
 export const GNN_CHECKPOINT_KIND = 'gnn-checkpoint';
 export const GNN_CHECKPOINT_VERSION = 1;
@@ -89,6 +90,23 @@ export function writeCheckpoint(
   fs.rmSync(old, { recursive: true, force: true });
 }
 
+/**
+ * A prior-conditioned checkpoint must read the prior features this code gives (PRIOR_NODE_FEATURES). Those written
+ * before the hybrid retriever's rank joined the heuristic's two features are refused, naming the retraining
+ * command: their shapes no longer fit, and quietly dropping the new feature would be another model than the label says.
+ */
+function checkPriorFeatures(dir: string, m: CheckpointManifest): void {
+  const nodeW = m.config?.prior ? m.params.find((r) => r.name === 'prior.nodeW') : undefined;
+  const features = nodeW?.shape[0];
+  if (features === undefined || features === PRIOR_NODE_FEATURES) return;
+  throw new KfError(
+    'gnn_checkpoint_stale',
+    `the GNN checkpoint in ${dir} reads ${features} prior features per node (the heuristic's score and rank); this code's prior-conditioned GNN reads ${PRIOR_NODE_FEATURES} (${PRIOR_FEATURES_LABEL})`,
+    'retrain it: kf train gnn --bench <bench> --index <index dir> (or kf prepare gnn-checkpoint --set index=<index dir>, or index setting gnnTrain = true)',
+    { concerns: dir },
+  );
+}
+
 export function checkpointExists(dir: string): boolean {
   return fs.existsSync(path.join(dir, 'manifest.json')) && fs.existsSync(path.join(dir, 'weights.bin'));
 }
@@ -111,6 +129,7 @@ export function readCheckpoint(dir: string, expect?: { graphFingerprint?: string
       'retrain the GNN',
       { concerns: dir },
     );
+  checkPriorFeatures(dir, manifest);
   if (expect?.graphFingerprint && manifest.graphFingerprint !== expect.graphFingerprint) {
     throw new KfError(
       'gnn_checkpoint_foreign',

@@ -23,8 +23,9 @@ export function rankDocs(scores: Float32Array | Map<number, number>): number[] {
     .map(([d]) => d);
 }
 
-export function questionMetrics(id: string, ranked: number[], gold: readonly number[]): QuestionMetrics {
-  // The recall module (lib/eval/recall.ts) over document indices; no gold scores as nothing to find.
+/** `ranked` and `gold`: document indices, or document ids (the retriever's hits, retriever-compare.ts). */
+export function questionMetrics(id: string, ranked: readonly (number | string)[], gold: readonly (number | string)[]): QuestionMetrics {
+  // The recall module (lib/eval/recall.ts) over document indices or ids; no gold scores as nothing to find.
   const sc = recallAtK(ranked.map(String), gold.map(String), [2, 5, 8]);
   if (!sc) return { id, r2: 0, r5: 0, allFound2: 1, allFound5: 1, allFound8: 1 };
   return { id, r2: sc['R@2'], r5: sc['R@5'], allFound2: sc['allFound@2'], allFound5: sc['allFound@5'], allFound8: sc['allFound@8'] };

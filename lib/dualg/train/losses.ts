@@ -86,12 +86,13 @@ export interface DocListPart {
   titleNode: number[];
   prior: number[];
   recip: number[];
+  hybrid: number[];
   gold: boolean[];
 }
 
 /**
  * List loss over documents, the mean over gold passages g of -log softmax(s)[g] among g and the non-gold passages, with s = doc x prior + recip x reciprocal rank +
- * (the title node's logit, or `absent`): the order the retriever ranks by (gnn/prior-features.ts). Queries whose
+ * hybrid x hybrid reciprocal rank + (the title node's logit, or `absent`): the order the retriever ranks by (gnn/prior-features.ts). Queries whose
  * candidates are all gold or hold no gold are left out.
  */
 export function docListLoss(logits: tf.Tensor1D, scales: tf.Tensor, parts: DocListPart[], shrink = 0): tf.Scalar {
@@ -108,7 +109,10 @@ export function docListLoss(logits: tf.Tensor1D, scales: tf.Tensor, parts: DocLi
         'int32',
       ),
     );
-    const s = node.add(tf.tensor1d(p.prior).mul(scales.slice([0], [1]))).add(tf.tensor1d(p.recip).mul(scales.slice([1], [1])));
+    const s = node
+      .add(tf.tensor1d(p.prior).mul(scales.slice([0], [1])))
+      .add(tf.tensor1d(p.recip).mul(scales.slice([1], [1])))
+      .add(tf.tensor1d(p.hybrid).mul(scales.slice([3], [1])));
     // Each gold passage against all non-gold ones (the other gold passages masked out): a shared softmax over the
     // gold set would be satisfied by one easy gold passage (the seed's title) while the bridge sinks.
     const perGold = p.gold.flatMap((g, i) => {

@@ -10,8 +10,19 @@ import { meanMetrics, type QuestionMetrics } from './evaluate';
 import { PAIRED_METRICS } from './compare';
 
 type Metric = (typeof PAIRED_METRICS)[number];
-const GNN_METHODS = ['gnn-base', 'gnn-kfold'] as const;
-const SHOWN_METHODS = ['gnn-base', 'gnn-kfold', 'heuristic', 'ppr'] as const;
+/**
+ * Scorer level (the graph scorer's document ranking alone) and retriever level (the `dualg` retriever's final
+ * ranking with that scorer: hybrid fallback and fill-up included, retriever-compare.ts; reports written before it
+ * existed have no such rows, and their pooled tables leave them out). Each GNN figure is paired with the
+ * heuristic of its own level.
+ */
+const PAIRS = [
+  ['gnn-base', 'heuristic'],
+  ['gnn-kfold', 'heuristic'],
+  ['dualg-gnn-base', 'dualg-heuristic'],
+  ['dualg-gnn-kfold', 'dualg-heuristic'],
+] as const;
+const SHOWN_METHODS = ['gnn-base', 'gnn-kfold', 'heuristic', 'ppr', 'dualg-gnn-base', 'dualg-gnn-kfold', 'dualg-heuristic'] as const;
 
 /** What the pooled report reads from one corpus's training report. */
 export interface CorpusRows {
@@ -38,10 +49,15 @@ function keyed(rows: CorpusRows[], method: string): QuestionMetrics[] {
 }
 
 function summary(rows: CorpusRows[]) {
-  const means = Object.fromEntries(SHOWN_METHODS.map((m) => [m, meanMetrics(keyed(rows, m))]));
+  // A method is shown (and paired) when every corpus has its rows: pooling a level some corpora lack would mislead.
+  const has = (m: string) => rows.every((r) => (r.perQuestion[m] ?? []).length > 0);
+  const means = Object.fromEntries(SHOWN_METHODS.filter(has).map((m) => [m, meanMetrics(keyed(rows, m))]));
   const metric = (m: string, f: Metric) => new Map(keyed(rows, m).map((q) => [q.id, q[f]]));
   const paired = Object.fromEntries(
-    GNN_METHODS.map((g) => [`${g} vs heuristic`, Object.fromEntries(PAIRED_METRICS.map((f) => [f, comparePaired(metric(g, f), metric('heuristic', f))]))]),
+    PAIRS.filter(([g, h]) => has(g) && has(h)).map(([g, h]) => [
+      `${g} vs ${h}`,
+      Object.fromEntries(PAIRED_METRICS.map((f) => [f, comparePaired(metric(g, f), metric(h, f))])),
+    ]),
   ) as Record<string, Record<Metric, PairedComparison>>;
   return { means, paired };
 }
@@ -50,8 +66,11 @@ export function pooledReport(rows: CorpusRows[]): PooledReport {
   return {
     kind: 'dualg-gnn-pooled-report',
     note:
-      'offline indexes, model-free document ranking by the scorer alone (no hybrid fill-up, no micro fusion). gnn-base: never saw a dev ' +
-      'question; gnn-kfold: each dev question scored by the fold model that did not train on it. Sign test: two-sided, exact, ties dropped.',
+      'offline indexes, model-free. Scorer level (gnn-*, heuristic, ppr): document ranking by the graph scorer alone (no hybrid fill-up, ' +
+      'no micro fusion; the GNN reads the hybrid rank as a feature and may rank the hybrid top documents). Retriever level (dualg-*): the ' +
+      "dualg retriever's final ranking (micro fusion, hybrid fallback and fill-up) with that scorer; dualg-heuristic is the shipped default. " +
+      'gnn-base: never saw a dev question; gnn-kfold: each dev question scored by the fold model that did not train on it. ' +
+      'Sign test: two-sided, exact, ties dropped. Pre-registered primary metric: R@5; the others are secondary.',
     corpora: rows.map((r) => ({ bench: r.bench, baseQueries: r.baseQueries, ...summary([r]) })),
     pooled: { n: keyed(rows, 'heuristic').length, ...summary(rows) },
   };

@@ -42,7 +42,7 @@ export function trainStep(
   const lossOf = () => {
     const logits = model.forward(batch, qv).logits;
     const node = batchLoss(logits, targets, batch, w);
-    return docWeight ? (node.add(docListLoss(logits, model.p('prior.scales'), docParts, w.shrink).mul(docWeight)) as tf.Scalar) : node;
+    return docWeight ? (node.add(docListLoss(logits, model.priorScaleTensor(), docParts, w.shrink).mul(docWeight)) as tf.Scalar) : node;
   };
   const vars = only ? [...model.params.entries()].filter(([n]) => only(n)).map(([, v]) => v) : model.trainableVariables();
   const cost = optimizer.minimize(lossOf, true, vars);
@@ -70,7 +70,13 @@ function docListParts(graph: GnnGraph, batch: SubgraphBatch, examples: TrainExam
     const gold = new Set(ex.targetDocs);
     const c = docCandidates(graph, batch.parts[q].nodes, ex.query);
     const off = batch.nodeOffsets[q];
-    out.push({ titleNode: c.titleLocal.map((v) => (v >= 0 ? v + off : -1)), prior: c.prior, recip: c.recip, gold: c.docs.map((d) => gold.has(d)) });
+    out.push({
+      titleNode: c.titleLocal.map((v) => (v >= 0 ? v + off : -1)),
+      prior: c.prior,
+      recip: c.recip,
+      hybrid: c.hybrid,
+      gold: c.docs.map((d) => gold.has(d)),
+    });
   });
   return out;
 }
