@@ -4,7 +4,10 @@
  * default; or the earlier synthetic link queries) with no dev question; then k-fold fine-tuning on the dev
  * questions; comparison with the untrained GNN, the heuristic and PPR on the same graph (paired
  * sign tests), at the scorer level and at the retriever level (the dualg retriever with each scorer);
- * path check; latency. Every query carries the hybrid retriever's ranking (train/hybrid-evidence.ts). Writes <out>/<bench>-gnn.json, <bench>-gnn.md
+ * path check; latency. Every query carries the hybrid retriever's ranking (train/hybrid-evidence.ts). A second k-fold,
+ * gnn-kfold-direct, fine-tunes each fold from the untrained model (the heuristic ranking) on dev questions only.
+ * Queries are linked, and the retriever rows run, with the settings the shipped `dualg` retriever runs on the index
+ * (its benchmark's k-fold choice, bench-settings.ts). Writes <out>/<bench>-gnn.json, <bench>-gnn.md
  * (GNN vs heuristic per question, sign tests) and a loss/recall figure; `kf train gnn pool` pools corpora.
  */
 import path from 'node:path';
@@ -23,6 +26,7 @@ import { writeTrainingReport } from '../../report/gnn-training';
 import { initTf } from '../../tf/backend';
 import { attachHybridEvidence, indexKnowledgeBase, kbHybridSearch } from '../../dualg/train/hybrid-evidence';
 import { compareRetrievers } from '../../dualg/train/retriever-compare';
+import { benchChoice, choiceLabel, withChoice } from '../../dualg/bench-settings';
 import type { meanMetrics } from '../../dualg/train/evaluate';
 import type { PairedComparison } from '../../eval/stats';
 
@@ -91,6 +95,9 @@ export const command: CommandSpec = {
     const tf = await initTf();
     const data = LOADERS[bench]({ questions: path.join(dataDir, `${bench}_questions.dev.json`), corpus: path.join(dataDir, `${bench}_corpus.json`) });
     const graph = await graphFor({ indexDir: path.resolve(index), settings: {}, log });
+    // The settings the shipped `dualg` retriever runs on this index: its benchmark's k-fold choice, if any.
+    const chosen = withChoice({}, benchChoice(path.resolve(index), {}));
+    log(`retriever settings: ${choiceLabel(chosen.inForce)}`);
     const o: CorpusRunOptions = {
       name: bench,
       graph,
@@ -112,6 +119,8 @@ export const command: CommandSpec = {
       learningRate: num('lr'),
       replay: num('replay'),
       innerValidation: !bool(args, 'no-inner-validation'),
+      settings: chosen.settings,
+      ...(chosen.inForce ? { choice: chosen.inForce } : {}),
       log,
     };
     const d = corpusData(o);
@@ -126,9 +135,11 @@ export const command: CommandSpec = {
     const base = await trainBase(o, d);
     log(`base model trained in ${base.seconds.toFixed(0)} s`);
     const folds = await trainFolds(o, d);
-    log(`${o.folds} fold models trained in ${folds.seconds.toFixed(0)} s`);
-    const scorerLevel = compareOnDev(o, d, base.model, folds);
-    const retrieverLevel = await compareRetrievers(o, d, kb, base.model, folds);
+    log(`${o.folds} fold models trained in ${folds.seconds.toFixed(0)} s (epochs chosen ${folds.chosenEpochs.join(', ')})`);
+    const direct = await trainFolds(o, d, 'untrained');
+    log(`${o.folds} direct fold models (from the untrained model) trained in ${direct.seconds.toFixed(0)} s (epochs chosen ${direct.chosenEpochs.join(', ')})`);
+    const scorerLevel = compareOnDev(o, d, base.model, folds, direct);
+    const retrieverLevel = await compareRetrievers(o, d, kb, base.model, folds, direct);
     const cmp = {
       ...scorerLevel,
       means: { ...scorerLevel.means, ...retrieverLevel.means },
@@ -154,10 +165,13 @@ export const command: CommandSpec = {
       baseQueries: d.baseQueries,
       generated: d.generated,
       counts: { kg: d.kg.length, baseTrain: d.synTrain.length, baseVal: d.synVal.length, dev: d.dev.length, unlinked: d.unlinked },
-      seconds: { base: base.seconds, folds: folds.seconds },
+      settings: choiceLabel(chosen.inForce),
+      seconds: { base: base.seconds, folds: folds.seconds, directFolds: direct.seconds },
+      chosenEpochs: { 'gnn-kfold': folds.chosenEpochs, 'gnn-kfold-direct': direct.chosenEpochs },
       baseStoppedBy: base.stoppedBy,
       note:
         'dev figures: gnn-kfold = each question scored by the fold model that did not train on it; gnn-base never saw a dev question; ' +
+        'gnn-kfold-direct = as gnn-kfold, fold models fine-tuned from the untrained model on dev questions only (epoch 0 allowed); ' +
         'scorer level (gnn-*, heuristic, ppr): the graph scorer alone (no hybrid fill-up, no micro fusion; the GNN reads the hybrid rank); ' +
         "retriever level (dualg-*): the dualg retriever's final ranking with that scorer (hybrid fallback and fill-up, micro fusion)",
       baseHistory: base.history.map(({ batchLosses, ...h }) => ({ ...h, batchLossesEvery10: batchLosses.filter((_, i) => i % 10 === 0) })),

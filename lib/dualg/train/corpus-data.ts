@@ -12,7 +12,7 @@ import type { GraphView } from '../query/graph-view';
 import type { GnnGraph } from '../types';
 import type { Rng } from '../../util/rng';
 import { hashedQueryVector } from '../query/scorer';
-import { gnnQueryFor } from './query-adapter';
+import { gnnQueryFor, QUERY_DEFAULTS, type QuerySettings } from './query-adapter';
 import type { TrainExample } from './examples';
 import { outAdjacency } from '../gnn/active-subgraph';
 
@@ -55,7 +55,14 @@ function sentenceWith(text: string, name: string): string | undefined {
 }
 
 /** Up to `max` synthetic two-passage queries. `passageText` maps a graph document index to its text. */
-export function syntheticLinkExamples(g: DualGraph, view: GraphView, passageText: (doc: number) => string | undefined, rng: Rng, max: number): TrainExample[] {
+export function syntheticLinkExamples(
+  g: DualGraph,
+  view: GraphView,
+  passageText: (doc: number) => string | undefined,
+  rng: Rng,
+  max: number,
+  s: QuerySettings = QUERY_DEFAULTS,
+): TrainExample[] {
   const docOfTitle = new Map<number, number>();
   g.docs.forEach((d, i) => {
     if (d.titleEntity >= 0 && !docOfTitle.has(d.titleEntity)) docOfTitle.set(d.titleEntity, i);
@@ -75,7 +82,7 @@ export function syntheticLinkExamples(g: DualGraph, view: GraphView, passageText
     if (!sentence) continue;
     const masked = sentence.replace(new RegExp(bTitle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), ' ').replace(/\s+/g, ' ');
     const queryText = `${g.docs[a].title}: ${masked}`;
-    const query = gnnQueryFor(view, queryText);
+    const query = gnnQueryFor(view, queryText, s);
     if (!query || query.seeds.includes(g.docs[b].titleEntity)) continue;
     out.push({ id: `syn-${a}-${b}`, query, targetDocs: Int32Array.of(a, b) });
   }
@@ -87,13 +94,14 @@ export function questionExamples(
   g: DualGraph,
   view: GraphView,
   questions: { id: string; question: string; goldDocs: string[] }[],
+  s: QuerySettings = QUERY_DEFAULTS,
 ): { examples: TrainExample[]; unlinked: string[] } {
   const docIndex = new Map(g.docs.map((d, i) => [d.id, i]));
   const examples: TrainExample[] = [];
   const unlinked: string[] = [];
   for (const q of questions) {
     const gold = q.goldDocs.map((d) => docIndex.get(d)).filter((d): d is number => d !== undefined);
-    const query = gnnQueryFor(view, q.question);
+    const query = gnnQueryFor(view, q.question, s);
     if (!query || !gold.length) {
       unlinked.push(q.id);
       continue;

@@ -23,6 +23,9 @@ import { loadGloveSync } from '../../index/embedders/glove-table';
 import { trainGnn, type EpochRecord } from './trainer';
 import { checkpointExists } from './checkpoint';
 import type { GnnModel } from '../gnn/model';
+import { searcherSettings } from '../retriever';
+import type { BenchChoice } from '../bench-settings';
+import type { QuerySettings } from './query-adapter';
 
 export interface CorpusRunOptions {
   name: string;
@@ -54,6 +57,14 @@ export interface CorpusRunOptions {
   innerValidation?: boolean;
   /** Synthetic queries replayed in each fold's fine-tuning, per dev question (against forgetting; default 2). */
   replay?: number;
+  /**
+   * The retriever settings the shipped `dualg` retriever runs on this index: the benchmark's k-fold choice under
+   * no explicit setting (bench-settings.ts withChoice; MuSiQue: partialLink 0.5). Training and dev queries are
+   * linked and their heuristic prior built under them, and the retriever-level rows run them. Default: {} (the defaults).
+   */
+  settings?: Record<string, unknown>;
+  /** The benchmark choice in force (named in the retriever rows' identity), if any. */
+  choice?: BenchChoice;
   log: (line: string) => void;
 }
 
@@ -74,33 +85,53 @@ export interface CorpusData {
   generated?: { byKind: Partial<Record<GeneratedKind, number>>; dropped: number };
   dev: TrainExample[];
   unlinked: string[];
+  /** Linking and heuristic settings every query was built with (the retriever's, o.settings). */
+  query: QuerySettings;
+}
+
+/** Where a fold's fine-tuning starts: the base model (gnn-kfold) or the untrained prior-conditioned model, ranking as the heuristic (gnn-kfold-direct). */
+export type FoldStart = 'base' | 'untrained';
+
+export interface FoldModels {
+  models: GnnModel[];
+  foldOf: Map<string, number>;
+  seconds: number;
+  /** The epoch each fold's inner validation chose (0 = the starting model unchanged). */
+  chosenEpochs: number[];
+}
+
+/** The query settings of the retriever settings in force (linking and the heuristic prior). */
+export function querySettings(o: Pick<CorpusRunOptions, 'settings'>): QuerySettings {
+  const s = searcherSettings(o.settings ?? {}, 'heuristic');
+  return { partialLink: s.partialLink, heuristic: s.heuristic };
 }
 
 export function corpusData(o: CorpusRunOptions): CorpusData {
   const gg = toGnnGraph(o.graph);
   const view = graphView(o.graph);
   const rng = makeRng(o.seed);
+  const query = querySettings(o);
   const kg = kgCompletionExamples(gg, rng.fork('kg'), o.kgExamples);
-  const base = baseQueries(o, view, rng);
+  const base = baseQueries(o, view, rng, query);
   const nVal = Math.max(20, Math.round(base.examples.length * 0.1));
-  const { examples: dev, unlinked } = questionExamples(o.graph, view, o.questions);
+  const { examples: dev, unlinked } = questionExamples(o.graph, view, o.questions, query);
   const encoder = o.config?.queryEncoder ?? DEFAULT_GNN_CONFIG.queryEncoder;
   const config = gnnConfig({ inputDim: queryInputDim(encoder), numRelations: gg.numRelations, seed: o.seed, ...o.config });
   const synTrain = base.examples.slice(nVal);
   const label = `${synTrain.length} ${base.label}`;
-  return { gg, view, config, kg, synTrain, synVal: base.examples.slice(0, nVal), baseQueries: label, generated: base.generated, dev, unlinked };
+  return { gg, view, config, kg, synTrain, synVal: base.examples.slice(0, nVal), baseQueries: label, generated: base.generated, dev, unlinked, query };
 }
 
 /** The base model's queries, shuffled together (the first tenth, at least 20, validates). */
-function baseQueries(o: CorpusRunOptions, view: GraphView, rng: ReturnType<typeof makeRng>) {
+function baseQueries(o: CorpusRunOptions, view: GraphView, rng: ReturnType<typeof makeRng>, query: QuerySettings) {
   const mode = o.queries ?? 'synthetic';
   const text = (d: number) => o.passages.get(o.graph.docs[d].id);
-  const syn = mode === 'generated' ? [] : syntheticLinkExamples(o.graph, view, text, rng.fork('syn'), o.syntheticExamples);
+  const syn = mode === 'generated' ? [] : syntheticLinkExamples(o.graph, view, text, rng.fork('syn'), o.syntheticExamples, query);
   if (mode === 'synthetic') return { examples: syn, label: 'synthetic link queries' };
   const share = o.paraphrase ?? 0;
   const paraphrase = share > 0 ? relationParaphraser(loadGloveSync(), { share }) : undefined;
   const queries = generateQueries(o.graph, text, rng.fork('generated'), o.generatedExamples ?? o.syntheticExamples, paraphrase);
-  const { examples, dropped } = generatedExamples(view, queries);
+  const { examples, dropped } = generatedExamples(view, queries, query);
   const byKind: Partial<Record<GeneratedKind, number>> = {};
   for (const q of queries) byKind[q.kind] = (byKind[q.kind] ?? 0) + 1;
   const gen = share > 0 ? `generated questions (${paraphraseLabel(share)})` : 'generated questions';
@@ -127,21 +158,31 @@ export async function trainBase(o: CorpusRunOptions, d: CorpusData): Promise<{ m
   return { model: r.model, history: r.history, seconds: (Date.now() - t0) / 1000, stoppedBy: r.stoppedBy };
 }
 
-/** k folds over the linked dev questions; fold i fine-tunes the base model on the other folds (plus synthetic queries against forgetting). */
-export async function trainFolds(o: CorpusRunOptions, d: CorpusData): Promise<{ models: GnnModel[]; foldOf: Map<string, number>; seconds: number }> {
+/**
+ * k folds over the linked dev questions; fold i fine-tunes on the other folds and scores fold i. `start` 'base'
+ * (gnn-kfold): from the base model, plus replayed base-model queries against forgetting. 'untrained'
+ * (gnn-kfold-direct): from the untrained prior-conditioned model, which ranks exactly as the heuristic, on the other
+ * folds' dev questions only (no replay: nothing learned on generated questions to keep). Either way an inner split
+ * of the training folds picks the epoch, epoch 0 (the starting model unchanged) included; the held-out fold never does.
+ */
+export async function trainFolds(o: CorpusRunOptions, d: CorpusData, start: FoldStart = 'base'): Promise<FoldModels> {
   const t0 = Date.now();
   const order = makeRng(o.seed)
     .fork('folds')
     .shuffle(d.dev.map((e) => e.id));
   const foldOf = new Map(order.map((id, i) => [id, i % o.folds]));
   const models: GnnModel[] = [];
-  const replay = makeRng(o.seed)
-    .fork('replay')
-    .sample(d.synTrain, Math.round((o.replay ?? 2) * d.dev.length));
+  const chosenEpochs: number[] = [];
+  const replay =
+    start === 'base'
+      ? makeRng(o.seed)
+          .fork('replay')
+          .sample(d.synTrain, Math.round((o.replay ?? 2) * d.dev.length))
+      : [];
+  const from = start === 'base' ? 'from the base model' : 'from the untrained prior-conditioned model (the heuristic ranking)';
   for (let f = 0; f < o.folds; f++) {
     const train = d.dev.filter((e) => foldOf.get(e.id) !== f);
     const held = d.dev.filter((e) => foldOf.get(e.id) === f);
-    // An inner split of the training folds picks the epoch (epoch 0 = the base model included): the held-out fold never does.
     const inner = makeRng(o.seed + f)
       .fork('inner')
       .shuffle(train);
@@ -150,18 +191,19 @@ export async function trainFolds(o: CorpusRunOptions, d: CorpusData): Promise<{ 
     const r = await trainGnn({
       graph: d.gg,
       config: d.config,
-      dir: path.join(o.checkpoints, 'kfold', `${o.name}-fold-${f}`),
+      dir: path.join(o.checkpoints, start === 'base' ? 'kfold' : 'kfold-direct', `${o.name}-fold-${f}`),
       seed: o.seed + f,
       learningRate: (o.learningRate ?? 5e-3) / 2,
       batchSize: 8,
-      initFrom: baseCheckpoint(o),
+      ...(start === 'base' ? { initFrom: baseCheckpoint(o) } : {}),
       finetune: { epochs: o.foldEpochs, examples: [...fit, ...fit, ...replay], validation: nVal ? inner.slice(0, nVal) : undefined, monitor: held },
-      trainedOn: `${o.name} dev questions outside fold ${f} of ${o.folds} (${fit.length}) + ${replay.length} replayed base-model queries, from the base model`,
-      log: (l) => o.log(`fold ${f}: ${l}`),
+      trainedOn: `${o.name} dev questions outside fold ${f} of ${o.folds} (${fit.length})${replay.length ? ` + ${replay.length} replayed base-model queries` : ''}, ${from}`,
+      log: (l) => o.log(`${start === 'base' ? 'fold' : 'direct fold'} ${f}: ${l}`),
     });
     models.push(r.model);
+    chosenEpochs.push(r.best?.epoch ?? o.foldEpochs);
   }
-  return { models, foldOf, seconds: (Date.now() - t0) / 1000 };
+  return { models, foldOf, seconds: (Date.now() - t0) / 1000, chosenEpochs };
 }
 
 /** The base model's best epoch, or its last when it had no validation (e.g. KG pre-training only). */

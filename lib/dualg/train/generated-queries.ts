@@ -18,7 +18,7 @@ import type { GraphView } from '../query/graph-view';
 import type { Rng } from '../../util/rng';
 import { hopGraph, surfaceWords, type HopEdge, type HopGraph } from './hop-edges';
 import { bridgeQuestion, comparisonQuestion } from './question-templates';
-import { gnnQueryFor } from './query-adapter';
+import { gnnQueryFor, QUERY_DEFAULTS, type QuerySettings } from './query-adapter';
 import type { TrainExample } from './examples';
 import type { Paraphrase } from './relation-paraphrase';
 
@@ -135,11 +135,15 @@ function comparison(g: DualGraph, hops: HopGraph, heads: number[], rng: Rng, kin
  * is dropped when linking finds no seed, or links an entity it must not name (an answer or bridge: the name slipped
  * into the relation words), since then the gold is one lookup away and teaches nothing about hops.
  */
-export function generatedExamples(view: GraphView, queries: GeneratedQuery[]): { examples: TrainExample[]; dropped: number } {
+export function generatedExamples(
+  view: GraphView,
+  queries: GeneratedQuery[],
+  s: QuerySettings = QUERY_DEFAULTS,
+): { examples: TrainExample[]; dropped: number } {
   const examples: TrainExample[] = [];
   let dropped = 0;
   for (const q of queries) {
-    const query = gnnQueryFor(view, q.text);
+    const query = gnnQueryFor(view, q.text, s);
     const hidden = new Set(q.hidden.filter((h) => !q.seeds.includes(h)));
     if (!query || query.seeds.some((s) => hidden.has(s))) {
       dropped++;

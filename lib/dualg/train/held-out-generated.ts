@@ -4,12 +4,12 @@
  * Set beside the dev comparison, it tells "learns nothing" apart from "learns what does not carry over".
  */
 import { comparePaired, type PairedComparison } from '../../eval/stats';
-import { heuristicScores, HEURISTIC_DEFAULTS } from '../query/heuristic-scorer';
-import { linkQuery } from '../query/link';
+import { heuristicScores } from '../query/heuristic-scorer';
 import { relationWords } from '../query/relation-words';
 import type { GnnModel } from '../gnn/model';
 import { makeGnnScorer } from '../gnn/scorer';
 import type { CorpusData } from './corpus-run';
+import { linkFor } from './query-adapter';
 import { meanMetrics, questionMetrics, rankDocs, type QuestionMetrics } from './evaluate';
 
 export interface HeldOutComparison {
@@ -28,8 +28,8 @@ export function compareOnHeldOut(d: CorpusData, base: GnnModel): HeldOutComparis
     if (!text || !ex.targetDocs?.length) continue;
     const gold = Array.from(ex.targetDocs);
     gnn.push(questionMetrics(ex.id, rankDocs(score(d.gg, ex.query).docScores), gold));
-    const link = linkQuery(d.view, text);
-    heur.push(questionMetrics(ex.id, rankDocs(heuristicScores(d.view, link.seeds, relationWords(text, link.covered), HEURISTIC_DEFAULTS).docScores), gold));
+    const link = linkFor(d.view, text, d.query);
+    heur.push(questionMetrics(ex.id, rankDocs(heuristicScores(d.view, link.seeds, relationWords(text, link.covered), d.query.heuristic).docScores), gold));
   }
   const map = (rows: QuestionMetrics[], f: 'r2' | 'r5') => new Map(rows.map((r) => [r.id, r[f]]));
   return {

@@ -2,8 +2,9 @@
  * The GNN against the heuristic per corpus and pooled over corpora (issue 18 target: "the GNN scorer ahead of
  * the heuristic on the dev questions pooled under k-fold, sign test p < 0.05"), from the per-question rows
  * `kf train gnn` writes. Pooling keys each question by corpus and id, so the paired sign test runs over every
- * dev question of every corpus at once. Two GNN figures are compared: gnn-base (no dev question in training at
- * all) and gnn-kfold (each question scored by the fold model that did not train on it).
+ * dev question of every corpus at once. Three GNN figures are compared: gnn-base (no dev question in training at
+ * all), gnn-kfold (each question scored by the fold model that did not train on it) and gnn-kfold-direct (the
+ * same, with fold models fine-tuned from the untrained model on the other folds' dev questions only).
  */
 import { comparePaired, type PairedComparison } from '../../eval/stats';
 import { meanMetrics, type QuestionMetrics } from './evaluate';
@@ -19,10 +20,22 @@ type Metric = (typeof PAIRED_METRICS)[number];
 const PAIRS = [
   ['gnn-base', 'heuristic'],
   ['gnn-kfold', 'heuristic'],
+  ['gnn-kfold-direct', 'heuristic'],
   ['dualg-gnn-base', 'dualg-heuristic'],
   ['dualg-gnn-kfold', 'dualg-heuristic'],
+  ['dualg-gnn-kfold-direct', 'dualg-heuristic'],
 ] as const;
-const SHOWN_METHODS = ['gnn-base', 'gnn-kfold', 'heuristic', 'ppr', 'dualg-gnn-base', 'dualg-gnn-kfold', 'dualg-heuristic'] as const;
+const SHOWN_METHODS = [
+  'gnn-base',
+  'gnn-kfold',
+  'gnn-kfold-direct',
+  'heuristic',
+  'ppr',
+  'dualg-gnn-base',
+  'dualg-gnn-kfold',
+  'dualg-gnn-kfold-direct',
+  'dualg-heuristic',
+] as const;
 
 /** What the pooled report reads from one corpus's training report. */
 export interface CorpusRows {
@@ -69,7 +82,9 @@ export function pooledReport(rows: CorpusRows[]): PooledReport {
       'offline indexes, model-free. Scorer level (gnn-*, heuristic, ppr): document ranking by the graph scorer alone (no hybrid fill-up, ' +
       'no micro fusion; the GNN reads the hybrid rank as a feature and may rank the hybrid top documents). Retriever level (dualg-*): the ' +
       "dualg retriever's final ranking (micro fusion, hybrid fallback and fill-up) with that scorer; dualg-heuristic is the shipped default. " +
-      'gnn-base: never saw a dev question; gnn-kfold: each dev question scored by the fold model that did not train on it. ' +
+      'gnn-base: never saw a dev question; gnn-kfold: each dev question scored by the fold model that did not train on it; ' +
+      'gnn-kfold-direct: the same, fold models fine-tuned from the untrained model (the heuristic ranking) on dev questions only, ' +
+      'epoch 0 (no change) allowed by the inner validation. ' +
       'Sign test: two-sided, exact, ties dropped. Pre-registered primary metric: R@5; the others are secondary.',
     corpora: rows.map((r) => ({ bench: r.bench, baseQueries: r.baseQueries, ...summary([r]) })),
     pooled: { n: keyed(rows, 'heuristic').length, ...summary(rows) },

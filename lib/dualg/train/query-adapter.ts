@@ -1,19 +1,35 @@
 /**
  * Training queries are built exactly as the 'dualg' retriever builds them at
- * search time (lib/dualg/query/searcher.ts): entity linking on the graph view,
- * seed weights normalised to sum 1, and the hashed query vector. A model trained
- * on other seeds or another encoding would see a different input at search time.
+ * search time (lib/dualg/query/searcher.ts): entity linking on the graph view
+ * (with the retriever's partial-name linking setting, so a benchmark's k-fold
+ * choice -- bench-settings.ts, MuSiQue's partialLink 0.5 -- links training and
+ * dev queries as the shipped retriever links them), seed weights normalised to
+ * sum 1, the hashed query vector, and the heuristic prior under the retriever's
+ * heuristic settings. A model trained on other seeds or another encoding would
+ * see a different input at search time.
  */
 import type { GnnQuery } from '../types';
 import type { GraphView } from '../query/graph-view';
-import { linkQuery } from '../query/link';
+import { linkQuery, type LinkResult } from '../query/link';
 import { hashedQueryVector } from '../query/scorer';
 import { queryPrior, uncoveredText } from '../query/prior';
 import { relationWords } from '../query/relation-words';
+import { SEARCHER_DEFAULTS, type SearcherSettings } from '../query/searcher';
+
+/** The retriever settings a query's linking and heuristic prior depend on. */
+export type QuerySettings = Pick<SearcherSettings, 'partialLink' | 'heuristic'>;
+
+/** What an index without a benchmark choice runs (SEARCHER_DEFAULTS). */
+export const QUERY_DEFAULTS: QuerySettings = { partialLink: SEARCHER_DEFAULTS.partialLink, heuristic: SEARCHER_DEFAULTS.heuristic };
+
+/** Entity linking of a text as the retriever links it under these settings (the rule NER's names, trigram nearest names). */
+export function linkFor(view: GraphView, text: string, s: QuerySettings = QUERY_DEFAULTS): LinkResult {
+  return linkQuery(view, text, undefined, undefined, s.partialLink);
+}
 
 /** The GnnQuery of a text, or undefined when no entity of the graph is linked (the retriever falls back to hybrid then). */
-export function gnnQueryFor(view: GraphView, text: string): GnnQuery | undefined {
-  const link = linkQuery(view, text);
+export function gnnQueryFor(view: GraphView, text: string, s: QuerySettings = QUERY_DEFAULTS): GnnQuery | undefined {
+  const link = linkFor(view, text, s);
   const seeds = link.seeds;
   if (!seeds.length) return undefined;
   const total = seeds.reduce((a, x) => a + x.weight, 0) || 1;
@@ -23,6 +39,6 @@ export function gnnQueryFor(view: GraphView, text: string): GnnQuery | undefined
     queryVector: hashedQueryVector(text),
     queryText: text,
     relationText: uncoveredText(text, link.covered),
-    prior: queryPrior(view, seeds, relationWords(text, link.covered)).prior,
+    prior: queryPrior(view, seeds, relationWords(text, link.covered), s.heuristic).prior,
   };
 }
