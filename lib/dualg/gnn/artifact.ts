@@ -5,6 +5,8 @@
  * (graph and passage texts) and optional `questions` ({id, question, goldDocs}[])
  * to fine-tune on besides the corpus's synthetic queries. The folder holds the
  * trainer's best/ and last/ checkpoints, so an interrupted build resumes.
+ * Its queries are linked as the shipped `dualg` retriever links them on this index (its benchmark's k-fold choice,
+ * bench-settings.ts; MuSiQue partialLink 0.5), so the prior it learns on is the one it is searched with.
  */
 import path from 'node:path';
 import type { ArtifactKind } from '../../pipeline/artifact';
@@ -20,6 +22,8 @@ import { gnnGraphFingerprint } from '../train/fingerprint';
 import { trainGnn } from '../train/trainer';
 import { attachHybridEvidence, indexKnowledgeBase, kbHybridSearch } from '../train/hybrid-evidence';
 import { checkpointExists } from '../train/checkpoint';
+import { querySettings } from '../train/query-adapter';
+import { benchChoice, withChoice } from '../bench-settings';
 import { DEFAULT_GNN_CONFIG, gnnConfig } from './config';
 import { GNN_PRESETS } from './preset';
 import { embedQueries, queryInputDim } from './query-encoder';
@@ -123,9 +127,10 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
       .map((f) => f.text)
       .join(' ');
   const rng = makeRng(s.seed);
-  const syn = syntheticLinkExamples(g, view, text, rng.fork('syn'), s.synthetic);
+  const query = querySettings({ settings: withChoice({}, benchChoice(indexDir, {})).settings });
+  const syn = syntheticLinkExamples(g, view, text, rng.fork('syn'), s.synthetic, query);
   const nVal = Math.max(20, Math.round(syn.length * 0.1));
-  const extra = questionExamples(g, view, (ctx.args.questions ?? []) as { id: string; question: string; goldDocs: string[] }[]).examples;
+  const extra = questionExamples(g, view, (ctx.args.questions ?? []) as { id: string; question: string; goldDocs: string[] }[], query).examples;
   // The hybrid's ranking, the text evidence the prior-conditioned model reads at search time (train/hybrid-evidence.ts).
   if (!embedder) await attachHybridEvidence([...syn, ...extra], gg.docIds, kbHybridSearch(await indexKnowledgeBase(indexDir)));
   const dim = embedder
@@ -162,7 +167,8 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
 export const gnnCheckpointKind: ArtifactKind<GnnTrainSettings, GnnModel> = {
   kind: GNN_CHECKPOINT_ARTIFACT,
   // 2: the prior reads the hybrid retriever's rank (a third node feature); version-1 checkpoints are rebuilt.
-  version: 2,
+  // 3: queries linked under the index's benchmark choice (MuSiQue's partial names); earlier ones are rebuilt.
+  version: 3,
   description: 'DualG-MRAG GNN trained for one dualg-graph (KG completion + synthetic link queries [+ training questions])',
   settings,
   build,

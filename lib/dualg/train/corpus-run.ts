@@ -23,9 +23,8 @@ import { loadGloveSync } from '../../index/embedders/glove-table';
 import { trainGnn, type EpochRecord } from './trainer';
 import { checkpointExists } from './checkpoint';
 import type { GnnModel } from '../gnn/model';
-import { searcherSettings } from '../retriever';
 import type { BenchChoice } from '../bench-settings';
-import type { QuerySettings } from './query-adapter';
+import { querySettings, type QuerySettings } from './query-adapter';
 
 export interface CorpusRunOptions {
   name: string;
@@ -98,12 +97,6 @@ export interface FoldModels {
   seconds: number;
   /** The epoch each fold's inner validation chose (0 = the starting model unchanged). */
   chosenEpochs: number[];
-}
-
-/** The query settings of the retriever settings in force (linking and the heuristic prior). */
-export function querySettings(o: Pick<CorpusRunOptions, 'settings'>): QuerySettings {
-  const s = searcherSettings(o.settings ?? {}, 'heuristic');
-  return { partialLink: s.partialLink, heuristic: s.heuristic };
 }
 
 export function corpusData(o: CorpusRunOptions): CorpusData {

@@ -22,6 +22,18 @@ export type QuerySettings = Pick<SearcherSettings, 'partialLink' | 'heuristic'>;
 /** What an index without a benchmark choice runs (SEARCHER_DEFAULTS). */
 export const QUERY_DEFAULTS: QuerySettings = { partialLink: SEARCHER_DEFAULTS.partialLink, heuristic: SEARCHER_DEFAULTS.heuristic };
 
+/**
+ * The query settings of retriever settings (index.settings after the benchmark choice, bench-settings.ts withChoice):
+ * what they set of partialLink and the heuristic, over the defaults -- as retriever.ts searcherSettings reads them.
+ */
+export function querySettings(o: { settings?: Record<string, unknown> }): QuerySettings {
+  const raw = o.settings ?? {};
+  return {
+    partialLink: raw.partialLink === undefined ? QUERY_DEFAULTS.partialLink : Number(raw.partialLink),
+    heuristic: { ...QUERY_DEFAULTS.heuristic, ...((raw.heuristic as Partial<QuerySettings['heuristic']> | undefined) ?? {}) },
+  };
+}
+
 /** Entity linking of a text as the retriever links it under these settings (the rule NER's names, trigram nearest names). */
 export function linkFor(view: GraphView, text: string, s: QuerySettings = QUERY_DEFAULTS): LinkResult {
   return linkQuery(view, text, undefined, undefined, s.partialLink);
