@@ -30,17 +30,11 @@ import { trainGnn } from '../../lib/dualg/train/trainer';
 import type { GnnQuery } from '../../lib/dualg/types';
 import { initTf, tf } from '../../lib/tf/backend';
 import { passageKb } from './passage-kb.helper';
+import { MOTHER_OF_DIRECTOR_QUESTION, NIGHT_TRAIN_PASSAGES } from './night-train-world.helper';
 
-// Two films by one director, and a passage no entity of the question leads to (only text search finds it).
-const PASSAGES = [
-  { id: 'Night Train', title: 'Night Train', text: 'Night Train is a 1959 film directed by Anna Berg. It stars Carl Moss.' },
-  { id: 'Anna Berg', title: 'Anna Berg', text: 'Anna Berg was a Swedish director. She was the daughter of Ingrid Berg.' },
-  { id: 'Carl Moss', title: 'Carl Moss', text: 'Carl Moss was an actor born in Oslo.' },
-  { id: 'Ingrid Berg', title: 'Ingrid Berg', text: 'Ingrid Berg was a painter from Uppsala.' },
-  { id: 'Oslo', title: 'Oslo', text: 'Oslo is the capital of Norway.' },
-  { id: 'Lund', title: 'Lund', text: 'Lund is a university town where a mother of a director may live.' },
-];
-const QUESTION = 'Who is the mother of the director of film Night Train?';
+// The Night Train world and a passage no entity of the question leads to (only text search finds it).
+const PASSAGES = [...NIGHT_TRAIN_PASSAGES, { id: 'Lund', title: 'Lund', text: 'Lund is a university town where a mother of a director may live.' }];
+const QUESTION = MOTHER_OF_DIRECTOR_QUESTION;
 
 async function fixture() {
   await initTf();

@@ -18,17 +18,12 @@ import { rankDocs } from '../../lib/dualg/train/evaluate';
 import { trainGnn } from '../../lib/dualg/train/trainer';
 import { initTf } from '../../lib/tf/backend';
 import { validate } from '../../lib/dualg/train/step';
+import { MOTHER_OF_DIRECTOR_QUESTION, NIGHT_TRAIN_PASSAGES } from './night-train-world.helper';
 
-// Two films by one director; the question asks for the director's mother, so the bridge is the director's passage.
-const PASSAGES = [
-  { id: 'Night Train', title: 'Night Train', text: 'Night Train is a 1959 film directed by Anna Berg. It stars Carl Moss.' },
-  { id: 'Anna Berg', title: 'Anna Berg', text: 'Anna Berg was a Swedish director. She was the daughter of Ingrid Berg.' },
-  { id: 'Carl Moss', title: 'Carl Moss', text: 'Carl Moss was an actor born in Oslo.' },
-  { id: 'Ingrid Berg', title: 'Ingrid Berg', text: 'Ingrid Berg was a painter from Uppsala.' },
-  { id: 'Oslo', title: 'Oslo', text: 'Oslo is the capital of Norway.' },
-];
+// The question asks for the director's mother, so the bridge is the director's passage.
+const PASSAGES = NIGHT_TRAIN_PASSAGES;
 
-const QUESTIONS = ['Who is the mother of the director of film Night Train?', 'Where was the star of Night Train born?'];
+const QUESTIONS = [MOTHER_OF_DIRECTOR_QUESTION, 'Where was the star of Night Train born?'];
 
 async function fixture() {
   await initTf();
