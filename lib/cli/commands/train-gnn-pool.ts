@@ -8,9 +8,10 @@ import type { CommandSpec } from '../command';
 import { str } from '../command';
 import { pooledMarkdown, pooledReport, type CorpusRows } from '../../dualg/train/pooled-report';
 import { KfError } from '../../util/errors';
+import { gnnRowLabel } from '../../dualg/train/preset-run';
 
-function readReport(file: string): CorpusRows {
-  let raw: { kind?: string; bench?: string; baseQueries?: string; perQuestion?: CorpusRows['perQuestion'] };
+function readReport(file: string): CorpusRows & { preset?: string } {
+  let raw: { kind?: string; bench?: string; baseQueries?: string; gnn?: { preset?: string }; perQuestion?: CorpusRows['perQuestion'] };
   try {
     raw = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e) {
@@ -27,7 +28,20 @@ function readReport(file: string): CorpusRows {
         concerns: file,
       },
     );
-  return { bench: raw.bench, baseQueries: raw.baseQueries, perQuestion: raw.perQuestion };
+  const gnn = raw.gnn ? gnnRowLabel(raw.gnn as Parameters<typeof gnnRowLabel>[0]) : undefined;
+  return { bench: raw.bench, baseQueries: raw.baseQueries, ...(gnn ? { gnn, preset: raw.gnn?.preset } : {}), perQuestion: raw.perQuestion };
+}
+
+/** Reports of different GNN presets are not one system: pooling them would test a mixture. Older reports record none. */
+function samePreset(files: string[], rows: (CorpusRows & { preset?: string })[]): void {
+  const presets = new Set(rows.map((r) => r.preset).filter(Boolean));
+  if (presets.size > 1)
+    throw new KfError(
+      'bad_input',
+      `the reports are of different GNN presets (${[...presets].join(', ')}): ${files.join(', ')}`,
+      'pool reports trained with the same --preset',
+      { concerns: 'preset' },
+    );
 }
 
 export const command: CommandSpec = {
@@ -41,7 +55,9 @@ export const command: CommandSpec = {
   examples: ['kf train gnn pool /tmp/gnn/2wiki/2wiki-gnn.json /tmp/gnn/hotpotqa/hotpotqa-gnn.json /tmp/gnn/musique/musique-gnn.json --out /tmp/gnn'],
   async run(args) {
     const files = args.positionals.map((f) => path.resolve(f));
-    const report = pooledReport(files.map(readReport));
+    const rows = files.map(readReport);
+    samePreset(files, rows);
+    const report = pooledReport(rows);
     const out = path.resolve(str(args, 'out') ?? path.dirname(files[0]));
     fs.mkdirSync(out, { recursive: true });
     fs.writeFileSync(path.join(out, 'pooled-gnn.json'), `${JSON.stringify(report, null, 1)}\n`);

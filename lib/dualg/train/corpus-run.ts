@@ -64,6 +64,12 @@ export interface CorpusRunOptions {
   settings?: Record<string, unknown>;
   /** The benchmark choice in force (named in the retriever rows' identity), if any. */
   choice?: BenchChoice;
+  /**
+   * The paper preset's Enc(q) (preset-run.ts): the embeddings stage's vector of a question, for the retriever rows'
+   * searchers (training queries carry theirs already), and the embedding model's id for the checkpoints' labels.
+   */
+  embedQuery?: (text: string) => Promise<Float32Array>;
+  embeddedBy?: string;
   log: (line: string) => void;
 }
 
@@ -109,7 +115,9 @@ export function corpusData(o: CorpusRunOptions): CorpusData {
   const nVal = Math.max(20, Math.round(base.examples.length * 0.1));
   const { examples: dev, unlinked } = questionExamples(o.graph, view, o.questions, query);
   const encoder = o.config?.queryEncoder ?? DEFAULT_GNN_CONFIG.queryEncoder;
-  const config = gnnConfig({ inputDim: queryInputDim(encoder), numRelations: gg.numRelations, seed: o.seed, ...o.config });
+  // 'embeddings' (the paper preset): the endpoint's dimension, given in o.config.inputDim by the caller.
+  const inputDim = o.config?.inputDim ?? queryInputDim(encoder);
+  const config = gnnConfig({ inputDim, numRelations: gg.numRelations, seed: o.seed, ...o.config });
   const synTrain = base.examples.slice(nVal);
   const label = `${synTrain.length} ${base.label}`;
   return { gg, view, config, kg, synTrain, synVal: base.examples.slice(0, nVal), baseQueries: label, generated: base.generated, dev, unlinked, query };
@@ -145,7 +153,7 @@ export async function trainBase(o: CorpusRunOptions, d: CorpusData): Promise<{ m
     batchSize: 8,
     pretrain: { epochs: o.pretrainEpochs, examples: d.kg },
     finetune: { epochs: o.epochs, examples: d.synTrain, validation: d.synVal, monitor: d.dev },
-    trainedOn: `${o.name} graph: ${o.pretrainEpochs ? `${d.kg.length} KG-completion triples + ` : ''}${d.baseQueries} (no dev question)`,
+    trainedOn: `${o.name} graph: ${o.pretrainEpochs ? `${d.kg.length} KG-completion triples + ` : ''}${d.baseQueries} (no dev question)${embeddedBy(o)}`,
     log: o.log,
   });
   return { model: r.model, history: r.history, seconds: (Date.now() - t0) / 1000, stoppedBy: r.stoppedBy };
@@ -172,7 +180,8 @@ export async function trainFolds(o: CorpusRunOptions, d: CorpusData, start: Fold
           .fork('replay')
           .sample(d.synTrain, Math.round((o.replay ?? 2) * d.dev.length))
       : [];
-  const from = start === 'base' ? 'from the base model' : 'from the untrained prior-conditioned model (the heuristic ranking)';
+  const untrained = d.config.prior ? 'the untrained prior-conditioned model (the heuristic ranking)' : 'the untrained model (no prior: a random ranking)';
+  const from = start === 'base' ? 'from the base model' : `from ${untrained}`;
   for (let f = 0; f < o.folds; f++) {
     const train = d.dev.filter((e) => foldOf.get(e.id) !== f);
     const held = d.dev.filter((e) => foldOf.get(e.id) === f);
@@ -190,13 +199,18 @@ export async function trainFolds(o: CorpusRunOptions, d: CorpusData, start: Fold
       batchSize: 8,
       ...(start === 'base' ? { initFrom: baseCheckpoint(o) } : {}),
       finetune: { epochs: o.foldEpochs, examples: [...fit, ...fit, ...replay], validation: nVal ? inner.slice(0, nVal) : undefined, monitor: held },
-      trainedOn: `${o.name} dev questions outside fold ${f} of ${o.folds} (${fit.length})${replay.length ? ` + ${replay.length} replayed base-model queries` : ''}, ${from}`,
+      trainedOn: `${o.name} dev questions outside fold ${f} of ${o.folds} (${fit.length})${replay.length ? ` + ${replay.length} replayed base-model queries` : ''}, ${from}${embeddedBy(o)}`,
       log: (l) => o.log(`${start === 'base' ? 'fold' : 'direct fold'} ${f}: ${l}`),
     });
     models.push(r.model);
     chosenEpochs.push(r.best?.epoch ?? o.foldEpochs);
   }
   return { models, foldOf, seconds: (Date.now() - t0) / 1000, chosenEpochs };
+}
+
+/** ", queries embedded by <model>" for the paper preset's checkpoints (nothing for the cpu preset). */
+function embeddedBy(o: CorpusRunOptions): string {
+  return o.embeddedBy ? `, queries embedded by ${o.embeddedBy}` : '';
 }
 
 /** The base model's best epoch, or its last when it had no validation (e.g. KG pre-training only). */

@@ -42,6 +42,8 @@ export interface CorpusRows {
   bench: string;
   /** What the base model trained on, in words. */
   baseQueries?: string;
+  /** The GNN the rows are of (preset, size, Enc(q), prior, tfjs backend; preset-run.ts gnnRowLabel); absent in reports before --preset. */
+  gnn?: string;
   perQuestion: Record<string, QuestionMetrics[]>;
 }
 
@@ -51,6 +53,7 @@ export interface PooledReport {
   corpora: {
     bench: string;
     baseQueries?: string;
+    gnn?: string;
     means: Record<string, ReturnType<typeof meanMetrics>>;
     paired: Record<string, Record<Metric, PairedComparison>>;
   }[];
@@ -86,7 +89,7 @@ export function pooledReport(rows: CorpusRows[]): PooledReport {
       'gnn-kfold-direct: the same, fold models fine-tuned from the untrained model (the heuristic ranking) on dev questions only, ' +
       'epoch 0 (no change) allowed by the inner validation. ' +
       'Sign test: two-sided, exact, ties dropped. Pre-registered primary metric: R@5; the others are secondary.',
-    corpora: rows.map((r) => ({ bench: r.bench, baseQueries: r.baseQueries, ...summary([r]) })),
+    corpora: rows.map((r) => ({ bench: r.bench, baseQueries: r.baseQueries, ...(r.gnn ? { gnn: r.gnn } : {}), ...summary([r]) })),
     pooled: { n: keyed(rows, 'heuristic').length, ...summary(rows) },
   };
 }
@@ -117,7 +120,10 @@ function block(title: string, s: ReturnType<typeof summary>): string[] {
 
 export function pooledMarkdown(r: PooledReport): string {
   const lines = ['# DualG GNN vs heuristic on dev (offline, model-free)', '', r.note, ''];
-  for (const c of r.corpora) lines.push(...block(`${c.bench}${c.baseQueries ? ` (base model: ${c.baseQueries})` : ''}`, c));
+  for (const c of r.corpora) {
+    const about = [c.gnn, c.baseQueries ? `base model: ${c.baseQueries}` : undefined].filter(Boolean).join('; ');
+    lines.push(...block(`${c.bench}${about ? ` (${about})` : ''}`, c));
+  }
   if (r.corpora.length > 1) lines.push(...block(`pooled over ${r.corpora.map((c) => c.bench).join(', ')} (n = ${r.pooled.n})`, r.pooled));
   return `${lines.join('\n')}\n`;
 }

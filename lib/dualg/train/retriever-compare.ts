@@ -46,7 +46,12 @@ export async function compareRetrievers(
   const parts = searcherParts(o.graph);
   const settings = (scorer: 'gnn' | 'heuristic') => searcherSettings(o.settings ?? {}, scorer);
   const gnnSearcher = (m: GnnModel) =>
-    new DualgSearcher({ ...parts, gnn: { graph: d.gg, scorer: makeGnnScorer(m, { paths: 0 }) } }, settings('gnn'), 'dualg-gnn', o.choice);
+    new DualgSearcher(
+      { ...parts, gnn: { graph: d.gg, scorer: makeGnnScorer(m, { paths: 0 }), ...(o.embedQuery ? { embedQuery: o.embedQuery } : {}) } },
+      settings('gnn'),
+      'dualg-gnn',
+      o.choice,
+    );
   const heuristic = new DualgSearcher(parts, settings('heuristic'), 'dualg', o.choice);
   const untrained = direct ? new GnnModel(d.config) : undefined;
   const methods = RETRIEVER_METHODS.filter((m) => direct || m !== 'dualg-gnn-kfold-direct');
