@@ -82,15 +82,23 @@ export const command: CommandSpec = {
     preset: {
       type: 'string',
       description:
-        "GNN preset (gnn/preset.ts): cpu = 2x64, hashed+GloVe query, heuristic prior; paper = 6x512, query from the embeddings stage (KF_EMBED_BASE_URL + KF_EMBED_MODEL), no prior -- meant for KF_TF_BACKEND=tensorflow-gpu",
+        'GNN preset (gnn/preset.ts): cpu = 2x64, hashed+GloVe query, heuristic prior; paper = 6x512, query from the embeddings stage (KF_EMBED_BASE_URL + KF_EMBED_MODEL), no prior -- meant for KF_TF_BACKEND=tensorflow-gpu',
       default: 'cpu',
       choices: [...GNN_PRESET_NAMES],
     },
-    'pretrain-epochs': { type: 'string', description: 'KG-completion epochs (default 1; 0 with --preset paper, which cannot KG-pretrain)', validate: isNonNegInt },
+    'pretrain-epochs': {
+      type: 'string',
+      description: 'KG-completion epochs (default 1; 0 with --preset paper, which cannot KG-pretrain)',
+      validate: isNonNegInt,
+    },
     epochs: { type: 'string', description: 'base-model epochs on the synthetic queries', default: '2', validate: isNonNegInt },
     'fold-epochs': { type: 'string', description: 'fine-tuning epochs per fold', default: '1', validate: isNonNegInt },
     checkpoints: { type: 'string', description: "checkpoint folder (default: the state folder's gnn checkpoints)" },
-    layers: { type: 'string', description: "GNN layers (default: the preset's, cpu 2, paper 6; another value makes the run 'custom')", validate: isPositiveInt },
+    layers: {
+      type: 'string',
+      description: "GNN layers (default: the preset's, cpu 2, paper 6; another value makes the run 'custom')",
+      validate: isPositiveInt,
+    },
     hidden: { type: 'string', description: "hidden width (default: the preset's, cpu 64, paper 512)", validate: isPositiveInt },
     lr: { type: 'string', description: 'learning rate', default: '0.005', validate: isNumber },
     'hybrid-unit': {

@@ -24,10 +24,7 @@ export interface RunArchitecture {
 }
 
 /** Explicit values win over the preset's; absent ones are undefined. */
-export function runArchitecture(
-  preset: GnnPresetName,
-  explicit: { layers?: number; hidden?: number; pretrainEpochs?: number },
-): RunArchitecture {
+export function runArchitecture(preset: GnnPresetName, explicit: { layers?: number; hidden?: number; pretrainEpochs?: number }): RunArchitecture {
   const p = GNN_PRESETS[preset];
   if (preset === 'paper' && explicit.pretrainEpochs)
     throw new KfError(
