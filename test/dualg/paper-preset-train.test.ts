@@ -112,6 +112,7 @@ test('kf train gnn --preset paper: Enc(q) from the endpoint (each text once), pa
     assert.ok(report.perQuestion['dualg-gnn-kfold'].length === QUESTIONS.length, 'the retriever level ran with the paper model');
     const md = fs.readFileSync(path.join(out, '2wiki-gnn.md'), 'utf8');
     assert.match(md, /GNN paper 6x512, Enc\(q\) embeddings \([^)]*sentence-encoder\), no prior/);
+    assert.match(md, /no prior \(the paper preset\) reads neither the heuristic nor the hybrid rank/);
     const base = fs.existsSync(path.join(ck, '2wiki-base', 'best')) ? path.join(ck, '2wiki-base', 'best') : path.join(ck, '2wiki-base', 'last');
     const id = checkpointIdentity(base);
     assert.deepEqual([id.preset, id.layers, id.hidden, id.queryEncoder, id.prior], ['paper', 6, 512, 'embeddings', 'none']);

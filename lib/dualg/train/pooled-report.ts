@@ -88,7 +88,11 @@ export function pooledReport(rows: CorpusRows[]): PooledReport {
       'gnn-base: never saw a dev question; gnn-kfold: each dev question scored by the fold model that did not train on it; ' +
       'gnn-kfold-direct: the same, fold models fine-tuned from the untrained model (the heuristic ranking) on dev questions only, ' +
       'epoch 0 (no change) allowed by the inner validation. ' +
-      'Sign test: two-sided, exact, ties dropped. Pre-registered primary metric: R@5; the others are secondary.',
+      'Sign test: two-sided, exact, ties dropped. Pre-registered primary metric: R@5; the others are secondary.' +
+      (rows.some((r) => r.gnn?.includes('no prior'))
+        ? ' A GNN with no prior (the paper preset) reads neither the heuristic nor the hybrid rank, and its untrained model, where ' +
+          'gnn-kfold-direct starts, ranks at random, not as the heuristic.'
+        : ''),
     corpora: rows.map((r) => ({ bench: r.bench, baseQueries: r.baseQueries, ...(r.gnn ? { gnn: r.gnn } : {}), ...summary([r]) })),
     pooled: { n: keyed(rows, 'heuristic').length, ...summary(rows) },
   };
