@@ -11,24 +11,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { kfInProcess } from '../_shared/cli-in-process';
 import { ownScratch } from '../_shared/scratch';
+import { PAINTER_PASSAGES, PAINTER_QUESTIONS } from './painter-world.helper';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { checkpointIdentity } from '../../lib/dualg/gnn/identity';
 import { SECRET } from '../models/helpers';
 
-const PASSAGES = [
-  { title: 'Marta Velden', text: 'Marta Velden was a Dutch painter born in Utrecht in 1871. She married the composer Joris Amsel.' },
-  { title: 'Joris Amsel', text: 'Joris Amsel was a composer. Joris Amsel died in Leiden in 1930.' },
-  { title: 'The Harbour at Dusk', text: 'The Harbour at Dusk is an 1899 painting by Marta Velden, kept in the Rijksmuseum.' },
-  { title: 'Utrecht', text: 'Utrecht is a city in the Netherlands on the Vecht river.' },
-  { title: 'Leiden', text: 'Leiden is a university city in South Holland.' },
-  { title: 'Kees Brom', text: 'Kees Brom was a sculptor from Groningen who worked in stone.' },
-  { title: 'Silent Canal', text: 'Silent Canal is a 1923 sculpture by Kees Brom.' },
-  { title: 'Groningen', text: 'Groningen is the largest city in the north of the Netherlands.' },
-];
+const PASSAGES = PAINTER_PASSAGES;
 const QUESTIONS = [
-  { _id: 'q1', question: 'Where did the husband of Marta Velden die?', gold_titles: ['Marta Velden', 'Joris Amsel'] },
-  { _id: 'q2', question: 'Where was the painter of The Harbour at Dusk born?', gold_titles: ['The Harbour at Dusk', 'Marta Velden'] },
-  { _id: 'q3', question: 'Which city is the sculptor of Silent Canal from?', gold_titles: ['Silent Canal', 'Kees Brom'] },
+  ...PAINTER_QUESTIONS.map((q, i) => ({ _id: `q${i + 1}`, ...q })),
   { _id: 'q4', question: 'When did Joris Amsel die?', gold_titles: ['Joris Amsel'] },
 ];
 /** Endpoint settings this test sets or clears (restored after). */

@@ -10,22 +10,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { kfInProcess } from '../_shared/cli-in-process';
 import { ownScratch } from '../_shared/scratch';
+import { PAINTER_PASSAGES, PAINTER_QUESTIONS } from './painter-world.helper';
 
-const PASSAGES = [
-  { title: 'Marta Velden', text: 'Marta Velden was a Dutch painter born in Utrecht in 1871. She married the composer Joris Amsel.' },
-  { title: 'Joris Amsel', text: 'Joris Amsel was a composer. Joris Amsel died in Leiden in 1930.' },
-  { title: 'The Harbour at Dusk', text: 'The Harbour at Dusk is an 1899 painting by Marta Velden, kept in the Rijksmuseum.' },
-  { title: 'Utrecht', text: 'Utrecht is a city in the Netherlands on the Vecht river.' },
-  { title: 'Leiden', text: 'Leiden is a university city in South Holland.' },
-  { title: 'Kees Brom', text: 'Kees Brom was a sculptor from Groningen who worked in stone.' },
-  { title: 'Silent Canal', text: 'Silent Canal is a 1923 sculpture by Kees Brom.' },
-  { title: 'Groningen', text: 'Groningen is the largest city in the north of the Netherlands.' },
-];
-const QUESTIONS = [
-  { question: 'Where did the husband of Marta Velden die?', gold_titles: ['Marta Velden', 'Joris Amsel'] },
-  { question: 'Where was the painter of The Harbour at Dusk born?', gold_titles: ['The Harbour at Dusk', 'Marta Velden'] },
-  { question: 'Which city is the sculptor of Silent Canal from?', gold_titles: ['Silent Canal', 'Kees Brom'] },
-];
+const PASSAGES = PAINTER_PASSAGES;
+const QUESTIONS = PAINTER_QUESTIONS;
 
 test('kf eval retrieval --retriever dualg on an unseen corpus: prepares from the corpus alone, same JSON, graph cached', { timeout: 10 * 60_000 }, async () => {
   const dir = ownScratch('kf-dualg-unseen-');
