@@ -24,7 +24,8 @@ import { recallAtK } from '../eval/recall';
 import { KfError } from '../util/errors';
 import { makeRng } from '../util/rng';
 import { graphFor } from './graph-for';
-import { searcherParts, searcherSettings } from './retriever';
+import { searcherParts } from './retriever';
+import { searcherSettings } from './query/searcher-settings';
 import { DualgSearcher } from './query/searcher';
 
 /** The cut-offs of the k-fold table (DualG-MRAG's 2 and 5, and 1 and 8 around them). */

@@ -28,56 +28,15 @@ import { KfError } from '../util/errors';
 import { graphFor } from './graph-for';
 import { toGnnGraph } from './graph/to-gnn';
 import type { DualGraph } from './graph/types';
-import { FUSION_DEFAULTS } from './query/fuse';
 import { graphView } from './query/graph-view';
-import { HEURISTIC_DEFAULTS } from './query/heuristic-scorer';
 import { MicroIndex } from './query/micro-match';
 import { gnnScorerFactory } from './query/gnn-factory';
-import { DualgSearcher, SEARCHER_DEFAULTS, type SearcherParts, type SearcherSettings } from './query/searcher';
+import { DualgSearcher, type SearcherParts } from './query/searcher';
+import { searcherSettings } from './query/searcher-settings';
 import { SCORER_NAMES, type CheckpointIdentity, type ScorerName } from './query/scorer-identity';
 import { createModelRouter } from '../models/router';
 import { denseLinker, type LinkingName, type MentionLinker } from './query/dense-link';
 import { benchChoice, withChoice } from './bench-settings';
-
-function bool(v: unknown, dflt: boolean, name: string): boolean {
-  if (v === undefined) return dflt;
-  if (typeof v === 'boolean') return v;
-  throw new KfError('bad_setting', `dualg setting ${name} must be true or false, got ${JSON.stringify(v)}`, `set ${name} = true or false`, { concerns: name });
-}
-
-function numbers<T extends object>(raw: unknown, dflt: T, name: string): T {
-  if (raw === undefined) return dflt;
-  const out = { ...dflt } as Record<string, number>;
-  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
-    if (!(k in dflt) || typeof v !== 'number' || !Number.isFinite(v))
-      throw new KfError('bad_setting', `dualg setting ${name}.${k} is unknown or not a number`, `known: ${Object.keys(dflt).join(', ')}`, {
-        concerns: `${name}.${k}`,
-      });
-    out[k] = v;
-  }
-  return out as T;
-}
-
-export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerName): SearcherSettings {
-  return {
-    ...SEARCHER_DEFAULTS,
-    scorer,
-    macro: bool(raw.macro, true, 'macro'),
-    micro: bool(raw.micro, true, 'micro'),
-    lexicon: bool(raw.lexicon, true, 'lexicon'),
-    heuristic: numbers(raw.heuristic, HEURISTIC_DEFAULTS, 'heuristic'),
-    fusion: numbers(raw.fusion, FUSION_DEFAULTS, 'fusion'),
-    hybrid: raw.hybrid === undefined ? SEARCHER_DEFAULTS.hybrid : Number(raw.hybrid),
-    graphFirst: raw.graphFirst === undefined ? SEARCHER_DEFAULTS.graphFirst : Number(raw.graphFirst),
-    minSeedIdf: raw.minSeedIdf === undefined ? SEARCHER_DEFAULTS.minSeedIdf : Number(raw.minSeedIdf),
-    pseudoSeeds: raw.pseudoSeeds === undefined ? SEARCHER_DEFAULTS.pseudoSeeds : Number(raw.pseudoSeeds),
-    partialLink: raw.partialLink === undefined ? SEARCHER_DEFAULTS.partialLink : Number(raw.partialLink),
-    prf: raw.prf === undefined ? SEARCHER_DEFAULTS.prf : Number(raw.prf),
-    pseudoOnNoLink: bool(raw.pseudoOnNoLink, SEARCHER_DEFAULTS.pseudoOnNoLink, 'pseudoOnNoLink'),
-    microLabels: bool(raw.microLabels, SEARCHER_DEFAULTS.microLabels, 'microLabels'),
-    microFigures: bool(raw.microFigures, SEARCHER_DEFAULTS.microFigures, 'microFigures'),
-  };
-}
 
 export function searcherParts(g: DualGraph): SearcherParts {
   const visualDocs = new Set(g.micro.filter((f) => f.kind === 'image').map((f) => f.doc));

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { kfInProcess } from '../_shared/cli-in-process';
 import { ownScratch } from '../_shared/scratch';
 import { BENCH_CHOICES, choiceLabel, withChoice } from '../../lib/dualg/bench-settings';
-import { searcherSettings } from '../../lib/dualg/retriever';
+import { searcherSettings } from '../../lib/dualg/query/searcher-settings';
 
 const PASSAGES = [
   { title: 'Odo Varnholt', text: 'Odo Varnholt was a landscape painter born in Quillan in 1840.' },

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { buildDualGraph } from '../../lib/dualg/graph/build';
 import { relationWords } from '../../lib/dualg/query/relation-words';
 import { DualgSearcher, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
-import { searcherParts, searcherSettings } from '../../lib/dualg/retriever';
+import { searcherParts } from '../../lib/dualg/retriever';
+import { searcherSettings } from '../../lib/dualg/query/searcher-settings';
 import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
 import { ACME_FRAGMENTS, acmeSource } from './acme-world.helper';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkSettings, configuration } from '../../lib/pipeline/registry';
 import { serialisePaths } from '../../lib/dualg/pipeline';
-import { searcherSettings } from '../../lib/dualg/retriever';
+import { searcherSettings } from '../../lib/dualg/query/searcher-settings';
 
 test('dualg family: rows for the method, its ablations and the scorer comparisons; settings validated', () => {
   for (const name of ['DG', 'DG-nopaths', 'DG-nomicro', 'DG-nomacro', 'DG-heuristic', 'DG-ppr']) assert.ok(configuration(name), name);

@@ -14,25 +14,23 @@ import { linkQuery, type LinkResult } from '../query/link';
 import { hashedQueryVector } from '../query/scorer';
 import { queryPrior, uncoveredText } from '../query/prior';
 import { relationWords } from '../query/relation-words';
-import { SEARCHER_DEFAULTS, type SearcherSettings } from '../query/searcher';
+import type { SearcherSettings } from '../query/searcher';
+import { searcherSettings } from '../query/searcher-settings';
 
 /** The retriever settings a query's linking and heuristic prior depend on. */
 export type QuerySettings = Pick<SearcherSettings, 'partialLink' | 'heuristic'>;
 
-/** What an index without a benchmark choice runs (SEARCHER_DEFAULTS). */
-export const QUERY_DEFAULTS: QuerySettings = { partialLink: SEARCHER_DEFAULTS.partialLink, heuristic: SEARCHER_DEFAULTS.heuristic };
-
 /**
- * The query settings of retriever settings (index.settings after the benchmark choice, bench-settings.ts withChoice):
- * what they set of partialLink and the heuristic, over the defaults -- as retriever.ts searcherSettings reads them.
+ * The query settings of retriever settings (index.settings after the benchmark choice, bench-settings.ts withChoice),
+ * read by the retriever's own reader (query/searcher-settings.ts): absent values the defaults, bad ones refused.
  */
 export function querySettings(o: { settings?: Record<string, unknown> }): QuerySettings {
-  const raw = o.settings ?? {};
-  return {
-    partialLink: raw.partialLink === undefined ? QUERY_DEFAULTS.partialLink : Number(raw.partialLink),
-    heuristic: { ...QUERY_DEFAULTS.heuristic, ...((raw.heuristic as Partial<QuerySettings['heuristic']> | undefined) ?? {}) },
-  };
+  const s = searcherSettings(o.settings ?? {}, 'heuristic');
+  return { partialLink: s.partialLink, heuristic: s.heuristic };
 }
+
+/** What an index without a benchmark choice runs (SEARCHER_DEFAULTS). */
+export const QUERY_DEFAULTS: QuerySettings = querySettings({});
 
 /** Entity linking of a text as the retriever links it under these settings (the rule NER's names, trigram nearest names). */
 export function linkFor(view: GraphView, text: string, s: QuerySettings = QUERY_DEFAULTS): LinkResult {

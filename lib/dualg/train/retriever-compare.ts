@@ -13,7 +13,8 @@
  */
 import { comparePaired, type PairedComparison } from '../../eval/stats';
 import type { KnowledgeBase } from '../../pipeline/knowledge-base';
-import { searcherParts, searcherSettings } from '../retriever';
+import { searcherParts } from '../retriever';
+import { searcherSettings } from '../query/searcher-settings';
 import { DualgSearcher } from '../query/searcher';
 import { GnnModel } from '../gnn/model';
 import { makeGnnScorer } from '../gnn/scorer';
