@@ -27,7 +27,7 @@ export { registerOfflineHandlers } from './pipeline/offline-backend';
 export type { ModelsConfig } from './models/config';
 
 // KnowForge pieces
-export { buildPool, PAPER_CAPS } from './knowforge/pool';
+export { buildPool, PAPER_CAPS } from './answer/pool';
 export { capUsageRows, capsOfLabel } from './report/kf-cap-usage';
 export {
   attributeErrors,
@@ -39,8 +39,8 @@ export {
   ATTRIBUTION_CLASSES,
 } from './report/kf-error-attribution';
 export { multihopRagShared, multihopRagRetrievalByType, retrievalByType } from './report/kf-retrieval-by-type';
-export { synthesize, synthMessages } from './knowforge/synthesizer';
-export { checkFormat } from './knowforge/checker';
+export { synthesize, synthMessages } from './answer/synthesizer';
+export { checkFormat } from './answer/checker';
 export { CONFIGURATIONS } from './knowforge/configurations';
 export { oneShotPipeline, oneShotFamily } from './knowforge/one-shot';
 export { registerFamily, registerConfiguration, listConfigurations } from './pipeline/registry';

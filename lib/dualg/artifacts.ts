@@ -13,7 +13,7 @@ import type { NameEmbedder } from './graph/equivalence';
 import { buildDualGraph, DUALG_GRAPH_VERSION, type OpenIeExtractor } from './graph/build';
 import { openieFromModel } from './graph/openie-model';
 import { visionFactsFromModel, writeVisionReport, type VisionFactSource } from './graph/micro-vision';
-import { indexAssetResolver } from '../knowforge/vision';
+import { indexAssetResolver } from '../answer/vision';
 import { indexIdentity, sourceFromIndexDir } from './graph/source';
 import { DUALG_GRAPH_KIND, loadGraph, writeGraphFiles } from './graph/store';
 import type { DualGraph } from './graph/types';

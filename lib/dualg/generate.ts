@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import type { ContentPart } from '../model-api/types';
 import type { SearchHit } from '../index/types';
-import { indexAssetResolver } from '../knowforge/vision';
+import { indexAssetResolver } from '../answer/vision';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import type { EvidencePath } from '../pipeline/ranked-evidence';
 import { serializePaths } from './paths/serialize';

@@ -12,8 +12,8 @@
  * ('dualg-no-micro', 'dualg-no-macro'), so retrieval evaluation sees them too.
  */
 import { z } from 'zod';
-import { synthesizeAndCheck } from '../knowforge/answer';
-import { buildPool, PAPER_CAPS } from '../knowforge/pool';
+import { synthesizeAndCheck } from '../answer/answer';
+import { buildPool, PAPER_CAPS } from '../answer/pool';
 import { KB_LIMITS } from '../pipeline/knowledge-base';
 import { getRetriever } from '../pipeline/retrievers';
 import type { EvidencePath, RankedEvidence } from '../pipeline/ranked-evidence';

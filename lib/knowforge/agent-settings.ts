@@ -7,10 +7,11 @@
 import { z } from 'zod';
 import { KB_LIMITS } from '../pipeline/knowledge-base';
 import { unknownRetrieverMessage } from '../pipeline/retrievers';
-import { PAPER_CAPS } from './pool';
+import { PAPER_CAPS } from '../answer/pool';
 import { RETRIEVAL_MODES } from '../index/types';
 import { promptsSetting } from './prompt-pack/setting';
-import { BLOCK_FORMATS, blockFormatOf } from './block-format';
+import { BLOCK_FORMATS, type BlockFormat } from '../answer/block-format';
+import { KNOWFORGE_BENCH_PACK } from './prompt-pack/packs';
 
 export const AGENTS_FAMILY = 'knowforge-agents';
 
@@ -95,4 +96,7 @@ export const agentSettings = z
 
 export type AgentSettings = z.output<typeof agentSettings>;
 
-export { blockFormatOf };
+/** The layout a configuration writes: its blockFormat, else runner with the knowforge-bench pack (its synthesizer prompt was tuned on those blocks), harness otherwise. */
+export function blockFormatOf(s: { blockFormat?: BlockFormat; prompts: string }): BlockFormat {
+  return s.blockFormat ?? (s.prompts === KNOWFORGE_BENCH_PACK ? 'runner' : 'harness');
+}

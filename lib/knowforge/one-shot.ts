@@ -15,9 +15,10 @@ import type { PipelineSpec } from '../pipeline/spec';
 import { unknownRetrieverMessage } from '../pipeline/retrievers';
 import type { Pipeline, PipelineContext, PipelineResult } from '../pipeline/types';
 import { KfError } from '../util/errors';
-import { synthesizeAndCheck } from './answer';
-import { buildPool, type EvidencePool, PAPER_CAPS } from './pool';
-import { BLOCK_FORMATS, blockFormatOf } from './block-format';
+import { synthesizeAndCheck } from '../answer/answer';
+import { buildPool, type EvidencePool, PAPER_CAPS } from '../answer/pool';
+import { BLOCK_FORMATS } from '../answer/block-format';
+import { blockFormatOf } from './agent-settings';
 import { inPromptPack, packStamp, promptsSetting } from './prompt-pack/setting';
 import { resolvePromptPack } from './prompt-pack/packs';
 
@@ -39,7 +40,7 @@ export const oneShotSettings = z
     poolChars: z.number().int().positive().default(PAPER_CAPS.total),
     /** Prompt pack: the project's wording (own) or the released runner's texts (knowforge-bench). */
     prompts: promptsSetting,
-    /** How the pool is written: the released runner's block layout or one line per block (lib/knowforge/block-format.ts); unset: by pack. */
+    /** How the pool is written: the released runner's block layout or one line per block (lib/answer/block-format.ts); unset: by pack. */
     blockFormat: z.enum(BLOCK_FORMATS).optional(),
   })
   .superRefine((s, ctx) => {

@@ -7,7 +7,7 @@
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import type { TraceEvent } from '../pipeline/types';
 import { blockFormatOf, type AgentSettings } from './agent-settings';
-import { buildPool, type EvidencePool, type PoolOptions } from './pool';
+import { buildPool, type EvidencePool, type PoolOptions } from '../answer/pool';
 import type { ReadLogEntry, SearchLogEntry } from './tools/context';
 
 export function poolOptions(s: AgentSettings, kb: KnowledgeBase): PoolOptions {

@@ -9,7 +9,7 @@ import type { SystemPromptParts } from '../agents/system-prompt';
 import type { AgentProtocol, ChatModel, ContentPart } from '../model-api/types';
 import type { TraceEvent } from '../pipeline/types';
 import { fillPrompt, hasPrompt, loadPrompt } from '../util/prompts';
-import { ruleParagraph } from './conventions';
+import { ruleParagraph } from '../answer/conventions';
 import type { Convention } from '../pipeline/types';
 import type { KfToolContext } from './tools/context';
 import { foreignTools, toolsOf, type KfRole } from './tools/roles';

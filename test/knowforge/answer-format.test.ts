@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findFinalAnswer, replaceFinalAnswer, formatFinalValue } from '../../lib/knowforge/final-answer';
-import { parseCheckerReply } from '../../lib/knowforge/checker';
-import { synthMessages } from '../../lib/knowforge/synthesizer';
+import { findFinalAnswer, replaceFinalAnswer, formatFinalValue } from '../../lib/answer/final-answer';
+import { parseCheckerReply } from '../../lib/answer/checker';
+import { synthMessages } from '../../lib/answer/synthesizer';
 import { fillPrompt } from '../../lib/util/prompts';
-import { conventionFor, refusalValue } from '../../lib/knowforge/conventions';
+import { conventionFor, refusalValue } from '../../lib/answer/conventions';
 import type { Question } from '../../lib/bench/types';
 
 test('final answer: the LAST line wins; markdown bold tolerated; replacement keeps the rest', () => {

@@ -12,11 +12,11 @@ import type { FragmentKind } from '../../lib/corpus/types';
 import type { SearchHit } from '../../lib/index/types';
 import { citedFragments } from '../../lib/cli/ask-output';
 import { agentSettings, blockFormatOf } from '../../lib/knowforge/agent-settings';
-import { citedNumbers, numberedBlocks } from '../../lib/knowforge/block-format';
+import { citedNumbers, numberedBlocks } from '../../lib/answer/block-format';
 import { offTopicBlocks } from '../../lib/knowforge/offline/judge-drop';
 import { oneShotSettings } from '../../lib/knowforge/one-shot';
-import { buildPool, PAPER_CAPS, type PoolSearch } from '../../lib/knowforge/pool';
-import { synthTask } from '../../lib/knowforge/synthesizer';
+import { buildPool, PAPER_CAPS, type PoolSearch } from '../../lib/answer/pool';
+import { synthTask } from '../../lib/answer/synthesizer';
 import type { TraceEvent } from '../../lib/pipeline/types';
 
 function hit(id: string, kind: FragmentKind, score: number, rank: number, text: string, extra: Partial<SearchHit> = {}): SearchHit {

@@ -12,7 +12,7 @@ import { agentPipeline } from '../../lib/knowforge/agent-pipeline';
 import { agentSettings } from '../../lib/knowforge/agent-settings';
 import { configuration } from '../../lib/pipeline/registry';
 import { offTopicBlocks } from '../../lib/knowforge/offline/judge-drop';
-import { numberedBlocks } from '../../lib/knowforge/block-format';
+import { numberedBlocks } from '../../lib/answer/block-format';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import { routerFor } from '../models/helpers';
 import type { TraceEvent } from '../../lib/pipeline/types';

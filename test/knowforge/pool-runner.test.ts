@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import type { FragmentKind } from '../../lib/corpus/types';
 import type { SearchHit } from '../../lib/index/types';
 import { agentSettings } from '../../lib/knowforge/agent-settings';
-import { buildPool, PAPER_CAPS, type PoolSearch } from '../../lib/knowforge/pool';
+import { buildPool, PAPER_CAPS, type PoolSearch } from '../../lib/answer/pool';
 
 function hit(id: string, kind: FragmentKind, fused: number, dense: number, rank: number, chars = 600): SearchHit {
   return {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FragmentKind } from '../../lib/corpus/types';
 import type { SearchHit } from '../../lib/index/types';
-import { buildPool, PAPER_CAPS, type PoolCaps, type PoolSearch } from '../../lib/knowforge/pool';
+import { buildPool, PAPER_CAPS, type PoolCaps, type PoolSearch } from '../../lib/answer/pool';
 import { makeRng } from '../../lib/util/rng';
 
 function hit(id: string, score: number, rank: number, kind: FragmentKind, text: string, extra: Partial<SearchHit> = {}): SearchHit {

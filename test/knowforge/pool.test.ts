@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SearchHit } from '../../lib/index/types';
 import type { FragmentKind } from '../../lib/corpus/types';
-import { buildPool, PAPER_CAPS } from '../../lib/knowforge/pool';
+import { buildPool, PAPER_CAPS } from '../../lib/answer/pool';
 
 function hit(id: string, score: number, rank: number, kind: FragmentKind = 'text', text = 'x'.repeat(100), extra: Partial<SearchHit> = {}): SearchHit {
   return { fragmentId: id, docId: id.split('#')[0], kind, rank, score, scores: {}, via: 'hybrid', text, section: [], media: [], ...extra };

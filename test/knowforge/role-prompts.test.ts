@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { composeSystemPrompt } from '../../lib/agents/system-prompt';
 import { configuration } from '../../lib/pipeline/registry';
 import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
-import { CONVENTIONS } from '../../lib/knowforge/conventions';
+import { CONVENTIONS } from '../../lib/answer/conventions';
 import { roleSystemParts } from '../../lib/knowforge/roles';
 import { newToolContext } from '../../lib/knowforge/tools/context';
 import { toolsOf, type KfRole } from '../../lib/knowforge/tools/roles';

@@ -18,7 +18,7 @@ import { runnerTableListing } from '../../lib/knowforge/tools/table-listing';
 import { runnerMediaListing } from '../../lib/knowforge/tools/media-listing';
 import type { ChatRequest } from '../../lib/model-api/types';
 import { fillPrompt, loadPrompt } from '../../lib/util/prompts';
-import { mediaName } from '../../lib/knowforge/block-format';
+import { mediaName } from '../../lib/answer/block-format';
 import { toyKb } from './toy-kb';
 
 test('runner listing: material blocks with the pool numbers, each fragment once, nothing-new and weak notes', async () => {

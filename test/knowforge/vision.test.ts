@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { indexAssetResolver, makeReadMedia, tableLines } from '../../lib/knowforge/vision';
+import { indexAssetResolver, makeReadMedia, tableLines } from '../../lib/answer/vision';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { routerFor } from '../models/helpers';
 import { ownScratch } from '../_shared/scratch';

@@ -21,7 +21,7 @@ import type { SearchHit } from '../../lib/index/types';
 import { openIndex } from '../../lib/index/open';
 import type { KbMedia, KbTable } from '../../lib/pipeline/knowledge-base';
 import { engineKnowledgeBase } from '../../lib/pipeline/index-view';
-import { indexAssetResolver } from '../../lib/knowforge/vision';
+import { indexAssetResolver } from '../../lib/answer/vision';
 
 type Json = Record<string, unknown>;
 type Kb = ReturnType<typeof engineKnowledgeBase>;

@@ -5,7 +5,7 @@
  * to a reader. A rule, not a model: records of offline runs say so.
  */
 import { contentWords, stem } from '../../util/text-rules';
-import { numberedBlocks } from '../block-format';
+import { numberedBlocks } from '../../answer/block-format';
 
 /** The numbers of the pool blocks ([N] / [fig N]) that share no content word with the question. */
 export function offTopicBlocks(question: string, pool: string): number[] {

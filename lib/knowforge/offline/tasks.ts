@@ -19,10 +19,11 @@
  *   scorer      "Extracted answer: <short answer>" and "Answer format: Integer|Float|String|List|None" (MMLongBench-Doc)
  */
 import type { AnswerConvention } from '../../bench/spec';
-import type { ImageRef } from '../../corpus/offline/tasks';
-import type { FragmentKind, TableData } from '../../corpus/types';
+import type { FragmentKind } from '../../corpus/types';
 
 export type { ImageRef } from '../../corpus/offline/tasks';
+/** The answer stages' tasks (vision, synth, checker) live with them in lib/answer/tasks.ts. */
+export type { CheckerTask, Material, SynthTask, VisionTask } from '../../answer/tasks';
 
 // Task payloads are type aliases, not interfaces, so they are assignable to ChatRequest.task (Record<string, unknown>).
 
@@ -81,46 +82,6 @@ export type AgentTask = {
   topk?: number;
   maxQueries?: number;
   maxReads?: number;
-};
-
-export type VisionTask = {
-  role: 'vision';
-  question: string;
-  image?: ImageRef;
-  /** OCR text already known for this asset (skips OCR). */
-  ocrText?: string;
-  caption?: string;
-  fragmentId?: string;
-};
-
-/** One numbered material block given to the synthesizer. */
-export interface Material {
-  /** Its number in the rendered pool ([N] / [fig N]). */
-  n: number | string;
-  kind: FragmentKind;
-  text: string;
-  table?: TableData;
-  ocrText?: string;
-  caption?: string;
-  fragmentId?: string;
-  source?: string;
-}
-
-export type SynthTask = {
-  role: 'synth';
-  question: string;
-  materials: Material[];
-  /** Reader notes (read_media answers, fragment_context results). */
-  notes?: string[];
-  convention?: AnswerConvention;
-};
-
-export type CheckerTask = {
-  role: 'checker';
-  question: string;
-  /** The synthesizer's full answer text. */
-  answer: string;
-  convention: AnswerConvention;
 };
 
 export type ScorerTask = {

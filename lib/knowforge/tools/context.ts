@@ -7,7 +7,8 @@
 import type { SearchHit } from '../../index/types';
 import type { KbMode, KnowledgeBase } from '../../pipeline/knowledge-base';
 import type { TraceEvent } from '../../pipeline/types';
-import type { BlockFormat } from '../block-format';
+import type { ReadMediaFn } from '../../answer/vision';
+import type { BlockFormat } from '../../answer/block-format';
 
 /** One search as the pool and the retrieval metrics see it. */
 export interface SearchLogEntry {
@@ -28,7 +29,7 @@ export interface ReadLogEntry {
 }
 
 /** Answers one question about one media asset (the vision stage); see lib/knowforge/vision.ts. */
-export type ReadMediaFn = (fragmentId: string, question: string) => Promise<{ text: string; backend?: string }>;
+export type { ReadMediaFn };
 
 export interface KfToolContext {
   kb: KnowledgeBase;

@@ -9,7 +9,7 @@
  */
 import type { Fragment } from '../../corpus/types';
 import { fillPrompt, loadPrompt } from '../../util/prompts';
-import { mediaName } from '../block-format';
+import { mediaName } from '../../answer/block-format';
 import type { KfToolContext } from './context';
 
 /** The runner's cuts of a fragment_context result. */

@@ -13,7 +13,7 @@
  */
 import type { SearchHit } from '../../index/types';
 import { fillPrompt, loadPrompt } from '../../util/prompts';
-import { renderRunnerPool, runnerParts } from '../block-format';
+import { renderRunnerPool, runnerParts } from '../../answer/block-format';
 import type { KfToolContext, SearchLogEntry } from './context';
 
 type ListedBlock = Parameters<typeof renderRunnerPool>[0][number];

@@ -14,15 +14,9 @@
  */
 import type { FragmentKind } from '../corpus/types';
 import { fillPrompt, hasPrompt, loadPrompt } from '../util/prompts';
-import { KNOWFORGE_BENCH_PACK } from './prompt-pack/packs';
 
 export type BlockFormat = 'harness' | 'runner';
 export const BLOCK_FORMATS = ['harness', 'runner'] as const;
-
-/** The layout a configuration writes: its blockFormat, else runner with the knowforge-bench pack (its synthesizer prompt was tuned on those blocks), harness otherwise. */
-export function blockFormatOf(s: { blockFormat?: BlockFormat; prompts: string }): BlockFormat {
-  return s.blockFormat ?? (s.prompts === KNOWFORGE_BENCH_PACK ? 'runner' : 'harness');
-}
 
 /** What a block needs to be written in the runner's layout (kept on the block: the number comes after eviction). */
 export interface RunnerBlockParts {

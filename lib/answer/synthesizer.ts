@@ -11,7 +11,7 @@ import type { Question } from '../bench/types';
 import type { ChatMessage, ChatModel, ChatResponse, ContentPart } from '../model-api/types';
 
 type ImagePart = Extract<ContentPart, { type: 'image' }>;
-import type { Material, SynthTask } from './offline/tasks';
+import type { Material, SynthTask } from './tasks';
 import type { Convention } from '../pipeline/types';
 import { guardrail, ruleParagraph } from './conventions';
 import { findFinalAnswer } from './final-answer';

@@ -9,11 +9,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Fragment, MediaAsset, TableData } from '../corpus/types';
 import type { ChatModel, ContentPart } from '../model-api/types';
-import type { VisionTask } from './offline/tasks';
+import type { VisionTask } from './tasks';
 import { readIndexManifest } from '../index/open';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { fillPrompt } from '../util/prompts';
-import type { ReadMediaFn } from './tools/context';
+
+/** Reads one media fragment for one question (the read_media tool's engine). */
+export type ReadMediaFn = (fragmentId: string, question: string) => Promise<{ text: string; backend?: string }>;
 
 export interface VisionOptions {
   /** Absolute path of a media asset (corpus root / index assets folder), when the file can be found. */

@@ -9,7 +9,7 @@
  */
 import type { Question } from '../bench/types';
 import type { ChatMessage, ChatModel, ChatResponse } from '../model-api/types';
-import type { CheckerTask } from './offline/tasks';
+import type { CheckerTask } from './tasks';
 import { findJsonObject } from '../model-api/json-repair';
 import type { Convention } from '../pipeline/types';
 import { findFinalAnswer, formatFinalValue, replaceFinalAnswer } from './final-answer';
