@@ -44,7 +44,7 @@ export interface ExperimentConfig {
     name: BenchmarkName;
     split: 'dev' | 'holdout';
     paths: Record<string, string>;
-    options: { allowMissingGold?: boolean; corpus?: 'all' | 'candidates'; imageOnly?: boolean; split?: string };
+    options: { allowMissingGold?: boolean; corpus?: 'all' | 'candidates'; imageOnly?: boolean; split?: string; name?: string };
     subset: string;
     sample?: { n: number; by?: string; seed?: string | number };
   };

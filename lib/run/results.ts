@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type { Question } from '../bench/types';
 import { NONE, questionFieldValues } from '../bench/fields';
 import { benchmarkSpec } from '../bench/registry';
+import { benchmarkDisplayName } from '../bench/own';
 import type { LedgerTotals } from '../models/ledger';
 import { KfError } from '../util/errors';
 import { repoRoot } from '../util/paths';
@@ -314,7 +315,8 @@ export function summarizeRun(run: LoadedRun): RunSummary {
     runId: run.runId,
     name: m?.experiment.name,
     pipeline: m?.pipeline.name ?? run.records[0]?.pipeline,
-    benchmark: m?.config.benchmark.name ?? run.records[0]?.benchmark,
+    // Own data carries the name its user gave (benchmark.options.name), never the loader's.
+    benchmark: (m ? benchmarkDisplayName(m.config.benchmark) : undefined) ?? run.records[0]?.benchmark,
     status: m?.status ?? 'unknown',
     configHash: m?.configHash,
     seed: m?.seed,
