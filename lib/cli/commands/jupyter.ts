@@ -2,15 +2,14 @@
  * `kf jupyter`: open the notebooks in Jupyter's classic UI, set up so it works the
  * first time: the tslab kernel spec names Node and tslab by absolute path (a bare
  * `tslab` is "Kernel error" outside npm scripts), `--allow-root` is added when
- * running as root (the setup's normal case, which Jupyter otherwise refuses), and
- * the server runs with node_modules/.bin and this Node on PATH.
+ * running as root (the setup's normal case, which Jupyter otherwise refuses).
  * `--install-kernel` only writes the kernel spec (scripts/setup.sh calls it).
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bool, str, type CommandSpec } from '../command';
-import { findJupyterPython, notebookEnv } from '../../report/notebooks';
+import { findJupyterPython } from '../../report/notebooks';
 import { ensureStartableTslabSpec } from '../../report/tslab-kernelspec';
 import { KfError } from '../../util/errors';
 import { repoRoot } from '../../util/paths';
@@ -41,8 +40,8 @@ export const command: CommandSpec = {
   examples: ['kf jupyter', 'kf jupyter --dir results/notebooks --no-browser --port 8888', 'kf jupyter --install-kernel'],
   async run(args) {
     const python = findJupyterPython();
-    const env = notebookEnv();
-    delete env.KF_HEADLESS;
+    // The server's PATH is the shell's: the kernel spec's absolute paths are what start the kernel.
+    const env: NodeJS.ProcessEnv = { ...process.env, PYDEVD_DISABLE_FILE_VALIDATION: '1' };
     const spec = ensureStartableTslabSpec(python, env);
     if (spec.action === 'written') console.error(`kf jupyter: wrote the tslab kernel spec ${spec.file} (${spec.problem})`);
     else if (bool(args, 'install-kernel')) console.error(`kf jupyter: the tslab kernel spec ${spec.file} starts from any shell`);
