@@ -149,7 +149,7 @@ const cases: Case[] = [
     name: 'unknown benchmark name',
     args: () => ['subset', '--bench', 'no-such-bench', '--n', '3', '--out', path.join(root, 'x.json')],
     usage: true,
-    what: /--bench must be one of .*demo, got "no-such-bench"/,
+    what: /--bench must be one of .*demo\|own, got "no-such-bench"/,
   },
   {
     name: 'bad list of cut-offs',

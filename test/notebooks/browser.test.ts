@@ -176,6 +176,8 @@ test(
       assert.ok(await page.locator('.output_png img').count(), 'untrusted: the PNG fallback of the figure is shown');
       assert.ok(await page.locator('.output_area', { hasText: 'M5-browser-check' }).count(), 'untrusted: the table is shown (Markdown or its text)');
 
+      // The kernels those two pages started are not needed: stopped, so the fresh notebook's kernel starts on a quieter machine.
+      await shutDownKernels(base, token);
       await openNotebook(page, base, token, 'fresh.ipynb');
       await page.waitForSelector('#kernel_indicator_icon.kernel_idle_icon', { timeout: 180_000 });
       await page.evaluate(() => (window as unknown as { Jupyter: { notebook: { execute_all_cells(): void } } }).Jupyter.notebook.execute_all_cells());
