@@ -221,10 +221,13 @@ export const command: CommandSpec = {
       console.error("kf: missing <experiment> for 'kf run': an experiment file or name (kf experiments lists them), or --list-pipelines (see kf run --help)");
       return 2;
     }
-    const file = resolveExperimentName(ref, (line) => console.error(`note: ${line}`)) ?? ref;
     const own: OwnDataFlags = { corpus: str(args, 'corpus'), questions: str(args, 'questions'), name: str(args, 'name') };
+    // With own data the demo world is not what runs: the catalogue's "which file" note would say it is.
+    const file = resolveExperimentName(ref, (line) => (wantsOwnData(own) ? undefined : console.error(`note: ${line}`))) ?? ref;
     // Own data: the configuration's row over your files (the own-data overrides come first, so -o still wins).
     const ownOverrides = wantsOwnData(own) ? ownDataOverrides(own, loadExperiment(file).config.pipeline.name) : [];
+    if (ownOverrides.length)
+      console.error(`note: ${ref}: the settings of ${path.relative(process.cwd(), file) || file}, over your data (--corpus, --questions)`);
     const exp = loadExperiment(file, { overrides: [...ownOverrides, ...flagOverrides(args)] });
     const runId = checkRunId(str(args, 'run-id') ?? defaultRunId(exp));
     const outFlag = str(args, 'out');
