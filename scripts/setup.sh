@@ -34,13 +34,13 @@ echo "setup: building (tsc)"
 npm run --silent build
 
 if command -v jupyter >/dev/null 2>&1; then
-  if ! jupyter kernelspec list 2>/dev/null | grep -q '^\s*tslab\b'; then
-    echo "setup: registering the tslab kernel"
-    PATH="$PWD/node_modules/.bin:$PATH" npx tslab install --python=/usr/bin/python3 >/dev/null
-  fi
+  # The tslab kernel spec with absolute paths (Node, this checkout's tslab): a bare `tslab` (what
+  # `tslab install` writes) is on PATH only inside npm scripts, so `jupyter notebook` would show "Kernel error".
+  echo "setup: writing the tslab kernel spec"
+  node bin/kf.js jupyter --install-kernel || echo "setup: the tslab kernel spec could not be written (see above)"
 fi
 if command -v jupyter >/dev/null 2>&1; then
   # The kernel is working only if it runs a cell (kf doctor executes one).
   node bin/kf.js doctor | grep -E '^(notebookUI|tslabKernel)' | sed 's/^/setup: /' || true
 fi
-echo "setup: done. Next: npm run demo (main job) | npm test (test suite) | jupyter notebook notebooks/ | node bin/kf.js --help"
+echo "setup: done. Next: npm run demo (main job) | npm test (test suite) | npm run jupyter (notebooks) | node bin/kf.js --help"

@@ -10,27 +10,11 @@ import type { BenchmarkData } from './types';
 import { RecordReader, at } from './read';
 import { readQuestionsFile } from './validate-question';
 import { KfError } from '../util/errors';
+import { listDocIds } from './corpus-documents';
 
 export interface DemoPaths {
   questions: string;
   corpus?: string;
-}
-
-function listDocIds(dir: string): Set<string> {
-  const out = new Set<string>();
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.(md|markdown|html?|pdf|txt)$/i.test(e.name)) {
-        // Only documents count (assets/*.png are media of documents, not documents).
-        const rel = path.relative(dir, p).split(path.sep).join('/');
-        out.add(rel.replace(/\.[^./]+$/, ''));
-      }
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 export function loadDemo(paths: DemoPaths): BenchmarkData {

@@ -15,6 +15,7 @@ export const BENCHMARK_NAMES = [
   'webqa', // DualG-MRAG
   'scienceqa', // DualG-MRAG
   'demo', // the generated demo world (lib/demo)
+  'own', // your own documents and questions (lib/bench/own.ts)
 ] as const;
 
 export type BenchmarkName = (typeof BENCHMARK_NAMES)[number];

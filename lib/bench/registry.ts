@@ -18,8 +18,10 @@ import type { MultihopRagPaths } from './multihop-rag';
 import type { WebqaPaths } from './webqa';
 import type { ScienceqaPaths } from './scienceqa';
 import type { DemoPaths } from './demo';
+import type { OwnPaths } from './own';
 import type { AnswerConvention, BenchmarkSpec, LoadOptions } from './spec';
 import { DEMO } from './benchmarks/demo';
+import { OWN } from './benchmarks/own';
 import { M3DOCVQA } from './benchmarks/m3docvqa';
 import { MMLONGBENCH_DOC } from './benchmarks/mmlongbench-doc';
 import { MMQA } from './benchmarks/mmqa';
@@ -41,6 +43,7 @@ export interface BenchPathsByName {
   webqa: WebqaPaths;
   scienceqa: ScienceqaPaths;
   demo: DemoPaths;
+  own: OwnPaths;
 }
 
 export type BenchPaths = BenchPathsByName[BenchmarkName];
@@ -57,6 +60,7 @@ export const BENCHMARKS: { readonly [N in BenchmarkName]: BenchmarkSpec<BenchPat
   webqa: WEBQA,
   scienceqa: SCIENCEQA,
   demo: DEMO,
+  own: OWN,
 };
 
 /** The entry of a benchmark; undefined for a name the registry does not know (a question from elsewhere). */

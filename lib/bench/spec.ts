@@ -18,7 +18,9 @@ import type { WebqaOptions } from './webqa';
 export type AnswerConvention = 'm3docvqa' | 'mmlongbench' | 'multihoprag' | 'generic';
 
 /** Loader options (each loader reads the keys it knows). */
-export type LoadOptions = TextMultihopOptions & MmqaOptions & { split?: string } & Omit<WebqaOptions, 'split'> & Omit<ScienceqaOptions, 'split'>;
+export type LoadOptions = TextMultihopOptions &
+  MmqaOptions & { split?: string; /** own data: the benchmark name its questions carry */ name?: string } & Omit<WebqaOptions, 'split'> &
+  Omit<ScienceqaOptions, 'split'>;
 
 export interface ScoreOptions {
   /**

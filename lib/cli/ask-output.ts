@@ -58,9 +58,16 @@ export function citedFragments(answer: string, events: readonly TraceEvent[], po
   return out;
 }
 
-/** The decoded paths of the graph searches (DualG-MRAG), as text; undefined when no search traced any. */
+/**
+ * The decoded paths of the graph searches (DualG-MRAG), as text, best score first over all searches (ties keep
+ * search order); undefined when no search traced any.
+ */
 export function decodedPaths(events: readonly TraceEvent[], maxPaths = 3): string | undefined {
-  const paths = events.filter((e) => e.kind === 'search' && Array.isArray(e.paths)).flatMap((e) => e.paths as EvidencePath[]);
-  if (!paths.length) return undefined;
+  const found = events.filter((e) => e.kind === 'search' && Array.isArray(e.paths)).flatMap((e) => e.paths as EvidencePath[]);
+  if (!found.length) return undefined;
+  const paths = found
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => b.p.score - a.p.score || a.i - b.i)
+    .map((x) => x.p);
   return serializePaths(paths, { maxPaths, snippetChars: 120 });
 }

@@ -6,9 +6,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KfError } from '../util/errors';
 import { normalizeModelsConfig, type ModelsConfig } from './config';
+import { jsonErrorLabel } from '../util/json-error-at';
 
 // smol-toml is an ES module with a CommonJS build; its types are ESM-only, so require it with a local type.
 const { parse: parseToml } = require('smol-toml') as { parse(text: string): unknown };
+
+/** `file:line:column` of a TOML syntax error (smol-toml gives both). */
+function tomlPlace(file: string, e: unknown): string {
+  const te = e as { line?: number; column?: number };
+  return te.line ? `${file}:${te.line}:${te.column ?? '?'}` : file;
+}
 
 export function readModelsConfigFile(file: string): ModelsConfig {
   const abs = path.resolve(file);
@@ -27,8 +34,10 @@ export function readModelsConfigFile(file: string): ModelsConfig {
   } catch (e) {
     throw new KfError(
       'bad_config_file',
-      `config file ${abs} is not valid ${/\.toml$/i.test(abs) ? 'TOML' : 'JSON'}: ${(e as Error).message.split('\n')[0]}`,
-      'fix the syntax',
+      /\.toml$/i.test(abs)
+        ? `config file ${tomlPlace(abs, e)} is not valid TOML: ${(e as Error).message.split('\n')[0]}`
+        : `config file ${jsonErrorLabel(abs, text)} is not valid JSON: ${(e as Error).message.replace(/ in JSON at position \d+$/, '')}`,
+      'fix the syntax at that line and column',
       { concerns: abs, cause: e },
     );
   }

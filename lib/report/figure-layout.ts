@@ -123,7 +123,9 @@ function legendTraces(spec: FigureSpec): PlotlyTrace[] {
 
 /** Is the legend placed clear of the plot's top band (right of the plot, or below it)? */
 export function legendClear(layout: Layout): boolean {
-  const l = (layout.legend ?? {}) as { x?: number; y?: number; xanchor?: string; yanchor?: string };
+  const l = (layout.legend ?? {}) as { x?: number; y?: number; xanchor?: string; yanchor?: string; yref?: string };
+  // Under the whole figure (stacked-panel.ts legendBelow): below every axis, title and plot.
+  if (l.yref === 'container' && (l.y ?? 1) <= 0.02 && l.yanchor === 'bottom') return true;
   // Plotly's default legend sits right of the plot (x 1.02); only a legend pulled over the top band collides.
   const x = l.x ?? 1.02;
   const y = l.y ?? 1;

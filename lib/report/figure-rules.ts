@@ -76,11 +76,32 @@ function colourRule(spec: FigureSpec): string[] {
   return out;
 }
 
+/** Published numbers written into one of our series as categories ("published M5 (model)"): same axis, same colour. */
+function publishedCategories(spec: FigureSpec): string[] {
+  const out: string[] = [];
+  for (const t of spec.data.filter((x) => !isPublished(x) && Array.isArray(x.x))) {
+    const ys = Array.isArray(t.y) ? (t.y as unknown[]) : [];
+    const cats = (t.x as unknown[]).filter((c, i): c is string => typeof c === 'string' && ys[i] != null && /\bpublished\b/i.test(stripTags(c)));
+    if (cats.length)
+      out.push(
+        `published: "${squash(String(t.name))}" holds published numbers as its categories (${stripTags(cats[0])}): give them a published series of their own`,
+      );
+  }
+  return out;
+}
+
+/** Published numbers share an axis with ours only when measured on the same benchmark and subset/protocol. */
+export function publishedProblems(spec: FigureSpec): string[] {
+  const meta = ((spec.layout ?? {}) as Obj).meta as Meta | undefined;
+  return [...publishedRule(spec, meta ?? {}), ...publishedCategories(spec)];
+}
+
 function publishedRule(spec: FigureSpec, meta: Meta): string[] {
-  const ourAxes = new Set(spec.data.filter((t) => !isPublished(t)).map((t) => String(t.xaxis ?? 'x')));
+  const axesOf = (t: PlotlyTrace) => `${String(t.xaxis ?? 'x')}/${String(t.yaxis ?? 'y').replace(/^y2$/, 'y')}`;
+  const ourAxes = new Set(spec.data.filter((t) => !isPublished(t)).map(axesOf));
   const out: string[] = [];
   for (const t of spec.data.filter(isPublished)) {
-    if (!ourAxes.has(String(t.xaxis ?? 'x'))) continue;
+    if (!ourAxes.has(axesOf(t))) continue;
     const m = (t.meta ?? {}) as Obj;
     const same = meta.benchmark !== undefined && m.benchmark === meta.benchmark && (m.protocol ?? '') === (meta.protocol ?? '');
     if (!same)
@@ -126,6 +147,7 @@ export function figureProblems(spec: FigureSpec): string[] {
     ...labelRule(spec, layout),
     ...colourRule(spec),
     ...publishedRule(spec, meta),
+    ...publishedCategories(spec),
     ...bucketRule(spec, meta),
     ...droppedRule(spec, layout, meta),
   ];

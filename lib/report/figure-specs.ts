@@ -13,6 +13,7 @@
  */
 import { KfError } from '../util/errors';
 import { coloursFor, colourOf, fixedColour, PUBLISHED_COLOUR } from './palette';
+import { legendBelow, PANEL_HEIGHT, stackPublishedPanel } from './stacked-panel';
 import { settleLayout, wrapText, TICK_LINE_CHARS, TICK_FONT } from './figure-layout';
 
 import type { FigureSpec, PlotlyTrace } from './figure-layout';
@@ -285,16 +286,38 @@ function addPublishedPanel(layout: Record<string, unknown>, opts: BarOptions, ma
   (layout.meta as Record<string, unknown>).panelHeadings = 2;
 }
 
-/** Lines over a numeric (or ordered) x, e.g. a parameter sweep; CIs become error bars. */
-export function lineFigure(opts: AxisTitles & { x: (number | string)[]; series: Series[]; logX?: boolean; markers?: boolean }): FigureSpec {
+export interface LineOptions extends AxisTitles {
+  x: (number | string)[];
+  series: Series[];
+  logX?: boolean;
+  markers?: boolean;
+  /** The benchmark (and subset/protocol) our numbers were measured on; published series on another one get their own plot. */
+  benchmark?: string;
+  protocol?: string;
+}
+
+/** Where each published series of a panel says it comes from. */
+function publishedWhere(panel: Series[]): string[] {
+  return [...new Set(panel.map((s) => (s.published ? s.published.benchmark + (s.published.protocol ? `, ${s.published.protocol}` : '') : 'other set-ups')))];
+}
+
+/**
+ * Lines over a numeric (or ordered) x, e.g. a parameter sweep; CIs become error bars. Published series of
+ * another benchmark or subset are drawn in their own plot under ours ("published, not measured here").
+ */
+export function lineFigure(opts: LineOptions): FigureSpec {
   if (!Array.isArray(opts.x) || !opts.x.length) bad('line figure: no x values', 'pass the sweep values as x');
   if (!Array.isArray(opts.series) || !opts.series.length) bad('line figure: no series', 'pass at least one series');
   opts.series.forEach((s) => checkSeries(s, opts.x.length, 'line figure'));
   const keepAll = [...opts.x.keys()];
   const colours = coloursFor(opts.series.map((s) => s.name));
   const drawn = opts.series.filter((s) => !allNull(s));
+  const placed = (s: Series) => publishedPlacement(s, opts);
+  const panel = drawn.filter((s) => placed(s) === 'panel');
+  const ours = drawn.filter((s) => placed(s) !== 'panel');
+  const stacked = panel.length > 0 && ours.length > 0;
   const data = drawn.map((s) => {
-    const published = publishedPlacement(s, {}) !== 'ours';
+    const published = placed(s) !== 'ours';
     const colour = published ? PUBLISHED_COLOUR : colours[opts.series.indexOf(s)];
     const t: PlotlyTrace = {
       type: 'scatter',
@@ -304,7 +327,12 @@ export function lineFigure(opts: AxisTitles & { x: (number | string)[]; series: 
       y: s.values,
       line: { color: colour, ...(published ? { dash: 'dot' } : {}) },
       marker: { color: colour },
-      meta: { role: published ? 'published' : 'ours', name: s.name },
+      meta: {
+        role: published ? 'published' : 'ours',
+        name: s.name,
+        ...(s.published ? { benchmark: s.published.benchmark, protocol: s.published.protocol } : {}),
+      },
+      ...(stacked && placed(s) === 'panel' ? { xaxis: 'x2', yaxis: 'y3' } : {}),
     };
     const e = errorBars(s, keepAll);
     if (e) t.error_y = e;
@@ -312,11 +340,28 @@ export function lineFigure(opts: AxisTitles & { x: (number | string)[]; series: 
   });
   const layout = baseLayout(
     opts,
-    { showlegend: drawn.length > 1, meta: { kind: 'line', series: opts.series.map((s) => s.name) } },
+    {
+      showlegend: drawn.length > 1,
+      meta: { kind: 'line', benchmark: opts.benchmark, protocol: opts.protocol, series: opts.series.map((s) => s.name), panelHeadings: 0 },
+    },
     droppedCaption(opts.series, [], drawn),
   );
   if (opts.logX) (layout.xaxis as Record<string, unknown>).type = 'log';
-  return sized({ data, layout }, opts);
+  const spec: FigureSpec = { data, layout };
+  if (stacked) {
+    spec.height = (opts.height ?? 500) + PANEL_HEIGHT;
+    stackPublishedPanel(layout, {
+      ours: `this harness${opts.benchmark ? ` (${opts.benchmark})` : ''}`,
+      where: publishedWhere(panel),
+      plotHeight: spec.height - 200,
+    });
+    legendBelow(
+      layout,
+      drawn.map((s) => s.name),
+      opts.width ?? 800,
+    );
+  }
+  return sized(spec, { ...opts, height: spec.height ?? opts.height });
 }
 
 export interface ScatterGroup {
@@ -325,6 +370,8 @@ export interface ScatterGroup {
   y: number[];
   /** Hover/label text per point (question ids, config names). */
   labels?: string[];
+  /** Published points (not measured here); a group named "published ..." without it counts as published elsewhere. */
+  published?: PublishedOrigin;
 }
 
 function checkGroup(g: ScatterGroup): void {
@@ -337,23 +384,36 @@ function checkGroup(g: ScatterGroup): void {
 }
 
 /** Points, one trace per group; `diagonal` adds the y = x reference line (paired comparisons). */
-export function scatterFigure(opts: AxisTitles & { groups: ScatterGroup[]; diagonal?: boolean; showLabels?: boolean }): FigureSpec {
+export function scatterFigure(
+  opts: AxisTitles & { groups: ScatterGroup[]; diagonal?: boolean; showLabels?: boolean; benchmark?: string; protocol?: string },
+): FigureSpec {
   if (!Array.isArray(opts.groups) || !opts.groups.length) bad('scatter figure: no groups', 'pass at least one group of points');
   opts.groups.forEach(checkGroup);
   const colours = coloursFor(opts.groups.map((g) => g.name));
+  const placed = (g: ScatterGroup) => publishedPlacement({ name: g.name, values: [], published: g.published }, opts);
+  const panel = opts.groups.filter((g) => placed(g) === 'panel' && g.x.length);
+  const side = panel.length > 0 && opts.groups.some((g) => placed(g) !== 'panel' && g.x.length);
   const data: PlotlyTrace[] = opts.groups.map((g, i) => {
+    const published = placed(g) !== 'ours';
     const t: PlotlyTrace = {
       type: 'scatter',
       mode: opts.showLabels && g.labels ? 'markers+text' : 'markers',
       name: g.name,
       x: g.x,
       y: g.y,
-      marker: { size: 8, opacity: 0.8, color: colours[i] },
-      meta: { role: 'ours', name: g.name },
+      marker: { size: 8, opacity: 0.8, color: published ? PUBLISHED_COLOUR : colours[i], ...(published ? { symbol: 'diamond' } : {}) },
+      meta: {
+        role: published ? 'published' : 'ours',
+        name: g.name,
+        ...(g.published ? { benchmark: g.published.benchmark, protocol: g.published.protocol } : {}),
+      },
+      ...(side && placed(g) === 'panel' ? { xaxis: 'x2', yaxis: 'y2' } : {}),
     };
     if (g.labels) {
       t.text = g.labels;
       t.textposition = 'top center';
+      // A label at the plot's edge is drawn whole, not cut by the axis.
+      t.cliponaxis = false;
       t.hovertemplate = '%{text}: (%{x}, %{y})<extra></extra>';
     }
     return t;
@@ -367,8 +427,37 @@ export function scatterFigure(opts: AxisTitles & { groups: ScatterGroup[]; diago
   const empty = opts.groups.filter((g) => !g.x.length).map((g) => g.name);
   const layout = baseLayout(
     opts,
-    { showlegend: data.length > 1, meta: { kind: 'scatter', series: opts.groups.map((g) => g.name) } },
+    {
+      showlegend: data.length > 1,
+      meta: { kind: 'scatter', benchmark: opts.benchmark, protocol: opts.protocol, series: opts.groups.map((g) => g.name), panelHeadings: 0 },
+    },
     empty.length ? [`not shown (no points): ${empty.join(', ')}`] : [],
   );
-  return sized({ data, layout }, opts);
+  if (!side) return sized({ data, layout }, opts);
+  // Published points of another benchmark: their own plot beside ours, never our axes.
+  const xaxis = layout.xaxis as Record<string, unknown>;
+  xaxis.domain = [0, 0.54];
+  layout.xaxis2 = { ...xaxis, domain: [0.64, 1], anchor: 'y2' };
+  layout.yaxis2 = { ...(layout.yaxis as object), anchor: 'x2' };
+  const heading = (x: number, text: string) => ({
+    text,
+    xref: 'paper',
+    yref: 'paper',
+    x,
+    y: 1,
+    yshift: 6,
+    xanchor: 'left',
+    yanchor: 'bottom',
+    showarrow: false,
+    font: { size: 12, color: '#333' },
+  });
+  const where = [
+    ...new Set(panel.map((g) => (g.published ? g.published.benchmark + (g.published.protocol ? `, ${g.published.protocol}` : '') : 'other set-ups'))),
+  ];
+  layout.annotations = [
+    heading(0, `<b>this harness${opts.benchmark ? ` (${opts.benchmark})` : ''}</b>`),
+    heading(0.64, `<b>published, not measured here</b> (${where.join('; ')})`),
+  ];
+  (layout.meta as Record<string, unknown>).panelHeadings = 2;
+  return sized({ data, layout }, { ...opts, width: opts.width ?? 1100 });
 }

@@ -27,7 +27,8 @@ import { repoRoot } from '../util/paths';
 import { ensureWritableDir, writeFileAtomic } from '../util/fsx';
 import { checkOutputName } from './table';
 import { settleLayout } from './figure-layout';
-import { figureProblems } from './figure-rules';
+import { figureProblems, publishedProblems } from './figure-rules';
+import type { Box } from './figure-overlaps';
 import type { FigureSpec } from './figure-specs';
 
 export { barFigure, lineFigure, scatterFigure, publishedPlacement } from './figure-specs';
@@ -180,6 +181,47 @@ export interface RenderOptions {
   scale?: number;
 }
 
+/** Runs in the page: draw the figure, return the boxes of what a reader sees (figure-overlaps.ts Box). */
+const MEASURE_IN_PAGE = `async function (a) {
+  var P = globalThis.Plotly;
+  var gd = document.createElement('div');
+  document.body.appendChild(gd);
+  try {
+    await P.newPlot(gd, a.data, Object.assign({}, a.layout, { width: a.width, height: a.height }), { staticPlot: true });
+    var out = [];
+    function add(kind, label, el) {
+      var r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) out.push({ kind: kind, label: label, x: r.x, y: r.y, w: r.width, h: r.height });
+    }
+    var fl = gd._fullLayout;
+    var origin = gd.getBoundingClientRect();
+    var plots = fl._plots || {};
+    var ids = Object.keys(plots);
+    ids.forEach(function (k) {
+      var p = plots[k];
+      out.push({ kind: 'plot', label: 'plot ' + k, x: origin.x + p.xaxis._offset, y: origin.y + p.yaxis._offset, w: p.xaxis._length, h: p.yaxis._length });
+    });
+    if (!ids.length) out.push({ kind: 'plot', label: 'plot', x: origin.x + fl._size.l, y: origin.y + fl._size.t, w: fl._size.w, h: fl._size.h });
+    gd.querySelectorAll('.legend rect.bg').forEach(function (el) { add('legend', 'legend', el); });
+    gd.querySelectorAll('[class^="g-"][class$="title"]').forEach(function (g) {
+      var cls = g.getAttribute('class') || '';
+      var text = (g.textContent || '').trim();
+      if (!text) return;
+      if (cls === 'g-gtitle') add('title', 'figure title', g);
+      else add('axis-title', 'axis title ' + cls.replace(/^g-|title$/g, '') + ': ' + text.slice(0, 40), g);
+    });
+    gd.querySelectorAll('g[class$="tick"] > text').forEach(function (el) {
+      var axis = ((el.parentElement && el.parentElement.getAttribute('class')) || '').replace(/tick$/, '');
+      add('tick', 'tick ' + axis + ': ' + (el.textContent || '').trim().slice(0, 30), el);
+    });
+    gd.querySelectorAll('.annotation').forEach(function (el) { add('heading', 'heading: ' + (el.textContent || '').trim().slice(0, 40), el); });
+    return out;
+  } finally {
+    P.purge(gd);
+    gd.remove();
+  }
+}`;
+
 /** One headless chromium with plotly loaded, reused for every figure of a process. */
 export class FigureExporter {
   private queue: Promise<unknown> = Promise.resolve();
@@ -298,6 +340,16 @@ export class FigureExporter {
     }
   }
 
+  /** Draw a spec and measure what a reader sees (plots, legend, axis titles, tick labels, title, headings): figure-overlaps.ts. */
+  async layoutBoxes(spec: FigureSpec): Promise<Box[]> {
+    checkSpec(spec, 'figure');
+    const args = JSON.stringify({ data: spec.data, layout: spec.layout ?? {}, width: spec.width ?? 800, height: spec.height ?? 500 });
+    // A source string, not a function: a transpiler's helpers (tsx's __name) do not exist in the page.
+    const job = this.queue.then(() => this.page.evaluate(`(${MEASURE_IN_PAGE})(${args})`));
+    this.queue = job.catch(() => undefined);
+    return (await job) as Box[];
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -391,6 +443,15 @@ export async function writeFigure(given: FigureSpec, opts: WriteFigureOptions): 
   checkSpec(given, opts.name);
   // Settle again: notes added after the spec was built (e.g. a notebook's offline note) need their room too.
   const spec = settleLayout(given);
+  // Published numbers on our axes from another benchmark or subset mislead: refused, not warned about.
+  const misleading = publishedProblems(spec);
+  if (misleading.length) {
+    throw new KfError(
+      'figure_misleading',
+      `figure ${opts.name}: ${misleading[0]}`,
+      'mark the series as published ({published: {benchmark}}) and pass the benchmark of our numbers: the builders draw it in a "published, not measured here" panel',
+    );
+  }
   for (const p of figureProblems(spec)) (opts.warn ?? console.warn)(`WARNING: figure ${opts.name}: ${p}`);
   const formats = opts.formats ?? [...FIGURE_FORMATS];
   for (const f of formats) {

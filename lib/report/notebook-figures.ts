@@ -9,32 +9,57 @@
 import { KfError } from '../util/errors';
 import { barFigure, lineFigure, scatterFigure, type AxisTitles, type FigureSpec, type PlotlyTrace, type ScatterGroup, type Series } from './figure';
 import type { EvidencePath } from '../pipeline/ranked-evidence';
+import { legendBelow } from './stacked-panel';
 
 /** Two series families over the same x: `left` on the left y axis, `right` on the right one (dashed). */
 export function dualAxisFigure(
-  opts: AxisTitles & { x: (number | string)[]; left: Series[]; right: Series[]; y2Title?: string; yRange?: [number, number]; y2Range?: [number, number] },
+  opts: AxisTitles & {
+    x: (number | string)[];
+    left: Series[];
+    right: Series[];
+    y2Title?: string;
+    yRange?: [number, number];
+    y2Range?: [number, number];
+    /** The benchmark (and subset) of our numbers: published series of another one get their own plot. */
+    benchmark?: string;
+    protocol?: string;
+  },
 ): FigureSpec {
   const spec = lineFigure({ ...opts, series: [...opts.left, ...opts.right] });
-  spec.data.forEach((t, i) => {
-    if (i >= opts.left.length) {
+  const right = new Set(opts.right.map((s) => s.name));
+  for (const t of spec.data) {
+    const name = (t.meta as { name?: string } | undefined)?.name;
+    // Right-axis series of our plot (a published one in its own panel keeps that panel's axis).
+    if (name !== undefined && right.has(name) && t.yaxis !== 'y3') {
       t.yaxis = 'y2';
-      t.line = { dash: 'dash' };
+      t.line = { ...(t.line as object), dash: 'dash' };
     }
-  });
+  }
+  const layout = spec.layout!;
   spec.layout = {
-    ...spec.layout,
+    ...layout,
     showlegend: true,
-    xaxis: { ...(spec.layout?.xaxis as object), type: 'category' },
-    yaxis: { ...(spec.layout?.yaxis as object), ...(opts.yRange ? { range: opts.yRange } : {}) },
+    xaxis: { ...(layout.xaxis as object), type: 'category' },
+    ...(layout.xaxis2 ? { xaxis2: { ...(layout.xaxis2 as object), type: 'category' } } : {}),
+    // The published plot on the same scale as ours: a narrower range would magnify its differences.
+    ...(layout.yaxis3 ? { yaxis3: { ...(layout.yaxis3 as object), ...(opts.yRange ? { range: opts.yRange } : {}) } } : {}),
+    yaxis: { ...(layout.yaxis as object), ...(opts.yRange ? { range: opts.yRange } : {}) },
     yaxis2: {
       title: { text: opts.y2Title ?? '' },
       overlaying: 'y',
+      anchor: 'x',
       side: 'right',
       showgrid: false,
       automargin: true,
       ...(opts.y2Range ? { range: opts.y2Range } : {}),
     },
   };
+  // The legend under the figure: right of the plot it would cover the right axis and its title.
+  legendBelow(
+    spec.layout,
+    spec.data.map((t) => String(t.name)),
+    spec.width ?? opts.width ?? 800,
+  );
   return spec;
 }
 
@@ -65,9 +90,15 @@ export function radarFigure(opts: AxisTitles & { axes: string[]; series: Series[
 }
 
 /** Labelled points, one group per system family, on a log x axis (e.g. seconds per query vs R@5). */
-export function logScatterFigure(opts: AxisTitles & { groups: ScatterGroup[] }): FigureSpec {
+export function logScatterFigure(opts: AxisTitles & { groups: ScatterGroup[]; benchmark?: string; protocol?: string }): FigureSpec {
   const spec = scatterFigure({ ...opts, showLabels: true });
-  spec.layout = { ...spec.layout, showlegend: true, xaxis: { ...(spec.layout?.xaxis as object), type: 'log' } };
+  const l = spec.layout ?? {};
+  spec.layout = {
+    ...l,
+    showlegend: true,
+    xaxis: { ...(l.xaxis as object), type: 'log' },
+    ...(l.xaxis2 ? { xaxis2: { ...(l.xaxis2 as object), type: 'log' } } : {}),
+  };
   return spec;
 }
 

@@ -24,18 +24,45 @@ interface TslabDisplay {
   text(s: string): void;
 }
 
-/** tslab's display, or null when not running inside a tslab kernel. */
-function tslabDisplay(): TslabDisplay | null {
+/** One display output with several representations (Jupyter shows the richest it may). */
+type MimeBundle = Record<string, string>;
+
+interface TslabJupyter {
+  lastWriteDisplayData?: (d: { data: MimeBundle; metadata: Record<string, unknown>; transient: Record<string, unknown> }, update: boolean) => void;
+}
+
+/** tslab's jupyter module when running inside a tslab kernel, else null. */
+function tslabJupyter(): TslabJupyter | null {
   try {
     // Inside a kernel, tslab's jupyter module is already loaded (same node_modules/tslab, same
     // instance); outside one we must not load it (it pulls in a whole TypeScript compiler).
     const cached = require.cache[require.resolve('tslab/dist/jupyter')];
-    const jupyter = cached?.exports as { lastWriteDisplayData?: unknown } | undefined;
-    if (!jupyter?.lastWriteDisplayData) return null;
+    const jupyter = cached?.exports as TslabJupyter | undefined;
+    return jupyter?.lastWriteDisplayData ? jupyter : null;
+  } catch {
+    return null;
+  }
+}
+
+/** tslab's display, or null when not running inside a tslab kernel. */
+function tslabDisplay(): TslabDisplay | null {
+  if (!tslabJupyter()) return null;
+  try {
     return (require('tslab') as { display: TslabDisplay }).display;
   } catch {
     return null;
   }
+}
+
+/**
+ * Show one output with fallbacks: a notebook opened untrusted (or a viewer without SVG/Markdown) still
+ * shows the PNG or the plain text, never nothing. Returns false outside a kernel.
+ */
+function displayBundle(data: MimeBundle): boolean {
+  const j = tslabJupyter();
+  if (!j?.lastWriteDisplayData) return false;
+  j.lastWriteDisplayData({ data, metadata: {}, transient: {} }, false);
+  return true;
 }
 
 /** The results root of notebooks: KF_NB_RESULTS (tests point it at a temporary folder) or <repo>/results. */
@@ -51,10 +78,9 @@ export function notebookResultsDir(name = process.env.KF_NOTEBOOK): string {
   return dir;
 }
 
+/** Markdown inline, with its text as the plain-text fallback. */
 export function showMarkdown(md: string): void {
-  const d = tslabDisplay();
-  if (d) d.markdown(md);
-  else console.log(md);
+  if (!displayBundle({ 'text/markdown': md, 'text/plain': md })) console.log(md);
 }
 
 /** A table inline, as GitHub Markdown (same text as the .md file writeTable writes). */
@@ -89,8 +115,12 @@ export async function showFigure(fig: FigureSpec | FigurePaths, opts: RenderOpti
   const d = tslabDisplay();
   const isPaths = !Array.isArray((fig as FigureSpec).data);
   let svg: string | undefined;
+  let png: Buffer | undefined;
+  let alt: string;
   if (isPaths) {
     const p = fig as FigurePaths;
+    alt = `figure ${path.basename(p.svg ?? p.png ?? p.html ?? 'figure')}`;
+    if (p.png && fs.existsSync(p.png)) png = fs.readFileSync(p.png);
     if (p.svg && fs.existsSync(p.svg)) svg = fs.readFileSync(p.svg, 'utf8');
     else {
       const msg = `figure: no SVG to show (${p.skipped ?? 'SVG not written'})${p.html ? `; open ${p.html}` : ''}`;
@@ -104,8 +134,13 @@ export async function showFigure(fig: FigureSpec | FigurePaths, opts: RenderOpti
     else console.log(msg);
     return;
   } else {
-    svg = await (await exporter()).render(fig as FigureSpec, 'svg', opts);
+    const spec = fig as FigureSpec;
+    const title = (spec.layout as { title?: { text?: string } | string } | undefined)?.title;
+    alt = `figure: ${(typeof title === 'string' ? title : title?.text) ?? 'untitled'}`.replace(/<[^>]+>/g, ' ');
+    ({ svg, png } = await (await exporter()).renderMany(spec, ['svg', 'png'], { scale: 1, ...opts }));
   }
-  if (d) d.svg(svg);
-  else console.log(`[svg figure, ${svg.length} chars]`);
+  // SVG for trusted notebooks, PNG when the viewer will not draw SVG (untrusted), text last.
+  const bundle: MimeBundle = { 'image/svg+xml': svg!, 'text/plain': alt };
+  if (png) bundle['image/png'] = png.toString('base64');
+  if (!displayBundle(bundle)) console.log(`[svg figure, ${svg!.length} chars]`);
 }

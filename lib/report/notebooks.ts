@@ -78,6 +78,7 @@ import { repoRoot } from '../util/paths';
 import { ensureWritableDir } from '../util/fsx';
 import { cellSource, readNotebook, type NotebookJson } from './ipynb';
 import { acquireKernelStart } from './notebook-kernel-lock';
+import { installTslabKernelSpec } from './tslab-kernelspec';
 
 export const JUPYTER_APT = 'apt-get install -y jupyter-nbconvert jupyter-client python3-nbclient python3-ipykernel';
 
@@ -138,21 +139,19 @@ export function kernelNames(python: string, env: NodeJS.ProcessEnv = notebookEnv
 }
 
 /**
- * Register the tslab kernel when Jupyter does not know it (`tslab install
- * --python=<Debian python>`: as root into /usr/local/share/jupyter, otherwise per
- * user). Returns whether it was already there.
+ * Register the tslab kernel when Jupyter does not know it (into the user's Jupyter
+ * data folder, with absolute paths: tslab-kernelspec.ts). Returns whether it was
+ * already there.
  */
 export function ensureTslabKernel(python = findJupyterPython(), env: NodeJS.ProcessEnv = notebookEnv()): 'present' | 'installed' {
   if (kernelNames(python, env).includes('tslab')) return 'present';
-  const tslabBin = path.join(repoRoot(), 'node_modules', 'tslab', 'bin', 'tslab');
-  if (!fs.existsSync(tslabBin)) throw new KfError('tslab_missing', `tslab is not installed (${tslabBin} is missing)`, 'run `npm ci` in the project');
-  const r = spawnSync(process.execPath, [tslabBin, 'install', `--python=${python}`], { env, encoding: 'utf8', timeout: 60_000 });
-  if (r.status !== 0 || !kernelNames(python, env).includes('tslab')) {
-    const why = `${r.stderr ?? ''}${r.stdout ?? ''}`.trim().split('\n').pop() ?? '';
+  // Absolute paths (lib/report/tslab-kernelspec.ts), so the kernel also starts from `jupyter notebook` in a shell.
+  const file = installTslabKernelSpec(python, env);
+  if (!kernelNames(python, env).includes('tslab')) {
     throw new KfError(
       'tslab_install_failed',
-      `registering the tslab kernel failed${why ? `: ${why}` : ''}`,
-      `run \`npx tslab install --python=${python}\` and check \`jupyter kernelspec list\``,
+      `wrote ${file}, but Jupyter does not list a tslab kernel`,
+      'check JUPYTER_PATH / JUPYTER_DATA_DIR and `jupyter kernelspec list`',
     );
   }
   return 'installed';
@@ -249,6 +248,9 @@ export interface NotebookRun {
   seconds: number;
   cells: number;
   codeCells: number;
+  /** Signed as trusted for this user's Jupyter (figures and tables render when opened); why not otherwise. */
+  trusted: boolean;
+  trustError?: string;
 }
 
 /** The `--dir` a rerun needs for a notebook outside the project's notebooks/ folder ('' inside it). */
@@ -424,6 +426,14 @@ finally:
             import nbformat
             nbformat.write(nb, out)
             res['written'] = True
+            # Trusted (signed in this user's Jupyter signature store, as 'jupyter trust' does): the outputs are
+            # the harness's own, so Jupyter shows their SVG figures and Markdown tables when the copy is opened.
+            try:
+                from nbformat.sign import NotebookNotary
+                NotebookNotary().sign(nbformat.read(out, as_version=4))
+                res['trusted'] = True
+            except Exception as e:
+                res['trustError'] = '%s: %s' % (type(e).__name__, e)
         except Exception as e:
             res['writeError'] = '%s: %s' % (type(e).__name__, e)
     with open(result_path, 'w') as f:
@@ -547,6 +557,8 @@ interface DriverResult {
   codeCells?: number;
   written?: boolean;
   writeError?: string;
+  trusted?: boolean;
+  trustError?: string;
 }
 
 /** The NotebookError of a failed run: the failing cell and its error, read from the executed copy when it was written. */
@@ -629,7 +641,15 @@ async function runNotebookOnce(file: string, opts: RunNotebookOptions): Promise<
         `notebook ${path.basename(src)} ran but ${outFile} could not be written: ${res.writeError}`,
         'check the output folder (space, permissions)',
       );
-    return { notebook: src, output: outFile, seconds: (Date.now() - started) / 1000, cells: res.cells ?? nb.cells.length, codeCells: res.codeCells ?? 0 };
+    return {
+      notebook: src,
+      output: outFile,
+      seconds: (Date.now() - started) / 1000,
+      cells: res.cells ?? nb.cells.length,
+      codeCells: res.codeCells ?? 0,
+      trusted: res.trusted === true,
+      ...(res.trustError ? { trustError: res.trustError } : {}),
+    };
   } finally {
     releaseStart();
     fs.rmSync(tmp, { recursive: true, force: true });

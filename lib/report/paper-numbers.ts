@@ -282,10 +282,15 @@ export function paperLabel(paper: PaperId, model?: string): string {
  * The published value per category for a reference series: `systems[i]` is the
  * paper's name for category i (null where the paper has no such number).
  */
-export function paperSeries(q: PaperQuery & { metric: string }, systems: (string | null)[]): { name: string; values: (number | null)[] } {
+export function paperSeries(
+  q: PaperQuery & { metric: string },
+  systems: (string | null)[],
+): { name: string; values: (number | null)[]; published?: { benchmark: string } } {
   const values = systems.map((s) => (s === null ? null : paperValue({ ...q, system: s })));
   const first = systems.map((s) => (s === null ? undefined : paperNumbers({ ...q, system: s })[0])).find(Boolean);
-  return { name: paperLabel(q.paper ?? first?.paper ?? 'knowforge', q.model ?? first?.model), values };
+  // Where the numbers were measured (benchmark and subset, e.g. m3docvqa-mid300): figures draw them beside ours only there.
+  const benchmark = q.benchmark ?? first?.benchmark;
+  return { name: paperLabel(q.paper ?? first?.paper ?? 'knowforge', q.model ?? first?.model), values, ...(benchmark ? { published: { benchmark } } : {}) };
 }
 
 /** KnowForge Appendix D (Table 9): one-time index construction cost per corpus, as published. */

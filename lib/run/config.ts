@@ -20,6 +20,7 @@ import { checkSettings } from '../pipeline/registry';
 import { KfError, isKfError } from '../util/errors';
 import { canonicalJson, shortHash } from '../util/hash';
 import { benchDir, repoRoot, sharedDir, stateDir } from '../util/paths';
+import { jsonErrorLabel } from '../util/json-error-at';
 import {
   BENCHMARK_PATH_KEYS,
   ENDPOINT_ALIASES,
@@ -44,7 +45,7 @@ export interface ExperimentConfig {
     name: BenchmarkName;
     split: 'dev' | 'holdout';
     paths: Record<string, string>;
-    options: { allowMissingGold?: boolean; corpus?: 'all' | 'candidates'; imageOnly?: boolean; split?: string };
+    options: { allowMissingGold?: boolean; corpus?: 'all' | 'candidates'; imageOnly?: boolean; split?: string; name?: string };
     subset: string;
     sample?: { n: number; by?: string; seed?: string | number };
   };
@@ -310,8 +311,8 @@ export function readConfigFile(file: string): Obj {
     } catch (e) {
       throw new KfError(
         'bad_experiment',
-        `${label}: invalid JSON: ${(e as Error).message}`,
-        'fix the syntax (JSON has no comments or trailing commas; TOML files may)',
+        `${jsonErrorLabel(label, text)}: invalid JSON: ${(e as Error).message.replace(/ in JSON at position \d+$/, '')}`,
+        'fix the syntax at that line and column (JSON has no comments or trailing commas; TOML files may)',
         { concerns: file, cause: e },
       );
     }

@@ -13,6 +13,7 @@ import type { ArtifactRef, ArtifactRequest } from '../pipeline/artifact';
 import { ArtifactStore } from '../pipeline/artifact-store';
 import { KfError } from '../util/errors';
 import type { ExperimentConfig } from './config';
+import { benchmarkDisplayName } from '../bench/own';
 
 /** The kp-index request of an experiment (its corpus is read and hashed now). */
 export function indexArtifactRequest(config: ExperimentConfig, data: BenchmarkData, models?: IndexModels): ArtifactRequest {
@@ -39,7 +40,7 @@ export async function openIndexArtifact(
   const request = indexArtifactRequest(config, opts.data, opts.models);
   let built = false;
   if (ix.artifact === 'auto' && ix.build === 'ensure' && !store.ref(KP_INDEX, store.keyOf(KP_INDEX, request))) {
-    opts.log?.(`index: building the kp-index artifact for the ${config.benchmark.name} corpus (a first build can take minutes)`);
+    opts.log?.(`index: building the kp-index artifact for the ${benchmarkDisplayName(config.benchmark)} corpus (a first build can take minutes)`);
     await store.prepare(KP_INDEX, request, { log: opts.log });
     built = true;
   }

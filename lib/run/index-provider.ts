@@ -17,6 +17,7 @@ import { engineKnowledgeBase } from '../pipeline/index-view';
 import type { ExperimentConfig } from './config';
 import { expandPath } from './config';
 import type { ConfiguredIndex, IndexInfo, IndexModelsLike, QuestionIndex } from './index-types';
+import { benchmarkDisplayName } from '../bench/own';
 
 export type { ConfiguredIndex, IndexInfo, IndexModelsLike, QuestionIndex, RetrieverProvider } from './index-types';
 
@@ -59,7 +60,9 @@ async function ensureIndexDir(config: ExperimentConfig, dir: string, opts: Index
   // Loaded lazily: the index engine pulls native addons that closed-book runs and `kf compare` never need.
 
   const { ensureIndex } = require('../index/build') as typeof import('../index/build');
-  opts.log?.(`index: checking ${dir} against the ${config.benchmark.name} corpus (builds when missing or stale; a first build can take minutes)`);
+  opts.log?.(
+    `index: checking ${dir} against the ${benchmarkDisplayName(config.benchmark)} corpus (builds when missing or stale; a first build can take minutes)`,
+  );
   const ix = config.index!;
   const r = await ensureIndex({
     ...(data.passages?.length ? { passages: data.passages } : { corpusDir: data.corpusDir }),

@@ -13,12 +13,14 @@ import * as path from 'node:path';
 import type { Question } from '../bench/types';
 import { NONE, questionFieldValues } from '../bench/fields';
 import { benchmarkSpec } from '../bench/registry';
+import { benchmarkDisplayName } from '../bench/own';
 import type { LedgerTotals } from '../models/ledger';
 import { KfError } from '../util/errors';
 import { repoRoot } from '../util/paths';
 import { readRunManifest, type RunManifest } from './manifest';
 import { loadConfiguredBenchmark } from './questions';
 import { readRecords, recordsFileOf, type RunRecord } from './records';
+import { findStoredRun, isRunDir, storedRuns } from './run-stores';
 import { addTotals, backendLabel, emptyTotals, percentile } from './aggregate';
 import { ERROR_KINDS, ERROR_KIND_LABEL, errorKindOf, type ErrorKind } from './error-kind';
 import { didYouMean } from './schema';
@@ -36,10 +38,6 @@ export function defaultResultsDir(): string {
   return path.join(repoRoot(), 'results');
 }
 
-function isRunDir(dir: string): boolean {
-  return fs.existsSync(recordsFileOf(dir)) || fs.existsSync(path.join(dir, 'manifest.json'));
-}
-
 /** A run folder from a reference: a folder path, a records.jsonl/manifest.json path, or a run id under the results folder. */
 export function resolveRunDir(ref: string, resultsDir = defaultResultsDir()): string {
   const asPath = path.resolve(ref);
@@ -50,7 +48,10 @@ export function resolveRunDir(ref: string, resultsDir = defaultResultsDir()): st
   }
   const byId = path.join(resultsDir, ref);
   if (/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(ref) && fs.existsSync(byId) && isRunDir(byId)) return byId;
-  const ids = listRunIds(resultsDir);
+  // The ids the main job (results/demo-main/runs/), suites and notebooks (results/runs/) print.
+  const stored = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(ref) ? findStoredRun(resultsDir, ref) : undefined;
+  if (stored) return stored;
+  const ids = [...new Set(storedRuns(resultsDir).map((r) => r.runId))];
   const near = didYouMean(ref, ids) ?? ids.find((id) => id.startsWith(ref));
   throw new KfError(
     'run_missing',
@@ -58,15 +59,6 @@ export function resolveRunDir(ref: string, resultsDir = defaultResultsDir()): st
     near ? `did you mean "${near}"?` : ids.length ? `kf runs lists the ${ids.length} run(s)` : 'run an experiment first: kf run <experiment>',
     { concerns: ref },
   );
-}
-
-export function listRunIds(resultsDir = defaultResultsDir()): string[] {
-  if (!fs.existsSync(resultsDir)) return [];
-  return fs
-    .readdirSync(resultsDir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && isRunDir(path.join(resultsDir, e.name)))
-    .map((e) => e.name)
-    .sort();
 }
 
 export function loadRun(ref: string, opts: { resultsDir?: string } = {}): LoadedRun {
@@ -314,7 +306,8 @@ export function summarizeRun(run: LoadedRun): RunSummary {
     runId: run.runId,
     name: m?.experiment.name,
     pipeline: m?.pipeline.name ?? run.records[0]?.pipeline,
-    benchmark: m?.config.benchmark.name ?? run.records[0]?.benchmark,
+    // Own data carries the name its user gave (benchmark.options.name), never the loader's.
+    benchmark: (m ? benchmarkDisplayName(m.config.benchmark) : undefined) ?? run.records[0]?.benchmark,
     status: m?.status ?? 'unknown',
     configHash: m?.configHash,
     seed: m?.seed,
@@ -459,9 +452,9 @@ export interface RunListing {
 
 export function listRuns(resultsDir = defaultResultsDir()): RunListing[] {
   const out: RunListing[] = [];
-  for (const id of listRunIds(resultsDir)) {
+  for (const { runId: id, dir } of storedRuns(resultsDir)) {
     try {
-      const run = loadRun(path.join(resultsDir, id), { resultsDir });
+      const run = loadRun(dir, { resultsDir });
       const s = summarizeRun(run);
       const metric = primaryMetric(run);
       out.push({
@@ -482,7 +475,7 @@ export function listRuns(resultsDir = defaultResultsDir()): RunListing[] {
     } catch (e) {
       out.push({
         runId: id,
-        dir: path.join(resultsDir, id),
+        dir,
         status: `unreadable: ${(e as Error).message.slice(0, 80)}`,
         pipeline: '?',
         benchmark: '?',

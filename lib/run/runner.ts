@@ -47,6 +47,7 @@ import type { RunOptions, RunOutcome, RunnerRouter } from './runner-types';
 import { defaultScorer } from './scoring';
 import { errorShareExceeded } from './error-kind';
 import { openTraceStore } from './trace-store';
+import { benchmarkDisplayName } from '../bench/own';
 
 export type { RunnerRouter, RunOptions, RunOutcome } from './runner-types';
 export type { Scorer, ScoreContext } from './scoring';
@@ -147,7 +148,7 @@ function manifestOf(run: Run, status: RunStatus, detail?: string): RunManifest {
 
 function announce(run: Run): void {
   const { config, runId, facts } = run;
-  const label = `${facts.pipeline.name} on ${config.benchmark.name}`;
+  const label = `${facts.pipeline.name} on ${benchmarkDisplayName(config.benchmark)}`;
   const n = facts.selected.length;
   run.log(
     `run ${runId}: ${label}, ${n} question(s)${run.kept.length ? ` (${run.done.size} already recorded, ${run.todo.length} to go)` : ''}, ` +

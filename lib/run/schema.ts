@@ -174,6 +174,7 @@ export const EXPERIMENT_SCHEMA: Record<string, Field> = {
               corpus: str('mmqa: which images become passages', {}, { enum: ['all', 'candidates'] }),
               imageOnly: { type: { kind: 'boolean' }, doc: 'mmqa: keep only questions whose gold is image-only (default true)' },
               split: str("webqa (train|val|test|all, default val) / scienceqa (default test): the benchmark's own split field"),
+              name: str('own: the benchmark name your questions and results carry (kf run --name; default "own")'),
             },
           },
           doc: 'loader options',

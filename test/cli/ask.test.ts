@@ -36,6 +36,23 @@ test('decoded paths come from graph searches only', () => {
   assert.match(text ?? '', /Path 1 \(score 1\.500\):\n {2}Novrem -mentions-> Kraenmox \[novrem\]/);
 });
 
+test('decoded paths of several searches are printed best score first', () => {
+  const step = (to: string) => [{ from: 'Novrem', relation: 'mentions', to, source: { docId: 'novrem' } }];
+  const text = decodedPaths([
+    { kind: 'search', by: 'dualg', paths: [{ score: 0.2, steps: step('Low'), docs: ['novrem'] }] },
+    {
+      kind: 'search',
+      by: 'dualg',
+      paths: [
+        { score: 0.9, steps: step('High'), docs: ['novrem'] },
+        { score: 0.5, steps: step('Mid'), docs: ['novrem'] },
+      ],
+    },
+  ]);
+  const order = [...(text ?? '').matchAll(/^Path \d \(score ([\d.]+)\):\n {2}Novrem -mentions-> (\w+)/gm)].map((m) => `${m[2]} ${m[1]}`);
+  assert.deepEqual(order, ['High 0.900', 'Mid 0.500', 'Low 0.200']);
+});
+
 test('a configuration name finds its demo-world experiment', () => {
   for (const [name, dir] of [
     ['S4', 'demo'],

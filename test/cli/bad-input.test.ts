@@ -149,7 +149,7 @@ const cases: Case[] = [
     name: 'unknown benchmark name',
     args: () => ['subset', '--bench', 'no-such-bench', '--n', '3', '--out', path.join(root, 'x.json')],
     usage: true,
-    what: /--bench must be one of .*demo, got "no-such-bench"/,
+    what: /--bench must be one of .*demo\|own, got "no-such-bench"/,
   },
   {
     name: 'bad list of cut-offs',
@@ -381,7 +381,7 @@ const cases: Case[] = [
     name: 'experiment: bad JSON',
     args: () => ['run', F.badJson, '--dry-run'],
     cmd: 'run',
-    what: /bad\.json: invalid JSON/,
+    what: /bad\.json:\d+:\d+: invalid JSON/,
     todo: /JSON has no comments or trailing commas/,
   },
   {
@@ -438,7 +438,7 @@ const cases: Case[] = [
     cmd: 'run',
     what: /run id "\.\.\/evil" is not a plain folder name/,
   },
-  { name: 'models config: bad TOML', args: () => ['models', '--config', F.badToml], cmd: 'models', what: /bad\.toml is not valid TOML/ },
+  { name: 'models config: bad TOML', args: () => ['models', '--config', F.badToml], cmd: 'models', what: /bad\.toml:\d+:\d+ is not valid TOML/ },
   { name: 'models config: unknown key', args: () => ['models', '--config', F.badModels], cmd: 'models', what: /unknown field "modle"/ },
   {
     name: 'models: an endpoint URL that is not a URL',

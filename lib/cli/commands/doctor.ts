@@ -4,6 +4,9 @@ import type { CommandSpec } from '../command';
 import { sharedDir } from '../../util/paths';
 import { gitInfo } from '../../util/git';
 import { checkTslabKernel, notebookFrontEnd } from '../../report/kernel-check';
+import { findJupyterPython } from '../../report/notebooks';
+import { ensureStartableTslabSpec, kernelSpecProblem, registeredTslabSpec } from '../../report/tslab-kernelspec';
+import { errorMessage } from '../../util/errors';
 
 function which(cmd: string): string | null {
   try {
@@ -17,6 +20,23 @@ function which(cmd: string): string | null {
   }
 }
 
+/** Whether the tslab kernel spec starts from a plain shell (`jupyter notebook`), fixed with --fix. */
+function tslabSpecLine(fix: boolean): string {
+  try {
+    const python = findJupyterPython();
+    if (fix) {
+      const r = ensureStartableTslabSpec(python);
+      return r.action === 'written' ? `fixed: wrote ${r.file} (${r.problem})` : `ok: ${r.file}`;
+    }
+    const reg = registeredTslabSpec(python);
+    if (!reg) return 'not registered: kf doctor --fix (or kf jupyter) writes it';
+    const problem = kernelSpecProblem(reg.spec);
+    return problem ? `would not start from a shell (${reg.dir}): ${problem}; kf doctor --fix writes one with absolute paths` : `ok: ${reg.dir}`;
+  } catch (e) {
+    return `not checked: ${errorMessage(e).split('\n')[0]}`;
+  }
+}
+
 export const command: CommandSpec = {
   name: 'doctor',
   group: 'setup',
@@ -24,6 +44,7 @@ export const command: CommandSpec = {
   options: {
     json: { type: 'boolean', description: 'print one JSON object' },
     'no-kernel': { type: 'boolean', description: 'skip executing a cell in the tslab kernel (it takes a few seconds)' },
+    fix: { type: 'boolean', description: 'write the tslab kernel spec with absolute paths when the registered one would not start from a shell' },
   },
   async run(args) {
     const checks: Record<string, unknown> = {};
@@ -47,6 +68,7 @@ export const command: CommandSpec = {
     }
     checks.jupyter = which('jupyter');
     checks.notebookUI = notebookFrontEnd().detail;
+    checks.tslabKernelSpec = tslabSpecLine(args.values.fix === true);
     checks.tslabKernel = args.values['no-kernel'] ? 'not checked (--no-kernel)' : (await checkTslabKernel()).detail;
     checks.chromium = which('chromium') ?? (fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null);
     checks.shared = fs.existsSync(sharedDir()) ? sharedDir() : `absent (${sharedDir()}): benchmark tests and commands skip`;

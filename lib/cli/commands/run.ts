@@ -9,6 +9,7 @@
 import * as path from 'node:path';
 import { bool, int, isPositiveInt, list, str, type CommandSpec, type ParsedArgs } from '../command';
 import { resolveExperimentName } from '../experiment-catalog';
+import { ownDataOverrides, wantsOwnData, type OwnDataFlags } from '../own-data';
 import { headlineTable } from '../headline';
 import { KfError, isKfError } from '../../util/errors';
 import { loadExperiment, type ResolvedExperiment } from '../../run/config';
@@ -193,6 +194,12 @@ export const command: CommandSpec = {
       description:
         'a hosted knowledge base instead of the experiment index: remote:<package uuid> (index.kb; server root from KF_KB_BASE_URL, account key from KF_KB_API_KEY)',
     },
+    corpus: { type: 'string', description: 'your own data: the folder of your PDF / HTML / Markdown documents (with --questions; README "Your own data")' },
+    questions: {
+      type: 'string',
+      description: 'your own data: questions file, JSON or JSON lines, each with question + answer (optional id, format, docs, pages)',
+    },
+    name: { type: 'string', description: 'your own data: the benchmark name results carry (default: the questions file name)' },
     override: { type: 'string', short: 'o', multiple: true, description: 'config override key.path=value, typed by the schema (experiments/_schema.md)' },
     'retry-errors': { type: 'boolean', description: 'answer the questions recorded with an error again' },
     'dry-run': { type: 'boolean', description: 'resolve the config and the questions, print them, write nothing' },
@@ -202,6 +209,7 @@ export const command: CommandSpec = {
   examples: [
     'kf run M5 --limit 20                          # experiments/knowforge/demo/M5.toml on the demo world',
     'kf run knowforge/m3docvqa/S4 --set smoke',
+    'kf run M5 --corpus my-docs/ --questions my-questions.json --name my-bench   # your own data (also DG, S4, ... any row)',
     'kf run knowforge/m3docvqa/M5 --set mid --concurrency 4 --override models.defaults.temperature=0',
     'kf run knowforge/m3docvqa/M5 --set mid --run-id m3docvqa-M5-mid-3a2f1c0d     # resume after a crash or Ctrl-C',
   ],
@@ -213,8 +221,14 @@ export const command: CommandSpec = {
       console.error("kf: missing <experiment> for 'kf run': an experiment file or name (kf experiments lists them), or --list-pipelines (see kf run --help)");
       return 2;
     }
-    const file = resolveExperimentName(ref, (line) => console.error(`note: ${line}`)) ?? ref;
-    const exp = loadExperiment(file, { overrides: flagOverrides(args) });
+    const own: OwnDataFlags = { corpus: str(args, 'corpus'), questions: str(args, 'questions'), name: str(args, 'name') };
+    // With own data the demo world is not what runs: the catalogue's "which file" note would say it is.
+    const file = resolveExperimentName(ref, (line) => (wantsOwnData(own) ? undefined : console.error(`note: ${line}`))) ?? ref;
+    // Own data: the configuration's row over your files (the own-data overrides come first, so -o still wins).
+    const ownOverrides = wantsOwnData(own) ? ownDataOverrides(own, loadExperiment(file).config.pipeline.name) : [];
+    if (ownOverrides.length)
+      console.error(`note: ${ref}: the settings of ${path.relative(process.cwd(), file) || file}, over your data (--corpus, --questions)`);
+    const exp = loadExperiment(file, { overrides: [...ownOverrides, ...flagOverrides(args)] });
     const runId = checkRunId(str(args, 'run-id') ?? defaultRunId(exp));
     const outFlag = str(args, 'out');
     const resultsDir = outFlag ? path.resolve(outFlag) : defaultResultsDir();

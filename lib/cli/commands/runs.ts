@@ -8,7 +8,7 @@ import { defaultResultsDir, listRuns } from '../../run/results';
 export const command: CommandSpec = {
   name: 'runs',
   group: 'run',
-  summary: 'List runs (status, questions recorded, errors, backend, main metric)',
+  summary: 'List runs (status, questions recorded, errors, backend, main metric), also those of kf demo, suites and notebooks (<job>/runs/)',
   options: {
     results: { type: 'string', description: 'folder holding run folders (default results/)' },
     json: { type: 'boolean', description: 'print one JSON list' },
@@ -42,8 +42,10 @@ export const command: CommandSpec = {
       String(r.errors),
       r.metric && r.value !== undefined ? `${r.metric} ${(100 * r.value).toFixed(1)}` : '-',
       (r.updatedAt ?? '').replace('T', ' ').slice(0, 16),
+      // Runs of the main job, suites and notebooks live in <job>/runs/: said so, the id alone finds them.
+      path.dirname(path.relative(dir, r.dir)) === '.' ? '' : `${path.dirname(path.relative(dir, r.dir))}/`,
     ]);
-    const head = ['run', 'status', 'pipeline', 'benchmark', 'backend', 'recorded', 'errors', 'main', 'updated'];
+    const head = ['run', 'status', 'pipeline', 'benchmark', 'backend', 'recorded', 'errors', 'main', 'updated', 'in'];
     const widths = head.map((h, j) => Math.max(h.length, ...rows.map((r) => r[j].length)));
     const fmt = (cells: string[]) =>
       cells

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CommandSpec } from '../command';
-import { bool, int } from '../command';
+import { bool, int, str } from '../command';
 import { formatTrace } from '../../knowforge/trace-format';
 import { traceFileName } from '../../run/records';
 import { loadRun, resolveRunDir } from '../../run/results';
@@ -80,17 +80,19 @@ export const command: CommandSpec = {
   group: 'evaluate',
   summary: "Print one question's record (question, gold, prediction, scores), DualG's decoded paths, and its trace (calls, tools, searches, judge, times)",
   positionals: [
-    { name: 'run', description: 'run folder or run id under results/', required: true },
+    { name: 'run', description: 'run folder or run id (results/, results/runs/, results/<job>/runs/ as kf demo prints them)', required: true },
     { name: 'question', description: 'question id', required: true },
   ],
   options: {
     json: { type: 'boolean', description: 'print the stored trace as JSON' },
+    results: { type: 'string', description: 'folder holding run folders (default results/; its runs/ and <job>/runs/ are searched too)' },
     width: { type: 'string', default: '140', description: 'characters per line' },
   },
   examples: ['kf trace demo-M5-full-8f2f69e0 demo-0002', 'kf trace results/demo-M5-full-8f2f69e0 demo-0002 --json'],
   async run(args) {
     const [run, id] = args.positionals;
-    const dir = resolveRunDir(run);
+    const results = str(args, 'results');
+    const dir = resolveRunDir(run, results ? path.resolve(results) : undefined);
     const doc = readTrace(dir, id);
     if (bool(args, 'json')) console.log(JSON.stringify(doc, null, 2));
     else {
