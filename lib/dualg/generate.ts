@@ -3,8 +3,11 @@
  * paths verbalised step by step with the snippet of the passage each step was
  * read from (paths/serialize.ts), and the raw images of the retrieved evidence
  * up to the visual budget k_v of the query pattern, as image parts for the
- * vision-capable synthesizer. The text-only variant (entity-relation lines, no
- * images) is kept as a labelled row, never as the paper's generator.
+ * vision-capable synthesizer. The paper's generator itself is paper-generator.ts
+ * (one unified prompt); two earlier generators stay as labelled variant rows,
+ * never as the paper's: 'checked' (these snippets and images through
+ * KnowForge's synthesizer, guardrail and format checker) and 'text'
+ * (entity-relation lines, no images).
  */
 import * as fs from 'node:fs';
 import type { ContentPart } from '../model-api/types';
@@ -16,12 +19,13 @@ import { serializePaths } from './paths/serialize';
 
 export type ImagePart = Extract<ContentPart, { type: 'image' }>;
 
-export const GENERATORS = ['paper', 'text'] as const;
+export const GENERATORS = ['paper', 'checked', 'text'] as const;
 export type GeneratorName = (typeof GENERATORS)[number];
 
 /** How each generator is named in labels. */
 export const GENERATOR_LABEL: Record<GeneratorName, string> = {
-  paper: 'generator: path snippets + raw images up to k_v (paper)',
+  paper: 'generator: unified prompt, path snippets + raw images up to k_v (paper)',
+  checked: "generator: path snippets + images through KnowForge's synthesizer, guardrail and checker (variant, not the paper)",
   text: 'generator: text-only path lines (variant, not the paper)',
 };
 

@@ -17,7 +17,7 @@ import type { KbSearchOptions, KnowledgeBase } from '../../pipeline/knowledge-ba
 import { docScoresFromHits as docScoresOf, type EvidencePath, type RankedEvidence } from '../../pipeline/ranked-evidence';
 import { entities } from '../../util/text-rules';
 import type { GnnGraph, QueryPrior } from '../types';
-import { fuseScores, FUSION_DEFAULTS, type FusionSettings } from './fuse';
+import { fuseScores, FUSION_DEFAULTS, sumScores, type FusionRule, type FusionSettings } from './fuse';
 import type { GraphView } from './graph-view';
 import { heuristicScores, HEURISTIC_DEFAULTS, type HeuristicSettings, type SeedInput } from './heuristic-scorer';
 import { linkQuery, MAX_PER_NAME } from './link';
@@ -41,6 +41,8 @@ export interface SearcherSettings {
   lexicon: boolean;
   heuristic: HeuristicSettings;
   fusion: FusionSettings;
+  /** 'max': the paper's fusion (eq. 9); 'sum': ScienceQA's additive ranking of macro and micro scores (Appendix C.1). */
+  fusionRule: FusionRule;
   /** Hybrid hits fetched for fragment choice and fill-up. */
   pool: number;
   /** Weight of the hybrid's reciprocal rank added to s_final (0: the hybrid only fills up). */
@@ -80,6 +82,7 @@ export const SEARCHER_DEFAULTS: SearcherSettings = {
   lexicon: true,
   heuristic: HEURISTIC_DEFAULTS,
   fusion: FUSION_DEFAULTS,
+  fusionRule: 'max',
   pool: 20,
   hybrid: 0,
   graphFirst: 1,
@@ -255,7 +258,10 @@ export class DualgSearcher {
     const { docScores, paths } = await this.score(seedsUsed, rel, query, link.covered, hybridP);
     timings.gnn = now() - t2;
     // Without the micro graph there is no micro score to fuse, so no visual document is decayed for lacking one.
-    const final = fuseScores(docScores, this.s.micro ? this.parts.visualDocs : new Set(), m?.sMicro ?? new Map(), this.s.fusion);
+    const final =
+      this.s.fusionRule === 'sum'
+        ? sumScores(docScores, m?.sMicro ?? new Map())
+        : fuseScores(docScores, this.s.micro ? this.parts.visualDocs : new Set(), m?.sMicro ?? new Map(), this.s.fusion);
     const t3 = now();
     const hybrid = await hybridP;
     timings.hybrid = now() - t3;
