@@ -23,8 +23,9 @@ import type { SearchHit } from '../index/types';
 import type { Pipeline, PipelineContext, PipelineResult } from '../pipeline/types';
 import { KfError } from '../util/errors';
 import { ANSWER_FORMS } from './answer-form';
-import { GENERATORS, GENERATOR_LABEL, pathSection, rawImages, type ImagePart } from './generate';
+import { GENERATORS, GENERATOR_LABEL, MAX_IMAGE_BYTES, pathSection, rawImages, type ImagePart } from './generate';
 import { generateAsPaper } from './paper-generator';
+import { ensureImageInput } from './image-probe';
 import { parseQueryPattern, patternEntities, RULES_AFTER_MODEL, type QueryPattern } from './query/pattern-stage';
 
 export const DUALG_FAMILY = 'dualg';
@@ -58,6 +59,8 @@ export const dualgSettings = z.strictObject({
   checker: z.boolean().default(false),
   /** Upper bound of the visual budget k_v the pattern parser may ask for. */
   maxImages: z.number().int().min(0).max(16).default(4),
+  /** Largest image file sent (bytes); a larger one is skipped and traced (generate.ts MAX_IMAGE_BYTES says why 4 MiB). */
+  maxImageBytes: z.number().int().positive().default(MAX_IMAGE_BYTES),
   /** Inject the decoded paths into the prompt (false = the "w/o path injection" ablation). */
   paths: z.boolean().default(true),
   maxPaths: z.number().int().positive().max(20).default(5),
@@ -142,8 +145,17 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
   const paths = pathsText(ev, hits, kb, s);
   // The paper's unified prompt has its own path section; the variants read the paths as the pool's head.
   if (paths.text && s.generator !== 'paper') pool.text = `${paths.text}\n\n${pool.text}`;
-  const images = s.generator !== 'text' ? rawImages(hits, s.paths ? (ev.paths ?? []) : [], kb, pattern.visualBudget) : [];
-  ctx.trace({ kind: 'pool', ...pool.stats, pathsInjected: paths.injected, images: images.map((i) => i.fragmentId), visualBudget: pattern.visualBudget });
+  const raw = s.generator !== 'text' ? rawImages(hits, s.paths ? (ev.paths ?? []) : [], kb, pattern.visualBudget, s.maxImageBytes) : undefined;
+  const images = raw?.images ?? [];
+  ctx.trace({
+    kind: 'pool',
+    ...pool.stats,
+    pathsInjected: paths.injected,
+    images: images.map((i) => i.fragmentId),
+    visualBudget: pattern.visualBudget,
+    ...(raw?.oversized.length ? { imagesOversized: raw.oversized } : {}),
+    ...(raw?.missing.length ? { imagesMissing: raw.missing } : {}),
+  });
   const slim = hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page }));
   const system = systemOf(ev.system, s, pattern.by);
   const retrieval: PipelineResult['retrieval'] = {
@@ -178,6 +190,8 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
         throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure index settings in the experiment', {
           concerns: q.id,
         });
+      // A row that sends images checks once per endpoint that the synth model takes them, before any other call.
+      if (s.generator !== 'text' && s.maxImages > 0) await ensureImageInput(ctx.model('synth'));
       const { pool, retrieval, system, images, pattern, pathsText: paths } = await retrieve(ctx, s);
       const answered =
         s.generator === 'paper'

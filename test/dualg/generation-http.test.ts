@@ -18,6 +18,8 @@ import { makeRng } from '../../lib/util/rng';
 import { routerFor } from '../models/helpers';
 import { toyFragmentsWithChartFile, toyIndexWithChart, toyKb } from '../knowforge/toy-kb';
 import { ownScratch } from '../_shared/scratch';
+import { clearImageProbes } from '../../lib/dualg/image-probe';
+import { loadPrompt } from '../../lib/util/prompts';
 
 const STAGES = { pattern: { model: 'pat' }, synth: { model: 'vlm' }, checker: { model: 'chk' } };
 const PATHS: EvidencePath[] = [
@@ -58,6 +60,7 @@ function graphKb(id: string, reads: { paths: number; options: KbSearchOptions[] 
 }
 
 async function run(settings: Record<string, unknown>, patternReply: string) {
+  clearImageProbes();
   const server = await ScriptedServer.start();
   server.on({ model: 'pat', reply: { text: patternReply } });
   server.on({ model: 'vlm', reply: { text: 'Bob Stone, the director, was born in Paris [1].\nFINAL ANSWER: Paris' } });
@@ -78,7 +81,10 @@ async function run(settings: Record<string, unknown>, patternReply: string) {
       trace: (e) => events.push(e),
     };
     const result = await dualgPipeline('DG', '', dualgSettings.parse({ retriever: 'dualg-gnn', ...settings })).run(ctx);
-    const chat = (model: string): RecordedRequest[] => server.requests.filter((r) => r.kind === 'chat' && r.model === model);
+    // The image probe (image-probe.ts) is not part of the question's calls.
+    const probe = loadPrompt('dualg-image-probe');
+    const chat = (model: string): RecordedRequest[] =>
+      server.requests.filter((r) => r.kind === 'chat' && r.model === model && !JSON.stringify(r.body.messages).includes(probe));
     return { result, reads, events, synth: chat('vlm'), pattern: chat('pat') };
   } finally {
     await router.close();

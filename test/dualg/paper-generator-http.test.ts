@@ -19,6 +19,7 @@ import { ScriptedServer, type RecordedRequest, type ScriptRule } from '../../lib
 import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { makeRng } from '../../lib/util/rng';
 import { loadPrompt } from '../../lib/util/prompts';
+import { clearImageProbes } from '../../lib/dualg/image-probe';
 import { routerFor } from '../models/helpers';
 import { toyFragmentsWithChartFile, toyIndexWithChart, toyKb } from '../knowforge/toy-kb';
 import { ownScratch } from '../_shared/scratch';
@@ -58,7 +59,11 @@ function graphKb(id: string): KnowledgeBase {
 type Question = PipelineContext['question'];
 const QUESTION = { id: 'q1', benchmark: 'demo', question: 'Where was the director of Alpha Quest born?', answer: 'Paris', meta: {} } as unknown as Question;
 
+const PROBE = loadPrompt('dualg-image-probe');
+const isProbe = (r: RecordedRequest) => JSON.stringify(r.body.messages).includes(PROBE);
+
 async function run(settings: Record<string, unknown>, rules: ScriptRule[], question: Question = QUESTION) {
+  clearImageProbes();
   const server = await ScriptedServer.start();
   for (const r of rules) server.on(r);
   const router = routerFor(server, { stages: STAGES });
@@ -76,8 +81,9 @@ async function run(settings: Record<string, unknown>, rules: ScriptRule[], quest
       trace: (e) => events.push(e),
     };
     const result = await dualgPipeline('DG', '', dualgSettings.parse({ retriever: 'dualg-gnn', ...settings })).run(ctx);
-    const chat = (model: string): RecordedRequest[] => server.requests.filter((r) => r.kind === 'chat' && r.model === model);
-    return { result, events, synth: chat('vlm'), pattern: chat('pat'), checker: chat('chk') };
+    const chat = (model: string): RecordedRequest[] => server.requests.filter((r) => r.kind === 'chat' && r.model === model && !isProbe(r));
+    const probes = server.requests.filter(isProbe);
+    return { result, events, synth: chat('vlm'), pattern: chat('pat'), checker: chat('chk'), probes };
   } finally {
     await router.close();
     await server.close();
@@ -235,4 +241,49 @@ test('a pattern reply without a pattern is asked once more; twice without one, t
   const ev = rules.events.find((e) => e.kind === 'pattern') as { departure?: string; conditions?: unknown[] };
   assert.match(String(ev.departure), /rule parser parsed the question/);
   assert.ok(ev.conditions!.length >= 1, 'the rules wrote condition triples');
+});
+
+test('a text-only synth endpoint is refused before any call of the question: one tiny image probe, its verdict kept per endpoint', async () => {
+  clearImageProbes();
+  const server = await ScriptedServer.start();
+  server.on({
+    model: 'vlm',
+    match: (r) => JSON.stringify(r.body.messages).includes('image_url'),
+    reply: { status: 400, error: 'this model does not accept image input' },
+  });
+  server.on({ model: 'vlm', reply: { text: 'FINAL ANSWER: Paris' } });
+  server.on({ model: 'pat', reply: { text: PATTERN } });
+  const router = routerFor(server, { stages: STAGES });
+  const root = ownScratch('kf-dualg-probe-');
+  try {
+    const ctx = (): PipelineContext => ({
+      question: QUESTION,
+      model: (stage) => router.forStage(stage),
+      kb: graphKb(toyIndexWithChart(root).id),
+      convention: 'generic',
+      settings: {},
+      rng: makeRng('t'),
+      signal: new AbortController().signal,
+      trace: () => {},
+    });
+    const pipeline = dualgPipeline('DG', '', dualgSettings.parse({ retriever: 'dualg-gnn' }));
+    for (let i = 0; i < 2; i++)
+      await assert.rejects(pipeline.run(ctx()), (e: Error & { code?: string; hint?: string }) => {
+        assert.equal(e.code, 'model_no_vision');
+        assert.match(e.message, /synth stage's model vlm refused a request with one image part/);
+        assert.match(String(e.hint), /models\.stages\.synth to a vision-capable model/);
+        return true;
+      });
+    const probes = server.requests.filter(isProbe);
+    assert.equal(probes.length, 1, 'one probe for the endpoint, its verdict kept');
+    assert.equal(server.requests.filter((r) => r.model === 'pat').length, 0, 'refused before the pattern stage: no budget spent');
+    // The text-only generator sends no image: it is never probed and runs.
+    const text = await dualgPipeline('DG-textgen', '', dualgSettings.parse({ retriever: 'dualg-gnn', generator: 'text' })).run(ctx());
+    assert.equal(text.finalAnswer, 'Paris');
+    assert.equal(server.requests.filter(isProbe).length, 1);
+  } finally {
+    await router.close();
+    await server.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });
