@@ -8,7 +8,7 @@ const LAYERS = [
   ['report'],
   ['run'],
   ['knowforge', 'dualg'],
-  ['pipeline', 'agents', 'remote-kb'],
+  ['pipeline', 'agents', 'remote-kb', 'serve-kb'],
   ['index', 'eval', 'bench', 'demo'],
   ['models', 'corpus', 'tf'],
   ['model-api'],
