@@ -196,7 +196,9 @@ export function rowsOf(d: Json): { header: string[]; rows: string[][] } {
 export function tableDataOf(d: Json): TableData | undefined {
   if (!Object.keys(d).length || d.error) return undefined;
   const { header, rows } = rowsOf(d);
-  return { header, rows, ...(d.truncated === true ? { truncated: true } : {}), ...(num(d.row_count) !== undefined ? { rowCount: num(d.row_count) } : {}) };
+  // The full size matters only when the rows were cut (TableData.rowCount).
+  const cut = d.truncated === true;
+  return { header, rows, ...(cut ? { truncated: true } : {}), ...(cut && num(d.row_count) !== undefined ? { rowCount: num(d.row_count) } : {}) };
 }
 
 export function mediaOf(it: Json, rootDocs: ReadonlyMap<string, string>, fallbackDoc?: string): KbMedia {
