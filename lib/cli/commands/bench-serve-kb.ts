@@ -52,7 +52,8 @@ export const command: CommandSpec = {
       console.log(
         `kf serve kb, ${report.fragments} fragments, ${report.clients} clients, ${report.requests} searches (top-${report.topk}) over HTTP on ${report.cpus} cores: ` +
           `closed loop ${report.searchesPerSecond} searches/s (p50 ${report.latencyMs.p50} ms, p90 ${report.latencyMs.p90} ms); ` +
-          `paced at ${report.paced.rate}/s: ${report.paced.searchesPerSecond} searches/s, p50 ${report.paced.latencyMs.p50} ms, p90 ${report.paced.latencyMs.p90} ms, p99 ${report.paced.latencyMs.p99} ms; ${report.errors} errors` +
+          `paced at ${report.paced.rate}/s: ${report.paced.searchesPerSecond} searches/s, p50 ${report.paced.latencyMs.p50} ms, p90 ${report.paced.latencyMs.p90} ms, p99 ${report.paced.latencyMs.p99} ms; ` +
+          `server CPU ${report.serverCpuMsPerSearch} ms/search, load average ${report.loadAverage}; ${report.errors} errors` +
           `${report.indexFromCache ? ' (index from the cache)' : ''}`,
       );
     return report.errors ? 1 : 0;
