@@ -61,7 +61,7 @@ after(() => {
 });
 
 const client = (uuid: string, o: { apiKey?: string; timeoutMs?: number; retries?: number } = {}) =>
-  new RemoteKbClient({ baseUrl, uuid, apiKey: 'apiKey' in o ? o.apiKey : KEY, timeoutMs: o.timeoutMs ?? 10_000, retries: o.retries ?? 3, backoffMs: 1 });
+  new RemoteKbClient({ baseUrl, uuid, apiKey: 'apiKey' in o ? o.apiKey : KEY, timeoutMs: o.timeoutMs ?? 60_000, retries: o.retries ?? 3, backoffMs: 1 });
 
 function refusal(fn: () => unknown): KfError {
   try {

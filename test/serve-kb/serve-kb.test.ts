@@ -81,7 +81,7 @@ after(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-const client = (baseUrl: string, uuid: string, apiKey?: string) => new RemoteKbClient({ baseUrl, uuid, apiKey, timeoutMs: 20_000, retries: 0 });
+const client = (baseUrl: string, uuid: string, apiKey?: string) => new RemoteKbClient({ baseUrl, uuid, apiKey, timeoutMs: 60_000, retries: 0 });
 
 async function call(baseUrl: string, uuidInPath: string, endpoint: string, o: { key?: string; body?: unknown; query?: string } = {}) {
   const res = await fetch(`${baseUrl}/api/v2/kb/${uuidInPath}/${endpoint}${o.query ? `?${o.query}` : ''}`, {
@@ -337,6 +337,7 @@ test("the released runner's client calls every endpoint and its materializers re
   const py = spawnSync('python3', ['-c', RUNNER_SNIPPET, RUNNER, whole.baseUrl, UUID, KEY, question, labelled.label!, labelled.docId, image.fragmentId], {
     encoding: 'utf8',
     timeout: 50_000,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, // nothing written into the runner's checkout
   });
   assert.equal(py.status, 0, py.stderr);
   const r = JSON.parse(py.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
