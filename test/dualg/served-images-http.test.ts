@@ -1,13 +1,12 @@
 /**
  * DualG-MRAG's raw images from a SERVED knowledge base, over real HTTP on both sides: the tiny demo index is
- * served through the hosted knowledge-base API (test/remote-kb/kb-server.ts, the remote backend's scripted
- * server; `kf serve kb` speaks the same API) and opened with the remote view, whose asset() downloads the file;
+ * served by `kf serve kb` (the compiled CLI in a child process, the knowledge-base API the remote backend
+ * reads) and opened with the remote view, whose asset() downloads the file;
  * the synth stage (scripted model server) receives that file's bytes as an image part inside the unified
  * prompt, with the path section; a file over the size cap is skipped and traced.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fork, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { dualgPipeline, dualgSettings } from '../../lib/dualg/pipeline';
@@ -23,27 +22,24 @@ import { loadPrompt } from '../../lib/util/prompts';
 import { routerFor } from '../models/helpers';
 import { kfInProcess } from '../_shared/cli-in-process';
 import { demoEvalRetrievalArgs, ownScratch, tinyDemoWorld } from '../_shared/scratch';
+import { startServeKb, type ServedKb } from '../serve-kb/serve-kb.helper';
 
 const KEY = 'kb-test-key-0123456789abcdef';
 const scratch = ownScratch('kf-dualg-served-');
 const indexDir = path.join(scratch, 'index');
-let server: ChildProcess;
+let served: ServedKb;
 let baseUrl = '';
 
 before(async () => {
   const world = await tinyDemoWorld();
   const local = await kfInProcess([...demoEvalRetrievalArgs(world.dir), '--index', indexDir, '--offline', '--limit', '1', '--quiet']);
   assert.equal(local.code, 0, local.err);
-  server = fork(path.join(__dirname, '..', 'remote-kb', 'kb-server.js'), [], { env: { ...process.env, KB_INDEX_DIR: indexDir, KB_KEY: KEY }, stdio: 'pipe' });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.on('message', (m: { port?: number }) => m.port && resolve(m.port));
-    server.on('exit', (code) => reject(new Error(`kb-server exited with ${code}`)));
-  });
-  baseUrl = `http://127.0.0.1:${port}`;
+  served = await startServeKb(['--index', indexDir, '--whole', '--uuid', 'demo', '--key', KEY, '--quiet']);
+  baseUrl = served.baseUrl;
 });
 
-after(() => {
-  server?.kill();
+after(async () => {
+  await served?.stop();
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -74,7 +70,7 @@ async function run(settings: Record<string, unknown>) {
   models.on({ model: 'pat', reply: { text: JSON.stringify({ conditions: [['?x', 'shown in', 'chart']], target: '?x', visual_budget: 1 }) } });
   models.on({ model: 'vlm', reply: { text: 'The chart shows sales.\nFINAL ANSWER: sales' } });
   const router = routerFor(models, { stages: { pattern: { model: 'pat' }, synth: { model: 'vlm' }, checker: { model: 'chk' } } });
-  const remote = new RemoteKnowledgeBase(new RemoteKbClient({ baseUrl, uuid: 'demo', apiKey: KEY, timeoutMs: 10_000, retries: 1, backoffMs: 1 }), {
+  const remote = new RemoteKnowledgeBase(new RemoteKbClient({ baseUrl, uuid: 'demo', apiKey: KEY, timeoutMs: 60_000, retries: 1, backoffMs: 1 }), {
     assetDir: path.join(scratch, `assets-${Date.now()}`),
   });
   const image = remote.media().find((m) => m.kind === 'image');
