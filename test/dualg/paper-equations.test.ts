@@ -15,6 +15,11 @@ import { documentScores, sparseDocumentScores } from '../../lib/dualg/gnn/doc-sc
 import { GNN_PRESETS, presetOf } from '../../lib/dualg/gnn/preset';
 import { fuseScores, sumScores } from '../../lib/dualg/query/fuse';
 import type { GnnGraph } from '../../lib/dualg/types';
+import { searcherSettings } from '../../lib/dualg/query/searcher-settings';
+import { DualgSearcher, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
+import { searcherParts } from '../../lib/dualg/retriever';
+import { buildDualGraph } from '../../lib/dualg/graph/build';
+import { acmeSource } from './acme-world.helper';
 
 const close = (actual: ArrayLike<number>, expected: number[], what: string) => {
   assert.equal(actual.length, expected.length, what);
@@ -152,4 +157,15 @@ test('the paper preset is the paper update with the sparse projection; the rich 
   assert.equal(presetOf({ ...facts, update: 'paper', projection: 'sparse' }), 'paper');
   assert.equal(presetOf(facts), 'custom', 'a checkpoint without the setting has the rich update: not the paper preset');
   assert.throws(() => gnnConfig({ inputDim: 2, numRelations: 1, update: 'paper', prior: true }), /reads no heuristic prior/);
+});
+
+test('fusionRule: "sum" is read, named in the identity, and a bad value refused; the default keeps its label', async () => {
+  assert.equal(searcherSettings({}, 'heuristic').fusionRule, 'max');
+  assert.equal(searcherSettings({ fusionRule: 'sum' }, 'heuristic').fusionRule, 'sum');
+  assert.throws(() => searcherSettings({ fusionRule: 'mean' }, 'heuristic'), /fusionRule must be one of max, sum/);
+  const parts = searcherParts(await buildDualGraph(acmeSource('fusion-rule', 'fp-fusion-rule')));
+  assert.equal(new DualgSearcher(parts, SEARCHER_DEFAULTS, 'dualg').identity.label, 'scorer heuristic (untrained)');
+  const sum = new DualgSearcher(parts, { ...SEARCHER_DEFAULTS, fusionRule: 'sum' }, 'dualg').identity;
+  assert.match(sum.label, /s_final = macro \+ micro \(ScienceQA's sum\)/);
+  assert.equal(sum.fusionRule, 'sum');
 });

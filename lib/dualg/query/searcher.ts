@@ -127,7 +127,7 @@ export class DualgSearcher {
    * The scorer's identity plus who linked the query's mentions (`linking`) and which settings ranked (`settings`:
    * "defaults", or a benchmark's k-fold choice, bench-settings.ts; `settingsFrom` says where that choice comes from).
    */
-  readonly identity: ScorerIdentity & { linking: string; settings: string; settingsFrom?: string; microCandidates?: string };
+  readonly identity: ScorerIdentity & { linking: string; settings: string; settingsFrom?: string; microCandidates?: string; fusionRule?: string };
 
   constructor(
     private readonly parts: SearcherParts,
@@ -145,11 +145,14 @@ export class DualgSearcher {
     const linking = s.macro ? (parts.linker?.label ?? TRIGRAM_LINKING_LABEL) : 'none (without the macro graph)';
     const linked = parts.linker && s.macro ? `${base.label}; entities linked by the ${linking}` : base.label;
     // The default (trigram) micro candidates keep the earlier label; the dense ones are named.
-    const label = parts.microCandidates && s.micro ? `${linked}; ${parts.microCandidates.label}` : linked;
+    const withMicro = parts.microCandidates && s.micro ? `${linked}; ${parts.microCandidates.label}` : linked;
+    // ScienceQA's additive ranking is named; the default max fusion keeps the earlier label.
+    const label = s.fusionRule === 'sum' ? `${withMicro}; s_final = macro + micro (ScienceQA's sum)` : withMicro;
     this.identity = {
       ...base,
       linking,
       ...(parts.microCandidates && s.micro ? { microCandidates: parts.microCandidates.label } : {}),
+      ...(s.fusionRule === 'sum' ? { fusionRule: 'sum' } : {}),
       settings: choiceLabel(choice),
       ...(choice ? { settingsFrom: choice.evidence } : {}),
       label: choice ? `${label}; settings: ${choiceLabel(choice)}` : label,
