@@ -27,19 +27,17 @@ export function verdictOf(text: string): ComplexityVerdict['verdict'] {
 export async function assessComplexity(ctx: PipelineContext): Promise<ComplexityVerdict> {
   const q = ctx.question;
   const task: ComplexityTask = { role: 'dualg-complexity', question: q.question };
-  const res = await ctx
-    .model('synth')
-    .chat(
-      {
-        stage: 'synth',
-        messages: [{ role: 'user', content: fillPrompt('dualg-complexity', { question: q.question }) }],
-        temperature: 0,
-        maxTokens: 16,
-        questionId: q.id,
-        task,
-      },
-      ctx.signal,
-    );
+  const res = await ctx.model('synth').chat(
+    {
+      stage: 'synth',
+      messages: [{ role: 'user', content: fillPrompt('dualg-complexity', { question: q.question }) }],
+      temperature: 0,
+      maxTokens: 16,
+      questionId: q.id,
+      task,
+    },
+    ctx.signal,
+  );
   const verdict = verdictOf(res.text);
   const by = res.backend === 'offline' ? 'offline rules (stand-in)' : `model ${res.model}`;
   return { bypass: verdict === 'simple', verdict, by, raw: res.text };

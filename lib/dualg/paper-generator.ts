@@ -52,19 +52,17 @@ export function questionImage(q: PipelineContext['question']): ImagePart[] {
 }
 
 async function unifiedCall(ctx: PipelineContext, input: UnifiedInput, candidate: string): Promise<Candidate> {
-  const res = await ctx
-    .model('synth')
-    .chat(
-      {
-        stage: 'synth',
-        messages: unifiedMessages(input),
-        temperature: SYNTH_TEMPERATURE,
-        maxTokens: 2048,
-        questionId: ctx.question.id,
-        task: unifiedTask(input),
-      },
-      ctx.signal,
-    );
+  const res = await ctx.model('synth').chat(
+    {
+      stage: 'synth',
+      messages: unifiedMessages(input),
+      temperature: SYNTH_TEMPERATURE,
+      maxTokens: 2048,
+      questionId: ctx.question.id,
+      task: unifiedTask(input),
+    },
+    ctx.signal,
+  );
   ctx.trace({ kind: 'synth', generator: 'dualg-unified', candidate, form: input.form, text: res.text, cacheHit: res.cacheHit, latencyMs: res.latencyMs });
   if (!res.text.trim()) throw new ModelOutputError('synth', 'empty', 'the generator sent an empty reply', res.text);
   if (res.finishReason === 'length' && !/FINAL ANSWER:/i.test(res.text))
