@@ -62,6 +62,19 @@ export function tableLines(t: TableData, maxRows = 60): string[] {
   return lines;
 }
 
+/**
+ * The file of a fragment's media through the knowledge-base view, whatever serves it: a local index's file (its
+ * assets folder or the corpus root), else the view's asset() -- a hosted or served base downloads it once into a
+ * temporary folder. Undefined when no file can be had.
+ */
+export function mediaFile(kb: KnowledgeBase, f: Fragment, assetPath?: VisionOptions['assetPath']): string | undefined {
+  if (!f.media) return undefined;
+  const local = (assetPath ?? indexAssetResolver(kb.id))?.(f.media, f);
+  if (local && fs.existsSync(local)) return local;
+  const fetched = kb.asset(f.id);
+  return fetched && path.isAbsolute(fetched.path) && fs.existsSync(fetched.path) ? fetched.path : undefined;
+}
+
 export function makeReadMedia(model: ChatModel, kb: KnowledgeBase, opts: VisionOptions = {}): ReadMediaFn {
   return async (fragmentId, question) => {
     const f = kb.fragment(fragmentId);
@@ -74,10 +87,8 @@ export function makeReadMedia(model: ChatModel, kb: KnowledgeBase, opts: VisionO
       content = fillPrompt('read-table', { label: f.label ?? fragmentId, caption, table: lines.join('\n'), question });
       task.ocrText = lines.join('\n');
     } else {
-      const local = f.media ? (opts.assetPath ?? indexAssetResolver(kb.id))?.(f.media, f) : undefined;
       // A knowledge base without local files (a hosted one) hands the file over through asset(): downloaded once.
-      const fetched = f.media && !(local && fs.existsSync(local)) ? kb.asset(fragmentId) : undefined;
-      const file = fetched && path.isAbsolute(fetched.path) ? fetched.path : local;
+      const file = mediaFile(kb, f, opts.assetPath);
       const prompt = fillPrompt('read-media', { kind: f.kind === 'table' ? 'table image' : 'image', label: f.label ? ` (${f.label})` : '', caption, question });
       const usable = file && fs.existsSync(file);
       content = usable

@@ -26,6 +26,8 @@ export interface DualGraphSettings {
   microImages?: 'ocr' | 'vision';
   /** Equivalence edges: 'trigrams' (default; the offline stand-in) or 'stage' (name embeddings from the `embedding` stage, the paper's way). */
   equivalence?: 'trigrams' | 'stage';
+  /** Cross-tier alignment C: 'trigrams' (default; the offline stand-in) or 'stage' (exact names, then the `embedding` stage's cosine >= 0.8, the paper's way). */
+  alignment?: 'trigrams' | 'stage';
 }
 
 export function graphSettings(raw: Record<string, unknown>): DualGraphSettings {
@@ -57,8 +59,24 @@ export function graphSettings(raw: Record<string, unknown>): DualGraphSettings {
         concerns: 'equivalence',
       },
     );
+  const alignment = raw.alignment ?? 'trigrams';
+  if (alignment !== 'trigrams' && alignment !== 'stage')
+    throw new KfError(
+      'bad_setting',
+      `dualg-graph alignment must be "trigrams" or "stage", got ${String(alignment)}`,
+      'alignment = "stage" embeds names through the embedding stage',
+      {
+        concerns: 'alignment',
+      },
+    );
   // The defaults ('ocr', 'trigrams') are left out of the settings so the default graph keeps its artifact key.
-  return { tau, openie, ...(microImages === 'vision' ? { microImages } : {}), ...(equivalence === 'stage' ? { equivalence } : {}) };
+  return {
+    tau,
+    openie,
+    ...(microImages === 'vision' ? { microImages } : {}),
+    ...(equivalence === 'stage' ? { equivalence } : {}),
+    ...(alignment === 'stage' ? { alignment } : {}),
+  };
 }
 
 /** The `vision` stage parser of image assets when the settings ask for it (files found through the index manifest). */
@@ -87,15 +105,15 @@ function stageExtractor(settings: DualGraphSettings, models: unknown): OpenIeExt
   return openieFromModel(router.forStage('openie'));
 }
 
-/** The `embedding` stage as the name embedder of equivalence edges when the settings ask for it (an endpoint is required). */
-function stageNames(settings: DualGraphSettings, models: unknown): NameEmbedder | undefined {
-  if (settings.equivalence !== 'stage') return undefined;
+/** The `embedding` stage as a name embedder when setting `which` asks for it (an endpoint is required). */
+function stageNames(settings: DualGraphSettings, models: unknown, which: 'equivalence' | 'alignment' = 'equivalence'): NameEmbedder | undefined {
+  if (settings[which] !== 'stage') return undefined;
   const router = models as { embedder?: () => Embedder | undefined } | undefined;
   const embedder = router?.embedder?.();
   if (!embedder)
     throw new KfError(
       'models_required',
-      'dualg-graph with equivalence = "stage" needs an embedding endpoint (the offline stand-in is equivalence = "trigrams")',
+      `dualg-graph with ${which} = "stage" needs an embedding endpoint (the offline stand-in is ${which} = "trigrams")`,
       'configure one (KF_EMBED_BASE_URL + KF_EMBED_MODEL, or models.stages.embedding) and prepare through an experiment (kf prepare <experiment>)',
     );
   return (names) => embedder.embed(names);
@@ -113,12 +131,13 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     const openie = stageExtractor(ctx.settings, ctx.args.models);
     const vision = stageVision(ctx.settings, ctx.args.models, indexDir);
     const embedNames = stageNames(ctx.settings, ctx.args.models);
-    const g = await buildDualGraph(sourceFromIndexDir(indexDir), { tau: ctx.settings.tau, openie, vision, embedNames, log: ctx.log });
+    const alignNames = stageNames(ctx.settings, ctx.args.models, 'alignment');
+    const g = await buildDualGraph(sourceFromIndexDir(indexDir), { tau: ctx.settings.tau, openie, vision, embedNames, alignNames, log: ctx.log });
     writeGraphFiles(ctx.dir, g);
     if (vision) writeVisionReport(ctx.dir, vision.report);
     return { stats: g.meta.stats };
   },
-  usesModels: (options) => options.openie === 'stage' || options.microImages === 'vision' || options.equivalence === 'stage',
+  usesModels: (options) => options.openie === 'stage' || options.microImages === 'vision' || options.equivalence === 'stage' || options.alignment === 'stage',
   /** `kf prepare dualg-graph --set index=DIR [--set tau=0.8]`, or an experiment's index (prepared first by kf prepare). */
   request(source) {
     const indexDir = source.options.index ?? source.indexDir;
@@ -133,6 +152,8 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     if (microImages !== undefined) settings.microImages = microImages;
     const equivalence = source.options.equivalence ?? (source.experiment?.index?.settings as Record<string, unknown> | undefined)?.equivalence;
     if (equivalence !== undefined) settings.equivalence = equivalence;
+    const alignment = source.options.alignment ?? (source.experiment?.index?.settings as Record<string, unknown> | undefined)?.alignment;
+    if (alignment !== undefined) settings.alignment = alignment;
     return { ...graphRequest(indexDir, settings), args: { indexDir, models: source.models } };
   },
   async open(ref, args) {

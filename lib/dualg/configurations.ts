@@ -49,6 +49,14 @@ export const CONFIGURATIONS: Configuration[] = [
   },
   { name: 'DG-ppr', family: DUALG_FAMILY, paper: 'dualg', description: 'personalized PageRank over the DualG graph', settings: { retriever: 'ppr' } },
   {
+    name: 'DG-checked',
+    family: DUALG_FAMILY,
+    paper: 'dualg',
+    description:
+      "DualG-MRAG retrieval (trained GNN) with the path snippets and images sent through KnowForge's synthesizer, guardrail and format checker (this harness's earlier generator, a variant, not the paper's unified prompt)",
+    settings: { retriever: 'dualg-gnn', generator: 'checked' },
+  },
+  {
     name: 'DG-textgen',
     family: DUALG_FAMILY,
     paper: 'dualg',

@@ -3,25 +3,29 @@
  * paths verbalised step by step with the snippet of the passage each step was
  * read from (paths/serialize.ts), and the raw images of the retrieved evidence
  * up to the visual budget k_v of the query pattern, as image parts for the
- * vision-capable synthesizer. The text-only variant (entity-relation lines, no
- * images) is kept as a labelled row, never as the paper's generator.
+ * vision-capable synthesizer. The paper's generator itself is paper-generator.ts
+ * (one unified prompt); two earlier generators stay as labelled variant rows,
+ * never as the paper's: 'checked' (these snippets and images through
+ * KnowForge's synthesizer, guardrail and format checker) and 'text'
+ * (entity-relation lines, no images).
  */
 import * as fs from 'node:fs';
 import type { ContentPart } from '../model-api/types';
 import type { SearchHit } from '../index/types';
-import { indexAssetResolver } from '../answer/vision';
+import { mediaFile } from '../answer/vision';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import type { EvidencePath } from '../pipeline/ranked-evidence';
 import { serializePaths } from './paths/serialize';
 
 export type ImagePart = Extract<ContentPart, { type: 'image' }>;
 
-export const GENERATORS = ['paper', 'text'] as const;
+export const GENERATORS = ['paper', 'checked', 'text'] as const;
 export type GeneratorName = (typeof GENERATORS)[number];
 
 /** How each generator is named in labels. */
 export const GENERATOR_LABEL: Record<GeneratorName, string> = {
-  paper: 'generator: path snippets + raw images up to k_v (paper)',
+  paper: 'generator: unified prompt, path snippets + raw images up to k_v (paper)',
+  checked: "generator: path snippets + images through KnowForge's synthesizer, guardrail and checker (variant, not the paper)",
   text: 'generator: text-only path lines (variant, not the paper)',
 };
 
@@ -41,29 +45,51 @@ export function pathSection(paths: readonly EvidencePath[], hits: readonly Searc
 }
 
 /**
- * The raw images of the evidence, best first (image hits, then the images the paths passed through), whose
- * files exist; at most `budget` (k_v). Image fragments without a file cannot be sent and are skipped (their
- * description stays in the pool text).
+ * Largest image file sent as an image part (bytes; setting `maxImageBytes`): 4 MiB, fixed a priori -- a part
+ * travels base64-inlined (4/3 of its size) and OpenAI-compatible VLM servers commonly refuse requests of a few
+ * MB per image; a larger file is skipped and the skip is traced, never resized silently.
+ */
+export const MAX_IMAGE_BYTES = 4 * 1024 * 1024;
+
+export interface RawImages {
+  images: { fragmentId: string; part: ImagePart }[];
+  /** Image fragments of the evidence whose file was larger than the cap. */
+  oversized: { fragmentId: string; bytes: number }[];
+  /** Image fragments whose file the knowledge base could not hand over. */
+  missing: string[];
+}
+
+/**
+ * The raw images of the evidence, best first (image hits, then the images the paths passed through), fetched
+ * through the knowledge-base view (a local index's file, or a hosted / served base's download: answer/vision.ts
+ * mediaFile); at most `budget` (k_v), each at most `maxBytes`. Image fragments without a file cannot be sent and
+ * are skipped (their description stays in the pool text).
  */
 export function rawImages(
   hits: readonly SearchHit[],
   paths: readonly EvidencePath[],
   kb: KnowledgeBase,
   budget: number,
-): { fragmentId: string; part: ImagePart }[] {
-  if (budget <= 0) return [];
-  const resolve = indexAssetResolver(kb.id);
+  maxBytes = MAX_IMAGE_BYTES,
+): RawImages {
+  const out: RawImages = { images: [], oversized: [], missing: [] };
+  if (budget <= 0) return out;
   const ids = [
     ...hits.flatMap((h) => [h.fragmentId, ...(h.media ?? []).map((m) => m.fragmentId)]),
     ...paths.flatMap((p) => p.steps.map((s) => s.source?.fragmentId ?? '')),
   ];
-  const out: { fragmentId: string; part: ImagePart }[] = [];
   for (const id of new Set(ids)) {
-    if (out.length >= budget) break;
+    if (out.images.length >= budget) break;
     const f = id ? kb.fragment(id) : undefined;
     if (!f || f.kind !== 'image' || !f.media) continue;
-    const file = resolve?.(f.media, f);
-    if (file && fs.existsSync(file)) out.push({ fragmentId: id, part: { type: 'image', path: file, mime: f.media.mime } });
+    const file = mediaFile(kb, f);
+    if (!file) {
+      out.missing.push(id);
+      continue;
+    }
+    const bytes = fs.statSync(file).size;
+    if (bytes > maxBytes) out.oversized.push({ fragmentId: id, bytes });
+    else out.images.push({ fragmentId: id, part: { type: 'image', path: file, mime: f.media.mime } });
   }
   return out;
 }

@@ -5,9 +5,10 @@
  * an ablation) with those conditions, then the generator: with `generator =
  * "paper"` the decoded paths with their source snippets (unless `paths =
  * false`, the "w/o path injection" ablation) and up to k_v raw images as image
- * parts to the synthesizer (a VLM); `generator = "text"` is the earlier
- * text-only variant (path lines, no images), labelled as such. Then the
- * checker. Optional hybrid hits are merged after the DualG hits (hybridK; 0 in
+ * parts to the generator (a VLM) in one unified prompt, answered in the
+ * benchmark's form (paper-generator.ts); `generator = "checked"` sends the same
+ * through KnowForge's synthesizer and checker, `generator = "text"` is the
+ * earlier text-only variant (path lines, no images), both labelled variants. Optional hybrid hits are merged after the DualG hits (hybridK; 0 in
  * the paper's rows). The micro / macro ablations are retrievers of their own
  * ('dualg-no-micro', 'dualg-no-macro'), so retrieval evaluation sees them too.
  */
@@ -21,8 +22,11 @@ import type { PipelineSpec } from '../pipeline/spec';
 import type { SearchHit } from '../index/types';
 import type { Pipeline, PipelineContext, PipelineResult } from '../pipeline/types';
 import { KfError } from '../util/errors';
-import { GENERATORS, GENERATOR_LABEL, pathSection, rawImages, type ImagePart } from './generate';
-import { parseQueryPattern, patternEntities, type QueryPattern } from './query/pattern-stage';
+import { ANSWER_FORMS } from './answer-form';
+import { GENERATORS, GENERATOR_LABEL, MAX_IMAGE_BYTES, pathSection, rawImages, type ImagePart } from './generate';
+import { generateAsPaper } from './paper-generator';
+import { ensureImageInput } from './image-probe';
+import { parseQueryPattern, patternEntities, RULES_AFTER_MODEL, type QueryPattern } from './query/pattern-stage';
 
 export const DUALG_FAMILY = 'dualg';
 
@@ -37,10 +41,26 @@ export const dualgSettings = z.strictObject({
   topk: z.number().int().positive().max(KB_LIMITS.maxTopk).default(KB_LIMITS.searchTopk),
   /** Hybrid hits merged after the DualG hits (0 = none, as the paper: its generator reads the graph's evidence only). */
   hybridK: z.number().int().min(0).max(KB_LIMITS.maxTopk).default(0),
-  /** 'paper': path snippets + raw images up to k_v; 'text': text-only path lines, no images (a labelled variant). */
+  /**
+   * 'paper': the unified prompt over path snippets + raw images up to k_v (paper-generator.ts); 'checked': the
+   * same snippets and images through KnowForge's synthesizer, guardrail and checker; 'text': text-only path
+   * lines, no images. The last two are labelled variants.
+   */
   generator: z.enum(GENERATORS).default('paper'),
+  /** The paper generator's answer form: 'short' (MMQA, EM/F1), 'sentence' (WebQA, ROUGE-L), 'choice' (ScienceQA). */
+  answerForm: z.enum(ANSWER_FORMS).default('short'),
+  /** WebQA (paper C.2): the model judges the question's complexity; simple ones get no path section. */
+  complexityCheck: z.boolean().default(false),
+  /** ScienceQA (paper C.2): answers with and without retrieval, the model keeps the more logical. */
+  candidates: z.boolean().default(false),
+  /** Paper generator: append KnowForge's guardrail of the convention (not the paper; only where an experiment asks). */
+  guardrail: z.boolean().default(false),
+  /** Paper generator: run KnowForge's format checker on the answer (not the paper; only where an experiment asks). */
+  checker: z.boolean().default(false),
   /** Upper bound of the visual budget k_v the pattern parser may ask for. */
   maxImages: z.number().int().min(0).max(16).default(4),
+  /** Largest image file sent (bytes); a larger one is skipped and traced (generate.ts MAX_IMAGE_BYTES says why 4 MiB). */
+  maxImageBytes: z.number().int().positive().default(MAX_IMAGE_BYTES),
   /** Inject the decoded paths into the prompt (false = the "w/o path injection" ablation). */
   paths: z.boolean().default(true),
   maxPaths: z.number().int().positive().max(20).default(5),
@@ -68,7 +88,14 @@ function mergeHits(first: SearchHit[], second: SearchHit[]): SearchHit[] {
 /** P(q) from the pattern stage; offline its rule stand-in answers (labelled by `by`). */
 async function queryPattern(ctx: PipelineContext, s: DualgSettings): Promise<QueryPattern> {
   const p = await parseQueryPattern(ctx.model('pattern'), ctx.question.question, { maxImages: s.maxImages, questionId: ctx.question.id, signal: ctx.signal });
-  ctx.trace({ kind: 'pattern', by: p.by, conditions: p.conditions, target: p.target, visualBudget: p.visualBudget });
+  ctx.trace({
+    kind: 'pattern',
+    by: p.by,
+    conditions: p.conditions,
+    target: p.target,
+    visualBudget: p.visualBudget,
+    ...(p.departure ? { departure: p.departure } : {}),
+  });
   return p;
 }
 
@@ -76,7 +103,7 @@ async function queryPattern(ctx: PipelineContext, s: DualgSettings): Promise<Que
 function pathsText(ev: RankedEvidence, hits: SearchHit[], kb: NonNullable<PipelineContext['kb']>, s: DualgSettings): { text: string; injected: number } {
   if (!s.paths) return { text: '', injected: 0 };
   const paths = ev.paths ?? [];
-  const text = s.generator === 'paper' ? pathSection(paths, hits, kb, s.maxPaths) : serialisePaths(paths, s.maxPaths);
+  const text = s.generator !== 'text' ? pathSection(paths, hits, kb, s.maxPaths) : serialisePaths(paths, s.maxPaths);
   return { text, injected: text ? Math.min(s.maxPaths, paths.length) : 0 };
 }
 
@@ -93,7 +120,7 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
       conditions: pattern.conditions,
       by: pattern.by,
       // The offline stand-in names at most three entities: the searcher's own rule NER (all of them) is used instead.
-      ...(pattern.offline ? {} : { entities: patternEntities(pattern.conditions) }),
+      ...(pattern.offline || pattern.by === RULES_AFTER_MODEL ? {} : { entities: patternEntities(pattern.conditions) }),
     },
   });
   ctx.trace({
@@ -116,19 +143,29 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
     docTitle: (id) => kb.title(id),
   });
   const paths = pathsText(ev, hits, kb, s);
-  if (paths.text) pool.text = `${paths.text}\n\n${pool.text}`;
-  const images = s.generator === 'paper' ? rawImages(hits, s.paths ? (ev.paths ?? []) : [], kb, pattern.visualBudget) : [];
-  ctx.trace({ kind: 'pool', ...pool.stats, pathsInjected: paths.injected, images: images.map((i) => i.fragmentId), visualBudget: pattern.visualBudget });
+  // The paper's unified prompt has its own path section; the variants read the paths as the pool's head.
+  if (paths.text && s.generator !== 'paper') pool.text = `${paths.text}\n\n${pool.text}`;
+  const raw = s.generator !== 'text' ? rawImages(hits, s.paths ? (ev.paths ?? []) : [], kb, pattern.visualBudget, s.maxImageBytes) : undefined;
+  const images = raw?.images ?? [];
+  ctx.trace({
+    kind: 'pool',
+    ...pool.stats,
+    pathsInjected: paths.injected,
+    images: images.map((i) => i.fragmentId),
+    visualBudget: pattern.visualBudget,
+    ...(raw?.oversized.length ? { imagesOversized: raw.oversized } : {}),
+    ...(raw?.missing.length ? { imagesMissing: raw.missing } : {}),
+  });
   const slim = hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page }));
   const system = systemOf(ev.system, s, pattern.by);
   const retrieval: PipelineResult['retrieval'] = {
     firstSearch: ev.hits.map((h) => ({ fragmentId: h.fragmentId, docId: h.docId, page: h.page, score: h.score })),
     searches: [{ query: q.question, by: `dualg: ${system.label}`, hits: slim }],
-    poolText: pool.text,
-    poolChars: pool.text.length,
+    poolText: paths.text && s.generator === 'paper' ? `${paths.text}\n\n${pool.text}` : pool.text,
+    poolChars: pool.text.length + (s.generator === 'paper' ? paths.text.length : 0),
     poolTrimmed: pool.stats.trimmed,
   };
-  return { pool, retrieval, system, images: images.map((i) => i.part) as ImagePart[] };
+  return { pool, retrieval, system, pattern, pathsText: paths.text, images: images.map((i) => i.part) as ImagePart[] };
 }
 
 /**
@@ -153,14 +190,20 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
         throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure index settings in the experiment', {
           concerns: q.id,
         });
-      const { pool, retrieval, system, images } = await retrieve(ctx, s);
-      const answered = await synthesizeAndCheck(ctx, { template: s.template, pool, ...(images.length ? { images } : {}) });
+      // A row that sends images checks once per endpoint that the synth model takes them, before any other call.
+      if (s.generator !== 'text' && s.maxImages > 0) await ensureImageInput(ctx.model('synth'));
+      const { pool, retrieval, system, images, pattern, pathsText: paths } = await retrieve(ctx, s);
+      const answered =
+        s.generator === 'paper'
+          ? await generateAsPaper(ctx, s, { pool, paths, images })
+          : await synthesizeAndCheck(ctx, { template: s.template, pool, ...(images.length ? { images } : {}) });
+      const departures: Record<string, number> = pattern.departure ? { patternDepartures: 1 } : {};
       return {
         prediction: answered.prediction,
         finalAnswer: answered.finalAnswer,
         retrieval,
-        counters: { searches: s.hybridK ? 2 : 1, patternCalls: 1, imagesSent: images.length, ...answered.counters },
-        system,
+        counters: { searches: s.hybridK ? 2 : 1, patternCalls: pattern.departure ? 2 : 1, imagesSent: images.length, ...departures, ...answered.counters },
+        system: pattern.departure ? { ...system, departures: [pattern.departure] } : system,
       };
     },
   };
@@ -170,7 +213,17 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
 export function describe(s: DualgSettings): string {
   const retriever = getRetriever(s.retriever)?.description ?? s.retriever;
   const paths = s.paths ? `up to ${s.maxPaths} decoded paths injected` : 'no path injection (the w/o Path ablation)';
-  return `DualG-MRAG, retriever ${s.retriever}: ${retriever}; ${paths}; ${GENERATOR_LABEL[s.generator]}; ${s.hybridK} hybrid hits merged`;
+  const extras =
+    s.generator === 'paper'
+      ? [
+          `answer form ${s.answerForm}`,
+          ...(s.complexityCheck ? ['complexity self-check (simple questions bypass the paths)'] : []),
+          ...(s.candidates ? ['two candidates (with / without retrieval), the model keeps one'] : []),
+          ...(s.guardrail ? ["KnowForge's guardrail appended (not the paper)"] : []),
+          ...(s.checker ? ["KnowForge's format checker (not the paper)"] : []),
+        ]
+      : [];
+  return [`DualG-MRAG, retriever ${s.retriever}: ${retriever}`, paths, GENERATOR_LABEL[s.generator], ...extras, `${s.hybridK} hybrid hits merged`].join('; ');
 }
 
 export const dualgFamily: PipelineSpec<typeof dualgSettings> = {

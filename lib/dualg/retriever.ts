@@ -36,6 +36,8 @@ import { searcherSettings } from './query/searcher-settings';
 import { SCORER_NAMES, type CheckpointIdentity, type ScorerName } from './query/scorer-identity';
 import { createModelRouter } from '../models/router';
 import { denseLinker, type LinkingName, type MentionLinker } from './query/dense-link';
+import { denseMicroCandidates, type MicroCandidateSource } from './query/micro-dense';
+import type { Embedder } from '../model-api/types';
 import { benchChoice, withChoice } from './bench-settings';
 
 export function searcherParts(g: DualGraph): SearcherParts {
@@ -119,7 +121,7 @@ export function mentionLinker(raw: unknown, name: string, env: NodeJS.ProcessEnv
       concerns: 'linking',
     });
   if (linking === 'trigrams') return undefined;
-  const embedder = createModelRouter({}, { env, cacheMode: 'off' }).embedder();
+  const embedder = stageEmbedder(env);
   if (!embedder)
     throw new KfError(
       'models_required',
@@ -130,6 +132,38 @@ export function mentionLinker(raw: unknown, name: string, env: NodeJS.ProcessEnv
   return denseLinker(embedder, log);
 }
 
+/** The embedding stage configured in `env` (one place: the run's router replaces it when set-up hands one in). */
+function stageEmbedder(env: NodeJS.ProcessEnv): Embedder | undefined {
+  return createModelRouter({}, { env, cacheMode: 'off' }).embedder();
+}
+
+/**
+ * Setting `microCandidates`: "trigrams" (default, the offline stand-in: the micro name index) or "stage" (the paper's
+ * dense top-K = 3 through the embedding endpoint configured in `env`); "stage" without an endpoint is refused at load.
+ */
+export function microCandidateSource(raw: unknown, name: string, env: NodeJS.ProcessEnv = process.env): MicroCandidateSource | undefined {
+  const which = raw ?? 'trigrams';
+  if (which !== 'trigrams' && which !== 'stage')
+    throw new KfError(
+      'bad_setting',
+      `dualg setting microCandidates must be "trigrams" or "stage", got ${JSON.stringify(raw)}`,
+      'set microCandidates = "stage" or "trigrams"',
+      {
+        concerns: 'microCandidates',
+      },
+    );
+  if (which === 'trigrams') return undefined;
+  const embedder = stageEmbedder(env);
+  if (!embedder)
+    throw new KfError(
+      'models_required',
+      `retriever ${name}: microCandidates = "stage" finds micro candidates through the embedding stage and no embedding endpoint is configured`,
+      'set KF_EMBED_BASE_URL and KF_EMBED_MODEL (or models.stages.embedding), or use microCandidates = "trigrams" (the offline stand-in)',
+      { concerns: 'microCandidates' },
+    );
+  return denseMicroCandidates(embedder);
+}
+
 async function create(setup: RetrieverSetup, v: Variant): Promise<ModeRetriever> {
   const scorer = scorerOf(v, setup.settings.scorer);
   // The benchmark's k-fold choice (bench-settings.ts) under the explicit settings; none: the defaults.
@@ -137,8 +171,9 @@ async function create(setup: RetrieverSetup, v: Variant): Promise<ModeRetriever>
   const settings = searcherSettings({ ...chosen.settings, ...v.overrides }, scorer);
   // Refused before the graph is built or opened: a missing endpoint should not cost a graph build first.
   const linker = mentionLinker(setup.settings.linking, v.name, process.env, setup.log);
+  const microCandidates = microCandidateSource(setup.settings.microCandidates, v.name);
   const g = await graphFor(setup);
-  const parts: SearcherParts = { ...searcherParts(g), ...(linker ? { linker } : {}) };
+  const parts: SearcherParts = { ...searcherParts(g), ...(linker ? { linker } : {}), ...(microCandidates ? { microCandidates } : {}) };
   // Without the macro graph the GNN has nothing to run on: it is neither loaded nor asked for.
   if (scorer === 'gnn' && settings.macro) parts.gnn = await loadGnn(setup, g, v.name);
   const searcher = new DualgSearcher(parts, settings, v.name, chosen.inForce);

@@ -2,7 +2,8 @@
  * DualG-MRAG generation as the paper, over REAL HTTP (scripted server, one model per stage): the pattern stage
  * parses the query (its conditions reach the graph search, its visual budget k_v caps the images), the
  * synthesizer request carries the path snippets and the raw images as image parts; the text-only generator
- * sends no image and says so in its label; w/o Path never reads the decoded paths.
+ * sends no image and says so in its label; w/o Path never reads the decoded paths. The unified prompt itself,
+ * WebQA's and ScienceQA's settings and the pattern retry: paper-generator-http.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,8 @@ import { makeRng } from '../../lib/util/rng';
 import { routerFor } from '../models/helpers';
 import { toyFragmentsWithChartFile, toyIndexWithChart, toyKb } from '../knowforge/toy-kb';
 import { ownScratch } from '../_shared/scratch';
+import { clearImageProbes } from '../../lib/dualg/image-probe';
+import { loadPrompt } from '../../lib/util/prompts';
 
 const STAGES = { pattern: { model: 'pat' }, synth: { model: 'vlm' }, checker: { model: 'chk' } };
 const PATHS: EvidencePath[] = [
@@ -57,6 +60,7 @@ function graphKb(id: string, reads: { paths: number; options: KbSearchOptions[] 
 }
 
 async function run(settings: Record<string, unknown>, patternReply: string) {
+  clearImageProbes();
   const server = await ScriptedServer.start();
   server.on({ model: 'pat', reply: { text: patternReply } });
   server.on({ model: 'vlm', reply: { text: 'Bob Stone, the director, was born in Paris [1].\nFINAL ANSWER: Paris' } });
@@ -77,7 +81,10 @@ async function run(settings: Record<string, unknown>, patternReply: string) {
       trace: (e) => events.push(e),
     };
     const result = await dualgPipeline('DG', '', dualgSettings.parse({ retriever: 'dualg-gnn', ...settings })).run(ctx);
-    const chat = (model: string): RecordedRequest[] => server.requests.filter((r) => r.kind === 'chat' && r.model === model);
+    // The image probe (image-probe.ts) is not part of the question's calls.
+    const probe = loadPrompt('dualg-image-probe');
+    const chat = (model: string): RecordedRequest[] =>
+      server.requests.filter((r) => r.kind === 'chat' && r.model === model && !JSON.stringify(r.body.messages).includes(probe));
     return { result, reads, events, synth: chat('vlm'), pattern: chat('pat') };
   } finally {
     await router.close();
@@ -115,7 +122,7 @@ test('paper generator: the pattern stage parses, the synthesizer gets path snipp
   assert.match(text, /Bob Stone -born in-> Paris \[bob\]: ".*born in Paris/);
   assert.ok(reads.paths >= 1);
   assert.equal(result.finalAnswer, 'Paris');
-  assert.match(result.system!.label, /scorer gnn \(checkpoint abc.*generator: path snippets \+ raw images up to k_v \(paper\)/);
+  assert.match(result.system!.label, /scorer gnn \(checkpoint abc.*generator: unified prompt, path snippets \+ raw images up to k_v \(paper\)/);
   assert.equal(result.system!.pattern, 'model pat', 'who parsed the pattern is in the identity');
   assert.equal(result.counters!.imagesSent, 1);
   assert.deepEqual((events.find((e) => e.kind === 'pool') as unknown as { images: string[] }).images, ['alpha#1']);
@@ -138,10 +145,6 @@ test('w/o Path: the decoded paths are never read and the label says path injecti
   assert.deepEqual(result.system!.removed, ['path injection']);
 });
 
-test('a pattern reply without condition triples fails the question (never replaced by the rules silently)', async () => {
-  await assert.rejects(run({}, 'I think the answer is Paris.'), (e: Error & { code?: string; stage?: string }) => {
-    assert.equal(e.stage, 'pattern');
-    return true;
-  });
+test('k_v is capped by maxImages (a pattern reply without a pattern: test/dualg/paper-generator-http.test.ts)', () => {
   assert.equal(patternOf('{"conditions": [["?x", "born in", "Paris"]], "visual_budget": 9}', 4)?.visualBudget, 4, 'k_v capped by maxImages');
 });

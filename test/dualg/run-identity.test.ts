@@ -38,16 +38,16 @@ test('a DualG run records the system that ranked in every record and in the mani
     for (const rec of records) {
       assert.equal(rec.error, null, JSON.stringify(rec.error));
       assert.equal(rec.system.scorer, 'heuristic');
-      assert.match(rec.system.label, /^scorer heuristic \(untrained\); generator: path snippets \+ raw images up to k_v \(paper\)$/);
+      assert.match(rec.system.label, /^scorer heuristic \(untrained\); generator: unified prompt, path snippets \+ raw images up to k_v \(paper\)$/);
       assert.equal(rec.system.pattern, 'offline rules (stand-in)', 'offline, the pattern stage is the labelled rule stand-in');
     }
     assert.equal(r.manifest.pipeline.system?.label, records[0].system.label, 'the manifest names the system');
     assert.equal(r.manifest.pipeline.otherSystems, undefined, 'one system in the run');
-    assert.match(r.manifest.pipeline.description, /generator: path snippets/);
+    assert.match(r.manifest.pipeline.description, /generator: unified prompt, path snippets/);
     // The kf run outcome names it too (the same run resumed: nothing left to answer).
     const cli = await kfInProcess(['run', file, ...overrides.flatMap((o) => ['--override', o]), '--out', path.join(out, 'results'), '--run-id', r.runId]);
     assert.equal(cli.code, 0, cli.err);
-    assert.match(cli.out, /\n {2}system {3}scorer heuristic \(untrained\); generator: path snippets/);
+    assert.match(cli.out, /\n {2}system {3}scorer heuristic \(untrained\); generator: unified prompt, path snippets/);
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }

@@ -148,6 +148,7 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
       hidden: s.hidden,
       seed: s.seed,
       ...(embedder ? { queryEncoder: 'embeddings' as const, prior: false } : {}),
+      ...(s.preset === 'paper' ? { update: GNN_PRESETS.paper.update, projection: GNN_PRESETS.paper.projection } : {}),
     }),
     dir: ctx.dir,
     seed: s.seed,

@@ -45,7 +45,26 @@ export interface GnnConfig {
    * first run, see experiments/dualg/README.md), what checkpoints without this setting use.
    */
   hybridUnit: number;
+  /**
+   * The node update (model.ts). 'paper': the paper's rule (eq. 5-8): h_v(0) = Enc'(q) on the binary seed mask m_q,
+   * messages DistMult(h_u, g_l(h_r)) with a layer-specific relation projection g_l, h_v(l+1) = one linear layer over
+   * [h_v(l); sum of messages], P_q(v) = MLP(h_v(L)). 'rich' (the cpu preset's, a variant): weighted seeds,
+   * query-gated relations, edge weights, the boundary term h_v(0), a residual and LayerNorm, MLP([h_v(L); Enc'(q)]).
+   * Absent (checkpoints from before this setting): 'rich'.
+   */
+  update: GnnUpdate;
+  /**
+   * Node scores -> document scores (doc-scores.ts). 'sparse': the paper's sparse entity-to-document product over
+   * every reached entity, sum of P_q(v) x M[v, d] with P_q(v) = sigmoid of the node logit; 'topk-idf' (a variant):
+   * GFM-RAG's ranker, the docTopK best entities each adding sigmoid x 1/df x M[v, d]. Absent: 'topk-idf'.
+   */
+  projection: GnnProjection;
 }
+
+export const GNN_UPDATES = ['paper', 'rich'] as const;
+export type GnnUpdate = (typeof GNN_UPDATES)[number];
+export const GNN_PROJECTIONS = ['sparse', 'topk-idf'] as const;
+export type GnnProjection = (typeof GNN_PROJECTIONS)[number];
 
 /** The initial scale of the heuristic prior in the document score (model.ts prior.scales[0]). */
 export const HYBRID_UNIT = 4;
@@ -60,6 +79,8 @@ export const DEFAULT_GNN_CONFIG: Omit<GnnConfig, 'inputDim' | 'numRelations'> = 
   prior: true,
   queryEncoder: 'hashed+glove',
   hybridUnit: HYBRID_UNIT,
+  update: 'rich',
+  projection: 'topk-idf',
 };
 
 export function gnnConfig(partial: Partial<GnnConfig> & { inputDim: number; numRelations: number }): GnnConfig {
@@ -75,6 +96,10 @@ export function gnnConfig(partial: Partial<GnnConfig> & { inputDim: number; numR
       `GNN queryEncoder hashed+glove needs inputDim ${queryInputDim('hashed+glove')} (got ${c.inputDim})`,
       'leave inputDim to queryInputDim()',
     );
+  c.update = partial.update ?? DEFAULT_GNN_CONFIG.update;
+  c.projection = partial.projection ?? DEFAULT_GNN_CONFIG.projection;
+  if (c.update === 'paper' && c.prior)
+    throw new KfError('bad_option', "the paper's GNN update reads no heuristic prior", 'set prior = false with update = "paper" (the paper preset does)');
   if (!(c.hybridUnit > 0)) throw new KfError('bad_option', `GNN hybridUnit must be > 0 (got ${c.hybridUnit})`, `use ${HYBRID_UNIT} (the default) or 1`);
   const positiveInts: (keyof GnnConfig)[] = ['layers', 'hidden', 'inputDim', 'numRelations', 'maxActiveEdges', 'docTopK'];
   for (const k of positiveInts) {

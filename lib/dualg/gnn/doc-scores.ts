@@ -1,8 +1,11 @@
 /**
- * Entity scores -> document scores (GFM-RAG's idf-weighted top-k ranker): the k
- * best-scored entities each add sigmoid(score) / df(entity) * w(entity, doc) to
- * the documents they occur in, so an entity found in one passage (a title) counts
- * more than one that occurs everywhere. Plain sparse product over GnnGraph.nodeDoc.
+ * Entity scores -> document scores, two ways (GnnConfig.projection):
+ *  - 'sparse' (the paper, 4.3.3): the sparse product of the entity-to-document matrix M with the node relevance,
+ *    t_d = sum over reached entities v of M[v, d] x P_q(v), P_q(v) = sigmoid(logit_v);
+ *  - 'topk-idf' (GFM-RAG's idf-weighted ranker, the cpu preset's variant): the k best-scored entities each add
+ *    sigmoid(score) / df(entity) * M[v, d], so an entity found in one passage (a title) counts more than one that
+ *    occurs everywhere.
+ * Both over GnnGraph.nodeDoc (M in COO form).
  */
 import type { GnnGraph } from '../types';
 
@@ -47,7 +50,19 @@ export function nodeDocIndex(graph: GnnGraph): NodeDocIndex {
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
-/** Document scores from node scores (-Infinity = not reached). `topK` entities contribute. */
+/** The paper's projection: every reached entity (finite score) adds sigmoid(score) x M[v, d]. */
+export function sparseDocumentScores(graph: GnnGraph, nodeScores: Float32Array): Float32Array {
+  const index = nodeDocIndex(graph);
+  const out = new Float32Array(graph.numDocs);
+  for (let v = 0; v < nodeScores.length; v++) {
+    if (!Number.isFinite(nodeScores[v])) continue;
+    const p = sigmoid(nodeScores[v]);
+    for (let k = index.offsets[v]; k < index.offsets[v + 1]; k++) out[index.docs[k]] += p * index.weights[k];
+  }
+  return out;
+}
+
+/** GFM-RAG's ranker: document scores from node scores (-Infinity = not reached). `topK` entities contribute. */
 export function documentScores(graph: GnnGraph, nodeScores: Float32Array, topK: number): Float32Array {
   const index = nodeDocIndex(graph);
   const out = new Float32Array(graph.numDocs);

@@ -44,8 +44,16 @@ export function findCheckpointFor(root: string, graphFingerprint: string): strin
 
 /**
  * Checkpoints written before `prior` / `queryEncoder` existed are plain GFM-RAG models with the hashed encoder;
- * those written before `hybridUnit` existed learned the raw hybrid scalar (unit 1).
+ * those written before `hybridUnit` existed learned the raw hybrid scalar (unit 1); those written before `update` /
+ * `projection` existed have the rich update and GFM-RAG's top-k ranker.
  */
 export function withLegacyDefaults(config: GnnConfig): GnnConfig {
-  return { ...config, prior: config.prior ?? false, queryEncoder: config.queryEncoder ?? 'hashed', hybridUnit: config.hybridUnit ?? 1 };
+  return {
+    ...config,
+    prior: config.prior ?? false,
+    queryEncoder: config.queryEncoder ?? 'hashed',
+    hybridUnit: config.hybridUnit ?? 1,
+    update: config.update ?? 'rich',
+    projection: config.projection ?? 'topk-idf',
+  };
 }

@@ -1,5 +1,13 @@
 /**
- * The query-dependent NBFNet of GFM-RAG / DualG-MRAG in TensorFlow.js.
+ * The query-dependent NBFNet of GFM-RAG / DualG-MRAG in TensorFlow.js, with two node updates (GnnConfig.update).
+ *
+ * 'paper' (the paper's equations 5-8; the paper preset):
+ *   h_v(0)   = Enc'(q) if v in m_q (the binary seed mask), 0 otherwise   (Enc' = a linear projection to d)
+ *   m_uv     = h_u(l) * g_l(h_r)        g_l(h_r) = E_rel[r] W_l^rel     (DistMult, layer-specific relation projection)
+ *   h_v(l+1) = W_l^self h_v(l) + W_l^agg sum_u m_uv + b_l                (sum pooling, then one linear layer)
+ *   P_q(v)   = MLP(h_v(L))
+ *
+ * 'rich' (the cpu preset's variant):
  *   h_v(0)   = w_v * Enc'(q) for seeds v (Enc' = a linear projection of the query vector), 0 otherwise
  *   r_l(q)   = (E_rel W_l^rel) * (1 + tanh(Enc'(q) U_l))   (layer-specific, query-conditioned relations)
  *   m_uv     = h_u(l-1) * r_l(q)[rel(u,v)] * w_uv           (DistMult)
@@ -30,7 +38,32 @@ interface ParamSpec {
   std: number | 'zeros' | 'ones' | number[];
 }
 
+/** The paper's update: the query projection, relation embeddings, per layer g_l and one linear layer, MLP(h). */
+function paperParamSpecs(c: GnnConfig): ParamSpec[] {
+  const d = c.hidden;
+  const specs: ParamSpec[] = [
+    { name: 'query.W', shape: [c.inputDim, d], std: glorotStd(c.inputDim, d) },
+    { name: 'query.b', shape: [d], std: 'zeros' },
+    { name: 'relation.E', shape: [c.numRelations, d], std: 1 },
+  ];
+  for (let l = 0; l < c.layers; l++)
+    specs.push(
+      { name: `layer${l}.relW`, shape: [d, d], std: glorotStd(d, d) },
+      { name: `layer${l}.Wself`, shape: [d, d], std: glorotStd(2 * d, d) },
+      { name: `layer${l}.Wagg`, shape: [d, d], std: glorotStd(2 * d, d) },
+      { name: `layer${l}.b`, shape: [d], std: 'zeros' },
+    );
+  specs.push(
+    { name: 'mlp.W1node', shape: [d, d], std: glorotStd(d, d) },
+    { name: 'mlp.b1', shape: [d], std: 'zeros' },
+    { name: 'mlp.W2', shape: [d, 1], std: glorotStd(d, 1) },
+    { name: 'mlp.b2', shape: [1], std: 'zeros' },
+  );
+  return specs;
+}
+
 function paramSpecs(c: GnnConfig): ParamSpec[] {
+  if (c.update === 'paper') return paperParamSpecs(c);
   const d = c.hidden;
   const specs: ParamSpec[] = [
     { name: 'query.W', shape: [c.inputDim, d], std: glorotStd(c.inputDim, d) },
@@ -124,6 +157,7 @@ export class GnnModel {
   }
 
   forward(batch: SubgraphBatch, queryVectors: Float32Array[], opts: { edgeLogits?: boolean } = {}): ForwardOutput {
+    if (this.config.update === 'paper') return this.forwardPaper(batch, queryVectors, opts);
     const N = batch.numNodes,
       E = batch.src.length;
     const zq = this.encodeQueries(queryVectors);
@@ -166,6 +200,33 @@ export class GnnModel {
     // MLP([h; Enc'(q)]): the query half is computed once per query, then gathered per node.
     const queryPart = tf.gather(zq.matMul(this.p('mlp.W1query')), nodeQ);
     const hidden = tf.relu(h.matMul(this.p('mlp.W1node')).add(queryPart).add(this.p('mlp.b1')));
+    const logits = hidden.matMul(this.p('mlp.W2')).add(this.p('mlp.b2')).reshape([N]) as tf.Tensor1D;
+    return opts.edgeLogits ? { logits, edgeLogits } : { logits };
+  }
+
+  /** The paper's update (see the file head): binary seed mask, DistMult with g_l, sum then one linear layer, MLP(h). */
+  private forwardPaper(batch: SubgraphBatch, queryVectors: Float32Array[], opts: { edgeLogits?: boolean }): ForwardOutput {
+    const N = batch.numNodes,
+      E = batch.src.length;
+    const zq = this.encodeQueries(queryVectors);
+    const mask = batch.seedWeight.map((w) => (w > 0 ? 1 : 0));
+    const h0 = tf.gather(zq, tf.tensor1d(batch.nodeQuery, 'int32')).mul(tf.tensor2d(mask, [N, 1])) as tf.Tensor2D;
+    const src = tf.tensor1d(batch.src, 'int32'),
+      dst = tf.tensor1d(batch.dst, 'int32'),
+      rel = tf.tensor1d(batch.rel, 'int32');
+    let h = h0;
+    const edgeLogits: tf.Tensor1D[] = [];
+    for (let l = 0; l < this.config.layers; l++) {
+      const msg = E > 0 ? (tf.gather(h, src).mul(tf.gather(this.p('relation.E').matMul(this.p(`layer${l}.relW`)), rel)) as tf.Tensor2D) : undefined;
+      const agg = msg ? (tf.unsortedSegmentSum(msg, dst, N) as tf.Tensor2D) : (tf.zerosLike(h) as tf.Tensor2D);
+      const next = h
+        .matMul(this.p(`layer${l}.Wself`))
+        .add(agg.matMul(this.p(`layer${l}.Wagg`)))
+        .add(this.p(`layer${l}.b`)) as tf.Tensor2D;
+      if (opts.edgeLogits) edgeLogits.push(msg ? msg.mul(tf.gather(next, dst)).sum(1) : tf.zeros([0]));
+      h = next;
+    }
+    const hidden = tf.relu(h.matMul(this.p('mlp.W1node')).add(this.p('mlp.b1')));
     const logits = hidden.matMul(this.p('mlp.W2')).add(this.p('mlp.b2')).reshape([N]) as tf.Tensor1D;
     return opts.edgeLogits ? { logits, edgeLogits } : { logits };
   }

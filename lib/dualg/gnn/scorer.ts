@@ -9,7 +9,7 @@ import type { GnnGraph, GnnQuery } from '../types';
 import { KfError } from '../../util/errors';
 import { activeSubgraph, type ActiveSubgraph } from './active-subgraph';
 import { batchSubgraphs } from './batch';
-import { documentScores } from './doc-scores';
+import { documentScores, sparseDocumentScores } from './doc-scores';
 import type { GnnModel } from './model';
 import { decodePaths } from '../paths/decode';
 import { encodeQuery } from './query-encoder';
@@ -68,9 +68,13 @@ export function makeGnnScorer(model: GnnModel, opts: ScorerOptions = {}): GnnSco
   };
 }
 
-/** Prior-conditioned models score documents through their title nodes and the prior; the others with the idf-weighted ranker. */
+/**
+ * Prior-conditioned models score documents through their title nodes and the prior; the others by their projection:
+ * the paper's sparse product, or GFM-RAG's idf-weighted top-k ranker.
+ */
 function docScoresOf(model: GnnModel, graph: GnnGraph, nodes: Int32Array, query: GnnQuery, local: Float32Array, nodeScores: Float32Array): Float32Array {
   if (model.config.prior && query.prior) return priorDocScores(graph, docCandidates(graph, nodes, query), local, model.priorScales());
+  if (model.config.projection === 'sparse') return sparseDocumentScores(graph, nodeScores);
   return documentScores(graph, nodeScores, model.config.docTopK);
 }
 

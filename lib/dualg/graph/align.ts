@@ -1,16 +1,23 @@
 /**
- * Cross-tier alignment C: E_m -> E_M (spec): a micro anchor (table row entity,
- * cell, image subject) maps to the macro entity with the same normalised name,
- * else to the most similar name among entities sharing a word with it (trigram
- * cosine >= MIN_SIMILARITY; the paper uses ColBERT for this soft link), else to
+ * Cross-tier alignment C: E_m -> E_M (spec, paper 4.2.1: exact string match, then soft semantic linking): a
+ * micro anchor (table row entity, cell, image subject) maps to the macro entity with the same normalised name;
+ * else, with graph setting alignment = "stage" (`alignMicroDense`), to the nearest entity name by the cosine of
+ * their embeddings from the `embedding` stage, at or above ALIGN_MIN; else (the default, the offline stand-in)
+ * to the most similar name among entities sharing a word with it (trigram cosine >= MIN_SIMILARITY); else to
  * none (-1): the fact then stays micro-only, reachable through its document.
+ *
+ * ALIGN_MIN = 0.8 is fixed a priori, not tuned: the paper's entity-resolution threshold tau, the cosine at
+ * which the paper treats two names as one entity (its soft linker is ColBERT, whose scores are not cosines;
+ * a sentence encoder's cosine stands in).
  */
+import type { NameEmbedder } from './equivalence';
 import { nameSimilarity } from './equivalence';
 import { nameKey } from './names';
 import type { RawMicroFact } from './micro';
 import type { DualGraph, MicroFact } from './types';
 
 export const MIN_SIMILARITY = 0.75;
+export const ALIGN_MIN = 0.8;
 const MAX_WORD_DF = 50;
 
 /** Nearest-name lookup over a graph's entities (exact key first). */
@@ -61,5 +68,37 @@ export function alignMicro(raw: (RawMicroFact & { doc: number })[], g: DualGraph
     }
     return id;
   };
+  return raw.map((f) => ({ ...f, uEntity: align(f.u), vEntity: align(f.v) }));
+}
+
+function unit(v: Float32Array): Float32Array {
+  let n = 0;
+  for (const x of v) n += x * x;
+  const s = n > 0 ? 1 / Math.sqrt(n) : 0;
+  return v.map((x) => x * s);
+}
+
+/**
+ * The paper's alignment: exact names first; every anchor no exact name matched is embedded with the graph's
+ * entity names (one `embed` call each batch) and maps to the nearest entity at cosine >= ALIGN_MIN, else -1.
+ */
+export async function alignMicroDense(raw: (RawMicroFact & { doc: number })[], g: DualGraph, embed: NameEmbedder): Promise<MicroFact[]> {
+  const exact = (name: string) => g.aliases.get(nameKey(name))?.[0];
+  const unmatched = [...new Set(raw.flatMap((f) => [f.u, f.v]))].filter((n) => nameKey(n) && exact(n) === undefined);
+  const chosen = new Map<string, number>();
+  if (unmatched.length && g.entityKeys.length) {
+    const [names, entities] = [(await embed(unmatched)).map(unit), (await embed(g.entityKeys)).map(unit)];
+    names.forEach((q, i) => {
+      let best = -1;
+      let bestSim = ALIGN_MIN;
+      entities.forEach((e, id) => {
+        let dot = 0;
+        for (let j = 0; j < q.length; j++) dot += q[j] * e[j];
+        if (dot >= bestSim && (dot > bestSim || best < 0 || id < best)) [best, bestSim] = [id, dot];
+      });
+      chosen.set(unmatched[i], best);
+    });
+  }
+  const align = (name: string) => exact(name) ?? chosen.get(name) ?? -1;
   return raw.map((f) => ({ ...f, uEntity: align(f.u), vEntity: align(f.v) }));
 }

@@ -9,7 +9,7 @@ import type { Fragment } from '../../corpus/types';
 import { sentences, stem, STOPWORDS } from '../../util/text-rules';
 import { equivalencePairs, type NameEmbedder } from './equivalence';
 import { extractSentence, skipKey } from './extract-offline';
-import { alignMicro } from './align';
+import { alignMicro, alignMicroDense } from './align';
 import { microFacts } from './micro';
 import type { VisionFactSource } from './micro-vision';
 import { NameMatcher } from './name-matcher';
@@ -34,6 +34,8 @@ export interface GraphBuildOptions {
   /** Equivalence threshold on name cosine (spec tau = 0.8). */
   tau?: number;
   embedNames?: NameEmbedder;
+  /** Cross-tier alignment C through the `embedding` stage (exact names, then dense; graph setting alignment = "stage"). */
+  alignNames?: NameEmbedder;
   openie?: OpenIeExtractor;
   /** Machine captions of image fragments by fragment id (e.g. MMQA LLaVA captions). */
   captions?: Map<string, string>;
@@ -259,7 +261,8 @@ export async function buildDualGraph(source: GraphSource, opts: GraphBuildOption
   const t0 = Date.now();
   const tau = opts.tau ?? 0.8;
   const vision = opts.vision ? { microImages: 'vision' } : {}; // absent for the default (offline) images: default output unchanged
-  const b = new GraphBuilder(source, { tau, openie: opts.openie ? 'model' : 'offline', names: opts.embedNames ? 'model' : 'trigram', ...vision });
+  const align = opts.alignNames ? { alignment: 'model' } : {}; // absent for the default (trigram) alignment: default output unchanged
+  const b = new GraphBuilder(source, { tau, openie: opts.openie ? 'model' : 'offline', names: opts.embedNames ? 'model' : 'trigram', ...vision, ...align });
   const titles = addTitles(b, source);
   const surnames = surnameIndex(b);
   let modelTriples = 0;
@@ -277,7 +280,7 @@ export async function buildDualGraph(source: GraphSource, opts: GraphBuildOption
   }
   const eq = await equivalencePairs(b.g.entityKeys, tau, opts.embedNames);
   for (const p of eq) b.triple(p.a, REL_EQUIVALENT, p.b, -1, p.cosine);
-  b.g.micro = alignMicro(raw, b.g);
+  b.g.micro = opts.alignNames ? await alignMicroDense(raw, b.g, opts.alignNames) : alignMicro(raw, b.g);
   const g = b.g;
   g.meta.stats = {
     documents: g.docs.length,

@@ -34,3 +34,18 @@ export type MicroVisionTask = {
   /** Most facts (default 24). */
   maxFacts?: number;
 };
+
+/** WebQA's complexity self-check (lib/dualg/complexity.ts). Reply: SIMPLE or COMPLEX. */
+export type ComplexityTask = {
+  role: 'dualg-complexity';
+  question: string;
+};
+
+/** ScienceQA's choice between the answer with and the answer without retrieval (lib/dualg/candidates.ts). Reply: "KEEP: n" + FINAL ANSWER line. */
+export type ChooseTask = {
+  role: 'dualg-choose';
+  question: string;
+  options: string[];
+  /** The FINAL ANSWER values of the candidates: [with retrieval, without retrieval]. */
+  candidates: [string, string];
+};

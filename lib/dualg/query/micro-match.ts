@@ -20,6 +20,9 @@ export const GATE = 0.5;
 
 export type PatternTriple = [string, string, string];
 
+/** The top-K gated micro-node candidates of a query name (default: MicroIndex.candidates, the trigram stand-in; micro-dense.ts: dense). */
+export type CandidateLookup = (name: string) => { node: number; sim: number }[];
+
 export interface MicroMatchResult {
   /** Document index -> max(s_graph, s_node). */
   sMicro: Map<number, number>;
@@ -92,8 +95,8 @@ interface Partial {
 }
 
 /** Branch-and-bound over the conditions: the K cheapest consistent assignments. */
-function search(index: MicroIndex, conditions: PatternTriple[], k: number): Partial[] {
-  const options = conditions.map(([h, r, t]) => factOptions(index, h, r, t));
+function search(index: MicroIndex, conditions: PatternTriple[], k: number, cands: CandidateLookup): Partial[] {
+  const options = conditions.map(([h, r, t]) => factOptions(index, h, r, t, cands));
   const best: Partial[] = [];
   const bound = () => (best.length < k ? Infinity : best[best.length - 1].cost);
   const step = (i: number, p: Partial) => {
@@ -125,8 +128,8 @@ function consistent(bind: Map<string, string>, term: string, value: string): boo
 }
 
 /** Facts that can satisfy one condition, with their cost (gated, at most K per named end). */
-function factOptions(index: MicroIndex, h: string, r: string, t: string): { fact: number; cost: number }[] {
-  const ends = [h, t].map((x) => (isVar(x) ? undefined : index.candidates(x)));
+function factOptions(index: MicroIndex, h: string, r: string, t: string, cands: CandidateLookup): { fact: number; cost: number }[] {
+  const ends = [h, t].map((x) => (isVar(x) ? undefined : cands(x)));
   const pool = new Set<number>();
   for (const c of ends) for (const n of c ?? []) for (const f of index.factsOf[n.node]) pool.add(f);
   const out: { fact: number; cost: number }[] = [];
@@ -142,13 +145,19 @@ function factOptions(index: MicroIndex, h: string, r: string, t: string): { fact
 }
 
 /** Graph-level matching plus node-level boosting for one query. */
-export function matchMicro(index: MicroIndex, conditions: PatternTriple[], queryNames: string[], k = TOP_K): MicroMatchResult {
+export function matchMicro(
+  index: MicroIndex,
+  conditions: PatternTriple[],
+  queryNames: string[],
+  k = TOP_K,
+  cands: CandidateLookup = (name) => index.candidates(name),
+): MicroMatchResult {
   const sMicro = new Map<number, number>();
   const sFragment = new Map<string, number>();
   const seeds = new Map<number, number>();
   const put = (m: Map<number, number>, key: number, v: number) => m.set(key, Math.max(m.get(key) ?? 0, v));
   const named = conditions.filter(([h, , t]) => !isVar(h) || !isVar(t));
-  const subgraphs = named.length ? search(index, named, k) : [];
+  const subgraphs = named.length ? search(index, named, k, cands) : [];
   for (const sg of subgraphs) {
     const score = Math.exp(-sg.cost);
     for (const fi of sg.facts) {
@@ -160,7 +169,7 @@ export function matchMicro(index: MicroIndex, conditions: PatternTriple[], query
   }
   // Node-level boosting: documents of the micro nodes nearest to the query's names (not seeds).
   for (const name of queryNames) {
-    for (const c of index.candidates(name)) {
+    for (const c of cands(name)) {
       const spread = fragmentsPerDoc(index, c.node);
       for (const fi of index.factsOf[c.node]) {
         const f = index.facts[fi];

@@ -4,13 +4,16 @@
  * model parses; on the offline backend the rule stand-in of
  * lib/dualg/offline/pattern.ts answers the same request, and the result says so
  * (`by`), so a stand-in parse is never reported as a model's. A reply that is
- * not a pattern fails the question (ModelOutputError), it is never replaced by
- * the rules silently.
+ * not a pattern is asked again once (the first reply and a correction appended,
+ * so the request differs and no cached reply answers it); a second reply without
+ * a pattern is parsed by the rule parser instead, and the pattern says so
+ * (`departure`, `by`): a departure recorded for that question, never a failed
+ * question and never a silent substitution.
  */
-import { ModelOutputError } from '../../model-api/model-output-error';
 import { findJsonObject } from '../../model-api/json-repair';
-import type { ChatModel } from '../../model-api/types';
-import { fillPrompt } from '../../util/prompts';
+import type { ChatMessage, ChatModel } from '../../model-api/types';
+import { fillPrompt, loadPrompt } from '../../util/prompts';
+import { parsePattern } from '../offline/pattern';
 import type { PatternTask } from '../offline/tasks';
 import type { PatternTriple } from './micro-match';
 
@@ -23,7 +26,15 @@ export interface QueryPattern {
   by: string;
   /** True when the offline backend's rule stand-in answered. */
   offline: boolean;
+  /**
+   * Set when the model's replies held no pattern twice and the rule parser parsed the question instead: what
+   * happened, for the question's record (the run goes on; the departure is counted, never hidden).
+   */
+  departure?: string;
 }
+
+/** `by` of a pattern the rule parser wrote after the model's replies held none. */
+export const RULES_AFTER_MODEL = 'rule parser (after the model replied twice without a pattern)';
 
 /** The entities the parser recognised: the condition terms that are not variables (`?x`), in order, once each. */
 export function patternEntities(conditions: readonly PatternTriple[]): string[] {
@@ -51,19 +62,22 @@ export async function parseQueryPattern(
   opts: { maxImages: number; questionId?: string; signal?: AbortSignal },
 ): Promise<QueryPattern> {
   const task: PatternTask = { role: 'pattern', question, maxImages: opts.maxImages };
-  const res = await model.chat(
-    {
-      stage: 'pattern',
-      messages: [{ role: 'user', content: fillPrompt('dualg-pattern', { question, maxImages: String(opts.maxImages) }) }],
-      temperature: 0,
-      json: true,
-      questionId: opts.questionId,
-      task,
-    },
-    opts.signal,
-  );
+  const ask = (messages: ChatMessage[]) =>
+    model.chat({ stage: 'pattern', messages, temperature: 0, json: true, questionId: opts.questionId, task }, opts.signal);
+  const first: ChatMessage[] = [{ role: 'user', content: fillPrompt('dualg-pattern', { question, maxImages: String(opts.maxImages) }) }];
+  const res = await ask(first);
   const p = patternOf(res.text, opts.maxImages);
-  if (!p) throw new ModelOutputError('pattern', 'unparseable', 'the pattern parser replied without a {"conditions": [[s, r, o], ...]} object', res.text);
   const offline = res.backend === 'offline';
-  return { ...p, offline, by: offline ? 'offline rules (stand-in)' : `model ${res.model}` };
+  if (p) return { ...p, offline, by: offline ? 'offline rules (stand-in)' : `model ${res.model}` };
+  // Once more, with the unusable reply and a correction: a different request, so no cached reply answers it.
+  const again = await ask([...first, { role: 'assistant', content: res.text }, { role: 'user', content: loadPrompt('dualg-pattern-retry') }]);
+  const p2 = patternOf(again.text, opts.maxImages);
+  if (p2) return { ...p2, offline, by: `model ${again.model} (second try)`, departure: 'pattern: the first reply held no pattern; the second try parsed' };
+  const rules = patternOf(JSON.stringify(parsePattern(task)), opts.maxImages)!;
+  return {
+    ...rules,
+    offline: false,
+    by: RULES_AFTER_MODEL,
+    departure: `pattern: model ${again.model} replied twice without a {"conditions": [...]} object; the rule parser parsed the question`,
+  };
 }

@@ -5,7 +5,7 @@
  * so all of them rank under exactly the settings the shipped retriever runs.
  */
 import { KfError } from '../../util/errors';
-import { FUSION_DEFAULTS } from './fuse';
+import { FUSION_DEFAULTS, FUSION_RULES, type FusionRule } from './fuse';
 import { HEURISTIC_DEFAULTS } from './heuristic-scorer';
 import { SEARCHER_DEFAULTS, type SearcherSettings } from './searcher';
 import type { ScorerName } from './scorer-identity';
@@ -29,6 +29,19 @@ function numbers<T extends object>(raw: unknown, dflt: T, name: string): T {
   return out as T;
 }
 
+function fusionRule(v: unknown): FusionRule {
+  if (v === undefined) return SEARCHER_DEFAULTS.fusionRule;
+  if (FUSION_RULES.includes(v as FusionRule)) return v as FusionRule;
+  throw new KfError(
+    'bad_setting',
+    `dualg setting fusionRule must be one of ${FUSION_RULES.join(', ')}, got ${JSON.stringify(v)}`,
+    'set fusionRule = "max" or "sum"',
+    {
+      concerns: 'fusionRule',
+    },
+  );
+}
+
 export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerName): SearcherSettings {
   return {
     ...SEARCHER_DEFAULTS,
@@ -38,6 +51,7 @@ export function searcherSettings(raw: Record<string, unknown>, scorer: ScorerNam
     lexicon: bool(raw.lexicon, true, 'lexicon'),
     heuristic: numbers(raw.heuristic, HEURISTIC_DEFAULTS, 'heuristic'),
     fusion: numbers(raw.fusion, FUSION_DEFAULTS, 'fusion'),
+    fusionRule: fusionRule(raw.fusionRule),
     hybrid: raw.hybrid === undefined ? SEARCHER_DEFAULTS.hybrid : Number(raw.hybrid),
     graphFirst: raw.graphFirst === undefined ? SEARCHER_DEFAULTS.graphFirst : Number(raw.graphFirst),
     minSeedIdf: raw.minSeedIdf === undefined ? SEARCHER_DEFAULTS.minSeedIdf : Number(raw.minSeedIdf),

@@ -17,12 +17,13 @@ import type { KbSearchOptions, KnowledgeBase } from '../../pipeline/knowledge-ba
 import { docScoresFromHits as docScoresOf, type EvidencePath, type RankedEvidence } from '../../pipeline/ranked-evidence';
 import { entities } from '../../util/text-rules';
 import type { GnnGraph, QueryPrior } from '../types';
-import { fuseScores, FUSION_DEFAULTS, type FusionSettings } from './fuse';
+import { fuseScores, FUSION_DEFAULTS, sumScores, type FusionRule, type FusionSettings } from './fuse';
 import type { GraphView } from './graph-view';
 import { heuristicScores, HEURISTIC_DEFAULTS, type HeuristicSettings, type SeedInput } from './heuristic-scorer';
 import { linkQuery, MAX_PER_NAME } from './link';
 import { TRIGRAM_LINKING_LABEL, type MentionLinker } from './dense-link';
-import { matchMicro, type MicroIndex, type PatternTriple } from './micro-match';
+import { matchMicro, TOP_K, type MicroIndex, type MicroMatchResult, type PatternTriple } from './micro-match';
+import type { MicroCandidateSource } from './micro-dense';
 import { fragmentBoosts, LABEL_MATCH_DEFAULTS } from './micro-label-match';
 import { pprScores } from './ppr';
 import { hybridRecip, queryPrior, uncoveredText } from './prior';
@@ -41,6 +42,8 @@ export interface SearcherSettings {
   lexicon: boolean;
   heuristic: HeuristicSettings;
   fusion: FusionSettings;
+  /** 'max': the paper's fusion (eq. 9); 'sum': ScienceQA's additive ranking of macro and micro scores (Appendix C.1). */
+  fusionRule: FusionRule;
   /** Hybrid hits fetched for fragment choice and fill-up. */
   pool: number;
   /** Weight of the hybrid's reciprocal rank added to s_final (0: the hybrid only fills up). */
@@ -80,6 +83,7 @@ export const SEARCHER_DEFAULTS: SearcherSettings = {
   lexicon: true,
   heuristic: HEURISTIC_DEFAULTS,
   fusion: FUSION_DEFAULTS,
+  fusionRule: 'max',
   pool: 20,
   hybrid: 0,
   graphFirst: 1,
@@ -103,6 +107,8 @@ export interface SearcherParts {
   gnn?: { graph: GnnGraph; scorer: GnnScorer; checkpoint?: CheckpointIdentity; embedQuery?: (text: string) => Promise<Float32Array> };
   /** The dense mention linker (`linking = "stage"`); absent: the trigram name index, the offline stand-in. */
   linker?: MentionLinker;
+  /** Micro candidates by dense top-K (`microCandidates = "stage"`, micro-dense.ts); absent: the trigram name index, the offline stand-in. */
+  microCandidates?: MicroCandidateSource;
 }
 
 const now = () => performance.now();
@@ -121,7 +127,7 @@ export class DualgSearcher {
    * The scorer's identity plus who linked the query's mentions (`linking`) and which settings ranked (`settings`:
    * "defaults", or a benchmark's k-fold choice, bench-settings.ts; `settingsFrom` says where that choice comes from).
    */
-  readonly identity: ScorerIdentity & { linking: string; settings: string; settingsFrom?: string };
+  readonly identity: ScorerIdentity & { linking: string; settings: string; settingsFrom?: string; microCandidates?: string; fusionRule?: string };
 
   constructor(
     private readonly parts: SearcherParts,
@@ -137,10 +143,16 @@ export class DualgSearcher {
     // The default (trigram) linking keeps the label every earlier run carries; the dense linker is named in it.
     // Without the macro graph nothing is linked (microOnly), so no linker is named.
     const linking = s.macro ? (parts.linker?.label ?? TRIGRAM_LINKING_LABEL) : 'none (without the macro graph)';
-    const label = parts.linker && s.macro ? `${base.label}; entities linked by the ${linking}` : base.label;
+    const linked = parts.linker && s.macro ? `${base.label}; entities linked by the ${linking}` : base.label;
+    // The default (trigram) micro candidates keep the earlier label; the dense ones are named.
+    const withMicro = parts.microCandidates && s.micro ? `${linked}; ${parts.microCandidates.label}` : linked;
+    // ScienceQA's additive ranking is named; the default max fusion keeps the earlier label.
+    const label = s.fusionRule === 'sum' ? `${withMicro}; s_final = macro + micro (ScienceQA's sum)` : withMicro;
     this.identity = {
       ...base,
       linking,
+      ...(parts.microCandidates && s.micro ? { microCandidates: parts.microCandidates.label } : {}),
+      ...(s.fusionRule === 'sum' ? { fusionRule: 'sum' } : {}),
       settings: choiceLabel(choice),
       ...(choice ? { settingsFrom: choice.evidence } : {}),
       label: choice ? `${label}; settings: ${choiceLabel(choice)}` : label,
@@ -148,7 +160,7 @@ export class DualgSearcher {
   }
 
   async search(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
-    const r = this.s.macro ? await this.searchBothTiers(query, opts, kb) : this.microOnly(query, opts, kb);
+    const r = this.s.macro ? await this.searchBothTiers(query, opts, kb) : await this.microOnly(query, opts, kb);
     // Who parsed the query pattern travels with the scorer: a rule stand-in is never reported as the model parser.
     return { ...r, system: { ...this.identity, pattern: opts.pattern?.by ?? PATTERN_STAND_IN } };
   }
@@ -158,11 +170,11 @@ export class DualgSearcher {
    * reads the macro names), matched facts rank their documents by s_micro, and a question no micro fact matches gets nothing:
    * no hybrid fills in, so the ablation shows what the macro side contributes.
    */
-  private microOnly(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): RankedEvidence {
+  private async microOnly(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
     const t0 = now();
     const conditions = patternConditions(query, opts);
     const names = opts.pattern?.entities ?? entities(query);
-    const m = this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, names) : undefined;
+    const m = await this.microMatch(conditions, names);
     const allowed = opts.docIds ? new Set(opts.docIds) : undefined;
     const bestFragment = new Map<number, [string, number]>();
     for (const f of this.parts.micro.facts) {
@@ -188,6 +200,15 @@ export class DualgSearcher {
     };
   }
 
+  /** Micro matching with the trigram candidates (default) or the dense top-K ones (one embedding call per query). */
+  private async microMatch(conditions: PatternTriple[], names: string[]): Promise<MicroMatchResult | undefined> {
+    if (!this.s.micro || !this.parts.micro.facts.length) return undefined;
+    const dense = this.parts.microCandidates;
+    if (!dense) return matchMicro(this.parts.micro, conditions, names);
+    const cands = await dense.lookup(this.parts.micro, [...conditions.flatMap(([h, , t]) => [h, t]), ...names]);
+    return matchMicro(this.parts.micro, conditions, names, TOP_K, cands);
+  }
+
   private async searchBothTiers(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
     const t0 = now();
     const timings: Record<string, number> = {};
@@ -200,8 +221,7 @@ export class DualgSearcher {
     timings.linking = now() - t0;
     const t1 = now();
     const conditions = patternConditions(query, opts);
-    const m =
-      this.s.micro && this.parts.micro.facts.length ? matchMicro(this.parts.micro, conditions, [...link.seeds.map((x) => x.surface), ...names]) : undefined;
+    const m = await this.microMatch(conditions, [...link.seeds.map((x) => x.surface), ...names]);
     timings.matching = now() - t1;
     const seeds = mergeSeeds(link.seeds, m?.seeds);
     const hybridP = kb.search(query, {
@@ -255,7 +275,10 @@ export class DualgSearcher {
     const { docScores, paths } = await this.score(seedsUsed, rel, query, link.covered, hybridP);
     timings.gnn = now() - t2;
     // Without the micro graph there is no micro score to fuse, so no visual document is decayed for lacking one.
-    const final = fuseScores(docScores, this.s.micro ? this.parts.visualDocs : new Set(), m?.sMicro ?? new Map(), this.s.fusion);
+    const final =
+      this.s.fusionRule === 'sum'
+        ? sumScores(docScores, m?.sMicro ?? new Map())
+        : fuseScores(docScores, this.s.micro ? this.parts.visualDocs : new Set(), m?.sMicro ?? new Map(), this.s.fusion);
     const t3 = now();
     const hybrid = await hybridP;
     timings.hybrid = now() - t3;

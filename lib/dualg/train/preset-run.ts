@@ -18,7 +18,7 @@ import { embedQueries } from '../gnn/query-encoder';
 /** The architecture settings a run trains with, from the preset and any explicit size. */
 export interface RunArchitecture {
   preset: GnnPresetName;
-  config: Pick<GnnConfig, 'layers' | 'hidden' | 'queryEncoder' | 'prior'>;
+  config: Pick<GnnConfig, 'layers' | 'hidden' | 'queryEncoder' | 'prior' | 'update' | 'projection'>;
   /** KG-completion epochs (the paper preset has none: KG triples have no text to embed). */
   pretrainEpochs: number;
 }
@@ -35,7 +35,14 @@ export function runArchitecture(preset: GnnPresetName, explicit: { layers?: numb
     );
   return {
     preset,
-    config: { layers: explicit.layers ?? p.layers, hidden: explicit.hidden ?? p.hidden, queryEncoder: p.queryEncoder, prior: p.prior },
+    config: {
+      layers: explicit.layers ?? p.layers,
+      hidden: explicit.hidden ?? p.hidden,
+      queryEncoder: p.queryEncoder,
+      prior: p.prior,
+      update: p.update,
+      projection: p.projection,
+    },
     pretrainEpochs: explicit.pretrainEpochs ?? (preset === 'paper' ? 0 : 1),
   };
 }
