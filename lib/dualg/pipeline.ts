@@ -68,7 +68,14 @@ function mergeHits(first: SearchHit[], second: SearchHit[]): SearchHit[] {
 /** P(q) from the pattern stage; offline its rule stand-in answers (labelled by `by`). */
 async function queryPattern(ctx: PipelineContext, s: DualgSettings): Promise<QueryPattern> {
   const p = await parseQueryPattern(ctx.model('pattern'), ctx.question.question, { maxImages: s.maxImages, questionId: ctx.question.id, signal: ctx.signal });
-  ctx.trace({ kind: 'pattern', by: p.by, conditions: p.conditions, target: p.target, visualBudget: p.visualBudget });
+  ctx.trace({
+    kind: 'pattern',
+    by: p.by,
+    conditions: p.conditions,
+    target: p.target,
+    visualBudget: p.visualBudget,
+    ...(p.departure ? { departure: p.departure } : {}),
+  });
   return p;
 }
 
@@ -128,7 +135,7 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
     poolChars: pool.text.length,
     poolTrimmed: pool.stats.trimmed,
   };
-  return { pool, retrieval, system, images: images.map((i) => i.part) as ImagePart[] };
+  return { pool, retrieval, system, images: images.map((i) => i.part) as ImagePart[], pattern };
 }
 
 /**
@@ -153,13 +160,19 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
         throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure index settings in the experiment', {
           concerns: q.id,
         });
-      const { pool, retrieval, system, images } = await retrieve(ctx, s);
+      const { pool, retrieval, system, images, pattern } = await retrieve(ctx, s);
       const answered = await synthesizeAndCheck(ctx, { template: s.template, pool, ...(images.length ? { images } : {}) });
       return {
         prediction: answered.prediction,
         finalAnswer: answered.finalAnswer,
         retrieval,
-        counters: { searches: s.hybridK ? 2 : 1, patternCalls: 1, imagesSent: images.length, ...answered.counters },
+        counters: {
+          searches: s.hybridK ? 2 : 1,
+          patternCalls: pattern.calls,
+          patternFallbacks: pattern.departure ? 1 : 0,
+          imagesSent: images.length,
+          ...answered.counters,
+        },
         system,
       };
     },
