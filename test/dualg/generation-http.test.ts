@@ -138,10 +138,15 @@ test('w/o Path: the decoded paths are never read and the label says path injecti
   assert.deepEqual(result.system!.removed, ['path injection']);
 });
 
-test('a pattern reply without condition triples fails the question (never replaced by the rules silently)', async () => {
-  await assert.rejects(run({}, 'I think the answer is Paris.'), (e: Error & { code?: string; stage?: string }) => {
-    assert.equal(e.stage, 'pattern');
-    return true;
-  });
+test('a pattern reply without condition triples is asked once more, then the rule parser stands in, recorded as a departure (never silently)', async () => {
+  const { result, events, pattern } = await run({}, 'I think the answer is Paris.');
+  assert.equal(pattern.length, 2, 'one retry of the pattern stage');
+  assert.equal(result.counters?.patternCalls, 2);
+  assert.equal(result.counters?.patternFallbacks, 1, 'the fallback is counted in the record');
+  const traced = events.find((e) => e.kind === 'pattern') as { by?: string; departure?: string } | undefined;
+  assert.match(traced?.by ?? '', /rule parser \(fallback/);
+  assert.match(traced?.departure ?? '', /two replies were unusable \(no \{"conditions": \[\.\.\.\]\} object, then no/);
+  assert.match(result.system!.pattern as string, /rule parser/, "the row's identity says who parsed");
+  assert.equal(result.finalAnswer, 'Paris');
   assert.equal(patternOf('{"conditions": [["?x", "born in", "Paris"]], "visual_budget": 9}', 4)?.visualBudget, 4, 'k_v capped by maxImages');
 });
