@@ -23,7 +23,7 @@
 export const REDACTED = '[REDACTED]';
 
 /** How a query parameter's value is printed when it holds a secret (`?name=***`). */
-export const MASKED_QUERY_VALUE = '***';
+const MASKED_QUERY_VALUE = '***';
 
 /** Values this long or longer are replaced wherever they appear; shorter ones where they stand as a token. */
 export const MIN_SECRET_LENGTH = 8;

@@ -8,7 +8,7 @@ import { ModelOutputError, type ModelOutputProblem } from './model-output-error'
 import type { ChatResponse } from './types';
 
 /** The finish reason of a reply cut by the token limit (OpenAI-compatible servers). */
-export const CUT_BY_TOKEN_LIMIT = 'length';
+const CUT_BY_TOKEN_LIMIT = 'length';
 
 /** Whether the endpoint cut the reply at its token limit. */
 export function cutByTokenLimit(res: Pick<ChatResponse, 'finishReason'>): boolean {
@@ -45,7 +45,7 @@ export function refuseReply(
 }
 
 /** A reply with neither text nor a tool call. */
-export function emptyReply(res: Pick<ChatResponse, 'text' | 'toolCalls'>): boolean {
+function emptyReply(res: Pick<ChatResponse, 'text' | 'toolCalls'>): boolean {
   return !res.text.trim() && !res.toolCalls.length;
 }
 

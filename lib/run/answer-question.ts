@@ -243,16 +243,19 @@ export async function answerQuestion(env: QuestionEnv, q: Question): Promise<Run
   }
   const result = solved.result;
   // Secrets by value (lib/model-api/redact.ts): an error body, a knowledge-base reply or a tool result may echo a key.
-  const tracePtr = env.traces.write(q.id, redactDeep({
-    id: q.id,
-    runId: env.runId,
-    seed: `${env.config.seed}/${q.id}`,
-    pipeline: env.pipeline.name,
-    events,
-    retrieval: result?.retrieval ?? null,
-    counters: result?.counters ?? {},
-    error,
-  }));
+  const tracePtr = env.traces.write(
+    q.id,
+    redactDeep({
+      id: q.id,
+      runId: env.runId,
+      seed: `${env.config.seed}/${q.id}`,
+      pipeline: env.pipeline.name,
+      events,
+      retrieval: result?.retrieval ?? null,
+      counters: result?.counters ?? {},
+      error,
+    }),
+  );
   // The id stays as the benchmark wrote it: resume matches records by id.
   return { ...redactDeep(recordOf(env, q, { solved, error, calls, tracePtr, t0, timing })), id: q.id };
 }

@@ -30,17 +30,17 @@ export interface Fault {
 }
 
 /** Neither JSON nor an answer, and too short to pass for a prose finish (the agent loops read it as malformed). */
-export const GARBAGE = '@@@ ### garbled ### @@@';
+const GARBAGE = '@@@ ### garbled ### @@@';
 
 /** A good FINAL ANSWER reply cut inside its final line (what a max_tokens stop leaves): "...FINAL ANSWER: Kr". */
-export function cutInsideFinal(good: ScriptedReply): ScriptedReply {
+function cutInsideFinal(good: ScriptedReply): ScriptedReply {
   const text = good.text ?? '';
   const at = text.lastIndexOf('FINAL ANSWER:');
   const keep = at >= 0 ? at + 'FINAL ANSWER: '.length + Math.max(1, Math.floor((text.length - at - 14) / 2)) : Math.floor(text.length / 2);
   return { text: text.slice(0, Math.max(1, keep)), finishReason: 'length' };
 }
 
-export function faultReply(kind: FaultKind, good: ScriptedReply, q: Q, hangMs: number): ScriptedReply {
+function faultReply(kind: FaultKind, good: ScriptedReply, q: Q, hangMs: number): ScriptedReply {
   switch (kind) {
     case 't429':
       return { status: 429, headers: { 'retry-after': '0' } };
