@@ -61,6 +61,8 @@ export interface AgentCounters {
   badArgs: number;
   badJson: number;
   repairs: number;
+  /** Replies the endpoint cut at its token limit (finish reason length); the loop's rules (repair, guidance) handled them. */
+  cutReplies: number;
   nudges: number;
   rejectedFinals: number;
   cacheHits: number;
@@ -214,6 +216,7 @@ function zeroCounters(): AgentCounters {
     badArgs: 0,
     badJson: 0,
     repairs: 0,
+    cutReplies: 0,
     nudges: 0,
     rejectedFinals: 0,
     cacheHits: 0,
@@ -453,6 +456,7 @@ class AgentLoopRun<Ctx> {
     this.counters.modelCalls++;
     this.lastResponse = res;
     if (res.cacheHit) this.counters.cacheHits++;
+    if (res.finishReason === 'length') this.counters.cutReplies++;
     this.usage.promptTokens += res.usage.promptTokens;
     this.usage.completionTokens += res.usage.completionTokens;
     this.modelId = res.model;
