@@ -27,7 +27,7 @@ import { errorMessage } from '../../lib/util/errors';
 import { makeRng } from '../../lib/util/rng';
 import { kfInProcess } from '../_shared/cli-in-process';
 import { nonEmpty } from '../_shared/non-empty';
-import { ownScratch, tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
+import { filesUnder, ownScratch, tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
 
 const NAMES = [
   'subscription-key',
@@ -45,10 +45,6 @@ const NAMES = [
 const LENGTHS = [1, 2, 3, 5, 6, 7, 8, 13, 40];
 const LETTERS = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz';
 const ALNUM = `${LETTERS}0123456789`;
-
-function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
-}
 
 const bounded = (s: string) => new RegExp(`(?<![A-Za-z0-9])${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9])`);
 
