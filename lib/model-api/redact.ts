@@ -35,9 +35,15 @@ const CREDENTIAL_PARAM =
 const secrets = new Set<string>();
 let compiled: { long: string[]; short?: RegExp } | undefined;
 
-/** Remember a secret value (any length >= 1); every later redactSecrets call hides it. Empty values are ignored. */
+/**
+ * The placeholder keys local servers are documented with (vLLM's `EMPTY`, Ollama's `ollama`...): they
+ * authenticate nothing, and redacting them would erase ordinary answer words ("FINAL ANSWER: none").
+ */
+const PLACEHOLDER_KEYS = new Set(['empty', 'none', 'null', 'dummy', 'no-key', 'nokey', 'ollama', 'lm-studio', 'not-needed']);
+
+/** Remember a secret value (any length >= 1); every later redactSecrets call hides it. Empty values and placeholder keys are ignored. */
 export function registerSecret(value: string | undefined): void {
-  if (!value || secrets.has(value)) return;
+  if (!value || secrets.has(value) || PLACEHOLDER_KEYS.has(value.toLowerCase())) return;
   secrets.add(value);
   compiled = undefined;
 }

@@ -25,6 +25,11 @@ test('registered secrets are replaced wherever they appear; short ones wherever 
   assert.equal(redactSecrets('see /v1/x?access_token=qqq&page=2'), `see /v1/x?access_token=***&page=2`);
 });
 
+test('placeholder keys of local servers (EMPTY, none, ollama) are not secrets: answer words stay', () => {
+  for (const k of ['EMPTY', 'none', 'ollama']) registerSecret(k);
+  assert.equal(redactSecrets('FINAL ANSWER: none (EMPTY; ollama)'), 'FINAL ANSWER: none (EMPTY; ollama)');
+});
+
 test('credential-like query names nobody registered are masked too (the names a fixed list missed)', () => {
   const names = ['subscription-key', 'x-api-key', 'client_secret', 'access_key', 'auth_token', 'private_token', 'pass', 'secret_key', 'id_token'];
   for (const n of [...names, 'refresh_token', 'ocp-apim-subscription-key', 'X-Amz-Signature', 'apikey', 'password'])
