@@ -29,7 +29,8 @@ import { canonicalJson } from '../util/hash';
 import { KfError, errorMessage } from '../util/errors';
 import { parseAgentObject, parseToolArguments } from '../model-api/json-repair';
 import { ModelOutputError } from '../model-api/model-output-error';
-import type { AgentProtocol, ChatMessage, ChatModel, ContentPart, Stage, ToolCall, Usage } from '../model-api/types';
+import { rejectReply } from '../model-api/reply-verdict';
+import type { AgentProtocol, ChatMessage, ChatModel, ChatResponse, ContentPart, Stage, ToolCall, Usage } from '../model-api/types';
 import { composeSystemPrompt, type SystemPromptSource } from './system-prompt';
 import { checkArgs, ToolSet, type AgentTool } from './tools';
 
@@ -60,6 +61,8 @@ export interface AgentCounters {
   badArgs: number;
   badJson: number;
   repairs: number;
+  /** Replies the endpoint cut at its token limit (finish reason length); the loop's rules (repair, guidance) handled them. */
+  cutReplies: number;
   nudges: number;
   rejectedFinals: number;
   cacheHits: number;
@@ -150,6 +153,8 @@ export interface AgentModelCall {
   usage: Usage;
   latencyMs: number;
   cacheHit: boolean;
+  /** The endpoint's finish reason (`length`: cut by the token limit; the loop's rules -- repair, guidance -- then apply). */
+  finishReason: string;
   model: string;
   backend: string;
 }
@@ -211,6 +216,7 @@ function zeroCounters(): AgentCounters {
     badArgs: 0,
     badJson: 0,
     repairs: 0,
+    cutReplies: 0,
     nudges: 0,
     rejectedFinals: 0,
     cacheHits: 0,
@@ -259,6 +265,8 @@ class AgentLoopRun<Ctx> {
   private readonly texts: { hint: string; nudge: string; rejectFinal: string };
   /** The last two replies, for the error of a malformed stop. */
   private readonly lastReplies: string[] = [];
+  /** The reply being handled (a malformed one is rejected: the cache never replays it). */
+  private lastResponse?: ChatResponse;
   rounds = 0;
   private consecutiveBad = 0;
   private nudged = false;
@@ -317,6 +325,7 @@ class AgentLoopRun<Ctx> {
       empty ? 'empty' : 'unparseable',
       `the ${this.opts.role} sent ${empty ? 'two empty replies' : 'two malformed replies'} in a row (round ${this.rounds + 1})`,
       this.lastReplies.join(' || '),
+      { finishReason: this.lastResponse?.finishReason },
     );
   }
 
@@ -324,6 +333,7 @@ class AgentLoopRun<Ctx> {
   private malformed(s: Omit<AgentStep, 'round' | 'kind' | 'result'>): StepOutcome {
     this.consecutiveBad++;
     this.counters.badJson++;
+    rejectReply(this.lastResponse, this.lastResponse?.finishReason === 'length' ? 'length' : 'unparseable');
     this.step({ round: this.rounds + 1, kind: 'bad_json', ...s, result: this.texts.hint });
     if (this.consecutiveBad >= 2) return this.stopMalformed();
     this.messages.push({ role: 'user', content: this.texts.hint });
@@ -444,7 +454,9 @@ class AgentLoopRun<Ctx> {
       opts.signal,
     );
     this.counters.modelCalls++;
+    this.lastResponse = res;
     if (res.cacheHit) this.counters.cacheHits++;
+    if (res.finishReason === 'length') this.counters.cutReplies++;
     this.usage.promptTokens += res.usage.promptTokens;
     this.usage.completionTokens += res.usage.completionTokens;
     this.modelId = res.model;
@@ -463,6 +475,7 @@ class AgentLoopRun<Ctx> {
       usage: res.usage,
       latencyMs: res.latencyMs,
       cacheHit: res.cacheHit,
+      finishReason: res.finishReason,
       model: res.model,
       backend: res.backend,
     });

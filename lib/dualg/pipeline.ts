@@ -197,12 +197,17 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
         s.generator === 'paper'
           ? await generateAsPaper(ctx, s, { pool, paths, images })
           : await synthesizeAndCheck(ctx, { template: s.template, pool, ...(images.length ? { images } : {}) });
-      const departures: Record<string, number> = pattern.departure ? { patternDepartures: 1 } : {};
-      return {
+            return {
         prediction: answered.prediction,
         finalAnswer: answered.finalAnswer,
         retrieval,
-        counters: { searches: s.hybridK ? 2 : 1, patternCalls: pattern.departure ? 2 : 1, imagesSent: images.length, ...departures, ...answered.counters },
+        counters: {
+          searches: s.hybridK ? 2 : 1,
+          patternCalls: pattern.calls,
+          patternFallbacks: pattern.departure ? 1 : 0,
+          imagesSent: images.length,
+          ...answered.counters,
+        },
         system: pattern.departure ? { ...system, departures: [pattern.departure] } : system,
       };
     },

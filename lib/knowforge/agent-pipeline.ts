@@ -201,6 +201,8 @@ function agentCounters(st: QuestionState): void {
     add(c, 'outOfRole', t.counters.outOfRole);
     add(c, 'unknownTools', t.counters.unknownTools);
     add(c, 'badJson', t.counters.badJson);
+    add(c, 'repairs', t.counters.repairs); // tool arguments or reply JSON repaired, then used
+    add(c, 'cutReplies', t.counters.cutReplies); // replies cut by the token limit inside the loop (its rules applied)
     if (t.forced) add(c, 'forcedStops');
     if (t.forced) add(c, `stop_${t.stopReason}`);
     if (t.stopReason === 'prose_final') add(c, 'proseFinals');

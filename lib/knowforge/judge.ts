@@ -15,6 +15,7 @@
  */
 import type { ChatMessage, ChatModel, ChatResponse } from '../model-api/types';
 import { findJsonObject } from '../model-api/json-repair';
+import { cutByTokenLimit, refuseReply, rejectReply } from '../model-api/reply-verdict';
 import { fillPrompt, hasPrompt, loadPrompt } from '../util/prompts';
 import type { JudgeTask } from './offline/tasks';
 
@@ -125,8 +126,11 @@ export async function runBridgeJudge(model: ChatModel, input: JudgeInput, signal
     },
     signal,
   );
+  // Its reply is final (one call, no second chance): a reply cut by the token limit is refused, never half-read.
+  if (cutByTokenLimit(response)) throw refuseReply(response, 'bridge', 'truncated', 'the bridge judge reply was cut at the token limit');
   const found = findJsonObject(response.text, (v) => 'need_more' in v || 'queries' in v);
   if (!found) {
+    rejectReply(response, 'unparseable'); // unused, so never replayed from the cache
     return {
       needMore: false,
       bridgeEntities: [],

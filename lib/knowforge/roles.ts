@@ -116,6 +116,7 @@ export async function runRole(r: RoleRun): Promise<AgentTranscript> {
         completionTokens: c.usage.completionTokens,
         latencyMs: c.latencyMs,
         cacheHit: c.cacheHit,
+        finishReason: c.finishReason,
         model: c.model,
         backend: c.backend,
       });

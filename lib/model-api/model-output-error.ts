@@ -22,21 +22,31 @@ export function excerptOf(text: string | undefined): string {
 export class ModelOutputError extends KfError {
   /** The reply (or replies) as received, cut to RECEIVED_EXCERPT_CHARS. */
   readonly received: string;
+  /** The endpoint's finish reason of the (last) refused reply, when known (`length`: cut by the token limit). */
+  readonly finishReason?: string;
 
   constructor(
     readonly stage: string,
     readonly problem: ModelOutputProblem,
     what: string,
     received: string | undefined,
+    opts: { finishReason?: string } = {},
   ) {
     const excerpt = excerptOf(received);
+    const cut = opts.finishReason === 'length' && !/token limit/.test(what) ? ', cut at the token limit (finish reason "length")' : '';
     super(
       'model_output',
-      `${stage}: ${what} (received ${JSON.stringify(excerpt)})`,
-      'check the endpoint and model of this stage (kf models --check); --retry-errors asks these questions again',
+      `${stage}: ${what}${cut} (received ${JSON.stringify(excerpt)})`,
+      'check the endpoint and model of this stage (kf models --check; a cut reply needs a larger max_tokens); the refused reply is never replayed from the cache, so --retry-errors asks the model again',
       { concerns: stage },
     );
     this.received = excerpt;
+    if (opts.finishReason) this.finishReason = opts.finishReason;
+  }
+
+  /** Why the reply was refused, for records and summaries: `length` when the token limit cut it, else the problem. */
+  get reason(): string {
+    return this.finishReason === 'length' ? 'length' : this.problem;
   }
 }
 

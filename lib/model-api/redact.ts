@@ -1,38 +1,70 @@
 /**
  * Secret redaction for everything that leaves the model layer: API keys, the
- * user:password part of a base URL, and credential parameters of its query
- * string. The model layer registers the secrets of every endpoint it resolves;
- * any layer that writes text out (records, traces, manifests, CLI output) can
- * pass it through `redactSecrets` without knowing which secrets exist.
+ * user:password part of a base URL, and the query parameters of its query
+ * string. The model layer registers the secrets of every endpoint it resolves
+ * (and the knowledge-base client its key); any layer that writes text out
+ * (records, traces, manifests, CLI output) can pass it through `redactSecrets`
+ * without knowing which secrets exist.
  *
- * Two nets, because either alone misses something:
+ * Redaction is by VALUE, whatever the secret's length or the parameter's name:
  * - registered values: every occurrence of a known secret, wherever it appears
- *   (a reply that echoes the key, an SDK message quoting the URL);
- * - shapes: `scheme://user:pass@`, `Bearer <token>` and `?token=...`-style
- *   parameters, so a secret nobody registered (a URL the server echoes back) is
- *   hidden too.
- * Values shorter than MIN_SECRET_LENGTH are not searched for in free text: a
- * four-letter password would also erase every ordinary word containing it and
- * corrupt the answers being recorded. They are still hidden by the shapes.
+ *   (a reply that echoes the key, an SDK message quoting the URL, tool
+ *   arguments, error bodies). A value of MIN_SECRET_LENGTH characters or more is
+ *   replaced anywhere; a shorter one wherever it stands as a token of its own
+ *   (not inside a longer word or number), so a short key is hidden when echoed
+ *   without erasing every word that contains its letters;
+ * - every query value of a configured base URL is a registered secret, and a
+ *   query parameter holding a secret is printed `name=***`, whatever the name.
+ * Shapes catch what nobody registered (a URL the server echoes back):
+ * `scheme://user:pass@`, `Bearer <token>` and credential-like parameter names
+ * (anything naming a key, token, secret, password, signature, credential...).
  */
 
 export const REDACTED = '[REDACTED]';
 
-/** Shortest value searched for verbatim (shorter ones are only hidden by shape). */
+/** How a query parameter's value is printed when it holds a secret (`?name=***`). */
+const MASKED_QUERY_VALUE = '***';
+
+/** Values this long or longer are replaced wherever they appear; shorter ones where they stand as a token. */
 export const MIN_SECRET_LENGTH = 8;
 
-/** Query parameter names that carry credentials by convention (Azure, S3 presigned URLs, tokens). */
+/** Query parameter names that carry credentials by convention (Azure, AWS, GitLab, OAuth, presigned URLs...). */
 const CREDENTIAL_PARAM =
-  /^(?:access[_-]?token|api[_-]?key|apikey|key|token|auth|authorization|password|passwd|pwd|secret|sig|signature|x-amz-signature|code)$/i;
+  /(?:^|[-_.])(?:api[-_]?key|key|token|secret|pass|passwd|password|pwd|auth|authorization|sig|signature|credentials?|code|session)(?:$|[-_.])|(?:key|token|secret|password|signature)$/i;
 
 const secrets = new Set<string>();
+let compiled: { long: string[]; short?: RegExp } | undefined;
 
-/** Remember a secret value; every later redactSecrets call hides it. Empty and too-short values are ignored. */
+/**
+ * The placeholder keys local servers are documented with (vLLM's `EMPTY`, Ollama's `ollama`...): they
+ * authenticate nothing, and redacting them would erase ordinary answer words ("FINAL ANSWER: none").
+ */
+const PLACEHOLDER_KEYS = new Set(['empty', 'none', 'null', 'dummy', 'no-key', 'nokey', 'ollama', 'lm-studio', 'not-needed']);
+
+/** Remember a secret value (any length >= 1); every later redactSecrets call hides it. Empty values and placeholder keys are ignored. */
 export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= MIN_SECRET_LENGTH) secrets.add(value);
+  if (!value || secrets.has(value) || PLACEHOLDER_KEYS.has(value.toLowerCase())) return;
+  secrets.add(value);
+  compiled = undefined;
 }
 
-/** The secret parts of a URL: user name, password and credential query values (also their percent-decoded forms). */
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function matchers(): { long: string[]; short?: RegExp } {
+  if (compiled) return compiled;
+  // Longest first, so a secret containing another is replaced whole.
+  const all = [...secrets].sort((a, b) => b.length - a.length);
+  const short = all.filter((s) => s.length < MIN_SECRET_LENGTH);
+  compiled = {
+    long: all.filter((s) => s.length >= MIN_SECRET_LENGTH),
+    short: short.length ? new RegExp(`(?<![A-Za-z0-9])(?:${short.map(escapeRegExp).join('|')})(?![A-Za-z0-9])`, 'g') : undefined,
+  };
+  return compiled;
+}
+
+/** The secret parts of a URL: user name, password and every query value (also their percent-decoded forms). */
 export function secretsOfUrl(url: string | undefined): string[] {
   if (!url) return [];
   let u: URL;
@@ -42,11 +74,10 @@ export function secretsOfUrl(url: string | undefined): string[] {
     return [];
   }
   const out = [u.username, u.password];
-  for (const [name, value] of u.searchParams) if (CREDENTIAL_PARAM.test(name)) out.push(value);
-  const raw = u.search.slice(1).split('&');
-  for (const pair of raw) {
-    const [name, value] = pair.split('=');
-    if (value && CREDENTIAL_PARAM.test(decodeSafe(name))) out.push(value);
+  for (const [, value] of u.searchParams) out.push(value);
+  for (const pair of u.search.slice(1).split('&')) {
+    const value = pair.split('=').slice(1).join('=');
+    if (value) out.push(value);
   }
   const withDecoded = out.flatMap((s) => [s, decodeSafe(s)]);
   return [...new Set(withDecoded.filter((s) => s.length > 0))];
@@ -65,24 +96,28 @@ export function registerUrlSecrets(url: string | undefined): void {
   for (const s of secretsOfUrl(url)) registerSecret(s);
 }
 
-/** A URL safe to print: userinfo and credential query values replaced, everything else kept. */
+/** A URL safe to print: userinfo replaced, every query value shown as `***` (whatever the name), the rest kept. */
 export function redactUrl(url: string | undefined): string | undefined {
   if (url === undefined) return undefined;
-  return redactSecrets(url);
+  const masked = url.replace(/([?&])([^=&#\s]+)=([^&#\s]*)/g, (_all, sep: string, name: string) => `${sep}${name}=${MASKED_QUERY_VALUE}`);
+  return redactSecrets(masked);
 }
 
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@?#]+@/gi;
 const BEARER = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g;
-const QUERY_PARAM = /([?&])([A-Za-z0-9_-]+)=([^&#\s"'<>]+)/g;
+const QUERY_PARAM = /([?&])([A-Za-z0-9_.-]+)=([^&#\s"'<>]+)/g;
 
-/** The text with every registered secret and every credential-shaped part replaced by [REDACTED]. */
+/** The text with every registered secret and every credential-shaped part replaced. */
 export function redactSecrets(text: string): string {
   if (!text) return text;
-  let out = text;
-  // Longest first, so a secret containing another is replaced whole.
-  for (const s of [...secrets].sort((a, b) => b.length - a.length)) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  // Query parameters first: one holding a secret (registered, or by its name) is printed name=***.
+  let out = text.replace(QUERY_PARAM, (all, sep: string, name: string, value: string) =>
+    CREDENTIAL_PARAM.test(name) || secrets.has(value) || secrets.has(decodeSafe(value)) ? `${sep}${name}=${MASKED_QUERY_VALUE}` : all,
+  );
+  const m = matchers();
+  for (const s of m.long) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  if (m.short) out = out.replace(m.short, REDACTED);
   out = out.replace(USERINFO, `$1${REDACTED}@`).replace(BEARER, `$1${REDACTED}`);
-  out = out.replace(QUERY_PARAM, (all, sep: string, name: string) => (CREDENTIAL_PARAM.test(name) ? `${sep}${name}=${REDACTED}` : all));
   return out;
 }
 

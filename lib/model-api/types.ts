@@ -87,6 +87,12 @@ export interface ChatResponse {
   cacheHit: boolean;
   latencyMs: number;
   attempts: number;
+  /**
+   * The asking stage's verdict, when it cannot use the reply (cut at the token limit, empty, unparseable, no
+   * answer): the cache marks the stored reply rejected, so no later call (a --retry-errors pass, another run)
+   * replays it. Absent when nothing stored the reply. Call it through rejectReply (lib/model-api/reply-verdict.ts).
+   */
+  reject?: (reason: string) => void;
 }
 
 /** Where answers come from. Offline and scripted outputs are never model results and are labelled so everywhere. */

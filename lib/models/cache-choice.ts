@@ -1,7 +1,11 @@
 /**
- * Which reply cache a router uses, by precedence: the caller's option, the
- * experiment's models.cache, the project defaults, then KF_CACHE / KF_CACHE_FILE.
- * The mode defaults to read-write when a file is known, else off.
+ * Which reply cache a router uses. The mode, by precedence: the caller's option
+ * (`kf run --cache`), KF_CACHE, the experiment's models.cache.mode, the project
+ * defaults. The cache mode is an operating switch, not a result-affecting setting,
+ * so the environment overrides the experiment file here (`KF_CACHE=off kf run x`
+ * turns the cache off whatever x says). The mode defaults to read-write when a
+ * file is known, else off. The file: the caller's option, the experiment, the
+ * defaults, then KF_CACHE_FILE.
  */
 import { KfError } from '../util/errors';
 import { defaultCacheFile, ModelCache } from './cache';
@@ -25,7 +29,7 @@ export function chooseCache(
   }
   const { experiment, defaults } = layers;
   const fileGiven = opts.cacheFile ?? experiment.cache?.file ?? defaults?.cache?.file ?? (env.KF_CACHE_FILE || undefined);
-  const mode: CacheMode = opts.cacheMode ?? experiment.cache?.mode ?? defaults?.cache?.mode ?? (envMode || undefined) ?? (fileGiven ? 'read-write' : 'off');
+  const mode: CacheMode = opts.cacheMode ?? (envMode || undefined) ?? experiment.cache?.mode ?? defaults?.cache?.mode ?? (fileGiven ? 'read-write' : 'off');
   const file = mode === 'off' ? fileGiven : (fileGiven ?? defaultCacheFile());
   const cache = mode !== 'off' && file ? ModelCache.open(file, { create: mode !== 'replay-only' }) : undefined;
   return { cache, mode, file: cache?.file ?? file };

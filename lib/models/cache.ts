@@ -5,7 +5,8 @@
  *
  * WAL mode with a busy timeout makes it safe for several runs at once (one
  * writer at a time, readers never blocked); each write is one small transaction,
- * so a crash loses at most the reply being written. It never holds credentials
+ * so a crash loses at most the reply being written. A reply the stage that
+ * asked for it rejected carries that verdict and is never served again. It never holds credentials
  * or base URLs: keys are content hashes and rows hold replies only.
  */
 import * as fs from 'node:fs';
@@ -29,6 +30,8 @@ export interface CacheStats {
   file: string;
   bytes: number;
   replies: number;
+  /** Replies the asking stage rejected (kept for the record, never served). */
+  rejected: number;
   byStage: Record<string, number>;
   byModel: Record<string, number>;
   ocr: number;
@@ -67,10 +70,17 @@ CREATE TABLE IF NOT EXISTS embeddings (
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 `;
 
+/** The verdict column (added to caches written before it existed): why the stage that asked refused the reply; NULL = accepted. */
+function addVerdictColumn(db: Database.Database): void {
+  const cols = db.prepare('PRAGMA table_info(replies)').all() as { name: string }[];
+  if (!cols.some((c) => c.name === 'rejected')) db.exec('ALTER TABLE replies ADD COLUMN rejected TEXT');
+}
+
 export class ModelCache {
   private readonly db: Database.Database;
   private readonly getStmt: Database.Statement;
   private readonly putStmt: Database.Statement;
+  private readonly rejectStmt: Database.Statement;
   private closed = false;
 
   private constructor(
@@ -78,8 +88,10 @@ export class ModelCache {
     db: Database.Database,
   ) {
     this.db = db;
-    this.getStmt = db.prepare('SELECT reply FROM replies WHERE key = ?');
-    this.putStmt = db.prepare('INSERT OR REPLACE INTO replies (key, stage, model, question_id, created_at, reply) VALUES (?, ?, ?, ?, ?, ?)');
+    // A reply the asking stage rejected is never served again (a miss: the endpoint is asked anew).
+    this.getStmt = db.prepare('SELECT reply FROM replies WHERE key = ? AND rejected IS NULL');
+    this.putStmt = db.prepare('INSERT OR REPLACE INTO replies (key, stage, model, question_id, created_at, reply, rejected) VALUES (?, ?, ?, ?, ?, ?, NULL)');
+    this.rejectStmt = db.prepare('UPDATE replies SET rejected = ? WHERE key = ?');
   }
 
   /**
@@ -104,6 +116,7 @@ export class ModelCache {
       db.pragma('synchronous = NORMAL');
       db.pragma('busy_timeout = 10000');
       db.exec(SCHEMA);
+      addVerdictColumn(db);
       db.prepare("INSERT OR IGNORE INTO meta (k, v) VALUES ('format', 'kf-model-cache/1')").run();
     } catch (e) {
       const code = (e as { code?: string }).code ?? '';
@@ -131,6 +144,14 @@ export class ModelCache {
 
   put(key: string, reply: CachedReply, meta: { stage: string; questionId?: string }): void {
     this.putStmt.run(key, meta.stage, reply.model, meta.questionId ?? null, new Date().toISOString(), JSON.stringify(reply));
+  }
+
+  /**
+   * The asking stage's verdict on a stored reply: rejected (cut at the token limit, empty, unparseable, no
+   * answer). The row stays (kf cache stats counts it) but is never served; the next fresh reply replaces it.
+   */
+  reject(key: string, reason: string): void {
+    this.rejectStmt.run(reason || 'rejected', key);
   }
 
   getOcr<T>(imageSha: string, engine: string): T | undefined {
@@ -181,6 +202,7 @@ export class ModelCache {
       file: this.file,
       bytes,
       replies: count('SELECT COUNT(*) AS n FROM replies'),
+      rejected: count('SELECT COUNT(*) AS n FROM replies WHERE rejected IS NOT NULL'),
       byStage: group('stage'),
       byModel: group('model'),
       ocr: count('SELECT COUNT(*) AS n FROM ocr'),

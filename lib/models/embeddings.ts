@@ -6,6 +6,7 @@
  * The endpoint decides the dimension: `dim` is known after the first `embed()`
  * or after `init()` (one probe call, cached like any other text).
  */
+import { redactError, redactUrl } from '../model-api/redact';
 import { normalize } from '../util/vectors';
 import type OpenAI from 'openai';
 import { KfError, isKfError } from '../util/errors';
@@ -181,7 +182,7 @@ export class OpenAIEmbedder implements Embedder {
       if (!Array.isArray(data) || data.length !== batch.length || data.some((d) => !Array.isArray(d.embedding))) {
         throw new KfError(
           'bad_embeddings',
-          `embedding endpoint ${ep.baseUrl} returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${batch.length} texts (model ${ep.model})`,
+          `embedding endpoint ${redactUrl(ep.baseUrl)} returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${batch.length} texts (model ${ep.model})`,
           'check that the model is an embedding model and the server supports /embeddings',
         );
       }
@@ -194,7 +195,7 @@ export class OpenAIEmbedder implements Embedder {
       if (!(isKfError(e) && (e.code === 'bad_embeddings' || e.code === 'embedder_dim_changed'))) {
         this.record(0, Date.now() - started, false, e instanceof ModelCallError ? e.attempts : 0, isKfError(e) ? e.code : 'error');
       }
-      throw e;
+      throw redactError(e); // an error body may echo the key or the URL's credentials
     }
   }
 }

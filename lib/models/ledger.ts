@@ -21,6 +21,8 @@ export interface LedgerEntry {
   cacheHit: boolean;
   /** HTTP attempts made (0 for cache hits and offline calls). */
   attempts: number;
+  /** The endpoint's finish reason of the reply (`stop`, `length` = cut by the token limit, `tool_calls`); absent on failures. */
+  finishReason?: string;
   /** Set when the call failed after all attempts (a short code, e.g. `model_call_failed`). */
   error?: string;
 }

@@ -11,6 +11,7 @@
  * errors (5xx: retried the same way), timeouts, and bodies that are not the
  * expected JSON. The key is never part of a message, a cache key or a record.
  */
+import { registerSecret, registerUrlSecrets } from '../model-api/redact';
 import { KfError } from '../util/errors';
 import { sendAsync, sleepSync, type HttpOutcome, type HttpRequest } from './http';
 import { SyncHttp } from './sync-http';
@@ -51,6 +52,10 @@ export class RemoteKbClient {
     this.uuid = opts.uuid;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.apiKey = opts.apiKey || undefined;
+    // The account key and any credential in the server URL are secrets by value (lib/model-api/redact.ts):
+    // hidden wherever a reply or an error echoes them.
+    registerSecret(this.apiKey);
+    registerUrlSecrets(this.baseUrl);
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.retries = opts.retries ?? 4;
     this.backoffMs = opts.backoffMs ?? 500;

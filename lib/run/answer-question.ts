@@ -14,6 +14,7 @@ import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { questionContext } from '../pipeline/question-context';
 import { retrieverKnowledgeBase } from '../pipeline/retriever-knowledge-base';
 import { ModelOutputError } from '../model-api/model-output-error';
+import { redactDeep } from '../model-api/redact';
 import { KfError, errorMessage, isKfError } from '../util/errors';
 import { backendLabel } from './aggregate';
 import type { ExperimentConfig } from './config';
@@ -241,15 +242,20 @@ export async function answerQuestion(env: QuestionEnv, q: Question): Promise<Run
     env.inFlight.delete(q.id);
   }
   const result = solved.result;
-  const tracePtr = env.traces.write(q.id, {
-    id: q.id,
-    runId: env.runId,
-    seed: `${env.config.seed}/${q.id}`,
-    pipeline: env.pipeline.name,
-    events,
-    retrieval: result?.retrieval ?? null,
-    counters: result?.counters ?? {},
-    error,
-  });
-  return recordOf(env, q, { solved, error, calls, tracePtr, t0, timing });
+  // Secrets by value (lib/model-api/redact.ts): an error body, a knowledge-base reply or a tool result may echo a key.
+  const tracePtr = env.traces.write(
+    q.id,
+    redactDeep({
+      id: q.id,
+      runId: env.runId,
+      seed: `${env.config.seed}/${q.id}`,
+      pipeline: env.pipeline.name,
+      events,
+      retrieval: result?.retrieval ?? null,
+      counters: result?.counters ?? {},
+      error,
+    }),
+  );
+  // The id stays as the benchmark wrote it: resume matches records by id.
+  return { ...redactDeep(recordOf(env, q, { solved, error, calls, tracePtr, t0, timing })), id: q.id };
 }

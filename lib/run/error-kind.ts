@@ -29,7 +29,10 @@ export function recordErrorOf(e: unknown, timedOut?: { questionId: string; limit
       message: `question ${timedOut.questionId} exceeded the per-question limit of ${timedOut.limitMs} ms (limits.timeoutMs)`,
     };
   const message = errorMessage(e);
-  if (isModelOutputError(e)) return { code: 'model_output', kind: 'model_output', message, stage: e.stage, received: e.received };
+  if (isModelOutputError(e)) {
+    const reason = (e as { reason?: unknown }).reason;
+    return { code: 'model_output', kind: 'model_output', message, stage: e.stage, received: e.received, ...(typeof reason === 'string' ? { reason } : {}) };
+  }
   const code = isKfError(e) ? e.code : 'pipeline_failed';
   if (code === 'model_call_failed') {
     const last = (e as { lastKind?: string; stage?: string }).lastKind;

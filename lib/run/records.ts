@@ -23,6 +23,8 @@ export interface RecordError {
   stage?: string;
   /** model_output: the reply as received, cut to a few hundred characters. */
   received?: string;
+  /** model_output: why the reply was refused: `length` (cut by the token limit), empty, unparseable, no_final_answer, truncated. */
+  reason?: string;
 }
 
 export interface RecordTimings {

@@ -17,6 +17,7 @@ import { benchmarkDisplayName } from '../bench/own';
 import type { LedgerTotals } from '../models/ledger';
 import { KfError } from '../util/errors';
 import { repoRoot } from '../util/paths';
+import { pidLockState } from '../util/pid-lock';
 import { readRunManifest, type RunManifest } from './manifest';
 import { loadConfiguredBenchmark } from './questions';
 import { readRecords, recordsFileOf, type RunRecord } from './records';
@@ -193,6 +194,10 @@ export interface RunSummary {
   failedBy: Record<ErrorKind, number>;
   /** Answered records whose final answer is a refusal (scores.refused = 1). */
   refused: number;
+  /** Failed records whose reply the endpoint cut at its token limit (error reason `length`): never scored. */
+  cutReplies: number;
+  /** Repaired tool-call arguments (or reply JSON) the agent loops used, over all records (counters.repairs). */
+  repairs: number;
   /** Mean of every answer score over all records (failed = 0). */
   scores: Record<string, number>;
   /** Mean of each retrieval metric over answered records that have it, with counts. */
@@ -273,6 +278,8 @@ export function summarizeRecords(records: RunRecord[], base: Partial<RunSummary>
     errorCodes,
     failedBy,
     refused: refused.filter((r) => r.scores.refused === 1).length,
+    cutReplies: records.filter((r) => r.error?.reason === 'length').length,
+    repairs: records.reduce((n, r) => n + (r.counters?.repairs ?? 0), 0),
     scores,
     retrieval: ret.mean,
     retrievalN: retrievalRows.length,
@@ -448,6 +455,20 @@ export interface RunListing {
   value?: number;
   startedAt?: string;
   updatedAt?: string;
+  /** A run whose manifest says running but whose lock's process is gone (kill -9, power loss): how to go on. */
+  dead?: { pid?: number; resume?: string };
+}
+
+/**
+ * The status a listing shows: a manifest that says `running` is believed only while the run's lock is held
+ * by a live process; otherwise the run died (its last checkpoint is what the manifest shows).
+ */
+function liveStatus(run: LoadedRun): Pick<RunListing, 'status' | 'dead'> {
+  const status = run.manifest?.status ?? 'unknown';
+  if (status !== 'running') return { status };
+  const lock = pidLockState(path.join(run.dir, '.lock'));
+  if (lock.state === 'alive') return { status };
+  return { status: 'dead', dead: { ...(lock.holder ? { pid: lock.holder.pid } : {}), ...(run.manifest?.resume ? { resume: run.manifest.resume } : {}) } };
 }
 
 export function listRuns(resultsDir = defaultResultsDir()): RunListing[] {
@@ -460,7 +481,7 @@ export function listRuns(resultsDir = defaultResultsDir()): RunListing[] {
       out.push({
         runId: run.runId,
         dir: run.dir,
-        status: run.manifest?.status ?? 'unknown',
+        ...liveStatus(run),
         pipeline: s.pipeline,
         benchmark: s.benchmark,
         backend: s.backend,
@@ -489,7 +510,11 @@ export function listRuns(resultsDir = defaultResultsDir()): RunListing[] {
 }
 
 /** "n answered, n refused, n failed (model output n, transport n, timeout n, other n)": the outcome line of a run or bucket. */
-export function outcomeLine(s: Pick<RunSummary, 'answered' | 'refused' | 'errors' | 'failedBy'>): string {
+export function outcomeLine(s: Pick<RunSummary, 'answered' | 'refused' | 'errors' | 'failedBy'> & Partial<Pick<RunSummary, 'cutReplies' | 'repairs'>>): string {
   const kinds = ERROR_KINDS.filter((k) => s.failedBy[k]).map((k) => `${ERROR_KIND_LABEL[k]} ${s.failedBy[k]}`);
-  return `${s.answered} answered, ${s.refused} refused, ${s.errors} failed${kinds.length ? ` (${kinds.join(', ')})` : ''}`;
+  const notes = [
+    s.cutReplies ? `${s.cutReplies} cut by the token limit (not scored)` : '',
+    s.repairs ? `${s.repairs} repaired tool argument(s) used` : '',
+  ].filter(Boolean);
+  return `${s.answered} answered, ${s.refused} refused, ${s.errors} failed${kinds.length ? ` (${kinds.join(', ')})` : ''}${notes.length ? `; ${notes.join(', ')}` : ''}`;
 }

@@ -34,7 +34,7 @@ export function resumeRecords(
   dir: string,
   exp: ResolvedExperiment,
   opts: { runId: string; retryErrors?: boolean; log: (line: string) => void },
-): { recFile: string; kept: RunRecord[] } {
+): { recFile: string; kept: RunRecord[]; all: RunRecord[] } {
   const recFile = recordsFileOf(dir);
   const existing = readRecords(recFile);
   const foreign = existing.records.filter((r) => r.configHash !== exp.hash);
@@ -61,7 +61,7 @@ export function resumeRecords(
     ].filter(Boolean);
     opts.log(`run ${opts.runId}: records compacted (${what.join(', ')})${copy ? `; the file as it was is kept as ${path.basename(copy)}` : ''}`);
   }
-  return { recFile, kept };
+  return { recFile, kept, all: existing.records };
 }
 
 /** Run-wide totals over every record (kept + new), for the manifest. */
@@ -100,11 +100,24 @@ export interface RunFacts {
   resumeCommand: string;
 }
 
-/** The previous sessions (a 'running' one was interrupted) followed by this one. */
-export function sessionsWith(previous: RunManifest | undefined, session: RunSession): RunSession[] {
-  const old = (previous?.sessions ?? []).map((s) =>
-    s.status === 'running' ? { ...s, status: 'interrupted' as RunStatus, endedAt: s.endedAt ?? previous?.updatedAt } : s,
-  );
+/**
+ * The previous sessions followed by this one. A session still marked running was killed (kill -9, power
+ * loss): it is marked interrupted, and its counts, which its last checkpoint may have left behind, are
+ * recounted from the records it wrote (`records`: the file as found; a record belongs to the session during
+ * which its question started).
+ */
+export function sessionsWith(previous: RunManifest | undefined, session: RunSession, records: readonly RunRecord[] = []): RunSession[] {
+  const list = previous?.sessions ?? [];
+  const old = list.map((s, i) => {
+    if (s.status !== 'running') return s;
+    const until = list[i + 1]?.startedAt ?? session.startedAt;
+    const mine = records.filter((r) => {
+      const t = r.timings?.startedAt;
+      return typeof t === 'string' && t >= s.startedAt && t < until;
+    });
+    const counted = mine.length > s.recorded ? { recorded: mine.length, errors: mine.filter((r) => r.error).length } : {};
+    return { ...s, ...counted, status: 'interrupted' as RunStatus, endedAt: s.endedAt ?? previous?.updatedAt };
+  });
   return [...old, session];
 }
 

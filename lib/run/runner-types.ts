@@ -1,6 +1,7 @@
 /** The runner's seams: what runExperiment takes (RunOptions) and gives back (RunOutcome), and the router it needs. */
 import type { BenchmarkData } from '../bench/types';
 import type { Embedder } from '../index/types';
+import type { CacheMode } from '../models/config';
 import type { EndpointTotals, LedgerTotals } from '../models/ledger';
 import type { StageRoute } from '../models/router';
 import type { AgentProtocol, ChatModel, Stage } from '../model-api/types';
@@ -28,6 +29,7 @@ export interface RunnerRouter {
         completionTokens: number;
         latencyMs: number;
         cacheHit: boolean;
+        finishReason?: string;
         error?: string;
       }) => void,
     ): () => void;
@@ -52,6 +54,8 @@ export interface RunOptions {
   resultsDir?: string;
   /** Drop error records and answer those questions again. */
   retryErrors?: boolean;
+  /** Cache mode of this invocation (`kf run --cache`): above KF_CACHE and the experiment's models.cache.mode. */
+  cacheMode?: CacheMode;
   pipeline?: Pipeline;
   router?: RunnerRouter;
   retrieverFor?: RetrieverProvider;

@@ -94,15 +94,15 @@ function selectAndResume(opts: RunOptions, dir: string, runId: string, log: (lin
   const selection = selectQuestions(bench.data, opts.experiment.config);
   const seen = new Set<string>();
   const selected = selection.questions.filter((q) => (seen.has(q.id) ? false : (seen.add(q.id), true)));
-  const { recFile, kept } = resumeRecords(dir, opts.experiment, { runId, retryErrors: opts.retryErrors, log });
+  const { recFile, kept, all } = resumeRecords(dir, opts.experiment, { runId, retryErrors: opts.retryErrors, log });
   const done = new Set(kept.map((r) => r.id));
-  return { bench, selection, selected, recFile, kept, done, todo: selected.filter((q) => !done.has(q.id)) };
+  return { bench, selection, selected, recFile, kept, all, done, todo: selected.filter((q) => !done.has(q.id)) };
 }
 
 function modelRouter(opts: RunOptions, runId: string, held: Held): RunnerRouter {
   if (opts.router) return (held.router = opts.router);
   held.ownsRouter = true;
-  return (held.router = experimentRouter(opts.experiment.config, runId));
+  return (held.router = experimentRouter(opts.experiment.config, runId, opts.cacheMode));
 }
 
 /** Model calls are attributed to the question in flight (its backends, models and trace). */
@@ -121,6 +121,7 @@ function attributeCalls(models: RunnerRouter, inFlight: Map<string, QuestionCall
       completionTokens: e.completionTokens,
       latencyMs: e.latencyMs,
       cacheHit: e.cacheHit,
+      ...(e.finishReason ? { finishReason: e.finishReason } : {}),
       ...(e.error ? { error: e.error } : {}),
     });
   });
@@ -314,7 +315,7 @@ function prepareRun(
     selected: picked.selected,
     previous,
     startedAt,
-    sessions: sessionsWith(previous, session),
+    sessions: sessionsWith(previous, session, picked.all),
     resumeCommand,
   };
   const tally = new RunTally();

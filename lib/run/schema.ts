@@ -121,7 +121,11 @@ export const MODELS_SCHEMA: Record<string, Field> = {
     type: {
       kind: 'object',
       fields: {
-        mode: str('model-call cache: off | read-write | replay-only (replay-only fails on a miss)', {}, { enum: CACHE_MODES }),
+        mode: str(
+          'model-call cache: off | read-write | replay-only (replay-only fails on a miss); KF_CACHE and kf run --cache override it',
+          {},
+          { enum: CACHE_MODES },
+        ),
         file: str('SQLite cache file (default .kf-cache/models.sqlite when the cache is on)', {}, { path: true }),
       },
     },

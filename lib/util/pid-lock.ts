@@ -208,3 +208,17 @@ export async function waitForPidLock(
     await new Promise((res) => setTimeout(res, opts.pollMs ?? 250));
   }
 }
+
+/**
+ * Whether a lock is held by a live process, without taking it: 'none' (no lock file), 'alive' (its
+ * holder runs, or runs on another host and cannot be checked), 'dead' (its holder on this host is gone:
+ * kill -9, power loss; the next taker takes it over).
+ */
+export function pidLockState(file: string): { state: 'none' | 'alive' | 'dead'; holder?: PidLockInfo } {
+  const seen = readLockText(file);
+  if (!seen) return { state: 'none' };
+  const holder = parseHolder(seen.text);
+  if (!holder) return { state: Date.now() - seen.mtimeMs > 1000 ? 'dead' : 'alive' };
+  const dead = holder.hostname === os.hostname() && holder.pid !== process.pid && !pidAlive(holder.pid);
+  return { state: dead ? 'dead' : 'alive', holder };
+}

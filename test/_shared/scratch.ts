@@ -22,6 +22,11 @@ export function sharedScratch(...parts: string[]): string {
   return path.join(process.env.KF_TEST_SCRATCH || path.join(os.tmpdir(), `kf-test-${user}`), ...parts);
 }
 
+/** Every file under `dir`, at any depth (what a test greps for leaks). */
+export function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+
 /** A fresh folder of this test's own (remove it when done). */
 export function ownScratch(prefix = 'kf-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));

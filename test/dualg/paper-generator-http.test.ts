@@ -236,8 +236,8 @@ test('a pattern reply without a pattern is asked once more; twice without one, t
   assert.equal(rules.pattern.length, 2, 'one retry only');
   assert.equal(rules.result.finalAnswer, 'Paris', 'the question is answered, not failed');
   assert.match(String(rules.result.system!.pattern), /rule parser/);
-  assert.equal(rules.result.counters!.patternDepartures, 1);
-  assert.match(String((rules.result.system!.departures as string[])[0]), /replied twice without/);
+  assert.equal(rules.result.counters!.patternFallbacks, 1);
+  assert.match(String((rules.result.system!.departures as string[])[0]), /two unusable replies/);
   const ev = rules.events.find((e) => e.kind === 'pattern') as { departure?: string; conditions?: unknown[] };
   assert.match(String(ev.departure), /rule parser parsed the question/);
   assert.ok(ev.conditions!.length >= 1, 'the rules wrote condition triples');

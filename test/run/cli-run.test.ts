@@ -111,3 +111,28 @@ test('kf run: dry run, flags as overrides, clear errors', async () => {
   assert.equal(o.counts.recorded, 5);
   assert.equal(o.backend, 'offline', 'no model call: the configured (offline) backend labels the run');
 });
+
+test('kf run --cache: the cache mode of this invocation, above KF_CACHE (which is above the experiment file)', async () => {
+  const { dir, exp } = setup(2);
+  const saved = { KF_CACHE: process.env.KF_CACHE, KF_CACHE_FILE: process.env.KF_CACHE_FILE };
+  process.env.KF_CACHE_FILE = path.join(dir, 'absent.sqlite'); // replay-only refuses a cache file that does not exist
+  try {
+    const bad = await kfHere(['run', exp, '--cache', 'sometimes']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /--cache/);
+    const replay = await kfHere(['run', exp, '--cache', 'replay-only', '--out', path.join(dir, 'a')]);
+    assert.equal(replay.code, 1);
+    assert.match(replay.err, /absent\.sqlite does not exist/, '--cache replay-only was applied');
+    process.env.KF_CACHE = 'replay-only';
+    const viaEnv = await kfHere(['run', exp, '--out', path.join(dir, 'b')]);
+    assert.equal(viaEnv.code, 1);
+    assert.match(viaEnv.err, /absent\.sqlite does not exist/, 'KF_CACHE was applied');
+    const off = await kfHere(['run', exp, '--cache', 'off', '--out', path.join(dir, 'c')]);
+    assert.equal(off.code, 0, `--cache off overrides KF_CACHE: ${off.err}`);
+    assert.ok(!fs.existsSync(path.join(dir, 'absent.sqlite')), 'no cache was opened');
+  } finally {
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+  }
+});

@@ -74,7 +74,15 @@ export function demoIndex100(): string {
  * An experiment over the 100-question demo world at concurrency 8, each stage routed to its model name
  * (STAGE_MODELS) on the scripted server; `endpoint` holds the base URL(s) and the retry/timeout settings.
  */
-export function demoExperiment(o: { name: string; pipeline: string; worldDir: string; endpoint: Record<string, unknown>; limits?: Record<string, number> }) {
+export function demoExperiment(o: {
+  name: string;
+  pipeline: string;
+  worldDir: string;
+  endpoint: Record<string, unknown>;
+  limits?: Record<string, number>;
+  /** The reply cache (default: none). */
+  cacheFile?: string;
+}) {
   return experimentFromObject({
     name: o.name,
     seed: 1,
@@ -85,6 +93,7 @@ export function demoExperiment(o: { name: string; pipeline: string; worldDir: st
     models: {
       defaults: { model: 'm', concurrency: 8, ...o.endpoint },
       stages: Object.fromEntries(Object.entries(STAGE_MODELS).map(([s, model]) => [s, { model }])),
+      ...(o.cacheFile ? { cache: { mode: 'read-write', file: o.cacheFile } } : {}),
     },
     ...(o.limits ? { limits: o.limits } : {}),
   });

@@ -6,6 +6,8 @@ import * as path from 'node:path';
 import { runExperiment } from '../../lib/run/runner';
 import { readRecords } from '../../lib/run/records';
 import { readRunManifest } from '../../lib/run/manifest';
+import { listRuns } from '../../lib/run/results';
+import { kfInProcess } from '../_shared/cli-in-process';
 import { experiment, fakePipeline, fakeRouter, makeQuestions, tmpDir, writeBench } from './helpers';
 
 const helper = path.join(__dirname, `kill-child.helper${path.extname(__filename)}`);
@@ -55,6 +57,16 @@ test('kill -9 mid-run, rerun with the same run id: same records as an uninterrup
   assert.deepEqual(partial.duplicates, []);
   assert.equal(readRunManifest(path.join(results, 'killed'))!.status, 'running', 'the killed run never wrote an end state');
   assert.ok(fs.existsSync(path.join(results, 'killed', '.lock')), 'the dead process left its lock');
+  // kf runs tells the dead run from a running one (its lock's process is gone) and says how to resume.
+  const listed = listRuns(results).find((r) => r.runId === 'killed')!;
+  assert.equal(listed.status, 'dead', 'a killed run is not shown as running');
+  assert.equal(listed.dead?.pid, child.pid);
+  assert.match(listed.dead?.resume ?? '', /--run-id killed/);
+  const shown = await kfInProcess(['runs', '--results', results]);
+  assert.match(
+    shown.out,
+    new RegExp(`killed: dead \\(its process ${child.pid} is gone; ${partial.records.length} recorded\\); resume with: .*--run-id killed`),
+  );
 
   // Rerun with the same id: takes over the stale lock, skips recorded ids, answers the rest.
   const lines: string[] = [];
@@ -81,5 +93,8 @@ test('kill -9 mid-run, rerun with the same run id: same records as an uninterrup
   assert.equal(m.status, 'completed');
   assert.equal(m.sessions.length, 2);
   assert.equal(m.sessions[0].status, 'interrupted', 'the killed session is marked interrupted');
+  assert.equal(m.sessions[0].recorded, partial.records.length, 'the killed session counts what it recorded (not its last checkpoint)');
+  assert.equal(m.sessions[1].recorded, 80 - partial.records.length);
+  assert.equal(listRuns(results).find((r) => r.runId === 'killed')!.status, 'completed');
   assert.equal(m.counts.recorded, 80);
 });

@@ -10,23 +10,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
-import { tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
+import { filesUnder, tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
 import { experimentFromObject } from '../../lib/run/config';
 import { runExperiment } from '../../lib/run/runner';
 import { listRuns, loadRun } from '../../lib/run/results';
 import { kfInProcess } from '../_shared/cli-in-process';
 import { errorMessage, isKfError } from '../../lib/util/errors';
 import { writeRunReport } from '../../lib/report/run-report';
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...filesUnder(p));
-    else out.push(p);
-  }
-  return out;
-}
 
 test('a real-HTTP run never writes the API key anywhere; records are labelled with the endpoint backend', { timeout: 5 * 60_000 }, async () => {
   const secret = `sk-test-${Math.random().toString(36).slice(2)}-SECRET`;

@@ -43,7 +43,9 @@ export const commands: CommandSpec[] = [
           return 0;
         }
         console.log(`cache       ${s.file} (${human(s.bytes)})`);
-        console.log(`replies     ${s.replies}${s.oldest ? ` (${s.oldest} .. ${s.newest})` : ''}`);
+        console.log(
+          `replies     ${s.replies}${s.oldest ? ` (${s.oldest} .. ${s.newest})` : ''}${s.rejected ? `, ${s.rejected} rejected by their stage (never replayed)` : ''}`,
+        );
         for (const [k, n] of Object.entries(s.byStage)) console.log(`  stage ${k.padEnd(12)} ${n}`);
         for (const [k, n] of Object.entries(s.byModel)) console.log(`  model ${k.padEnd(12)} ${n}`);
         console.log(`ocr         ${s.ocr}`);

@@ -12,6 +12,7 @@ import { resolveExperimentName } from '../experiment-catalog';
 import { ownDataOverrides, wantsOwnData, type OwnDataFlags } from '../own-data';
 import { headlineTable } from '../headline';
 import { KfError, isKfError } from '../../util/errors';
+import { CACHE_MODES, type CacheMode } from '../../models/config';
 import { loadExperiment, type ResolvedExperiment } from '../../run/config';
 import { Progress } from '../../run/progress';
 import { getPipeline, listPipelines } from '../../run/registry';
@@ -82,7 +83,7 @@ function printDryRun({ exp, runId, resultsDir }: RunPlan): number {
 }
 
 /** Run with Ctrl-C handling: once finishes the questions in flight, twice aborts them, a third time exits. */
-async function runWithSignals(plan: RunPlan, retryErrors: boolean): Promise<RunOutcome> {
+async function runWithSignals(plan: RunPlan, how: { retryErrors: boolean; cacheMode?: CacheMode }): Promise<RunOutcome> {
   const stop = new AbortController();
   const abort = new AbortController();
   const progress = new Progress({ label: plan.runId });
@@ -108,7 +109,8 @@ async function runWithSignals(plan: RunPlan, retryErrors: boolean): Promise<RunO
       experiment: plan.exp,
       runId: plan.runId,
       resultsDir: plan.resultsDir,
-      retryErrors,
+      retryErrors: how.retryErrors,
+      ...(how.cacheMode ? { cacheMode: how.cacheMode } : {}),
       resumeCommand: plan.resumeCommand,
       stopSignal: stop.signal,
       abortSignal: abort.signal,
@@ -201,7 +203,15 @@ export const command: CommandSpec = {
     },
     name: { type: 'string', description: 'your own data: the benchmark name results carry (default: the questions file name)' },
     override: { type: 'string', short: 'o', multiple: true, description: 'config override key.path=value, typed by the schema (experiments/_schema.md)' },
-    'retry-errors': { type: 'boolean', description: 'answer the questions recorded with an error again' },
+    'retry-errors': {
+      type: 'boolean',
+      description: 'answer the questions recorded with an error again (the model is asked anew: a reply its stage refused is never replayed from the cache)',
+    },
+    cache: {
+      type: 'string',
+      description: 'reply cache mode for this invocation (above KF_CACHE and models.cache.mode)',
+      choices: CACHE_MODES,
+    },
     'dry-run': { type: 'boolean', description: 'resolve the config and the questions, print them, write nothing' },
     'list-pipelines': { type: 'boolean', description: 'list the registered pipelines and exit' },
     json: { type: 'boolean', description: 'print the outcome as one JSON object' },
@@ -234,7 +244,7 @@ export const command: CommandSpec = {
     const resultsDir = outFlag ? path.resolve(outFlag) : defaultResultsDir();
     const plan: RunPlan = { exp, runId, resultsDir, resumeCommand: resumeCommandFor(exp, runId) + (outFlag ? ` --out ${outFlag}` : '') };
     if (bool(args, 'dry-run')) return printDryRun(plan);
-    const outcome = await runWithSignals(plan, bool(args, 'retry-errors'));
+    const outcome = await runWithSignals(plan, { retryErrors: bool(args, 'retry-errors'), cacheMode: str(args, 'cache') as CacheMode | undefined });
     return printOutcome(outcome, bool(args, 'json'));
   },
 };

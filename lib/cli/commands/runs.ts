@@ -54,5 +54,10 @@ export const command: CommandSpec = {
         .trimEnd();
     console.log(fmt(head));
     for (const r of rows) console.log(fmt(r));
+    // A run whose process died (kill -9, power loss) still says "running" in its manifest: say so, and how to go on.
+    for (const r of runs.filter((x) => x.dead)) {
+      const gone = r.dead?.pid !== undefined ? `its process ${r.dead.pid} is gone` : 'no process holds its lock';
+      console.log(`${r.runId}: dead (${gone}; ${r.recorded} recorded); resume with: ${r.dead?.resume ?? `kf run <experiment> --run-id ${r.runId}`}`);
+    }
   },
 };

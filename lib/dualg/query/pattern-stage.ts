@@ -4,14 +4,16 @@
  * model parses; on the offline backend the rule stand-in of
  * lib/dualg/offline/pattern.ts answers the same request, and the result says so
  * (`by`), so a stand-in parse is never reported as a model's. A reply that is
- * not a pattern is asked again once (the first reply and a correction appended,
- * so the request differs and no cached reply answers it); a second reply without
- * a pattern is parsed by the rule parser instead, and the pattern says so
- * (`departure`, `by`): a departure recorded for that question, never a failed
- * question and never a silent substitution.
+ * not a pattern (or is cut by the token limit) is rejected (never replayed from
+ * the cache) and asked again once, with the unusable reply and a correction
+ * appended (a different request); a second unusable reply is parsed by the rule
+ * parser instead, and the pattern says so (`departure`, `by`): a departure
+ * recorded for that question, never a failed question and never a silent
+ * substitution.
  */
 import { findJsonObject } from '../../model-api/json-repair';
-import type { ChatMessage, ChatModel } from '../../model-api/types';
+import { cutByTokenLimit, rejectReply } from '../../model-api/reply-verdict';
+import type { ChatMessage, ChatModel, ChatResponse } from '../../model-api/types';
 import { fillPrompt, loadPrompt } from '../../util/prompts';
 import { parsePattern } from '../offline/pattern';
 import type { PatternTask } from '../offline/tasks';
@@ -24,13 +26,12 @@ export interface QueryPattern {
   visualBudget: number;
   /** Who parsed: `model <id>` or `offline rules (stand-in)`. */
   by: string;
-  /** True when the offline backend's rule stand-in answered. */
+  /** True when the offline backend's rule stand-in answered (a fallback after unusable model replies is `by` RULES_AFTER_MODEL). */
   offline: boolean;
-  /**
-   * Set when the model's replies held no pattern twice and the rule parser parsed the question instead: what
-   * happened, for the question's record (the run goes on; the departure is counted, never hidden).
-   */
+  /** Set when the model's replies were unusable and the rule parser stood in: what happened, for traces and records. */
   departure?: string;
+  /** The model calls made (1, or 2 after an unusable reply). */
+  calls: number;
 }
 
 /** `by` of a pattern the rule parser wrote after the model's replies held none. */
@@ -46,7 +47,7 @@ export function patternEntities(conditions: readonly PatternTriple[]): string[] 
 const isTriple = (t: unknown): t is PatternTriple => Array.isArray(t) && t.length === 3 && t.every((x) => typeof x === 'string' && x.trim() !== '');
 
 /** The pattern in a reply, or undefined when the reply holds none. */
-export function patternOf(text: string, maxImages: number): Omit<QueryPattern, 'by' | 'offline'> | undefined {
+export function patternOf(text: string, maxImages: number): Pick<QueryPattern, 'conditions' | 'target' | 'visualBudget'> | undefined {
   const found = findJsonObject(text, (v) => Array.isArray(v.conditions));
   if (!found) return undefined;
   const v = found.value as { conditions: unknown[]; target?: unknown; visual_budget?: unknown };
@@ -64,20 +65,26 @@ export async function parseQueryPattern(
   const task: PatternTask = { role: 'pattern', question, maxImages: opts.maxImages };
   const ask = (messages: ChatMessage[]) =>
     model.chat({ stage: 'pattern', messages, temperature: 0, json: true, questionId: opts.questionId, task }, opts.signal);
+  const usable = (res: ChatResponse) => (cutByTokenLimit(res) ? undefined : patternOf(res.text, opts.maxImages));
+  const verdict = (res: ChatResponse) => rejectReply(res, cutByTokenLimit(res) ? 'length' : 'unparseable');
   const first: ChatMessage[] = [{ role: 'user', content: fillPrompt('dualg-pattern', { question, maxImages: String(opts.maxImages) }) }];
   const res = await ask(first);
-  const p = patternOf(res.text, opts.maxImages);
+  const p = usable(res);
   const offline = res.backend === 'offline';
-  if (p) return { ...p, offline, by: offline ? 'offline rules (stand-in)' : `model ${res.model}` };
+  if (p) return { ...p, offline, by: offline ? 'offline rules (stand-in)' : `model ${res.model}`, calls: 1 };
+  verdict(res);
   // Once more, with the unusable reply and a correction: a different request, so no cached reply answers it.
   const again = await ask([...first, { role: 'assistant', content: res.text }, { role: 'user', content: loadPrompt('dualg-pattern-retry') }]);
-  const p2 = patternOf(again.text, opts.maxImages);
-  if (p2) return { ...p2, offline, by: `model ${again.model} (second try)`, departure: 'pattern: the first reply held no pattern; the second try parsed' };
+  const p2 = usable(again);
+  if (p2) return { ...p2, offline, by: `model ${again.model} (second try)`, calls: 2 };
+  verdict(again);
+  const why = [res, again].map((r) => (cutByTokenLimit(r) ? 'cut at the token limit' : r.text.trim() ? 'no {"conditions": [...]} object' : 'empty')).join(', then ');
   const rules = patternOf(JSON.stringify(parsePattern(task)), opts.maxImages)!;
   return {
     ...rules,
     offline: false,
     by: RULES_AFTER_MODEL,
-    departure: `pattern: model ${again.model} replied twice without a {"conditions": [...]} object; the rule parser parsed the question`,
+    departure: `pattern: model ${again.model} gave two unusable replies (${why}); the rule parser parsed the question`,
+    calls: 2,
   };
 }

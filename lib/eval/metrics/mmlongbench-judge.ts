@@ -10,6 +10,7 @@
  * description (not the official wording); pass `template` to use another
  * ({{question}} and {{analysis}} are filled in).
  */
+import { cutByTokenLimit, rejectReply } from '../../model-api/reply-verdict';
 import type { ChatModel } from '../../model-api/types';
 import { loadPrompt } from '../../util/prompts';
 
@@ -75,8 +76,11 @@ export async function extractAnswerWithJudge(model: ChatModel, question: string,
         opts.signal,
       );
       raw = res.text ?? '';
-      const parsed = parseExtraction(raw);
-      // A reply without the label is retried (the label is the whole contract).
+      // A reply cut by the token limit is never read (its label may be cut mid-answer); it and a reply
+      // without the label are rejected (the cache never replays them) and asked again.
+      const cut = cutByTokenLimit(res);
+      const parsed = cut ? undefined : parseExtraction(raw);
+      if (!parsed) rejectReply(res, cut ? 'length' : 'unparseable');
       if (parsed) return { ...parsed, raw, attempts: attempt, failed: false, model: res.model, backend: res.backend };
     } catch (e) {
       lastError = e;

@@ -26,6 +26,7 @@ export function ledgerMiddleware(ledger: Ledger, runId?: string): ChatMiddleware
           latencyMs: res.latencyMs,
           cacheHit: res.cacheHit,
           attempts: res.attempts,
+          finishReason: res.finishReason,
         });
         return res;
       } catch (e) {
