@@ -16,6 +16,7 @@ import { backendNoteFor, stampNow, type RunManifest, type RunSession, type RunSt
 import type { Selection } from './questions';
 import { keepRecordsCopy, readRecords, recordsFileOf, rewriteRecords, type RunRecord } from './records';
 import type { RunnerRouter } from './runner-types';
+import { indexIdentity, runIdentity, type RunIdentity } from './run-identity';
 
 /** A rerun of a run id with another config would mix answers of two configs: refuse it. */
 export function refuseChangedConfig(previous: RunManifest | undefined, exp: ResolvedExperiment, runId: string, dir: string): void {
@@ -98,6 +99,17 @@ export interface RunFacts {
   startedAt: string;
   sessions: RunSession[];
   resumeCommand: string;
+  /** What the run is (the index part is set once the opened index matched the previous sessions'). */
+  identity: RunIdentity;
+}
+
+/** The identity a previous manifest records (an older manifest without one: rebuilt from its routes, prompt pack and index). */
+export function previousIdentity(previous: RunManifest | undefined): RunIdentity | undefined {
+  if (!previous) return undefined;
+  if (previous.identity) return previous.identity;
+  const id = runIdentity(previous.config, previous.models ?? [], previous.pipeline?.promptPack);
+  const index = indexIdentity(previous.index);
+  return index ? { ...id, index } : id;
 }
 
 /** The previous sessions (a 'running' one was interrupted) followed by this one. */
@@ -117,7 +129,8 @@ export function runManifest(
   const selectedIds = new Set(f.selected.map((q) => q.id));
   const recorded = live.done.size;
   const inSelection = [...live.done].filter((id) => selectedIds.has(id)).length;
-  const backend = live.tally.backends.size ? backendLabel(live.tally.backends) : f.configured;
+  // What answered and what is configured together: a manifest never says "offline" over model answers.
+  const backend = live.tally.backends.size ? backendLabel([...live.tally.backends, ...(f.configured === 'mixed' ? [] : [f.configured])]) : f.configured;
   const now = new Date().toISOString();
   const j = live.ledger.toJSON();
   const m: RunManifest = {
@@ -135,6 +148,7 @@ export function runManifest(
     stamp: stampNow(),
     pipeline: f.pipeline,
     models: f.routes,
+    identity: f.identity,
     benchmark: {
       name: config.benchmark.name,
       split: config.benchmark.split,

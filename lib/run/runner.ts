@@ -41,7 +41,8 @@ import { silentProgress, type ProgressSink } from './progress';
 import { loadConfiguredBenchmark, selectQuestions } from './questions';
 import type { RunRecord } from './records';
 import { getPipeline } from './registry';
-import { RunTally, refuseChangedConfig, resumeRecords, runManifest, sessionsWith, type RunFacts } from './run-book';
+import { RunTally, previousIdentity, refuseChangedConfig, resumeRecords, runManifest, sessionsWith, type RunFacts } from './run-book';
+import { configuredRoutes, indexIdentity, refuseChangedIdentity, runIdentity } from './run-identity';
 import { checkRunId, defaultRunId, resumeCommandFor } from './run-id';
 import type { RunOptions, RunOutcome, RunnerRouter } from './runner-types';
 import { defaultScorer } from './scoring';
@@ -158,7 +159,10 @@ function announce(run: Run): void {
   if (missing) run.log(`run ${runId}: ${missing} id(s) of subset ${config.benchmark.subset} are not in the loaded questions (held back?) and are skipped`);
 }
 
-/** Open the index before the first question, so a missing one fails the run at once (the manifest says why). */
+/**
+ * Open the index before the first question, so a missing one fails the run at once (the manifest says why);
+ * a resume whose index is another build than the one its records searched is refused (the manifest keeps the old one).
+ */
 async function openIndexFirst(run: Run): Promise<void> {
   if (!run.todo.length || !run.indexSource) return;
   try {
@@ -168,6 +172,10 @@ async function openIndexFirst(run: Run): Promise<void> {
     writeRunManifest(run.dir, manifestOf(run, 'failed', `index: ${errorMessage(e)}`));
     throw e;
   }
+  const index = indexIdentity(run.indexSource.info());
+  if (!index) return;
+  refuseChangedIdentity(run.facts.identity, { ...run.facts.identity, index }, run.runId, run.dir, run.kept.length);
+  run.facts.identity.index = index;
 }
 
 /** Answer the questions still to do on the worker pool; stops on the signals, at limits.maxErrors, or on a harness failure. */
@@ -300,6 +308,10 @@ function prepareRun(
       { concerns: config.name },
     );
   }
+  const before = previousIdentity(previous);
+  const identity = runIdentity(config, routes, pipeline.promptPack);
+  refuseChangedIdentity(before, identity, base.runId, base.dir, picked.kept.length);
+  if (before?.index) identity.index = before.index; // until the index opens and is checked (openIndexFirst)
   const startedAt = new Date().toISOString();
   const session: RunSession = { startedAt, pid: process.pid, status: 'running', recorded: 0, errors: 0, resumedWith: picked.kept.length };
   const facts: RunFacts = {
@@ -315,6 +327,7 @@ function prepareRun(
     startedAt,
     sessions: sessionsWith(previous, session),
     resumeCommand,
+    identity,
   };
   const tally = new RunTally();
   picked.kept.forEach((r) => tally.account(r));
@@ -339,7 +352,8 @@ function prepareRun(
 /** Run (or resume) an experiment. Resolves when every selected question is recorded, or the run stopped (see status). */
 export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
   const exp = opts.experiment;
-  const runId = checkRunId(opts.runId ?? defaultRunId(exp));
+  // A model-backed run's default id names its models (lib/run/run-identity.ts): another model is another run.
+  const runId = checkRunId(opts.runId ?? defaultRunId(exp, opts.router ? opts.router.describe() : configuredRoutes(exp.config)));
   const dir = ensureWritableDir(path.join(opts.resultsDir ?? path.join(repoRoot(), 'results'), runId), 'run directory');
   const progress = opts.progress ?? silentProgress;
   const log = opts.log ?? ((l: string) => progress.log(l));

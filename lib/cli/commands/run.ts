@@ -16,6 +16,7 @@ import { Progress } from '../../run/progress';
 import { getPipeline, listPipelines } from '../../run/registry';
 import { loadConfiguredBenchmark, selectQuestions } from '../../run/questions';
 import { checkRunId, defaultRunId, resumeCommandFor, runExperiment, type RunOutcome } from '../../run/runner';
+import { configuredRoutes } from '../../run/run-identity';
 import { defaultResultsDir, loadRun, outcomeLine, primaryMetric, summarizeRun } from '../../run/results';
 
 /** `--set smoke` is the subset; `--set key.path=value` is an override (both spellings are in use). */
@@ -215,7 +216,7 @@ export const command: CommandSpec = {
     }
     const file = resolveExperimentName(ref, (line) => console.error(`note: ${line}`)) ?? ref;
     const exp = loadExperiment(file, { overrides: flagOverrides(args) });
-    const runId = checkRunId(str(args, 'run-id') ?? defaultRunId(exp));
+    const runId = checkRunId(str(args, 'run-id') ?? defaultRunId(exp, configuredRoutes(exp.config)));
     const outFlag = str(args, 'out');
     const resultsDir = outFlag ? path.resolve(outFlag) : defaultResultsDir();
     const plan: RunPlan = { exp, runId, resultsDir, resumeCommand: resumeCommandFor(exp, runId) + (outFlag ? ` --out ${outFlag}` : '') };
