@@ -44,7 +44,18 @@ export function defaultIndexDir(config: ExperimentConfig): string {
   return config.index?.dir ? expandPath(config.index.dir) : stateDir('index', config.benchmark.name);
 }
 
-type IndexOpenOptions = { models?: IndexModelsLike; data?: BenchmarkData; log?: (line: string) => void };
+type IndexOpenOptions = {
+  models?: IndexModelsLike;
+  data?: BenchmarkData;
+  log?: (line: string) => void;
+  /** Only `kf prepare` / `kf index build` (asked for, estimate printed) build with model calls; runs refuse such a build. */
+  allowModelBuild?: boolean;
+};
+
+/** The refusal of an implicit model-priced build names the command that builds the experiment's index on purpose. */
+export function prepareHint(config: ExperimentConfig): { what: string; prepare: string } {
+  return { what: `the index of experiment ${config.name} (${config.benchmark.name})`, prepare: `kf prepare ${config.name}` };
+}
 
 /** index.build = "ensure": build or update the index folder from the benchmark's corpus when missing or stale. */
 async function ensureIndexDir(config: ExperimentConfig, dir: string, opts: IndexOpenOptions): Promise<boolean> {
@@ -67,6 +78,7 @@ async function ensureIndexDir(config: ExperimentConfig, dir: string, opts: Index
     embedder: ix.embedder,
     models: opts.models,
     options: { benchmark: config.benchmark.name, ...(ix.options as object) },
+    ...(opts.allowModelBuild ? {} : { refuseModelBuild: prepareHint(config) }),
   });
   if (r.built) opts.log?.(`index: built ${r.result?.generation ?? ''} in ${dir}`);
   return r.built;
@@ -86,7 +98,7 @@ async function openConfiguredIndex(
         'index.artifact needs the benchmark loaded (its corpus is part of the artifact key)',
         'run through kf run / runExperiment',
       );
-    const r = await openIndexArtifact(config, { data: opts.data, models: opts.models, log: opts.log });
+    const r = await openIndexArtifact(config, { data: opts.data, models: opts.models, log: opts.log, allowModelBuild: opts.allowModelBuild });
     return { idx: r.index, built: r.built, artifact: `${r.ref.kind}/${r.ref.key}` };
   }
   const built = config.index!.build === 'ensure' ? await ensureIndexDir(config, dir, opts) : false;
@@ -100,10 +112,7 @@ async function openConfiguredIndex(
  * index is opened on first use (a run whose questions are all recorded opens
  * nothing) and shared by every question.
  */
-export function indexProviderFromConfig(
-  config: ExperimentConfig,
-  opts: { models?: IndexModelsLike; data?: BenchmarkData; log?: (line: string) => void } = {},
-): ConfiguredIndex | undefined {
+export function indexProviderFromConfig(config: ExperimentConfig, opts: IndexOpenOptions = {}): ConfiguredIndex | undefined {
   const ix = config.index;
   if (!ix) return undefined;
   if (ix.kb) return remoteIndexProvider(ix.kb);

@@ -32,7 +32,10 @@ export function neededKinds(config: ExperimentConfig): string[] {
 }
 
 /** Build (or find current) everything the experiment needs. */
-export async function prepareExperiment(exp: ResolvedExperiment, opts: { store?: ArtifactStore; log?: (line: string) => void } = {}): Promise<Prepared[]> {
+export async function prepareExperiment(
+  exp: ResolvedExperiment,
+  opts: { store?: ArtifactStore; log?: (line: string) => void; /** false: refuse an index build that calls a model (kf ask) */ allowModelBuild?: boolean } = {},
+): Promise<Prepared[]> {
   const config = exp.config;
   const log = opts.log ?? (() => undefined);
   const store = opts.store ?? new ArtifactStore();
@@ -43,7 +46,7 @@ export async function prepareExperiment(exp: ResolvedExperiment, opts: { store?:
     if (config.index) {
       // The index is prepared as a run would open it, but always built when missing (build = "ensure" for this call).
       const ensureConfig: ExperimentConfig = { ...config, index: { ...config.index, build: 'ensure' } };
-      const ix = indexProviderFromConfig(ensureConfig, { models: router, data, log })!;
+      const ix = indexProviderFromConfig(ensureConfig, { models: router, data, log, allowModelBuild: opts.allowModelBuild !== false })!;
       await ix.open();
       const info = ix.info();
       const [kind, key] = info.artifact?.split('/') ?? [];

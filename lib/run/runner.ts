@@ -298,7 +298,9 @@ function prepareRun(
   const pipeline = opts.pipeline ?? getPipeline(config.pipeline.name, settings);
   const models = modelRouter(opts, base.runId, held);
   const routes = models.describe();
-  const indexSource = opts.retrieverFor ? undefined : indexProviderFromConfig(config, { models, data: picked.bench.data, log: base.log });
+  // A configuration that reads no index (closed book, S0) opens none; one that does never builds it with model calls here.
+  const readsIndex = pipeline.needsIndex !== false;
+  const indexSource = opts.retrieverFor || !readsIndex ? undefined : indexProviderFromConfig(config, { models, data: picked.bench.data, log: base.log });
   const retrieverFor = opts.retrieverFor ?? indexSource?.provider;
   if (pipeline.needsIndex && !retrieverFor) {
     throw new KfError(
