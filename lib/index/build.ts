@@ -60,7 +60,7 @@ import {
 import { WorkStore } from './build-work-store';
 import { refuseEmptyBuild } from './refuse-empty';
 import { abortIf, backendOf, isOffline, numericSeed, stageModel } from './build-helpers';
-import { buildStageModels, refuseImplicitModelBuild } from './model-build-guard';
+import { buildStageModels, modelBuildStages, refuseImplicitModelBuild } from './model-build-guard';
 import { refuseFailedDescriptions } from './describe-failures';
 
 export { buildStageModels } from './model-build-guard';
@@ -623,6 +623,8 @@ export function currentInputKey(input: Omit<BuildIndexInput, 'outDir'>): string 
 export interface EnsureIndexInput extends Omit<BuildIndexInput, 'outDir'> {
   /** An implicit build (kf run, kf ask): refuse to build when a build stage calls a model, naming `prepare` (lib/index/model-build-guard.ts). */
   refuseModelBuild?: { what: string; prepare: string };
+  /** An asked-for build (kf prepare): called before a build that calls a model (prints the estimate, may refuse without --yes). */
+  beforeModelBuild?: (input: EnsureIndexInput) => void | Promise<void>;
   /** Use (and update when stale) this index folder; default: a folder named by the input key under `cacheRoot`. */
   outDir?: string;
   /** Where content-addressed indexes live (default <repo>/.kf-cache/indexes). */
@@ -647,6 +649,7 @@ export async function ensureIndex(input: EnsureIndexInput): Promise<{ dir: strin
     await waitWhileBuilt(dir);
     if (isCurrent(dir, key)) return { dir, built: false };
     if (input.refuseModelBuild) refuseImplicitModelBuild(input.models, input.embedder, input.refuseModelBuild);
+    else if (input.beforeModelBuild && modelBuildStages(input.models, input.embedder).length) await input.beforeModelBuild(input);
     try {
       const result = await buildIndex({ ...input, outDir: dir });
       return { dir, built: true, result };

@@ -7,7 +7,7 @@
  * it for the question's retriever (restricted to Question.doc on
  * single-document benchmarks). Tests and notebooks inject their own provider.
  */
-import type { BenchmarkData } from '../bench/types';
+import type { BenchmarkData, CorpusPassage } from '../bench/types';
 import type { Retriever, SearchOptions } from '../index/types';
 import { KfError } from '../util/errors';
 import { stateDir } from '../util/paths';
@@ -50,6 +50,8 @@ type IndexOpenOptions = {
   log?: (line: string) => void;
   /** Only `kf prepare` / `kf index build` (asked for, estimate printed) build with model calls; runs refuse such a build. */
   allowModelBuild?: boolean;
+  /** With allowModelBuild: called before a build that calls a model (kf prepare prints the estimate and asks for --yes). */
+  beforeModelBuild?: (input: { corpusDir?: string; passages?: readonly CorpusPassage[]; models?: IndexModelsLike }) => void | Promise<void>;
 };
 
 /** The refusal of an implicit model-priced build names the command that builds the experiment's index on purpose. */
@@ -78,7 +80,7 @@ async function ensureIndexDir(config: ExperimentConfig, dir: string, opts: Index
     embedder: ix.embedder,
     models: opts.models,
     options: { benchmark: config.benchmark.name, ...(ix.options as object) },
-    ...(opts.allowModelBuild ? {} : { refuseModelBuild: prepareHint(config) }),
+    ...(opts.allowModelBuild ? (opts.beforeModelBuild ? { beforeModelBuild: opts.beforeModelBuild } : {}) : { refuseModelBuild: prepareHint(config) }),
   });
   if (r.built) opts.log?.(`index: built ${r.result?.generation ?? ''} in ${dir}`);
   return r.built;

@@ -34,7 +34,14 @@ export function neededKinds(config: ExperimentConfig): string[] {
 /** Build (or find current) everything the experiment needs. */
 export async function prepareExperiment(
   exp: ResolvedExperiment,
-  opts: { store?: ArtifactStore; log?: (line: string) => void; /** false: refuse an index build that calls a model (kf ask) */ allowModelBuild?: boolean } = {},
+  opts: {
+    store?: ArtifactStore;
+    log?: (line: string) => void;
+    /** false: refuse an index build that calls a model (kf ask) */
+    allowModelBuild?: boolean;
+    /** --yes: go ahead with a model-priced build above the estimate's threshold */
+    yes?: boolean;
+  } = {},
 ): Promise<Prepared[]> {
   const config = exp.config;
   const log = opts.log ?? (() => undefined);
@@ -46,7 +53,17 @@ export async function prepareExperiment(
     if (config.index) {
       // The index is prepared as a run would open it, but always built when missing (build = "ensure" for this call).
       const ensureConfig: ExperimentConfig = { ...config, index: { ...config.index, build: 'ensure' } };
-      const ix = indexProviderFromConfig(ensureConfig, { models: router, data, log, allowModelBuild: opts.allowModelBuild !== false })!;
+      const ix = indexProviderFromConfig(ensureConfig, {
+        models: router,
+        data,
+        log,
+        allowModelBuild: opts.allowModelBuild !== false,
+        beforeModelBuild: (input) => {
+          // Loaded lazily: it reads the corpus folder through the ingest module.
+          const { confirmEstimate, estimateBuild } = require('../index/build-estimate') as typeof import('../index/build-estimate');
+          confirmEstimate(estimateBuild(input, router.ledger.prices), { yes: !!opts.yes, log: (l) => console.error(l), command: `kf prepare ${exp.file ?? config.name}` });
+        },
+      })!;
       await ix.open();
       const info = ix.info();
       const [kind, key] = info.artifact?.split('/') ?? [];
