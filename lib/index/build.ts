@@ -62,6 +62,7 @@ import { refuseEmptyBuild } from './refuse-empty';
 import { abortIf, backendOf, isOffline, numericSeed, stageModel } from './build-helpers';
 import { buildStageModels, modelBuildStages, refuseImplicitModelBuild } from './model-build-guard';
 import { refuseFailedDescriptions } from './describe-failures';
+import { isSetupFailure } from '../model-api/setup-error';
 
 export { buildStageModels } from './model-build-guard';
 import { endpointEmbedder, processDocument, resolveEmbedder, scanDirectory, scanPassages } from './build-documents';
@@ -189,6 +190,7 @@ async function documentWork(b: Build, scanned: ScannedDoc[], ctx: DocContext): P
         } else failures.set(d.id, r.failure!);
       } catch (e) {
         abortIf(o.signal);
+        if (isSetupFailure(e)) throw e; // a wrong key or model fails the build at its first call, with that call's error
         failures.set(d.id, { status: 'error', reason: errorMessage(e), issues: [] });
       }
       keepPrevious(d.id);
