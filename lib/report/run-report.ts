@@ -59,7 +59,7 @@ export interface ReportResult {
   metric?: string;
 }
 
-const ANSWER_KEYS_ORDER = ['em', 'f1', 'acc', 'rougeL', 'bertscore'];
+const ANSWER_KEYS_ORDER = ['em', 'f1', 'acc', 'rougeL', 'tokenEmbF1'];
 const RETRIEVAL_KEYS = ['R@1', 'R@2', 'R@3', 'R@5', 'R@8', 'R@all', 'docFound', 'answerVisible', 'poolTrimmed'];
 
 function pct(x: number | undefined): number | undefined {
