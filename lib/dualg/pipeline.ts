@@ -128,7 +128,22 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
     poolChars: pool.text.length,
     poolTrimmed: pool.stats.trimmed,
   };
-  return { pool, retrieval, system, images: images.map((i) => i.part) as ImagePart[] };
+  const departures = dualgDepartures(ev.notes ?? [], { patternOffline: !!pattern.offline, system, hybridAdded: hits.length - ev.hits.length });
+  return { pool, retrieval, system, images: images.map((i) => i.part) as ImagePart[], departures };
+}
+
+/** This question's departures from the paper's DualG-MRAG (lib/run/departures.ts counts them per run). */
+function dualgDepartures(
+  notes: readonly string[],
+  o: { patternOffline: boolean; system: NonNullable<RankedEvidence['system']>; hybridAdded: number },
+): string[] {
+  const out: string[] = [];
+  if (notes.some((n) => /fell back to hybrid/.test(n))) out.push('DualG: answered from hybrid fallback (nothing linkable for the graph)');
+  if (notes.some((n) => /^one document:/.test(n))) out.push('DualG: single-document bypass (hybrid plus micro matches, no graph)');
+  if (o.hybridAdded > 0) out.push('DualG: evidence pool topped up with hybrid hits');
+  if (o.patternOffline) out.push('DualG: query pattern parsed by offline rules, not a model');
+  if (o.system.scorer === 'heuristic') out.push('DualG: untrained heuristic graph scorer instead of the trained GNN');
+  return out;
 }
 
 /**
@@ -153,7 +168,7 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
         throw new KfError('no_index', `pipeline ${name} needs an index but question ${q.id} has none`, 'configure index settings in the experiment', {
           concerns: q.id,
         });
-      const { pool, retrieval, system, images } = await retrieve(ctx, s);
+      const { pool, retrieval, system, images, departures } = await retrieve(ctx, s);
       const answered = await synthesizeAndCheck(ctx, { template: s.template, pool, ...(images.length ? { images } : {}) });
       return {
         prediction: answered.prediction,
@@ -161,6 +176,7 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
         retrieval,
         counters: { searches: s.hybridK ? 2 : 1, patternCalls: 1, imagesSent: images.length, ...answered.counters },
         system,
+        ...(departures.length ? { departures } : {}),
       };
     },
   };

@@ -56,7 +56,10 @@ function corpusSize(input: { corpusDir?: string; passages?: readonly CorpusPassa
   return { docs: files.length, chars, media };
 }
 
-export function estimateBuild(input: { corpusDir?: string; passages?: readonly CorpusPassage[]; models?: IndexModels }, prices: PriceTable = {}): BuildEstimate {
+export function estimateBuild(
+  input: { corpusDir?: string; passages?: readonly CorpusPassage[]; models?: IndexModels },
+  prices: PriceTable = {},
+): BuildEstimate {
   const models = buildStageModels(input.models);
   const size = corpusSize(input);
   const totalChars = size.chars.reduce((a, b) => a + b, 0);
@@ -98,7 +101,9 @@ export function estimateLines(e: BuildEstimate): string[] {
   const usd = (x: number | undefined) => (x === undefined ? 'no price configured (models.prices)' : `$${x.toFixed(2)}`);
   return [
     `estimate: about ${e.calls} model calls, ${Math.round(e.tokens / 1000)}k tokens, ${usd(e.costUsd)} (${e.basis})`,
-    ...e.stages.map((s) => `  ${s.stage.padEnd(10)} ${s.model}: ~${s.calls} calls, ~${s.promptTokens} prompt + ~${s.completionTokens} completion tokens, ${usd(s.costUsd)}`),
+    ...e.stages.map(
+      (s) => `  ${s.stage.padEnd(10)} ${s.model}: ~${s.calls} calls, ~${s.promptTokens} prompt + ~${s.completionTokens} completion tokens, ${usd(s.costUsd)}`,
+    ),
   ];
 }
 

@@ -18,6 +18,7 @@
  * Reruns resume: run ids are the runner's defaults (name-subset-confighash),
  * so an unchanged experiment is skipped question by question.
  */
+import { departureText } from '../run/departures';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KfError } from '../util/errors';
@@ -369,6 +370,23 @@ async function suiteFigures(c: SuiteContext, comparisons: CompareResult[], forma
   return figures;
 }
 
+/** Every run's departures from the paper (stand-ins, fallbacks, variants, with counts), as its manifest lists them. */
+function departuresSection(c: SuiteContext): string[] {
+  const lines = c.runs.flatMap((r, i) => {
+    const deps = r.manifest?.departures ?? [];
+    return deps.length ? [`- **${c.names[i]}**: ${deps.map(departureText).join('; ')}`] : [];
+  });
+  if (!lines.length) return [];
+  return [
+    '## Departures from the paper',
+    '',
+    "What each run used in place of the paper's method (stand-ins, fallbacks, variants; from its manifest):",
+    '',
+    ...lines,
+    '',
+  ];
+}
+
 /** 5. SUMMARY.md: the headline table and where everything is. */
 function summaryMarkdown(
   c: SuiteContext,
@@ -407,6 +425,7 @@ function summaryMarkdown(
       { decimals: 1, caption: 'Paired comparisons (A-B, x100)' },
     ),
     '',
+    ...departuresSection(c),
     '## Files',
     `- runs: ${x.outcomes.map((o) => `\`${rel(o.dir)}\``).join(', ')}`,
     `- tables: ${x.tables.map((t) => `\`${rel(t)}\``).join(', ')}`,

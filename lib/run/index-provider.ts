@@ -134,6 +134,9 @@ export function indexProviderFromConfig(config: ExperimentConfig, opts: IndexOpe
         generation: m.generation,
         embedder: m.embedder,
         offline: m.offline,
+        ...(m.descriptions
+          ? { descriptions: { by: m.descriptions.by, model: m.descriptions.model, offline: m.descriptions.offline, failed: m.descriptions.failed } }
+          : {}),
         backends: m.backends,
         counts: m.counts,
         builtAt: m.builtAt,

@@ -15,6 +15,7 @@ import { writeJsonAtomic } from '../util/fsx';
 import type { ExperimentConfig } from './config';
 import type { IndexInfo } from './index-provider';
 import type { RunIdentity } from './run-identity';
+import type { Departure } from './departures';
 
 export const MANIFEST_KIND = 'kf-run';
 
@@ -75,6 +76,8 @@ export interface RunManifest {
   models: StageRoute[];
   /** What the run is beyond its config (model per stage, prompt pack, embedder, index build): a resume with any changed is refused. */
   identity?: RunIdentity;
+  /** Departures from the paper: stand-ins, fallbacks and variants, with counts (lib/run/departures.ts). */
+  departures?: Departure[];
   benchmark: {
     name: string;
     split: string;

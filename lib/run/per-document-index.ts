@@ -50,7 +50,9 @@ export function perDocumentIndexProvider(
         embedder: ix.embedder,
         models: opts.models,
         options: { benchmark: bench, ...(ix.options as object), corpusName: `${bench}-doc-${doc}`, include: (rel: string) => docIdFromRel(rel) === doc },
-        ...(opts.allowModelBuild ? {} : { refuseModelBuild: { what: `the index of document ${doc} (index.perDocument)`, prepare: `kf prepare ${config.name}` } }),
+        ...(opts.allowModelBuild
+          ? {}
+          : { refuseModelBuild: { what: `the index of document ${doc} (index.perDocument)`, prepare: `kf prepare ${config.name}` } }),
       });
       if (r.built) opts.log?.(`index: built the index of document ${doc} in ${r.dir}`);
       built.set(doc, { dir: r.dir, built: r.built });

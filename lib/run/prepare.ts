@@ -61,7 +61,11 @@ export async function prepareExperiment(
         beforeModelBuild: (input) => {
           // Loaded lazily: it reads the corpus folder through the ingest module.
           const { confirmEstimate, estimateBuild } = require('../index/build-estimate') as typeof import('../index/build-estimate');
-          confirmEstimate(estimateBuild(input, router.ledger.prices), { yes: !!opts.yes, log: (l) => console.error(l), command: `kf prepare ${exp.file ?? config.name}` });
+          confirmEstimate(estimateBuild(input, router.ledger.prices), {
+            yes: !!opts.yes,
+            log: (l) => console.error(l),
+            command: `kf prepare ${exp.file ?? config.name}`,
+          });
         },
       })!;
       await ix.open();

@@ -86,6 +86,8 @@ export interface RunRecord {
   error: RecordError | null;
   /** Which retriever variant ranked the evidence (PipelineResult.system: DualG scorer, checkpoint id, preset, size). */
   system?: { label: string; [fact: string]: unknown };
+  /** Departures from the paper on this question (PipelineResult.departures); absent when none. */
+  departures?: string[];
   /** Judge extraction (MMLongBench-Doc with scoring.judge). */
   extraction?: { pred: string; failed: boolean; [k: string]: unknown };
 }

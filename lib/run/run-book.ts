@@ -17,6 +17,7 @@ import type { Selection } from './questions';
 import { keepRecordsCopy, readRecords, recordsFileOf, rewriteRecords, type RunRecord } from './records';
 import type { RunnerRouter } from './runner-types';
 import { indexIdentity, runIdentity, type RunIdentity } from './run-identity';
+import { runDepartures } from './departures';
 
 /** A rerun of a run id with another config would mix answers of two configs: refuse it. */
 export function refuseChangedConfig(previous: RunManifest | undefined, exp: ResolvedExperiment, runId: string, dir: string): void {
@@ -72,9 +73,12 @@ export class RunTally {
   readonly okTimes: number[] = [];
   errors = 0;
   readonly errorsByKind: Record<ErrorKind, number> = { model_output: 0, transport: 0, timeout: 0, other: 0 };
+  /** Per-question departures from the paper, by text: on how many records. */
+  readonly departures = new Map<string, number>();
 
   account(r: RunRecord): void {
     addTotals(this.usage, r.usage);
+    for (const d of r.departures ?? []) this.departures.set(d, (this.departures.get(d) ?? 0) + 1);
     if (r.usage?.calls) this.backends.add(r.backend);
     if (r.error) {
       this.errors++;
@@ -101,6 +105,8 @@ export interface RunFacts {
   resumeCommand: string;
   /** What the run is (the index part is set once the opened index matched the previous sessions'). */
   identity: RunIdentity;
+  /** False for a configuration that reads no index (closed book): no embedder departure. */
+  readsIndex: boolean;
 }
 
 /** The identity a previous manifest records (an older manifest without one: rebuilt from its routes, prompt pack and index). */
@@ -149,6 +155,7 @@ export function runManifest(
     pipeline: f.pipeline,
     models: f.routes,
     identity: f.identity,
+    departures: runDepartures({ config, routes: f.routes, index: live.index, readsIndex: f.readsIndex, perQuestion: live.tally.departures, recorded }),
     benchmark: {
       name: config.benchmark.name,
       split: config.benchmark.split,

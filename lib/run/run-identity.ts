@@ -91,7 +91,8 @@ export function identityDiff(before: RunIdentity, now: RunIdentity): string[] {
   for (const [change, names] of byChange) out.push(`model ${change} (stage${names.length > 1 ? 's' : ''} ${names.join(', ')})`);
   if (before.promptPack !== now.promptPack && before.promptPack !== undefined && now.promptPack !== undefined)
     out.push(`prompt pack: ${before.promptPack} -> ${now.promptPack}`);
-  if (before.embedder !== now.embedder && before.embedder !== undefined && now.embedder !== undefined) out.push(`embedder: ${before.embedder} -> ${now.embedder}`);
+  if (before.embedder !== now.embedder && before.embedder !== undefined && now.embedder !== undefined)
+    out.push(`embedder: ${before.embedder} -> ${now.embedder}`);
   if (before.index && now.index && before.index !== now.index) out.push(`index build: ${before.index} -> ${now.index}`);
   return out;
 }

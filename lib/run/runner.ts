@@ -330,6 +330,7 @@ function prepareRun(
     sessions: sessionsWith(previous, session),
     resumeCommand,
     identity,
+    readsIndex,
   };
   const tally = new RunTally();
   picked.kept.forEach((r) => tally.account(r));

@@ -26,8 +26,9 @@ async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): P
   try {
     return await fn();
   } finally {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   }
 }
 

@@ -39,8 +39,9 @@ async function withEndpoint<T>(baseUrl: string | undefined, model: string, fn: (
   try {
     return await fn();
   } finally {
-    for (const k of ENV_KEYS) if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
+    for (const k of ENV_KEYS)
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
   }
 }
 
@@ -88,7 +89,8 @@ test('a model-backed run is a new run beside the offline one; a resume with anot
     await withEndpoint(server.url, 'model-a', () =>
       assert.rejects(
         runExperiment({ experiment: e, resultsDir: results, runId: idOffline, log: quiet }),
-        (err: unknown) => err instanceof KfError && err.code === 'run_identity_changed' && /model offline -> openai:model-a \(stages [a-z, ]*reader/.test(err.message),
+        (err: unknown) =>
+          err instanceof KfError && err.code === 'run_identity_changed' && /model offline -> openai:model-a \(stages [a-z, ]*reader/.test(err.message),
       ),
     );
     assert.equal(server.requests.length, before, 'a refused resume calls no model');

@@ -17,6 +17,7 @@ import { getPipeline, listPipelines } from '../../run/registry';
 import { loadConfiguredBenchmark, selectQuestions } from '../../run/questions';
 import { checkRunId, defaultRunId, resumeCommandFor, runExperiment, type RunOutcome } from '../../run/runner';
 import { configuredRoutes } from '../../run/run-identity';
+import { departureText } from '../../run/departures';
 import { defaultResultsDir, loadRun, outcomeLine, primaryMetric, summarizeRun } from '../../run/results';
 
 /** `--set smoke` is the subset; `--set key.path=value` is an override (both spellings are in use). */
@@ -146,6 +147,7 @@ function printOutcome(outcome: RunOutcome, json: boolean): number {
         errorsNow: outcome.errorsNow,
         backend: s.backend,
         ...(outcome.manifest.pipeline.system ? { system: outcome.manifest.pipeline.system } : {}),
+        departures: (outcome.manifest.departures ?? []).map(departureText),
         scores: s.scores,
         retrieval: s.retrieval,
         resume: outcome.resumeCommand,
@@ -160,6 +162,8 @@ function printOutcome(outcome: RunOutcome, json: boolean): number {
     // Which retriever variant ranked (DualG: scorer, checkpoint id, preset, size): a stand-in is never unnamed.
     const sys = outcome.manifest.pipeline;
     if (sys.system) console.log(`  system   ${sys.system.label}${sys.otherSystems?.length ? ` (mixed run; also ${sys.otherSystems.join(' | ')})` : ''}`);
+    // Every stand-in, fallback and variant, with counts: the run's departures from the paper.
+    for (const d of outcome.manifest.departures ?? []) console.log(`  departs  ${departureText(d)}`);
     console.log(`  records  ${path.join(outcome.dir, 'records.jsonl')}`);
     console.log(`  manifest ${path.join(outcome.dir, 'manifest.json')}`);
     if (c.errors && outcome.status === 'completed') console.log(`  ${c.errors} question(s) failed (error in their record); --retry-errors answers them again`);

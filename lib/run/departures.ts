@@ -1,0 +1,55 @@
+/**
+ * Departures from the paper, per run: every stand-in, fallback and variant the run used, with counts
+ * ("DualG: answered from hybrid fallback: 14 of 60 questions", "fitted embedder instead of an embeddings
+ * endpoint", "offline descriptions for 37 fragments", "token-embedding F1, not BERTScore"). Listed in the
+ * manifest, printed in the run's outcome and in SUMMARY.md; per-question ones come from the records
+ * (RunRecord.departures).
+ */
+import type { StageRoute } from '../models/stage-route';
+import type { ExperimentConfig } from './config';
+import type { IndexInfo } from './index-types';
+
+export interface Departure {
+  what: string;
+  /** Questions it happened on (per-question departures), out of `of` recorded. */
+  count?: number;
+  of?: number;
+}
+
+export function departureText(d: Departure): string {
+  return d.count !== undefined ? `${d.what}: ${d.count} of ${d.of} questions` : d.what;
+}
+
+/** The run's stand-ins that hold for every question: backend, embedder, index build, DualG's rule stages, metric substitutes. */
+function standIns(x: { config: ExperimentConfig; routes: readonly Pick<StageRoute, 'stage' | 'backend'>[]; index?: IndexInfo; readsIndex: boolean }): string[] {
+  const out: string[] = [];
+  const answering = x.routes.filter((r) => r.stage !== 'embedding');
+  const offline = answering.filter((r) => r.backend === 'offline').map((r) => r.stage);
+  if (offline.length && offline.length === answering.length) out.push('offline backend: rule-based stand-ins for every model stage (not model results)');
+  else if (offline.length) out.push(`offline stand-ins for stages ${offline.join(', ')} (not model results)`);
+  const ix = x.config.index;
+  if (x.readsIndex && ix && !ix.kb && ix.embedder !== 'openai')
+    out.push(`${ix.embedder} embedder instead of an embeddings endpoint (dense retrieval is a stand-in)`);
+  const info = x.index;
+  if (info?.offline && offline.length < answering.length)
+    out.push('index built by offline rules (knowledge points, relations, media descriptions), not a model');
+  const desc = info?.descriptions;
+  if (desc && desc.offline > 0 && (desc.by === 'model' || !info?.offline)) out.push(`offline descriptions for ${desc.offline} fragments`);
+  if (/^(DG|dualg)/i.test(x.config.pipeline.name) && offline.length < answering.length)
+    out.push('DualG: equivalence edges, entity linking, micro facts and cross-tier alignment from offline rules (their model stages are not used)');
+  if (x.config.benchmark.name === 'webqa') out.push('token-embedding F1 (tokenEmbF1), not BERTScore');
+  return out;
+}
+
+export function runDepartures(x: {
+  config: ExperimentConfig;
+  routes: readonly Pick<StageRoute, 'stage' | 'backend'>[];
+  index?: IndexInfo;
+  readsIndex: boolean;
+  perQuestion: ReadonlyMap<string, number>;
+  recorded: number;
+}): Departure[] {
+  const out: Departure[] = standIns(x).map((what) => ({ what }));
+  for (const [what, count] of [...x.perQuestion].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) out.push({ what, count, of: x.recorded });
+  return out;
+}
