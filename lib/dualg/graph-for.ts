@@ -4,6 +4,7 @@ import type { RetrieverSetup } from '../pipeline/retrievers';
 import { KfError } from '../util/errors';
 import { graphRequest, register as registerArtifacts } from './artifacts';
 import { DUALG_GRAPH_KIND } from './graph/store';
+import { withStageDefaults } from './stage-defaults';
 import type { DualGraph } from './graph/types';
 
 /** The graph of the setup's index (prepared as an artifact on first use). */
@@ -16,12 +17,14 @@ export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'setting
     );
   registerArtifacts();
   const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
-  const { tau, microImages, equivalence } = setup.settings;
+  // With an endpoint the graph's model stages are the default (stage-defaults.ts; kf prepare asks for the same graph).
+  const { tau, microImages, equivalence, openie } = withStageDefaults(setup.settings).settings;
   // Only the settings that change the graph (absent ones keep the default graph's request, so its artifact is reused).
   const request = graphRequest(setup.indexDir, {
     ...(tau === undefined ? {} : { tau }),
     ...(microImages === undefined ? {} : { microImages }),
     ...(equivalence === undefined ? {} : { equivalence }),
+    ...(openie === undefined ? {} : { openie }),
   });
   await store.prepare(DUALG_GRAPH_KIND, request, { log: setup.log });
   return (await store.open<DualGraph>(DUALG_GRAPH_KIND, request)).value;

@@ -11,6 +11,7 @@
  * the paper's rows). The micro / macro ablations are retrievers of their own
  * ('dualg-no-micro', 'dualg-no-macro'), so retrieval evaluation sees them too.
  */
+import { RULE_PARTS_NOTE } from './stage-defaults';
 import { z } from 'zod';
 import { synthesizeAndCheck } from '../knowforge/answer';
 import { buildPool, PAPER_CAPS } from '../knowforge/pool';
@@ -138,6 +139,8 @@ function dualgDepartures(
   o: { patternOffline: boolean; system: NonNullable<RankedEvidence['system']>; hybridAdded: number },
 ): string[] {
   const out: string[] = [];
+  const rules = notes.find((n) => n.startsWith(RULE_PARTS_NOTE));
+  if (rules) out.push(`DualG: ${rules.slice(RULE_PARTS_NOTE.length)} from offline rules, not model stages`);
   if (notes.some((n) => /fell back to hybrid/.test(n))) out.push('DualG: answered from hybrid fallback (nothing linkable for the graph)');
   if (notes.some((n) => /^one document:/.test(n))) out.push('DualG: single-document bypass (hybrid plus micro matches, no graph)');
   if (o.hybridAdded > 0) out.push('DualG: evidence pool topped up with hybrid hits');

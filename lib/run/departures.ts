@@ -21,7 +21,13 @@ export function departureText(d: Departure): string {
 }
 
 /** The run's stand-ins that hold for every question: backend, embedder, index build, DualG's rule stages, metric substitutes. */
-function standIns(x: { config: ExperimentConfig; routes: readonly Pick<StageRoute, 'stage' | 'backend'>[]; index?: IndexInfo; readsIndex: boolean }): string[] {
+function standIns(x: {
+  config: ExperimentConfig;
+  routes: readonly Pick<StageRoute, 'stage' | 'backend'>[];
+  index?: IndexInfo;
+  readsIndex: boolean;
+  embedder?: string;
+}): string[] {
   const out: string[] = [];
   const answering = x.routes.filter((r) => r.stage !== 'embedding');
   const offline = answering.filter((r) => r.backend === 'offline').map((r) => r.stage);
@@ -35,8 +41,6 @@ function standIns(x: { config: ExperimentConfig; routes: readonly Pick<StageRout
     out.push('index built by offline rules (knowledge points, relations, media descriptions), not a model');
   const desc = info?.descriptions;
   if (desc && desc.offline > 0 && (desc.by === 'model' || !info?.offline)) out.push(`offline descriptions for ${desc.offline} fragments`);
-  if (/^(DG|dualg)/i.test(x.config.pipeline.name) && offline.length < answering.length)
-    out.push('DualG: equivalence edges, entity linking, micro facts and cross-tier alignment from offline rules (their model stages are not used)');
   if (x.config.benchmark.name === 'webqa') out.push('token-embedding F1 (tokenEmbF1), not BERTScore');
   return out;
 }
@@ -46,6 +50,8 @@ export function runDepartures(x: {
   routes: readonly Pick<StageRoute, 'stage' | 'backend'>[];
   index?: IndexInfo;
   readsIndex: boolean;
+  /** The embedder the index is searched with (lib/run/endpoint-defaults.ts). */
+  embedder?: string;
   perQuestion: ReadonlyMap<string, number>;
   recorded: number;
 }): Departure[] {

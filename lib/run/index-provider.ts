@@ -16,6 +16,7 @@ import type { OpenIndex } from '../index/open';
 import { engineKnowledgeBase } from '../pipeline/index-view';
 import type { ExperimentConfig } from './config';
 import { expandPath } from './config';
+import { indexBuildTag, withEndpointDefaults } from './endpoint-defaults';
 import type { ConfiguredIndex, IndexInfo, IndexModelsLike, QuestionIndex } from './index-types';
 
 export type { ConfiguredIndex, IndexInfo, IndexModelsLike, QuestionIndex, RetrieverProvider } from './index-types';
@@ -40,8 +41,14 @@ export function withForcedSearch(r: Retriever, forced: SearchOptions): Retriever
   return { search: (q, o) => r.search(q, { ...(o ?? {}), ...forced }) };
 }
 
+/**
+ * The experiment's index folder. One the harness builds (build = "ensure") with a model (a build stage or the
+ * embeddings endpoint) lives beside the offline one (lib/run/endpoint-defaults.ts): backends never rebuild each other's.
+ */
 export function defaultIndexDir(config: ExperimentConfig): string {
-  return config.index?.dir ? expandPath(config.index.dir) : stateDir('index', config.benchmark.name);
+  const dir = config.index?.dir ? expandPath(config.index.dir) : stateDir('index', config.benchmark.name);
+  const tag = config.index?.build === 'ensure' ? indexBuildTag(config) : '';
+  return tag && !dir.endsWith(tag) ? dir + tag : dir;
 }
 
 type IndexOpenOptions = {
@@ -114,7 +121,9 @@ async function openConfiguredIndex(
  * index is opened on first use (a run whose questions are all recorded opens
  * nothing) and shared by every question.
  */
-export function indexProviderFromConfig(config: ExperimentConfig, opts: IndexOpenOptions = {}): ConfiguredIndex | undefined {
+export function indexProviderFromConfig(given: ExperimentConfig, opts: IndexOpenOptions = {}): ConfiguredIndex | undefined {
+  // With an embeddings endpoint, "fitted" means the endpoint (the paper's dense retriever).
+  const config = withEndpointDefaults(given);
   const ix = config.index;
   if (!ix) return undefined;
   if (ix.kb) return remoteIndexProvider(ix.kb);

@@ -155,7 +155,15 @@ export function runManifest(
     pipeline: f.pipeline,
     models: f.routes,
     identity: f.identity,
-    departures: runDepartures({ config, routes: f.routes, index: live.index, readsIndex: f.readsIndex, perQuestion: live.tally.departures, recorded }),
+    departures: runDepartures({
+      config,
+      routes: f.routes,
+      index: live.index,
+      readsIndex: f.readsIndex,
+      embedder: f.identity.embedder?.replace(/:.*/, ''),
+      perQuestion: live.tally.departures,
+      recorded,
+    }),
     benchmark: {
       name: config.benchmark.name,
       split: config.benchmark.split,

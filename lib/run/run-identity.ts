@@ -13,6 +13,7 @@ import { KfError } from '../util/errors';
 import { shortHash } from '../util/hash';
 import type { ExperimentConfig } from './config';
 import type { IndexInfo } from './index-types';
+import { effectiveEmbedder } from './endpoint-defaults';
 
 export interface RunIdentity {
   /** Per stage: "offline", or "<backend>:<model id>" (base URLs and keys are not part of it). */
@@ -48,11 +49,11 @@ export function runIdentity(
   promptPack?: { name: string; sha256: string },
 ): RunIdentity {
   const stages = stageIdentity(routes);
-  const emb = config.index?.embedder;
+  const emb = effectiveEmbedder(config);
   return {
     stages,
     ...(promptPack ? { promptPack: `${promptPack.name}@${promptPack.sha256.slice(0, 12)}` } : {}),
-    ...(emb ? { embedder: emb === 'openai' ? `openai:${stages.embedding ?? 'unconfigured'}` : emb } : {}),
+    ...(emb ? { embedder: emb === 'openai' ? (stages.embedding ?? 'openai:unconfigured') : emb } : {}),
   };
 }
 
