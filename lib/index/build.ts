@@ -43,7 +43,7 @@ import type { Embedder, Relation } from './types';
 import { emptyUsage, pointText } from './knowledge-points';
 import { buildRelations, projectToFragments } from './relations';
 import { summarize, type BuildReport, type DocumentReport } from './report';
-import { BUILD_PREFIX, currentGeneration, readIndexedDocuments, type IndexManifest, type IndexModels } from './open';
+import { BUILD_PREFIX, currentGeneration, readIndexedDocuments, type IndexManifest } from './open';
 import {
   type Build,
   type BuildIndexInput,

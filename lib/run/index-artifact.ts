@@ -32,7 +32,7 @@ export function indexArtifactRequest(config: ExperimentConfig, data: BenchmarkDa
 /** Open (building first when asked) the index artifact an experiment names. */
 export async function openIndexArtifact(
   config: ExperimentConfig,
-  opts: { data: BenchmarkData; models?: IndexModels; store?: ArtifactStore; log?: (line: string) => void; allowModelBuild?: boolean },
+  opts: { data: BenchmarkData; models?: IndexModels; store?: ArtifactStore; log?: (line: string) => void; allowModelBuild?: boolean; prepareCommand?: string },
 ): Promise<{ index: OpenIndex; ref: ArtifactRef; built: boolean }> {
   const ix = config.index!;
   const store = opts.store ?? new ArtifactStore();
@@ -41,7 +41,10 @@ export async function openIndexArtifact(
   if (ix.artifact === 'auto' && ix.build === 'ensure' && !store.ref(KP_INDEX, store.keyOf(KP_INDEX, request))) {
     if (!opts.allowModelBuild) {
       const { refuseImplicitModelBuild } = require('../index/model-build-guard') as typeof import('../index/model-build-guard');
-      refuseImplicitModelBuild(opts.models, ix.embedder, { what: `the kp-index artifact of experiment ${config.name}`, prepare: `kf prepare ${config.name}` });
+      refuseImplicitModelBuild(opts.models, ix.embedder, {
+        what: `the kp-index artifact of experiment ${config.name}`,
+        prepare: opts.prepareCommand ?? `kf prepare <experiment file of ${config.name}>`,
+      });
     }
     opts.log?.(`index: building the kp-index artifact for the ${config.benchmark.name} corpus (a first build can take minutes)`);
     await store.prepare(KP_INDEX, request, { log: opts.log });

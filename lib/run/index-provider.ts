@@ -57,13 +57,15 @@ type IndexOpenOptions = {
   log?: (line: string) => void;
   /** Only `kf prepare` / `kf index build` (asked for, estimate printed) build with model calls; runs refuse such a build. */
   allowModelBuild?: boolean;
+  /** The command that builds the index on purpose (named by the refusal of an implicit model-priced build). */
+  prepareCommand?: string;
   /** With allowModelBuild: called before a build that calls a model (kf prepare prints the estimate and asks for --yes). */
   beforeModelBuild?: (input: { corpusDir?: string; passages?: readonly CorpusPassage[]; models?: IndexModelsLike }) => void | Promise<void>;
 };
 
 /** The refusal of an implicit model-priced build names the command that builds the experiment's index on purpose. */
-export function prepareHint(config: ExperimentConfig): { what: string; prepare: string } {
-  return { what: `the index of experiment ${config.name} (${config.benchmark.name})`, prepare: `kf prepare ${config.name}` };
+export function prepareHint(config: ExperimentConfig, prepare?: string): { what: string; prepare: string } {
+  return { what: `the index of experiment ${config.name} (${config.benchmark.name})`, prepare: prepare ?? `kf prepare <experiment file of ${config.name}>` };
 }
 
 /** index.build = "ensure": build or update the index folder from the benchmark's corpus when missing or stale. */
@@ -87,7 +89,11 @@ async function ensureIndexDir(config: ExperimentConfig, dir: string, opts: Index
     embedder: ix.embedder,
     models: opts.models,
     options: { benchmark: config.benchmark.name, ...(ix.options as object) },
-    ...(opts.allowModelBuild ? (opts.beforeModelBuild ? { beforeModelBuild: opts.beforeModelBuild } : {}) : { refuseModelBuild: prepareHint(config) }),
+    ...(opts.allowModelBuild
+      ? opts.beforeModelBuild
+        ? { beforeModelBuild: opts.beforeModelBuild }
+        : {}
+      : { refuseModelBuild: prepareHint(config, opts.prepareCommand) }),
   });
   if (r.built) opts.log?.(`index: built ${r.result?.generation ?? ''} in ${dir}`);
   return r.built;
@@ -107,7 +113,13 @@ async function openConfiguredIndex(
         'index.artifact needs the benchmark loaded (its corpus is part of the artifact key)',
         'run through kf run / runExperiment',
       );
-    const r = await openIndexArtifact(config, { data: opts.data, models: opts.models, log: opts.log, allowModelBuild: opts.allowModelBuild });
+    const r = await openIndexArtifact(config, {
+      data: opts.data,
+      models: opts.models,
+      log: opts.log,
+      allowModelBuild: opts.allowModelBuild,
+      prepareCommand: opts.prepareCommand,
+    });
     return { idx: r.index, built: r.built, artifact: `${r.ref.kind}/${r.ref.key}` };
   }
   const built = config.index!.build === 'ensure' ? await ensureIndexDir(config, dir, opts) : false;

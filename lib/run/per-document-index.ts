@@ -22,7 +22,7 @@ const OPEN_AT_ONCE = 4;
 
 export function perDocumentIndexProvider(
   config: ExperimentConfig,
-  opts: { models?: IndexModelsLike; data?: BenchmarkData; log?: (line: string) => void; allowModelBuild?: boolean },
+  opts: { models?: IndexModelsLike; data?: BenchmarkData; log?: (line: string) => void; allowModelBuild?: boolean; prepareCommand?: string },
 ): ConfiguredIndex {
   const ix = config.index!;
   const bench = config.benchmark.name;
@@ -52,7 +52,12 @@ export function perDocumentIndexProvider(
         options: { benchmark: bench, ...(ix.options as object), corpusName: `${bench}-doc-${doc}`, include: (rel: string) => docIdFromRel(rel) === doc },
         ...(opts.allowModelBuild
           ? {}
-          : { refuseModelBuild: { what: `the index of document ${doc} (index.perDocument)`, prepare: `kf prepare ${config.name}` } }),
+          : {
+              refuseModelBuild: {
+                what: `the index of document ${doc} (index.perDocument)`,
+                prepare: opts.prepareCommand ?? `kf prepare <experiment file of ${config.name}>`,
+              },
+            }),
       });
       if (r.built) opts.log?.(`index: built the index of document ${doc} in ${r.dir}`);
       built.set(doc, { dir: r.dir, built: r.built });

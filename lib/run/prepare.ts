@@ -13,6 +13,7 @@ import type { ExperimentConfig, ResolvedExperiment } from './config';
 import { environmentRouter, experimentRouter } from './experiment-router';
 import { defaultIndexDir, indexProviderFromConfig } from './index-provider';
 import { loadConfiguredBenchmark } from './questions';
+import { prepareCommandFor } from './run-id';
 
 /** What prepare did for one need. */
 export interface Prepared {
@@ -58,6 +59,7 @@ export async function prepareExperiment(
         data,
         log,
         allowModelBuild: opts.allowModelBuild !== false,
+        prepareCommand: prepareCommandFor(exp),
         beforeModelBuild: (input) => {
           // Loaded lazily: it reads the corpus folder through the ingest module.
           const { confirmEstimate, estimateBuild } = require('../index/build-estimate') as typeof import('../index/build-estimate');

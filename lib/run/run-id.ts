@@ -35,6 +35,13 @@ function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The command that builds what the experiment needs on purpose (its index with model calls, artifacts): estimate first. */
+export function prepareCommandFor(exp: ResolvedExperiment): string {
+  const rel = exp.file ? path.relative(process.cwd(), exp.file) : '<experiment>';
+  const file = exp.file && !rel.startsWith('..') ? rel : (exp.file ?? '<experiment>');
+  return ['kf prepare', shellQuote(file), ...exp.overrides.map((o) => `--override ${shellQuote(o)}`)].join(' ');
+}
+
 export function resumeCommandFor(exp: ResolvedExperiment, runId: string): string {
   const rel = exp.file ? path.relative(process.cwd(), exp.file) : '<experiment>';
   const file = exp.file && !rel.startsWith('..') ? rel : (exp.file ?? '<experiment>');

@@ -43,7 +43,7 @@ import type { RunRecord } from './records';
 import { getPipeline } from './registry';
 import { RunTally, previousIdentity, refuseChangedConfig, resumeRecords, runManifest, sessionsWith, type RunFacts } from './run-book';
 import { configuredRoutes, indexIdentity, refuseChangedIdentity, runIdentity } from './run-identity';
-import { checkRunId, defaultRunId, resumeCommandFor } from './run-id';
+import { checkRunId, defaultRunId, prepareCommandFor, resumeCommandFor } from './run-id';
 import type { RunOptions, RunOutcome, RunnerRouter } from './runner-types';
 import { defaultScorer } from './scoring';
 import { errorShareExceeded } from './error-kind';
@@ -300,7 +300,10 @@ function prepareRun(
   const routes = models.describe();
   // A configuration that reads no index (closed book, S0) opens none; one that does never builds it with model calls here.
   const readsIndex = pipeline.needsIndex !== false;
-  const indexSource = opts.retrieverFor || !readsIndex ? undefined : indexProviderFromConfig(config, { models, data: picked.bench.data, log: base.log });
+  const indexSource =
+    opts.retrieverFor || !readsIndex
+      ? undefined
+      : indexProviderFromConfig(config, { models, data: picked.bench.data, log: base.log, prepareCommand: prepareCommandFor(opts.experiment) });
   const retrieverFor = opts.retrieverFor ?? indexSource?.provider;
   if (pipeline.needsIndex && !retrieverFor) {
     throw new KfError(
