@@ -34,8 +34,9 @@ function standIns(x: {
   if (offline.length && offline.length === answering.length) out.push('offline backend: rule-based stand-ins for every model stage (not model results)');
   else if (offline.length) out.push(`offline stand-ins for stages ${offline.join(', ')} (not model results)`);
   const ix = x.config.index;
-  if (x.readsIndex && ix && !ix.kb && ix.embedder !== 'openai')
-    out.push(`${ix.embedder} embedder instead of an embeddings endpoint (dense retrieval is a stand-in)`);
+  const embedder = x.embedder ?? ix?.embedder;
+  if (x.readsIndex && ix && !ix.kb && embedder !== 'openai')
+    out.push(`${embedder} embedder instead of an embeddings endpoint (dense retrieval is a stand-in; KF_EMBED_BASE_URL + KF_EMBED_MODEL give the paper's)`);
   const info = x.index;
   if (info?.offline && offline.length < answering.length)
     out.push('index built by offline rules (knowledge points, relations, media descriptions), not a model');
@@ -58,4 +59,20 @@ export function runDepartures(x: {
   const out: Departure[] = standIns(x).map((what) => ({ what }));
   for (const [what, count] of [...x.perQuestion].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) out.push({ what, count, of: x.recorded });
   return out;
+}
+
+/** Footnote lines for a table over these runs: each run's departures (name: list), from its manifest. */
+export function departureNotes(runs: readonly { runId: string; manifest?: { departures?: Departure[] } }[], names?: readonly string[]): string[] {
+  return runs.flatMap((r, i) => {
+    const deps = r.manifest?.departures ?? [];
+    return deps.length ? [`departures from the paper, ${names?.[i] ?? r.runId}: ${deps.map(departureText).join('; ')}`] : [];
+  });
+}
+
+/** One short caption line for a figure over these runs: the distinct departures (without counts), or undefined. */
+export function departureCaption(runs: readonly { manifest?: { departures?: Departure[] } }[], max = 240): string | undefined {
+  const all = [...new Set(runs.flatMap((r) => (r.manifest?.departures ?? []).map((d) => d.what)))];
+  if (!all.length) return undefined;
+  const text = `departures from the paper: ${all.join('; ')}`;
+  return text.length > max ? `${text.slice(0, max - 40).replace(/;[^;]*$/, '')}; ... (SUMMARY.md lists all, with counts)` : text;
 }
