@@ -23,6 +23,8 @@ export interface RecordError {
   stage?: string;
   /** model_output: the reply as received, cut to a few hundred characters. */
   received?: string;
+  /** The endpoint refused the setup (401/403 key, 404 model or path, no server): the run stops at the first one. */
+  setup?: true;
 }
 
 export interface RecordTimings {

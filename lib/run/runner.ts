@@ -211,6 +211,12 @@ async function answerAll(run: Run, env: QuestionEnv, writer: JsonlWriter) {
       if (rec.error) {
         state.errorsNow++;
         session.errors++;
+        if (rec.error.setup && !state.stopping) {
+          // A wrong key or model fails every call alike: one clear error, not a run of identical failures.
+          state.stopping = 'max-errors';
+          state.why = `the endpoint refused the setup at question ${rec.id}: ${rec.error.message}`;
+          run.log(`run ${run.runId}: ${state.why}; finishing the questions in flight, then stopping`);
+        }
         const tooMany = state.errorsNow >= config.limits.maxErrors;
         if ((tooMany || errorShareExceeded(run.tally.errors, run.done.size, config.limits.maxErrorShare, false)) && !state.stopping) {
           state.stopping = 'max-errors';

@@ -127,3 +127,22 @@ test('a large estimate asks for --yes; a priced model shows dollars', () => {
   );
   confirmEstimate(e, { yes: true, log: quiet, command: 'kf prepare x' });
 });
+
+test('a run with a wrong key stops at the first refused call with one clear error', async () => {
+  registerFake('fake');
+  const dir = tmpDir('kf-wrong-key-');
+  const files = writeBench(dir, makeQuestions(12));
+  const server = await ScriptedServer.start();
+  try {
+    server.on({ reply: { status: 401, error: 'invalid api key' } });
+    const out = await withEnv({ ...ENV, OPENAI_BASE_URL: server.url }, () =>
+      runExperiment({ experiment: experiment(files), resultsDir: path.join(dir, 'results'), log: quiet }),
+    );
+    assert.equal(out.status, 'max-errors');
+    assert.match(out.manifest.statusDetail ?? '', /refused the setup .*401/);
+    assert.ok(out.counts.recorded <= 4, `only the questions in flight were recorded (${out.counts.recorded})`);
+    assert.ok(server.requests.length <= 4, `no call after the first refusals (${server.requests.length})`);
+  } finally {
+    await server.close();
+  }
+});
