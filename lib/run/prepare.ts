@@ -66,7 +66,7 @@ export async function prepareExperiment(
           confirmEstimate(estimateBuild(input, router.ledger.prices), {
             yes: !!opts.yes,
             log: (l) => console.error(l),
-            command: `kf prepare ${exp.file ?? config.name}`,
+            command: prepareCommandFor(exp),
           });
         },
       })!;
