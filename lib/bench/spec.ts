@@ -60,9 +60,9 @@ export interface OfficialAggregate {
   acc: number;
   f1: number;
   n: number;
-  /** With a judge: the rule-based scorer on the FINAL ANSWER itself, no extraction step (strict accuracy and F1). */
-  strictAcc?: number;
-  strictF1?: number;
+  /** With a judge: the rule-based scorer on the FINAL ANSWER itself, no extraction step (rule-scored accuracy and F1; the paper's "strict accuracy" is another thing: judge score = 1). */
+  ruleAcc?: number;
+  ruleF1?: number;
 }
 
 export interface BenchmarkSpec<P extends object = Record<string, string | undefined>> {

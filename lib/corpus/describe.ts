@@ -18,6 +18,7 @@ import { DEFAULT_MIN_OCR_CONFIDENCE } from './options';
 import { tableSummary, tableToText } from './table';
 import { errorMessage } from '../util/errors';
 import { runPool } from '../util/worker-pool';
+import { isSetupFailure } from '../model-api/setup-error';
 
 export interface DescribeOptions {
   /** A vision-capable model; absent -> offline descriptions. */
@@ -228,6 +229,7 @@ export async function describeFragments(frags: Fragment[], opts: DescribeOptions
         }
         report.failures.push({ id: f.id, error: 'the model returned an empty description' });
       } catch (e) {
+        if (isSetupFailure(e)) throw e; // a wrong key or model: one clear error, not an offline description per fragment
         report.failures.push({ id: f.id, error: errorMessage(e) });
       }
     }

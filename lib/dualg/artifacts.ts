@@ -16,6 +16,7 @@ import { visionFactsFromModel, writeVisionReport, type VisionFactSource } from '
 import { indexAssetResolver } from '../answer/vision';
 import { indexIdentity, sourceFromIndexDir } from './graph/source';
 import { DUALG_GRAPH_KIND, loadGraph, writeGraphFiles } from './graph/store';
+import { withStageDefaults } from './stage-defaults';
 import type { DualGraph } from './graph/types';
 
 export interface DualGraphSettings {
@@ -144,16 +145,13 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     if (!indexDir) throw new KfError('bad_request', 'dualg-graph needs the index it is built from', 'kf prepare dualg-graph --set index=<index folder>');
     const settings: Record<string, unknown> = {};
     if (source.options.tau !== undefined) settings.tau = Number(source.options.tau);
-    if (source.options.openie !== undefined) settings.openie = source.options.openie;
-    // The image setting also comes from the experiment's index.settings (what the dualg retrievers read), so kf prepare
-    // <experiment> builds the graph the run will open.
-    const fromExperiment = (source.experiment?.index?.settings as Record<string, unknown> | undefined)?.microImages;
-    const microImages = source.options.microImages ?? fromExperiment;
-    if (microImages !== undefined) settings.microImages = microImages;
-    const equivalence = source.options.equivalence ?? (source.experiment?.index?.settings as Record<string, unknown> | undefined)?.equivalence;
-    if (equivalence !== undefined) settings.equivalence = equivalence;
-    const alignment = source.options.alignment ?? (source.experiment?.index?.settings as Record<string, unknown> | undefined)?.alignment;
-    if (alignment !== undefined) settings.alignment = alignment;
+    // The stage settings also come from the experiment's index.settings (what the dualg retrievers read), with an
+    // endpoint's model stages as the default (stage-defaults.ts), so kf prepare <experiment> builds the graph the run opens.
+    const fromExperiment = withStageDefaults((source.experiment?.index?.settings ?? {}) as Record<string, unknown>).settings;
+    for (const key of ['openie', 'microImages', 'equivalence', 'alignment'] as const) {
+      const value = source.options[key] ?? fromExperiment[key];
+      if (value !== undefined) settings[key] = value;
+    }
     return { ...graphRequest(indexDir, settings), args: { indexDir, models: source.models } };
   },
   async open(ref, args) {

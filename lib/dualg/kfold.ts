@@ -170,7 +170,7 @@ export async function dualgKfold(o: KfoldOptions) {
   const data = loadBench(bench);
   const idx = await openIndex(o.index ?? newestIndex(bench));
   const kb = engineKnowledgeBase(idx, { forced: { withContext: false } });
-  const g = await graphFor({ indexDir: idx.dir, settings: {} });
+  const g = await graphFor({ indexDir: idx.dir, settings: {} }, { buildWithModels: true });
   const parts = searcherParts(g);
   const base = o.base ?? {};
   const withBase = (c: Record<string, unknown>) => ({ ...base, ...c, heuristic: { ...(base.heuristic ?? {}), ...((c.heuristic as object) ?? {}) } });

@@ -12,6 +12,7 @@
  * the paper's rows). The micro / macro ablations are retrievers of their own
  * ('dualg-no-micro', 'dualg-no-macro'), so retrieval evaluation sees them too.
  */
+import { RULE_PARTS_NOTE } from './stage-defaults';
 import { z } from 'zod';
 import { synthesizeAndCheck } from '../answer/answer';
 import { buildPool, PAPER_CAPS } from '../answer/pool';
@@ -165,7 +166,25 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
     poolChars: pool.text.length + (s.generator === 'paper' ? paths.text.length : 0),
     poolTrimmed: pool.stats.trimmed,
   };
-  return { pool, retrieval, system, pattern, pathsText: paths.text, images: images.map((i) => i.part) as ImagePart[] };
+  const departures = dualgDepartures(ev.notes ?? [], { patternOffline: !!pattern.offline, system, hybridAdded: hits.length - ev.hits.length });
+  if (pattern.departure) departures.push(`DualG: ${pattern.departure}`);
+  return { pool, retrieval, system, pattern, pathsText: paths.text, images: images.map((i) => i.part) as ImagePart[], departures };
+}
+
+/** This question's departures from the paper's DualG-MRAG (lib/run/departures.ts counts them per run). */
+function dualgDepartures(
+  notes: readonly string[],
+  o: { patternOffline: boolean; system: NonNullable<RankedEvidence['system']>; hybridAdded: number },
+): string[] {
+  const out: string[] = [];
+  const rules = notes.find((n) => n.startsWith(RULE_PARTS_NOTE));
+  if (rules) out.push(`DualG: ${rules.slice(RULE_PARTS_NOTE.length)} from offline rules, not model stages`);
+  if (notes.some((n) => /fell back to hybrid/.test(n))) out.push('DualG: answered from hybrid fallback (nothing linkable for the graph)');
+  if (notes.some((n) => /^one document:/.test(n))) out.push('DualG: single-document bypass (hybrid plus micro matches, no graph)');
+  if (o.hybridAdded > 0) out.push('DualG: evidence pool topped up with hybrid hits');
+  if (o.patternOffline) out.push('DualG: query pattern parsed by offline rules, not a model');
+  if (o.system.scorer === 'heuristic') out.push('DualG: untrained heuristic graph scorer instead of the trained GNN');
+  return out;
 }
 
 /**
@@ -192,12 +211,12 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
         });
       // A row that sends images checks once per endpoint that the synth model takes them, before any other call.
       if (s.generator !== 'text' && s.maxImages > 0) await ensureImageInput(ctx.model('synth'));
-      const { pool, retrieval, system, images, pattern, pathsText: paths } = await retrieve(ctx, s);
+      const { pool, retrieval, system, images, pattern, pathsText: paths, departures } = await retrieve(ctx, s);
       const answered =
         s.generator === 'paper'
           ? await generateAsPaper(ctx, s, { pool, paths, images })
           : await synthesizeAndCheck(ctx, { template: s.template, pool, ...(images.length ? { images } : {}) });
-            return {
+      return {
         prediction: answered.prediction,
         finalAnswer: answered.finalAnswer,
         retrieval,
@@ -209,6 +228,7 @@ export function dualgPipeline(name: string, description: string, s: DualgSetting
           ...answered.counters,
         },
         system: pattern.departure ? { ...system, departures: [pattern.departure] } : system,
+        ...(departures.length ? { departures } : {}),
       };
     },
   };

@@ -22,6 +22,7 @@
  * heuristic.{...}, fusion.{alpha,beta,decay}, hybrid, graphFirst, partialLink, prf, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store
  * root), benchSettings (false: the defaults even where the index's benchmark has a k-fold choice, bench-settings.ts).
  */
+import { RULE_PARTS_NOTE, withStageDefaults } from './stage-defaults';
 import type { ModeRetriever } from '../pipeline/engine-knowledge-base';
 import { registerRetriever, getRetriever, type RetrieverEntry, type RetrieverSetup } from '../pipeline/retrievers';
 import { KfError } from '../util/errors';
@@ -164,7 +165,10 @@ export function microCandidateSource(raw: unknown, name: string, env: NodeJS.Pro
   return denseMicroCandidates(embedder);
 }
 
-async function create(setup: RetrieverSetup, v: Variant): Promise<ModeRetriever> {
+async function create(given: RetrieverSetup, v: Variant): Promise<ModeRetriever> {
+  // With an endpoint, the model stages are the default (stage-defaults.ts); the parts left on rules are said per search.
+  const { settings: withStages, ruleParts } = withStageDefaults(given.settings);
+  const setup: RetrieverSetup = { ...given, settings: withStages };
   const scorer = scorerOf(v, setup.settings.scorer);
   // The benchmark's k-fold choice (bench-settings.ts) under the explicit settings; none: the defaults.
   const chosen = withChoice(setup.settings, benchChoice(setup.indexDir, setup.settings));
@@ -178,7 +182,11 @@ async function create(setup: RetrieverSetup, v: Variant): Promise<ModeRetriever>
   if (scorer === 'gnn' && settings.macro) parts.gnn = await loadGnn(setup, g, v.name);
   const searcher = new DualgSearcher(parts, settings, v.name, chosen.inForce);
   setup.log?.(`${v.name}: ${searcher.identity.label}`);
-  return (query, opts, kb) => searcher.search(query, opts, kb);
+  const note = `${RULE_PARTS_NOTE}${ruleParts.join(', ')}`;
+  return async (query, opts, kb) => {
+    const r = await searcher.search(query, opts, kb);
+    return { ...r, notes: [...(r.notes ?? []), note] };
+  };
 }
 
 const WITHOUT_MICRO = 'without the micro graph (no micro matching, no micro fusion)';

@@ -10,7 +10,7 @@
  * | mmqa, musique, hotpotqa, 2wiki*, demo, other | em, f1 (list-aware, refusal = empty) |
  * | multihop-rag | acc (official token-overlap rule; null questions need "insufficient information..."), f1, em (the runner's) |
  * | mmlongbench-doc | acc (official rule-based scorer by answer format), goldAnswerable, predAnswerable (for the official F1, see aggregateMmlongbench) |
- * | webqa | rougeL (+ bertscore with an Embedder, async) |
+ * | webqa | rougeL (+ tokenEmbF1 with an Embedder, async: an F1 over token embeddings, not BERTScore) |
  * | scienceqa | acc |
  * Every result also has `refused` (1 when the final answer is a refusal).
  * Questions without a gold answer (2Wiki here) get only `refused`.

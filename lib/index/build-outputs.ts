@@ -25,6 +25,7 @@ import {
 import { BUILD_PREFIX, INDEX_MANIFEST_KIND, INDEX_POINTER, type IndexManifest, type IndexedDocument, type StageBackend } from './open';
 import type { Build, DocEntry, DocFailure, DocWork, OkDoc, Relations, ScannedDoc } from './build-types';
 import { backendOf, isOffline, usageOf } from './build-helpers';
+import { descriptionCounts } from './describe-failures';
 
 /** One report line per scanned document: indexed, kept at its previous version, or why not. */
 export function documentReports(
@@ -219,6 +220,7 @@ export function indexManifest(
     git: { commit: git.commit, dirty: git.dirty },
     backends: x.backends,
     offline: Object.values(x.backends).every((s) => s.backend === 'offline' || s.backend === 'none'),
+    descriptions: descriptionCounts(okDocs, b.describe && !isOffline(b.captionModel)),
     options: {
       work: b.workShape,
       relations: b.relOpts,

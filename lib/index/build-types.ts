@@ -43,6 +43,8 @@ export interface BuildOptions {
   ocrCacheDir?: string;
   /** Describe images/tables (VLM stage 'caption' when configured, else offline caption + OCR + rows). Default true. */
   describeMedia?: boolean;
+  /** Most share of failed model descriptions (per fragment) a build accepts; past it the build fails. Default 0.05. */
+  maxDescribeFailureShare?: number;
   knowledgePoints?: KnowledgePointOptions;
   /** Relation recall/typing options, or false for no relations (no graph expansion). */
   relations?: RelationOptions | false;

@@ -43,7 +43,7 @@ import type { Embedder, Relation } from './types';
 import { emptyUsage, pointText } from './knowledge-points';
 import { buildRelations, projectToFragments } from './relations';
 import { summarize, type BuildReport, type DocumentReport } from './report';
-import { BUILD_PREFIX, currentGeneration, readIndexedDocuments, type IndexManifest, type IndexModels } from './open';
+import { BUILD_PREFIX, currentGeneration, readIndexedDocuments, type IndexManifest } from './open';
 import {
   type Build,
   type BuildIndexInput,
@@ -60,6 +60,11 @@ import {
 import { WorkStore } from './build-work-store';
 import { refuseEmptyBuild } from './refuse-empty';
 import { abortIf, backendOf, isOffline, numericSeed, stageModel } from './build-helpers';
+import { buildStageModels, modelBuildStages, refuseImplicitModelBuild } from './model-build-guard';
+import { refuseFailedDescriptions } from './describe-failures';
+import { isSetupFailure } from '../model-api/setup-error';
+
+export { buildStageModels } from './model-build-guard';
 import { endpointEmbedder, processDocument, resolveEmbedder, scanDirectory, scanPassages } from './build-documents';
 import { costLedger, documentReports, indexManifest, saveBuild, stageBackends } from './build-outputs';
 export { EMBEDDER_CHOICES, type EmbedderChoice, type BuildProgress, type BuildOptions, type BuildIndexInput, type BuildResult } from './build-types';
@@ -185,6 +190,7 @@ async function documentWork(b: Build, scanned: ScannedDoc[], ctx: DocContext): P
         } else failures.set(d.id, r.failure!);
       } catch (e) {
         abortIf(o.signal);
+        if (isSetupFailure(e)) throw e; // a wrong key or model fails the build at its first call, with that call's error
         failures.set(d.id, { status: 'error', reason: errorMessage(e), issues: [] });
       }
       keepPrevious(d.id);
@@ -451,6 +457,12 @@ export async function buildIndex(input: BuildIndexInput): Promise<BuildResult> {
         previousGeneration: b.prev.gen,
       },
     );
+    // Failed model descriptions past the limit fail the build (never a silently half-offline index).
+    refuseFailedDescriptions(okDocs, {
+      byModel: b.describe && !isOffline(b.captionModel),
+      maxShare: b.o.maxDescribeFailureShare,
+      forget: (docs) => store.prune(new Set(okDocs.filter((d) => !docs.has(d.id)).map((d) => d.key))),
+    });
     abortIf(b.o.signal);
     const { embedder, choiceName, prevEngine } = await embedderAndBase(b, okDocs);
     const { vectors, embedMs, embeddedNow } = await embedDocuments(b, okDocs, embedder);
@@ -605,21 +617,16 @@ export function corpusFingerprint(input: Pick<BuildIndexInput, 'corpusDir' | 'pa
   return fingerprintOf(scanned);
 }
 
-/** Which model (or 'offline') each model-backed build stage would use: part of what an index depends on. */
-export function buildStageModels(models: IndexModels | undefined): Record<string, string> {
-  const model = (stage: string) => {
-    const m = stageModel(models, stage);
-    return isOffline(m) ? 'offline' : `${m!.backend}:${m!.id}`;
-  };
-  return { caption: model('caption'), extraction: model('extraction'), relations: model('relations') };
-}
-
 /** The input key of a corpus as it is now (reads and hashes every document; no processing). */
 export function currentInputKey(input: Omit<BuildIndexInput, 'outDir'>): string {
   return buildInputKey({ ...input, outDir: '' }, corpusFingerprint(input));
 }
 
 export interface EnsureIndexInput extends Omit<BuildIndexInput, 'outDir'> {
+  /** An implicit build (kf run, kf ask): refuse to build when a build stage calls a model, naming `prepare` (lib/index/model-build-guard.ts). */
+  refuseModelBuild?: { what: string; prepare: string };
+  /** An asked-for build (kf prepare): called before a build that calls a model (prints the estimate, may refuse without --yes). */
+  beforeModelBuild?: (input: EnsureIndexInput) => void | Promise<void>;
   /** Use (and update when stale) this index folder; default: a folder named by the input key under `cacheRoot`. */
   outDir?: string;
   /** Where content-addressed indexes live (default <repo>/.kf-cache/indexes). */
@@ -643,6 +650,8 @@ export async function ensureIndex(input: EnsureIndexInput): Promise<{ dir: strin
   for (let attempt = 0; ; attempt++) {
     await waitWhileBuilt(dir);
     if (isCurrent(dir, key)) return { dir, built: false };
+    if (input.refuseModelBuild) refuseImplicitModelBuild(input.models, input.embedder, input.refuseModelBuild);
+    else if (input.beforeModelBuild && modelBuildStages(input.models, input.embedder).length) await input.beforeModelBuild(input);
     try {
       const result = await buildIndex({ ...input, outDir: dir });
       return { dir, built: true, result };

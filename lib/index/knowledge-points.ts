@@ -24,6 +24,7 @@ import { findJsonObject } from '../model-api/json-repair';
 import { errorMessage } from '../util/errors';
 import type { KnowledgePoint } from './types';
 import { mapLimit } from '../util/worker-pool';
+import { isSetupFailure } from '../model-api/setup-error';
 
 export interface KnowledgePointOptions {
   /** Most points per fragment (default 8). */
@@ -260,7 +261,7 @@ export async function extractKnowledgePoints(
         opts.signal,
       );
     } catch (e) {
-      if (opts.signal?.aborted) throw e;
+      if (opts.signal?.aborted || isSetupFailure(e)) throw e;
       issues.push({ code: 'call_failed', fragmentIds: ids, message: `extraction call failed: ${errorMessage(e)}; offline points used instead` });
       return batch.flatMap((f) => offlinePointsOf(f, maxPer));
     }

@@ -37,6 +37,7 @@ import { readJson, readJsonl } from '../util/fsx';
 import { SearchEngine } from './engine';
 import type { Embedder, KnowledgePoint, Relation, Retriever, SearchOptions, SearchResult } from './types';
 import { refuseEmptyIndex } from './refuse-empty';
+import type { DescriptionCounts } from './describe-failures';
 
 export const INDEX_POINTER = 'CURRENT';
 export const BUILD_PREFIX = 'build-';
@@ -73,6 +74,8 @@ export interface IndexManifest {
   backends: Record<string, StageBackend>;
   /** True when no stage used a model. */
   offline: boolean;
+  /** Which fragments carry model and offline descriptions (lib/index/describe-failures.ts); absent in older builds. */
+  descriptions?: DescriptionCounts;
   /** Resolved build options (what produced this index). */
   options: Record<string, unknown>;
   counts: {

@@ -29,6 +29,7 @@ import { addUsage, emptyUsage, pointText, type StageUsage } from './knowledge-po
 import { mapLimit } from '../util/worker-pool';
 import { dot } from '../util/vectors';
 import { graphNeighbourLists, knnFromLists } from './hnsw-links';
+import { isSetupFailure } from '../model-api/setup-error';
 
 /** The types an LLM may assign (plus "none" in its reply = recalled but unrelated). */
 export const TYPED_RELATIONS: readonly RelationType[] = ['same-topic', 'extends', 'contrasts', 'supports', 'prerequisite'];
@@ -362,7 +363,7 @@ export async function typeRelations(
         opts.signal,
       );
     } catch (e) {
-      if (opts.signal?.aborted) throw e;
+      if (opts.signal?.aborted || isSetupFailure(e)) throw e;
       issues.push({ code: 'call_failed', pairs: batch.length, message: `relation typing call failed: ${errorMessage(e)}; pairs kept as 'similar'` });
       return;
     }

@@ -65,6 +65,11 @@ export interface PipelineResult {
    * manifest so a stand-in scorer can never pass for the paper's method.
    */
   system?: { label: string; [fact: string]: unknown };
+  /**
+   * Departures from the paper on this question (a stand-in, a fallback, a variant: "DualG: answered from hybrid
+   * fallback"); the runner records them per question and counts them per run (lib/run/departures.ts).
+   */
+  departures?: string[];
 }
 
 export interface Pipeline {

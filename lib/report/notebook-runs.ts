@@ -159,10 +159,15 @@ export async function runConfigurations(nb: NotebookSession, configs: Configurat
     const tries = [c, ...(c.alternatives ?? []).map((a) => ({ ...a, label: c.label }))];
     const why: string[] = [];
     let exp: ResolvedExperiment | undefined;
-    for (const t of tries) {
+    for (const [i, t] of tries.entries()) {
       const made = configurationExperiment(t, t.experiment || t.config ? [] : base);
       if (typeof made !== 'string') {
         exp = made;
+        // A stand-in never passes under the label unnamed: the notebook says what ran instead, and why.
+        if (i > 0)
+          nb.say(
+            `**${c.label} ran as a stand-in:** ${t.pipeline ?? t.experiment ?? 'another configuration'}${t.overrides?.length ? ` with ${t.overrides.join(', ')}` : ''} (${why.join('; ')})`,
+          );
         break;
       }
       why.push(made);

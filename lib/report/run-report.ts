@@ -16,6 +16,7 @@
  * A manifest.json beside the tables names the runs (ids, config hashes,
  * backends) and the files written.
  */
+import { departureNotes } from '../run/departures';
 import * as path from 'node:path';
 import { OFFLINE_NOTE, resultManifest, writeManifest } from '../run/result-manifest';
 import { writeTable, type ColumnSpec, type Row, type TablePaths } from './table';
@@ -59,7 +60,7 @@ export interface ReportResult {
   metric?: string;
 }
 
-const ANSWER_KEYS_ORDER = ['em', 'f1', 'acc', 'rougeL', 'bertscore'];
+const ANSWER_KEYS_ORDER = ['em', 'f1', 'acc', 'rougeL', 'tokenEmbF1'];
 const RETRIEVAL_KEYS = ['R@1', 'R@2', 'R@3', 'R@5', 'R@8', 'R@all', 'docFound', 'answerVisible', 'poolTrimmed'];
 
 function pct(x: number | undefined): number | undefined {
@@ -327,6 +328,7 @@ export function writeRunReport(runs: LoadedRun[], opts: ReportOptions = {}): Rep
   const notes = [
     ...(note ? [note] : []),
     'answer metrics and recall in %; failed questions score 0 on answer metrics; recall averages answered questions with gold documents',
+    ...departureNotes(runs),
   ];
   const retrievalKeys = RETRIEVAL_KEYS.filter((k) => summaries.some((s) => k in s.retrieval));
   const c: ReportContext = { runs, summaries, ref, metric, margin, decimals: opts.decimals ?? 1, dir, label, note, notes, retrievalKeys };

@@ -18,6 +18,7 @@
  * Reruns resume: run ids are the runner's defaults (name-subset-confighash),
  * so an unchanged experiment is skipped question by question.
  */
+import { departureCaption, departureNotes, departureText } from '../run/departures';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KfError } from '../util/errors';
@@ -268,7 +269,7 @@ function comparePairs(c: SuiteContext, ref: LoadedRun, refName: string) {
     ],
     decimals: 1,
     caption: `Paired comparisons on ${metric} (x100; margin ${margin}; two-sided exact sign test on won:lost; ${resamples} bootstrap resamples, seed ${seed}).`,
-    notes: c.note ? [c.note] : [],
+    notes: [...(c.note ? [c.note] : []), ...departureNotes(c.runs, c.names)],
   });
   return { comparisons, pairRows, compTable };
 }
@@ -298,7 +299,9 @@ function bucketSeries(c: SuiteContext, field: string): { buckets: string[]; seri
 
 /** 4. Figures: the metric by configuration, the paired differences, by bucket, retrieval. */
 async function suiteFigures(c: SuiteContext, comparisons: CompareResult[], formats: SuiteOptions['formats']): Promise<Record<string, FigurePaths>> {
-  const { spec, runs, names, metric, note } = c;
+  const { spec, runs, names, metric } = c;
+  // Every figure's caption names the runs' departures from the paper beside the backend label.
+  const note = [c.note, departureCaption(runs)].filter(Boolean).join(' · ') || undefined;
   const out = { dir: path.join(c.dir, 'figures'), formats: formats ?? ['html', 'png', 'svg'] };
   const figures: Record<string, FigurePaths> = {};
   const seed = spec.seed ?? 0;
@@ -369,6 +372,23 @@ async function suiteFigures(c: SuiteContext, comparisons: CompareResult[], forma
   return figures;
 }
 
+/** Every run's departures from the paper (stand-ins, fallbacks, variants, with counts), as its manifest lists them. */
+function departuresSection(c: SuiteContext): string[] {
+  const lines = c.runs.flatMap((r, i) => {
+    const deps = r.manifest?.departures ?? [];
+    return deps.length ? [`- **${c.names[i]}**: ${deps.map(departureText).join('; ')}`] : [];
+  });
+  if (!lines.length) return [];
+  return [
+    '## Departures from the paper',
+    '',
+    "What each run used in place of the paper's method (stand-ins, fallbacks, variants; from its manifest):",
+    '',
+    ...lines,
+    '',
+  ];
+}
+
 /** 5. SUMMARY.md: the headline table and where everything is. */
 function summaryMarkdown(
   c: SuiteContext,
@@ -407,6 +427,7 @@ function summaryMarkdown(
       { decimals: 1, caption: 'Paired comparisons (A-B, x100)' },
     ),
     '',
+    ...departuresSection(c),
     '## Files',
     `- runs: ${x.outcomes.map((o) => `\`${rel(o.dir)}\``).join(', ')}`,
     `- tables: ${x.tables.map((t) => `\`${rel(t)}\``).join(', ')}`,

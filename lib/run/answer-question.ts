@@ -201,6 +201,7 @@ function recordOf(
     ...retrievalStatsOf(solved.result?.retrieval),
     counters: solved.result?.counters ?? {},
     ...(solved.result?.system ? { system: solved.result.system } : {}),
+    ...(solved.result?.departures?.length ? { departures: [...new Set(solved.result.departures)] } : {}),
     usage: env.models.ledger.byQuestion(q.id),
     timings: { startedAt: new Date(x.t0).toISOString(), totalMs: Date.now() - x.t0, ...x.timing },
     buckets,

@@ -13,6 +13,7 @@
 import { isModelOutputError } from '../model-api/model-output-error';
 import { errorMessage, isKfError } from '../util/errors';
 import type { RecordError } from './records';
+import { isSetupFailure } from '../model-api/setup-error';
 
 export const ERROR_KINDS = ['model_output', 'transport', 'timeout', 'other'] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
@@ -36,7 +37,9 @@ export function recordErrorOf(e: unknown, timedOut?: { questionId: string; limit
   const code = isKfError(e) ? e.code : 'pipeline_failed';
   if (code === 'model_call_failed') {
     const last = (e as { lastKind?: string; stage?: string }).lastKind;
-    return { code, kind: last === 'timeout' ? 'timeout' : 'transport', message, stage: (e as { stage?: string }).stage };
+    // A refused key, an unknown model, no server: the setup is wrong, every further call would fail alike (the runner stops).
+    const setup = isSetupFailure(e) ? { setup: true as const } : {};
+    return { code, kind: last === 'timeout' ? 'timeout' : 'transport', message, stage: (e as { stage?: string }).stage, ...setup };
   }
   return { code, kind: 'other', message };
 }

@@ -33,13 +33,20 @@ export function indexArtifactRequest(config: ExperimentConfig, data: BenchmarkDa
 /** Open (building first when asked) the index artifact an experiment names. */
 export async function openIndexArtifact(
   config: ExperimentConfig,
-  opts: { data: BenchmarkData; models?: IndexModels; store?: ArtifactStore; log?: (line: string) => void },
+  opts: { data: BenchmarkData; models?: IndexModels; store?: ArtifactStore; log?: (line: string) => void; allowModelBuild?: boolean; prepareCommand?: string },
 ): Promise<{ index: OpenIndex; ref: ArtifactRef; built: boolean }> {
   const ix = config.index!;
   const store = opts.store ?? new ArtifactStore();
   const request = indexArtifactRequest(config, opts.data, opts.models);
   let built = false;
   if (ix.artifact === 'auto' && ix.build === 'ensure' && !store.ref(KP_INDEX, store.keyOf(KP_INDEX, request))) {
+    if (!opts.allowModelBuild) {
+      const { refuseImplicitModelBuild } = require('../index/model-build-guard') as typeof import('../index/model-build-guard');
+      refuseImplicitModelBuild(opts.models, ix.embedder, {
+        what: `the kp-index artifact of experiment ${config.name}`,
+        prepare: opts.prepareCommand ?? `kf prepare <experiment file of ${config.name}>`,
+      });
+    }
     opts.log?.(`index: building the kp-index artifact for the ${benchmarkDisplayName(config.benchmark)} corpus (a first build can take minutes)`);
     await store.prepare(KP_INDEX, request, { log: opts.log });
     built = true;

@@ -7,7 +7,7 @@
  * it for the question's retriever (restricted to Question.doc on
  * single-document benchmarks). Tests and notebooks inject their own provider.
  */
-import type { BenchmarkData } from '../bench/types';
+import type { BenchmarkData, CorpusPassage } from '../bench/types';
 import type { Retriever, SearchOptions } from '../index/types';
 import { KfError } from '../util/errors';
 import { stateDir } from '../util/paths';
@@ -16,6 +16,7 @@ import type { OpenIndex } from '../index/open';
 import { engineKnowledgeBase } from '../pipeline/index-view';
 import type { ExperimentConfig } from './config';
 import { expandPath } from './config';
+import { indexBuildTag, withEndpointDefaults } from './endpoint-defaults';
 import type { ConfiguredIndex, IndexInfo, IndexModelsLike, QuestionIndex } from './index-types';
 import { benchmarkDisplayName } from '../bench/own';
 
@@ -41,11 +42,32 @@ export function withForcedSearch(r: Retriever, forced: SearchOptions): Retriever
   return { search: (q, o) => r.search(q, { ...(o ?? {}), ...forced }) };
 }
 
+/**
+ * The experiment's index folder. One the harness builds (build = "ensure") with a model (a build stage or the
+ * embeddings endpoint) lives beside the offline one (lib/run/endpoint-defaults.ts): backends never rebuild each other's.
+ */
 export function defaultIndexDir(config: ExperimentConfig): string {
-  return config.index?.dir ? expandPath(config.index.dir) : stateDir('index', config.benchmark.name);
+  const dir = config.index?.dir ? expandPath(config.index.dir) : stateDir('index', config.benchmark.name);
+  const tag = config.index?.build === 'ensure' ? indexBuildTag(config) : '';
+  return tag && !dir.endsWith(tag) ? dir + tag : dir;
 }
 
-type IndexOpenOptions = { models?: IndexModelsLike; data?: BenchmarkData; log?: (line: string) => void };
+type IndexOpenOptions = {
+  models?: IndexModelsLike;
+  data?: BenchmarkData;
+  log?: (line: string) => void;
+  /** Only `kf prepare` / `kf index build` (asked for, estimate printed) build with model calls; runs refuse such a build. */
+  allowModelBuild?: boolean;
+  /** The command that builds the index on purpose (named by the refusal of an implicit model-priced build). */
+  prepareCommand?: string;
+  /** With allowModelBuild: called before a build that calls a model (kf prepare prints the estimate and asks for --yes). */
+  beforeModelBuild?: (input: { corpusDir?: string; passages?: readonly CorpusPassage[]; models?: IndexModelsLike }) => void | Promise<void>;
+};
+
+/** The refusal of an implicit model-priced build names the command that builds the experiment's index on purpose. */
+export function prepareHint(config: ExperimentConfig, prepare?: string): { what: string; prepare: string } {
+  return { what: `the index of experiment ${config.name} (${config.benchmark.name})`, prepare: prepare ?? `kf prepare <experiment file of ${config.name}>` };
+}
 
 /** index.build = "ensure": build or update the index folder from the benchmark's corpus when missing or stale. */
 async function ensureIndexDir(config: ExperimentConfig, dir: string, opts: IndexOpenOptions): Promise<boolean> {
@@ -70,6 +92,11 @@ async function ensureIndexDir(config: ExperimentConfig, dir: string, opts: Index
     embedder: ix.embedder,
     models: opts.models,
     options: { benchmark: config.benchmark.name, ...(ix.options as object) },
+    ...(opts.allowModelBuild
+      ? opts.beforeModelBuild
+        ? { beforeModelBuild: opts.beforeModelBuild }
+        : {}
+      : { refuseModelBuild: prepareHint(config, opts.prepareCommand) }),
   });
   if (r.built) opts.log?.(`index: built ${r.result?.generation ?? ''} in ${dir}`);
   return r.built;
@@ -89,7 +116,13 @@ async function openConfiguredIndex(
         'index.artifact needs the benchmark loaded (its corpus is part of the artifact key)',
         'run through kf run / runExperiment',
       );
-    const r = await openIndexArtifact(config, { data: opts.data, models: opts.models, log: opts.log });
+    const r = await openIndexArtifact(config, {
+      data: opts.data,
+      models: opts.models,
+      log: opts.log,
+      allowModelBuild: opts.allowModelBuild,
+      prepareCommand: opts.prepareCommand,
+    });
     return { idx: r.index, built: r.built, artifact: `${r.ref.kind}/${r.ref.key}` };
   }
   const built = config.index!.build === 'ensure' ? await ensureIndexDir(config, dir, opts) : false;
@@ -103,10 +136,9 @@ async function openConfiguredIndex(
  * index is opened on first use (a run whose questions are all recorded opens
  * nothing) and shared by every question.
  */
-export function indexProviderFromConfig(
-  config: ExperimentConfig,
-  opts: { models?: IndexModelsLike; data?: BenchmarkData; log?: (line: string) => void } = {},
-): ConfiguredIndex | undefined {
+export function indexProviderFromConfig(given: ExperimentConfig, opts: IndexOpenOptions = {}): ConfiguredIndex | undefined {
+  // With an embeddings endpoint, "fitted" means the endpoint (the paper's dense retriever).
+  const config = withEndpointDefaults(given);
   const ix = config.index;
   if (!ix) return undefined;
   if (ix.kb) return remoteIndexProvider(ix.kb);
@@ -126,6 +158,9 @@ export function indexProviderFromConfig(
         generation: m.generation,
         embedder: m.embedder,
         offline: m.offline,
+        ...(m.descriptions
+          ? { descriptions: { by: m.descriptions.by, model: m.descriptions.model, offline: m.descriptions.offline, failed: m.descriptions.failed } }
+          : {}),
         backends: m.backends,
         counts: m.counts,
         builtAt: m.builtAt,

@@ -28,6 +28,8 @@ export interface IndexInfo {
   generation?: string;
   embedder?: unknown;
   offline?: boolean;
+  /** Which fragments carry model and offline descriptions (the index manifest's `descriptions`). */
+  descriptions?: { by: 'model' | 'offline'; model: number; offline: number; failed: number };
   backends?: unknown;
   counts?: unknown;
   builtAt?: string;

@@ -14,6 +14,8 @@ import { KfError } from '../util/errors';
 import { writeJsonAtomic } from '../util/fsx';
 import type { ExperimentConfig } from './config';
 import type { IndexInfo } from './index-provider';
+import type { RunIdentity } from './run-identity';
+import type { Departure } from './departures';
 
 export const MANIFEST_KIND = 'kf-run';
 
@@ -72,6 +74,10 @@ export interface RunManifest {
   };
   /** Per-stage route: backend, model id, base URL (never a key). */
   models: StageRoute[];
+  /** What the run is beyond its config (model per stage, prompt pack, embedder, index build): a resume with any changed is refused. */
+  identity?: RunIdentity;
+  /** Departures from the paper: stand-ins, fallbacks and variants, with counts (lib/run/departures.ts). */
+  departures?: Departure[];
   benchmark: {
     name: string;
     split: string;

@@ -22,7 +22,7 @@ const OPEN_AT_ONCE = 4;
 
 export function perDocumentIndexProvider(
   config: ExperimentConfig,
-  opts: { models?: IndexModelsLike; data?: BenchmarkData; log?: (line: string) => void },
+  opts: { models?: IndexModelsLike; data?: BenchmarkData; log?: (line: string) => void; allowModelBuild?: boolean; prepareCommand?: string },
 ): ConfiguredIndex {
   const ix = config.index!;
   const bench = config.benchmark.name;
@@ -50,6 +50,14 @@ export function perDocumentIndexProvider(
         embedder: ix.embedder,
         models: opts.models,
         options: { benchmark: bench, ...(ix.options as object), corpusName: `${bench}-doc-${doc}`, include: (rel: string) => docIdFromRel(rel) === doc },
+        ...(opts.allowModelBuild
+          ? {}
+          : {
+              refuseModelBuild: {
+                what: `the index of document ${doc} (index.perDocument)`,
+                prepare: opts.prepareCommand ?? `kf prepare <experiment file of ${config.name}>`,
+              },
+            }),
       });
       if (r.built) opts.log?.(`index: built the index of document ${doc} in ${r.dir}`);
       built.set(doc, { dir: r.dir, built: r.built });

@@ -13,6 +13,7 @@ import type { ExperimentConfig, ResolvedExperiment } from './config';
 import { environmentRouter, experimentRouter } from './experiment-router';
 import { defaultIndexDir, indexProviderFromConfig } from './index-provider';
 import { loadConfiguredBenchmark } from './questions';
+import { prepareCommandFor } from './run-id';
 
 /** What prepare did for one need. */
 export interface Prepared {
@@ -32,7 +33,17 @@ export function neededKinds(config: ExperimentConfig): string[] {
 }
 
 /** Build (or find current) everything the experiment needs. */
-export async function prepareExperiment(exp: ResolvedExperiment, opts: { store?: ArtifactStore; log?: (line: string) => void } = {}): Promise<Prepared[]> {
+export async function prepareExperiment(
+  exp: ResolvedExperiment,
+  opts: {
+    store?: ArtifactStore;
+    log?: (line: string) => void;
+    /** false: refuse an index build that calls a model (kf ask) */
+    allowModelBuild?: boolean;
+    /** --yes: go ahead with a model-priced build above the estimate's threshold */
+    yes?: boolean;
+  } = {},
+): Promise<Prepared[]> {
   const config = exp.config;
   const log = opts.log ?? (() => undefined);
   const store = opts.store ?? new ArtifactStore();
@@ -43,7 +54,22 @@ export async function prepareExperiment(exp: ResolvedExperiment, opts: { store?:
     if (config.index) {
       // The index is prepared as a run would open it, but always built when missing (build = "ensure" for this call).
       const ensureConfig: ExperimentConfig = { ...config, index: { ...config.index, build: 'ensure' } };
-      const ix = indexProviderFromConfig(ensureConfig, { models: router, data, log })!;
+      const ix = indexProviderFromConfig(ensureConfig, {
+        models: router,
+        data,
+        log,
+        allowModelBuild: opts.allowModelBuild !== false,
+        prepareCommand: prepareCommandFor(exp),
+        beforeModelBuild: (input) => {
+          // Loaded lazily: it reads the corpus folder through the ingest module.
+          const { confirmEstimate, estimateBuild } = require('../index/build-estimate') as typeof import('../index/build-estimate');
+          confirmEstimate(estimateBuild(input, router.ledger.prices), {
+            yes: !!opts.yes,
+            log: (l) => console.error(l),
+            command: prepareCommandFor(exp),
+          });
+        },
+      })!;
       await ix.open();
       const info = ix.info();
       const [kind, key] = info.artifact?.split('/') ?? [];

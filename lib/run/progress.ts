@@ -34,7 +34,7 @@ export function formatDuration(ms: number): string {
 }
 
 /** The answer metric the bar shows, in the order results.ts picks a run's main metric. */
-const RUNNING_METRICS = ['f1', 'acc', 'rougeL', 'em', 'bertscore'];
+const RUNNING_METRICS = ['f1', 'acc', 'rougeL', 'em', 'tokenEmbF1'];
 
 export class Progress implements ProgressSink {
   private total = 0;

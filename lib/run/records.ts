@@ -25,6 +25,8 @@ export interface RecordError {
   received?: string;
   /** model_output: why the reply was refused: `length` (cut by the token limit), empty, unparseable, no_final_answer, truncated. */
   reason?: string;
+  /** The endpoint refused the setup (401/403 key, 404 model or path, no server): the run stops at the first one. */
+  setup?: true;
 }
 
 export interface RecordTimings {
@@ -88,6 +90,8 @@ export interface RunRecord {
   error: RecordError | null;
   /** Which retriever variant ranked the evidence (PipelineResult.system: DualG scorer, checkpoint id, preset, size). */
   system?: { label: string; [fact: string]: unknown };
+  /** Departures from the paper on this question (PipelineResult.departures); absent when none. */
+  departures?: string[];
   /** Judge extraction (MMLongBench-Doc with scoring.judge). */
   extraction?: { pred: string; failed: boolean; [k: string]: unknown };
 }

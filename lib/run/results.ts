@@ -151,7 +151,7 @@ export function metricValues(run: LoadedRun, metric: string, errors: ErrorPolicy
 /** Main answer metric of a run: f1, else acc, else rougeL, else em (undefined when none). */
 export function primaryMetric(run: LoadedRun): string | undefined {
   const keys = new Set(run.records.flatMap((r) => Object.keys(r.scores ?? {})));
-  return ['f1', 'acc', 'rougeL', 'em', 'bertscore'].find((k) => keys.has(k));
+  return ['f1', 'acc', 'rougeL', 'em', 'tokenEmbF1'].find((k) => keys.has(k));
 }
 
 // ---------------------------------------------------------------------------

@@ -16,6 +16,8 @@ import { backendNoteFor, stampNow, type RunManifest, type RunSession, type RunSt
 import type { Selection } from './questions';
 import { keepRecordsCopy, readRecords, recordsFileOf, rewriteRecords, type RunRecord } from './records';
 import type { RunnerRouter } from './runner-types';
+import { indexIdentity, runIdentity, type RunIdentity } from './run-identity';
+import { runDepartures } from './departures';
 
 /** A rerun of a run id with another config would mix answers of two configs: refuse it. */
 export function refuseChangedConfig(previous: RunManifest | undefined, exp: ResolvedExperiment, runId: string, dir: string): void {
@@ -71,9 +73,12 @@ export class RunTally {
   readonly okTimes: number[] = [];
   errors = 0;
   readonly errorsByKind: Record<ErrorKind, number> = { model_output: 0, transport: 0, timeout: 0, other: 0 };
+  /** Per-question departures from the paper, by text: on how many records. */
+  readonly departures = new Map<string, number>();
 
   account(r: RunRecord): void {
     addTotals(this.usage, r.usage);
+    for (const d of r.departures ?? []) this.departures.set(d, (this.departures.get(d) ?? 0) + 1);
     if (r.usage?.calls) this.backends.add(r.backend);
     if (r.error) {
       this.errors++;
@@ -98,6 +103,19 @@ export interface RunFacts {
   startedAt: string;
   sessions: RunSession[];
   resumeCommand: string;
+  /** What the run is (the index part is set once the opened index matched the previous sessions'). */
+  identity: RunIdentity;
+  /** False for a configuration that reads no index (closed book): no embedder departure. */
+  readsIndex: boolean;
+}
+
+/** The identity a previous manifest records (an older manifest without one: rebuilt from its routes, prompt pack and index). */
+export function previousIdentity(previous: RunManifest | undefined): RunIdentity | undefined {
+  if (!previous) return undefined;
+  if (previous.identity) return previous.identity;
+  const id = runIdentity(previous.config, previous.models ?? [], previous.pipeline?.promptPack);
+  const index = indexIdentity(previous.index);
+  return index ? { ...id, index } : id;
 }
 
 /**
@@ -130,7 +148,8 @@ export function runManifest(
   const selectedIds = new Set(f.selected.map((q) => q.id));
   const recorded = live.done.size;
   const inSelection = [...live.done].filter((id) => selectedIds.has(id)).length;
-  const backend = live.tally.backends.size ? backendLabel(live.tally.backends) : f.configured;
+  // What answered and what is configured together: a manifest never says "offline" over model answers.
+  const backend = live.tally.backends.size ? backendLabel([...live.tally.backends, ...(f.configured === 'mixed' ? [] : [f.configured])]) : f.configured;
   const now = new Date().toISOString();
   const j = live.ledger.toJSON();
   const m: RunManifest = {
@@ -148,6 +167,16 @@ export function runManifest(
     stamp: stampNow(),
     pipeline: f.pipeline,
     models: f.routes,
+    identity: f.identity,
+    departures: runDepartures({
+      config,
+      routes: f.routes,
+      index: live.index,
+      readsIndex: f.readsIndex,
+      embedder: f.identity.embedder?.replace(/:.*/, ''),
+      perQuestion: live.tally.departures,
+      recorded,
+    }),
     benchmark: {
       name: config.benchmark.name,
       split: config.benchmark.split,

@@ -41,8 +41,9 @@ import { silentProgress, type ProgressSink } from './progress';
 import { loadConfiguredBenchmark, selectQuestions } from './questions';
 import type { RunRecord } from './records';
 import { getPipeline } from './registry';
-import { RunTally, refuseChangedConfig, resumeRecords, runManifest, sessionsWith, type RunFacts } from './run-book';
-import { checkRunId, defaultRunId, resumeCommandFor } from './run-id';
+import { RunTally, previousIdentity, refuseChangedConfig, resumeRecords, runManifest, sessionsWith, type RunFacts } from './run-book';
+import { configuredRoutes, indexIdentity, refuseChangedIdentity, runIdentity } from './run-identity';
+import { checkRunId, defaultRunId, prepareCommandFor, resumeCommandFor } from './run-id';
 import type { RunOptions, RunOutcome, RunnerRouter } from './runner-types';
 import { defaultScorer } from './scoring';
 import { errorShareExceeded } from './error-kind';
@@ -160,7 +161,10 @@ function announce(run: Run): void {
   if (missing) run.log(`run ${runId}: ${missing} id(s) of subset ${config.benchmark.subset} are not in the loaded questions (held back?) and are skipped`);
 }
 
-/** Open the index before the first question, so a missing one fails the run at once (the manifest says why). */
+/**
+ * Open the index before the first question, so a missing one fails the run at once (the manifest says why);
+ * a resume whose index is another build than the one its records searched is refused (the manifest keeps the old one).
+ */
 async function openIndexFirst(run: Run): Promise<void> {
   if (!run.todo.length || !run.indexSource) return;
   try {
@@ -170,6 +174,10 @@ async function openIndexFirst(run: Run): Promise<void> {
     writeRunManifest(run.dir, manifestOf(run, 'failed', `index: ${errorMessage(e)}`));
     throw e;
   }
+  const index = indexIdentity(run.indexSource.info());
+  if (!index) return;
+  refuseChangedIdentity(run.facts.identity, { ...run.facts.identity, index }, run.runId, run.dir, run.kept.length);
+  run.facts.identity.index = index;
 }
 
 /** Answer the questions still to do on the worker pool; stops on the signals, at limits.maxErrors, or on a harness failure. */
@@ -205,6 +213,12 @@ async function answerAll(run: Run, env: QuestionEnv, writer: JsonlWriter) {
       if (rec.error) {
         state.errorsNow++;
         session.errors++;
+        if (rec.error.setup && !state.stopping) {
+          // A wrong key or model fails every call alike: one clear error, not a run of identical failures.
+          state.stopping = 'max-errors';
+          state.why = `the endpoint refused the setup at question ${rec.id}: ${rec.error.message}`;
+          run.log(`run ${run.runId}: ${state.why}; finishing the questions in flight, then stopping`);
+        }
         const tooMany = state.errorsNow >= config.limits.maxErrors;
         if ((tooMany || errorShareExceeded(run.tally.errors, run.done.size, config.limits.maxErrorShare, false)) && !state.stopping) {
           state.stopping = 'max-errors';
@@ -292,7 +306,12 @@ function prepareRun(
   const pipeline = opts.pipeline ?? getPipeline(config.pipeline.name, settings);
   const models = modelRouter(opts, base.runId, held);
   const routes = models.describe();
-  const indexSource = opts.retrieverFor ? undefined : indexProviderFromConfig(config, { models, data: picked.bench.data, log: base.log });
+  // A configuration that reads no index (closed book, S0) opens none; one that does never builds it with model calls here.
+  const readsIndex = pipeline.needsIndex !== false;
+  const indexSource =
+    opts.retrieverFor || !readsIndex
+      ? undefined
+      : indexProviderFromConfig(config, { models, data: picked.bench.data, log: base.log, prepareCommand: prepareCommandFor(opts.experiment) });
   const retrieverFor = opts.retrieverFor ?? indexSource?.provider;
   if (pipeline.needsIndex && !retrieverFor) {
     throw new KfError(
@@ -302,6 +321,10 @@ function prepareRun(
       { concerns: config.name },
     );
   }
+  const before = previousIdentity(previous);
+  const identity = runIdentity(config, routes, pipeline.promptPack);
+  refuseChangedIdentity(before, identity, base.runId, base.dir, picked.kept.length);
+  if (before?.index) identity.index = before.index; // until the index opens and is checked (openIndexFirst)
   const startedAt = new Date().toISOString();
   const session: RunSession = { startedAt, pid: process.pid, status: 'running', recorded: 0, errors: 0, resumedWith: picked.kept.length };
   const facts: RunFacts = {
@@ -317,6 +340,8 @@ function prepareRun(
     startedAt,
     sessions: sessionsWith(previous, session, picked.all),
     resumeCommand,
+    identity,
+    readsIndex,
   };
   const tally = new RunTally();
   picked.kept.forEach((r) => tally.account(r));
@@ -341,7 +366,8 @@ function prepareRun(
 /** Run (or resume) an experiment. Resolves when every selected question is recorded, or the run stopped (see status). */
 export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
   const exp = opts.experiment;
-  const runId = checkRunId(opts.runId ?? defaultRunId(exp));
+  // A model-backed run's default id names its models (lib/run/run-identity.ts): another model is another run.
+  const runId = checkRunId(opts.runId ?? defaultRunId(exp, opts.router ? opts.router.describe() : configuredRoutes(exp.config)));
   const dir = ensureWritableDir(path.join(opts.resultsDir ?? path.join(repoRoot(), 'results'), runId), 'run directory');
   const progress = opts.progress ?? silentProgress;
   const log = opts.log ?? ((l: string) => progress.log(l));

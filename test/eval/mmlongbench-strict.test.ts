@@ -39,11 +39,11 @@ test('strict accuracy and F1 stay beside the judged ones', async () => {
     scored.push(r!.scores);
   }
   assert.equal(scored[0].acc, 1);
-  assert.equal(scored[0].strictAcc, 0);
-  assert.equal(scored[1].strictAcc, 1);
+  assert.equal(scored[0].ruleAcc, 0);
+  assert.equal(scored[1].ruleAcc, 1);
   const agg = spec.aggregate!(scored);
   assert.equal(agg.acc, 1);
-  assert.equal(agg.strictAcc, 0.5);
-  assert.equal(agg.strictF1, 0.5);
-  assert.equal(spec.aggregate!(scored.map(({ strictAcc: _s, ...rest }) => rest)).strictAcc, undefined, 'without a judge: the official pair only');
+  assert.equal(agg.ruleAcc, 0.5);
+  assert.equal(agg.ruleF1, 0.5);
+  assert.equal(spec.aggregate!(scored.map(({ ruleAcc: _s, ...rest }) => rest)).ruleAcc, undefined, 'without a judge: the official pair only');
 });

@@ -123,6 +123,6 @@ test('scoreAnswerWithJudge: MMLongBench-Doc extraction then the official scorer;
   };
   const web = await scoreAnswerWithJudge(q({ benchmark: 'webqa', answer: 'blue sky' }), 'green grass', { embedder: emb });
   assert.equal(web.scores.rougeL, 0);
-  assert.equal(web.scores.bertscore, 1); // every token vector identical -> cosine 1
+  assert.equal(web.scores.tokenEmbF1, 1); // every token vector identical -> cosine 1
   assert.deepEqual((await scoreAnswerWithJudge(q({}), 'Mask')).scores, { em: 1, f1: 1, emHarness: 1, f1Harness: 1, refused: 0 });
 });

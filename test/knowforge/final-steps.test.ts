@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractAnswerWithJudge } from '../../lib/eval/metrics/mmlongbench-judge';
-import { synthesizeAndCheck } from '../../lib/knowforge/answer';
+import { synthesizeAndCheck } from '../../lib/answer/answer';
 import { runBridgeJudge } from '../../lib/knowforge/judge';
 import type { ModelOutputError } from '../../lib/model-api/model-output-error';
 import type { ChatModel, ChatRequest, ChatResponse } from '../../lib/model-api/types';

@@ -75,6 +75,7 @@ test('kf run: Ctrl-C stops cleanly (manifest written, exit 130, resume line); th
   const again = kfSync(args);
   assert.equal(again.code, 0, again.err);
   assert.match(again.out, /sig: completed; 40 recorded/);
+  assert.match(again.out, /departs {2}offline backend: rule-based stand-ins for every model stage/, 'the outcome lists the departures from the paper');
   const final = readRecords(recFile);
   assert.equal(final.records.length, 40);
   assert.deepEqual(final.duplicates, []);

@@ -12,6 +12,7 @@ import { parsePattern } from '../../lib/dualg/offline/pattern';
 import type { RecordedRequest, ScriptedReply } from '../../lib/models/testing/scripted-server';
 import { sharedScratch } from '../_shared/scratch';
 import { experimentFromObject } from '../../lib/run/config';
+import { OFFLINE_BUILD_STAGES } from './helpers';
 
 /** The model name each stage is routed to (models.stages.<stage>.model). */
 export const STAGE_MODELS = { locator: 'loc', reader: 'rdr', bridge: 'jdg', vision: 'vis', synth: 'syn', checker: 'chk', pattern: 'pat' } as const;
@@ -92,7 +93,7 @@ export function demoExperiment(o: {
     index: { dir: demoIndex100(), build: 'ensure', embedder: 'fitted' },
     models: {
       defaults: { model: 'm', concurrency: 8, ...o.endpoint },
-      stages: Object.fromEntries(Object.entries(STAGE_MODELS).map(([s, model]) => [s, { model }])),
+      stages: { ...OFFLINE_BUILD_STAGES, ...Object.fromEntries(Object.entries(STAGE_MODELS).map(([s, model]) => [s, { model }])) },
       ...(o.cacheFile ? { cache: { mode: 'read-write', file: o.cacheFile } } : {}),
     },
     ...(o.limits ? { limits: o.limits } : {}),

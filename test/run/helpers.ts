@@ -179,3 +179,14 @@ export function experiment(files: { questions: string; corpus: string }, extra: 
   };
   return experimentFromObject(base, { overrides });
 }
+
+/**
+ * Models stages that keep an index build offline (models.stages): a test about answering stages over an endpoint
+ * opens the offline-built demo index instead of needing `kf prepare` for a model-built one (issue 32: a run never
+ * builds an index with model calls on its own).
+ */
+export const OFFLINE_BUILD_STAGES = {
+  extraction: { backend: 'offline' },
+  relations: { backend: 'offline' },
+  caption: { backend: 'offline' },
+} as const;

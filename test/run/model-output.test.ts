@@ -15,6 +15,7 @@ import { runExperiment } from '../../lib/run/runner';
 import { loadRun, outcomeLine, summarizeRun } from '../../lib/run/results';
 import { ownScratch, tinyDemoIndexDir, tinyDemoWorld } from '../_shared/scratch';
 import { nonEmpty } from '../_shared/non-empty';
+import { OFFLINE_BUILD_STAGES } from './helpers';
 
 /**
  * This file's model id: a request from elsewhere (another test process whose client still retries against a port
@@ -32,7 +33,7 @@ async function experimentOn(server: ScriptedServer, pipeline: string, extra: Rec
     benchmark: { name: 'demo', paths: { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') } },
     pipeline: { name: pipeline },
     index: { dir: tinyDemoIndexDir(), build: 'ensure', embedder: 'fitted' },
-    models: { defaults: { baseUrl: server.url, model: MODEL, maxAttempts: 1 } },
+    models: { defaults: { baseUrl: server.url, model: MODEL, maxAttempts: 1 }, stages: OFFLINE_BUILD_STAGES },
     limits: { maxQuestions: 6 },
     ...extra,
   });

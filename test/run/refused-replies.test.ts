@@ -17,7 +17,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { formatFinalValue } from '../../lib/knowforge/final-answer';
+import { formatFinalValue } from '../../lib/answer/final-answer';
 import { ModelCache } from '../../lib/models/cache';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { runExperiment } from '../../lib/run/runner';

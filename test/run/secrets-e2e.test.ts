@@ -17,6 +17,7 @@ import { listRuns, loadRun } from '../../lib/run/results';
 import { kfInProcess } from '../_shared/cli-in-process';
 import { errorMessage, isKfError } from '../../lib/util/errors';
 import { writeRunReport } from '../../lib/report/run-report';
+import { OFFLINE_BUILD_STAGES } from './helpers';
 
 test('a real-HTTP run never writes the API key anywhere; records are labelled with the endpoint backend', { timeout: 5 * 60_000 }, async () => {
   const secret = `sk-test-${Math.random().toString(36).slice(2)}-SECRET`;
@@ -37,7 +38,7 @@ test('a real-HTTP run never writes the API key anywhere; records are labelled wi
       index: { dir: tinyDemoIndexDir(), build: 'ensure', embedder: 'fitted' },
       models: {
         defaults: { baseUrl: server.url, model: 'synth-m', apiKeyEnv: 'KF_E2E_SECRET_KEY' },
-        stages: { checker: { model: 'checker-m' } },
+        stages: { ...OFFLINE_BUILD_STAGES, checker: { model: 'checker-m' } },
         cache: { mode: 'read-write', file: path.join(tmp, 'models.sqlite') },
       },
       limits: { maxQuestions: 4 },
@@ -112,7 +113,7 @@ test(
           index: { dir: tinyDemoIndexDir(), build: 'ensure', embedder: 'fitted' },
           models: {
             defaults: { baseUrl, model: 'synth-m', apiKeyEnv: 'KF_E2E_CANARY_KEY', maxAttempts: 2, backoffBaseMs: 1, backoffMaxMs: 2 },
-            stages: { checker: { model: 'checker-m' } },
+            stages: { ...OFFLINE_BUILD_STAGES, checker: { model: 'checker-m' } },
             cache: { mode: 'read-write', file: path.join(tmp, 'cache', cacheFile) },
           },
           limits: { maxQuestions: 3, maxErrorShare: 1 },

@@ -35,8 +35,8 @@ export const MMLONGBENCH_DOC: BenchmarkSpec<MmlongbenchPaths> = {
       signal: opts.signal,
     });
     const judged = extraction.failed ? { ...mmlbScores(q, extraction.pred), acc: 0 } : mmlbScores(q, extraction.pred);
-    // The strict scores stay beside the judged ones: the rule-based scorer on the FINAL ANSWER as written.
-    const strict = { strictAcc: base.acc ?? 0, strictPredAnswerable: base.predAnswerable ?? 1 };
+    // The rule-scored pair stays beside the judged one (not the paper's strict accuracy): the rule-based scorer on the FINAL ANSWER as written.
+    const strict = { ruleAcc: base.acc ?? 0, rulePredAnswerable: base.predAnswerable ?? 1 };
     return { scores: { ...judged, ...strict, refused: base.refused, judgeFailed: extraction.failed ? 1 : 0 }, extraction };
   },
   aggregate: aggregateMmlongbench,

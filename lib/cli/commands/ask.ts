@@ -124,7 +124,8 @@ async function prepareNeeds(r: Resolved, say: (line: string) => void): Promise<v
   if (!r.experiment) return;
   const t0 = Date.now();
   say(`preparing what ${r.pipeline} needs (index, artifacts; built once, reused afterwards)`);
-  const done = await prepareExperiment(r.experiment, { log: (line) => say(`  ${line}`) });
+  // An index build that would call a model is refused here (kf prepare builds it, estimate first); artifacts announce themselves.
+  const done = await prepareExperiment(r.experiment, { log: (line) => say(`  ${line}`), allowModelBuild: false });
   for (const p of done) say(`  ${p.what}: ${p.built ? 'built' : 'current'} (${path.relative(process.cwd(), p.dir) || p.dir})`);
   say(`prepared in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
@@ -215,6 +216,11 @@ export const command: CommandSpec = {
     if (!pipeline) throw new KfError('pipeline_unknown', `no configuration named ${r.pipeline}`, 'kf run --list-pipelines lists them');
     const kbRef = str(args, 'kb');
     if (kbRef) r.kb = kbRef;
+    if (!pipeline.needsIndex && !str(args, 'index') && !kbRef) {
+      // A configuration that reads no index (closed book, S0) opens none, and builds none.
+      r.indexDir = undefined;
+      r.experiment = undefined;
+    }
     if (!str(args, 'index') && !kbRef) await prepareNeeds(r, say);
     registerOfflineHandlers();
     const router = createModelRouter(r.models, { cacheMode: 'off' });

@@ -9,6 +9,7 @@ import type { CommandSpec, ParsedArgs } from '../command';
 import { bool, int, isPositiveInt, str } from '../command';
 import { buildIndex, EMBEDDER_CHOICES, type BuildOptions, type BuildProgress, type EmbedderChoice } from '../../index/build';
 import { reportSummaryText } from '../../index/report';
+import { confirmEstimate, estimateBuild } from '../../index/build-estimate';
 import type { IndexModels } from '../../index/open';
 import type { CorpusPassage } from '../../bench/types';
 import { BENCHMARK_NAMES, assertBenchmarkName } from '../../bench/names';
@@ -121,6 +122,7 @@ export const command: CommandSpec = {
     seed: { type: 'string', default: 'kf-index', description: 'seed of the build (HNSW levels)' },
     concurrency: { type: 'string', validate: isPositiveInt, description: 'documents processed at once (default 2)' },
     'no-relations': { type: 'boolean', description: 'skip relations (no graph expansion)' },
+    yes: { type: 'boolean', description: 'go ahead with a build that calls a model above the estimate threshold (the estimate is printed first)' },
     json: { type: 'boolean', description: 'print the build report summary as one JSON object' },
     quiet: { type: 'boolean', description: 'no progress lines on stderr' },
   },
@@ -150,6 +152,12 @@ export const command: CommandSpec = {
       onProgress: progressPrinter(!bool(args, 'quiet')),
     };
     try {
+      // A build with model stages says what it will cost before it starts, and asks for --yes above the threshold.
+      confirmEstimate(estimateBuild({ ...corpus, models }, router?.ledger.prices), {
+        yes: bool(args, 'yes'),
+        log: (l) => console.error(l),
+        command: `kf ${process.argv.slice(2).join(' ')}`,
+      });
       const r = await buildIndex({ ...corpus, outDir: str(args, 'out')!, embedder: str(args, 'embedder') as EmbedderChoice, models, options });
       if (bool(args, 'json')) {
         console.log(

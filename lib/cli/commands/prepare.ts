@@ -8,6 +8,7 @@ import { bool, list, str, type CommandSpec } from '../command';
 import { KfError } from '../../util/errors';
 import { ArtifactStore, artifactKinds } from '../../pipeline/artifact-store';
 import { loadExperiment } from '../../run/config';
+import { resolveExperimentName } from '../experiment-catalog';
 import { prepareExperiment, prepareKind, type Prepared } from '../../run/prepare';
 
 function setOptions(values: string[]): Record<string, string> {
@@ -29,6 +30,7 @@ export const command: CommandSpec = {
     set: { type: 'string', multiple: true, description: 'for a kind: its request options, key=value (kp-index: corpus, embedder, benchmark, seed, ocr)' },
     override: { type: 'string', short: 'o', multiple: true, description: 'for an experiment: config override key.path=value' },
     root: { type: 'string', description: 'artifact store folder (default $KF_ARTIFACTS or .kf-cache/artifacts)' },
+    yes: { type: 'boolean', description: 'go ahead with an index build that calls a model above the estimate threshold (the estimate is printed first)' },
     json: { type: 'boolean', description: 'print one JSON list' },
     quiet: { type: 'boolean', description: 'no progress lines on stderr' },
   },
@@ -44,7 +46,11 @@ export const command: CommandSpec = {
     const log = bool(args, 'quiet') ? undefined : (l: string) => console.error(l);
     let done: Prepared[];
     if (artifactKinds().includes(target)) done = [await prepareKind(target, setOptions(list(args, 'set')), { store, log })];
-    else done = await prepareExperiment(loadExperiment(target, { overrides: list(args, 'override') }), { store, log });
+    else {
+      // An experiment by file or by its short name, as kf run takes it (demo/S4, M5, dualg/demo/DG).
+      const file = resolveExperimentName(target, (line) => console.error(`note: ${line}`)) ?? target;
+      done = await prepareExperiment(loadExperiment(file, { overrides: list(args, 'override') }), { store, log, yes: bool(args, 'yes') });
+    }
     if (bool(args, 'json')) console.log(JSON.stringify(done));
     else for (const d of done) console.log(`${d.what.padEnd(10)} ${d.built ? 'built  ' : 'present'} ${d.kind && d.key ? `${d.kind}/${d.key} ` : ''}${d.dir}`);
     return 0;

@@ -18,6 +18,8 @@ import { Progress } from '../../run/progress';
 import { getPipeline, listPipelines } from '../../run/registry';
 import { loadConfiguredBenchmark, selectQuestions } from '../../run/questions';
 import { checkRunId, defaultRunId, resumeCommandFor, runExperiment, type RunOutcome } from '../../run/runner';
+import { configuredRoutes } from '../../run/run-identity';
+import { departureText } from '../../run/departures';
 import { defaultResultsDir, loadRun, outcomeLine, primaryMetric, summarizeRun } from '../../run/results';
 
 /** `--set smoke` is the subset; `--set key.path=value` is an override (both spellings are in use). */
@@ -148,6 +150,7 @@ function printOutcome(outcome: RunOutcome, json: boolean): number {
         errorsNow: outcome.errorsNow,
         backend: s.backend,
         ...(outcome.manifest.pipeline.system ? { system: outcome.manifest.pipeline.system } : {}),
+        departures: (outcome.manifest.departures ?? []).map(departureText),
         scores: s.scores,
         retrieval: s.retrieval,
         resume: outcome.resumeCommand,
@@ -162,6 +165,8 @@ function printOutcome(outcome: RunOutcome, json: boolean): number {
     // Which retriever variant ranked (DualG: scorer, checkpoint id, preset, size): a stand-in is never unnamed.
     const sys = outcome.manifest.pipeline;
     if (sys.system) console.log(`  system   ${sys.system.label}${sys.otherSystems?.length ? ` (mixed run; also ${sys.otherSystems.join(' | ')})` : ''}`);
+    // Every stand-in, fallback and variant, with counts: the run's departures from the paper.
+    for (const d of outcome.manifest.departures ?? []) console.log(`  departs  ${departureText(d)}`);
     console.log(`  records  ${path.join(outcome.dir, 'records.jsonl')}`);
     console.log(`  manifest ${path.join(outcome.dir, 'manifest.json')}`);
     if (c.errors && outcome.status === 'completed') console.log(`  ${c.errors} question(s) failed (error in their record); --retry-errors answers them again`);
@@ -239,7 +244,7 @@ export const command: CommandSpec = {
     if (ownOverrides.length)
       console.error(`note: ${ref}: the settings of ${path.relative(process.cwd(), file) || file}, over your data (--corpus, --questions)`);
     const exp = loadExperiment(file, { overrides: [...ownOverrides, ...flagOverrides(args)] });
-    const runId = checkRunId(str(args, 'run-id') ?? defaultRunId(exp));
+    const runId = checkRunId(str(args, 'run-id') ?? defaultRunId(exp, configuredRoutes(exp.config)));
     const outFlag = str(args, 'out');
     const resultsDir = outFlag ? path.resolve(outFlag) : defaultResultsDir();
     const plan: RunPlan = { exp, runId, resultsDir, resumeCommand: resumeCommandFor(exp, runId) + (outFlag ? ` --out ${outFlag}` : '') };

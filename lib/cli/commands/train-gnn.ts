@@ -144,7 +144,7 @@ async function runOptions(args: ParsedArgs, arch: RunArchitecture, cache?: Embed
   const dataDir = path.resolve(str(args, 'data') ?? '../shared/bench/text-multihop');
   const num = (name: string) => Number(str(args, name));
   const data = LOADERS[bench]({ questions: path.join(dataDir, `${bench}_questions.dev.json`), corpus: path.join(dataDir, `${bench}_corpus.json`) });
-  const graph = await graphFor({ indexDir: index, settings: {}, log });
+  const graph = await graphFor({ indexDir: index, settings: {}, log }, { buildWithModels: true });
   // The settings the shipped `dualg` retriever runs on this index: its benchmark's k-fold choice, if any.
   const chosen = withChoice({}, benchChoice(index, {}));
   log(`retriever settings: ${choiceLabel(chosen.inForce)}`);

@@ -117,7 +117,7 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
     throw new KfError('bad_request', 'gnn-checkpoint needs the index folder (args.indexDir)', 'prepare it through the dualg retriever or pass --index');
   const s = ctx.settings;
   const embedder = presetEmbedder(s, ctx.args.models); // refused before any work when the paper preset has no endpoint
-  const g = await graphFor({ indexDir, settings: {}, log: ctx.log });
+  const g = await graphFor({ indexDir, settings: {}, log: ctx.log }, { buildWithModels: true });
   const gg = toGnnGraph(g);
   const view = graphView(g);
   const source = sourceFromIndexDir(indexDir);
@@ -191,7 +191,7 @@ export const gnnCheckpointKind: ArtifactKind<GnnTrainSettings, GnnModel> = {
 
 /** The request for the checkpoint of an index's graph. */
 export async function gnnCheckpointRequest(indexDir: string, raw: Record<string, unknown> = {}, questions?: unknown[]) {
-  const g = await graphFor({ indexDir, settings: {} });
+  const g = await graphFor({ indexDir, settings: {} }, { buildWithModels: true });
   return { inputs: { graph: gnnGraphFingerprint(toGnnGraph(g)) }, settings: raw, args: { indexDir, ...(questions ? { questions } : {}) } };
 }
 

@@ -30,6 +30,17 @@ export function defaultCheckpointRoot(): string {
   return process.env.KF_GNN_CHECKPOINTS ? path.resolve(process.env.KF_GNN_CHECKPOINTS) : stateDir('gnn-checkpoints');
 }
 
+/** Training is never silent: what is about to be trained, on what, roughly how long, and how to avoid it. */
+function announceTraining(setup: GnnScorerSetup, settings: Record<string, unknown>): void {
+  const g = setup.graph;
+  setup.log?.(
+    `dualg: no trained GNN for this graph (${g.numNodes} nodes, ${g.src.length} edges) -- training one now, before the first answer ` +
+      `(artifact ${GNN_CHECKPOINT_ARTIFACT}, settings ${Object.keys(settings).length ? JSON.stringify(settings) : 'defaults'}; CPU work, no model call ` +
+      `unless the paper preset embeds queries; measured about 4 minutes on the default demo world on 2 cores, longer on larger graphs). ` +
+      `To train ahead: kf prepare gnn-checkpoint --set index=${setup.indexDir}; for the untrained row, labelled heuristic: scorer = "heuristic"`,
+  );
+}
+
 export async function createGnnScorer(setup: GnnScorerSetup): Promise<LoadedGnn | undefined> {
   const fingerprint = gnnGraphFingerprint(setup.graph);
   const named = typeof setup.settings.gnnCheckpoint === 'string' ? path.resolve(setup.settings.gnnCheckpoint) : undefined;
@@ -42,6 +53,7 @@ export async function createGnnScorer(setup: GnnScorerSetup): Promise<LoadedGnn 
     if (setup.settings.gnnTrain === true && setup.indexDir) {
       const request = await gnnCheckpointRequest(setup.indexDir, (setup.settings.gnnTraining ?? {}) as Record<string, unknown>);
       if (request.inputs.graph === fingerprint) {
+        if (!store.ref(GNN_CHECKPOINT_ARTIFACT, store.keyOf(GNN_CHECKPOINT_ARTIFACT, request))) announceTraining(setup, request.settings);
         await store.prepare(GNN_CHECKPOINT_ARTIFACT, request, { log: setup.log });
         const opened = await store.open<GnnModel>(GNN_CHECKPOINT_ARTIFACT, request);
         model = opened.value;

@@ -78,7 +78,9 @@ export async function parseQueryPattern(
   const p2 = usable(again);
   if (p2) return { ...p2, offline, by: `model ${again.model} (second try)`, calls: 2 };
   verdict(again);
-  const why = [res, again].map((r) => (cutByTokenLimit(r) ? 'cut at the token limit' : r.text.trim() ? 'no {"conditions": [...]} object' : 'empty')).join(', then ');
+  const why = [res, again]
+    .map((r) => (cutByTokenLimit(r) ? 'cut at the token limit' : r.text.trim() ? 'no {"conditions": [...]} object' : 'empty'))
+    .join(', then ');
   const rules = patternOf(JSON.stringify(parsePattern(task)), opts.maxImages)!;
   return {
     ...rules,

@@ -59,14 +59,14 @@ export function mmlbScores(q: Question, pred: string): Record<string, number> {
 
 /**
  * MMLongBench-Doc's official accuracy and F1 from per-question mmlbScores results; with a judge, also the
- * strict pair (strictAcc, strictF1: the rule-based scorer on the FINAL ANSWER, no extraction step).
+ * rule-scored pair (ruleAcc, ruleF1: the rule-based scorer on the FINAL ANSWER, no extraction step; not the paper's strict accuracy, which counts questions whose judge score equals 1).
  */
 export function aggregateMmlongbench(results: readonly Record<string, number>[]): {
   acc: number;
   f1: number;
   n: number;
-  strictAcc?: number;
-  strictF1?: number;
+  ruleAcc?: number;
+  ruleF1?: number;
 } {
   const accF1 = (score: string, answered: string) =>
     mmlongbenchAccF1(
@@ -77,9 +77,9 @@ export function aggregateMmlongbench(results: readonly Record<string, number>[])
       })),
     );
   const official = accF1('acc', 'predAnswerable');
-  if (!results.length || !results.every((r) => typeof r.strictAcc === 'number')) return official;
-  const strict = accF1('strictAcc', 'strictPredAnswerable');
-  return { ...official, strictAcc: strict.acc, strictF1: strict.f1 };
+  if (!results.length || !results.every((r) => typeof r.ruleAcc === 'number')) return official;
+  const strict = accF1('ruleAcc', 'rulePredAnswerable');
+  return { ...official, ruleAcc: strict.acc, ruleF1: strict.f1 };
 }
 
 export { goldList };
