@@ -79,6 +79,8 @@ export interface RemoteKnowledgeBaseOptions {
   maxTopk?: number;
   /** Document id -> its own package uuid (per-document packages); restrictedTo one of them reads that package. */
   packages?: ReadonlyMap<string, string>;
+  /** The package holds only the document the view is restricted to: searches ask for k, as the runner does. */
+  documentPackage?: boolean;
 }
 
 export class RemoteKnowledgeBase implements KnowledgeBase {
@@ -111,7 +113,7 @@ export class RemoteKnowledgeBase implements KnowledgeBase {
     const byPackage = (this.shared.byPackage ??= new Map());
     let base = byPackage.get(own);
     if (!base) {
-      base = new RemoteKnowledgeBase(this.client.forPackage(own), { assetDir: this.opts.assetDir, maxTopk: this.opts.maxTopk });
+      base = new RemoteKnowledgeBase(this.client.forPackage(own), { assetDir: this.opts.assetDir, maxTopk: this.opts.maxTopk, documentPackage: true });
       byPackage.set(own, base);
     }
     return base.restrictedTo(docIds);
@@ -122,8 +124,9 @@ export class RemoteKnowledgeBase implements KnowledgeBase {
     return this.opts.packages?.size ?? 0;
   }
 
+  /** In a document's own package everything is that document (whatever file name the server gives it). */
   private visible(docId: string): boolean {
-    return !this.allowed || this.allowed.has(docStem(docId));
+    return !this.allowed || !!this.opts.documentPackage || this.allowed.has(docStem(docId));
   }
 
   /** The documents the server lists (fetched once). */
@@ -167,7 +170,8 @@ export class RemoteKnowledgeBase implements KnowledgeBase {
           concerns: this.id,
         },
       );
-    const filtered = !!opts.types || !!docs;
+    // A document's own package needs no document filter: nothing else is in it.
+    const filtered = !!opts.types || (!!docs && !this.opts.documentPackage);
     const topk = filtered ? Math.min(k * 4, max * 4) : k;
     // Only the fields the API documents (the runner's client sends these three).
     const data = await this.client.post('search', { query, topk, score_fields: true });

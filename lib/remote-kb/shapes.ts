@@ -75,7 +75,7 @@ export function docOf(it: Json, rootDocs: ReadonlyMap<string, string>): string {
   return rootDocs.get(str(it.root_node_id) ?? '') ?? '';
 }
 
-const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', svg: 'image/svg+xml' };
+const MIME: Record<string, string> = { svg: 'image/svg+xml', gif: 'image/gif', webp: 'image/webp', jpeg: 'image/jpeg', jpg: 'image/jpeg', png: 'image/png' };
 
 export function mimeOfName(name: string): string {
   return MIME[name.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';

@@ -33,6 +33,7 @@ const scratch = ownScratch('kf-serve-kb-');
 const indexDir = path.join(scratch, 'index');
 const dottedDir = path.join(scratch, 'dotted-index');
 const mapFile = path.join(scratch, 'kb_packages.json');
+const writtenFile = path.join(scratch, 'served-packages.json');
 const DOTTED = ['2310.05634v2', 'PH_2016.06.08_Economy-Final', 'plain-report'];
 const DOC_UUID = (i: number) => `resource_package:${String(i).repeat(32)}`;
 let whole: ServedKb;
@@ -72,7 +73,7 @@ before(async () => {
   const mmlb = Object.fromEntries(DOTTED.map((d, i) => [`${d}.pdf`, { scope_name: `f-${i}`, package_uuid: DOC_UUID(i + 1) }]));
   fs.writeFileSync(mapFile, JSON.stringify({ m3docvqa: { 'm3d-full': 'resource_package:ffff' }, mmlongbench_doc: mmlb }));
   whole = await startServeKb(['--index', indexDir, '--uuid', UUID, '--key', KEY, '--quiet']);
-  perDoc = await startServeKb(['--index', dottedDir, '--packages', mapFile, '--bench', 'mmlb', '--quiet']);
+  perDoc = await startServeKb(['--index', dottedDir, '--packages', mapFile, '--bench', 'mmlb', '--write-packages', writtenFile, '--quiet']);
 });
 
 after(async () => {
@@ -265,6 +266,20 @@ test('one package per document from the runner layout; dotted names whole; remot
     const ov = await call(perDoc.baseUrl, encodeURIComponent(DOC_UUID(i + 1)), 'overview');
     assert.equal(ov.body!.data.name, doc, 'a document package is named by its document');
   }
+  // --write-packages: the served documents in the runner's layout (its packages_file), uuids as served.
+  const written = JSON.parse(fs.readFileSync(writtenFile, 'utf8')) as Record<string, Record<string, { package_uuid: string }>>;
+  assert.deepEqual(Object.keys(written), ['mmlongbench_doc']);
+  assert.deepEqual(
+    Object.entries(written.mmlongbench_doc).map(([file, v]) => [file, v.package_uuid]),
+    DOTTED.map((d, i) => [`${d}.md`, DOC_UUID(i + 1)]),
+  );
+  // A flat {document: uuid} map reads the same way.
+  const flat = path.join(scratch, 'flat.json');
+  fs.writeFileSync(flat, JSON.stringify({ [`${DOTTED[0]}.pdf`]: DOC_UUID(1) }));
+  assert.deepEqual(
+    readPackageMap(flat, 'mmlongbench_doc').map((e) => [e.doc, e.uuid]),
+    [[DOTTED[0], DOC_UUID(1)]],
+  );
   const env = { ...process.env, KF_KB_BASE_URL: perDoc.baseUrl, KF_KB_PACKAGES: mapFile, KF_KB_API_KEY: '' };
   const kb = openRemoteKb('remote:per-document', {}, env);
   try {
