@@ -24,6 +24,7 @@
  */
 import type { ModeRetriever } from '../pipeline/engine-knowledge-base';
 import { registerRetriever, getRetriever, type RetrieverEntry, type RetrieverSetup } from '../pipeline/retrievers';
+import type { SetupModels } from '../pipeline/retriever-entry';
 import { KfError } from '../util/errors';
 import { graphFor } from './graph-for';
 import { toGnnGraph } from './graph/to-gnn';
@@ -34,7 +35,6 @@ import { gnnScorerFactory } from './query/gnn-factory';
 import { DualgSearcher, type SearcherParts } from './query/searcher';
 import { searcherSettings } from './query/searcher-settings';
 import { SCORER_NAMES, type CheckpointIdentity, type ScorerName } from './query/scorer-identity';
-import { createModelRouter } from '../models/router';
 import { denseLinker, type LinkingName, type MentionLinker } from './query/dense-link';
 import { benchChoice, withChoice } from './bench-settings';
 
@@ -87,17 +87,21 @@ async function loadGnn(setup: RetrieverSetup, g: DualGraph, name: string): Promi
       `train one: kf train gnn --index ${setup.indexDir}  (or set gnnTrain = true to build it as an artifact on first use, or scorer = "heuristic" for the untrained scorer, labelled as such)`,
       { concerns: name },
     );
-  const embedQuery = queryEmbedder(loaded.checkpoint, name);
+  const embedQuery = queryEmbedder(loaded.checkpoint, name, setup.models);
   return { graph, scorer: loaded.scorer, checkpoint: loaded.checkpoint, ...(embedQuery ? { embedQuery } : {}) };
 }
 
 /**
  * Enc(q) for a checkpoint that reads the question through the embeddings stage (the paper preset): the
- * embedding endpoint configured in the environment (the one it was trained with), or a refusal at load.
+ * run's embeddings stage (handed in through the set-up: the one it was trained with), or a refusal at load.
  */
-function queryEmbedder(c: CheckpointIdentity | undefined, name: string): ((text: string) => Promise<Float32Array>) | undefined {
+function queryEmbedder(
+  c: CheckpointIdentity | undefined,
+  name: string,
+  models: SetupModels | undefined,
+): ((text: string) => Promise<Float32Array>) | undefined {
   if (c?.queryEncoder !== 'embeddings') return undefined;
-  const embedder = createModelRouter({}, { cacheMode: 'off' }).embedder();
+  const embedder = models?.embedder?.();
   if (!embedder)
     throw new KfError(
       'models_required',
@@ -109,17 +113,17 @@ function queryEmbedder(c: CheckpointIdentity | undefined, name: string): ((text:
 }
 
 /**
- * Setting `linking`: "trigrams" (default, the offline stand-in) or "stage" (the dense linker over the embedding
- * endpoint configured in `env`); "stage" without an endpoint is refused at load, naming what to configure.
+ * Setting `linking`: "trigrams" (default, the offline stand-in) or "stage" (the dense linker over the run's
+ * embeddings stage, handed in as `models`); "stage" without an endpoint is refused at load, naming what to configure.
  */
-export function mentionLinker(raw: unknown, name: string, env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): MentionLinker | undefined {
+export function mentionLinker(raw: unknown, name: string, models: SetupModels | undefined, log?: (line: string) => void): MentionLinker | undefined {
   const linking = (raw ?? 'trigrams') as LinkingName;
   if (linking !== 'trigrams' && linking !== 'stage')
     throw new KfError('bad_setting', `dualg setting linking must be "trigrams" or "stage", got ${JSON.stringify(raw)}`, 'set linking = "stage" or "trigrams"', {
       concerns: 'linking',
     });
   if (linking === 'trigrams') return undefined;
-  const embedder = createModelRouter({}, { env, cacheMode: 'off' }).embedder();
+  const embedder = models?.embedder?.();
   if (!embedder)
     throw new KfError(
       'models_required',
@@ -136,7 +140,7 @@ async function create(setup: RetrieverSetup, v: Variant): Promise<ModeRetriever>
   const chosen = withChoice(setup.settings, benchChoice(setup.indexDir, setup.settings));
   const settings = searcherSettings({ ...chosen.settings, ...v.overrides }, scorer);
   // Refused before the graph is built or opened: a missing endpoint should not cost a graph build first.
-  const linker = mentionLinker(setup.settings.linking, v.name, process.env, setup.log);
+  const linker = mentionLinker(setup.settings.linking, v.name, setup.models, setup.log);
   const g = await graphFor(setup);
   const parts: SearcherParts = { ...searcherParts(g), ...(linker ? { linker } : {}) };
   // Without the macro graph the GNN has nothing to run on: it is neither loaded nor asked for.

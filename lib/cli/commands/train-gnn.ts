@@ -13,6 +13,7 @@
  * prior, so the hybrid rank is not read); the preset, query encoder, embedding model and tfjs backend are in the report.
  */
 import path from 'node:path';
+import { createModelRouter } from '../../models/router';
 import type { CommandSpec, ParsedArgs } from '../command';
 import { bool, isNonNegInt, isNumber, isPositiveInt, str } from '../command';
 import { load2Wiki, loadHotpotqa, loadMusique } from '../../bench/text-multihop';
@@ -125,7 +126,7 @@ export const command: CommandSpec = {
       pretrainEpochs: optNum(args, 'pretrain-epochs'),
     });
     // Refused before any data is read or any model trained: the paper's Enc(q) needs the embeddings stage.
-    const models = arch.config.queryEncoder === 'embeddings' ? trainingEmbedder() : undefined;
+    const models = arch.config.queryEncoder === 'embeddings' ? trainingEmbedder(createModelRouter({}, { cacheMode: 'off' })) : undefined;
     try {
       await trainAndReport(args, arch, models?.embedder);
     } finally {
