@@ -23,7 +23,7 @@ import { ensureDemoWorld } from '../../demo';
 import { openIndex } from '../../index/open';
 import { questionContext } from '../../pipeline/question-context';
 import { stageModel } from '../../pipeline/stage-model';
-import { eventLine, traceSummary } from '../../knowforge/trace-format';
+import { afterBlocks, eventLine, traceSummary } from '../../report/trace-format';
 import { createModelRouter } from '../../models/router';
 import { registerOfflineHandlers } from '../../pipeline/offline-backend';
 import type { KnowledgeBase } from '../../pipeline/knowledge-base';
@@ -35,7 +35,7 @@ import { prepareExperiment } from '../../run/prepare';
 import type { PipelineResult, TraceEvent } from '../../pipeline/types';
 import { KfError } from '../../util/errors';
 import { repoRoot } from '../../util/paths';
-import { citedFragments, decodedPaths, withoutFinalAnswerLine } from '../ask-output';
+import { citedFragments, withoutFinalAnswerLine } from '../ask-output';
 
 /** Folders holding each configuration's demo-world experiment, searched in this order. */
 const DEMO_EXPERIMENT_DIRS = ['demo', 'knowforge/demo', 'dualg/demo'];
@@ -167,8 +167,7 @@ function printAnswer(result: PipelineResult, events: TraceEvent[], pipelineName:
   console.log(`FINAL ANSWER: ${result.finalAnswer}`);
   const cited = citedFragments(result.prediction, events, result.retrieval?.poolText);
   console.log(cited.length ? `cited: ${cited.join('; ')}` : 'cited: none (the answer cites no evidence block)');
-  const paths = decodedPaths(events);
-  if (paths) console.log(`decoded paths:\n${paths}`);
+  for (const b of afterBlocks(events)) console.log(`${b.title}:\n${b.text}`);
   console.log(`${pipelineName} · backend ${backends.join('+') || 'none'}${backends.includes('offline') ? ' (offline backend: not model results)' : ''}`);
   console.log(traceSummary(events));
 }
