@@ -6,7 +6,9 @@
  * Loaded by lib/pipeline/plugins.ts.
  */
 import type { PipelineSpec } from '../pipeline/spec';
+import * as path from 'node:path';
 import type { Plugin } from '../pipeline/plugin';
+import { repoRoot } from '../util/paths';
 import { dualgGraphKind } from './artifacts';
 import { CONFIGURATIONS } from './configurations';
 import { gnnCheckpointKind } from './gnn/artifact';
@@ -53,4 +55,5 @@ export const plugin: Plugin = {
   // kf train gnn (and its pool), kf bench dualg, kf kfold.
   commands: [command('train-gnn'), command('train-gnn-pool'), command('bench-dualg'), command('kfold')],
   trace: DUALG_TRACE,
+  demoExperiments: path.join(repoRoot(), 'experiments', 'dualg', 'demo'),
 };

@@ -4,7 +4,9 @@
  * its commands and its part of the printed trace. Loaded by lib/pipeline/plugins.ts; nothing else in the
  * harness names KnowForge's modules (checked by lint, .dependency-cruiser.cjs).
  */
+import * as path from 'node:path';
 import type { Plugin } from '../pipeline/plugin';
+import { repoRoot } from '../util/paths';
 import { CONFIGURATIONS, FAMILIES } from './configurations';
 import { KNOWFORGE_OFFLINE_HANDLERS } from './offline/handlers';
 import { KNOWFORGE_TRACE } from './trace-section';
@@ -26,4 +28,5 @@ export const plugin: Plugin = {
   // kf prompts list / import (its prompt packs).
   commands: [{ name: 'prompts', load: () => (require('./commands/prompts') as { commands: CommandSpec[] }).commands }],
   trace: KNOWFORGE_TRACE,
+  demoExperiments: path.join(repoRoot(), 'experiments', 'knowforge', 'demo'),
 };

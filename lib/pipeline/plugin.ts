@@ -10,6 +10,7 @@ import type { RetrieverEntry } from './retriever-entry';
 import type { Configuration, PipelineSpec } from './spec';
 import type { CommandSpec } from './command';
 import type { TraceSection } from './trace-section';
+import type { PublishedNumber } from './published-number';
 
 /**
  * What a series is compared on. 'retrieval': its names are retrievers (registered by a loaded
@@ -68,4 +69,10 @@ export interface Plugin {
   commands?: PluginCommand[];
   /** Its lines of the printed trace (`kf trace`, `kf ask`). */
   trace?: TraceSection;
+  /** Folder of its prompt templates (`<name>.txt`), read after prompts/ (absolute path). */
+  promptsDir?: string;
+  /** Folder of its demo-world experiments (`kf ask --config <name>` looks there; absolute path). */
+  demoExperiments?: string;
+  /** Its paper's published numbers (notebooks and reports draw them beside the runs). */
+  publishedNumbers?: PublishedNumber[];
 }

@@ -11,6 +11,7 @@
 import * as path from 'node:path';
 import { KfError, errorMessage } from '../util/errors';
 import type { Plugin } from './plugin';
+import { addPromptsDir } from '../util/prompts';
 
 /** The built-in plug-ins, relative to this file, in the order `kf models` lists their offline roles. */
 const BUILT_IN_PLUGINS = ['../knowforge/plugin', './index-plugin', '../dualg/plugin', './corpus-plugin'];
@@ -35,6 +36,7 @@ export function registerPlugin(p: Plugin): void {
   if (old === p) return;
   if (old) throw new KfError('plugin_exists', `a plug-in named ${p.name} is already loaded`, 'give the plug-in another name', { concerns: p.name });
   loaded.push(p);
+  if (p.promptsDir) addPromptsDir(p.promptsDir);
   for (const x of installers) if (!x.after) x.install(p);
   for (const x of installers) if (x.after) x.install(p);
 }

@@ -44,10 +44,20 @@ export function activePromptPack(): PromptPackRef | undefined {
   return active.getStore();
 }
 
+/** Folders of the plug-ins' own templates (Plugin.promptsDir), read after prompts/. */
+const extraDirs: string[] = [];
+
+/** Add a plug-in's prompts folder (lib/pipeline/plugins.ts does, for each manifest that has one). */
+export function addPromptsDir(dir: string): void {
+  if (!extraDirs.includes(dir)) extraDirs.push(dir);
+}
+
 function templateFile(name: string): string {
   const pack = active.getStore();
   if (pack && pack.provides.has(name)) return path.join(pack.dir, `${name}.txt`);
-  return path.join(promptsDir(), `${name}.txt`);
+  const own = path.join(promptsDir(), `${name}.txt`);
+  if (!extraDirs.length || fs.existsSync(own)) return own;
+  return extraDirs.map((d) => path.join(d, `${name}.txt`)).find((f) => fs.existsSync(f)) ?? own;
 }
 
 /** True when the active pack (or prompts/) has the template: optional texts (feedback suffixes) use this. */

@@ -35,10 +35,13 @@ import { prepareExperiment } from '../../run/prepare';
 import type { PipelineResult, TraceEvent } from '../../pipeline/types';
 import { KfError } from '../../util/errors';
 import { repoRoot } from '../../util/paths';
+import { loadedPlugins } from '../../pipeline/plugins';
 import { citedFragments, withoutFinalAnswerLine } from '../ask-output';
 
-/** Folders holding each configuration's demo-world experiment, searched in this order. */
-const DEMO_EXPERIMENT_DIRS = ['demo', 'knowforge/demo', 'dualg/demo'];
+/** Folders holding each configuration's demo-world experiment, searched in this order: experiments/demo, then each plug-in's. */
+function demoExperimentDirs(): string[] {
+  return [path.join(repoRoot(), 'experiments', 'demo'), ...loadedPlugins().flatMap((p) => (p.demoExperiments ? [p.demoExperiments] : []))];
+}
 
 interface Resolved {
   pipeline: string;
@@ -55,8 +58,8 @@ interface Resolved {
 
 /** The demo-world experiment of a configuration name (M5 -> experiments/knowforge/demo/M5.toml), if there is one. */
 export function demoExperimentFile(name: string): string | undefined {
-  for (const dir of DEMO_EXPERIMENT_DIRS) {
-    const f = path.join(repoRoot(), 'experiments', dir, `${name}.toml`);
+  for (const dir of demoExperimentDirs()) {
+    const f = path.join(dir, `${name}.toml`);
     if (fs.existsSync(f)) return f;
   }
   return undefined;
