@@ -11,6 +11,7 @@ import type { Configuration, PipelineSpec } from './spec';
 import type { CommandSpec } from './command';
 import type { TraceSection } from './trace-section';
 import type { PublishedNumber } from './published-number';
+import type { BenchmarkSpec } from '../bench/spec';
 
 /**
  * What a series is compared on. 'retrieval': its names are retrievers (registered by a loaded
@@ -73,6 +74,9 @@ export interface Plugin {
   promptsDir?: string;
   /** Folder of its demo-world experiments (`kf ask --config <name>` looks there; absolute path). */
   demoExperiments?: string;
+  /** Its benchmarks (loader, scorer, files): their names join the known ones (experiments, --bench) when it loads. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  benchmarks?: BenchmarkSpec<any>[];
   /** Its paper's published numbers (notebooks and reports draw them beside the runs). */
   publishedNumbers?: PublishedNumber[];
 }

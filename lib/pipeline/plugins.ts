@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { KfError, errorMessage } from '../util/errors';
 import type { Plugin } from './plugin';
 import { addPromptsDir } from '../util/prompts';
+import { registerBenchmark } from '../bench/registry';
 
 /** The built-in plug-ins, relative to this file, in the order `kf models` lists their offline roles. */
 const BUILT_IN_PLUGINS = ['../knowforge/plugin', './index-plugin', '../dualg/plugin', './corpus-plugin'];
@@ -37,6 +38,7 @@ export function registerPlugin(p: Plugin): void {
   if (old) throw new KfError('plugin_exists', `a plug-in named ${p.name} is already loaded`, 'give the plug-in another name', { concerns: p.name });
   loaded.push(p);
   if (p.promptsDir) addPromptsDir(p.promptsDir);
+  for (const b of p.benchmarks ?? []) registerBenchmark(b);
   for (const x of installers) if (!x.after) x.install(p);
   for (const x of installers) if (x.after) x.install(p);
 }

@@ -1,6 +1,6 @@
 /**
  * A third method, written against the harness's contract alone (issue 30, the proof): its pipeline
- * family and configuration row (T1), its retriever, the offline policy of its one model role, its
+ * family and configuration row (T1), its retriever, its benchmark (loader and scorer), the offline policy of its one model role, its
  * prompt folder, its command, its trace line, its notebook series, its demo experiment and one
  * published number. Loaded through KF_PLUGINS by third-method.test.ts; no file outside this folder
  * names it.
@@ -12,6 +12,7 @@ import type { Plugin } from '../../lib/pipeline/plugin';
 import type { PipelineSpec } from '../../lib/pipeline/spec';
 import { thirdFamily } from './pipeline';
 import { THIRD_RETRIEVER } from './retriever';
+import { THIRD_BENCHMARK } from './benchmark';
 
 /** This folder in the source tree (its prompts and experiments are not compiled into dist/). */
 const SOURCE_DIR = __dirname.replace(`${path.sep}dist${path.sep}test${path.sep}`, `${path.sep}test${path.sep}`);
@@ -40,5 +41,6 @@ export const plugin: Plugin = {
   trace: { lines: { 'third-read': (e, t) => `${t}third read ${e.fragment ?? 'nothing'} (of ${e.hits} hits)` } },
   promptsDir: path.join(SOURCE_DIR, 'prompts'),
   demoExperiments: path.join(SOURCE_DIR, 'experiments'),
-  publishedNumbers: [{ paper: 'third', source: 'Table 1', system: 'T1', model: 'toy-model', benchmark: 'demo', metric: 'em', value: 42.5 }],
+  benchmarks: [THIRD_BENCHMARK],
+  publishedNumbers: [{ paper: 'third', source: 'Table 1', system: 'T1', model: 'toy-model', benchmark: 'third-qa', metric: 'hit', value: 42.5 }],
 };

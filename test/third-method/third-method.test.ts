@@ -73,6 +73,8 @@ test('the third method runs kf run, kf trace, kf score, kf ask and its command t
       for (const r of recs) {
         assert.equal(r.error, null, `${r.id}: ${JSON.stringify(r.error)}`);
         assert.equal(r.pipeline, 'T1');
+        assert.equal(r.benchmark, 'third-qa');
+        assert.deepEqual(Object.keys(r.scores).sort(), ['hit', 'refused'], 'scored by its own benchmark');
         assert.equal(r.backend, 'offline', 'answered by its own offline policy, labelled offline');
         assert.match(r.prediction, /FINAL ANSWER: /);
         assert.equal(r.retrievalStats.searches ?? r.timings.searches, 1);
@@ -84,9 +86,11 @@ test('the third method runs kf run, kf trace, kf score, kf ask and its command t
 
       const preds = path.join(tmp, 'predictions.jsonl');
       fs.writeFileSync(preds, recs.map((r) => JSON.stringify({ id: r.id, final: r.finalAnswer })).join('\n') + '\n');
-      const score = await kf(['score', '--bench', 'demo', '--predictions', preds, '--questions', path.join(world.dir, 'questions.json')]);
+      const score = await kf(['score', '--bench', 'third-qa', '--predictions', preds, '--questions', path.join(world.dir, 'questions.json')]);
       assert.equal(score.code, 0, score.err);
-      assert.equal(JSON.parse(score.out).n, recs.length, 'kf score scores its answers');
+      const summary = JSON.parse(score.out);
+      assert.equal(summary.n, recs.length, 'kf score scores its answers');
+      assert.equal(summary.bench ?? summary.benchmark, 'third-qa', score.out);
 
       const q = recs[0].question as string;
       const ask = await kf(['ask', '--preset', 'tiny', '--config', 'T1', q, '--trace', path.join(tmp, 'ask.json')]);
@@ -123,7 +127,7 @@ test('the third method joins a notebook series and the published numbers', { tim
       assert.equal(nonEmpty(t1.records, 'notebook run records').length, 3);
       assert.ok(t1.records.every((r) => r.error === null && r.pipeline === 'T1'));
 
-      assert.equal(paperValue({ paper: 'third', system: 'T1', metric: 'em' }), 42.5);
+      assert.equal(paperValue({ paper: 'third', system: 'T1', metric: 'hit' }), 42.5);
       assert.equal(paperLabel('third', 'toy-model'), 'published (third, toy-model)');
     });
   } finally {

@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import type { CommandSpec } from '../command';
 import { bool, str } from '../command';
 import type { Question } from '../../bench/types';
-import { demoPresetOverrides } from '../../bench/benchmarks/demo';
+import { benchmarkSpec } from '../../bench/registry';
 import { ensureDemoWorld } from '../../demo';
 import { openIndex } from '../../index/open';
 import { questionContext } from '../../pipeline/question-context';
@@ -79,13 +79,14 @@ function fromExperiment(exp: ResolvedExperiment): Resolved {
   };
 }
 
-/** Load an experiment; on the demo benchmark, first make sure the preset's world exists and point the experiment at it. */
+/** Load an experiment; on a benchmark over the generated demo world, first make sure the preset's world exists and point the experiment at it. */
 async function loadWithWorld(file: string, preset: 'tiny' | 'default', say: (line: string) => void): Promise<ResolvedExperiment> {
   const first = loadExperiment(file);
-  if (first.config.benchmark.name !== 'demo') return first;
+  const presetOverrides = benchmarkSpec(first.config.benchmark.name)?.presetOverrides;
+  if (!presetOverrides) return first;
   const world = await ensureDemoWorld({ preset });
   say(`demo world (${preset}): ${path.relative(process.cwd(), world.dir) || '.'}${world.generated ? ' (generated now)' : ' (reused)'}`);
-  return loadExperiment(file, { overrides: demoPresetOverrides(preset, world.dir).overrides });
+  return loadExperiment(file, { overrides: presetOverrides(preset, world.dir).overrides });
 }
 
 /** --config: an experiment (file or name), a configuration with --index, or a configuration's demo experiment. */
