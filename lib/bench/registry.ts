@@ -12,6 +12,7 @@
 import type { BenchmarkData } from './types';
 import { type BenchmarkName, addBenchmarkName, assertBenchmarkName, isBenchmarkName } from './names';
 import { KfError } from '../util/errors';
+import { Registry } from '../util/registry';
 import type { MmlongbenchPaths } from './mmlongbench';
 import type { TextMultihopPaths } from './text-multihop';
 import type { MmqaPaths } from './mmqa';
@@ -62,16 +63,14 @@ export const BENCHMARKS: { readonly [N in BenchmarkName]: BenchmarkSpec<BenchPat
 };
 
 /** The benchmarks the loaded plug-ins declare (lib/pipeline/plugins.ts registers them). */
-const PLUGGED = new Map<string, BenchmarkSpec>();
+const PLUGGED = new Registry<BenchmarkSpec>('benchmark', 'bench');
 
-/** Add a plug-in's benchmark; a name the registry already knows is refused. */
+/** Add a plug-in's benchmark; a name already known (a built-in's, another plug-in's) is refused (`bench_exists`). */
 export function registerBenchmark(spec: BenchmarkSpec): void {
   if (PLUGGED.get(spec.name) === spec) return;
-  if (isBenchmarkName(spec.name))
-    throw new KfError('bench_exists', `a benchmark named ${spec.name} is already registered`, "give the plug-in's benchmark another name", {
-      concerns: spec.name,
-    });
-  PLUGGED.set(spec.name, spec);
+  if (isBenchmarkName(spec.name) && !PLUGGED.has(spec.name))
+    throw new KfError('bench_exists', `benchmark ${spec.name} is already registered`, "give the plug-in's benchmark another name", { concerns: spec.name });
+  PLUGGED.add(spec.name, spec, { hint: "give the plug-in's benchmark another name" });
   addBenchmarkName(spec.name);
 }
 
