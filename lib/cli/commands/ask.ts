@@ -21,8 +21,6 @@ import type { Question } from '../../bench/types';
 import { benchmarkSpec } from '../../bench/registry';
 import { ensureDemoWorld } from '../../demo';
 import { openIndex } from '../../index/open';
-import { questionContext } from '../../pipeline/question-context';
-import { stageModel } from '../../pipeline/stage-model';
 import { afterBlocks, eventLine, traceSummary } from '../../report/trace-format';
 import { createModelRouter } from '../../models/router';
 import { registerOfflineHandlers } from '../../pipeline/offline-backend';
@@ -32,6 +30,7 @@ import { loadExperiment, type ResolvedExperiment } from '../../run/config';
 import { engineKnowledgeBase } from '../../pipeline/index-view';
 import { defaultIndexDir } from '../../run/index-provider';
 import { prepareExperiment } from '../../run/prepare';
+import { attributeCalls, questionSetup } from '../../run/question-setup';
 import type { PipelineResult, TraceEvent } from '../../pipeline/types';
 import { KfError } from '../../util/errors';
 import { repoRoot } from '../../util/paths';
@@ -237,36 +236,25 @@ export const command: CommandSpec = {
         );
       const events: TraceEvent[] = [];
       const t0 = Date.now();
-      const ctx = questionContext({
+      const trace = (e: TraceEvent) => {
+        const ev = { t: Date.now() - t0, ...e };
+        events.push(ev);
+        const line = quiet ? undefined : eventLine(ev, { width: 120 });
+        if (line) console.error(line);
+      };
+      // The runner's per-question set-up: calls attributed to the question, model-call events from the ledger.
+      const { ctx } = questionSetup({
         question,
-        model: (stage) => stageModel(router, stage),
+        models: router,
+        runId: 'ask',
         view: { kb },
         benchmark: r.benchmark,
         settings: r.settings,
         rngKey: 'ask',
-        trace: (e) => {
-          const ev = { t: Date.now() - t0, ...e };
-          events.push(ev);
-          const line = quiet ? undefined : eventLine(ev, { width: 120 });
-          if (line) console.error(line);
-        },
+        trace,
       });
-      // Model-call totals per stage come from the ledger, as in the runner.
-      const off = router.ledger.onRecord((e) =>
-        events.push({
-          kind: 'model-call',
-          t: Date.now() - t0,
-          stage: e.stage,
-          model: e.model,
-          backend: e.backend,
-          latencyMs: e.latencyMs,
-          cacheHit: e.cacheHit,
-          promptTokens: e.promptTokens,
-          completionTokens: e.completionTokens,
-        }),
-      );
-      const result = await pipeline.run(ctx);
-      off();
+      const off = attributeCalls(router, new Map([[question.id, { backends: new Set<string>(), models: new Set<string>(), trace }]]));
+      const result = await pipeline.run(ctx).finally(off);
       printAnswer(result, events, pipeline.name);
       if (str(args, 'trace')) writeTrace(str(args, 'trace')!, text, pipeline.name, events, result);
     } finally {
