@@ -3,9 +3,10 @@
  * The order is the one docs/architecture.md draws, top to bottom; a folder may import its own
  * layer and the layers below it, never one above. Type-only imports count (they couple too).
  * The method floor is derived from the plug-ins (issue 30): every lib/<m>/ holding a manifest
- * (plugin.ts) is a method, checked the day its folder appears; its commands (lib/<m>/commands/)
- * stand on the command floor. Outside its folder only its manifest may be imported (lib/harness.ts,
- * the package's entry, re-exports a few public parts), and no method imports another.
+ * (plugin.ts) is a method, checked the day its folder appears; its commands and reports
+ * (lib/<m>/commands/, lib/<m>/reports/) stand on the command floor. Outside its folder only its
+ * manifest may be imported (lib/harness.ts, the package's entry, re-exports a few public parts),
+ * and no method imports another.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,7 +19,8 @@ const METHODS = fs
   .filter((d) => d.isDirectory() && /^export const plugin\b/m.test(readIfAny(path.join(LIB, d.name, 'plugin.ts'))))
   .map((d) => d.name)
   .sort();
-const COMMANDS = METHODS.map((m) => `${m}/commands`);
+/** A method's commands and its reports stand on the shell floor: they may run experiments and write tables. */
+const COMMANDS = METHODS.flatMap((m) => [`${m}/commands`, `${m}/reports`]);
 
 const LAYERS = [
   ['cli', 'harness\\.ts', ...COMMANDS],
