@@ -56,4 +56,5 @@ export const plugin: Plugin = {
   commands: [command('train-gnn'), command('train-gnn-pool'), command('bench-dualg'), command('kfold')],
   trace: DUALG_TRACE,
   demoExperiments: path.join(repoRoot(), 'experiments', 'dualg', 'demo'),
+  promptsDir: path.join(repoRoot(), 'prompts', 'dualg'),
 };

@@ -29,4 +29,5 @@ export const plugin: Plugin = {
   commands: [{ name: 'prompts', load: () => (require('./commands/prompts') as { commands: CommandSpec[] }).commands }],
   trace: KNOWFORGE_TRACE,
   demoExperiments: path.join(repoRoot(), 'experiments', 'knowforge', 'demo'),
+  promptsDir: path.join(repoRoot(), 'prompts', 'knowforge'),
 };
