@@ -2,12 +2,31 @@
  * Layer and cycle rules for lib/ (issue 16), checked by `npm run lint` (`depcruise lib`).
  * The order is the one docs/architecture.md draws, top to bottom; a folder may import its own
  * layer and the layers below it, never one above. Type-only imports count (they couple too).
+ * The method floor is derived from the plug-ins (issue 30): every lib/<m>/ holding a manifest
+ * (plugin.ts) is a method, checked the day its folder appears; its commands and reports
+ * (lib/<m>/commands/, lib/<m>/reports/) stand on the command floor. Outside its folder only its
+ * manifest may be imported (lib/harness.ts, the package's entry, re-exports a few public parts),
+ * and no method imports another.
  */
+const fs = require('node:fs');
+const path = require('node:path');
+
+const LIB = path.join(__dirname, 'lib');
+const readIfAny = (f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
+/** The method folders: those whose plugin.ts exports a manifest (`export const plugin`). */
+const METHODS = fs
+  .readdirSync(LIB, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && /^export const plugin\b/m.test(readIfAny(path.join(LIB, d.name, 'plugin.ts'))))
+  .map((d) => d.name)
+  .sort();
+/** A method's commands and its reports stand on the shell floor: they may run experiments and write tables. */
+const COMMANDS = METHODS.flatMap((m) => [`${m}/commands`, `${m}/reports`]);
+
 const LAYERS = [
-  ['cli', 'harness\\.ts'],
+  ['cli', 'harness\\.ts', ...COMMANDS],
   ['report'],
   ['run'],
-  ['knowforge', 'dualg'],
+  METHODS,
   ['answer'],
   ['pipeline', 'agents', 'remote-kb', 'serve-kb'],
   ['index', 'eval', 'bench', 'demo'],
@@ -20,14 +39,33 @@ const folder = (names) => `^lib/(${names.join('|')})(/|$)`;
 
 /** One rule per layer: nothing in it imports a folder of a higher layer. */
 const layerRules = LAYERS.slice(1).map((names, i) => ({
-  name: `layer-${names.join('-').replace(/\\\\\.ts/g, '')}`,
+  name: `layer-${i + 2}-${names.join('-')}`,
   comment: `${names.join(', ')} may not import ${LAYERS.slice(0, i + 1)
     .flat()
     .join(', ')} (docs/architecture.md, "Layers")`,
   severity: 'error',
-  from: { path: folder(names) },
+  // A manifest names its commands (loaded lazily, by the CLI only): plugin.ts may point up at its commands/.
+  from: { path: folder(names), pathNot: [folder(COMMANDS), `^lib/(${METHODS.join('|')})/plugin\\.ts$`] },
   to: { path: folder(LAYERS.slice(0, i + 1).flat()) },
 }));
+
+/** Per method: nothing outside its folder imports its internals (its manifest only), and it imports no other method. */
+const methodRules = METHODS.flatMap((m) => [
+  {
+    name: `${m}-internals`,
+    comment: `outside lib/${m}/ only its manifest (lib/${m}/plugin.ts) may be imported: the harness reaches a method through its plug-in`,
+    severity: 'error',
+    from: { path: '^lib/', pathNot: [`^lib/${m}/`, '^lib/harness\\.ts$'] },
+    to: { path: `^lib/${m}/`, pathNot: `^lib/${m}/plugin\\.ts$` },
+  },
+  {
+    name: `${m}-apart`,
+    comment: `${m} imports no other method: methods share the answer layer (lib/answer) and the contract (lib/pipeline)`,
+    severity: 'error',
+    from: { path: `^lib/${m}/` },
+    to: { path: folder(METHODS.filter((x) => x !== m)) },
+  },
+]);
 
 module.exports = {
   forbidden: [
@@ -38,20 +76,7 @@ module.exports = {
       from: { path: '^lib/' },
       to: { circular: true },
     },
-    {
-      name: 'methods-apart',
-      comment: 'KnowForge never imports DualG: the methods share the answer layer (lib/answer) and the contract (lib/pipeline)',
-      severity: 'error',
-      from: { path: '^lib/knowforge/' },
-      to: { path: '^lib/dualg/' },
-    },
-    {
-      name: 'methods-apart-dualg',
-      comment: 'DualG never imports KnowForge: the methods share the answer layer (lib/answer) and the contract (lib/pipeline)',
-      severity: 'error',
-      from: { path: '^lib/dualg/' },
-      to: { path: '^lib/knowforge/' },
-    },
+    ...methodRules,
     ...layerRules,
   ],
   options: {

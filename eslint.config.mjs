@@ -49,6 +49,26 @@ export default tseslint.config(
     files: ['lib/**/*.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 100, skipBlankLines: false, skipComments: false, IIFEs: true }] },
   },
+  // Models are handed in (issue 30): only the runner and the commands (lib/cli, lib/<method>/commands) build a router; retrievers, artifact
+  // builders and trainers receive the run's models through their set-up.
+  {
+    files: ['lib/**/*.ts'],
+    ignores: ['lib/run/**', 'lib/cli/**', 'lib/*/commands/**', 'lib/*/reports/**', 'lib/harness.ts', 'lib/models/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/models/router'],
+              importNames: ['createModelRouter'],
+              message: 'build the router in lib/run or lib/cli and hand it in through the set-up (docs/architecture.md, "Models")',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['test/**/*.ts', 'scripts/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },

@@ -28,7 +28,7 @@ export type { ModelsConfig } from './models/config';
 
 // KnowForge pieces
 export { buildPool, PAPER_CAPS } from './answer/pool';
-export { capUsageRows, capsOfLabel } from './report/kf-cap-usage';
+export { capUsageRows, capsOfLabel } from './knowforge/reports/cap-usage';
 export {
   attributeErrors,
   attributionAgreement,
@@ -37,8 +37,8 @@ export {
   ruleClassifier,
   ruleReviewer,
   ATTRIBUTION_CLASSES,
-} from './report/kf-error-attribution';
-export { multihopRagShared, multihopRagRetrievalByType, retrievalByType } from './report/kf-retrieval-by-type';
+} from './knowforge/reports/error-attribution';
+export { multihopRagShared, multihopRagRetrievalByType, retrievalByType } from './knowforge/reports/retrieval-by-type';
 export { synthesize, synthMessages } from './answer/synthesizer';
 export { checkFormat } from './answer/checker';
 export { CONFIGURATIONS } from './knowforge/configurations';

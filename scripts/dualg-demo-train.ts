@@ -36,7 +36,7 @@ import {
 import { compareOnDev } from '../lib/dualg/train/compare';
 import { BASE_QUERIES, type BaseQueries } from '../lib/dualg/train/corpus-run';
 import { KfError } from '../lib/util/errors';
-import { writeTrainingReport } from '../lib/report/gnn-training';
+import { writeTrainingReport } from '../lib/dualg/commands/gnn-training';
 import { trainStep } from '../lib/dualg/train/step';
 import { FINETUNE_LOSS } from '../lib/dualg/train/losses';
 import { GnnModel, makeGnnScorer } from '../lib/dualg/gnn';

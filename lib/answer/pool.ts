@@ -76,7 +76,7 @@ export interface PoolOptions {
    * is compared across searches, and protected blocks are never evicted.
    */
   ranking?: 'runner' | 'harness';
-  /** How the pool is written out: the harness's one-line blocks (default) or the runner's layout (lib/knowforge/block-format.ts). */
+  /** How the pool is written out: the harness's one-line blocks (default) or the runner's layout (lib/answer/block-format.ts). */
   format?: BlockFormat;
 }
 

@@ -20,6 +20,15 @@ export const BENCHMARK_NAMES = [
 
 export type BenchmarkName = (typeof BENCHMARK_NAMES)[number];
 
+/**
+ * Add a plug-in's benchmark name (lib/bench/registry.ts registerBenchmark): appended to the one
+ * BENCHMARK_NAMES list, so every check and choice list that reads it (the experiment schema,
+ * --bench options) knows the name from the moment its manifest loads.
+ */
+export function addBenchmarkName(name: string): void {
+  if (!isBenchmarkName(name)) (BENCHMARK_NAMES as unknown as string[]).push(name);
+}
+
 export function isBenchmarkName(s: string): s is BenchmarkName {
   return (BENCHMARK_NAMES as readonly string[]).includes(s);
 }

@@ -6,10 +6,13 @@
  * tells everything else (answer convention, scorer, recall level, buckets).
  * Loaders only ever see explicit paths, so a held-back file in the same format
  * (`*.holdout.json`) is loaded by passing its path (or `split: 'holdout'`).
- * A new benchmark: a loader, an entry file, one line in BENCHMARKS and in names.ts.
+ * A new benchmark: a loader, an entry file, one line in BENCHMARKS and in names.ts; a plug-in's
+ * benchmark instead comes in its manifest (Plugin.benchmarks), registered by registerBenchmark.
  */
 import type { BenchmarkData } from './types';
-import { type BenchmarkName, assertBenchmarkName, isBenchmarkName } from './names';
+import { type BenchmarkName, addBenchmarkName, assertBenchmarkName, isBenchmarkName } from './names';
+import { KfError } from '../util/errors';
+import { Registry } from '../util/registry';
 import type { MmlongbenchPaths } from './mmlongbench';
 import type { TextMultihopPaths } from './text-multihop';
 import type { MmqaPaths } from './mmqa';
@@ -63,9 +66,27 @@ export const BENCHMARKS: { readonly [N in BenchmarkName]: BenchmarkSpec<BenchPat
   own: OWN,
 };
 
+/** The benchmarks the loaded plug-ins declare (lib/pipeline/plugins.ts registers them). */
+const PLUGGED = new Registry<BenchmarkSpec>('benchmark', 'bench');
+
+/** Add a plug-in's benchmark; a name already known (a built-in's, another plug-in's) is refused (`bench_exists`). */
+export function registerBenchmark(spec: BenchmarkSpec): void {
+  if (PLUGGED.get(spec.name) === spec) return;
+  if (isBenchmarkName(spec.name) && !PLUGGED.has(spec.name))
+    throw new KfError('bench_exists', `benchmark ${spec.name} is already registered`, "give the plug-in's benchmark another name", { concerns: spec.name });
+  PLUGGED.add(spec.name, spec, { hint: "give the plug-in's benchmark another name" });
+  addBenchmarkName(spec.name);
+}
+
 /** The entry of a benchmark; undefined for a name the registry does not know (a question from elsewhere). */
 export function benchmarkSpec(name: string | undefined): BenchmarkSpec | undefined {
-  return name !== undefined && isBenchmarkName(name) ? (BENCHMARKS[name] as unknown as BenchmarkSpec) : undefined;
+  if (name === undefined || !isBenchmarkName(name)) return undefined;
+  return (BENCHMARKS[name] as unknown as BenchmarkSpec | undefined) ?? PLUGGED.get(name);
+}
+
+/** The entry of a known benchmark name (a plug-in's included). */
+function specOf(name: string): BenchmarkSpec {
+  return benchmarkSpec(assertBenchmarkName(name))!;
 }
 
 /** The answer convention a benchmark's questions follow ('generic' for unknown names). */
@@ -79,19 +100,19 @@ export function conventionOf(name: string | undefined): AnswerConvention {
  * Optional parts (PDF folders, corpora absent here) are set only when they exist.
  */
 export function defaultPaths<N extends BenchmarkName>(name: N, opts: { split?: 'dev' | 'holdout' } = {}): BenchPathsByName[N] {
-  return BENCHMARKS[assertBenchmarkName(name) as N].defaultPaths(opts.split);
+  return specOf(name).defaultPaths(opts.split) as unknown as BenchPathsByName[N];
 }
 
 /** Load a benchmark from explicit paths (default: defaultPaths(name)). */
 export function loadBenchmark<N extends BenchmarkName>(name: N, paths?: Partial<BenchPathsByName[N]>, opts: LoadOptions = {}): BenchmarkData {
-  const spec = BENCHMARKS[assertBenchmarkName(name) as N];
-  const p = { ...spec.defaultPaths(), ...(paths ?? {}) } as BenchPathsByName[N];
+  const spec = specOf(name);
+  const p = { ...spec.defaultPaths(), ...(paths ?? {}) };
   return spec.load(p, opts);
 }
 
 /** Loader paths from the command line's --questions / --corpus (each benchmark names its files differently). */
 export function pathsFromFlags(name: BenchmarkName, files: { questions?: string; corpus?: string }): Record<string, string> {
-  const spec = BENCHMARKS[name] as unknown as BenchmarkSpec;
+  const spec = specOf(name);
   const paths: Record<string, string> = {};
   if (files.questions) paths[spec.questionsKey] = files.questions;
   if (files.corpus) paths[spec.corpusKey ?? 'corpus'] = files.corpus;

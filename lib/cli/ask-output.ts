@@ -1,14 +1,12 @@
 /**
  * What `kf ask` prints after the pipeline ran, read from the answer and its
- * trace events: the cited evidence blocks ([N] / [fig N] resolved to fragments)
- * and DualG-MRAG's decoded paths. Every pipeline family traces its evidence
+ * trace events: the cited evidence blocks ([N] / [fig N] resolved to fragments);
+ * what a method adds (DualG-MRAG's decoded paths) comes from its plug-in's trace section. Every pipeline family traces its evidence
  * pool differently (the agent pipelines list the pool's blocks; the one-shot and
  * DualG pipelines give the pool's statistics and its rendered text), so both
  * shapes are read here.
  */
-import type { EvidencePath } from '../pipeline/ranked-evidence';
 import type { TraceEvent } from '../pipeline/types';
-import { serializePaths } from '../dualg/paths/serialize';
 
 interface PoolBlockRef {
   n: number;
@@ -56,18 +54,4 @@ export function citedFragments(answer: string, events: readonly TraceEvent[], po
     if (!out.includes(line)) out.push(line);
   }
   return out;
-}
-
-/**
- * The decoded paths of the graph searches (DualG-MRAG), as text, best score first over all searches (ties keep
- * search order); undefined when no search traced any.
- */
-export function decodedPaths(events: readonly TraceEvent[], maxPaths = 3): string | undefined {
-  const found = events.filter((e) => e.kind === 'search' && Array.isArray(e.paths)).flatMap((e) => e.paths as EvidencePath[]);
-  if (!found.length) return undefined;
-  const paths = found
-    .map((p, i) => ({ p, i }))
-    .sort((a, b) => b.p.score - a.p.score || a.i - b.i)
-    .map((x) => x.p);
-  return serializePaths(paths, { maxPaths, snippetChars: 120 });
 }

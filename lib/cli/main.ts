@@ -10,6 +10,8 @@ import { parseArgs } from 'node:util';
 import type { CommandSpec, ParsedArgs } from './command';
 import { errorMessage, isKfError } from '../util/errors';
 import { repoRoot } from '../util/paths';
+import { loadedPlugins } from '../pipeline/plugins';
+import type { Plugin } from '../pipeline/plugin';
 
 const GROUPS: Record<CommandSpec['group'], string> = {
   setup: 'Set up and main job',
@@ -36,6 +38,27 @@ export function commandLoadFailures(): readonly CommandLoadFailure[] {
   return loadFailures;
 }
 
+/** The commands the loaded plug-ins declare (lib/<method>/commands/), each loaded on its own. */
+function pluginCommands(): CommandSpec[] {
+  const out: CommandSpec[] = [];
+  let plugins: readonly Plugin[];
+  try {
+    plugins = loadedPlugins();
+  } catch (e) {
+    loadFailures.push({ name: 'plug-ins', file: 'KF_PLUGINS', message: errorMessage(e).split('\n')[0] });
+    return out;
+  }
+  for (const p of plugins)
+    for (const c of p.commands ?? []) {
+      try {
+        out.push(...[c.load()].flat());
+      } catch (e) {
+        loadFailures.push({ name: c.name, file: `plug-in ${p.name}`, message: errorMessage(e).split('\n')[0] });
+      }
+    }
+  return out;
+}
+
 export function loadCommands(): CommandSpec[] {
   const dir = path.join(__dirname, 'commands');
   const out: CommandSpec[] = [];
@@ -54,6 +77,7 @@ export function loadCommands(): CommandSpec[] {
     if (mod.command) out.push(mod.command);
     if (mod.commands) out.push(...mod.commands);
   }
+  out.push(...pluginCommands());
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 

@@ -2,11 +2,13 @@
  * DualG-MRAG's plug-in manifest (issue 16): its pipeline family and configuration rows, its
  * retrievers (dualg, the heuristic and ablations, ppr), its derived artifacts (the dual graph,
  * the GNN checkpoint, the dense linker's name vectors), the offline policies of its stages (OpenIE, pattern, micro vision) and the
- * series it adds to the comparison notebooks.
+ * series it adds to the comparison notebooks, its commands and its part of the printed trace.
  * Loaded by lib/pipeline/plugins.ts.
  */
 import type { PipelineSpec } from '../pipeline/spec';
+import * as path from 'node:path';
 import type { Plugin } from '../pipeline/plugin';
+import { repoRoot } from '../util/paths';
 import { dualgGraphKind } from './artifacts';
 import { CONFIGURATIONS } from './configurations';
 import { gnnCheckpointKind } from './gnn/artifact';
@@ -14,6 +16,11 @@ import { DUALG_OFFLINE_HANDLERS } from './offline/handlers';
 import { dualgFamily } from './pipeline';
 import { nameVectorsKind } from './query/name-vectors-artifact';
 import { DUALG_RETRIEVER_ENTRIES } from './retriever';
+import { DUALG_TRACE } from './trace-section';
+import type { CommandSpec } from '../pipeline/command';
+
+/** A command module of lib/dualg/commands/ (its spec is exported as `command`). */
+const command = (file: string) => ({ name: file.replace(/-/g, ' '), load: () => (require(`./commands/${file}`) as { command: CommandSpec }).command });
 
 export const plugin: Plugin = {
   name: 'dualg',
@@ -45,4 +52,9 @@ export const plugin: Plugin = {
       },
     },
   ],
+  // kf train gnn (and its pool), kf bench dualg, kf kfold.
+  commands: [command('train-gnn'), command('train-gnn-pool'), command('bench-dualg'), command('kfold')],
+  trace: DUALG_TRACE,
+  demoExperiments: path.join(repoRoot(), 'experiments', 'dualg', 'demo'),
+  promptsDir: path.join(repoRoot(), 'prompts', 'dualg'),
 };

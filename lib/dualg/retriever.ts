@@ -25,6 +25,7 @@
 import { RULE_PARTS_NOTE, withStageDefaults } from './stage-defaults';
 import type { ModeRetriever } from '../pipeline/engine-knowledge-base';
 import { registerRetriever, getRetriever, type RetrieverEntry, type RetrieverSetup } from '../pipeline/retrievers';
+import type { SetupModels } from '../pipeline/retriever-entry';
 import { KfError } from '../util/errors';
 import { graphFor } from './graph-for';
 import { toGnnGraph } from './graph/to-gnn';
@@ -35,10 +36,8 @@ import { gnnScorerFactory } from './query/gnn-factory';
 import { DualgSearcher, type SearcherParts } from './query/searcher';
 import { searcherSettings } from './query/searcher-settings';
 import { SCORER_NAMES, type CheckpointIdentity, type ScorerName } from './query/scorer-identity';
-import { createModelRouter } from '../models/router';
 import { denseLinker, type LinkingName, type MentionLinker } from './query/dense-link';
 import { denseMicroCandidates, type MicroCandidateSource } from './query/micro-dense';
-import type { Embedder } from '../model-api/types';
 import { benchChoice, withChoice } from './bench-settings';
 
 export function searcherParts(g: DualGraph): SearcherParts {
@@ -90,17 +89,21 @@ async function loadGnn(setup: RetrieverSetup, g: DualGraph, name: string): Promi
       `train one: kf train gnn --index ${setup.indexDir}  (or set gnnTrain = true to build it as an artifact on first use, or scorer = "heuristic" for the untrained scorer, labelled as such)`,
       { concerns: name },
     );
-  const embedQuery = queryEmbedder(loaded.checkpoint, name);
+  const embedQuery = queryEmbedder(loaded.checkpoint, name, setup.models);
   return { graph, scorer: loaded.scorer, checkpoint: loaded.checkpoint, ...(embedQuery ? { embedQuery } : {}) };
 }
 
 /**
  * Enc(q) for a checkpoint that reads the question through the embeddings stage (the paper preset): the
- * embedding endpoint configured in the environment (the one it was trained with), or a refusal at load.
+ * run's embeddings stage (handed in through the set-up: the one it was trained with), or a refusal at load.
  */
-function queryEmbedder(c: CheckpointIdentity | undefined, name: string): ((text: string) => Promise<Float32Array>) | undefined {
+function queryEmbedder(
+  c: CheckpointIdentity | undefined,
+  name: string,
+  models: SetupModels | undefined,
+): ((text: string) => Promise<Float32Array>) | undefined {
   if (c?.queryEncoder !== 'embeddings') return undefined;
-  const embedder = createModelRouter({}, { cacheMode: 'off' }).embedder();
+  const embedder = models?.embedder?.();
   if (!embedder)
     throw new KfError(
       'models_required',
@@ -112,17 +115,17 @@ function queryEmbedder(c: CheckpointIdentity | undefined, name: string): ((text:
 }
 
 /**
- * Setting `linking`: "trigrams" (default, the offline stand-in) or "stage" (the dense linker over the embedding
- * endpoint configured in `env`); "stage" without an endpoint is refused at load, naming what to configure.
+ * Setting `linking`: "trigrams" (default, the offline stand-in) or "stage" (the dense linker over the run's
+ * embeddings stage, handed in as `models`); "stage" without an endpoint is refused at load, naming what to configure.
  */
-export function mentionLinker(raw: unknown, name: string, env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): MentionLinker | undefined {
+export function mentionLinker(raw: unknown, name: string, models: SetupModels | undefined, log?: (line: string) => void): MentionLinker | undefined {
   const linking = (raw ?? 'trigrams') as LinkingName;
   if (linking !== 'trigrams' && linking !== 'stage')
     throw new KfError('bad_setting', `dualg setting linking must be "trigrams" or "stage", got ${JSON.stringify(raw)}`, 'set linking = "stage" or "trigrams"', {
       concerns: 'linking',
     });
   if (linking === 'trigrams') return undefined;
-  const embedder = stageEmbedder(env);
+  const embedder = models?.embedder?.();
   if (!embedder)
     throw new KfError(
       'models_required',
@@ -133,16 +136,11 @@ export function mentionLinker(raw: unknown, name: string, env: NodeJS.ProcessEnv
   return denseLinker(embedder, log);
 }
 
-/** The embedding stage configured in `env` (one place: the run's router replaces it when set-up hands one in). */
-function stageEmbedder(env: NodeJS.ProcessEnv): Embedder | undefined {
-  return createModelRouter({}, { env, cacheMode: 'off' }).embedder();
-}
-
 /**
  * Setting `microCandidates`: "trigrams" (default, the offline stand-in: the micro name index) or "stage" (the paper's
- * dense top-K = 3 through the embedding endpoint configured in `env`); "stage" without an endpoint is refused at load.
+ * dense top-K = 3 through the run's embeddings stage, handed in as `models`); "stage" without an endpoint is refused at load.
  */
-export function microCandidateSource(raw: unknown, name: string, env: NodeJS.ProcessEnv = process.env): MicroCandidateSource | undefined {
+export function microCandidateSource(raw: unknown, name: string, models: SetupModels | undefined): MicroCandidateSource | undefined {
   const which = raw ?? 'trigrams';
   if (which !== 'trigrams' && which !== 'stage')
     throw new KfError(
@@ -154,7 +152,7 @@ export function microCandidateSource(raw: unknown, name: string, env: NodeJS.Pro
       },
     );
   if (which === 'trigrams') return undefined;
-  const embedder = stageEmbedder(env);
+  const embedder = models?.embedder?.();
   if (!embedder)
     throw new KfError(
       'models_required',
@@ -174,8 +172,8 @@ async function create(given: RetrieverSetup, v: Variant): Promise<ModeRetriever>
   const chosen = withChoice(setup.settings, benchChoice(setup.indexDir, setup.settings));
   const settings = searcherSettings({ ...chosen.settings, ...v.overrides }, scorer);
   // Refused before the graph is built or opened: a missing endpoint should not cost a graph build first.
-  const linker = mentionLinker(setup.settings.linking, v.name, process.env, setup.log);
-  const microCandidates = microCandidateSource(setup.settings.microCandidates, v.name);
+  const linker = mentionLinker(setup.settings.linking, v.name, setup.models, setup.log);
+  const microCandidates = microCandidateSource(setup.settings.microCandidates, v.name, setup.models);
   const g = await graphFor(setup);
   const parts: SearcherParts = { ...searcherParts(g), ...(linker ? { linker } : {}), ...(microCandidates ? { microCandidates } : {}) };
   // Without the macro graph the GNN has nothing to run on: it is neither loaded nor asked for.

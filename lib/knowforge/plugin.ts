@@ -1,11 +1,16 @@
 /**
  * KnowForge's plug-in manifest (issue 16): its pipeline families (one-shot S0..S4, the agents
- * M4..P1 and the L+R caps), their configuration rows, the offline policies of its roles and its notebook series.
- * Loaded by lib/pipeline/plugins.ts; nothing else in the harness names KnowForge's modules.
+ * M4..P1 and the L+R caps), their configuration rows, the offline policies of its roles, its notebook series,
+ * its commands and its part of the printed trace. Loaded by lib/pipeline/plugins.ts; nothing else in the
+ * harness names KnowForge's modules (checked by lint, .dependency-cruiser.cjs).
  */
+import * as path from 'node:path';
 import type { Plugin } from '../pipeline/plugin';
+import { repoRoot } from '../util/paths';
 import { CONFIGURATIONS, FAMILIES } from './configurations';
 import { KNOWFORGE_OFFLINE_HANDLERS } from './offline/handlers';
+import { KNOWFORGE_TRACE } from './trace-section';
+import type { CommandSpec } from '../pipeline/command';
 
 export const plugin: Plugin = {
   name: 'knowforge',
@@ -20,4 +25,9 @@ export const plugin: Plugin = {
     // the last searches with everything on and is the one the others are compared with.
     { topic: 'qa', set: 'index-factors', names: ['S1', 'S3', 'S4v1'] },
   ],
+  // kf prompts list / import (its prompt packs).
+  commands: [{ name: 'prompts', load: () => (require('./commands/prompts') as { commands: CommandSpec[] }).commands }],
+  trace: KNOWFORGE_TRACE,
+  demoExperiments: path.join(repoRoot(), 'experiments', 'knowforge', 'demo'),
+  promptsDir: path.join(repoRoot(), 'prompts', 'knowforge'),
 };

@@ -27,19 +27,18 @@ import { canonicalJson, shortHash } from '../util/hash';
 import { stateDir } from '../util/paths';
 import { isPidLock, waitForPidLock } from '../util/pid-lock';
 import { loadPlugins, onPlugin } from './plugins';
+import { Registry } from '../util/registry';
 import type { ArtifactInputs, ArtifactKind, ArtifactManifest, ArtifactRef, ArtifactRequest } from './artifact';
 
-const kinds = new Map<string, ArtifactKind<never>>();
+const kinds = new Registry<ArtifactKind<never>>('artifact kind');
 /** Prepares in flight in this process, by artifact folder: a second prepare of the same key (any store object) joins the first. */
 const inFlight = new Map<string, Promise<ArtifactRef>>();
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function registerArtifactKind(kind: ArtifactKind<any, any>): void {
-  const old = kinds.get(kind.kind);
-  if (old && old !== kind) throw new KfError('artifact_kind_exists', `artifact kind ${kind.kind} is already registered`, 'pick another kind name');
   if (!/^[a-z0-9][a-z0-9-]*$/.test(kind.kind))
     throw new KfError('bad_artifact_kind', `artifact kind "${kind.kind}" is not a plain folder name`, 'use lower-case letters, digits and "-"');
-  kinds.set(kind.kind, kind as ArtifactKind<never>);
+  kinds.add(kind.kind, kind as ArtifactKind<never>);
 }
 
 /** Artifact kinds come from the plug-ins' manifests (lib/pipeline/plugins.ts). */
@@ -53,19 +52,12 @@ onPlugin((p) => {
 
 export function artifactKind(name: string): ArtifactKind<Record<string, unknown>> {
   loadKindModules();
-  const k = kinds.get(name);
-  if (!k) {
-    const names = [...kinds.keys()].sort();
-    throw new KfError('artifact_kind_unknown', `no artifact kind "${name}"`, names.length ? `registered kinds: ${names.join(', ')}` : 'no kind is registered', {
-      concerns: name,
-    });
-  }
-  return k as unknown as ArtifactKind<Record<string, unknown>>;
+  return kinds.require(name) as unknown as ArtifactKind<Record<string, unknown>>;
 }
 
 export function artifactKinds(): string[] {
   loadKindModules();
-  return [...kinds.keys()].sort();
+  return kinds.names().sort();
 }
 
 /** The key of an artifact: kind, version, inputs and normalised settings, hashed. */

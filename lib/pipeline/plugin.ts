@@ -8,6 +8,10 @@ import type { OfflineHandler } from '../models/in-process';
 import type { ArtifactKind } from './artifact';
 import type { RetrieverEntry } from './retriever-entry';
 import type { Configuration, PipelineSpec } from './spec';
+import type { CommandSpec } from './command';
+import type { TraceSection } from './trace-section';
+import type { PublishedNumber } from './published-number';
+import type { BenchmarkSpec } from '../bench/spec';
 
 /**
  * What a series is compared on. 'retrieval': its names are retrievers (registered by a loaded
@@ -34,6 +38,12 @@ export interface NotebookSeries {
   labels?: Record<string, string>;
 }
 
+/** A command a plug-in adds: its words (for a load failure) and how to load its spec(s). */
+export interface PluginCommand {
+  name: string;
+  load(): CommandSpec | CommandSpec[];
+}
+
 export interface Plugin {
   /** Short name, unique among the loaded plug-ins ('knowforge', 'dualg', a test's 'toy'). */
   name: string;
@@ -52,4 +62,21 @@ export interface Plugin {
   offlineHandlers?: Record<string, OfflineHandler<never>>;
   /** What the method contributes to the comparison notebooks (see NotebookSeries). */
   notebookSeries?: NotebookSeries[];
+  /**
+   * Its `kf` commands (lib/<method>/commands/), each loaded when the CLI starts: `load` requires the
+   * module, so a command's modules load only with the CLI and one that cannot load (a native addon
+   * missing) is reported by name without taking the others down.
+   */
+  commands?: PluginCommand[];
+  /** Its lines of the printed trace (`kf trace`, `kf ask`). */
+  trace?: TraceSection;
+  /** Folder of its prompt templates (`<name>.txt`), read after prompts/ (absolute path). */
+  promptsDir?: string;
+  /** Folder of its demo-world experiments (`kf ask --config <name>` looks there; absolute path). */
+  demoExperiments?: string;
+  /** Its benchmarks (loader, scorer, files): their names join the known ones (experiments, --bench) when it loads. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  benchmarks?: BenchmarkSpec<any>[];
+  /** Its paper's published numbers (notebooks and reports draw them beside the runs). */
+  publishedNumbers?: PublishedNumber[];
 }

@@ -11,11 +11,14 @@
 import * as path from 'node:path';
 import { KfError, errorMessage } from '../util/errors';
 import type { Plugin } from './plugin';
+import { addPromptsDir } from '../util/prompts';
+import { Registry } from '../util/registry';
+import { registerBenchmark } from '../bench/registry';
 
 /** The built-in plug-ins, relative to this file, in the order `kf models` lists their offline roles. */
 const BUILT_IN_PLUGINS = ['../knowforge/plugin', './index-plugin', '../dualg/plugin', './corpus-plugin'];
 
-const loaded: Plugin[] = [];
+const loaded = new Registry<Plugin>('plug-in', 'plugin');
 const loadedModules = new Set<string>();
 const installers: { install: (p: Plugin) => void; after: boolean }[] = [];
 
@@ -26,15 +29,15 @@ const installers: { install: (p: Plugin) => void; after: boolean }[] = [];
  */
 export function onPlugin(install: (p: Plugin) => void, opts: { after?: boolean } = {}): void {
   installers.push({ install, after: !!opts.after });
-  for (const p of loaded) install(p);
+  for (const p of loaded.values()) install(p);
 }
 
 /** Register a manifest (the loader does this for each module; tests may call it directly). */
 export function registerPlugin(p: Plugin): void {
-  const old = loaded.find((x) => x.name === p.name);
-  if (old === p) return;
-  if (old) throw new KfError('plugin_exists', `a plug-in named ${p.name} is already loaded`, 'give the plug-in another name', { concerns: p.name });
-  loaded.push(p);
+  if (loaded.get(p.name) === p) return;
+  loaded.add(p.name, p, { hint: 'give the plug-in another name' });
+  if (p.promptsDir) addPromptsDir(p.promptsDir);
+  for (const b of p.benchmarks ?? []) registerBenchmark(b);
   for (const x of installers) if (!x.after) x.install(p);
   for (const x of installers) if (x.after) x.install(p);
 }
@@ -77,5 +80,5 @@ export function loadPlugins(): void {
 /** The loaded manifests, in load order. */
 export function loadedPlugins(): readonly Plugin[] {
   loadPlugins();
-  return loaded;
+  return loaded.values();
 }

@@ -23,18 +23,17 @@ import type { z } from 'zod';
 import type { Pipeline } from './types';
 import { didYouMean } from '../util/did-you-mean';
 import { KfError } from '../util/errors';
+import { Registry } from '../util/registry';
 import { loadPlugins, onPlugin } from './plugins';
 import type { Configuration, PipelineSpec } from './spec';
 
 type Obj = Record<string, unknown>;
 
-const families = new Map<string, PipelineSpec>();
-const rows = new Map<string, Configuration>();
+const families = new Registry<PipelineSpec>('pipeline family', 'family');
+const rows = new Registry<Configuration>('configuration');
 
 export function registerFamily(spec: PipelineSpec): void {
-  const old = families.get(spec.family);
-  if (old && old !== spec) throw new KfError('family_exists', `pipeline family ${spec.family} is already registered`, 'pick another family name');
-  families.set(spec.family, spec);
+  families.add(spec.family, spec);
 }
 
 /** Add a configuration row; its preset must parse with the family's schema (a broken row fails at registration). */
@@ -46,20 +45,12 @@ export function registerConfiguration(row: Configuration, opts: { replace?: bool
       `configuration ${row.name} names family ${row.family}, which is not registered`,
       'register the family first (registerFamily)',
     );
-  const old = rows.get(row.name);
-  if (old && old !== row && !opts.replace) {
-    throw new KfError(
-      'configuration_exists',
-      `configuration ${row.name} is already registered (family ${old.family})`,
-      'pick another name, or pass {replace: true} on purpose',
-    );
-  }
   const parsed = spec.settings.safeParse(row.settings);
   if (!parsed.success) {
     const p = describeIssue(parsed.error.issues[0], () => `configuration ${row.name} preset`);
     throw new KfError('bad_configuration', `configuration ${row.name}: ${p.field} ${p.problem}`, p.hint);
   }
-  rows.set(row.name, row);
+  rows.add(row.name, row, { ...opts, hint: 'pick another name, or pass {replace: true} on purpose' });
 }
 
 /** Remove a row (tests). */
@@ -92,7 +83,7 @@ export function family(name: string): PipelineSpec | undefined {
 
 export function listConfigurations(): Configuration[] {
   loadConfigurationModules();
-  return [...rows.values()];
+  return rows.values();
 }
 
 /** A settings problem, named by the dotted key where the user wrote it. */

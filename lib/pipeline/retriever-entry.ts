@@ -1,6 +1,13 @@
 /** A retriever as a plug-in declares it (lib/pipeline/retrievers.ts registers it as a search mode). */
 import type { ModeRetriever } from './engine-knowledge-base';
 import type { KnowledgeBase } from './knowledge-base';
+import type { Embedder } from '../model-api/types';
+
+/** The run's models, handed in through the set-up (a retriever never builds its own router). */
+export interface SetupModels {
+  /** The run's embeddings stage, when the run (or its environment) configures one. */
+  embedder?(): Embedder | undefined;
+}
 
 /** What a retriever gets to set itself up for one corpus. */
 export interface RetrieverSetup {
@@ -12,6 +19,8 @@ export interface RetrieverSetup {
   settings: Record<string, unknown>;
   /** Questions that may be used for training, when the caller has some (k-fold is the caller's or the retriever's job). */
   trainQuestions?: unknown[];
+  /** The run's models (absent: model-free callers such as the retrieval notebooks; a retriever needing a model refuses). */
+  models?: SetupModels;
   log?(line: string): void;
   signal?: AbortSignal;
 }

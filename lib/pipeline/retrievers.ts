@@ -11,15 +11,19 @@ import { RETRIEVAL_MODES } from '../index/types';
 import type { RetrieverEntry, RetrieverSetup } from './retriever-entry';
 import { loadPlugins, onPlugin } from './plugins';
 import { didYouMean } from '../util/did-you-mean';
+import { Registry } from '../util/registry';
+import { KfError } from '../util/errors';
 
 export type { RetrieverEntry, RetrieverSetup } from './retriever-entry';
 
-const entries = new Map<string, RetrieverEntry>();
+const entries = new Registry<RetrieverEntry>('retriever');
 
 export function registerRetriever(entry: RetrieverEntry, opts: { replace?: boolean } = {}): void {
-  if (entries.has(entry.name) && entries.get(entry.name) !== entry && !opts.replace) throw new Error(`retriever ${entry.name} is already registered`);
-  if ((RETRIEVAL_MODES as readonly string[]).includes(entry.name)) throw new Error(`retriever ${entry.name} would shadow the engine mode of that name`);
-  entries.set(entry.name, entry);
+  if ((RETRIEVAL_MODES as readonly string[]).includes(entry.name))
+    throw new KfError('retriever_exists', `retriever ${entry.name} would shadow the engine mode of that name`, 'pick another retriever name', {
+      concerns: entry.name,
+    });
+  entries.add(entry.name, entry, opts);
 }
 
 export function unregisterRetriever(name: string): boolean {
@@ -33,7 +37,7 @@ export function getRetriever(name: string): RetrieverEntry | undefined {
 
 export function retrieverNames(): string[] {
   loadRetrieverModules();
-  return [...entries.keys()].sort();
+  return entries.names().sort();
 }
 
 /** A search mode a knowledge base answers: one of the engine's modes or a registered retriever. */

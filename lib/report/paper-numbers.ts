@@ -11,9 +11,13 @@
  * on 2Wiki from spec-dualg.md "Related public anchors".
  */
 
+import { loadedPlugins } from '../pipeline/plugins';
+import type { PublishedNumber } from '../pipeline/published-number';
+
 export type PaperId = 'knowforge' | 'dualg-mrag' | 'gfm-rag' | 'fast-graphrag';
 
-export interface PaperNumber {
+/** A number of the two papers (and their anchors) this harness reproduces; a plug-in declares its own (Plugin.publishedNumbers). */
+export interface PaperNumber extends PublishedNumber {
   paper: PaperId;
   /** Where in the paper: 'Table 6', 'headline', ... */
   source: string;
@@ -243,7 +247,8 @@ const ANCHORS: PaperNumber[] = [
 export const PAPER_NUMBERS: readonly PaperNumber[] = [...KNOWFORGE, ...DUALG, ...ANCHORS];
 
 export interface PaperQuery {
-  paper?: PaperId;
+  /** A built-in paper, or a plug-in's (its publishedNumbers). */
+  paper?: PaperId | (string & {});
   benchmark?: string;
   metric?: string;
   system?: string;
@@ -252,9 +257,9 @@ export interface PaperQuery {
   source?: string;
 }
 
-/** Published numbers matching every given field. */
-export function paperNumbers(q: PaperQuery = {}): PaperNumber[] {
-  return PAPER_NUMBERS.filter(
+/** Published numbers matching every given field: the built-in papers', then the loaded plug-ins'. */
+export function paperNumbers(q: PaperQuery = {}): PublishedNumber[] {
+  return [...PAPER_NUMBERS, ...loadedPlugins().flatMap((p) => p.publishedNumbers ?? [])].filter(
     (n) =>
       (q.paper === undefined || n.paper === q.paper) &&
       (q.benchmark === undefined || n.benchmark === q.benchmark) &&
@@ -273,8 +278,14 @@ export function paperValue(q: PaperQuery & { system: string; metric: string }): 
 }
 
 /** The legend label of a reference series: "paper (KnowForge, Qwen3.6-35B-A3B)". */
-export function paperLabel(paper: PaperId, model?: string): string {
-  const name = { knowforge: 'KnowForge', 'dualg-mrag': 'DualG-MRAG', 'gfm-rag': 'GFM-RAG', 'fast-graphrag': 'fast-graphrag benchmark' }[paper];
+export function paperLabel(paper: PaperId | (string & {}), model?: string): string {
+  const names: Record<string, string> = {
+    knowforge: 'KnowForge',
+    'dualg-mrag': 'DualG-MRAG',
+    'gfm-rag': 'GFM-RAG',
+    'fast-graphrag': 'fast-graphrag benchmark',
+  };
+  const name = names[paper] ?? paper;
   return `published (${name}${model ? `, ${model}` : ''})`;
 }
 

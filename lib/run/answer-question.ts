@@ -9,9 +9,7 @@ import type { BenchmarkData, Question } from '../bench/types';
 import { questionFieldValues } from '../bench/fields';
 import type { Retriever, SearchOptions } from '../index/types';
 import { retrievalScores } from '../eval/retrieval';
-import type { ChatModel, Stage } from '../model-api/types';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
-import { questionContext } from '../pipeline/question-context';
 import { retrieverKnowledgeBase } from '../pipeline/retriever-knowledge-base';
 import { ModelOutputError } from '../model-api/model-output-error';
 import { redactDeep } from '../model-api/redact';
@@ -22,6 +20,9 @@ import { recordErrorOf } from './error-kind';
 import { asQuestionIndex, withForcedSearch, type RetrieverProvider } from './index-provider';
 import { RECORD_VERSION, type RecordError, type RunRecord } from './records';
 import type { RunnerRouter } from './runner-types';
+import { questionSetup, type QuestionCalls } from './question-setup';
+
+export type { QuestionCalls } from './question-setup';
 import type { Scorer } from './scoring';
 import { Aborted, anySignal, raceSignal } from './signals';
 import type { TraceStore } from './trace-store';
@@ -29,13 +30,6 @@ import type { Pipeline, PipelineContext, PipelineResult, TraceEvent } from '../p
 
 /** Fields always stored in records for --by. */
 export const RECORD_BUCKET_FIELDS = ['modality', 'hops', 'type', 'format', 'page', 'source', 'answerable'];
-
-/** Model calls of a question in flight (the ledger listener attributes calls by question id). */
-export interface QuestionCalls {
-  backends: Set<string>;
-  models: Set<string>;
-  trace: (e: TraceEvent) => void;
-}
 
 /** What every question of a run shares. */
 export interface QuestionEnv {
@@ -111,20 +105,6 @@ async function questionView(
   return { retriever, kb: withSearchHook(view, timed), fragment: idx.fragment, docTitle: idx.docTitle };
 }
 
-/** Every model call of the question attributed to it and to the run (the ledger's per-question usage depends on it). */
-function attributedModel(env: QuestionEnv, q: Question, signal: AbortSignal): (stage: Stage) => ChatModel {
-  return (stage) => {
-    const m = env.models.forStage(stage);
-    return {
-      id: m.id,
-      backend: m.backend,
-      // The endpoint's agent protocol (models.stages.<stage>.protocol, KF_PROTOCOL) travels with the model for the agent roles.
-      protocol: env.models.endpoint?.(stage).protocol,
-      chat: (req, s) => m.chat({ ...req, questionId: req.questionId ?? q.id, runId: req.runId ?? env.runId }, s ?? signal),
-    };
-  };
-}
-
 /** What a question produced; filled step by step, so a failure while scoring still records the pipeline's counters and retrieval. */
 interface Solved {
   result?: PipelineResult;
@@ -134,9 +114,17 @@ interface Solved {
 
 /** Run the pipeline on the question, then score its answer (and its retrieval, when it searched). */
 async function solve(env: QuestionEnv, q: Question, signal: AbortSignal, trace: (e: TraceEvent) => void, timing: Timing, out: Solved): Promise<void> {
-  const model = attributedModel(env, q, signal);
   const view = await questionView(env, q, signal, timing);
-  const ctx = questionContext({ question: q, model, view, settings: env.settings, rngKey: `${env.config.seed}/${q.id}`, signal, trace });
+  const { ctx, model } = questionSetup({
+    question: q,
+    models: env.models,
+    runId: env.runId,
+    view,
+    settings: env.settings,
+    rngKey: `${env.config.seed}/${q.id}`,
+    signal,
+    trace,
+  });
   const tp = Date.now();
   const result = checkResult(
     await raceSignal(

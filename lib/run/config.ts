@@ -17,6 +17,8 @@ import type { BenchmarkName } from '../bench/names';
 import type { FusionMethod, RetrievalMode } from '../index/types';
 import { normalizeModelsConfig, type ModelsConfig } from '../models/config';
 import { checkSettings } from '../pipeline/registry';
+import { loadPlugins } from '../pipeline/plugins';
+import { benchmarkSpec } from '../bench/registry';
 import { KfError, isKfError } from '../util/errors';
 import { canonicalJson, shortHash } from '../util/hash';
 import { benchDir, repoRoot, sharedDir, stateDir } from '../util/paths';
@@ -518,7 +520,7 @@ function finalize(merged: Obj, origin: Origin, defaultName: string): ExperimentC
   const c = applyDefaults(merged, EXPERIMENT_SCHEMA) as unknown as ExperimentConfig & Obj;
   if (!c.name) c.name = defaultName;
   if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(c.name)) fail(origin, 'name', `"${c.name}" is not usable in run ids`, 'use letters, digits, ".", "_", "+" and "-"');
-  const known = BENCHMARK_PATH_KEYS[c.benchmark.name] ?? [];
+  const known = BENCHMARK_PATH_KEYS[c.benchmark.name] ?? benchmarkSpec(c.benchmark.name)?.pathKeys ?? [];
   for (const k of Object.keys(c.benchmark.paths)) {
     if (!known.includes(k)) {
       const near = didYouMean(k, known);
@@ -635,6 +637,7 @@ function resolveLayers(merged: Obj, overrides: string[], cwd: string): Obj {
 
 /** Load an experiment file (with its extends chain) and apply overrides. */
 export function loadExperiment(ref: string, opts: LoadExperimentOptions = {}): ResolvedExperiment {
+  loadPlugins(); // a plug-in's benchmarks and configurations are known before the file is checked
   const file = resolveExperimentRef(ref, opts.experimentsDir);
   const { merged, files } = loadLayered(file, []);
   const overrides = opts.overrides ?? [];
@@ -649,6 +652,7 @@ export function experimentFromObject(
   raw: Record<string, unknown>,
   opts: LoadExperimentOptions & { label?: string; baseDir?: string; name?: string } = {},
 ): ResolvedExperiment {
+  loadPlugins();
   const origin: Origin = { label: opts.label ?? 'experiment object', baseDir: opts.baseDir ?? process.cwd() };
   if ('extends' in raw) fail(origin, 'extends', 'is only supported in files', 'load the file with loadExperiment');
   const layer = checkObject(raw, EXPERIMENT_SCHEMA, '', origin);

@@ -171,7 +171,8 @@ export function indexProviderFromConfig(given: ExperimentConfig, opts: IndexOpen
     return opened;
   };
   let kb: Promise<EngineKnowledgeBase> | undefined;
-  const knowledgeBase = () => (kb ??= open().then((idx) => engineKnowledgeBase(idx, { forced: ix.search, settings: ix.settings, log: opts.log })));
+  const knowledgeBase = () =>
+    (kb ??= open().then((idx) => engineKnowledgeBase(idx, { forced: ix.search, settings: ix.settings, log: opts.log, models: opts.models })));
   return {
     provider: async (q) => {
       const idx = await open();

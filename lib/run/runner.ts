@@ -32,6 +32,7 @@ import { repoRoot } from '../util/paths';
 import { runPool } from '../util/worker-pool';
 import { backendLabel } from './aggregate';
 import { answerQuestion, type QuestionCalls, type QuestionEnv } from './answer-question';
+import { attributeCalls } from './question-setup';
 import type { ExperimentConfig } from './config';
 import { experimentRouter } from './experiment-router';
 import { indexProviderFromConfig, type ConfiguredIndex } from './index-provider';
@@ -104,28 +105,6 @@ function modelRouter(opts: RunOptions, runId: string, held: Held): RunnerRouter 
   if (opts.router) return (held.router = opts.router);
   held.ownsRouter = true;
   return (held.router = experimentRouter(opts.experiment.config, runId, opts.cacheMode));
-}
-
-/** Model calls are attributed to the question in flight (its backends, models and trace). */
-function attributeCalls(models: RunnerRouter, inFlight: Map<string, QuestionCalls>): () => void {
-  return models.ledger.onRecord((e) => {
-    const c = e.questionId !== undefined ? inFlight.get(e.questionId) : undefined;
-    if (!c) return;
-    c.backends.add(e.backend);
-    c.models.add(e.model);
-    c.trace({
-      kind: 'model-call',
-      stage: e.stage,
-      model: e.model,
-      backend: e.backend,
-      promptTokens: e.promptTokens,
-      completionTokens: e.completionTokens,
-      latencyMs: e.latencyMs,
-      cacheHit: e.cacheHit,
-      ...(e.finishReason ? { finishReason: e.finishReason } : {}),
-      ...(e.error ? { error: e.error } : {}),
-    });
-  });
 }
 
 /**

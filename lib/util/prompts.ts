@@ -25,6 +25,8 @@ export interface PromptPackRef {
   sha256: string;
   /** Template names the pack provides; the others come from prompts/. */
   provides: ReadonlySet<string>;
+  /** Where each template is, when not `<dir>/<name>.txt` (the own pack: a method's templates in prompts/<method>/). */
+  files?: ReadonlyMap<string, string>;
 }
 
 const cache = new Map<string, string>();
@@ -44,10 +46,47 @@ export function activePromptPack(): PromptPackRef | undefined {
   return active.getStore();
 }
 
+/** Folders of the plug-ins' own templates (Plugin.promptsDir), read after prompts/. */
+const extraDirs: string[] = [];
+/** Where a template name was found under prompts/ (its own folder or a method's), by prompts folder and name. */
+const located = new Map<string, string | undefined>();
+
+/**
+ * Every template of the project's own wording, by name: prompts/<name>.txt (the stages and the
+ * answer layer) and prompts/<method>/<name>.txt (a method's own templates); the top folder wins a tie.
+ */
+export function ownTemplateFiles(root = promptsDir()): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!fs.existsSync(root)) return out;
+  const entries = fs.readdirSync(root, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+  for (const e of entries) if (e.isFile() && e.name.endsWith('.txt')) out.set(e.name.slice(0, -4), path.join(root, e.name));
+  for (const d of entries.filter((e) => e.isDirectory()))
+    for (const f of fs.readdirSync(path.join(root, d.name)).sort())
+      if (f.endsWith('.txt') && !out.has(f.slice(0, -4))) out.set(f.slice(0, -4), path.join(root, d.name, f));
+  return out;
+}
+
+/** A template under prompts/: its own folder, else a method's folder (prompts/<method>/). */
+function ownTemplateFile(name: string): string | undefined {
+  const root = promptsDir();
+  const top = path.join(root, `${name}.txt`);
+  if (fs.existsSync(top)) return top;
+  const key = `${root}\0${name}`;
+  if (!located.has(key)) located.set(key, ownTemplateFiles(root).get(name));
+  return located.get(key);
+}
+
+/** Add a plug-in's prompts folder (lib/pipeline/plugins.ts does, for each manifest that has one). */
+export function addPromptsDir(dir: string): void {
+  if (!extraDirs.includes(dir)) extraDirs.push(dir);
+}
+
 function templateFile(name: string): string {
   const pack = active.getStore();
-  if (pack && pack.provides.has(name)) return path.join(pack.dir, `${name}.txt`);
-  return path.join(promptsDir(), `${name}.txt`);
+  if (pack && pack.provides.has(name)) return pack.files?.get(name) ?? path.join(pack.dir, `${name}.txt`);
+  const own = ownTemplateFile(name);
+  if (own) return own;
+  return extraDirs.map((d) => path.join(d, `${name}.txt`)).find((f) => fs.existsSync(f)) ?? path.join(promptsDir(), `${name}.txt`);
 }
 
 /** True when the active pack (or prompts/) has the template: optional texts (feedback suffixes) use this. */
@@ -100,4 +139,5 @@ export function fillPrompt(name: string, vars: Record<string, string>): string {
 /** Tests and long-running notebooks that edit prompts/ can drop the cache. */
 export function clearPromptCache(): void {
   cache.clear();
+  located.clear();
 }

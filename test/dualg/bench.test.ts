@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { command } from '../../lib/cli/commands/bench-dualg';
+import { command } from '../../lib/dualg/commands/bench-dualg';
 import { demoBenchCorpus } from '../../lib/dualg/bench-corpus';
 import { benchDualg, benchQueries, formatDualgBench } from '../../lib/dualg/bench';
 import { hasWord } from '../../lib/dualg/query/prior';

@@ -16,6 +16,7 @@ import { NameIndex, nearestRows, unitRows } from '../../lib/dualg/query/name-ind
 import { linkQuery } from '../../lib/dualg/query/link';
 import { DualgSearcher, SEARCHER_DEFAULTS } from '../../lib/dualg/query/searcher';
 import { mentionLinker, searcherParts } from '../../lib/dualg/retriever';
+import { createModelRouter } from '../../lib/models/router';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { SECRET } from '../models/helpers';
 import { acmeSource, emptyAcmeKb } from './acme-world.helper';
@@ -59,7 +60,7 @@ test('linking = "stage": mentions linked by the endpoint\'s vectors above cosine
   try {
     await withTempArtifacts(async () => {
       const env = { OPENAI_API_KEY: SECRET, KF_EMBED_BASE_URL: server.url, KF_EMBED_MODEL: 'name-encoder' };
-      const linker = mentionLinker('stage', 'dualg', env)!;
+      const linker = mentionLinker('stage', 'dualg', createModelRouter({}, { env, cacheMode: 'off' }))!;
       assert.match(linker.label, /embedding stage .*name-encoder.*cosine >= 0\.8/);
       assert.equal(DENSE_LINK_MIN, 0.8, "the paper's equivalence threshold, fixed a priori");
       const g = await buildDualGraph(SOURCE);
@@ -114,7 +115,11 @@ test('the name vectors are an artifact: a second linker (as in a new process) op
       const nameRequests = () => embeddingInputs(server).filter((x) => x.includes('Road Runner')).length;
       const runOnce = async () => {
         // Each construction has its own linker, so nothing is shared in memory: only the artifact store.
-        const searcher = new DualgSearcher({ ...searcherParts(g), linker: mentionLinker('stage', 'dualg', env)! }, SEARCHER_DEFAULTS, 'dualg');
+        const searcher = new DualgSearcher(
+          { ...searcherParts(g), linker: mentionLinker('stage', 'dualg', createModelRouter({}, { env, cacheMode: 'off' }))! },
+          SEARCHER_DEFAULTS,
+          'dualg',
+        );
         return (await searcher.search('Where does The Roadrunner live?', { k: 2, pattern }, emptyKb)).hits[0]?.docId;
       };
       assert.equal(await runOnce(), 'road');
@@ -143,14 +148,14 @@ test('on this fixture the HNSW name index links what the exact scan links', asyn
 });
 
 test('linking setting: trigrams by default, "stage" refused without an embedding endpoint, anything else refused', () => {
-  assert.equal(mentionLinker(undefined, 'dualg', {}), undefined);
-  assert.equal(mentionLinker('trigrams', 'dualg', {}), undefined);
+  assert.equal(mentionLinker(undefined, 'dualg', createModelRouter({}, { env: {}, cacheMode: 'off' })), undefined);
+  assert.equal(mentionLinker('trigrams', 'dualg', createModelRouter({}, { env: {}, cacheMode: 'off' })), undefined);
   assert.throws(
-    () => mentionLinker('stage', 'dualg', {}),
+    () => mentionLinker('stage', 'dualg', createModelRouter({}, { env: {}, cacheMode: 'off' })),
     (e: Error & { code?: string }) =>
       e.code === 'models_required' && /linking = "stage"/.test(e.message) && /KF_EMBED_BASE_URL/.test(String((e as { hint?: string }).hint)),
   );
-  assert.throws(() => mentionLinker('colbert', 'dualg', {}), /linking must be "trigrams" or "stage"/);
+  assert.throws(() => mentionLinker('colbert', 'dualg', createModelRouter({}, { env: {}, cacheMode: 'off' })), /linking must be "trigrams" or "stage"/);
 });
 
 test('nearestRows: per query vector, top k by cosine at or above the floor, ties by entity id, in one pass', () => {

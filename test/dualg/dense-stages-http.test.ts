@@ -109,7 +109,7 @@ test('micro candidates: dense top-3 through the embedding stage find the table t
     const pattern = { conditions: [['Coyote Firm', 'revenue', '?x']] as [string, string, string][], by: 'model pat', entities: ['Coyote Firm'] };
     const stand = await new DualgSearcher(parts, settings, 'dualg-no-macro').search('What is the revenue of Coyote Firm?', { k: 3, pattern }, kb);
     assert.equal(stand.hits.length, 0, 'no word shared with "The Acme Company": the stand-in finds nothing');
-    const dense = microCandidateSource('stage', 'dualg-no-macro', env)!;
+    const dense = microCandidateSource('stage', 'dualg-no-macro', createModelRouter({}, { env, cacheMode: 'off' }))!;
     assert.equal(dense.label, DENSE_MICRO_LABEL);
     const searcher = new DualgSearcher({ ...parts, microCandidates: dense }, settings, 'dualg-no-macro');
     const r = await searcher.search('What is the revenue of Coyote Firm?', { k: 3, pattern }, kb);
@@ -121,6 +121,6 @@ test('micro candidates: dense top-3 through the embedding stage find the table t
     await searcher.search('What is the revenue of Coyote Firm?', { k: 3, pattern }, kb);
     assert.equal(inputs().length, 3, 'a second query embeds only its terms');
   });
-  assert.throws(() => microCandidateSource('stage', 'dualg', {}), /no embedding endpoint is configured/);
-  assert.equal(microCandidateSource(undefined, 'dualg', {}), undefined, 'the default: the trigram stand-in');
+  assert.throws(() => microCandidateSource('stage', 'dualg', createModelRouter({}, { env: {}, cacheMode: 'off' })), /no embedding endpoint is configured/);
+  assert.equal(microCandidateSource(undefined, 'dualg', createModelRouter({}, { env: {}, cacheMode: 'off' })), undefined, 'the default: the trigram stand-in');
 });

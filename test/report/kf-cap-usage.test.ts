@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { capsOfLabel, capUsageRows } from '../../lib/report/kf-cap-usage';
+import { capsOfLabel, capUsageRows } from '../../lib/knowforge/reports/cap-usage';
 import type { LoadedRun } from '../../lib/run/results';
 import type { RunRecord } from '../../lib/run/records';
 

@@ -14,7 +14,7 @@ import {
   ruleClassifier,
   ruleReviewer,
   type Attribution,
-} from '../../lib/report/kf-error-attribution';
+} from '../../lib/knowforge/reports/error-attribution';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import type { RunRecord } from '../../lib/run/records';
 import { routerFor } from '../models/helpers';

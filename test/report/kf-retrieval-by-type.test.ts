@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as os from 'node:os';
-import { multihopRagShared, retrievalByType } from '../../lib/report/kf-retrieval-by-type';
+import { multihopRagShared, retrievalByType } from '../../lib/knowforge/reports/retrieval-by-type';
 import type { PipelineRetrievalRecord } from '../../lib/run/pipeline-retrieval';
 
 const rec = (id: string, scores: Record<string, number> | null): PipelineRetrievalRecord => ({

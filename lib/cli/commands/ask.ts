@@ -18,12 +18,10 @@ import * as path from 'node:path';
 import type { CommandSpec } from '../command';
 import { bool, str } from '../command';
 import type { Question } from '../../bench/types';
-import { demoPresetOverrides } from '../../bench/benchmarks/demo';
+import { benchmarkSpec } from '../../bench/registry';
 import { ensureDemoWorld } from '../../demo';
 import { openIndex } from '../../index/open';
-import { questionContext } from '../../pipeline/question-context';
-import { stageModel } from '../../pipeline/stage-model';
-import { eventLine, traceSummary } from '../../knowforge/trace-format';
+import { afterBlocks, eventLine, traceSummary } from '../../report/trace-format';
 import { createModelRouter } from '../../models/router';
 import { registerOfflineHandlers } from '../../pipeline/offline-backend';
 import type { KnowledgeBase } from '../../pipeline/knowledge-base';
@@ -32,13 +30,17 @@ import { loadExperiment, type ResolvedExperiment } from '../../run/config';
 import { engineKnowledgeBase } from '../../pipeline/index-view';
 import { defaultIndexDir } from '../../run/index-provider';
 import { prepareExperiment } from '../../run/prepare';
+import { attributeCalls, questionSetup } from '../../run/question-setup';
 import type { PipelineResult, TraceEvent } from '../../pipeline/types';
 import { KfError } from '../../util/errors';
 import { repoRoot } from '../../util/paths';
-import { citedFragments, decodedPaths, withoutFinalAnswerLine } from '../ask-output';
+import { loadedPlugins } from '../../pipeline/plugins';
+import { citedFragments, withoutFinalAnswerLine } from '../ask-output';
 
-/** Folders holding each configuration's demo-world experiment, searched in this order. */
-const DEMO_EXPERIMENT_DIRS = ['demo', 'knowforge/demo', 'dualg/demo'];
+/** Folders holding each configuration's demo-world experiment, searched in this order: experiments/demo, then each plug-in's. */
+function demoExperimentDirs(): string[] {
+  return [path.join(repoRoot(), 'experiments', 'demo'), ...loadedPlugins().flatMap((p) => (p.demoExperiments ? [p.demoExperiments] : []))];
+}
 
 interface Resolved {
   pipeline: string;
@@ -55,8 +57,8 @@ interface Resolved {
 
 /** The demo-world experiment of a configuration name (M5 -> experiments/knowforge/demo/M5.toml), if there is one. */
 export function demoExperimentFile(name: string): string | undefined {
-  for (const dir of DEMO_EXPERIMENT_DIRS) {
-    const f = path.join(repoRoot(), 'experiments', dir, `${name}.toml`);
+  for (const dir of demoExperimentDirs()) {
+    const f = path.join(dir, `${name}.toml`);
     if (fs.existsSync(f)) return f;
   }
   return undefined;
@@ -76,13 +78,14 @@ function fromExperiment(exp: ResolvedExperiment): Resolved {
   };
 }
 
-/** Load an experiment; on the demo benchmark, first make sure the preset's world exists and point the experiment at it. */
+/** Load an experiment; on a benchmark over the generated demo world, first make sure the preset's world exists and point the experiment at it. */
 async function loadWithWorld(file: string, preset: 'tiny' | 'default', say: (line: string) => void): Promise<ResolvedExperiment> {
   const first = loadExperiment(file);
-  if (first.config.benchmark.name !== 'demo') return first;
+  const presetOverrides = benchmarkSpec(first.config.benchmark.name)?.presetOverrides;
+  if (!presetOverrides) return first;
   const world = await ensureDemoWorld({ preset });
   say(`demo world (${preset}): ${path.relative(process.cwd(), world.dir) || '.'}${world.generated ? ' (generated now)' : ' (reused)'}`);
-  return loadExperiment(file, { overrides: demoPresetOverrides(preset, world.dir).overrides });
+  return loadExperiment(file, { overrides: presetOverrides(preset, world.dir).overrides });
 }
 
 /** --config: an experiment (file or name), a configuration with --index, or a configuration's demo experiment. */
@@ -151,7 +154,12 @@ async function openKnowledgeBase(
   say(
     `index loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s (generation ${idx.manifest.generation}); the first search also loads the query encoder and any graph the retriever needs`,
   );
-  const kb = engineKnowledgeBase(idx, { forced: r.indexSettings?.search, settings: r.indexSettings?.settings, log: (line) => say(`  ${line}`) });
+  const kb = engineKnowledgeBase(idx, {
+    forced: r.indexSettings?.search,
+    settings: r.indexSettings?.settings,
+    log: (line) => say(`  ${line}`),
+    models: router,
+  });
   return kb.restrictedTo(doc ? [doc] : undefined);
 }
 
@@ -163,8 +171,7 @@ function printAnswer(result: PipelineResult, events: TraceEvent[], pipelineName:
   console.log(`FINAL ANSWER: ${result.finalAnswer}`);
   const cited = citedFragments(result.prediction, events, result.retrieval?.poolText);
   console.log(cited.length ? `cited: ${cited.join('; ')}` : 'cited: none (the answer cites no evidence block)');
-  const paths = decodedPaths(events);
-  if (paths) console.log(`decoded paths:\n${paths}`);
+  for (const b of afterBlocks(events)) console.log(`${b.title}:\n${b.text}`);
   console.log(`${pipelineName} · backend ${backends.join('+') || 'none'}${backends.includes('offline') ? ' (offline backend: not model results)' : ''}`);
   console.log(traceSummary(events));
 }
@@ -235,36 +242,25 @@ export const command: CommandSpec = {
         );
       const events: TraceEvent[] = [];
       const t0 = Date.now();
-      const ctx = questionContext({
+      const trace = (e: TraceEvent) => {
+        const ev = { t: Date.now() - t0, ...e };
+        events.push(ev);
+        const line = quiet ? undefined : eventLine(ev, { width: 120 });
+        if (line) console.error(line);
+      };
+      // The runner's per-question set-up: calls attributed to the question, model-call events from the ledger.
+      const { ctx } = questionSetup({
         question,
-        model: (stage) => stageModel(router, stage),
+        models: router,
+        runId: 'ask',
         view: { kb },
         benchmark: r.benchmark,
         settings: r.settings,
         rngKey: 'ask',
-        trace: (e) => {
-          const ev = { t: Date.now() - t0, ...e };
-          events.push(ev);
-          const line = quiet ? undefined : eventLine(ev, { width: 120 });
-          if (line) console.error(line);
-        },
+        trace,
       });
-      // Model-call totals per stage come from the ledger, as in the runner.
-      const off = router.ledger.onRecord((e) =>
-        events.push({
-          kind: 'model-call',
-          t: Date.now() - t0,
-          stage: e.stage,
-          model: e.model,
-          backend: e.backend,
-          latencyMs: e.latencyMs,
-          cacheHit: e.cacheHit,
-          promptTokens: e.promptTokens,
-          completionTokens: e.completionTokens,
-        }),
-      );
-      const result = await pipeline.run(ctx);
-      off();
+      const off = attributeCalls(router, new Map([[question.id, { backends: new Set<string>(), models: new Set<string>(), trace }]]));
+      const result = await pipeline.run(ctx).finally(off);
       printAnswer(result, events, pipeline.name);
       if (str(args, 'trace')) writeTrace(str(args, 'trace')!, text, pipeline.name, events, result);
     } finally {

@@ -7,8 +7,7 @@ import * as path from 'node:path';
 import type { CommandSpec } from '../command';
 import { int, isPositiveInt, str } from '../command';
 import { BENCHMARK_NAMES, type BenchmarkName } from '../../bench/names';
-import { BENCHMARKS, defaultPaths, loadBenchmark } from '../../bench/registry';
-import type { BenchmarkSpec } from '../../bench/spec';
+import { benchmarkSpec, defaultPaths, loadBenchmark } from '../../bench/registry';
 import type { Question } from '../../bench/types';
 import { paperSubset, selectSubset, stratifiedSample } from '../../bench/subsets';
 import { looksLikeQuestionList, readQuestionsFile } from '../../bench/validate-question';
@@ -18,7 +17,7 @@ import { KfError } from '../../util/errors';
 
 /** The questions of a benchmark file (its official format or a Question list), corpora not read. */
 export function loadQuestions(bench: BenchmarkName, file: string | undefined, groundTruth: string | undefined): { questions: Question[]; source: string } {
-  const spec = BENCHMARKS[bench] as unknown as BenchmarkSpec;
+  const spec = benchmarkSpec(bench)!;
   const defaults = defaultPaths(bench) as unknown as Record<string, string | undefined>;
   const source = file ?? defaults[spec.questionsKey];
   if (!source) throw new KfError('subset_no_questions', `no default questions file for ${bench}`, 'pass --questions <file>');

@@ -9,13 +9,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CommandSpec } from '../command';
 import { bool, int, str } from '../command';
-import { formatTrace } from '../../knowforge/trace-format';
+import { afterBlocks, formatTrace } from '../../report/trace-format';
 import { traceFileName } from '../../run/records';
 import { loadRun, resolveRunDir } from '../../run/results';
 import type { TraceEvent } from '../../pipeline/types';
 import { KfError } from '../../util/errors';
 import { didYouMean } from '../../util/did-you-mean';
-import { decodedPaths } from '../ask-output';
 
 /** The stored trace of a question in a run folder (file per question, or the jsonl line). */
 export function readTrace(runDir: string, id: string): Record<string, unknown> {
@@ -70,8 +69,8 @@ export function traceHeader(runDir: string, id: string, doc: Record<string, unkn
     if (recall.length) out.push(`retrieval   ${recall.join('  ')}  (in %)`);
     if (rec.error) out.push(`error       ${JSON.stringify(rec.error)}`);
   } else out.push(`(no record of ${id} in ${path.join(runDir, 'records.jsonl')}: the trace only)`);
-  const paths = decodedPaths((doc.events ?? []) as TraceEvent[]);
-  if (paths) out.push('decoded paths (DualG):', ...paths.split('\n').map((l) => `  ${clip(l, width - 2)}`));
+  for (const b of afterBlocks((doc.events ?? []) as TraceEvent[]))
+    out.push(`${b.title} (${b.label}):`, ...b.text.split('\n').map((l) => `  ${clip(l, width - 2)}`));
   return out;
 }
 

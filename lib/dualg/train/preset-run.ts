@@ -8,7 +8,7 @@
  * (not refused) when tfjs runs on anything but the GPU binding: it is meant for a GPU.
  */
 import type { Embedder } from '../../model-api/types';
-import { createModelRouter, type ModelRouter } from '../../models/router';
+import type { ModelRouter } from '../../models/router';
 import { KfError } from '../../util/errors';
 import { GNN_PRESETS, type GnnPresetName } from '../gnn/preset';
 import type { GnnConfig } from '../gnn/config';
@@ -47,9 +47,8 @@ export function runArchitecture(preset: GnnPresetName, explicit: { layers?: numb
   };
 }
 
-/** The embeddings stage of the model layer (configured in the environment), or a refusal naming what to set. */
-export function trainingEmbedder(env: NodeJS.ProcessEnv = process.env): { router: ModelRouter; embedder: Embedder } {
-  const router = createModelRouter({}, { env, cacheMode: 'off' });
+/** The embeddings stage of the router handed in (the command builds it from the environment), or a refusal naming what to set. */
+export function trainingEmbedder(router: ModelRouter): { router: ModelRouter; embedder: Embedder } {
   const embedder = router.embedder();
   if (!embedder) {
     void router.close();

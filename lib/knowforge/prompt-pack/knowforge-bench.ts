@@ -17,7 +17,7 @@ import { KfError } from '../../util/errors';
 import { ensureWritableDir, writeFileAtomic, writeJsonAtomic } from '../../util/fsx';
 import { execFileSync } from 'node:child_process';
 import { sha256 } from '../../util/hash';
-import { promptsDir } from '../../util/prompts';
+import { ownTemplateFiles } from '../../util/prompts';
 import { KNOWFORGE_BENCH_PACK, PACK_MANIFEST_KIND, packDir, packHash, type PackManifest, type PackTemplate } from './packs';
 import { pythonStringConstants } from './python-strings';
 import { runnerBlockTemplates } from './runner-blocks';
@@ -129,10 +129,7 @@ function gitHead(root: string): string | undefined {
 }
 
 function ownTemplates(): string[] {
-  return fs
-    .readdirSync(promptsDir())
-    .filter((f) => f.endsWith('.txt'))
-    .map((f) => f.slice(0, -4));
+  return [...ownTemplateFiles().keys()].sort();
 }
 
 /** Import the pack from a checkout; returns its manifest. Fails, naming the constant, when the checkout lacks one. */

@@ -14,7 +14,7 @@ import { KfError } from '../../util/errors';
 import { readJson } from '../../util/fsx';
 import { canonicalJson, sha256 } from '../../util/hash';
 import { stateDir } from '../../util/paths';
-import { promptsDir, type PromptPackRef } from '../../util/prompts';
+import { ownTemplateFiles, promptsDir, type PromptPackRef } from '../../util/prompts';
 import { didYouMean } from '../../util/did-you-mean';
 
 export const OWN_PACK = 'own';
@@ -64,9 +64,10 @@ export function packHash(templates: Record<string, string>): string {
 
 function ownPack(): PromptPackRef {
   const dir = promptsDir();
+  const files = ownTemplateFiles(dir);
   const texts: Record<string, string> = {};
-  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.txt'))) texts[f.slice(0, -4)] = fs.readFileSync(path.join(dir, f), 'utf8');
-  return { name: OWN_PACK, dir, sha256: packHash(texts), provides: new Set(Object.keys(texts)) };
+  for (const [name, file] of files) texts[name] = fs.readFileSync(file, 'utf8');
+  return { name: OWN_PACK, dir, sha256: packHash(texts), provides: new Set(Object.keys(texts)), files };
 }
 
 export function importCommand(name: string): string {

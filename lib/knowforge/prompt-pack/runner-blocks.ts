@@ -5,7 +5,7 @@
  * search's figure lines, example lines, the media name, page tag and id note,
  * and the plain literals of the two group headers, the graph tag and the
  * no-caption text. Each becomes a `block-*` template of the pack
- * (lib/knowforge/block-format.ts fills them).
+ * (lib/answer/block-format.ts fills them).
  *
  * An f-string is recognised by the Python expressions in its fields (what it
  * writes), not by its wording, and each field becomes a named placeholder; a

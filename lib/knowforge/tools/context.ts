@@ -28,7 +28,7 @@ export interface ReadLogEntry {
   note: string;
 }
 
-/** Answers one question about one media asset (the vision stage); see lib/knowforge/vision.ts. */
+/** Answers one question about one media asset (the vision stage); see lib/answer/vision.ts. */
 export type { ReadMediaFn };
 
 export interface KfToolContext {

@@ -12,10 +12,10 @@
  *    are rules, not models: tables label them "rule-based (offline)", and
  *    their agreement says how often two rule sets concur, nothing about a model.
  */
-import type { ChatModel } from '../model-api/types';
-import { findJsonObject } from '../model-api/json-repair';
-import type { RunRecord } from '../run/records';
-import { fillPrompt } from '../util/prompts';
+import type { ChatModel } from '../../model-api/types';
+import { findJsonObject } from '../../model-api/json-repair';
+import type { RunRecord } from '../../run/records';
+import { fillPrompt } from '../../util/prompts';
 
 export const ATTRIBUTION_CLASSES: Record<string, string> = {
   A: 'wrong field of the right source',

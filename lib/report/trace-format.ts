@@ -1,18 +1,35 @@
 /**
  * A question's trace, readable: one line per event (time, stage, what
  * happened), for `kf trace`, the progress lines of `kf ask` and its closing
- * summary. Works on any pipeline's trace; KnowForge events get their own lines.
+ * summary. Works on any pipeline's trace; the events a method adds get the lines its plug-in's
+ * trace section writes (lib/pipeline/trace-section.ts), the rest a generic line.
  */
 import type { TraceEvent } from '../pipeline/types';
+import { loadedPlugins } from '../pipeline/plugins';
+import { traceClip as clip, type TraceEventFields, type TraceSection } from '../pipeline/trace-section';
 
-const clip = (s: unknown, n: number): string => {
-  const t = String(s ?? '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return t.length <= n ? t : `${t.slice(0, n - 1)}…`;
-};
+/** The trace sections of the loaded plug-ins, with their names. */
+export function traceSections(): { plugin: string; section: TraceSection }[] {
+  return loadedPlugins().flatMap((p) => (p.trace ? [{ plugin: p.name, section: p.trace }] : []));
+}
 
-type Ev = TraceEvent & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** The blocks the plug-ins print after a trace's events (DualG: its decoded paths), those that find something. */
+export function afterBlocks(events: readonly TraceEvent[]): { title: string; label: string; text: string }[] {
+  return traceSections().flatMap(({ section }) => {
+    const text = section.after?.text(events);
+    return section.after && text ? [{ title: section.after.title, label: section.after.label, text }] : [];
+  });
+}
+
+function methodLine(e: Ev, t: string, w: number): string | undefined {
+  for (const { section } of traceSections()) {
+    const line = section.lines?.[e.kind];
+    if (line) return line(e, t, w);
+  }
+  return `${t}${e.kind}: ${clip(JSON.stringify({ ...e, t: undefined, kind: undefined }), w)}`;
+}
+
+type Ev = TraceEventFields;
 
 const opt = (cond: unknown, text: string): string => (cond ? text : '');
 
@@ -46,21 +63,10 @@ export function eventLine(e: Ev, opts: { width?: number } = {}): string | undefi
       const ids = (e.hits ?? []).slice(0, 5).map((h: { id: string }) => h.id);
       return `${t}search [${e.by}] "${clip(e.query, 80)}" (${e.mode}) -> ${ids.join(', ')}${opt((e.hits?.length ?? 0) > 5, ` +${(e.hits?.length ?? 0) - 5}`)}`;
     }
-    case 'role-end': {
-      const refused = opt(e.counters?.outOfRole, `, ${e.counters?.outOfRole} out-of-role call(s) refused`);
-      return `${t}${e.role} stopped: ${e.stopReason}${opt(e.forced, ' (forced)')} after ${e.rounds}/${e.maxRounds} rounds${refused}`;
-    }
-    case 'judge': {
-      const bad = opt(e.parseError, ` (unreadable: ${clip(e.parseError, 80)})`);
-      const what = `entities ${JSON.stringify(e.bridgeEntities)}, runs ${JSON.stringify(e.toRun)}`;
-      return `${t}bridge judge: need_more=${e.needMore}${bad}, ${what}: ${clip(e.reason, 120)}`;
-    }
     case 'pool':
       return `${t}${poolLine(e)}`;
     case 'pool-notes':
       return `${t}pool + ${e.added} reading note(s)`;
-    case 'forced-stop':
-      return `${t}FORCED STOP (told to the synthesizer): ${e.note}`;
     case 'synth':
       return `${t}synthesizer${opt(e.toldStops, ` (told ${e.toldStops} stop(s))`)}: FINAL ANSWER ${JSON.stringify(e.final ?? null)}`;
     case 'checker': {
@@ -72,7 +78,7 @@ export function eventLine(e: Ev, opts: { width?: number } = {}): string | undefi
     case 'error':
       return `${t}ERROR ${e.code}: ${clip(e.message, w)}`;
     default:
-      return `${t}${e.kind}: ${clip(JSON.stringify({ ...e, t: undefined, kind: undefined }), w)}`;
+      return methodLine(e, t, w);
   }
 }
 

@@ -2,10 +2,10 @@
  * `kf kfold`: DualG's heuristic constants chosen under k-fold cross-validation on a text
  * multi-hop corpus (lib/dualg/kfold.ts); prints one JSON object (the figures to quote are `kfold`).
  */
-import type { CommandSpec } from '../command';
-import { bool, int, isPositiveInt, str } from '../command';
+import type { CommandSpec } from '../../pipeline/command';
+import { bool, int, isPositiveInt, str } from '../../pipeline/command';
 import { assertBenchmarkName } from '../../bench/names';
-import { dualgKfold, KFOLD_GRIDS } from '../../dualg/kfold';
+import { dualgKfold, KFOLD_GRIDS } from '../kfold';
 import { KfError } from '../../util/errors';
 
 /** --base: a JSON object; a malformed one is a usage error naming the flag. */

@@ -13,26 +13,27 @@
  * prior, so the hybrid rank is not read); the preset, query encoder, embedding model and tfjs backend are in the report.
  */
 import path from 'node:path';
-import type { CommandSpec, ParsedArgs } from '../command';
-import { bool, isNonNegInt, isNumber, isPositiveInt, str } from '../command';
+import { createModelRouter } from '../../models/router';
+import type { CommandSpec, ParsedArgs } from '../../pipeline/command';
+import { bool, isNonNegInt, isNumber, isPositiveInt, str } from '../../pipeline/command';
 import { load2Wiki, loadHotpotqa, loadMusique } from '../../bench/text-multihop';
-import { graphFor } from '../../dualg/graph-for';
-import { BASE_QUERIES, corpusData, trainBase, trainFolds, type BaseQueries, type CorpusRunOptions } from '../../dualg/train/corpus-run';
-import { pooledMarkdown, pooledReport } from '../../dualg/train/pooled-report';
+import { graphFor } from '../graph-for';
+import { BASE_QUERIES, corpusData, trainBase, trainFolds, type BaseQueries, type CorpusRunOptions } from '../train/corpus-run';
+import { pooledMarkdown, pooledReport } from '../train/pooled-report';
 import fs from 'node:fs';
-import { compareOnDev } from '../../dualg/train/compare';
-import { compareOnHeldOut, type HeldOutComparison } from '../../dualg/train/held-out-generated';
-import { defaultCheckpointRoot } from '../../dualg/gnn';
-import { HYBRID_UNIT } from '../../dualg/gnn/config';
-import { writeTrainingReport } from '../../report/gnn-training';
+import { compareOnDev } from '../train/compare';
+import { compareOnHeldOut, type HeldOutComparison } from '../train/held-out-generated';
+import { defaultCheckpointRoot } from '../gnn';
+import { HYBRID_UNIT } from '../gnn/config';
+import { writeTrainingReport } from './gnn-training';
 import { initTf } from '../../tf/backend';
-import { attachHybridEvidence, indexKnowledgeBase, kbHybridSearch } from '../../dualg/train/hybrid-evidence';
-import { compareRetrievers } from '../../dualg/train/retriever-compare';
-import { benchChoice, choiceLabel, withChoice } from '../../dualg/bench-settings';
-import type { meanMetrics } from '../../dualg/train/evaluate';
+import { attachHybridEvidence, indexKnowledgeBase, kbHybridSearch } from '../train/hybrid-evidence';
+import { compareRetrievers } from '../train/retriever-compare';
+import { benchChoice, choiceLabel, withChoice } from '../bench-settings';
+import type { meanMetrics } from '../train/evaluate';
 import type { PairedComparison } from '../../eval/stats';
 import type { Embedder } from '../../model-api/types';
-import { GNN_PRESET_NAMES, presetLabel, type GnnPresetName } from '../../dualg/gnn/preset';
+import { GNN_PRESET_NAMES, presetLabel, type GnnPresetName } from '../gnn/preset';
 import {
   backendWarning,
   embeddingCache,
@@ -43,7 +44,7 @@ import {
   trainingEmbedder,
   type EmbeddingCache,
   type RunArchitecture,
-} from '../../dualg/train/preset-run';
+} from '../train/preset-run';
 
 const LOADERS = { '2wiki': load2Wiki, musique: loadMusique, hotpotqa: loadHotpotqa } as const;
 
@@ -125,7 +126,7 @@ export const command: CommandSpec = {
       pretrainEpochs: optNum(args, 'pretrain-epochs'),
     });
     // Refused before any data is read or any model trained: the paper's Enc(q) needs the embeddings stage.
-    const models = arch.config.queryEncoder === 'embeddings' ? trainingEmbedder() : undefined;
+    const models = arch.config.queryEncoder === 'embeddings' ? trainingEmbedder(createModelRouter({}, { cacheMode: 'off' })) : undefined;
     try {
       await trainAndReport(args, arch, models?.embedder);
     } finally {

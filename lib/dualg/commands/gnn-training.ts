@@ -1,8 +1,8 @@
 /** The training report: JSON with the loss curves, validation per epoch and the comparisons, plus Plotly figures. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { lineFigure, writeFigure } from './figure';
-import type { EpochRecord } from '../dualg/train/trainer';
+import { lineFigure, writeFigure } from '../../report/figure';
+import type { EpochRecord } from '../train/trainer';
 
 /** What the validation and monitored sets are, for the legend (a text corpus: synthetic queries and dev questions). */
 export interface ReportLabels {

@@ -6,8 +6,8 @@
  * counters (locatorRounds, readerRounds, reads), which the pipeline fills from
  * each role's transcript; failed questions are left out.
  */
-import type { LoadedRun } from '../run/results';
-import { percentile } from '../util/percentile';
+import type { LoadedRun } from '../../run/results';
+import { percentile } from '../../util/percentile';
 
 export interface RoundCaps {
   /** Locator round cap L. */

@@ -6,12 +6,12 @@
  * lib/dualg/bench.ts.
  */
 import * as path from 'node:path';
-import type { CommandSpec } from '../command';
-import { bool, int, isPositiveInt, str } from '../command';
+import type { CommandSpec } from '../../pipeline/command';
+import { bool, int, isPositiveInt, str } from '../../pipeline/command';
 import { BENCHMARK_NAMES } from '../../bench/names';
 import { PRESET_NAMES, type PresetName } from '../../demo';
-import { demoBenchCorpus, indexBenchCorpus } from '../../dualg/bench-corpus';
-import { benchDualg, BENCH_SCORERS, formatDualgBench, type BenchScorer } from '../../dualg/bench';
+import { demoBenchCorpus, indexBenchCorpus } from '../bench-corpus';
+import { benchDualg, BENCH_SCORERS, formatDualgBench, type BenchScorer } from '../bench';
 import { KfError } from '../../util/errors';
 import { ensureWritableDir, writeJsonAtomic } from '../../util/fsx';
 import { gitInfo } from '../../util/git';

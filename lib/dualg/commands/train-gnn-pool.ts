@@ -4,11 +4,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CommandSpec } from '../command';
-import { str } from '../command';
-import { pooledMarkdown, pooledReport, type CorpusRows } from '../../dualg/train/pooled-report';
+import type { CommandSpec } from '../../pipeline/command';
+import { str } from '../../pipeline/command';
+import { pooledMarkdown, pooledReport, type CorpusRows } from '../train/pooled-report';
 import { KfError } from '../../util/errors';
-import { gnnRowLabel } from '../../dualg/train/preset-run';
+import { gnnRowLabel } from '../train/preset-run';
 
 function readReport(file: string): CorpusRows & { preset?: string } {
   let raw: { kind?: string; bench?: string; baseQueries?: string; gnn?: { preset?: string }; perQuestion?: CorpusRows['perQuestion'] };

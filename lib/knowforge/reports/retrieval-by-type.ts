@@ -10,13 +10,13 @@
  * notebook says what is missing instead of measuring nothing.
  */
 import * as fs from 'node:fs';
-import type { BenchmarkData } from '../bench/types';
-import { loadBenchmark } from '../bench/registry';
-import { benchDir } from '../util/paths';
-import { isKfError } from '../util/errors';
-import { ensureIndex } from '../index/build';
-import { openIndex } from '../index/open';
-import { configRetrieval, type PipelineRetrievalRecord } from '../run/pipeline-retrieval';
+import type { BenchmarkData } from '../../bench/types';
+import { loadBenchmark } from '../../bench/registry';
+import { benchDir } from '../../util/paths';
+import { isKfError } from '../../util/errors';
+import { ensureIndex } from '../../index/build';
+import { openIndex } from '../../index/open';
+import { configRetrieval, type PipelineRetrievalRecord } from '../../run/pipeline-retrieval';
 
 /** The paper's Table 11 protocol (R@1, R@3, R@8 per question type), not the default set (eval/recall RECALL_KS). */
 export const TABLE11_KS = [1, 3, 8];

@@ -5,11 +5,11 @@
  * template comes from. A configuration picks one with the `prompts` setting
  * (`--prompts` on kf run / ask / eval retrieval).
  */
-import type { CommandSpec } from '../command';
-import { bool } from '../command';
+import type { CommandSpec } from '../../pipeline/command';
+import { bool } from '../../pipeline/command';
 import { KfError } from '../../util/errors';
-import { importKnowforgeBench } from '../../knowforge/prompt-pack/knowforge-bench';
-import { KNOWFORGE_BENCH_PACK, PACK_NAMES, packDir, readPackManifest, resolvePromptPack } from '../../knowforge/prompt-pack/packs';
+import { importKnowforgeBench } from '../prompt-pack/knowforge-bench';
+import { KNOWFORGE_BENCH_PACK, PACK_NAMES, packDir, readPackManifest, resolvePromptPack } from '../prompt-pack/packs';
 import { isKfError } from '../../util/errors';
 
 export const commands: CommandSpec[] = [
