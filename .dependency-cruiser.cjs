@@ -9,7 +9,7 @@ const LAYERS = [
   ['run'],
   ['knowforge', 'dualg'],
   ['answer'],
-  ['pipeline', 'agents', 'remote-kb'],
+  ['pipeline', 'agents', 'remote-kb', 'serve-kb'],
   ['index', 'eval', 'bench', 'demo'],
   ['models', 'corpus', 'tf'],
   ['model-api'],

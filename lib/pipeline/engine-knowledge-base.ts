@@ -11,12 +11,16 @@ import {
   type KbDocument,
   type KbHeading,
   type KbMedia,
+  type KbMediaContext,
   type KbMediaFilter,
+  type KbOverview,
   type KbSearchOptions,
   type KbTable,
   type KnowledgeBase,
 } from './knowledge-base';
 import { docScoresFromHits, type RankedEvidence } from './ranked-evidence';
+import { mediaContextOf } from './media-context';
+import { overviewOf } from './kb-overview';
 import { KfError } from '../util/errors';
 import type { SearchEngine } from '../index/engine';
 import { RETRIEVAL_MODES, type RetrievalMode, type SearchOptions } from '../index/types';
@@ -29,6 +33,8 @@ export type ModeRetriever = (query: string, opts: KbSearchOptions & { k: number 
 
 export interface EngineKnowledgeBaseOptions {
   id: string;
+  /** What `overview()` names a view of several documents (one document is named by its title); default "knowledge base". */
+  name?: string;
   docTitle?: (docId: string) => string | undefined;
   /** Documents the view is restricted to (single-document benchmarks): searches and listings see only these. */
   docIds?: string[];
@@ -224,5 +230,15 @@ export class EngineKnowledgeBase implements KnowledgeBase {
 
   asset(fragmentId: string): MediaAsset | undefined {
     return this.fragment(fragmentId)?.media;
+  }
+
+  overview(): KbOverview {
+    const docs = this.docIds().map((id) => ({ id, title: this.title(id) ?? id, fragments: this.engine.fragmentsOf(id) }));
+    return overviewOf(docs, this.opts.name);
+  }
+
+  mediaContext(fragmentId: string): KbMediaContext | undefined {
+    const f = this.fragment(fragmentId);
+    return f ? mediaContextOf(f, this.engine.fragmentsOf(f.docId)) : undefined;
   }
 }

@@ -2,6 +2,7 @@
  * The knowledge-base view of an opened index (moved from lib/run/index-provider.ts, issue 16: the
  * methods and the runner both open one, so it belongs to the contract, not to the runner).
  */
+import * as path from 'node:path';
 import { EngineKnowledgeBase } from './engine-knowledge-base';
 import type { OpenIndex } from '../index/open';
 import type { SearchOptions } from '../index/types';
@@ -20,6 +21,7 @@ export function engineKnowledgeBase(
   const forced = Object.fromEntries(Object.entries({ mode, fusion, withContext }).filter(([, v]) => v !== undefined));
   const base: EngineKnowledgeBase = new EngineKnowledgeBase(idx.engine, {
     id: `${idx.dir}#${idx.manifest.generation}`,
+    name: path.basename(idx.dir),
     docTitle: (id) => idx.docTitle(id),
     forced,
     maxTopk: opts.maxTopk,

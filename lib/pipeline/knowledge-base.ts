@@ -92,6 +92,35 @@ export interface KbMediaFilter {
   page?: number;
 }
 
+/** What a knowledge base says about itself (the hosted API's `overview`: the runner's persona reads it). */
+export interface KbOverview {
+  name: string;
+  /** One line on what it holds. */
+  goal: string;
+  /** Its parts: a single document's top-level headings, else the document titles (at most 20). */
+  modules: string[];
+  documents: number;
+  fragments: number;
+}
+
+/** A figure or table with what surrounds it on its page (the hosted API's `media-context`). */
+export interface KbMediaContext {
+  fragmentId: string;
+  docId: string;
+  kind: FragmentKind;
+  page?: number;
+  /** Its whole stored description. */
+  desc: string;
+  label?: string;
+  caption?: string;
+  /** Caption-like lines: its stored caption, then lines of the page that start with a figure or table label. */
+  captions: string[];
+  /** The body text of its page (at most KB_LIMITS.hitChars). */
+  pageText: string;
+  /** The other figures and tables of its page. */
+  siblings: { fragmentId: string; kind: FragmentKind; page?: number; desc: string }[];
+}
+
 export interface KnowledgeBase {
   /** Identifies what was indexed (the artifact key of the index, or a test name). */
   readonly id: string;
@@ -116,4 +145,8 @@ export interface KnowledgeBase {
   findFigure(label: string, docId?: string): KbMedia[];
   /** The stored asset of a media fragment (image file, rendered table). */
   asset(fragmentId: string): MediaAsset | undefined;
+  /** What the knowledge base holds, in one paragraph's worth of fields (views without one: undefined). */
+  overview?(): KbOverview;
+  /** A figure or table in its page's context; undefined for an unknown id or a text fragment. */
+  mediaContext?(fragmentId: string): KbMediaContext | undefined;
 }

@@ -39,11 +39,17 @@ function strings(v: unknown): string[] | undefined {
   return Array.isArray(v) ? v.map((x) => String(x)) : undefined;
 }
 
-/** A file name's stem: "dir/Report 2019.pdf" -> "Report 2019". */
+/** Extensions of document files: only these are cut from a name (a dot inside a name is part of it). */
+export const DOCUMENT_EXTENSIONS = /^\.(pdf|md|markdown|txt|text|html?|xhtml|docx?|pptx?|xlsx?|csv|tsv|json|jsonl|epub|rtf|odt|xml)$/i;
+
+/**
+ * A file name's stem: "dir/Report 2019.pdf" -> "Report 2019". Only a document extension is cut, so
+ * names with dots stay whole ("2310.05634v2" and "PH_2016.06.08_Economy-Final" are stems already).
+ */
 export function docStem(name: string): string {
   const base = name.replace(/\\/g, '/').split('/').pop() ?? '';
   const dot = base.lastIndexOf('.');
-  return dot > 0 ? base.slice(0, dot) : base;
+  return dot > 0 && DOCUMENT_EXTENSIONS.test(base.slice(dot)) ? base.slice(0, dot) : base;
 }
 
 function kindOf(v: unknown, fallback: FragmentKind): FragmentKind {
