@@ -1,0 +1,65 @@
+/**
+ * Request-for-request comparison of two model-request sequences (the released runner's and the
+ * harness's, for one question): each request body compared whole after parsing (key order and JSON
+ * spacing aside: Python and Node write the same object with different separators); runs of vision
+ * calls compared as sets (the runner reads images concurrently, so their order is free).
+ */
+import { canonicalJson } from '../../util/hash';
+
+export type Body = Record<string, unknown>;
+
+export interface FirstDifference {
+  index: number;
+  runner?: Body;
+  harness?: Body;
+  /** A line diff of the two bodies (pretty JSON), around the first differing line. */
+  diff: string;
+}
+
+const isVision = (b: Body | undefined) => JSON.stringify(b?.messages ?? '').includes('"image_url"');
+
+/** Sort each run of consecutive vision requests (their order is free). */
+function normalised(xs: Body[]): Body[] {
+  const out: Body[] = [];
+  for (let i = 0; i < xs.length;) {
+    if (!isVision(xs[i])) {
+      out.push(xs[i++]);
+      continue;
+    }
+    let j = i;
+    while (j < xs.length && isVision(xs[j])) j++;
+    out.push(...xs.slice(i, j).sort((a, b) => canonicalJson(a).localeCompare(canonicalJson(b))));
+    i = j;
+  }
+  return out;
+}
+
+function pretty(b: Body | undefined): string[] {
+  if (!b) return ['(no request)'];
+  return JSON.stringify(JSON.parse(canonicalJson(b)), null, 1).split('\n');
+}
+
+export function lineDiff(a: Body | undefined, b: Body | undefined, context = 3): string {
+  const x = pretty(a);
+  const y = pretty(b);
+  let i = 0;
+  while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  const from = Math.max(0, i - context);
+  const cut = (s: string) => (s.length > 400 ? `${s.slice(0, 400)}...` : s);
+  return [
+    ...x.slice(from, i).map((l) => `  ${cut(l)}`),
+    ...x.slice(i, i + context).map((l) => `- ${cut(l)}`),
+    ...y.slice(i, i + context).map((l) => `+ ${cut(l)}`),
+  ].join('\n');
+}
+
+/** The first request where the two sequences differ, or undefined when they are equal. */
+export function firstDifference(runner: Body[], harness: Body[]): FirstDifference | undefined {
+  const r = normalised(runner);
+  const h = normalised(harness);
+  for (let i = 0; i < Math.max(r.length, h.length); i++) {
+    if (r[i] && h[i] && canonicalJson(r[i]) === canonicalJson(h[i])) continue;
+    return { index: i, runner: r[i], harness: h[i], diff: lineDiff(r[i], h[i]) };
+  }
+  return undefined;
+}

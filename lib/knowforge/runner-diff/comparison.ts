@@ -1,0 +1,160 @@
+/**
+ * The runner comparison (issue 31): the released runner and the harness in runner mode, against ONE
+ * scripted model server (replies a deterministic function of the request; every request recorded)
+ * and ONE `kf serve kb` over per-document indexes of MMLongBench-Doc PDFs, question by question:
+ * the model requests of each side, the first one that differs, and the final answers.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createModelRouter } from '../../models/router';
+import { ScriptedServer } from '../../models/testing/scripted-server';
+import { planServe } from '../../serve-kb/plan';
+import { startKbServer } from '../../serve-kb/server';
+import { KfError } from '../../util/errors';
+import { repoRoot } from '../../util/paths';
+import { httpKbApi } from '../runner-mode/kb-api';
+import { answerRunnerMode, type RunnerModeName } from '../runner-mode/pipeline';
+import { firstDifference, type Body, type FirstDifference } from './compare';
+import { prepareRunner, runnerAnswer, type RunnerSample } from './released-runner';
+import { scriptedReply } from './scripted-model';
+
+export interface ComparisonOptions {
+  checkout: string;
+  /** MMLongBench-Doc's folder (samples and documents). */
+  benchDir: string;
+  /** MMLongBench-Doc's eval checkout (the runner's scorer), optional. */
+  mmlbRepo?: string;
+  modes: RunnerModeName[];
+  /** Questions to compare (from the smallest documents up). */
+  limit: number;
+  /** Scratch folder: the index is built once into it and reused. */
+  work: string;
+  log?: (line: string) => void;
+}
+
+export interface QuestionComparison {
+  mode: RunnerModeName;
+  qid: string;
+  doc: string;
+  runnerRequests: number;
+  harnessRequests: number;
+  first?: FirstDifference;
+  runnerResponse: string;
+  harnessResponse?: string;
+  harnessError?: string;
+}
+
+/** The questions of the smallest documents, `limit` of them at least (whole documents). */
+export function pickQuestions(benchDir: string, limit: number): { samples: RunnerSample[]; docs: string[] } {
+  const all = JSON.parse(fs.readFileSync(path.join(benchDir, 'samples.dev.json'), 'utf8')) as RunnerSample[];
+  const size = (d: string) => {
+    const f = path.join(benchDir, 'documents', d);
+    return fs.existsSync(f) ? fs.statSync(f).size : Infinity;
+  };
+  const docs = [...new Set(all.map((s) => s.doc_id))].filter((d) => size(d) < Infinity).sort((a, b) => size(a) - size(b));
+  const chosen: string[] = [];
+  let n = 0;
+  for (const d of docs) {
+    if (n >= limit) break;
+    chosen.push(d);
+    n += all.filter((s) => s.doc_id === d).length;
+  }
+  const samples = all.filter((s) => chosen.includes(s.doc_id)).slice(0, limit);
+  return { samples, docs: [...new Set(samples.map((s) => s.doc_id))] };
+}
+
+/** Build (once) the index of the chosen documents: offline, OCR off. */
+export function ensureIndex(benchDir: string, docs: string[], work: string): string {
+  const key = docs.join(',');
+  const index = path.join(work, 'index');
+  const stamp = path.join(work, 'index.docs');
+  if (fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === key) return index;
+  const corpus = path.join(work, 'corpus');
+  fs.rmSync(corpus, { recursive: true, force: true });
+  fs.rmSync(index, { recursive: true, force: true });
+  fs.mkdirSync(corpus, { recursive: true });
+  for (const d of docs) fs.copyFileSync(path.join(benchDir, 'documents', d), path.join(corpus, d));
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(repoRoot(), 'bin', 'kf.js'),
+      'index',
+      'build',
+      '--corpus',
+      corpus,
+      '--bench',
+      'mmlongbench-doc',
+      '--out',
+      index,
+      '--offline',
+      '--ocr',
+      'off',
+      '--quiet',
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new KfError('index_failed', `kf index build failed: ${(r.stderr || r.stdout).slice(-500)}`, 'see the build output');
+  fs.writeFileSync(stamp, key);
+  return index;
+}
+
+const bodies = (server: ScriptedServer, from: number, to?: number): Body[] =>
+  server.requests
+    .slice(from, to)
+    .filter((r) => r.kind === 'chat')
+    .map((r) => r.body as Body);
+
+export async function runComparison(o: ComparisonOptions): Promise<QuestionComparison[]> {
+  const log = o.log ?? (() => undefined);
+  fs.mkdirSync(o.work, { recursive: true });
+  const { samples, docs } = pickQuestions(o.benchDir, o.limit);
+  log(`${samples.length} questions over ${docs.length} documents: ${docs.join(', ')}`);
+  const index = ensureIndex(o.benchDir, docs, o.work);
+  const packagesFile = path.join(o.checkout, 'data', 'kb_packages.json');
+  const plan = await planServe({ indexes: [index], bench: 'mmlb', packages: packagesFile });
+  const key = 'kf-diff-runner';
+  const kb = await startKbServer({ packages: plan.packages, key, host: '127.0.0.1', port: 0 });
+  const model = await ScriptedServer.start();
+  model.on({ match: () => true, reply: (req) => scriptedReply(req) });
+  const router = createModelRouter({ defaults: { baseUrl: model.url, model: 'scripted' } }, { env: { OPENAI_API_KEY: 'kf-diff' }, cacheMode: 'off' });
+  const run = fs.mkdtempSync(path.join(o.work, 'run-'));
+  const copy = prepareRunner({ checkout: o.checkout, into: run, samples, modelUrl: model.url, kbUrl: kb.url, kbKey: key, mmlbRepo: o.mmlbRepo });
+  const out: QuestionComparison[] = [];
+  try {
+    for (const mode of o.modes)
+      for (const [i, s] of samples.entries()) {
+        const qid = `full-${String(i).padStart(4, '0')}`;
+        const pkg = plan.packages.find((p) => p.docs[0]?.file === s.doc_id);
+        if (!pkg) throw new KfError('diff_no_package', `no served package for ${s.doc_id}`, 'check the package map');
+        const m0 = model.requests.length;
+        const rec = await runnerAnswer(copy, mode, qid, `out/${mode}_answers.json`);
+        const m1 = model.requests.length;
+        const c: QuestionComparison = { mode, qid, doc: s.doc_id, runnerRequests: 0, harnessRequests: 0, runnerResponse: String(rec?.response ?? '') };
+        try {
+          const a = await answerRunnerMode(
+            { bench: 'mmlb', mode, kb: httpKbApi(kb.url, pkg.uuid, key), model: (stage) => router.forStage(stage as never), checkout: o.checkout },
+            { id: qid, question: s.question },
+          );
+          c.harnessResponse = a.response;
+        } catch (e) {
+          c.harnessError = (e as Error).message;
+        }
+        const runnerBodies = bodies(model, m0, m1);
+        const harnessBodies = bodies(model, m1);
+        c.runnerRequests = runnerBodies.length;
+        c.harnessRequests = harnessBodies.length;
+        c.first = firstDifference(runnerBodies, harnessBodies);
+        log(
+          `${mode} ${qid} ${s.doc_id}: ${c.first ? `differs at request ${c.first.index + 1}` : `${c.runnerRequests} requests identical`}${c.harnessError ? ` (harness: ${c.harnessError.slice(0, 120)})` : ''}`,
+        );
+        out.push(c);
+      }
+  } finally {
+    await router.close().catch(() => undefined);
+    await model.close();
+    await kb.close();
+    fs.rmSync(run, { recursive: true, force: true });
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+/**
+ * The knowledge-base API calls of runner mode (`/api/v2/kb/{uuid}/...`, as the released runner's
+ * client makes them): the JSON `data` of each endpoint, untouched, so runner mode renders exactly
+ * what the runner renders. Over HTTP (a hosted package, or `kf serve kb`).
+ */
+import { KfError } from '../../util/errors';
+
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface KbApi {
+  overview(): Promise<Json>;
+  card(): Promise<Json>;
+  sources(): Promise<Json>;
+  search(query: string, topk: number): Promise<Json>;
+  get(endpoint: string, params: Record<string, string>): Promise<Json>;
+  /** A media fragment's file: bytes, mime type, file name. */
+  download(fragmentId: string): Promise<{ data: Buffer; mime: string; name: string }>;
+  calls: number;
+}
+
+const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', pdf: 'application/pdf' };
+
+export function httpKbApi(baseUrl: string, uuid: string, key?: string): KbApi {
+  const root = `${baseUrl.replace(/\/+$/, '')}/api/v2/kb/${encodeURIComponent(uuid)}`;
+  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  const api: KbApi = {
+    calls: 0,
+    overview: () => api.get('overview', {}),
+    card: () => api.get('card', {}),
+    sources: () => api.get('sources', { min_contribution: '0' }),
+    async search(query, topk) {
+      api.calls++;
+      const r = await fetch(`${root}/search`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ query, topk, score_fields: true }),
+      });
+      return unwrap(r, 'search');
+    },
+    async get(endpoint, params) {
+      api.calls++;
+      const qs = new URLSearchParams(params).toString();
+      const r = await fetch(`${root}/${endpoint}${qs ? `?${qs}` : ''}`, { headers });
+      return unwrap(r, endpoint);
+    },
+    async download(fragmentId) {
+      api.calls++;
+      const r = await fetch(`${root}/download?${new URLSearchParams({ fragment_id: fragmentId })}`, { headers });
+      if (r.status >= 400) throw new KfError('kb_api', `download failed HTTP ${r.status}: ${(await r.text()).slice(0, 200)}`, 'check the fragment id');
+      const disp = r.headers.get('content-disposition') ?? '';
+      const name = disp.includes('filename=') ? disp.split('filename=')[1].trim().replace(/^"|"$/g, '') : '';
+      const ext = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
+      const mime = (r.headers.get('content-type') ?? '').split(';')[0].trim() || MIME[ext] || 'application/octet-stream';
+      return { data: Buffer.from(await r.arrayBuffer()), mime, name };
+    },
+  };
+  return api;
+}
+
+async function unwrap(r: Response, what: string): Promise<Json> {
+  const text = await r.text();
+  if (r.status >= 400) throw new KfError('kb_api', `${what}: HTTP ${r.status} ${text.slice(0, 300)}`, 'check the package uuid, the key and the server');
+  const j = JSON.parse(text) as Json;
+  if (j && typeof j === 'object' && 'success' in j) {
+    if (!j.success) throw new KfError('kb_api', `${what}: ${JSON.stringify(j.error ?? j)}`, 'check the request');
+    return (j.data ?? {}) as Json;
+  }
+  return j ?? {};
+}
