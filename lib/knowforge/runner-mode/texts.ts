@@ -173,3 +173,21 @@ export function fill(parts: readonly LitPart[], vars: Record<string, string | un
     })
     .join('');
 }
+
+/** Fill an f-string's fields in order from `values`. */
+export function fillSeq(parts: readonly LitPart[], values: string[]): string {
+  let i = 0;
+  return parts.map((p) => (typeof p === 'string' ? p : (values[i++] ?? ''))).join('');
+}
+
+/** The first run of a source whose fields are exactly `fields`. */
+export function byFieldsExact(s: RunnerSource, fields: string[]): LitPart[] {
+  return runByFields(s, fields);
+}
+
+/** The first run of a source whose fields pass `ok`. */
+export function byFieldsCount(s: RunnerSource, ok: (f: string[]) => boolean): LitPart[] {
+  const r = s.runs.find((x) => ok(fieldsOf(x.parts)));
+  if (!r) throw missing(s.file, 'an f-string');
+  return r.parts;
+}
