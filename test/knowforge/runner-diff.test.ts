@@ -1,0 +1,41 @@
+/**
+ * The differential test of issue 31: the authors' released runner (run from a temporary copy of
+ * ../shared/reference/knowforge-bench) and the harness in runner mode, against ONE scripted model
+ * (replies a deterministic function of the request, every request recorded) and ONE `kf serve kb`
+ * over per-document indexes of MMLongBench-Doc PDFs (built once into the shared test folder, offline,
+ * OCR off). For S4, M5, P1 and P0 on 12 questions: every model request the harness sends equals the
+ * runner's, in the same order, and the final answers are equal.
+ *
+ * Skipped, with the reason, when the runner checkout, python3 + requests, or the benchmark is absent.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { benchDir, repoRoot } from '../../lib/util/paths';
+import { runComparison } from '../../lib/knowforge/runner-diff/comparison';
+import { runnerUnavailable } from '../../lib/knowforge/runner-diff/released-runner';
+import { sharedScratch } from '../_shared/scratch';
+import { nonEmpty } from '../_shared/non-empty';
+
+const CHECKOUT = process.env.KF_KNOWFORGE_BENCH ?? path.resolve(repoRoot(), '..', 'shared', 'reference', 'knowforge-bench');
+const BENCH = benchDir('mmlongbench-doc');
+
+test('runner mode equals the released runner: S4, M5, P1, P0 on 12 MMLongBench-Doc questions, request for request', async (t) => {
+  const why = runnerUnavailable(CHECKOUT) ?? (fs.existsSync(path.join(BENCH, 'samples.dev.json')) ? undefined : `MMLongBench-Doc is absent at ${BENCH}`);
+  if (why) {
+    t.skip(why);
+    return;
+  }
+  const results = await runComparison({ checkout: CHECKOUT, benchDir: BENCH, modes: ['S4', 'M5', 'P1', 'P0'], limit: 12, work: sharedScratch('runner-diff') });
+  assert.equal(results.length, 48);
+  for (const r of nonEmpty(results, 'the compared questions')) {
+    const where = `${r.mode} ${r.qid} (${r.doc})`;
+    assert.ok(r.runnerRequests >= 2, `${where}: the runner sent ${r.runnerRequests} requests`);
+    assert.equal(r.harnessError, undefined, `${where}: the harness failed`);
+    assert.equal(r.first, undefined, `${where}: request ${(r.first?.index ?? 0) + 1} differs (- runner, + harness):\n${r.first?.diff}`);
+    assert.equal(r.harnessResponse, r.runnerResponse, `${where}: final answers differ`);
+  }
+  // The script reaches the loop's guidance paths: some agent question ran more calls than the S4 pair.
+  assert.ok(results.some((r) => r.mode !== 'S4' && r.runnerRequests >= 8));
+});
