@@ -71,7 +71,7 @@ export function readLiteral(src: string, i: number): { parts: LitPart[]; end: nu
       lit = '';
       const f = readField(src, j + 1);
       // A format spec (`{x:.1f}`) is not used by the texts read here; keep the expression before it.
-      parts.push({ expr: f.expr.replace(/:[^\]\)'"]*$/, '').trim() });
+      parts.push({ expr: f.expr.replace(/:[^\])'"]*$/, '').trim() });
       j = f.end;
     } else {
       lit += c;
