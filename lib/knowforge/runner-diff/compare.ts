@@ -63,3 +63,23 @@ export function firstDifference(runner: Body[], harness: Body[]): FirstDifferenc
   }
   return undefined;
 }
+
+const textOf = (c: unknown): string =>
+  typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: { type?: string; text?: string }) => (p.type === 'text' ? (p.text ?? '') : '')).join('\n') : '';
+
+/**
+ * One runner process answers the questions one after another (one worker), so its requests come in
+ * runs, one per question: a run starts at the first request that names the next question (every
+ * question's first request carries it) and takes every request up to the next such one.
+ */
+export function splitByQuestion(xs: Body[], questions: string[]): Body[][] {
+  const out: Body[][] = questions.map(() => []);
+  let at = 0;
+  for (const b of xs) {
+    const text = ((b.messages as { content?: unknown }[] | undefined) ?? []).map((m) => textOf(m.content)).join('\n');
+    const next = questions[at + 1];
+    if (next !== undefined && next !== questions[at] && text.includes(next) && !text.includes(questions[at])) at++;
+    out[at].push(b);
+  }
+  return out;
+}

@@ -7,16 +7,16 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createModelRouter } from '../../models/router';
+import { createModelRouter, type ModelRouter } from '../../models/router';
 import { ScriptedServer } from '../../models/testing/scripted-server';
-import { planServe } from '../../serve-kb/plan';
+import { planServe, type ServePlan } from '../../serve-kb/plan';
 import { startKbServer } from '../../serve-kb/server';
 import { KfError } from '../../util/errors';
 import { repoRoot } from '../../util/paths';
 import { httpKbApi } from '../runner-mode/kb-api';
 import { answerRunnerMode, type RunnerModeName } from '../runner-mode/pipeline';
-import { firstDifference, type Body, type FirstDifference } from './compare';
-import { prepareRunner, runnerAnswer, type RunnerSample } from './released-runner';
+import { firstDifference, splitByQuestion, type Body, type FirstDifference } from './compare';
+import { prepareRunner, runnerAnswers, type RunnerSample } from './released-runner';
 import { scriptedReply } from './scripted-model';
 
 export interface ComparisonOptions {
@@ -105,6 +105,41 @@ const bodies = (server: ScriptedServer, from: number, to?: number): Body[] =>
     .filter((r) => r.kind === 'chat')
     .map((r) => r.body as Body);
 
+/** The harness in runner mode over the questions, one after another: its answers and where each question's requests start. */
+async function harnessRun(o: {
+  mode: RunnerModeName;
+  samples: RunnerSample[];
+  plan: ServePlan;
+  kbUrl: string;
+  key: string;
+  model: ScriptedServer;
+  router: ModelRouter;
+  checkout: string;
+}): Promise<{ starts: number[]; responses: (string | undefined)[]; errors: (string | undefined)[] }> {
+  const starts: number[] = [];
+  const responses: (string | undefined)[] = [];
+  const errors: (string | undefined)[] = [];
+  for (const [i, s] of o.samples.entries()) {
+    const pkg = o.plan.packages.find((p) => p.docs[0]?.file === s.doc_id);
+    if (!pkg) throw new KfError('diff_no_package', `no served package for ${s.doc_id}`, 'check the package map');
+    starts.push(o.model.requests.length);
+    try {
+      const a = await answerRunnerMode(
+        { bench: 'mmlb', mode: o.mode, kb: httpKbApi(o.kbUrl, pkg.uuid, o.key), model: (stage) => o.router.forStage(stage as never), checkout: o.checkout },
+        { id: qidOf(i), question: s.question },
+      );
+      responses.push(a.response);
+      errors.push(undefined);
+    } catch (e) {
+      responses.push(undefined);
+      errors.push((e as Error).message);
+    }
+  }
+  return { starts, responses, errors };
+}
+
+const qidOf = (i: number) => `full-${String(i).padStart(4, '0')}`;
+
 export async function runComparison(o: ComparisonOptions): Promise<QuestionComparison[]> {
   const log = o.log ?? (() => undefined);
   fs.mkdirSync(o.work, { recursive: true });
@@ -122,34 +157,36 @@ export async function runComparison(o: ComparisonOptions): Promise<QuestionCompa
   const copy = prepareRunner({ checkout: o.checkout, into: run, samples, modelUrl: model.url, kbUrl: kb.url, kbKey: key, mmlbRepo: o.mmlbRepo });
   const out: QuestionComparison[] = [];
   try {
-    for (const mode of o.modes)
+    for (const mode of o.modes) {
+      const m0 = model.requests.length;
+      const records = await runnerAnswers(copy, mode, samples.length, `out/${mode}_answers.json`);
+      const m1 = model.requests.length;
+      const h = await harnessRun({ mode, samples, plan, kbUrl: kb.url, key, model, router, checkout: o.checkout });
+      const runnerParts = splitByQuestion(
+        bodies(model, m0, m1),
+        samples.map((s) => s.question),
+      );
       for (const [i, s] of samples.entries()) {
-        const qid = `full-${String(i).padStart(4, '0')}`;
-        const pkg = plan.packages.find((p) => p.docs[0]?.file === s.doc_id);
-        if (!pkg) throw new KfError('diff_no_package', `no served package for ${s.doc_id}`, 'check the package map');
-        const m0 = model.requests.length;
-        const rec = await runnerAnswer(copy, mode, qid, `out/${mode}_answers.json`);
-        const m1 = model.requests.length;
-        const c: QuestionComparison = { mode, qid, doc: s.doc_id, runnerRequests: 0, harnessRequests: 0, runnerResponse: String(rec?.response ?? '') };
-        try {
-          const a = await answerRunnerMode(
-            { bench: 'mmlb', mode, kb: httpKbApi(kb.url, pkg.uuid, key), model: (stage) => router.forStage(stage as never), checkout: o.checkout },
-            { id: qid, question: s.question },
-          );
-          c.harnessResponse = a.response;
-        } catch (e) {
-          c.harnessError = (e as Error).message;
-        }
-        const runnerBodies = bodies(model, m0, m1);
-        const harnessBodies = bodies(model, m1);
-        c.runnerRequests = runnerBodies.length;
-        c.harnessRequests = harnessBodies.length;
-        c.first = firstDifference(runnerBodies, harnessBodies);
+        const qid = qidOf(i);
+        const runnerBodies = runnerParts[i] ?? [];
+        const harnessBodies = bodies(model, h.starts[i], h.starts[i + 1]);
+        const c: QuestionComparison = {
+          mode,
+          qid,
+          doc: s.doc_id,
+          runnerRequests: runnerBodies.length,
+          harnessRequests: harnessBodies.length,
+          first: firstDifference(runnerBodies, harnessBodies),
+          runnerResponse: String(records[qid]?.response ?? ''),
+          harnessResponse: h.responses[i],
+          harnessError: h.errors[i],
+        };
         log(
           `${mode} ${qid} ${s.doc_id}: ${c.first ? `differs at request ${c.first.index + 1}` : `${c.runnerRequests} requests identical`}${c.harnessError ? ` (harness: ${c.harnessError.slice(0, 120)})` : ''}`,
         );
         out.push(c);
       }
+    }
   } finally {
     await router.close().catch(() => undefined);
     await model.close();

@@ -2,7 +2,7 @@
  * The released runner, run from a temporary copy of the user's checkout: its package and data files
  * generated into the copy (MMLongBench-Doc questions from the harness's benchmark folder, the package
  * map from the checkout's own data/, the benchmark's eval code linked from its checkout), a config
- * pointing every endpoint at the comparison's servers, one process per question.
+ * pointing every endpoint at the comparison's servers, one process per configuration (one worker).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -67,8 +67,8 @@ function python(cwd: string, args: string[]): Promise<{ code: number; out: strin
   });
 }
 
-/** `answer` for one question; returns its record (response, status, ...). */
-export async function runnerAnswer(copy: RunnerCopy, mode: string, qid: string, out: string): Promise<Record<string, unknown>> {
+/** `answer` over the first `limit` questions, one worker (questions one after another); returns qid -> record. */
+export async function runnerAnswers(copy: RunnerCopy, mode: string, limit: number, out: string): Promise<Record<string, Record<string, unknown>>> {
   const r = await python(copy.dir, [
     '-m',
     'kfbench.run',
@@ -79,8 +79,8 @@ export async function runnerAnswer(copy: RunnerCopy, mode: string, qid: string, 
     'mmlb',
     '--mode',
     mode,
-    '--qids',
-    qid,
+    '--limit',
+    String(limit),
     '--workers',
     '1',
     '--out',
@@ -88,8 +88,8 @@ export async function runnerAnswer(copy: RunnerCopy, mode: string, qid: string, 
   ]);
   const file = path.resolve(copy.dir, out);
   if (r.code !== 0 || !fs.existsSync(file))
-    throw new KfError('runner_failed', `the released runner failed on ${qid} (${mode}): ${r.out.slice(-600)}`, 'see its output above');
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>)[qid];
+    throw new KfError('runner_failed', `the released runner failed (${mode}): ${r.out.slice(-600)}`, 'see its output above');
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>;
 }
 
 /** The runner's scorer over an answers file: qid -> score (its judged file). */
