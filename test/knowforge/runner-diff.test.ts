@@ -3,8 +3,10 @@
  * ../shared/reference/knowforge-bench) and the harness in runner mode, against ONE scripted model
  * (replies a deterministic function of the request, every request recorded) and ONE `kf serve kb`
  * over per-document indexes of MMLongBench-Doc PDFs (built once into the shared test folder, offline,
- * OCR off). For S4, M5, P1 and P0 on 12 questions: every model request the harness sends equals the
- * runner's, in the same order, and the final answers are equal.
+ * OCR off). For S4, M5, P1 and P0 on the 12 questions of the two smallest documents and the 5 of
+ * watch_d.pdf (figures, so read_media sends images): every model request the harness sends equals
+ * the runner's, in the same order (vision calls, which the runner runs concurrently, as a set), and
+ * the final answers are equal. One runner process per configuration answers every question.
  *
  * Skipped, with the reason, when the runner checkout, python3 + requests, or the benchmark is absent.
  */
@@ -21,14 +23,21 @@ import { nonEmpty } from '../_shared/non-empty';
 const CHECKOUT = process.env.KF_KNOWFORGE_BENCH ?? path.resolve(repoRoot(), '..', 'shared', 'reference', 'knowforge-bench');
 const BENCH = benchDir('mmlongbench-doc');
 
-test('runner mode equals the released runner: S4, M5, P1, P0 on 12 MMLongBench-Doc questions, request for request', async (t) => {
+test('runner mode equals the released runner: S4, M5, P1, P0 on 17 MMLongBench-Doc questions, request for request', async (t) => {
   const why = runnerUnavailable(CHECKOUT) ?? (fs.existsSync(path.join(BENCH, 'samples.dev.json')) ? undefined : `MMLongBench-Doc is absent at ${BENCH}`);
   if (why) {
     t.skip(why);
     return;
   }
-  const results = await runComparison({ checkout: CHECKOUT, benchDir: BENCH, modes: ['S4', 'M5', 'P1', 'P0'], limit: 12, work: sharedScratch('runner-diff') });
-  assert.equal(results.length, 48);
+  const results = await runComparison({
+    checkout: CHECKOUT,
+    benchDir: BENCH,
+    modes: ['S4', 'M5', 'P1', 'P0'],
+    limit: 12,
+    docs: ['watch_d.pdf'],
+    work: sharedScratch('runner-diff'),
+  });
+  assert.equal(results.length, 4 * 17);
   for (const r of nonEmpty(results, 'the compared questions')) {
     const where = `${r.mode} ${r.qid} (${r.doc})`;
     assert.ok(r.runnerRequests >= 2, `${where}: the runner sent ${r.runnerRequests} requests`);
@@ -38,4 +47,24 @@ test('runner mode equals the released runner: S4, M5, P1, P0 on 12 MMLongBench-D
   }
   // The script reaches the loop's guidance paths: some agent question ran more calls than the S4 pair.
   assert.ok(results.some((r) => r.mode !== 'S4' && r.runnerRequests >= 8));
+  // Every tool of the catalogue ran somewhere, and read_media sent images to the vision model.
+  const called = new Set(results.flatMap((r) => r.runnerTools));
+  for (const tool of [
+    'search_knowledge',
+    'fragment_context',
+    'read_media',
+    'media_context',
+    'find_figure',
+    'list_media',
+    'list_books',
+    'book_toc',
+    'list_tables',
+    'query_table',
+    'get_table',
+  ])
+    assert.ok(called.has(tool), `no question called ${tool}`);
+  assert.ok(
+    results.some((r) => r.runnerVision > 0),
+    'no vision request',
+  );
 });

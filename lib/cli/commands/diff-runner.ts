@@ -20,11 +20,16 @@ export const command: CommandSpec = {
     bench: { type: 'string', default: 'mmlb', choices: ['mmlb'], description: 'benchmark (MMLongBench-Doc, per-document packages)' },
     config: { type: 'string', multiple: true, description: `configuration(s): ${RUNNER_MODES.join(' | ')} (default S4)` },
     limit: { type: 'string', default: '12', validate: isPositiveInt, description: 'questions, from the smallest documents up' },
+    doc: { type: 'string', multiple: true, description: 'also every question of this document (repeatable), e.g. watch_d.pdf (figures: read_media runs)' },
     runner: { type: 'string', description: 'your knowforge-bench checkout (default ../shared/reference/knowforge-bench or $KF_KNOWFORGE_BENCH)' },
     'mmlb-eval': { type: 'string', description: "MMLongBench-Doc's checkout (the runner's scorer reads its eval/)" },
     work: { type: 'string', description: 'scratch folder (the index is built once into it); default the OS temp folder' },
   },
-  examples: ['kf diff-runner --bench mmlb --config S4 --limit 12', 'kf diff-runner --config M5 --limit 3 --runner ../knowforge-bench'],
+  examples: [
+    'kf diff-runner --bench mmlb --config S4 --limit 12',
+    'kf diff-runner --config M5 --config P0 --limit 12 --doc watch_d.pdf',
+    'kf diff-runner --config M5 --limit 3 --runner ../knowforge-bench',
+  ],
   async run(args) {
     const checkout = path.resolve(str(args, 'runner') ?? process.env.KF_KNOWFORGE_BENCH ?? path.join('..', 'shared', 'reference', 'knowforge-bench'));
     const why = runnerUnavailable(checkout);
@@ -37,6 +42,7 @@ export const command: CommandSpec = {
       mmlbRepo: str(args, 'mmlb-eval'),
       modes,
       limit: int(args, 'limit') ?? 12,
+      docs: list(args, 'doc'),
       work: path.resolve(str(args, 'work') ?? path.join(os.tmpdir(), 'kf-diff-runner')),
       log: (l) => console.log(l),
     });

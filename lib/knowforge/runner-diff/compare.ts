@@ -45,7 +45,13 @@ export function lineDiff(a: Body | undefined, b: Body | undefined, context = 3):
   let i = 0;
   while (i < x.length && i < y.length && x[i] === y[i]) i++;
   const from = Math.max(0, i - context);
-  const cut = (s: string) => (s.length > 400 ? `${s.slice(0, 400)}...` : s);
+  // Long lines (a whole prompt) are shown around their first differing character.
+  let k = 0;
+  const a0 = x[i] ?? '';
+  const b0 = y[i] ?? '';
+  while (k < a0.length && k < b0.length && a0[k] === b0[k]) k++;
+  const at = Math.max(0, k - 200);
+  const cut = (s: string) => (s.length > 400 ? `${at ? '...' : ''}${s.slice(at, at + 400)}...` : s);
   return [
     ...x.slice(from, i).map((l) => `  ${cut(l)}`),
     ...x.slice(i, i + context).map((l) => `- ${cut(l)}`),

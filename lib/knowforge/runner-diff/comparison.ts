@@ -28,6 +28,8 @@ export interface ComparisonOptions {
   modes: RunnerModeName[];
   /** Questions to compare (from the smallest documents up). */
   limit: number;
+  /** Documents whose questions are compared too (e.g. one with figures, so read_media runs). */
+  docs?: string[];
   /** Scratch folder: the index is built once into it and reused. */
   work: string;
   log?: (line: string) => void;
@@ -39,14 +41,18 @@ export interface QuestionComparison {
   doc: string;
   runnerRequests: number;
   harnessRequests: number;
+  /** The runner's vision requests (read_media) among them. */
+  runnerVision: number;
+  /** The tools the runner's agents called (from the assistant turns it sent back). */
+  runnerTools: string[];
   first?: FirstDifference;
   runnerResponse: string;
   harnessResponse?: string;
   harnessError?: string;
 }
 
-/** The questions of the smallest documents, `limit` of them at least (whole documents). */
-export function pickQuestions(benchDir: string, limit: number): { samples: RunnerSample[]; docs: string[] } {
+/** The first `limit` questions of the smallest documents, then every question of `extra` documents. */
+export function pickQuestions(benchDir: string, limit: number, extra: string[] = []): { samples: RunnerSample[]; docs: string[] } {
   const all = JSON.parse(fs.readFileSync(path.join(benchDir, 'samples.dev.json'), 'utf8')) as RunnerSample[];
   const size = (d: string) => {
     const f = path.join(benchDir, 'documents', d);
@@ -60,7 +66,13 @@ export function pickQuestions(benchDir: string, limit: number): { samples: Runne
     chosen.push(d);
     n += all.filter((s) => s.doc_id === d).length;
   }
-  const samples = all.filter((s) => chosen.includes(s.doc_id)).slice(0, limit);
+  for (const d of extra)
+    if (!all.some((s) => s.doc_id === d) || size(d) === Infinity)
+      throw new KfError('diff_no_doc', `${d}: no MMLongBench-Doc questions or document`, 'name a document of samples.dev.json');
+  const samples = [
+    ...all.filter((s) => chosen.includes(s.doc_id) && !extra.includes(s.doc_id)).slice(0, limit),
+    ...all.filter((s) => extra.includes(s.doc_id)),
+  ];
   return { samples, docs: [...new Set(samples.map((s) => s.doc_id))] };
 }
 
@@ -138,12 +150,30 @@ async function harnessRun(o: {
   return { starts, responses, errors };
 }
 
+/** The tool names in the assistant turns of a question's requests (each turn counted once). */
+function toolsCalled(bs: Body[]): string[] {
+  const turns = new Set<string>();
+  for (const b of bs)
+    for (const m of (b.messages as { role?: string; content?: unknown }[] | undefined) ?? [])
+      if (m.role === 'assistant' && typeof m.content === 'string') turns.add(m.content);
+  const out = new Set<string>();
+  for (const t of turns) {
+    try {
+      const o = JSON.parse(t) as { tool?: unknown };
+      if (typeof o.tool === 'string') out.add(o.tool);
+    } catch {
+      // prose or malformed: no tool
+    }
+  }
+  return [...out].sort();
+}
+
 const qidOf = (i: number) => `full-${String(i).padStart(4, '0')}`;
 
 export async function runComparison(o: ComparisonOptions): Promise<QuestionComparison[]> {
   const log = o.log ?? (() => undefined);
   fs.mkdirSync(o.work, { recursive: true });
-  const { samples, docs } = pickQuestions(o.benchDir, o.limit);
+  const { samples, docs } = pickQuestions(o.benchDir, o.limit, o.docs);
   log(`${samples.length} questions over ${docs.length} documents: ${docs.join(', ')}`);
   const index = ensureIndex(o.benchDir, docs, o.work);
   const packagesFile = path.join(o.checkout, 'data', 'kb_packages.json');
@@ -175,6 +205,8 @@ export async function runComparison(o: ComparisonOptions): Promise<QuestionCompa
           qid,
           doc: s.doc_id,
           runnerRequests: runnerBodies.length,
+          runnerTools: toolsCalled(runnerBodies),
+          runnerVision: runnerBodies.filter((b) => JSON.stringify(b.messages ?? '').includes('"image_url"')).length,
           harnessRequests: harnessBodies.length,
           first: firstDifference(runnerBodies, harnessBodies),
           runnerResponse: String(records[qid]?.response ?? ''),
@@ -182,7 +214,7 @@ export async function runComparison(o: ComparisonOptions): Promise<QuestionCompa
           harnessError: h.errors[i],
         };
         log(
-          `${mode} ${qid} ${s.doc_id}: ${c.first ? `differs at request ${c.first.index + 1}` : `${c.runnerRequests} requests identical`}${c.harnessError ? ` (harness: ${c.harnessError.slice(0, 120)})` : ''}`,
+          `${mode} ${qid} ${s.doc_id}: ${c.first ? `differs at request ${c.first.index + 1}` : `${c.runnerRequests} requests identical${c.runnerVision ? ` (${c.runnerVision} vision)` : ''}`} [${c.runnerTools.join(' ')}]${c.harnessError ? ` (harness: ${c.harnessError.slice(0, 120)})` : ''}`,
         );
         out.push(c);
       }

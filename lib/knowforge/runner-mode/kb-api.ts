@@ -4,6 +4,7 @@
  * what the runner renders. Over HTTP (a hosted package, or `kf serve kb`).
  */
 import { KfError } from '../../util/errors';
+import { pyStr } from './python-values';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -35,18 +36,20 @@ export function httpKbApi(baseUrl: string, uuid: string, key?: string): KbApi {
         headers: { ...headers, 'content-type': 'application/json' },
         body: JSON.stringify({ query, topk, score_fields: true }),
       });
-      return unwrap(r, 'search');
+      return unwrap(r, `${root}/search`);
     },
     async get(endpoint, params) {
       api.calls++;
-      const qs = new URLSearchParams(params).toString();
-      const r = await fetch(`${root}/${endpoint}${qs ? `?${qs}` : ''}`, { headers });
-      return unwrap(r, endpoint);
+      const qs = pyUrlencode(params);
+      const url = `${root}/${endpoint}${qs ? `?${qs}` : ''}`;
+      const r = await fetch(url, { headers });
+      return unwrap(r, url);
     },
     async download(fragmentId) {
       api.calls++;
-      const r = await fetch(`${root}/download?${new URLSearchParams({ fragment_id: fragmentId })}`, { headers });
-      if (r.status >= 400) throw new KfError('kb_api', `download failed HTTP ${r.status}: ${(await r.text()).slice(0, 200)}`, 'check the fragment id');
+      const r = await fetch(`${root}/download?${pyUrlencode({ fragment_id: fragmentId })}`, { headers });
+      // The runner's client message (read_media quotes it to the agent).
+      if (r.status >= 400) throw new KbApiError(`download failed HTTP ${r.status}: ${[...(await r.text())].slice(0, 200).join('')}`);
       const disp = r.headers.get('content-disposition') ?? '';
       const name = disp.includes('filename=') ? disp.split('filename=')[1].trim().replace(/^"|"$/g, '') : '';
       const ext = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
@@ -57,12 +60,35 @@ export function httpKbApi(baseUrl: string, uuid: string, key?: string): KbApi {
   return api;
 }
 
-async function unwrap(r: Response, what: string): Promise<Json> {
+/** A knowledge-base call that failed, its message as the runner's client words it (the agents read it in tool errors). */
+export class KbApiError extends KfError {
+  constructor(message: string) {
+    super('kb_api', message, 'check the package uuid, the key and the server');
+  }
+}
+
+/** urllib.parse.urlencode of string parameters (quote_plus: letters, digits and _.-~ kept, space as +). */
+export function pyUrlencode(params: Record<string, string>): string {
+  const q = (v: string) =>
+    [...Buffer.from(v, 'utf8')]
+      .map((b) => {
+        const c = String.fromCharCode(b);
+        if (/[A-Za-z0-9_.~-]/.test(c)) return c;
+        if (c === ' ') return '+';
+        return `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+      })
+      .join('');
+  return Object.entries(params)
+    .map(([k, v]) => `${q(k)}=${q(v)}`)
+    .join('&');
+}
+
+async function unwrap(r: Response, url: string): Promise<Json> {
   const text = await r.text();
-  if (r.status >= 400) throw new KfError('kb_api', `${what}: HTTP ${r.status} ${text.slice(0, 300)}`, 'check the package uuid, the key and the server');
+  if (r.status >= 400) throw new KbApiError(`HTTP ${r.status} ${url}: ${[...text].slice(0, 300).join('')}`);
   const j = JSON.parse(text) as Json;
-  if (j && typeof j === 'object' && 'success' in j) {
-    if (!j.success) throw new KfError('kb_api', `${what}: ${JSON.stringify(j.error ?? j)}`, 'check the request');
+  if (j && typeof j === 'object' && !Array.isArray(j) && 'success' in j) {
+    if (!j.success) throw new KbApiError(pyStr(j.error || j));
     return (j.data ?? {}) as Json;
   }
   return j ?? {};

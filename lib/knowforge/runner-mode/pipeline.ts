@@ -137,7 +137,7 @@ export async function answerRunnerMode(o: RunnerModeOptions, q: RunnerQuestion):
   const question = q.question + a.guardrail[o.bench];
   const profile = await profileText(a, o.kb);
   const builder = new RunnerMaterials(texts);
-  const st: ToolState = { kb: o.kb, builder, queries: [], searchLog: [] };
+  const st: ToolState = { kb: o.kb, vision: o.model('vision'), questionId: q.id, builder, queries: [], searchLog: [] };
   let run: AgentRun = {};
   if (o.mode === 'S4') {
     const data = await o.kb.search(question, 8);

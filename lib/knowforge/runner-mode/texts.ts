@@ -162,6 +162,7 @@ export function fill(parts: readonly LitPart[], vars: Record<string, string | un
   return parts
     .map((p) => {
       if (typeof p === 'string') return p;
+      if (p.expr in vars) return vars[p.expr] ?? '';
       const ops = p.expr.split(/\s+or\s+/);
       for (const op of ops) {
         const lit = /^(['"])(.*)\1$/s.exec(op.trim());
@@ -190,4 +191,39 @@ export function byFieldsCount(s: RunnerSource, ok: (f: string[]) => boolean): Li
   const r = s.runs.find((x) => ok(fieldsOf(x.parts)));
   if (!r) throw missing(s.file, 'an f-string');
   return r.parts;
+}
+
+/** Is the literal run at [start, end) a dict key (`d["k"]`, `d.get("k")`, `d.get("k", x)`)? */
+function isKey(src: string, r: LiteralRun): boolean {
+  const before = src.slice(Math.max(0, r.start - 5), r.start);
+  const after = src.slice(r.end, r.end + 1);
+  return (before.endsWith('.get(') && (after === ')' || after === ',')) || (before.endsWith('[') && after === ']');
+}
+
+/**
+ * The literal runs of one function (`def fn(` or `async def fn(`, to the next line indented no deeper
+ * than its `def`), dict keys left out (unless `withKeys`), in source order: the texts a materializer or tool writes, picked
+ * by their place in the function's code.
+ */
+export function fnRuns(s: RunnerSource, fn: string, withKeys = false): LitPart[][] {
+  const m = new RegExp(`^([ \\t]*)(?:async )?def ${fn}\\(`, 'm').exec(s.src);
+  if (!m) throw missing(s.file, `def ${fn}`);
+  const indent = m[1].length;
+  const re = /\n([ \t]*)(?=\S)/g;
+  re.lastIndex = m.index + m[0].length;
+  let end = s.src.length;
+  for (let x = re.exec(s.src); x; x = re.exec(s.src)) {
+    if (x[1].length <= indent && !s.src.startsWith(')', x.index + x[0].length) && !s.src.startsWith('#', x.index + x[0].length)) {
+      end = x.index;
+      break;
+    }
+  }
+  return s.runs.filter((r) => r.start > m.index && r.start < end && (withKeys || !isKey(s.src, r))).map((r) => r.parts);
+}
+
+/** The i-th run of a function's runs, checked to have `fields` fields. */
+export function nthRun(s: RunnerSource, runs: LitPart[][], i: number, fields: number, what: string): LitPart[] {
+  const r = runs[i];
+  if (!r || fieldsOf(r).length !== fields) throw missing(s.file, what);
+  return r;
 }

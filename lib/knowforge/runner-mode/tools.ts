@@ -1,18 +1,25 @@
 /**
  * Runner mode's tools over the knowledge-base API, results written as the released runner writes
- * them. Ported: search_knowledge and fragment_context. The others are in the catalogue the agents see
- * (as in the runner) but answer with a tool error naming the gap (a departure listed in
- * experiments/knowforge/README.md).
+ * them: search_knowledge and fragment_context here; the listing tools (listing-tools.ts), the table
+ * tools (table-tools.ts) and read_media (read-media.ts) beside. Empty-argument messages are the
+ * checkout's own (the `raise ValueError(...)` of each tool function).
  */
 import { fieldsOf, type LitPart } from './python-literals';
-import { pyJsonDumps } from './python-values';
+import { pyJsonDumps, pyStr } from './python-values';
 import { fill, missing, offsetOf, runAfter, type RunnerTexts } from './texts';
 import type { Json, KbApi } from './kb-api';
 import { searchListing, type RunnerMaterials } from './materials';
 import type { LoopTool } from './loop';
+import type { ChatModel } from '../../model-api/types';
+import { bookTocListing, findFigureListing, listBooksListing, listCaps, listMediaListing, mediaContextListing } from './listing-tools';
+import { getTableListing, listTablesListing, queryTableListing } from './table-tools';
+import { readMedia, readMediaListing } from './read-media';
 
 export interface ToolState {
   kb: KbApi;
+  /** The vision model read_media asks. */
+  vision?: ChatModel;
+  questionId?: string;
   builder: RunnerMaterials;
   queries: string[];
   searchLog: Json[];
@@ -78,9 +85,56 @@ function fragmentListing(tt: ToolTexts, b: RunnerMaterials, data: Json): string 
   );
 }
 
+/** The message of the first `raise ValueError(...)` in a tool function of tools.py. */
+const emptyArg = (t: RunnerTexts, fn: string) => plain(runAfter(t.tools, /raise ValueError\(/, offsetOf(t.tools, new RegExp(`def ${fn}\\(`))).parts);
+
+const str = (v: unknown) => (v === undefined || v === null || v === '' || v === 0 || v === false ? '' : pyStr(v));
+
+/** list_books: the sources as name, root node and one line, filtered by a keyword, capped. */
+async function listBooks(t: RunnerTexts, kb: KbApi, args: Record<string, unknown>): Promise<Json> {
+  const data = await kb.sources();
+  const all = ((data.sources ?? []) as Json[]).map((x) => ({ name: str(x.name), root_node_id: str(x.root_node_id), one_line: str(x.one_line) }));
+  const keyword = str(args.keyword).trim();
+  const books = keyword ? all.filter((b) => b.name.toLowerCase().includes(keyword.toLowerCase())) : all;
+  const cap = listCaps(t.materials).books;
+  return { total: all.length, matched: books.length, keyword, books: books.slice(0, cap), truncated: books.length > cap };
+}
+
+function readingTools(t: RunnerTexts, st: ToolState): Record<string, (args: Record<string, unknown>) => Promise<string>> {
+  const m = t.materials;
+  const b = st.builder;
+  const need = (v: unknown, fn: string) => {
+    const x = str(v).trim();
+    if (!x) throw new Error(emptyArg(t, fn));
+    return x;
+  };
+  return {
+    list_books: async (args) => listBooksListing(m, b, await listBooks(t, st.kb, args)),
+    book_toc: async (args) => bookTocListing(m, b, await st.kb.get('book-toc', { book: need(args.book, 'book_toc_afn') })),
+    list_tables: async () => listTablesListing(m, await st.kb.get('tables', {})),
+    query_table: async (args) =>
+      queryTableListing(m, b, await st.kb.get('query-table', { item: need(args.item, 'query_table_afn'), table_id: str(args.table_id) })),
+    get_table: async (args) => getTableListing(m, b, await st.kb.get('table', { table_id: need(args.table_id, 'get_table_afn') })),
+    async list_media(args) {
+      const p: Record<string, string> = { book: str(args.book), kind: str(args.kind) || 'all' };
+      if (str(args.page)) p.page = str(args.page);
+      const heading = str(args.heading) || str(args.section);
+      if (heading) p.heading = heading;
+      return listMediaListing(m, b, await st.kb.get('list-media', p));
+    },
+    find_figure: async (args) => findFigureListing(m, b, await st.kb.get('find-figure', { label: str(args.label), book: str(args.book) })),
+    media_context: async (args) => mediaContextListing(m, b, await st.kb.get('media-context', { fragment_id: need(args.fragment_id, 'media_context_afn') })),
+    async read_media(args) {
+      if (!st.vision) throw new Error('read_media needs a vision model');
+      return readMediaListing(t, b, await readMedia(t, st.kb, st.vision, args, st.questionId));
+    },
+  };
+}
+
 export function runnerTools(t: RunnerTexts, st: ToolState, names: string[]): LoopTool[] {
   const tt = toolTexts(t);
   const impl: Record<string, (args: Record<string, unknown>) => Promise<string>> = {
+    ...readingTools(t, st),
     async search_knowledge(args) {
       const query = String(args.query ?? '').trim();
       if (!query) throw new Error(tt.emptyQuery);
