@@ -22,6 +22,7 @@ import { nonEmpty } from '../_shared/non-empty';
 
 const CHECKOUT = process.env.KF_KNOWFORGE_BENCH ?? path.resolve(repoRoot(), '..', 'shared', 'reference', 'knowforge-bench');
 const BENCH = benchDir('mmlongbench-doc');
+const MMLB_EVAL = path.resolve(repoRoot(), '..', 'shared', 'reference', 'MMLongBench-Doc');
 
 test('runner mode equals the released runner: S4, M5, P1, P0 on 17 MMLongBench-Doc questions, request for request', async (t) => {
   const why = runnerUnavailable(CHECKOUT) ?? (fs.existsSync(path.join(BENCH, 'samples.dev.json')) ? undefined : `MMLongBench-Doc is absent at ${BENCH}`);
@@ -29,9 +30,13 @@ test('runner mode equals the released runner: S4, M5, P1, P0 on 17 MMLongBench-D
     t.skip(why);
     return;
   }
+  // With MMLongBench-Doc's eval checkout, the scores are compared too (else said, and the requests alone).
+  const scoring = fs.existsSync(path.join(MMLB_EVAL, 'eval', 'eval_score.py'));
+  if (!scoring) t.diagnostic(`no MMLongBench-Doc eval checkout at ${MMLB_EVAL}: scores not compared`);
   const results = await runComparison({
     checkout: CHECKOUT,
     benchDir: BENCH,
+    mmlbRepo: scoring ? MMLB_EVAL : undefined,
     modes: ['S4', 'M5', 'P1', 'P0'],
     limit: 12,
     docs: ['watch_d.pdf'],
@@ -44,7 +49,19 @@ test('runner mode equals the released runner: S4, M5, P1, P0 on 17 MMLongBench-D
     assert.equal(r.harnessError, undefined, `${where}: the harness failed`);
     assert.equal(r.first, undefined, `${where}: request ${(r.first?.index ?? 0) + 1} differs (- runner, + harness):\n${r.first?.diff}`);
     assert.equal(r.harnessResponse, r.runnerResponse, `${where}: final answers differ`);
+    if (scoring) {
+      // The runner's scorer and kf score (judge: the scripted model), each on both sides' answers.
+      const s = r.scores ?? {};
+      assert.equal(typeof s.runnerOnRunner, 'number', `${where}: the runner's scorer gave no score`);
+      for (const [k, v] of Object.entries(s))
+        assert.equal(v, s.runnerOnRunner, `${where}: ${k} = ${v}, the runner's scorer on its answers = ${s.runnerOnRunner}`);
+    }
   }
+  if (scoring)
+    assert.ok(
+      results.some((r) => (r.scores?.kfOnHarness ?? 0) > 0),
+      'every score is 0',
+    );
   // The script reaches the loop's guidance paths: some agent question ran more calls than the S4 pair.
   assert.ok(results.some((r) => r.mode !== 'S4' && r.runnerRequests >= 8));
   // Every tool of the catalogue ran somewhere, and read_media sent images to the vision model.

@@ -3,6 +3,7 @@
  * model and one `kf serve kb`, question by question; prints, per question, whether every model request
  * is identical and, for the first question that differs, the first differing request as a diff.
  */
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { int, isPositiveInt, list, str, type CommandSpec } from '../command';
@@ -11,6 +12,8 @@ import { KfError } from '../../util/errors';
 import { runComparison } from '../../knowforge/runner-diff/comparison';
 import { runnerUnavailable } from '../../knowforge/runner-diff/released-runner';
 import { RUNNER_MODES, type RunnerModeName } from '../../knowforge/runner-mode/pipeline';
+
+const DEFAULT_EVAL = path.join('..', 'shared', 'reference', 'MMLongBench-Doc');
 
 export const command: CommandSpec = {
   name: 'diff-runner',
@@ -22,7 +25,11 @@ export const command: CommandSpec = {
     limit: { type: 'string', default: '12', validate: isPositiveInt, description: 'questions, from the smallest documents up' },
     doc: { type: 'string', multiple: true, description: 'also every question of this document (repeatable), e.g. watch_d.pdf (figures: read_media runs)' },
     runner: { type: 'string', description: 'your knowforge-bench checkout (default ../shared/reference/knowforge-bench or $KF_KNOWFORGE_BENCH)' },
-    'mmlb-eval': { type: 'string', description: "MMLongBench-Doc's checkout (the runner's scorer reads its eval/)" },
+    'mmlb-eval': {
+      type: 'string',
+      description:
+        "MMLongBench-Doc's checkout: the scores are compared too (the runner's scorer and kf score, judge = the scripted model); default ../shared/reference/MMLongBench-Doc when present",
+    },
     work: { type: 'string', description: 'scratch folder (the index is built once into it); default the OS temp folder' },
   },
   examples: [
@@ -39,14 +46,15 @@ export const command: CommandSpec = {
     const results = await runComparison({
       checkout,
       benchDir: benchDir('mmlongbench-doc'),
-      mmlbRepo: str(args, 'mmlb-eval'),
+      mmlbRepo: str(args, 'mmlb-eval') ?? (fs.existsSync(path.join(DEFAULT_EVAL, 'eval', 'eval_score.py')) ? DEFAULT_EVAL : undefined),
       modes,
       limit: int(args, 'limit') ?? 12,
       docs: list(args, 'doc'),
       work: path.resolve(str(args, 'work') ?? path.join(os.tmpdir(), 'kf-diff-runner')),
       log: (l) => console.log(l),
     });
-    const bad = results.filter((r) => r.first || r.harnessResponse !== r.runnerResponse);
+    const scoredApart = (r: (typeof results)[number]) => r.scores !== undefined && new Set(Object.values(r.scores)).size !== 1;
+    const bad = results.filter((r) => r.first || r.harnessResponse !== r.runnerResponse || scoredApart(r));
     for (const m of modes) {
       const rs = results.filter((r) => r.mode === m);
       const same = rs.filter((r) => !r.first && r.harnessResponse === r.runnerResponse).length;
@@ -56,7 +64,8 @@ export const command: CommandSpec = {
     if (first) {
       console.log(`\nfirst difference: ${first.mode} ${first.qid} (${first.doc})`);
       if (first.first) console.log(`request ${first.first.index + 1} (- runner, + harness):\n${first.first.diff}`);
-      else console.log(`final answers differ:\n- ${first.runnerResponse}\n+ ${first.harnessResponse}`);
+      else if (first.harnessResponse !== first.runnerResponse) console.log(`final answers differ:\n- ${first.runnerResponse}\n+ ${first.harnessResponse}`);
+      else console.log(`scores differ: ${JSON.stringify(first.scores)}`);
     }
     return bad.length ? 1 : 0;
   },

@@ -16,7 +16,9 @@ import { repoRoot } from '../../util/paths';
 import { httpKbApi } from '../runner-mode/kb-api';
 import { answerRunnerMode, type RunnerModeName } from '../runner-mode/pipeline';
 import { firstDifference, splitByQuestion, type Body, type FirstDifference } from './compare';
-import { prepareRunner, runnerAnswers, type RunnerSample } from './released-runner';
+import { prepareRunner, runnerAnswers, runnerScores, type RunnerCopy, type RunnerSample } from './released-runner';
+import { judgePredictions, questionsFor, type PredictionLine } from '../../eval/score-file';
+import { readBenchmarkExtractionPrompt } from '../../eval/metrics/mmlongbench-judge';
 import { scriptedReply } from './scripted-model';
 
 export interface ComparisonOptions {
@@ -49,6 +51,8 @@ export interface QuestionComparison {
   runnerResponse: string;
   harnessResponse?: string;
   harnessError?: string;
+  /** With the benchmark's eval checkout: the runner's scorer and `kf score` (judge: the scripted model) on both sides' answers. */
+  scores?: { runnerOnRunner?: number; runnerOnHarness?: number; kfOnRunner?: number; kfOnHarness?: number };
 }
 
 /** The first `limit` questions of the smallest documents, then every question of `extra` documents. */
@@ -168,6 +172,60 @@ function toolsCalled(bs: Body[]): string[] {
   return [...out].sort();
 }
 
+/**
+ * The scores of one configuration, four ways: the runner's scorer (its `score` command, judge = the
+ * scripted model) on the runner's answers and on the harness's (written into the runner's answers
+ * layout), and `kf score`'s judged path (the benchmark's extraction prompt from the eval checkout) on both.
+ */
+async function compareScores(o: {
+  copy: RunnerCopy;
+  mode: string;
+  records: Record<string, Record<string, unknown>>;
+  responses: (string | undefined)[];
+  router: ModelRouter;
+  mmlbRepo: string;
+  rows: QuestionComparison[];
+  log: (l: string) => void;
+}): Promise<void> {
+  const own = `out/${o.mode}_answers.json`;
+  const theirs = `out/${o.mode}-harness_answers.json`;
+  const harnessRecords = Object.fromEntries(o.rows.map((r, i) => [r.qid, { ...o.records[r.qid], response: o.responses[i] ?? '' }]));
+  fs.writeFileSync(path.join(o.copy.dir, theirs), JSON.stringify(harnessRecords));
+  const onRunner = await runnerScores(o.copy, own);
+  const onHarness = await runnerScores(o.copy, theirs);
+  const prompt = readBenchmarkExtractionPrompt(o.mmlbRepo);
+  const kf = async (recs: Record<string, Record<string, unknown>>) => {
+    const lines: PredictionLine[] = o.rows.map((r, i) => {
+      const rec = recs[r.qid] ?? {};
+      return {
+        line: i + 1,
+        id: r.qid,
+        response: String(rec.response ?? ''),
+        gold: String(rec.gold ?? ''),
+        answerFormat: String(rec.answer_format ?? 'Str'),
+        question: String(rec.question ?? ''),
+      };
+    });
+    const { scored } = await judgePredictions('mmlongbench-doc', lines, questionsFor('mmlongbench-doc', lines, undefined, 'answers'), {
+      judge: o.router.forStage('scorer'),
+      extractionPrompt: prompt,
+    });
+    return new Map(scored.map((x) => [x.id!, x.scores.acc]));
+  };
+  const kfRunner = await kf(o.records);
+  const kfHarness = await kf(harnessRecords);
+  for (const r of o.rows)
+    r.scores = {
+      runnerOnRunner: onRunner.get(r.qid),
+      runnerOnHarness: onHarness.get(r.qid),
+      kfOnRunner: kfRunner.get(r.qid),
+      kfOnHarness: kfHarness.get(r.qid),
+    };
+  const same = o.rows.filter((r) => new Set(Object.values(r.scores ?? {})).size === 1 && Object.keys(r.scores ?? {}).length === 4).length;
+  const above = o.rows.filter((r) => (r.scores?.runnerOnRunner ?? 0) > 0).length;
+  o.log(`${o.mode} scores: ${same}/${o.rows.length} questions scored alike four ways (runner's scorer and kf score, on both sides' answers); ${above} above 0`);
+}
+
 const qidOf = (i: number) => `full-${String(i).padStart(4, '0')}`;
 
 export async function runComparison(o: ComparisonOptions): Promise<QuestionComparison[]> {
@@ -192,6 +250,7 @@ export async function runComparison(o: ComparisonOptions): Promise<QuestionCompa
       const records = await runnerAnswers(copy, mode, samples.length, `out/${mode}_answers.json`);
       const m1 = model.requests.length;
       const h = await harnessRun({ mode, samples, plan, kbUrl: kb.url, key, model, router, checkout: o.checkout });
+      h.starts.push(model.requests.length);
       const runnerParts = splitByQuestion(
         bodies(model, m0, m1),
         samples.map((s) => s.question),
@@ -218,6 +277,7 @@ export async function runComparison(o: ComparisonOptions): Promise<QuestionCompa
         );
         out.push(c);
       }
+      if (o.mmlbRepo) await compareScores({ copy, mode, records, responses: h.responses, router, mmlbRepo: o.mmlbRepo, rows: out.slice(-samples.length), log });
     }
   } finally {
     await router.close().catch(() => undefined);
