@@ -75,10 +75,10 @@ test('own words: no tracked file shares a 12-word run with the released runner (
     return;
   }
   const reference = new Set<string>();
-  for (const f of fs.readdirSync(path.join(dir, 'kfbench')).filter((x) => x.endsWith('.py')))
-    for (const r of wordRuns(fs.readFileSync(path.join(dir, 'kfbench', f), 'utf8'))) reference.add(r);
-  // test/__fixtures__/knowforge-bench is a stand-in checkout for the importer tests: its code mirrors the runner's module layout on purpose.
-  const found = copiedRuns(reference, (f) => f.startsWith('test/__fixtures__/knowforge-bench/'));
+  // Every Python file of the checkout (kfbench/ and its score/ folder) and its README.
+  const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((x) => x.endsWith('.py') || /README(\.[\w-]+)?\.md$/.test(x));
+  for (const f of files) for (const r of wordRuns(fs.readFileSync(path.join(dir, f), 'utf8'))) reference.add(r);
+  const found = copiedRuns(reference);
   assert.deepEqual(found, [], `copied runner wording:\n${found.slice(0, 20).join('\n')}`);
 });
 
