@@ -30,6 +30,7 @@ import { runSearch } from './tools/search';
 import { makeReadMedia } from '../answer/vision';
 import { inPromptPack, packStamp } from './prompt-pack/setting';
 import { resolvePromptPack } from './prompt-pack/packs';
+import { runRunnerLoop } from './runner-mode/from-run';
 
 /** The released runner's gate, on the hosted knowledge bases' 0-10 hybrid score. */
 const RUNNER_WEAK_GATE = 2;
@@ -314,7 +315,8 @@ export function agentPipeline(name: string, description: string, s: AgentSetting
     description,
     needsIndex: true,
     promptPack: packStamp(resolvePromptPack(s.prompts)),
-    run: (ctx: PipelineContext) => inPromptPack(s.prompts, ctx, () => runQuestion(questionState(ctx, s, name))),
+    run: (ctx: PipelineContext) =>
+      s.loop === 'runner' ? runRunnerLoop(ctx, s, name) : inPromptPack(s.prompts, ctx, () => runQuestion(questionState(ctx, s, name))),
   };
 }
 

@@ -10,8 +10,24 @@ import { int, isPositiveInt, list, str, type CommandSpec } from '../command';
 import { benchDir } from '../../util/paths';
 import { KfError } from '../../util/errors';
 import { runComparison } from '../../knowforge/runner-diff/comparison';
+import { scriptedReply } from '../../knowforge/runner-diff/scripted-model';
+import { ScriptedServer } from '../../models/testing/scripted-server';
 import { runnerUnavailable } from '../../knowforge/runner-diff/released-runner';
 import { RUNNER_MODES, type RunnerModeName } from '../../knowforge/runner-mode/pipeline';
+
+/** The scripted model alone, until SIGINT/SIGTERM (its replies: lib/knowforge/runner-diff/scripted-model.ts). */
+async function serveModel(port: number): Promise<number> {
+  const model = await ScriptedServer.start({ port });
+  model.on({ match: () => true, reply: (req) => scriptedReply(req) });
+  console.log(`scripted model at ${model.url} (offline backend: not model results); Ctrl-C stops`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  console.log(`${model.requests.length} requests answered`);
+  await model.close();
+  return 0;
+}
 
 const DEFAULT_EVAL = path.join('..', 'shared', 'reference', 'MMLongBench-Doc');
 
@@ -30,6 +46,11 @@ export const command: CommandSpec = {
       description:
         "MMLongBench-Doc's checkout: the scores are compared too (the runner's scorer and kf score, judge = the scripted model); default ../shared/reference/MMLongBench-Doc when present",
     },
+    'serve-model': {
+      type: 'string',
+      validate: isPositiveInt,
+      description: "only serve the comparison's scripted OpenAI-compatible model on this port (127.0.0.1) until stopped: point the released runner's config at it by hand",
+    },
     work: { type: 'string', description: 'scratch folder (the index is built once into it); default the OS temp folder' },
   },
   examples: [
@@ -38,6 +59,8 @@ export const command: CommandSpec = {
     'kf diff-runner --config M5 --limit 3 --runner ../knowforge-bench',
   ],
   async run(args) {
+    const port = int(args, 'serve-model');
+    if (port) return serveModel(port);
     const checkout = path.resolve(str(args, 'runner') ?? process.env.KF_KNOWFORGE_BENCH ?? path.join('..', 'shared', 'reference', 'knowforge-bench'));
     const why = runnerUnavailable(checkout);
     if (why) throw new KfError('runner_unavailable', why, 'pass --runner <your knowforge-bench checkout> and install python3-requests');
