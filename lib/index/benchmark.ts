@@ -428,3 +428,25 @@ export async function benchRetrieval(opts: RetrievalBenchOptions): Promise<Retri
   }
   return report;
 }
+
+/**
+ * The scaled demo world of `n` fragments as an engine, built (or loaded from `cacheDir`) exactly as
+ * `kf bench retrieval` builds that size, with `queries` of its questions in the bench's seeded order:
+ * what other benchmarks over the same index search (kf bench serve-kb).
+ */
+export async function benchWorldEngine(
+  n: number,
+  opts: Omit<RetrievalBenchOptions, 'sizes'>,
+): Promise<{ engine: SearchEngine; build: BuildFigures; documents: number; queries: string[] }> {
+  const config = resolveConfig({ ...opts, sizes: [n] });
+  const o: BenchOneOptions = { ...config, progress: opts.progress ?? (() => undefined), sizeLabel: String(n) };
+  const t0 = performance.now();
+  const demo = demoFragments({ fragments: n, seed: o.seed });
+  const { engine, build } = await engineFor(n, demo.fragments, o, t0, performance.now() - t0, new StagePeaks());
+  const queries = queryTexts(
+    demo.questions.map((q) => q.question),
+    o.queries,
+    o.seed,
+  );
+  return { engine, build, documents: demo.documents.length, queries };
+}

@@ -115,7 +115,7 @@ export interface KbMediaContext {
   caption?: string;
   /** Caption-like lines: its stored caption, then lines of the page that start with a figure or table label. */
   captions: string[];
-  /** The body text of its page (at most KB_LIMITS.hitChars). */
+  /** The body text printed around it on its page (at most KB_LIMITS.hitChars). */
   pageText: string;
   /** The other figures and tables of its page. */
   siblings: { fragmentId: string; kind: FragmentKind; page?: number; desc: string }[];

@@ -11,16 +11,17 @@ import { KB_LIMITS, type KbMediaContext } from './knowledge-base';
 export const MEDIA_DESC_CHARS = 160;
 /** Caption-like lines kept besides the stored caption. */
 const CAPTION_LINES = 4;
-/** Without page numbers: fragments this many positions around the figure count as its page. */
+/** Fragments this many positions each side of the figure give its page text (the Deep Reader's media_context). */
 const AROUND = 6;
 
 const CAPTION_START = /^\s*(fig(?:ure)?s?\.?|tab(?:le)?s?\.?|图|表)\s*\d+/i;
 
 const squash = (t: string | undefined) => (t ?? '').replace(/\s+/g, ' ').trim();
 
+/** Whitespace squashed, cut to `n` characters with an ellipsis (the agent tools' cut). */
 function clipTo(t: string | undefined, n: number): string {
   const s = squash(t);
-  return s.length > n ? s.slice(0, n) : s;
+  return s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`;
 }
 
 /** A media fragment's one-line description: its label and caption, else its stored text. */
@@ -38,18 +39,18 @@ export function captionLines(text: string): string[] {
     .filter((l) => CAPTION_START.test(l));
 }
 
-/** The fragments printed on `f`'s page (or around it when the document has no pages), in reading order. */
+/** The fragments around `f` in reading order (AROUND each side), only those of its page when it has one. */
 function pageOf(f: Fragment, docFragments: readonly Fragment[]): Fragment[] {
-  if (f.page !== undefined) return docFragments.filter((x) => x.page === f.page);
   const at = docFragments.findIndex((x) => x.id === f.id);
-  return docFragments.slice(Math.max(0, at - AROUND), at + AROUND + 1);
+  const around = docFragments.slice(Math.max(0, at - AROUND), at + AROUND + 1);
+  return f.page === undefined ? around : around.filter((x) => x.page === f.page);
 }
 
 /** `f` in its page's context; undefined when `f` is not a figure or table. */
 export function mediaContextOf(f: Fragment, docFragments: readonly Fragment[]): KbMediaContext | undefined {
   if (f.kind !== 'image' && f.kind !== 'table') return undefined;
   const page = pageOf(f, docFragments);
-  const body = page.filter((x) => x.kind === 'text');
+  const body = page.filter((x) => x.kind === 'text' && x.id !== f.id);
   const pageText = clipTo(body.map((x) => x.text).join(' '), KB_LIMITS.hitChars);
   const captions: string[] = [];
   const stored = f.caption ? mediaDesc(f, KB_LIMITS.neighbourChars) : '';
@@ -69,8 +70,9 @@ export function mediaContextOf(f: Fragment, docFragments: readonly Fragment[]): 
     ...(f.caption ? { caption: f.caption } : {}),
     captions,
     pageText,
-    siblings: page
+    // The page's other media: all of the page's (not only those around), none without a page number.
+    siblings: (f.page === undefined ? [] : docFragments.filter((x) => x.page === f.page))
       .filter((x) => x.id !== f.id && (x.kind === 'image' || x.kind === 'table'))
-      .map((x) => ({ fragmentId: x.id, kind: x.kind, page: x.page, desc: mediaDesc(x) })),
+      .map((x) => ({ fragmentId: x.id, kind: x.kind, page: x.page, desc: clipTo(x.caption ?? x.text, MEDIA_DESC_CHARS) })),
   };
 }

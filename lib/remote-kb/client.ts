@@ -27,6 +27,8 @@ export interface RemoteKbOptions {
   retries?: number;
   /** First backoff delay; doubles on each retry (default 500 ms). */
   backoffMs?: number;
+  /** The synchronous transport to share (clients of one server's packages use one worker thread). */
+  transport?: SyncHttp;
 }
 
 export type Params = Record<string, string | number | undefined>;
@@ -40,7 +42,7 @@ export class RemoteKbClient {
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly backoffMs: number;
-  private readonly sync = new SyncHttp();
+  private readonly sync: SyncHttp;
   private readonly cache = new Map<string, unknown>();
   /** Requests sent (retries included): what a run reports as its knowledge-base calls. */
   calls = 0;
@@ -52,6 +54,20 @@ export class RemoteKbClient {
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.retries = opts.retries ?? 4;
     this.backoffMs = opts.backoffMs ?? 500;
+    this.sync = opts.transport ?? new SyncHttp();
+  }
+
+  /** A client of another package on the same server, with the same key and settings, sharing the transport. */
+  forPackage(uuid: string): RemoteKbClient {
+    return new RemoteKbClient({
+      baseUrl: this.baseUrl,
+      uuid,
+      apiKey: this.apiKey,
+      timeoutMs: this.timeoutMs,
+      retries: this.retries,
+      backoffMs: this.backoffMs,
+      transport: this.sync,
+    });
   }
 
   private url(endpoint: string, params: Params = {}): string {
@@ -130,7 +146,7 @@ export class RemoteKbClient {
     return this.getSync('card');
   }
 
-  /** The package's overview (documents, sections, media counts). */
+  /** The package's overview (name, goal, modules: the runner's persona). */
   overview(): Record<string, unknown> {
     return this.getSync('overview');
   }

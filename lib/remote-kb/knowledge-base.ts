@@ -13,11 +13,18 @@
  * | tables / queryTable / table | tables / query-table / table |
  * | media / findFigure | list-media / find-figure |
  * | asset | download (the file is kept in a temporary folder for the vision stage) |
+ * | overview | overview |
+ * | mediaContext | media-context |
  *
  * The hosted search has its own retrieval (vector + keyword + graph
- * expansion): a requested mode is passed along, and a search restricted to
+ * expansion) and takes only the documented fields (query, topk,
+ * score_fields): a requested mode is not sent. A search restricted to
  * documents or kinds asks for more hits and keeps the first k that qualify,
  * as the local view does for kinds.
+ *
+ * Per-document packages (MMLongBench-Doc: one package per document): with a
+ * package map, `restrictedTo([doc])` is the view of that document's own
+ * package; the unrestricted view refuses to search (no package holds them all).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -28,14 +35,32 @@ import {
   type KbDocument,
   type KbHeading,
   type KbMedia,
+  type KbMediaContext,
   type KbMediaFilter,
+  type KbOverview,
   type KbSearchOptions,
   type KbTable,
   type KnowledgeBase,
 } from '../pipeline/knowledge-base';
 import { docScoresFromHits, type RankedEvidence } from '../pipeline/ranked-evidence';
+import { KfError } from '../util/errors';
 import { RemoteKbClient } from './client';
-import { docStem, fragmentOf, headingsOfToc, hitsOfSearch, list, mediaOf, mimeOfName, num, rowsOf, str, tableDataOf, tableOf, type Json } from './shapes';
+import {
+  docOf,
+  docStem,
+  fragmentOf,
+  headingsOfToc,
+  hitsOfSearch,
+  list,
+  mediaOf,
+  mimeOfName,
+  num,
+  rowsOf,
+  str,
+  tableDataOf,
+  tableOf,
+  type Json,
+} from './shapes';
 
 interface SourceDoc {
   id: string;
@@ -52,6 +77,8 @@ export interface RemoteKnowledgeBaseOptions {
   assetDir?: string;
   /** Largest k a search may ask for (default KB_LIMITS.maxTopk). */
   maxTopk?: number;
+  /** Document id -> its own package uuid (per-document packages); restrictedTo one of them reads that package. */
+  packages?: ReadonlyMap<string, string>;
 }
 
 export class RemoteKnowledgeBase implements KnowledgeBase {
@@ -61,7 +88,9 @@ export class RemoteKnowledgeBase implements KnowledgeBase {
   constructor(
     readonly client: RemoteKbClient,
     private readonly opts: RemoteKnowledgeBaseOptions = {},
-    private readonly shared: { docs?: SourceDoc[]; assets: Map<string, MediaAsset | undefined> } = { assets: new Map() },
+    private readonly shared: { docs?: SourceDoc[]; assets: Map<string, MediaAsset | undefined>; byPackage?: Map<string, RemoteKnowledgeBase> } = {
+      assets: new Map(),
+    },
   ) {
     this.id = `remote:${client.uuid}`;
     if (opts.docIds) this.allowed = new Set(opts.docIds.map(docStem));
@@ -69,7 +98,28 @@ export class RemoteKnowledgeBase implements KnowledgeBase {
 
   /** The same knowledge base seen through a document restriction (one question's document). */
   restrictedTo(docIds: string[] | undefined): RemoteKnowledgeBase {
-    return docIds ? new RemoteKnowledgeBase(this.client, { ...this.opts, docIds }, this.shared) : this;
+    if (!docIds) return this;
+    const own = docIds.length === 1 ? this.opts.packages?.get(docStem(docIds[0])) : undefined;
+    if (this.opts.packages && own === undefined)
+      throw new KfError(
+        'kb_no_package',
+        `no package of the package map holds document ${docIds.join(', ')}`,
+        'add the document to KF_KB_PACKAGES (the runner layout or {document: uuid}), or use --kb remote:<uuid> for one package',
+        { concerns: docIds.join(',') },
+      );
+    if (own === undefined) return new RemoteKnowledgeBase(this.client, { ...this.opts, docIds }, this.shared);
+    const byPackage = (this.shared.byPackage ??= new Map());
+    let base = byPackage.get(own);
+    if (!base) {
+      base = new RemoteKnowledgeBase(this.client.forPackage(own), { assetDir: this.opts.assetDir, maxTopk: this.opts.maxTopk });
+      byPackage.set(own, base);
+    }
+    return base.restrictedTo(docIds);
+  }
+
+  /** How many per-document packages the view routes to (0: one package). */
+  packageCount(): number {
+    return this.opts.packages?.size ?? 0;
   }
 
   private visible(docId: string): boolean {
@@ -108,9 +158,19 @@ export class RemoteKnowledgeBase implements KnowledgeBase {
     const max = Math.max(this.opts.maxTopk ?? KB_LIMITS.maxTopk, KB_LIMITS.maxTopk);
     const k = Math.min(Math.max(1, Math.floor(opts.k ?? KB_LIMITS.searchTopk)), max);
     const docs = opts.docIds ? new Set(opts.docIds.map(docStem)) : this.allowed;
+    if (this.opts.packages && !docs)
+      throw new KfError(
+        'kb_no_package',
+        `${this.id}: one package per document, and the search names no document`,
+        "search a question's view (restrictedTo its document)",
+        {
+          concerns: this.id,
+        },
+      );
     const filtered = !!opts.types || !!docs;
     const topk = filtered ? Math.min(k * 4, max * 4) : k;
-    const data = await this.client.post('search', { query, topk, score_fields: true, ...(opts.mode ? { mode: opts.mode } : {}) });
+    // Only the fields the API documents (the runner's client sends these three).
+    const data = await this.client.post('search', { query, topk, score_fields: true });
     let hits = hitsOfSearch(data, this.rootDocs());
     if (filtered) {
       hits = hits
@@ -118,7 +178,7 @@ export class RemoteKnowledgeBase implements KnowledgeBase {
         .slice(0, k)
         .map((h, i) => ({ ...h, rank: i + 1 }));
     }
-    return { query, retriever: `remote:${opts.mode ?? 'default'}`, hits, docs: docScoresFromHits(hits), timings: { totalMs: Date.now() - t0 } };
+    return { query, retriever: 'remote', hits, docs: docScoresFromHits(hits), timings: { totalMs: Date.now() - t0 } };
   }
 
   private context(id: string, window: number): Json[] {
@@ -230,5 +290,46 @@ export class RemoteKnowledgeBase implements KnowledgeBase {
     }
     this.shared.assets.set(fragmentId, asset);
     return asset;
+  }
+
+  /** The package's overview (its name, goal and modules: the runner's persona reads them). */
+  overview(): KbOverview {
+    const d = this.client.overview();
+    const modules = list(d.modules)
+      .map((m) => str(m.title) ?? '')
+      .filter(Boolean);
+    return {
+      name: str(d.name) ?? str(this.client.card().name) ?? '',
+      goal: str(d.goal) ?? '',
+      modules,
+      documents: num(d.documents) ?? this.documentCount(),
+      fragments: num(d.fragments) ?? 0,
+    };
+  }
+
+  /** A figure or table with its page, as the server's media-context gives it. */
+  mediaContext(fragmentId: string): KbMediaContext | undefined {
+    const d = this.client.mediaContext(fragmentId);
+    if (d.error || !str(d.fragment_id)) return undefined;
+    const docId = docOf(d, this.rootDocs());
+    if (docId && !this.visible(docId)) return undefined;
+    const strings = (v: unknown) => (Array.isArray(v) ? v.map((x) => String(x)) : []);
+    return {
+      fragmentId: str(d.fragment_id)!,
+      docId,
+      kind: d.kind === 'table' ? 'table' : 'image',
+      page: num(d.page),
+      desc: str(d.desc) ?? '',
+      ...(str(d.label) ? { label: str(d.label) } : {}),
+      ...(str(d.caption) ? { caption: str(d.caption) } : {}),
+      captions: strings(d.captions),
+      pageText: str(d.page_text) ?? '',
+      siblings: list(d.siblings).map((x) => ({
+        fragmentId: str(x.fragment_id) ?? '',
+        kind: x.kind === 'table' ? 'table' : 'image',
+        page: num(x.page),
+        desc: str(x.desc) ?? '',
+      })),
+    };
   }
 }

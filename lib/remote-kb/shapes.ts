@@ -75,7 +75,7 @@ export function docOf(it: Json, rootDocs: ReadonlyMap<string, string>): string {
   return rootDocs.get(str(it.root_node_id) ?? '') ?? '';
 }
 
-const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', svg: 'image/svg+xml' };
+const MIME: Record<string, string> = { svg: 'image/svg+xml', gif: 'image/gif', webp: 'image/webp', jpeg: 'image/jpeg', jpg: 'image/jpeg', png: 'image/png' };
 
 export function mimeOfName(name: string): string {
   return MIME[name.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
@@ -196,7 +196,9 @@ export function rowsOf(d: Json): { header: string[]; rows: string[][] } {
 export function tableDataOf(d: Json): TableData | undefined {
   if (!Object.keys(d).length || d.error) return undefined;
   const { header, rows } = rowsOf(d);
-  return { header, rows, ...(d.truncated === true ? { truncated: true } : {}), ...(num(d.row_count) !== undefined ? { rowCount: num(d.row_count) } : {}) };
+  // The full size matters only when the rows were cut (TableData.rowCount).
+  const cut = d.truncated === true;
+  return { header, rows, ...(cut ? { truncated: true } : {}), ...(cut && num(d.row_count) !== undefined ? { rowCount: num(d.row_count) } : {}) };
 }
 
 export function mediaOf(it: Json, rootDocs: ReadonlyMap<string, string>, fallbackDoc?: string): KbMedia {

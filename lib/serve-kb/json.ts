@@ -128,7 +128,8 @@ export function hitJson(pkg: ServedPackage, h: SearchHit, scoreFields: boolean):
     ...docFields(pkg, h.docId),
     rank: h.rank,
     score: h.score * SCORE_SCALE,
-    ...(scoreFields ? { raw_score: h.scores.fused, vec_score: h.scores.dense, bm25_score: h.scores.bm25 } : {}),
+    // The runner's pool ranks by these (an expansion hit has no dense or fused score of its own: 0).
+    ...(scoreFields ? { raw_score: h.scores.fused ?? 0, vec_score: h.scores.dense ?? 0, bm25_score: h.scores.bm25 ?? 0 } : {}),
     via: h.via,
     from_graph: h.via === 'expansion',
     anchor_fragment_id: h.anchorId,

@@ -7,7 +7,6 @@ import type { Fragment } from '../corpus/types';
 import { normaliseLabel } from '../pipeline/engine-knowledge-base';
 import { KB_LIMITS } from '../pipeline/knowledge-base';
 import { chooseBook } from './book-endpoints';
-import { BadRequest } from './fragment-endpoints';
 import { mediaItemJson, type Json } from './json';
 import type { ServedPackage } from './packages';
 
@@ -45,10 +44,11 @@ export function listMedia(pkg: ServedPackage, q: URLSearchParams): Json {
   if ('error' in choice) return choice.error;
   const doc = choice.doc;
   const kindArg = (q.get('kind') ?? 'all').trim().toLowerCase();
-  if (!['all', 'image', 'table', ''].includes(kindArg)) throw new BadRequest(`kind must be image, table or all, got "${kindArg}"`);
+  // Argument mistakes are answers the agent can read (the runner shows `error`), not HTTP failures.
+  if (!['all', 'image', 'table', ''].includes(kindArg)) return { error: `bad_kind: ${kindArg} (image, table or all)` };
   const pageArg = (q.get('page') ?? '').trim();
   const page = pageArg ? Number(pageArg) : undefined;
-  if (page !== undefined && !Number.isInteger(page)) throw new BadRequest(`page must be a page number, got "${pageArg}"`);
+  if (page !== undefined && !Number.isInteger(page)) return { error: `bad_page: ${pageArg} (a page number)` };
   const heading = (q.get('heading') ?? '').trim();
   const all = pkg.corpus.fragmentsOf(doc.id);
   const media = all.filter(isMedia);

@@ -28,8 +28,11 @@ export interface ServedPackage {
 
 /** The root node id the API gives a document (media hits name their document by it). */
 export function rootNodeOf(docId: string): string {
-  return `root_${shortHash(docId, 16)}`;
+  let id = roots.get(docId);
+  if (id === undefined) roots.set(docId, (id = `root_${shortHash(docId, 16)}`));
+  return id;
 }
+const roots = new Map<string, string>();
 
 /** A uuid in the runner's form for a document served without a map. */
 export function madeUuid(docId: string): string {

@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { KfError, errorMessage } from '../util/errors';
 import { bookToc, card, overview, sources } from './book-endpoints';
 import { BadRequest, downloadTarget, fragmentContext, mediaContext, search } from './fragment-endpoints';
+import { mimeOfName } from '../remote-kb/shapes';
 import type { Json } from './json';
 import { findFigure, listMedia } from './media-endpoints';
 import type { ServedPackage } from './packages';
@@ -42,7 +43,6 @@ const ENDPOINTS: Record<string, { method: 'GET' | 'POST'; run: Handler }> = {
 /** The API's endpoint names, download included. */
 export const KB_ENDPOINTS = [...Object.keys(ENDPOINTS), 'download'];
 
-const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', pdf: 'application/pdf' };
 const MAX_BODY = 1 << 20;
 const ROUTE = /^\/api\/v2\/kb\/([^/]+)\/([\w-]+)\/?$/;
 
@@ -116,10 +116,9 @@ function authRefusal(req: http.IncomingMessage, key: string | undefined): [numbe
 }
 
 function sendFile(res: http.ServerResponse, file: string, name: string): void {
-  const ext = name.split('.').pop()?.toLowerCase() ?? '';
   const bytes = fs.readFileSync(file);
   res.writeHead(200, {
-    'content-type': MIME[ext] ?? 'application/octet-stream',
+    'content-type': /\.pdf$/i.test(name) ? 'application/pdf' : mimeOfName(name),
     'content-length': String(bytes.length),
     'content-disposition': `attachment; filename="${name.replace(/["\r\n]/g, '_')}"`,
   });

@@ -61,7 +61,7 @@ after(() => {
 });
 
 const client = (uuid: string, o: { apiKey?: string; timeoutMs?: number; retries?: number } = {}) =>
-  new RemoteKbClient({ baseUrl, uuid, apiKey: 'apiKey' in o ? o.apiKey : KEY, timeoutMs: o.timeoutMs ?? 10_000, retries: o.retries ?? 3, backoffMs: 1 });
+  new RemoteKbClient({ baseUrl, uuid, apiKey: 'apiKey' in o ? o.apiKey : KEY, timeoutMs: o.timeoutMs ?? 60_000, retries: o.retries ?? 3, backoffMs: 1 });
 
 function refusal(fn: () => unknown): KfError {
   try {
@@ -94,12 +94,13 @@ test('every view method over HTTP equals the local view of the same index', { ti
     assert.deepEqual(remote.documents(), docs);
     assert.deepEqual(remote.documents(docs[0].title.slice(0, 4)), local.documents(docs[0].title.slice(0, 4)));
     const q = (JSON.parse(fs.readFileSync(path.join(world.dir, 'questions.json'), 'utf8')) as { question: string }[])[0].question;
-    for (const mode of ['hybrid+graph', 'bm25', 'dense']) {
-      const [l, r] = [await local.search(q, { k: 8, mode }), await remote.search(q, { k: 8, mode })];
+    // The API's search takes no mode (the runner sends query, topk, score_fields): a mode asked of the
+    // remote view is not sent, and the server's own retrieval (here the local default) answers.
+    {
+      const [l, r] = [await local.search(q, { k: 8 }), await remote.search(q, { k: 8, mode: 'bm25' })];
       assert.deepEqual(
         r.hits.map((h) => [h.fragmentId, h.docId, h.kind, h.rank, h.score, h.via, h.anchorId]),
         l.hits.map((h) => [h.fragmentId, h.docId, h.kind, h.rank, h.score, h.via, h.anchorId]),
-        mode,
       );
     }
     const typed = await local.search(q, { k: 3, types: ['image', 'table'] });

@@ -27,8 +27,16 @@ export function afterHead(head: string, rest: string): string {
   return /[\u3000-\u303f\uff00-\uffef]$/u.test(head) ? `${head}${rest}` : `${head} ${rest}`;
 }
 
-/** A media_context result in the runner layout; `body` is the page's text the harness gathered. */
-export function runnerMediaContext(ctx: KfToolContext, f: Fragment | undefined, body: string): string {
+/**
+ * A media_context result in the runner layout; `body` is the page's text, `siblings` the page's other
+ * media when the knowledge base gave them (its media context), else they are listed here.
+ */
+export function runnerMediaContext(
+  ctx: KfToolContext,
+  f: Fragment | undefined,
+  body: string,
+  siblings?: readonly { fragmentId: string; kind: string; desc: string }[],
+): string {
   if (!f) return fillPrompt('media-context-error', { error: 'not_found' });
   if (f.kind !== 'image' && f.kind !== 'table') return fillPrompt('media-context-error', { error: 'not_media' });
   const kind = kindWord(f.kind);
@@ -39,15 +47,15 @@ export function runnerMediaContext(ctx: KfToolContext, f: Fragment | undefined, 
   ];
   if (f.caption) lines.push(afterHead(loadPrompt('media-context-captions'), f.caption));
   if (body) lines.push(fillPrompt('media-context-text', { text: body }));
-  const siblings = f.page === undefined ? [] : ctx.kb.media({ doc: f.docId, page: f.page }).filter((m) => m.fragmentId !== f.id);
-  if (siblings.length) {
-    const items = siblings.map((s) =>
-      fillPrompt('media-context-sibling', {
-        kind: kindWord(s.kind),
-        id: s.fragmentId,
-        desc: clip(s.caption ?? ctx.kb.fragment(s.fragmentId)?.text, DESC_CHARS) || noCaption(),
-      }),
-    );
+  const others =
+    siblings ??
+    (f.page === undefined ? [] : ctx.kb.media({ doc: f.docId, page: f.page }).filter((m) => m.fragmentId !== f.id)).map((s) => ({
+      fragmentId: s.fragmentId,
+      kind: s.kind,
+      desc: clip(s.caption ?? ctx.kb.fragment(s.fragmentId)?.text, DESC_CHARS),
+    }));
+  if (others.length) {
+    const items = others.map((s) => fillPrompt('media-context-sibling', { kind: kindWord(s.kind), id: s.fragmentId, desc: s.desc || noCaption() }));
     const sep = afterHead(loadPrompt('media-context-sibling-sep'), '');
     lines.push(afterHead(loadPrompt('media-context-siblings'), items.join(sep)));
   }

@@ -116,14 +116,16 @@ export const mediaContext: Tool = {
     const runner = c.context.blockFormat === 'runner';
     if (!f) return runner ? runnerMediaContext(c.context, f, '') : notFound(args.fragment_id);
     if (runner && f.kind !== 'image' && f.kind !== 'table') return runnerMediaContext(c.context, f, '');
-    const around = kb.neighbours(f.id, 6).filter((n) => n.kind === 'text' && (f.page === undefined || n.page === f.page));
-    const body = clip(around.map((n) => n.text).join(' '), KB_LIMITS.hitChars);
+    // The view's media context (a hosted knowledge base: its media-context endpoint); else the page text gathered here.
+    const mc = kb.mediaContext?.(f.id);
+    const around = mc ? [] : kb.neighbours(f.id, 6).filter((n) => n.kind === 'text' && (f.page === undefined || n.page === f.page));
+    const body = mc ? mc.pageText : clip(around.map((n) => n.text).join(' '), KB_LIMITS.hitChars);
     c.context.reads.push({
       tool: 'media_context',
       fragmentIds: [f.id],
       note: `${f.label ?? f.kind} ${f.id}: ${clip([f.caption, body].filter(Boolean).join(' — '), NOTE_CHARS)}`,
     });
-    if (runner) return runnerMediaContext(c.context, f, body);
+    if (runner) return runnerMediaContext(c.context, f, body, mc?.siblings);
     return { id: f.id, label: f.label, caption: f.caption ?? null, page: f.page, text: body };
   },
 };

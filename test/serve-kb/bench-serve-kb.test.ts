@@ -1,0 +1,34 @@
+/**
+ * `kf bench serve-kb` end to end on a small world: every search answered, the figures filled in.
+ * Not a timing test: nothing here depends on how fast the machine is.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { kfInProcess } from '../_shared/cli-in-process';
+
+test('kf bench serve-kb answers every search over HTTP and reports rates, latencies and CPU time', { timeout: 180_000 }, async () => {
+  const r = await kfInProcess([
+    'bench',
+    'serve-kb',
+    '--fragments',
+    '600',
+    '--requests',
+    '40',
+    '--warmup',
+    '5',
+    '--rate',
+    '50',
+    '--clients',
+    '4',
+    '--json',
+    '--quiet',
+  ]);
+  assert.equal(r.code, 0, r.err);
+  const report = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, any>;
+  assert.equal(report.errors, 0);
+  assert.equal(report.clients, 4);
+  assert.ok(report.fragments >= 600);
+  for (const l of [report.latencyMs, report.paced.latencyMs]) assert.ok(l.p50 > 0 && l.p90 >= l.p50 && l.p99 >= l.p90, JSON.stringify(l));
+  assert.ok(report.searchesPerSecond > 0 && report.paced.searchesPerSecond > 0);
+  assert.ok(report.serverCpuMsPerSearch > 0);
+});
