@@ -49,7 +49,8 @@ export const command: CommandSpec = {
     'serve-model': {
       type: 'string',
       validate: isPositiveInt,
-      description: "only serve the comparison's scripted OpenAI-compatible model on this port (127.0.0.1) until stopped: point the released runner's config at it by hand",
+      description:
+        "only serve the comparison's scripted OpenAI-compatible model on this port (127.0.0.1) until stopped: point the released runner's config at it by hand",
     },
     work: { type: 'string', description: 'scratch folder (the index is built once into it); default the OS temp folder' },
   },
