@@ -28,6 +28,8 @@ const LABELS = [
   'dualg mrag full w o path injection w o micro graph w o macro graph',
   // KnowForge Figure 1: the Locator's tool names.
   'search knowledge list books book toc list tables query table get table list media find figure',
+  // The knowledge-base API's endpoint paths (the README's `kf serve kb` section lists them): names, not sentences.
+  'api v2 kb uuid card overview sources search fragment context book toc list media find figure media context tables query table table download',
   // File extensions and their MIME types (the knowledge-base download's table): names, not sentences.
   'png image png jpg image jpeg jpeg image jpeg webp image webp gif image gif bmp image bmp tif image tiff tiff image tiff pdf application pdf',
 ].map((l) => wordsOf(l).join(' '));
