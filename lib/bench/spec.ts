@@ -44,6 +44,8 @@ export interface JudgeScoreOptions extends ScoreOptions {
   /** The full answer text the judge reads (default: the final answer). */
   fullText?: string;
   template?: string;
+  /** MMLongBench-Doc: the benchmark's own extraction prompt (read from the user's checkout), sent its way. */
+  extractionPrompt?: string;
   questionId?: string;
   runId?: string;
   signal?: AbortSignal;

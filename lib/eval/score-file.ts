@@ -17,7 +17,7 @@ import { benchmarkSpec } from '../bench/registry';
 import type { AnswerFormat, Question } from '../bench/types';
 import { KfError } from '../util/errors';
 import { findFinalAnswer } from './metrics/final-answer';
-import { scoreAnswer } from './score';
+import { scoreAnswer, scoreAnswerWithJudge, type JudgeScoreOptions } from './score';
 
 export interface PredictionLine {
   /** 1-based line number in the file. */
@@ -28,6 +28,8 @@ export interface PredictionLine {
   gold?: string | string[];
   type?: string;
   answerFormat?: string;
+  /** The question text, for a judge reading an inline-gold line (MMLongBench-Doc). */
+  question?: string;
 }
 
 export interface ScoredLine {
@@ -84,6 +86,7 @@ function parseLine(o: unknown, file: string, line: number): PredictionLine {
     gold: goldOf(r, file, line),
     type: optionalString(r, 'type', file, line),
     answerFormat: optionalString(r, 'answer_format', file, line) ?? optionalString(r, 'answerFormat', file, line),
+    question: optionalString(r, 'question', file, line),
   };
   if (p.response === undefined && p.final === undefined)
     throw bad(file, line, 'has neither "response" nor "final"', 'give the reply as "response" or the final answer as "final"');
@@ -135,7 +138,7 @@ export function inlineQuestion(bench: string, p: PredictionLine): Question {
   return {
     id: p.id ?? `line-${p.line}`,
     benchmark: bench,
-    question: '',
+    question: p.question ?? '',
     answer: gold,
     format: inferredFormat(gold, p),
     goldDocs: [],
@@ -163,6 +166,9 @@ export function questionsFor(bench: string, lines: readonly PredictionLine[], by
   return lines.map((p) => (p.gold !== undefined ? inlineQuestion(bench, p) : byId!.get(p.id!)!));
 }
 
+/** The value a line is scored on: its final answer, else the reply's final line, else the reply. */
+const valueOf = (p: PredictionLine) => p.final ?? findFinalAnswer(p.response!) ?? p.response!.trim();
+
 /** Score every line; the summary has the mean of each metric and the benchmark's official aggregate. */
 export function scorePredictions(
   bench: string,
@@ -172,10 +178,34 @@ export function scorePredictions(
   const scored = lines.map((p, i): ScoredLine => {
     const q = questions[i];
     // A reply without a final line is scored on its text by the harness's rule; reply-reading scorers decide themselves.
-    const value = p.final ?? findFinalAnswer(p.response!) ?? p.response!.trim();
+    const value = valueOf(p);
     const scores = scoreAnswer(q, value, p.response === undefined ? {} : { reply: p.response });
     return { line: p.line, ...(p.id === undefined ? {} : { id: p.id }), final: value, gold: q.answer, scores };
   });
+  return { summary: summarise(bench, lines, scored), scored };
+}
+
+/**
+ * Score every line with the benchmark's model-judge protocol (MMLongBench-Doc: the judge extracts the
+ * answer from the whole reply, then the rule-based scorer grades it), one line at a time.
+ */
+export async function judgePredictions(
+  bench: string,
+  lines: readonly PredictionLine[],
+  questions: readonly Question[],
+  opts: JudgeScoreOptions,
+): Promise<{ summary: ScoreSummary; scored: (ScoredLine & { extracted?: string })[] }> {
+  const scored: (ScoredLine & { extracted?: string })[] = [];
+  for (const [i, p] of lines.entries()) {
+    const q = questions[i];
+    const value = valueOf(p);
+    const r = await scoreAnswerWithJudge(q, value, { ...opts, fullText: p.response ?? value, questionId: p.id ?? q.id, reply: p.response });
+    scored.push({ line: p.line, ...(p.id === undefined ? {} : { id: p.id }), final: value, gold: q.answer, scores: r.scores, extracted: r.extraction?.pred });
+  }
+  return { summary: summarise(bench, lines, scored), scored };
+}
+
+function summarise(bench: string, lines: readonly PredictionLine[], scored: readonly ScoredLine[]): ScoreSummary {
   const sums = new Map<string, { total: number; n: number }>();
   for (const s of scored)
     for (const [k, v] of Object.entries(s.scores)) {
@@ -195,5 +225,5 @@ export function scorePredictions(
     ...(official ? { official } : {}),
     inlineGold: lines.filter((p) => p.gold !== undefined).length,
   };
-  return { summary, scored };
+  return summary;
 }

@@ -17,6 +17,7 @@ import { KfError } from '../util/errors';
 import { fillPrompt } from '../util/prompts';
 import { agentSettings, AGENTS_FAMILY, blockFormatOf, type AgentSettings } from './agent-settings';
 import { synthesizeAndCheck } from '../answer/answer';
+import { guardrail } from '../answer/conventions';
 import { JUDGE_POOL_CHARS, runBridgeJudge } from './judge';
 import type { AgentTask, LocatorTask, PoolMedia, ReaderTask } from './offline/tasks';
 import type { EvidencePool } from '../answer/pool';
@@ -29,6 +30,7 @@ import { runSearch } from './tools/search';
 import { makeReadMedia } from '../answer/vision';
 import { inPromptPack, packStamp } from './prompt-pack/setting';
 import { resolvePromptPack } from './prompt-pack/packs';
+import { runRunnerLoop } from './runner-mode/from-run';
 
 /** The released runner's gate, on the hosted knowledge bases' 0-10 hybrid score. */
 const RUNNER_WEAK_GATE = 2;
@@ -90,6 +92,11 @@ async function runStageRole(st: QuestionState, model: ChatModel, r: Pick<RoleRun
   if (note) st.stops.push(note);
 }
 
+/** The question as the agents see it: with the answer-format guardrail of its convention appended (the paper appends it to every question). */
+export function withGuardrail(ctx: PipelineContext): string {
+  return `${ctx.question.question}\n\n${guardrail(ctx.convention)}`;
+}
+
 /** Stage 2: the Locator (or P0) finds; L = 0 runs one code-scheduled search with the question. */
 async function locate(st: QuestionState): Promise<void> {
   const { ctx, s } = st;
@@ -110,7 +117,7 @@ async function locate(st: QuestionState): Promise<void> {
         maxQueries: Math.max(1, Math.min(3, maxRounds - 1)),
       }
     : { role: 'locator', question: q.question, searchTool: 'search_knowledge', topk: s.topk, maxQueries: Math.max(1, Math.min(3, maxRounds - 1)) };
-  await runStageRole(st, ctx.model(role), { role, maxRounds, user: `Question: ${q.question}`, tools: st.tools, task });
+  await runStageRole(st, ctx.model(role), { role, maxRounds, user: `Question: ${withGuardrail(ctx)}`, tools: st.tools, task });
 }
 
 /** The fragments behind the block numbers a judge dropped, among the blocks it saw (its first characters of the pool). */
@@ -185,7 +192,7 @@ async function read(st: QuestionState, pool: EvidencePool, tools: KfToolContext)
   await runStageRole(st, ctx.model('reader'), {
     role: s.readerSearch ? 'reader-search' : 'reader',
     maxRounds: s.readerRounds,
-    user: fillPrompt('reader-user', { question: q.question, pool: pool.text || '(no materials were found)' }),
+    user: fillPrompt('reader-user', { question: withGuardrail(ctx), pool: pool.text || '(no materials were found)' }),
     tools,
     task,
   });
@@ -310,7 +317,8 @@ export function agentPipeline(name: string, description: string, s: AgentSetting
     description,
     needsIndex: true,
     promptPack: packStamp(resolvePromptPack(s.prompts)),
-    run: (ctx: PipelineContext) => inPromptPack(s.prompts, ctx, () => runQuestion(questionState(ctx, s, name))),
+    run: (ctx: PipelineContext) =>
+      s.loop === 'runner' ? runRunnerLoop(ctx, s, name) : inPromptPack(s.prompts, ctx, () => runQuestion(questionState(ctx, s, name))),
   };
 }
 

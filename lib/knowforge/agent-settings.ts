@@ -88,6 +88,12 @@ export const agentSettings = z
     blockFormat: z.enum(BLOCK_FORMATS).optional(),
     /** Ids one read_media call may look at (the runner: 40, one vision call each, 4 at a time; the harness's earlier cap: 3). */
     readMediaMax: z.number().int().min(1).max(100).default(40),
+    /**
+     * The loop around the prompts: 'own' (the harness's agents, tools and pool, with this row's settings) or
+     * 'runner' (the released runner's pipeline itself over the knowledge-base API of `--kb remote:<uuid>`,
+     * with the knowforge-bench pack: lib/knowforge/runner-mode; the row picks the mode, P0/S4/P1/M5).
+     */
+    loop: z.enum(['own', 'runner']).default('own'),
   })
   .superRefine((s, ctx) => {
     const unknown = s.retriever === undefined ? undefined : unknownRetrieverMessage(s.retriever);

@@ -98,6 +98,9 @@ export async function runRole(r: RoleRun): Promise<AgentTranscript> {
     ...(r.feedback === 'runner' ? roleFeedback(r.role) : {}),
     user: r.user,
     requireSearch: r.role === 'locator' || r.role === 'p0',
+    // Two malformed replies stop the role and the synthesizer answers from what was found (the paper's
+    // rule): a question fails only when the synthesizer cannot answer.
+    malformedStop: 'synthesize',
     task: r.task,
     questionId: r.questionId,
     signal: r.signal,

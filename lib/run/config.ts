@@ -536,7 +536,7 @@ function finalize(merged: Obj, origin: Origin, defaultName: string): ExperimentC
     fail(origin, 'pipeline.settings', `must be a table, got ${describeValue(c.pipeline.settings)}`, 'write it as a table of settings');
   if (c.index && !isPlainObject(c.index.options))
     fail(origin, 'index.options', `must be a table, got ${describeValue(c.index.options)}`, 'write it as a table of build options');
-  if (c.index?.kb !== undefined && !/^remote:[\w.-]+$/.test(c.index.kb))
+  if (c.index?.kb !== undefined && !/^remote:[\w.:-]+$/.test(c.index.kb))
     fail(
       origin,
       'index.kb',

@@ -12,6 +12,8 @@ import * as path from 'node:path';
 import { kfInProcess } from '../_shared/cli-in-process';
 import { ownScratch } from '../_shared/scratch';
 import { benchDir } from '../../lib/util/paths';
+import { ScriptedServer } from '../../lib/models/testing/scripted-server';
+import { nonEmpty } from '../_shared/non-empty';
 
 function jsonl(dir: string, name: string, rows: unknown[]): string {
   const f = path.join(dir, name);
@@ -127,6 +129,44 @@ test('kf score mmlongbench-doc by question id (the shared dev samples)', { skip:
     assert.equal(s.inlineGold, 0);
     assert.ok(s.official.n === 3);
   } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('kf score mmlongbench-doc with a judge: the benchmark extraction prompt from a checkout, sent as its eval sends it', async () => {
+  const dir = ownScratch('kf-score-judge-');
+  const server = await ScriptedServer.start();
+  try {
+    // A stand-in checkout: eval/prompt_for_answer_extraction.md in our own words.
+    fs.mkdirSync(path.join(dir, 'mmlb', 'eval'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'mmlb', 'eval', 'prompt_for_answer_extraction.md'), 'Stand-in extraction prompt: pull the short answer out.');
+    server.on({
+      match: () => true,
+      reply: (req) => ({
+        text: JSON.stringify(req.body?.messages ?? []).includes('Paris')
+          ? 'Extracted answer: Paris\nAnswer format: String'
+          : 'Extracted answer: 3\nAnswer format: Integer',
+      }),
+    });
+    const preds = jsonl(dir, 'p.jsonl', [
+      { id: 'a', gold: 'Paris', answer_format: 'Str', question: 'Which city?', response: 'It is Paris [1].' },
+      { id: 'b', gold: '4', answer_format: 'Int', question: 'How many?', response: 'There are three [2].' },
+    ]);
+    const args = ['score', '--bench', 'mmlongbench-doc', '--predictions', preds, '--judge-url', server.url, '--judge-model', 'judge'];
+    const r = await kfInProcess([...args, '--extraction-prompt', path.join(dir, 'mmlb')]);
+    assert.equal(r.code, 0, r.err);
+    const summary = JSON.parse(r.out);
+    assert.equal(summary.mean.acc, 0.5, 'Paris extracted and right; 3 extracted and wrong');
+    const first = nonEmpty(server.requests, 'judge requests')[0].body as { messages: { role: string; content: string }[]; max_tokens: number };
+    assert.deepEqual(
+      first.messages.map((m) => m.role),
+      ['user', 'assistant'],
+    );
+    assert.equal(first.messages[0].content, 'Stand-in extraction prompt: pull the short answer out.');
+    assert.equal(first.messages[1].content, '\n\nQuestion:Which city?\nAnalysis:It is Paris [1].\n');
+    assert.equal(first.max_tokens, 256);
+  } finally {
+    await server.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

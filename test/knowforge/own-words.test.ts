@@ -5,8 +5,8 @@
  * reason, when absent). Column and row labels of the papers' tables and figures
  * may stay: they are names, not sentences, and are listed below.
  *
- * Set KF_KNOWFORGE_BENCH to a checkout of the released runner to also compare
- * against the texts of its kfbench/*.py files.
+ * The texts and code of the released runner (its kfbench/*.py files) are compared too: the checkout
+ * KF_KNOWFORGE_BENCH names, else ../shared/reference/knowforge-bench (skipped, with the reason, when absent).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,6 +28,10 @@ const LABELS = [
   'dualg mrag full w o path injection w o micro graph w o macro graph',
   // KnowForge Figure 1: the Locator's tool names.
   'search knowledge list books book toc list tables query table get table list media find figure',
+  // The knowledge-base API's endpoint paths (the README's `kf serve kb` section lists them): names, not sentences.
+  'api v2 kb uuid card overview sources search fragment context book toc list media find figure media context tables query table table download',
+  // File extensions and their MIME types (the knowledge-base download's table): names, not sentences.
+  'png image png jpg image jpeg jpeg image jpeg webp image webp gif image gif bmp image bmp tif image tiff tiff image tiff pdf application pdf',
 ].map((l) => wordsOf(l).join(' '));
 
 const TEXT_FILE = /\.(ts|js|mjs|md|txt|toml|json|py|ipynb)$/;
@@ -44,9 +48,9 @@ function isLabel(run: string): boolean {
   return LABELS.some((l) => l.includes(run));
 }
 
-function copiedRuns(reference: Set<string>): string[] {
+function copiedRuns(reference: Set<string>, skip: (f: string) => boolean = () => false): string[] {
   const found: string[] = [];
-  for (const f of nonEmpty(projectFiles(), 'tracked project files')) {
+  for (const f of nonEmpty(projectFiles(), 'tracked project files').filter((x) => !skip(x))) {
     const text = fs.readFileSync(path.join(repoRoot(), f), 'utf8');
     for (const run of sharedRuns(text, reference)) if (!isLabel(run)) found.push(`${f}: "${run}"`);
   }
@@ -66,15 +70,16 @@ test('own words: no tracked file shares a 12-word run with either paper (table l
   assert.deepEqual(found, [], `copied wording (rewrite it in our own words):\n${found.slice(0, 20).join('\n')}`);
 });
 
-test('own words: no tracked file shares a 12-word run with the released runner (KF_KNOWFORGE_BENCH)', (t) => {
-  const dir = process.env.KF_KNOWFORGE_BENCH;
-  if (!dir || !fs.existsSync(path.join(dir, 'kfbench'))) {
-    t.skip('KF_KNOWFORGE_BENCH does not name a checkout of metask-ai/knowforge-bench: the runner comparison is skipped');
+test('own words: no tracked file shares a 12-word run with the released runner (its texts and code)', (t) => {
+  const dir = process.env.KF_KNOWFORGE_BENCH ?? path.resolve(repoRoot(), '..', 'shared', 'reference', 'knowforge-bench');
+  if (!fs.existsSync(path.join(dir, 'kfbench'))) {
+    t.skip(`no checkout of metask-ai/knowforge-bench at ${dir} (set KF_KNOWFORGE_BENCH): the runner comparison is skipped`);
     return;
   }
   const reference = new Set<string>();
-  for (const f of fs.readdirSync(path.join(dir, 'kfbench')).filter((x) => x.endsWith('.py')))
-    for (const r of wordRuns(fs.readFileSync(path.join(dir, 'kfbench', f), 'utf8'))) reference.add(r);
+  // Every Python file of the checkout (kfbench/ and its score/ folder) and its README.
+  const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((x) => x.endsWith('.py') || /README(\.[\w-]+)?\.md$/.test(x));
+  for (const f of files) for (const r of wordRuns(fs.readFileSync(path.join(dir, f), 'utf8'))) reference.add(r);
   const found = copiedRuns(reference);
   assert.deepEqual(found, [], `copied runner wording:\n${found.slice(0, 20).join('\n')}`);
 });

@@ -116,7 +116,7 @@ test('kf prompts import knowforge-bench: templates, manifest with source sha256,
     assert.equal(text('find-figure-none-hint'), ' [fixture browse with list_media or search the topic]\n', 'the continuing f-string, leading space kept');
     assert.equal(text('media-context-error'), '[fixture media_context refused: {{error}}]\n', 'the third error-code-alone f-string of the module');
     assert.equal(text('media-context-sibling'), '{{kind}} {{id}} = {{desc}}\n');
-    assert.equal(text('media-context-footer'), '[fixture values need read_media]\n');
+    assert.equal(text('media-context-footer'), '[fixture values need read_media first]\n');
     assert.equal(text('list-books-head'), '[fixture library of {{total}}\n');
     assert.equal(text('book-toc-indent'), '. \n', 'the indent unit, its trailing space kept in the file');
     assert.equal(text('book-toc-missing-hint'), '[fixture no such book, see list_books]\n');

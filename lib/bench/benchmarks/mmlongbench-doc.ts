@@ -30,6 +30,7 @@ export const MMLONGBENCH_DOC: BenchmarkSpec<MmlongbenchPaths> = {
     if (!opts.judge) return undefined;
     const extraction = await extractAnswerWithJudge(opts.judge, q.question, opts.fullText ?? finalAnswer, {
       template: opts.template,
+      benchmarkPrompt: opts.extractionPrompt,
       questionId: opts.questionId ?? q.id,
       runId: opts.runId,
       signal: opts.signal,

@@ -10,8 +10,11 @@
  * description (not the official wording); pass `template` to use another
  * ({{question}} and {{analysis}} are filled in).
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { cutByTokenLimit, rejectReply } from '../../model-api/reply-verdict';
 import type { ChatModel } from '../../model-api/types';
+import { KfError } from '../../util/errors';
 import { loadPrompt } from '../../util/prompts';
 
 /** The default extraction prompt: prompts/scorer-mmlongbench.txt. */
@@ -49,6 +52,12 @@ function fill(template: string, vars: Record<string, string>): string {
 
 export interface ExtractOptions {
   template?: string;
+  /**
+   * The benchmark's own extraction prompt (its eval/prompt_for_answer_extraction.md, read at run time
+   * from the user's checkout): sent as the user turn, the question and the answer following as an
+   * assistant turn, as MMLongBench-Doc's eval does (instead of the template).
+   */
+  benchmarkPrompt?: string;
   tries?: number;
   questionId?: string;
   runId?: string;
@@ -66,7 +75,12 @@ export async function extractAnswerWithJudge(model: ChatModel, question: string,
       const res = await model.chat(
         {
           stage: 'scorer',
-          messages: [{ role: 'user', content: prompt }],
+          messages: opts.benchmarkPrompt
+            ? [
+                { role: 'user', content: opts.benchmarkPrompt },
+                { role: 'assistant', content: `\n\nQuestion:${question}\nAnalysis:${analysis}\n` },
+              ]
+            : [{ role: 'user', content: prompt }],
           temperature: 0,
           maxTokens: 256,
           questionId: opts.questionId,
@@ -88,4 +102,18 @@ export async function extractAnswerWithJudge(model: ChatModel, question: string,
   }
   void lastError;
   return { pred: FAILED_TO_EXTRACT, raw, attempts: tries, failed: true };
+}
+
+/** MMLongBench-Doc's extraction prompt from the user's checkout (the folder, its eval/ folder, or the .md file). */
+export function readBenchmarkExtractionPrompt(where: string): string {
+  const candidates = [where, path.join(where, 'prompt_for_answer_extraction.md'), path.join(where, 'eval', 'prompt_for_answer_extraction.md')];
+  const file = candidates.find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
+  if (!file)
+    throw new KfError(
+      'no_extraction_prompt',
+      `no prompt_for_answer_extraction.md at ${where} (or its eval/ folder)`,
+      'pass your MMLongBench-Doc checkout (it holds eval/prompt_for_answer_extraction.md)',
+      { concerns: where },
+    );
+  return fs.readFileSync(file, 'utf8');
 }

@@ -96,6 +96,8 @@ export interface ScriptedServerOptions {
   embeddingDim?: number;
   /** Model ids listed by /v1/models (default: the rules' string models, or ["scripted-model"]). */
   models?: string[];
+  /** Port on 127.0.0.1 (default 0: any free port). */
+  port?: number;
 }
 
 interface LiveRule extends ScriptRule {
@@ -132,7 +134,7 @@ export class ScriptedServer {
       self.sockets.add(s);
       s.on('close', () => self.sockets.delete(s));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
     return self;
   }
 

@@ -143,10 +143,12 @@ def find_figure_mat(builder, data):
     if err:
         return f"[fixture find_figure miss: {err}]"
     lab = data["label"]
+    # a label the text never prints: one note, then stop
     if not data.get("pages"):
         return builder.add_plain(f"[fixture {data['book']} never prints {lab}]"
                                  f" [fixture browse with list_media or search the topic]")
     lines = [f"[fixture where {lab} sits in {data['book']}]"]
+    # one line per caption found
     for c in data.get("captions") or []:
         lines.append(f"  caption pg{c['page']} | {c['line']}")
     if data.get("media"):
@@ -168,14 +170,14 @@ def media_context_mat(builder, data):
     if data.get("page_text"):
         lines.append(f"  page body: {data['page_text']}")
     if data.get("siblings"):
-        lines.append("  also here: " + " ; ".join(f"{'PIC' if s['kind'] == 'image' else 'TAB'} {s['fragment_id']} = {s['desc']}" for s in data["siblings"]))
-    lines.append("[fixture values need read_media]")
+        lines.append("  also here: " + " ; ".join(f"{'PIC' if s['kind'] == 'image' else 'TAB'} {s['fragment_id']} = {s['desc']}" for s in data.get("siblings")))
+    lines.append("[fixture values need read_media first]")
     return builder.add_plain("\n".join(lines), [data.get("fragment_id")])
 
 
 def list_books_mat(builder, data):
-    total = int(data.get("total") or 0)
     books = data.get("books") or []
+    total = int(data.get("total", 0))
     if not total:
         return "[fixture the library is empty]"
     if not books:
@@ -186,18 +188,21 @@ def list_books_mat(builder, data):
     if data.get("truncated"):
         head += f", first {len(books)} shown"
     lines = [head + "]"]
+    # each book: its name, then its one-line summary when it has one
     for b in books:
         one = " ".join(b["one_line"].split())
         lines.append(f"  * {b['name']}" + (f" -- {one}" if one else ""))
-    return builder.add_plain("\n".join(lines))
+    listing = "\n".join(lines)
+    return builder.add_plain(listing)
 
 
 def book_toc_mat(builder, data):
     import json
-    if data.get("error"):
-        return json.dumps({"error": {"code": data["error"], "recoverable": True, "hint": "[fixture no such book, see list_books]"}})
+    err = data.get("error")
+    if err:
+        return json.dumps({"error": {"recoverable": True, "code": err, "hint": "[fixture no such book, see list_books]"}})
     secs = (data.get("toc") or {}).get("sections") or []
     lines = [f"[fixture contents of {data.get('book')}: {len(secs)} headings]"]
     for s in secs:
-        lines.append(". " * max(0, int(s.get("level") or 1) - 1) + "+ " + str(s.get("title") or ""))
+        lines.append(". " * max(0, int(s.get("level")) - 1) + "+ " + str(s.get("title")))
     return builder.add_plain("\n".join(lines))

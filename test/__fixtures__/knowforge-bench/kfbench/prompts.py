@@ -42,7 +42,7 @@ GUARDRAIL_M3D = ("\n\n[fixture m3d guardrail] End with 'FINAL ANSWER: <answer>';
                  "never refuse.")
 GUARDRAIL_MHR = ("\n\n[fixture mhr guardrail] End with 'FINAL ANSWER: <answer>' "
                  "or 'Insufficient information'.")
-GUARDRAILS = {"m3d": GUARDRAIL_M3D, "mmlb": GUARDRAIL_MMLB, "mhr": GUARDRAIL_MHR}
+GUARDRAILS = {"mmlb": GUARDRAIL_MMLB, "m3d": GUARDRAIL_M3D, "mhr": GUARDRAIL_MHR}
 
 # ---- bridge judge ----
 BRIDGE_SYSTEM = """[fixture judge system] Decide whether a second hop is missing.
@@ -55,7 +55,7 @@ SYNTH_SYSTEM = """[fixture synth system] Answer from the materials, cite [N]."""
 FINAL_CHECK_MMLB = """[fixture checker mmlb] Rewrite only the FINAL ANSWER value. Output JSON only: {"final": "<value>"}."""
 FINAL_CHECK_M3D = """[fixture checker m3d] Rewrite only the FINAL ANSWER value. Output JSON only: {"final": "<value>"}."""
 FINAL_CHECK_MHR = """[fixture checker mhr] Rewrite only the FINAL ANSWER value. Output JSON only: {"final": "<value>"}."""
-FINAL_CHECKERS = {"m3d": FINAL_CHECK_M3D, "mmlb": FINAL_CHECK_MMLB, "mhr": FINAL_CHECK_MHR}
+FINAL_CHECKERS = {"mhr": FINAL_CHECK_MHR, "mmlb": FINAL_CHECK_MMLB, "m3d": FINAL_CHECK_M3D}
 
 # ---- read_media ----
 READ_PROMPT = """[fixture read prompt] Look at this one image only.
