@@ -5,7 +5,6 @@ import { KfError } from '../util/errors';
 import { graphRequest, register as registerArtifacts } from './artifacts';
 import { DUALG_GRAPH_KIND } from './graph/store';
 import { withStageDefaults } from './stage-defaults';
-import { createModelRouter } from '../models/router';
 import type { DualGraph } from './graph/types';
 
 /**
@@ -14,7 +13,10 @@ import type { DualGraph } from './graph/types';
  * for a build (`buildWithModels`: kf train gnn, kf kfold, the GNN artifact); a run's retriever finds it prepared
  * (kf prepare <experiment>) or refuses: a run never starts model-priced work on its own.
  */
-export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'settings' | 'log'>, opts: { buildWithModels?: boolean } = {}): Promise<DualGraph> {
+export async function graphFor(
+  setup: Pick<RetrieverSetup, 'indexDir' | 'settings' | 'log' | 'models'>,
+  opts: { buildWithModels?: boolean } = {},
+): Promise<DualGraph> {
   if (!setup.indexDir)
     throw new KfError(
       'index_required',
@@ -48,12 +50,15 @@ export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'setting
         `build it on purpose first: kf prepare <experiment> (or kf prepare dualg-graph --set index=${setup.indexDir}), then rerun`,
         { concerns: setup.indexDir },
       );
-    const models = createModelRouter({}, { cacheMode: 'off' });
-    try {
-      await store.prepare(DUALG_GRAPH_KIND, { ...request, args: { ...request.args, models } }, { log: setup.log });
-    } finally {
-      await models.close().catch(() => undefined);
-    }
+    // The caller's models (a command's or the run's router, handed in): the graph's model stages go through them.
+    if (!setup.models)
+      throw new KfError(
+        'models_required',
+        `building the DualG graph of ${setup.indexDir} calls model stages and no models were handed in`,
+        'build it through a command that configures the models (kf prepare <experiment>, kf train gnn, kf kfold)',
+        { concerns: setup.indexDir },
+      );
+    await store.prepare(DUALG_GRAPH_KIND, { ...request, args: { ...request.args, models: setup.models } }, { log: setup.log });
   } else await store.prepare(DUALG_GRAPH_KIND, request, { log: setup.log });
   return (await store.open<DualGraph>(DUALG_GRAPH_KIND, request)).value;
 }

@@ -13,6 +13,7 @@
  * musique R@5, hotpotqa R@2 (plus 0.25 x R@5 as a tie-breaker). The index is the one
  * `kf eval retrieval --bench <b> --offline` built (newest .kf-cache/indexes/<bench>-*), or `index`.
  */
+import type { SetupModels } from '../pipeline/retriever-entry';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadBench } from '../bench/registry';
@@ -116,6 +117,8 @@ export interface KfoldOptions {
   grid: (typeof KFOLD_GRIDS)[number];
   /** Settings under every configuration, e.g. `{ heuristic: { contains: 1 } }` to measure the rules the defaults dropped. */
   base?: { heuristic?: Record<string, unknown> };
+  /** The command's models: the graph's model stages, when its settings call them, go through them. */
+  models?: SetupModels;
   /** Every configuration's means, one line each (the command prints them on stderr with --all). */
   onConfiguration?(config: Record<string, unknown>, means: Row): void;
 }
@@ -170,7 +173,7 @@ export async function dualgKfold(o: KfoldOptions) {
   const data = loadBench(bench);
   const idx = await openIndex(o.index ?? newestIndex(bench));
   const kb = engineKnowledgeBase(idx, { forced: { withContext: false } });
-  const g = await graphFor({ indexDir: idx.dir, settings: {} }, { buildWithModels: true });
+  const g = await graphFor({ indexDir: idx.dir, settings: {}, models: o.models }, { buildWithModels: true });
   const parts = searcherParts(g);
   const base = o.base ?? {};
   const withBase = (c: Record<string, unknown>) => ({ ...base, ...c, heuristic: { ...(base.heuristic ?? {}), ...((c.heuristic as object) ?? {}) } });

@@ -80,7 +80,14 @@ async function loadGnn(setup: RetrieverSetup, g: DualGraph, name: string): Promi
   const factory = gnnScorerFactory();
   const graph = toGnnGraph(g);
   const loaded = factory
-    ? await factory({ graph, graphFingerprint: g.meta.source.fingerprint, indexDir: setup.indexDir, settings: setup.settings, log: setup.log })
+    ? await factory({
+        graph,
+        graphFingerprint: g.meta.source.fingerprint,
+        indexDir: setup.indexDir,
+        settings: setup.settings,
+        models: setup.models,
+        log: setup.log,
+      })
     : undefined;
   if (!loaded)
     throw new KfError(

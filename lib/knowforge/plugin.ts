@@ -26,7 +26,10 @@ export const plugin: Plugin = {
     { topic: 'qa', set: 'index-factors', names: ['S1', 'S3', 'S4v1'] },
   ],
   // kf prompts list / import (its prompt packs).
-  commands: [{ name: 'prompts', load: () => (require('./commands/prompts') as { commands: CommandSpec[] }).commands }],
+  commands: [
+    { name: 'prompts', load: () => (require('./commands/prompts') as { commands: CommandSpec[] }).commands },
+    { name: 'diff-runner', load: () => [(require('./commands/diff-runner') as { command: CommandSpec }).command] },
+  ],
   trace: KNOWFORGE_TRACE,
   demoExperiments: path.join(repoRoot(), 'experiments', 'knowforge', 'demo'),
   promptsDir: path.join(repoRoot(), 'prompts', 'knowforge'),

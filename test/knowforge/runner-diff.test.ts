@@ -15,8 +15,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { benchDir, repoRoot } from '../../lib/util/paths';
-import { runComparison } from '../../lib/knowforge/runner-diff/comparison';
-import { runnerUnavailable } from '../../lib/knowforge/runner-diff/released-runner';
+import { runComparison } from '../../lib/knowforge/commands/runner-diff/comparison';
+import { runnerUnavailable } from '../../lib/knowforge/commands/runner-diff/released-runner';
 import { sharedScratch } from '../_shared/scratch';
 import { nonEmpty } from '../_shared/non-empty';
 

@@ -2,6 +2,7 @@
  * `kf kfold`: DualG's heuristic constants chosen under k-fold cross-validation on a text
  * multi-hop corpus (lib/dualg/kfold.ts); prints one JSON object (the figures to quote are `kfold`).
  */
+import { createModelRouter } from '../../models/router';
 import type { CommandSpec } from '../../pipeline/command';
 import { bool, int, isPositiveInt, str } from '../../pipeline/command';
 import { assertBenchmarkName } from '../../bench/names';
@@ -42,7 +43,10 @@ export const command: CommandSpec = {
   examples: ['kf kfold --bench 2wiki', 'kf kfold --bench musique --objective R@5 --grid full --all'],
   async run(args) {
     const all = bool(args, 'all');
+    // The environment's models build the graph when its settings call model stages (an endpoint's defaults).
+    const models = createModelRouter({}, { cacheMode: 'off' });
     const out = await dualgKfold({
+      models,
       bench: assertBenchmarkName(str(args, 'bench') ?? '2wiki', '--bench'),
       index: str(args, 'index'),
       folds: int(args, 'folds') ?? 5,
@@ -51,7 +55,7 @@ export const command: CommandSpec = {
       grid: (str(args, 'grid') ?? 'around') as (typeof KFOLD_GRIDS)[number],
       base: parseBase(str(args, 'base')),
       onConfiguration: all ? (config, means) => console.error(JSON.stringify({ config, ...means })) : undefined,
-    });
+    }).finally(() => models.close().catch(() => undefined));
     console.log(JSON.stringify(out));
   },
 };

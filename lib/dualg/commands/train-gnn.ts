@@ -145,7 +145,9 @@ async function runOptions(args: ParsedArgs, arch: RunArchitecture, cache?: Embed
   const dataDir = path.resolve(str(args, 'data') ?? '../shared/bench/text-multihop');
   const num = (name: string) => Number(str(args, name));
   const data = LOADERS[bench]({ questions: path.join(dataDir, `${bench}_questions.dev.json`), corpus: path.join(dataDir, `${bench}_corpus.json`) });
-  const graph = await graphFor({ indexDir: index, settings: {}, log }, { buildWithModels: true });
+  // The environment's models build the graph when its settings call model stages (an endpoint's defaults).
+  const models = createModelRouter({}, { cacheMode: 'off' });
+  const graph = await graphFor({ indexDir: index, settings: {}, log, models }, { buildWithModels: true }).finally(() => models.close().catch(() => undefined));
   // The settings the shipped `dualg` retriever runs on this index: its benchmark's k-fold choice, if any.
   const chosen = withChoice({}, benchChoice(index, {}));
   log(`retriever settings: ${choiceLabel(chosen.inForce)}`);

@@ -8,6 +8,7 @@
  * Its queries are linked as the shipped `dualg` retriever links them on this index (its benchmark's k-fold choice,
  * bench-settings.ts; MuSiQue partialLink 0.5), so the prior it learns on is the one it is searched with.
  */
+import type { SetupModels } from '../../pipeline/retriever-entry';
 import path from 'node:path';
 import type { ArtifactKind } from '../../pipeline/artifact';
 import { registerArtifactKind } from '../../pipeline/artifact-store';
@@ -117,7 +118,7 @@ async function build(ctx: Parameters<ArtifactKind<GnnTrainSettings>['build']>[0]
     throw new KfError('bad_request', 'gnn-checkpoint needs the index folder (args.indexDir)', 'prepare it through the dualg retriever or pass --index');
   const s = ctx.settings;
   const embedder = presetEmbedder(s, ctx.args.models); // refused before any work when the paper preset has no endpoint
-  const g = await graphFor({ indexDir, settings: {}, log: ctx.log }, { buildWithModels: true });
+  const g = await graphFor({ indexDir, settings: {}, log: ctx.log, models: ctx.args.models as SetupModels | undefined }, { buildWithModels: true });
   const gg = toGnnGraph(g);
   const view = graphView(g);
   const source = sourceFromIndexDir(indexDir);
@@ -180,7 +181,7 @@ export const gnnCheckpointKind: ArtifactKind<GnnTrainSettings, GnnModel> = {
     if (!index)
       throw new KfError('bad_request', 'gnn-checkpoint needs the index whose graph it is trained for', 'kf prepare gnn-checkpoint --set index=<index folder>');
     const raw = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === 'preset' ? v : Number(v)]));
-    const request = await gnnCheckpointRequest(path.resolve(index), raw);
+    const request = await gnnCheckpointRequest(path.resolve(index), raw, undefined, source.models as SetupModels | undefined);
     return { ...request, args: { ...request.args, models: source.models } };
   },
   async open(ref) {
@@ -190,8 +191,8 @@ export const gnnCheckpointKind: ArtifactKind<GnnTrainSettings, GnnModel> = {
 };
 
 /** The request for the checkpoint of an index's graph. */
-export async function gnnCheckpointRequest(indexDir: string, raw: Record<string, unknown> = {}, questions?: unknown[]) {
-  const g = await graphFor({ indexDir, settings: {} }, { buildWithModels: true });
+export async function gnnCheckpointRequest(indexDir: string, raw: Record<string, unknown> = {}, questions?: unknown[], models?: SetupModels) {
+  const g = await graphFor({ indexDir, settings: {}, models }, { buildWithModels: true });
   return { inputs: { graph: gnnGraphFingerprint(toGnnGraph(g)) }, settings: raw, args: { indexDir, ...(questions ? { questions } : {}) } };
 }
 

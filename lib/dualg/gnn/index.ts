@@ -51,7 +51,7 @@ export async function createGnnScorer(setup: GnnScorerSetup): Promise<LoadedGnn 
     const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
     register();
     if (setup.settings.gnnTrain === true && setup.indexDir) {
-      const request = await gnnCheckpointRequest(setup.indexDir, (setup.settings.gnnTraining ?? {}) as Record<string, unknown>);
+      const request = await gnnCheckpointRequest(setup.indexDir, (setup.settings.gnnTraining ?? {}) as Record<string, unknown>, undefined, setup.models);
       if (request.inputs.graph === fingerprint) {
         if (!store.ref(GNN_CHECKPOINT_ARTIFACT, store.keyOf(GNN_CHECKPOINT_ARTIFACT, request))) announceTraining(setup, request.settings);
         await store.prepare(GNN_CHECKPOINT_ARTIFACT, request, { log: setup.log });

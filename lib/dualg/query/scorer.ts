@@ -10,6 +10,7 @@
  * GnnGraph.docIds order) and decoded paths.
  */
 import type { EvidencePath } from '../../pipeline/ranked-evidence';
+import type { SetupModels } from '../../pipeline/retriever-entry';
 import type { GnnGraph, GnnQuery } from '../types';
 import type { CheckpointIdentity } from './scorer-identity';
 import { hashedVector } from '../../util/hashed-vector';
@@ -28,6 +29,8 @@ export interface GnnScorerSetup {
   graphFingerprint: string;
   indexDir?: string;
   settings: Record<string, unknown>;
+  /** The run's models, handed in (the graph's and the checkpoint's model stages go through them). */
+  models?: SetupModels;
   log?(line: string): void;
 }
 

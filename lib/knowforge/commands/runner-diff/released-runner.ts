@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { KfError } from '../../util/errors';
+import { KfError } from '../../../util/errors';
 
 export interface RunnerCopy {
   dir: string;

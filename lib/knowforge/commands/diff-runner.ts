@@ -6,16 +6,16 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { int, isPositiveInt, list, str, type CommandSpec } from '../command';
+import { int, isPositiveInt, list, str, type CommandSpec } from '../../pipeline/command';
 import { benchDir } from '../../util/paths';
 import { KfError } from '../../util/errors';
-import { runComparison } from '../../knowforge/runner-diff/comparison';
-import { scriptedReply } from '../../knowforge/runner-diff/scripted-model';
+import { runComparison } from './runner-diff/comparison';
+import { scriptedReply } from './runner-diff/scripted-model';
 import { ScriptedServer } from '../../models/testing/scripted-server';
-import { runnerUnavailable } from '../../knowforge/runner-diff/released-runner';
-import { RUNNER_MODES, type RunnerModeName } from '../../knowforge/runner-mode/pipeline';
+import { runnerUnavailable } from './runner-diff/released-runner';
+import { RUNNER_MODES, type RunnerModeName } from '../runner-mode/pipeline';
 
-/** The scripted model alone, until SIGINT/SIGTERM (its replies: lib/knowforge/runner-diff/scripted-model.ts). */
+/** The scripted model alone, until SIGINT/SIGTERM (its replies: lib/knowforge/commands/runner-diff/scripted-model.ts). */
 async function serveModel(port: number): Promise<number> {
   const model = await ScriptedServer.start({ port });
   model.on({ match: () => true, reply: (req) => scriptedReply(req) });

@@ -7,18 +7,18 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createModelRouter, type ModelRouter } from '../../models/router';
-import { ScriptedServer } from '../../models/testing/scripted-server';
-import { planServe, type ServePlan } from '../../serve-kb/plan';
-import { startKbServer } from '../../serve-kb/server';
-import { KfError } from '../../util/errors';
-import { repoRoot } from '../../util/paths';
-import { httpKbApi } from '../runner-mode/kb-api';
-import { answerRunnerMode, type RunnerModeName } from '../runner-mode/pipeline';
+import { createModelRouter, type ModelRouter } from '../../../models/router';
+import { ScriptedServer } from '../../../models/testing/scripted-server';
+import { planServe, type ServePlan } from '../../../serve-kb/plan';
+import { startKbServer } from '../../../serve-kb/server';
+import { KfError } from '../../../util/errors';
+import { repoRoot } from '../../../util/paths';
+import { httpKbApi } from '../../runner-mode/kb-api';
+import { answerRunnerMode, type RunnerModeName } from '../../runner-mode/pipeline';
 import { firstDifference, splitByQuestion, type Body, type FirstDifference } from './compare';
 import { prepareRunner, runnerAnswers, runnerScores, type RunnerCopy, type RunnerSample } from './released-runner';
-import { judgePredictions, questionsFor, type PredictionLine } from '../../eval/score-file';
-import { readBenchmarkExtractionPrompt } from '../../eval/metrics/mmlongbench-judge';
+import { judgePredictions, questionsFor, type PredictionLine } from '../../../eval/score-file';
+import { readBenchmarkExtractionPrompt } from '../../../eval/metrics/mmlongbench-judge';
 import { scriptedReply } from './scripted-model';
 
 export interface ComparisonOptions {

@@ -4,7 +4,7 @@
  * spacing aside: Python and Node write the same object with different separators); runs of vision
  * calls compared as sets (the runner reads images concurrently, so their order is free).
  */
-import { canonicalJson } from '../../util/hash';
+import { canonicalJson } from '../../../util/hash';
 
 export type Body = Record<string, unknown>;
 

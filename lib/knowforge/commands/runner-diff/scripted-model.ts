@@ -12,8 +12,8 @@
  *              object, an unknown tool, repeats, a context read of an id taken from the latest tool
  *              result, an early finish, the listing and table tools, read_media on ids seen so far).
  */
-import type { RecordedRequest, ScriptedReply } from '../../models/testing/scripted-server';
-import { sha256 } from '../../util/hash';
+import type { RecordedRequest, ScriptedReply } from '../../../models/testing/scripted-server';
+import { sha256 } from '../../../util/hash';
 
 type Msg = { role: string; content: unknown };
 
