@@ -14,7 +14,10 @@ import type { DualGraph } from './graph/types';
  * for a build (`buildWithModels`: kf train gnn, kf kfold, the GNN artifact); a run's retriever finds it prepared
  * (kf prepare <experiment>) or refuses: a run never starts model-priced work on its own.
  */
-export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'settings' | 'log'>, opts: { buildWithModels?: boolean } = {}): Promise<DualGraph> {
+export async function graphFor(
+  setup: Pick<RetrieverSetup, 'indexDir' | 'settings' | 'log' | 'models'>,
+  opts: { buildWithModels?: boolean } = {},
+): Promise<DualGraph> {
   if (!setup.indexDir)
     throw new KfError(
       'index_required',
@@ -24,7 +27,7 @@ export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'setting
   registerArtifacts();
   const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
   // With an endpoint the graph's model stages are the default (stage-defaults.ts; kf prepare asks for the same graph).
-  const { tau, microImages, equivalence, openie, alignment } = withStageDefaults(setup.settings).settings;
+  const { tau, microImages, equivalence, openie, alignment } = withStageDefaults(setup.settings, process.env, setup.models).settings;
   // Only the settings that change the graph (absent ones keep the default graph's request, so its artifact is reused).
   const request = graphRequest(setup.indexDir, {
     ...(tau === undefined ? {} : { tau }),
@@ -48,7 +51,7 @@ export async function graphFor(setup: Pick<RetrieverSetup, 'indexDir' | 'setting
         `build it on purpose first: kf prepare <experiment> (or kf prepare dualg-graph --set index=${setup.indexDir}), then rerun`,
         { concerns: setup.indexDir },
       );
-    const models = createModelRouter({}, { cacheMode: 'off' });
+    const models = createModelRouter(setup.models ?? {}, { cacheMode: 'off' });
     try {
       await store.prepare(DUALG_GRAPH_KIND, { ...request, args: { ...request.args, models } }, { log: setup.log });
     } finally {

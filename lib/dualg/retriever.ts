@@ -36,6 +36,7 @@ import { DualgSearcher, type SearcherParts } from './query/searcher';
 import { searcherSettings } from './query/searcher-settings';
 import { SCORER_NAMES, type CheckpointIdentity, type ScorerName } from './query/scorer-identity';
 import { createModelRouter } from '../models/router';
+import type { ModelsConfig } from '../models/config';
 import { denseLinker, type LinkingName, type MentionLinker } from './query/dense-link';
 import { denseMicroCandidates, type MicroCandidateSource } from './query/micro-dense';
 import type { Embedder } from '../model-api/types';
@@ -115,14 +116,20 @@ function queryEmbedder(c: CheckpointIdentity | undefined, name: string): ((text:
  * Setting `linking`: "trigrams" (default, the offline stand-in) or "stage" (the dense linker over the embedding
  * endpoint configured in `env`); "stage" without an endpoint is refused at load, naming what to configure.
  */
-export function mentionLinker(raw: unknown, name: string, env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): MentionLinker | undefined {
+export function mentionLinker(
+  raw: unknown,
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+  log?: (line: string) => void,
+  models?: ModelsConfig,
+): MentionLinker | undefined {
   const linking = (raw ?? 'trigrams') as LinkingName;
   if (linking !== 'trigrams' && linking !== 'stage')
     throw new KfError('bad_setting', `dualg setting linking must be "trigrams" or "stage", got ${JSON.stringify(raw)}`, 'set linking = "stage" or "trigrams"', {
       concerns: 'linking',
     });
   if (linking === 'trigrams') return undefined;
-  const embedder = stageEmbedder(env);
+  const embedder = stageEmbedder(env, models);
   if (!embedder)
     throw new KfError(
       'models_required',
@@ -134,15 +141,20 @@ export function mentionLinker(raw: unknown, name: string, env: NodeJS.ProcessEnv
 }
 
 /** The embedding stage configured in `env` (one place: the run's router replaces it when set-up hands one in). */
-function stageEmbedder(env: NodeJS.ProcessEnv): Embedder | undefined {
-  return createModelRouter({}, { env, cacheMode: 'off' }).embedder();
+function stageEmbedder(env: NodeJS.ProcessEnv, models?: ModelsConfig): Embedder | undefined {
+  return createModelRouter(models ?? {}, { env, cacheMode: 'off' }).embedder();
 }
 
 /**
  * Setting `microCandidates`: "trigrams" (default, the offline stand-in: the micro name index) or "stage" (the paper's
  * dense top-K = 3 through the embedding endpoint configured in `env`); "stage" without an endpoint is refused at load.
  */
-export function microCandidateSource(raw: unknown, name: string, env: NodeJS.ProcessEnv = process.env): MicroCandidateSource | undefined {
+export function microCandidateSource(
+  raw: unknown,
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+  models?: ModelsConfig,
+): MicroCandidateSource | undefined {
   const which = raw ?? 'trigrams';
   if (which !== 'trigrams' && which !== 'stage')
     throw new KfError(
@@ -154,7 +166,7 @@ export function microCandidateSource(raw: unknown, name: string, env: NodeJS.Pro
       },
     );
   if (which === 'trigrams') return undefined;
-  const embedder = stageEmbedder(env);
+  const embedder = stageEmbedder(env, models);
   if (!embedder)
     throw new KfError(
       'models_required',
@@ -167,15 +179,15 @@ export function microCandidateSource(raw: unknown, name: string, env: NodeJS.Pro
 
 async function create(given: RetrieverSetup, v: Variant): Promise<ModeRetriever> {
   // With an endpoint, the model stages are the default (stage-defaults.ts); the parts left on rules are said per search.
-  const { settings: withStages, ruleParts } = withStageDefaults(given.settings);
+  const { settings: withStages, ruleParts } = withStageDefaults(given.settings, process.env, given.models);
   const setup: RetrieverSetup = { ...given, settings: withStages };
   const scorer = scorerOf(v, setup.settings.scorer);
   // The benchmark's k-fold choice (bench-settings.ts) under the explicit settings; none: the defaults.
   const chosen = withChoice(setup.settings, benchChoice(setup.indexDir, setup.settings));
   const settings = searcherSettings({ ...chosen.settings, ...v.overrides }, scorer);
   // Refused before the graph is built or opened: a missing endpoint should not cost a graph build first.
-  const linker = mentionLinker(setup.settings.linking, v.name, process.env, setup.log);
-  const microCandidates = microCandidateSource(setup.settings.microCandidates, v.name);
+  const linker = mentionLinker(setup.settings.linking, v.name, process.env, setup.log, setup.models);
+  const microCandidates = microCandidateSource(setup.settings.microCandidates, v.name, process.env, setup.models);
   const g = await graphFor(setup);
   const parts: SearcherParts = { ...searcherParts(g), ...(linker ? { linker } : {}), ...(microCandidates ? { microCandidates } : {}) };
   // Without the macro graph the GNN has nothing to run on: it is neither loaded nor asked for.

@@ -7,6 +7,7 @@ import { EngineKnowledgeBase } from './engine-knowledge-base';
 import type { OpenIndex } from '../index/open';
 import type { SearchOptions } from '../index/types';
 import { lazyRetrieverModes } from './retrievers';
+import type { ModelsConfig } from '../models/config';
 
 /**
  * The knowledge-base view of an opened index: the engine's modes plus every
@@ -15,7 +16,7 @@ import { lazyRetrieverModes } from './retrievers';
  */
 export function engineKnowledgeBase(
   idx: OpenIndex,
-  opts: { forced?: SearchOptions; settings?: Record<string, unknown>; log?: (line: string) => void; maxTopk?: number } = {},
+  opts: { forced?: SearchOptions; settings?: Record<string, unknown>; models?: ModelsConfig; log?: (line: string) => void; maxTopk?: number } = {},
 ): EngineKnowledgeBase {
   const { mode, fusion, withContext } = opts.forced ?? {};
   const forced = Object.fromEntries(Object.entries({ mode, fusion, withContext }).filter(([, v]) => v !== undefined));
@@ -25,7 +26,13 @@ export function engineKnowledgeBase(
     docTitle: (id) => idx.docTitle(id),
     forced,
     maxTopk: opts.maxTopk,
-    extraModes: lazyRetrieverModes(() => ({ kb: base, indexDir: idx.dir, settings: opts.settings ?? {}, log: opts.log })),
+    extraModes: lazyRetrieverModes(() => ({
+      kb: base,
+      indexDir: idx.dir,
+      settings: opts.settings ?? {},
+      ...(opts.models ? { models: opts.models } : {}),
+      log: opts.log,
+    })),
   });
   return base;
 }

@@ -1,6 +1,7 @@
 /** A retriever as a plug-in declares it (lib/pipeline/retrievers.ts registers it as a search mode). */
 import type { ModeRetriever } from './engine-knowledge-base';
 import type { KnowledgeBase } from './knowledge-base';
+import type { ModelsConfig } from '../models/config';
 
 /** What a retriever gets to set itself up for one corpus. */
 export interface RetrieverSetup {
@@ -10,6 +11,8 @@ export interface RetrieverSetup {
   indexDir?: string;
   /** Retriever settings from the experiment / CLI (validated by the retriever). */
   settings: Record<string, unknown>;
+  /** The run's [models] table (its routes over the environment's): which stages a model serves. */
+  models?: ModelsConfig;
   /** Questions that may be used for training, when the caller has some (k-fold is the caller's or the retriever's job). */
   trainQuestions?: unknown[];
   log?(line: string): void;

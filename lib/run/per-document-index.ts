@@ -90,7 +90,7 @@ export function perDocumentIndexProvider(
         retriever: idx.retrieverFor(q),
         fragment: (id) => idx.fragment(id),
         docTitle: (id) => idx.docTitle(id),
-        kb: engineKnowledgeBase(idx, { forced: ix.search, settings: ix.settings, log: opts.log }),
+        kb: engineKnowledgeBase(idx, { forced: ix.search, settings: ix.settings, models: config.models, log: opts.log }),
       };
     },
     // Nothing to open before the first question: each document's index is built when its first question comes.

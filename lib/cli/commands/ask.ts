@@ -152,7 +152,12 @@ async function openKnowledgeBase(
   say(
     `index loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s (generation ${idx.manifest.generation}); the first search also loads the query encoder and any graph the retriever needs`,
   );
-  const kb = engineKnowledgeBase(idx, { forced: r.indexSettings?.search, settings: r.indexSettings?.settings, log: (line) => say(`  ${line}`) });
+  const kb = engineKnowledgeBase(idx, {
+    forced: r.indexSettings?.search,
+    settings: r.indexSettings?.settings,
+    models: r.models,
+    log: (line) => say(`  ${line}`),
+  });
   return kb.restrictedTo(doc ? [doc] : undefined);
 }
 
