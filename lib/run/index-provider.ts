@@ -122,6 +122,7 @@ async function openConfiguredIndex(
       log: opts.log,
       allowModelBuild: opts.allowModelBuild,
       prepareCommand: opts.prepareCommand,
+      ...(opts.beforeModelBuild ? { beforeModelBuild: opts.beforeModelBuild } : {}),
     });
     return { idx: r.index, built: r.built, artifact: `${r.ref.kind}/${r.ref.key}` };
   }
@@ -171,7 +172,8 @@ export function indexProviderFromConfig(given: ExperimentConfig, opts: IndexOpen
     return opened;
   };
   let kb: Promise<EngineKnowledgeBase> | undefined;
-  const knowledgeBase = () => (kb ??= open().then((idx) => engineKnowledgeBase(idx, { forced: ix.search, settings: ix.settings, log: opts.log })));
+  const knowledgeBase = () =>
+    (kb ??= open().then((idx) => engineKnowledgeBase(idx, { forced: ix.search, settings: ix.settings, models: config.models, log: opts.log })));
   return {
     provider: async (q) => {
       const idx = await open();
