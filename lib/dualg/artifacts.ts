@@ -16,7 +16,7 @@ import { visionFactsFromModel, writeVisionReport, type VisionFactSource } from '
 import { indexAssetResolver } from '../answer/vision';
 import { indexIdentity, sourceFromIndexDir } from './graph/source';
 import { DUALG_GRAPH_KIND, loadGraph, writeGraphFiles } from './graph/store';
-import { withStageDefaults } from './stage-defaults';
+import { withStageDefaults, type StageRoutes } from './stage-defaults';
 import type { DualGraph } from './graph/types';
 
 export interface DualGraphSettings {
@@ -147,7 +147,11 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     if (source.options.tau !== undefined) settings.tau = Number(source.options.tau);
     // The stage settings also come from the experiment's index.settings (what the dualg retrievers read), with an
     // endpoint's model stages as the default (stage-defaults.ts), so kf prepare <experiment> builds the graph the run opens.
-    const fromExperiment = withStageDefaults((source.experiment?.index?.settings ?? {}) as Record<string, unknown>).settings;
+    const fromExperiment = withStageDefaults(
+      (source.experiment?.index?.settings ?? {}) as Record<string, unknown>,
+      process.env,
+      (source.models as StageRoutes | undefined) ?? source.experiment?.models,
+    ).settings;
     for (const key of ['openie', 'microImages', 'equivalence', 'alignment'] as const) {
       const value = source.options[key] ?? fromExperiment[key];
       if (value !== undefined) settings[key] = value;

@@ -26,7 +26,7 @@ export async function graphFor(
   registerArtifacts();
   const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
   // With an endpoint the graph's model stages are the default (stage-defaults.ts; kf prepare asks for the same graph).
-  const { tau, microImages, equivalence, openie, alignment } = withStageDefaults(setup.settings).settings;
+  const { tau, microImages, equivalence, openie, alignment } = withStageDefaults(setup.settings, process.env, setup.models).settings;
   // Only the settings that change the graph (absent ones keep the default graph's request, so its artifact is reused).
   const request = graphRequest(setup.indexDir, {
     ...(tau === undefined ? {} : { tau }),

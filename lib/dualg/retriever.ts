@@ -172,7 +172,7 @@ export function microCandidateSource(raw: unknown, name: string, models: SetupMo
 
 async function create(given: RetrieverSetup, v: Variant): Promise<ModeRetriever> {
   // With an endpoint, the model stages are the default (stage-defaults.ts); the parts left on rules are said per search.
-  const { settings: withStages, ruleParts } = withStageDefaults(given.settings);
+  const { settings: withStages, ruleParts } = withStageDefaults(given.settings, process.env, given.models);
   const setup: RetrieverSetup = { ...given, settings: withStages };
   const scorer = scorerOf(v, setup.settings.scorer);
   // The benchmark's k-fold choice (bench-settings.ts) under the explicit settings; none: the defaults.

@@ -6,6 +6,7 @@
  * artifact checks its manifest: a stale one (inputs changed) or a foreign one
  * (another kind, another corpus) is refused with the reason.
  */
+import type { ModelsConfig } from '../models/config';
 
 /** What an artifact was built from: named fingerprints (content hashes) of its inputs. */
 export type ArtifactInputs = Record<string, string>;
@@ -58,6 +59,8 @@ export interface ArtifactExperiment {
   benchmark: { name: string };
   index?: { dir?: string; settings?: Record<string, unknown> };
   pipeline: { name: string; settings?: Record<string, unknown> };
+  /** Its [models] table (which stages a model serves, over the environment's routes). */
+  models?: ModelsConfig;
 }
 
 /**

@@ -7,6 +7,8 @@ import type { Embedder } from '../model-api/types';
 export interface SetupModels {
   /** The run's embeddings stage, when the run (or its environment) configures one. */
   embedder?(): Embedder | undefined;
+  /** Which backend serves a stage (the run's routes: its [models] table over the environment's); absent: the environment's. */
+  backendOf?(stage: string): string;
 }
 
 /** What a retriever gets to set itself up for one corpus. */

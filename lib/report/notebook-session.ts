@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KfError } from '../util/errors';
 import { backendLabel } from '../run/aggregate';
+import { departureCaption, departureText, type Departure } from '../run/departures';
 import { summarizeRun, type LoadedRun } from '../run/results';
 import { OFFLINE_NOTE, resultManifest, writeManifest, type WrittenPaths } from '../run/result-manifest';
 import { checkOutputName, writeTable, type Row, type TableOptions, type TablePaths } from './table';
@@ -37,6 +38,8 @@ export interface SessionRun {
   models: string[];
   configHash?: string;
   n: number;
+  /** The run's departures from the paper (stand-ins, fallbacks, variants, with counts), as its manifest lists them. */
+  departures?: string[];
 }
 
 export interface NotebookSessionOptions {
@@ -73,6 +76,7 @@ export class NotebookSession {
   readonly params: Record<string, unknown>;
   readonly seed: string | number;
   private readonly runs = new Map<string, SessionRun>();
+  private readonly runDepartures = new Map<string, Departure[]>();
   private readonly inputs: Record<string, unknown> = {};
   private readonly skipped: { what: string; why: string }[] = [];
   private readonly extraBackends = new Set<string>();
@@ -100,7 +104,18 @@ export class NotebookSession {
   /** Record a run whose numbers this notebook shows (its id, backend and models go into the manifest). */
   useRun(label: string, run: LoadedRun): void {
     const s = summarizeRun(run);
-    this.runs.set(run.runId, { label, runId: run.runId, dir: run.dir, backend: s.backend, models: s.models, configHash: s.configHash, n: s.n });
+    const departures = run.manifest?.departures ?? [];
+    this.runs.set(run.runId, {
+      label,
+      runId: run.runId,
+      dir: run.dir,
+      backend: s.backend,
+      models: s.models,
+      configHash: s.configHash,
+      n: s.n,
+      ...(departures.length ? { departures: departures.map(departureText) } : {}),
+    });
+    this.runDepartures.set(run.runId, departures);
   }
 
   /** Results that did not come from a run of this harness (e.g. 'recorded' peers, 'published' numbers): shown in notes. */
@@ -133,9 +148,10 @@ export class NotebookSession {
     return b.length ? backendLabel(b) : 'none';
   }
 
-  /** The notes every table and figure of this session carries. */
+  /** The notes every table and figure of this session carries: the backend label, then the drawn runs' departures from the paper. */
   notes(extra: string[] = []): string[] {
-    return [...backendNotes(this.backend), ...extra];
+    const departures = departureCaption([...this.runDepartures.values()].map((d) => ({ manifest: { departures: d } })));
+    return [...backendNotes(this.backend), ...(departures ? [departures] : []), ...extra];
   }
 
   /**

@@ -404,6 +404,8 @@ function summaryMarkdown(
 ): string {
   const headline: Row[] = c.summaries.map((s, i) => {
     const row: Row = { config: c.names[i], pipeline: s.pipeline, n: s.n, errors: s.errors };
+    // Replies cut by the token limit are errors, never scored: counted in their own column when any run has one.
+    if (c.summaries.some((x) => x.cutReplies)) row['cut replies'] = s.cutReplies;
     for (const k of ['em', 'f1', 'acc']) if (k in s.scores) row[k] = pct(s.scores[k]);
     for (const k of ['R@1', 'R@8', 'docFound', 'answerVisible']) if (k in s.retrieval) row[k] = pct(s.retrieval[k]);
     row.backend = s.backend;

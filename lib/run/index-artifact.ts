@@ -6,7 +6,7 @@
  *   index.artifact = "<key>"  open that artifact; refused when stale or built from another corpus
  *   index.artifact = "auto"   the artifact of this corpus and these settings (built first with build = "ensure")
  */
-import type { BenchmarkData } from '../bench/types';
+import type { BenchmarkData, CorpusPassage } from '../bench/types';
 import { KP_INDEX, kpIndexRequest } from '../pipeline/kp-index-artifact';
 import type { IndexModels, OpenIndex } from '../index/open';
 import type { ArtifactRef, ArtifactRequest } from '../pipeline/artifact';
@@ -33,7 +33,16 @@ export function indexArtifactRequest(config: ExperimentConfig, data: BenchmarkDa
 /** Open (building first when asked) the index artifact an experiment names. */
 export async function openIndexArtifact(
   config: ExperimentConfig,
-  opts: { data: BenchmarkData; models?: IndexModels; store?: ArtifactStore; log?: (line: string) => void; allowModelBuild?: boolean; prepareCommand?: string },
+  opts: {
+    data: BenchmarkData;
+    models?: IndexModels;
+    store?: ArtifactStore;
+    log?: (line: string) => void;
+    allowModelBuild?: boolean;
+    prepareCommand?: string;
+    /** With allowModelBuild: called before a build that calls a model (kf prepare prints the estimate and asks for --yes). */
+    beforeModelBuild?: (input: { corpusDir?: string; passages?: readonly CorpusPassage[]; models?: IndexModels }) => void | Promise<void>;
+  },
 ): Promise<{ index: OpenIndex; ref: ArtifactRef; built: boolean }> {
   const ix = config.index!;
   const store = opts.store ?? new ArtifactStore();
@@ -46,6 +55,13 @@ export async function openIndexArtifact(
         what: `the kp-index artifact of experiment ${config.name}`,
         prepare: opts.prepareCommand ?? `kf prepare <experiment file of ${config.name}>`,
       });
+    } else if (opts.beforeModelBuild) {
+      // A build asked for (kf prepare) that calls a model: the estimate first, as for an index folder.
+      const { modelBuildStages } = require('../index/model-build-guard') as typeof import('../index/model-build-guard');
+      if (modelBuildStages(opts.models, ix.embedder).length) {
+        const corpus = opts.data.passages?.length ? { passages: opts.data.passages } : { corpusDir: opts.data.corpusDir };
+        await opts.beforeModelBuild({ ...corpus, models: opts.models });
+      }
     }
     opts.log?.(`index: building the kp-index artifact for the ${benchmarkDisplayName(config.benchmark)} corpus (a first build can take minutes)`);
     await store.prepare(KP_INDEX, request, { log: opts.log });

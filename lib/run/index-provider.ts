@@ -122,6 +122,7 @@ async function openConfiguredIndex(
       log: opts.log,
       allowModelBuild: opts.allowModelBuild,
       prepareCommand: opts.prepareCommand,
+      ...(opts.beforeModelBuild ? { beforeModelBuild: opts.beforeModelBuild } : {}),
     });
     return { idx: r.index, built: r.built, artifact: `${r.ref.kind}/${r.ref.key}` };
   }

@@ -42,6 +42,8 @@ export interface RunCounts {
   errors: number;
   /** The errors by kind: model_output, transport, timeout, other (lib/run/error-kind.ts). */
   errorsByKind?: Record<'model_output' | 'transport' | 'timeout' | 'other', number>;
+  /** Of the errors, the replies cut by the endpoint's token limit (reason `length`, kind model_output): never scored. */
+  cutReplies?: number;
   /** Selected questions without a record. */
   remaining: number;
   /** Records whose id is not in the current selection (an earlier, larger selection). */

@@ -451,6 +451,8 @@ export interface RunListing {
   recorded: number;
   selected?: number;
   errors: number;
+  /** Of the errors, replies cut by the token limit (never scored). */
+  cutReplies?: number;
   metric?: string;
   value?: number;
   startedAt?: string;
@@ -488,6 +490,7 @@ export function listRuns(resultsDir = defaultResultsDir()): RunListing[] {
         recorded: run.records.length,
         selected: run.manifest?.counts.selected,
         errors: s.errors,
+        ...(s.cutReplies ? { cutReplies: s.cutReplies } : {}),
         metric,
         value: metric ? s.scores[metric] : undefined,
         startedAt: run.manifest?.startedAt,

@@ -72,6 +72,8 @@ export class RunTally {
   readonly backends = new Set<string>();
   readonly okTimes: number[] = [];
   errors = 0;
+  /** Failed records whose reply the endpoint cut at its token limit (error reason `length`): never scored. */
+  cutReplies = 0;
   readonly errorsByKind: Record<ErrorKind, number> = { model_output: 0, transport: 0, timeout: 0, other: 0 };
   /** Per-question departures from the paper, by text: on how many records. */
   readonly departures = new Map<string, number>();
@@ -83,6 +85,7 @@ export class RunTally {
     if (r.error) {
       this.errors++;
       this.errorsByKind[errorKindOf(r.error)]++;
+      if (r.error.reason === 'length') this.cutReplies++;
     } else if (typeof r.timings?.totalMs === 'number') this.okTimes.push(r.timings.totalMs);
   }
 }
@@ -196,6 +199,7 @@ export function runManifest(
       recorded,
       errors: live.tally.errors,
       errorsByKind: { ...live.tally.errorsByKind },
+      cutReplies: live.tally.cutReplies,
       remaining: f.selected.length - inSelection,
       outsideSelection: recorded - inSelection,
     },

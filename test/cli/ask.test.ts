@@ -14,7 +14,7 @@ import { decodedPaths } from '../../lib/dualg/trace-section';
 import { demoExperimentFile } from '../../lib/cli/commands/ask';
 import { repoRoot } from '../../lib/util/paths';
 import { nonEmpty } from '../_shared/non-empty';
-import { tinyDemoWorld } from '../_shared/scratch';
+import { ownScratch, tinyDemoWorld } from '../_shared/scratch';
 import { cannotRunCompiled, kf } from './helpers';
 
 test('citations resolve through a listed pool (agents) or the rendered pool text (one-shot, DualG); FINAL ANSWER is stripped for printing once', () => {
@@ -74,7 +74,16 @@ test('kf ask on the tiny demo: S4, M5, P1 and DG exit 0 with one FINAL ANSWER li
   const questions = JSON.parse(fs.readFileSync(path.join(world.dir, 'questions.json'), 'utf8')) as { question: string; hops?: number }[];
   const question = nonEmpty(questions, 'tiny demo questions').find((q) => (q.hops ?? 1) >= 2) ?? questions[0];
   for (const config of ['S4', 'M5', 'P1', 'DG']) {
-    const r = await kf(['ask', '--preset', 'tiny', '--config', config, question.question], { timeoutMs: 5 * 60_000 });
+    if (config === 'DG') {
+      // Training is never implicit: without --train the missing checkpoint is refused with its estimate.
+      // Fresh artifact and checkpoint folders: a checkpoint an earlier test run trained (shared scratch) would be used instead.
+      const fresh = { KF_ARTIFACTS: ownScratch('kf-ask-artifacts-'), KF_GNN_CHECKPOINTS: ownScratch('kf-ask-gnn-') };
+      const refused = await kf(['ask', '--preset', 'tiny', '--config', config, question.question], { timeoutMs: 5 * 60_000, env: fresh });
+      assert.notEqual(refused.code, 0, `kf ask --config DG without --train trains nothing\n${refused.stdout}\n${refused.stderr}`);
+      assert.match(refused.stderr, /gnn_training_not_asked|kf run and kf ask never start that on their own/, refused.stderr);
+      assert.match(refused.stderr, /--train/, 'the refusal names --train');
+    }
+    const r = await kf(['ask', '--preset', 'tiny', '--config', config, ...(config === 'DG' ? ['--train'] : []), question.question], { timeoutMs: 5 * 60_000 });
     const label = `kf ask --config ${config}`;
     assert.equal(r.code, 0, `${label} exit code\n${r.stdout}\n${r.stderr}`);
     assert.equal(r.stdout.match(/^FINAL ANSWER:/gm)?.length, 1, `${label}: exactly one FINAL ANSWER line\n${r.stdout}`);

@@ -3,10 +3,12 @@
  * is configured, a model-built index gets its own folder, DualG's rule stages become its model stages where
  * those are routed; offline nothing changes.
  */
+import { createModelRouter } from '../../lib/models/router';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { effectiveEmbedder, indexBuildTag } from '../../lib/run/endpoint-defaults';
 import { withStageDefaults } from '../../lib/dualg/stage-defaults';
+import { mentionLinker, microCandidateSource } from '../../lib/dualg/retriever';
 import { experiment, makeQuestions, tmpDir, writeBench } from './helpers';
 
 const files = writeBench(tmpDir('kf-endpoint-defaults-'), makeQuestions(1));
@@ -37,4 +39,22 @@ test('an embeddings endpoint: the fitted default becomes the endpoint; DualG lin
   const d = withStageDefaults({ linking: 'trigrams' }, env);
   assert.deepEqual(d.settings, { linking: 'trigrams', equivalence: 'stage', alignment: 'stage', microCandidates: 'stage' });
   assert.ok(d.ruleParts.includes('entity linking') && !d.ruleParts.includes('equivalence edges'));
+});
+
+test("a table-only endpoint (the experiment's [models], nothing in the environment) also moves DualG onto its model stages", () => {
+  const models = { stages: { embedding: { baseUrl: 'http://127.0.0.1:9/v1', model: 'bge' }, openie: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' } } };
+  const d = withStageDefaults({}, {}, models);
+  assert.deepEqual(d.settings, { openie: 'stage', equivalence: 'stage', linking: 'stage', alignment: 'stage', microCandidates: 'stage' });
+  assert.deepEqual(d.ruleParts, ['image micro facts'], 'only vision, which the table does not route, stays on rules');
+  // The retriever's model parts read the same routes: the table's embedding endpoint serves linking and micro candidates.
+  assert.ok(mentionLinker('stage', 'dualg', createModelRouter(models, { env: {}, cacheMode: 'off' })), 'linking through the table-routed embedding stage');
+  assert.ok(
+    microCandidateSource('stage', 'dualg', createModelRouter(models, { env: {}, cacheMode: 'off' })),
+    'micro candidates through the table-routed embedding stage',
+  );
+  assert.throws(
+    () => microCandidateSource('stage', 'dualg', createModelRouter({}, { env: {}, cacheMode: 'off' })),
+    /no embedding endpoint is configured/,
+    'neither table nor environment: refused',
+  );
 });

@@ -146,3 +146,38 @@ test('a run with a wrong key stops at the first refused call with one clear erro
     await server.close();
   }
 });
+
+test('index.artifact = "auto": kf prepare prints the estimate before a build that calls a model; a run refuses it', async () => {
+  registerFake('fake');
+  const w = world();
+  const exp = experiment(w.files, { index: { artifact: 'auto', build: 'ensure', embedder: 'hash' } });
+  const server = await ScriptedServer.start();
+  try {
+    server.on({ model: 'extract-m', reply: { text: '{"points": []}' } });
+    server.on({ reply: { text: 'FINAL ANSWER: answer 1' } });
+    await withEnv({ ...ENV, OPENAI_BASE_URL: server.url, KF_ARTIFACTS: path.join(w.dir, 'artifacts') }, async () => {
+      await assert.rejects(
+        runExperiment({ experiment: exp, resultsDir: w.results, log: quiet }),
+        (e: unknown) => e instanceof KfError && e.code === 'index_build_needs_models' && /kp-index artifact/.test(e.message),
+      );
+      assert.equal(server.requests.length, 0, 'the refused run called no model');
+      const lines: string[] = [];
+      const err = console.error;
+      console.error = (l: string) => void lines.push(String(l));
+      try {
+        await prepareExperiment(exp, { log: (l) => lines.push(`log: ${l}`) });
+      } finally {
+        console.error = err;
+      }
+      const text = lines.join('\n');
+      assert.match(text, /estimate: about \d+ model calls/, `the estimate is printed\n${text}`);
+      assert.ok(
+        text.indexOf('estimate: about') < text.indexOf('log: index: building the kp-index artifact'),
+        `the estimate comes before the build starts\n${text}`,
+      );
+      assert.ok(indexCalls(server).length > 0, 'prepare built the artifact with the extraction model');
+    });
+  } finally {
+    await server.close();
+  }
+});

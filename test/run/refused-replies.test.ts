@@ -21,7 +21,7 @@ import { formatFinalValue } from '../../lib/answer/final-answer';
 import { ModelCache } from '../../lib/models/cache';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { runExperiment } from '../../lib/run/runner';
-import { loadRun, outcomeLine, summarizeRun } from '../../lib/run/results';
+import { listRuns, loadRun, outcomeLine, summarizeRun } from '../../lib/run/results';
 import { nonEmpty } from '../_shared/non-empty';
 import { ownScratch } from '../_shared/scratch';
 import { demoExperiment, demoWorld100, STAGE_MODELS } from './demo-model.helper';
@@ -90,6 +90,8 @@ for (const pipeline of ['S4', 'M5', 'DG-heuristic']) {
         const s1 = summarizeRun(loadRun(first.dir));
         assert.equal(s1.cutReplies, cut.length, 'the summary counts the cut replies');
         assert.match(outcomeLine(s1), new RegExp(`; ${cut.length} cut by the token limit \\(not scored\\)`));
+        assert.equal(first.manifest.counts.cutReplies, cut.length, "the manifest's counts carry the cut replies too");
+        assert.equal(listRuns(tmp).find((x) => x.runId === 'r')?.cutReplies, cut.length, 'kf runs lists them beside the errors');
         if (pipeline === 'DG-heuristic') {
           const fell = recs.filter((r) => index.get(r.id)! % 4 === 3);
           for (const r of nonEmpty(fell)) assert.equal(r.counters.patternFallbacks, 1, `${r.id}: the rule parser stood in, recorded`);

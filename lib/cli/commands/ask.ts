@@ -32,6 +32,7 @@ import { defaultIndexDir } from '../../run/index-provider';
 import { prepareExperiment } from '../../run/prepare';
 import { attributeCalls, questionSetup } from '../../run/question-setup';
 import type { PipelineResult, TraceEvent } from '../../pipeline/types';
+import { setImplicitTraining } from '../../dualg/gnn/train-policy';
 import { KfError } from '../../util/errors';
 import { repoRoot } from '../../util/paths';
 import { loadedPlugins } from '../../pipeline/plugins';
@@ -202,11 +203,16 @@ export const command: CommandSpec = {
     preset: { type: 'string', description: 'demo world size for demo experiments', choices: ['tiny', 'default'], default: 'default' },
     doc: { type: 'string', description: 'restrict to one document (single-document benchmarks)' },
     trace: { type: 'string', description: 'write the full trace as JSON to this file' },
+    train: {
+      type: 'boolean',
+      description:
+        'DualG rows with gnnTrain = true: train the missing GNN checkpoint before answering (minutes of CPU; without it the run is refused with the estimate)',
+    },
     quiet: { type: 'boolean', description: 'no progress lines' },
   },
   examples: [
     'kf ask --config M5 "Which city had more inhabitants in 2015, Novrem or Kraenmox?"',
-    'kf ask --config DG "..."                    (DualG-MRAG: prints the decoded paths too)',
+    'kf ask --config DG --train "..."            (DualG-MRAG: prints the decoded paths too; --train trains a missing GNN first)',
     'kf ask --config experiments/knowforge/demo/M5.toml "..." --trace /tmp/t.json',
     'kf ask --config M5 --index .kf-cache/index/demo-default "..."',
     'KF_KB_BASE_URL=https://kb.example.org kf ask --config M5 --kb remote:<uuid> "..."',
@@ -215,6 +221,8 @@ export const command: CommandSpec = {
     const text = args.positionals.join(' ').trim();
     if (!text) throw new KfError('bad_arguments', 'no question given', 'pass the question in quotes');
     const quiet = bool(args, 'quiet');
+    // A missing GNN checkpoint is trained only when asked (--train); otherwise refused with its estimate.
+    setImplicitTraining(bool(args, 'train'));
     const say = (line: string) => (quiet ? undefined : console.error(line));
     const preset = (str(args, 'preset') ?? 'default') as 'tiny' | 'default';
     const r = await resolveConfig(str(args, 'config')!, { index: str(args, 'index'), preset, say });

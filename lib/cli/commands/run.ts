@@ -11,6 +11,7 @@ import { bool, int, isPositiveInt, list, str, type CommandSpec, type ParsedArgs 
 import { resolveExperimentName } from '../experiment-catalog';
 import { ownDataOverrides, wantsOwnData, type OwnDataFlags } from '../own-data';
 import { headlineTable } from '../headline';
+import { setImplicitTraining } from '../../dualg/gnn/train-policy';
 import { KfError, isKfError } from '../../util/errors';
 import { CACHE_MODES, type CacheMode } from '../../models/config';
 import { loadExperiment, type ResolvedExperiment } from '../../run/config';
@@ -217,6 +218,11 @@ export const command: CommandSpec = {
       description: 'reply cache mode for this invocation (above KF_CACHE and models.cache.mode)',
       choices: CACHE_MODES,
     },
+    train: {
+      type: 'boolean',
+      description:
+        'DualG rows with gnnTrain = true: train the missing GNN checkpoint before answering (minutes of CPU; without it the run is refused with the estimate)',
+    },
     'dry-run': { type: 'boolean', description: 'resolve the config and the questions, print them, write nothing' },
     'list-pipelines': { type: 'boolean', description: 'list the registered pipelines and exit' },
     json: { type: 'boolean', description: 'print the outcome as one JSON object' },
@@ -224,12 +230,15 @@ export const command: CommandSpec = {
   examples: [
     'kf run M5 --limit 20                          # experiments/knowforge/demo/M5.toml on the demo world',
     'kf run knowforge/m3docvqa/S4 --set smoke',
+    'kf run DG --train                             # DualG: trains the missing GNN checkpoint first (estimate printed)',
     'kf run M5 --corpus my-docs/ --questions my-questions.json --name my-bench   # your own data (also DG, S4, ... any row)',
     'kf run knowforge/m3docvqa/M5 --set mid --concurrency 4 --override models.defaults.temperature=0',
     'kf run knowforge/m3docvqa/M5 --set mid --run-id m3docvqa-M5-mid-3a2f1c0d     # resume after a crash or Ctrl-C',
   ],
   async run(args) {
     if (bool(args, 'list-pipelines')) return printPipelines(bool(args, 'json'));
+    // A missing GNN checkpoint is trained only when asked (--train); otherwise refused with its estimate.
+    setImplicitTraining(bool(args, 'train'));
     const ref = args.positionals[0];
     if (!ref) {
       // A usage error (exit 2), in the form main.ts gives the others; <experiment> is optional only for --list-pipelines.

@@ -39,7 +39,8 @@ export const command: CommandSpec = {
       r.benchmark,
       r.backend,
       `${r.recorded}${r.selected !== undefined ? `/${r.selected}` : ''}`,
-      String(r.errors),
+      // Cut replies (the token limit) are errors too, never scored: said beside the count.
+      `${r.errors}${r.cutReplies ? ` (${r.cutReplies} cut)` : ''}`,
       r.metric && r.value !== undefined ? `${r.metric} ${(100 * r.value).toFixed(1)}` : '-',
       (r.updatedAt ?? '').replace('T', ' ').slice(0, 16),
       // Runs of the main job, suites and notebooks live in <job>/runs/: said so, the id alone finds them.

@@ -19,6 +19,7 @@ import { makeGnnScorer } from './scorer';
 import { ArtifactStore } from '../../pipeline/artifact-store';
 import { GNN_CHECKPOINT_ARTIFACT, gnnCheckpointRequest, register } from './artifact';
 import type { GnnModel } from './model';
+import { implicitTrainingAllowed, refuseUnaskedTraining, trainingEstimate } from './train-policy';
 
 export { makeGnnScorer, scoreBatch } from './scorer';
 export type { GnnScore, GnnScorer } from './scorer';
@@ -34,11 +35,36 @@ export function defaultCheckpointRoot(): string {
 function announceTraining(setup: GnnScorerSetup, settings: Record<string, unknown>): void {
   const g = setup.graph;
   setup.log?.(
-    `dualg: no trained GNN for this graph (${g.numNodes} nodes, ${g.src.length} edges) -- training one now, before the first answer ` +
-      `(artifact ${GNN_CHECKPOINT_ARTIFACT}, settings ${Object.keys(settings).length ? JSON.stringify(settings) : 'defaults'}; CPU work, no model call ` +
-      `unless the paper preset embeds queries; measured about 4 minutes on the default demo world on 2 cores, longer on larger graphs). ` +
+    `dualg: no trained GNN for this graph -- training one now, before the first answer ` +
+      `(artifact ${GNN_CHECKPOINT_ARTIFACT}, settings ${Object.keys(settings).length ? JSON.stringify(settings) : 'defaults'}; ` +
+      `${trainingEstimate({ numNodes: g.numNodes, edges: g.src.length })}). ` +
       `To train ahead: kf prepare gnn-checkpoint --set index=${setup.indexDir}; for the untrained row, labelled heuristic: scorer = "heuristic"`,
   );
+}
+
+/** Where a checkpoint for this graph already lies (the artifact store's, then kf train gnn's folder), if anywhere. */
+function existingCheckpoint(store: ArtifactStore, fingerprint: string): string | undefined {
+  return findCheckpointFor(path.join(store.root, GNN_CHECKPOINT_ARTIFACT), fingerprint) ?? findCheckpointFor(defaultCheckpointRoot(), fingerprint);
+}
+
+/** gnnTrain = true: the 'gnn-checkpoint' artifact for the graph, trained first when missing and asked for (else refused). */
+async function trainedArtifact(
+  setup: GnnScorerSetup,
+  store: ArtifactStore,
+  fingerprint: string,
+): Promise<{ model: GnnModel; dir: string; from: string } | undefined> {
+  const request = await gnnCheckpointRequest(setup.indexDir!, (setup.settings.gnnTraining ?? {}) as Record<string, unknown>, undefined, setup.models);
+  if (request.inputs.graph !== fingerprint) return undefined;
+  if (!store.ref(GNN_CHECKPOINT_ARTIFACT, store.keyOf(GNN_CHECKPOINT_ARTIFACT, request))) {
+    // A checkpoint trained on purpose for this graph (kf train gnn, another preset) is used rather than refused.
+    if (!implicitTrainingAllowed() && existingCheckpoint(store, fingerprint)) return undefined;
+    refuseUnaskedTraining({ numNodes: setup.graph.numNodes, edges: setup.graph.src.length }, setup.indexDir!);
+    announceTraining(setup, request.settings);
+  }
+  await store.prepare(GNN_CHECKPOINT_ARTIFACT, request, { log: setup.log });
+  const opened = await store.open<GnnModel>(GNN_CHECKPOINT_ARTIFACT, request);
+  const dir = checkpointExists(path.join(opened.ref.dir, 'best')) ? path.join(opened.ref.dir, 'best') : path.join(opened.ref.dir, 'last');
+  return { model: opened.value, dir, from: `artifact ${GNN_CHECKPOINT_ARTIFACT}/${opened.ref.key}` };
 }
 
 export async function createGnnScorer(setup: GnnScorerSetup): Promise<LoadedGnn | undefined> {
@@ -50,18 +76,9 @@ export async function createGnnScorer(setup: GnnScorerSetup): Promise<LoadedGnn 
   if (!named) {
     const store = new ArtifactStore({ root: typeof setup.settings.artifacts === 'string' ? setup.settings.artifacts : undefined });
     register();
-    if (setup.settings.gnnTrain === true && setup.indexDir) {
-      const request = await gnnCheckpointRequest(setup.indexDir, (setup.settings.gnnTraining ?? {}) as Record<string, unknown>, undefined, setup.models);
-      if (request.inputs.graph === fingerprint) {
-        if (!store.ref(GNN_CHECKPOINT_ARTIFACT, store.keyOf(GNN_CHECKPOINT_ARTIFACT, request))) announceTraining(setup, request.settings);
-        await store.prepare(GNN_CHECKPOINT_ARTIFACT, request, { log: setup.log });
-        const opened = await store.open<GnnModel>(GNN_CHECKPOINT_ARTIFACT, request);
-        model = opened.value;
-        dir = checkpointExists(path.join(opened.ref.dir, 'best')) ? path.join(opened.ref.dir, 'best') : path.join(opened.ref.dir, 'last');
-        from = `artifact ${GNN_CHECKPOINT_ARTIFACT}/${opened.ref.key}`;
-      }
-    }
-    dir ??= findCheckpointFor(path.join(store.root, GNN_CHECKPOINT_ARTIFACT), fingerprint) ?? findCheckpointFor(defaultCheckpointRoot(), fingerprint);
+    const trained = setup.settings.gnnTrain === true && setup.indexDir ? await trainedArtifact(setup, store, fingerprint) : undefined;
+    if (trained) ({ model, dir, from } = trained);
+    dir ??= existingCheckpoint(store, fingerprint);
   }
   if (!dir) return undefined;
   model ??= await loadGnnModel(dir, fingerprint);
