@@ -18,9 +18,19 @@ import type { ServedCorpus } from './corpus';
 const ID_KEYS = new Set(['fragment_id', 'anchor_fragment_id', 'table_id']);
 const SERVED_ID = /^frag_[0-9a-f]{16}$/;
 
+/** Harness id -> served id, as computed (a hash costs microseconds; a reply names some thirty ids). */
+const forward = new Map<string, string>();
+const FORWARD_MAX = 1 << 20;
+
 /** The id the runner is shown for a harness fragment id. */
 export function servedId(harnessId: string): string {
-  return `frag_${crypto.createHash('sha256').update(`kf-serve-kb:${harnessId}`).digest('hex').slice(0, 16)}`;
+  let s = forward.get(harnessId);
+  if (s === undefined) {
+    s = `frag_${crypto.createHash('sha256').update(`kf-serve-kb:${harnessId}`).digest('hex').slice(0, 16)}`;
+    if (forward.size >= FORWARD_MAX) forward.clear();
+    forward.set(harnessId, s);
+  }
+  return s;
 }
 
 const tables = new WeakMap<ServedCorpus, Map<string, string>>();

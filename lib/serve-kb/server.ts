@@ -173,7 +173,8 @@ export function startKbServer(opts: KbServerOptions): Promise<RunningKbServer> {
   const table = packageTable(opts.packages);
   if (!table.size) throw new KfError('nothing_to_serve', 'no package to serve', 'give an index (--index or --bench) and, for per-document packages, a map');
   const log = opts.log ?? (() => undefined);
-  const server = http.createServer((req, res) => {
+  // Nagle off (a reply is one write; the client should not wait for an ACK), connections kept alive.
+  const server = http.createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     const t0 = Date.now();
     handle(req, res, table, opts)
       .catch((e: unknown) => {
