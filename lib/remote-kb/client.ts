@@ -16,6 +16,13 @@ import { KfError } from '../util/errors';
 import { sendAsync, sleepSync, type HttpOutcome, type HttpRequest } from './http';
 import { SyncHttp } from './sync-http';
 
+/**
+ * Asks `kf serve kb` for the harness's own fragment ids (`<document>#<n>`) rather than the hosted form
+ * it shows the released runner (lib/serve-kb/ids.ts); other servers ignore it.
+ */
+export const HARNESS_IDS_HEADER = 'x-kf-ids';
+export const HARNESS_IDS_VALUE = 'harness';
+
 export interface RemoteKbOptions {
   /** Server root, e.g. https://kb.example.org (the `/api/v2/kb/...` paths are appended). */
   baseUrl: string;
@@ -83,7 +90,7 @@ export class RemoteKbClient {
   }
 
   private request(method: 'GET' | 'POST', endpoint: string, params: Params, body?: unknown): HttpRequest {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', [HARNESS_IDS_HEADER]: HARNESS_IDS_VALUE };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     return { method, url: this.url(endpoint, params), headers, body: body === undefined ? undefined : JSON.stringify(body), timeoutMs: this.timeoutMs };

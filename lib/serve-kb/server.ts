@@ -8,6 +8,8 @@
  * another key 401, and a package this server does not serve 403 (the runner's three cases). The uuid
  * arrives percent-encoded (`resource_package%3A...`). `POST /api/v2/me/subscriptions/import` (the
  * runner's `subscribe`) says which of the given uuids are served. `GET /healthz` answers without a key.
+ * Fragment ids are served in the hosted form, `frag_<hex>`, unless the request says `x-kf-ids: harness`
+ * (./ids.ts); an id argument may be either form.
  */
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -17,6 +19,7 @@ import { KfError, errorMessage } from '../util/errors';
 import { bookToc, card, overview, sources } from './book-endpoints';
 import { BadRequest, downloadTarget, fragmentContext, mediaContext, search } from './fragment-endpoints';
 import { mimeOfName } from '../remote-kb/shapes';
+import { HARNESS_IDS_HEADER, HARNESS_IDS_VALUE, harnessParams, toServedIds } from './ids';
 import type { Json } from './json';
 import { findFigure, listMedia } from './media-endpoints';
 import type { ServedPackage } from './packages';
@@ -66,9 +69,10 @@ export interface RunningKbServer {
 }
 
 function send(res: http.ServerResponse, status: number, body: Json, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
-  res.end(text);
+  // Encoded once (not measured, then encoded again by end()).
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length), ...headers });
+  res.end(bytes);
 }
 
 const refuse = (res: http.ServerResponse, status: number, error: string, headers?: Record<string, string>) =>
@@ -149,6 +153,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, table
   const pkg = table.get(uuid);
   if (!pkg) return refuse(res, opts.key ? 403 : 404, `package ${uuid} is not served here (${table.size} packages are; kf serve kb prints them)`);
   const endpoint = m[2];
+  harnessParams(pkg.corpus, url.searchParams);
   if (endpoint === 'download') {
     if (req.method !== 'GET') return refuse(res, 405, 'download is GET', { allow: 'GET' });
     const target = downloadTarget(pkg, url.searchParams);
@@ -158,7 +163,9 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, table
   if (!ep) return refuse(res, 404, `no endpoint ${endpoint}: one of ${KB_ENDPOINTS.join(', ')}`);
   if (req.method !== ep.method) return refuse(res, 405, `${endpoint} is ${ep.method}`, { allow: ep.method });
   const body = ep.method === 'POST' ? await readBody(req) : {};
-  send(res, 200, { success: true, data: await ep.run(pkg, url.searchParams, body) });
+  const data = await ep.run(pkg, url.searchParams, body);
+  if (req.headers[HARNESS_IDS_HEADER] !== HARNESS_IDS_VALUE) toServedIds(pkg.corpus, data);
+  send(res, 200, { success: true, data });
 }
 
 /** Start serving `packages`; resolves once listening. */
@@ -166,7 +173,8 @@ export function startKbServer(opts: KbServerOptions): Promise<RunningKbServer> {
   const table = packageTable(opts.packages);
   if (!table.size) throw new KfError('nothing_to_serve', 'no package to serve', 'give an index (--index or --bench) and, for per-document packages, a map');
   const log = opts.log ?? (() => undefined);
-  const server = http.createServer((req, res) => {
+  // Nagle off (a reply is one write; the client should not wait for an ACK), connections kept alive.
+  const server = http.createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     const t0 = Date.now();
     handle(req, res, table, opts)
       .catch((e: unknown) => {

@@ -4,6 +4,8 @@
  *   media context; scores on the API's 0-10 scale);
  * - every endpoint answers the fields the released runner reads;
  * - the key (426 / 401 / 403), percent-encoded and plain runner ids;
+ * - fragment ids served in the hosted form (`frag_<hex>`, what the runner's evidence pool recognises),
+ *   taken back by every endpoint, and the harness's own ids for its remote view (`x-kf-ids: harness`);
  * - one package per document from a runner-layout map, documents with dots in their names whole, and
  *   `--kb remote:per-document` routing each question's view to its document's package;
  * - the released runner's own client (kfbench.kb_client, from ../shared/reference/knowforge-bench at run
@@ -25,6 +27,7 @@ import { repoRoot } from '../../lib/util/paths';
 import { kfInProcess } from '../_shared/cli-in-process';
 import { nonEmpty } from '../_shared/non-empty';
 import { ownScratch, tinyDemoWorld } from '../_shared/scratch';
+import { servedId } from '../../lib/serve-kb/ids';
 import { startServeKb, type ServedKb } from './serve-kb.helper';
 
 const KEY = 'serve-kb-test-key-42';
@@ -212,7 +215,7 @@ test('every endpoint answers the fields the runner reads', { timeout: 60_000 }, 
   const labelled = media.find((m) => m.label)!;
   const ff = await get('find-figure', `label=${encodeURIComponent(labelled.label!)}&book=${encodeURIComponent(labelled.docId)}`);
   for (const k of ['label', 'book', 'pages', 'media']) assert.ok(ff[k] !== undefined, `find-figure.${k}`);
-  assert.ok((ff.media as { fragment_id: string }[]).some((m) => m.fragment_id === labelled.fragmentId));
+  assert.ok((ff.media as { fragment_id: string }[]).some((m) => m.fragment_id === servedId(labelled.fragmentId)));
   assert.equal((await get('find-figure', 'label=banana')).error, 'bad_label');
   const image = media.find((m) => m.kind === 'image')!;
   const mc = await get('media-context', `fragment_id=${encodeURIComponent(image.fragmentId)}`);
@@ -229,6 +232,62 @@ test('every endpoint answers the fields the runner reads', { timeout: 60_000 }, 
   assert.equal((await call(whole.baseUrl, u, 'search', { key: KEY, body: { topk: 3 } })).status, 400);
   assert.equal((await call(whole.baseUrl, u, 'card', { key: KEY, body: { x: 1 } })).status, 405);
   assert.equal((await call(whole.baseUrl, u, 'nonsense', { key: KEY })).status, 404);
+});
+
+test('fragment ids are served as frag_<hex>, taken back by every endpoint; x-kf-ids: harness gives the harness ids', { timeout: 60_000 }, async () => {
+  const u = encodeURIComponent(UUID);
+  const local = engineKnowledgeBase(await openIndex(indexDir));
+  const ask = async (endpoint: string, query = '', harness = false, body?: unknown) => {
+    const res = await fetch(`${whole.baseUrl}/api/v2/kb/${u}/${endpoint}${query ? `?${query}` : ''}`, {
+      method: body ? 'POST' : 'GET',
+      headers: { authorization: `Bearer ${KEY}`, ...(harness ? { 'x-kf-ids': 'harness' } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    assert.equal(res.status, 200, endpoint);
+    return ((await res.json()) as { data: Record<string, unknown> }).data;
+  };
+  const HOSTED = /^frag_[0-9a-f]{16}$/;
+  const hitsOf = (d: Record<string, unknown>) =>
+    ['results', 'images', 'tables', 'examples'].flatMap(
+      (k) => d[k] as { fragment_id: string; anchor_fragment_id?: string; context: { fragment_id?: string }[] }[],
+    );
+  const served = hitsOf(await ask('search', '', false, { query: question, topk: 8 }));
+  const own = hitsOf(await ask('search', '', true, { query: question, topk: 8 }));
+  nonEmpty(served, 'served hits');
+  const localHits = (await local.search(question, { k: 8 })).hits;
+  assert.deepEqual(own.map((h) => h.fragment_id).sort(), localHits.map((h) => h.fragmentId).sort(), 'x-kf-ids: harness: the harness ids');
+  assert.deepEqual(
+    served.map((h) => h.fragment_id),
+    own.map((h) => servedId(h.fragment_id)),
+    'the same hits, ids in the hosted form',
+  );
+  for (const h of served) {
+    assert.match(h.fragment_id, HOSTED);
+    if (h.anchor_fragment_id) assert.match(h.anchor_fragment_id, HOSTED);
+    for (const c of h.context) if (c.fragment_id) assert.match(c.fragment_id, HOSTED);
+  }
+  // A served id is taken back: fragment-context anchors on it, media-context and download find the figure.
+  const fc = await ask('fragment-context', `fragment_id=${served[0].fragment_id}&window=1`);
+  assert.equal(fc.fragment_id, served[0].fragment_id);
+  const anchor = (fc.context as { anchor: boolean; fragment_id: string; text: string }[]).find((c) => c.anchor)!;
+  assert.equal(anchor.fragment_id, served[0].fragment_id);
+  assert.equal(anchor.text, local.fragment(own[0].fragment_id)!.text);
+  const image = local.media().find((m) => m.kind === 'image')!;
+  const mc = await ask('media-context', `fragment_id=${servedId(image.fragmentId)}`);
+  assert.equal(mc.fragment_id, servedId(image.fragmentId));
+  assert.equal(mc.kind, 'image');
+  const dl = await fetch(`${whole.baseUrl}/api/v2/kb/${u}/download?fragment_id=${servedId(image.fragmentId)}`, { headers: { authorization: `Bearer ${KEY}` } });
+  assert.equal(dl.status, 200);
+  assert.ok((await dl.arrayBuffer()).byteLength > 0);
+  const tables = nonEmpty((await ask('tables')).tables as { table_id: string }[], 'tables');
+  assert.match(tables[0].table_id, HOSTED);
+  const t = await ask('table', `table_id=${tables[0].table_id}`);
+  assert.equal(t.table_id, tables[0].table_id);
+  assert.ok((t.rows as unknown[]).length > 0);
+  const toc = await ask('book-toc', `book=${encodeURIComponent(image.docId)}`);
+  for (const sct of nonEmpty((toc.toc as { sections: { fragment_id: string }[] }).sections, 'toc')) assert.match(sct.fragment_id, HOSTED);
+  // An unknown id is echoed as given.
+  assert.equal((await ask('fragment-context', 'fragment_id=frag_0000000000000000')).fragment_id, 'frag_0000000000000000');
 });
 
 test('the key: none 426, another 401, an unserved package 403; ids percent-encoded or plain', { timeout: 30_000 }, async () => {
@@ -362,4 +421,46 @@ test("the released runner's client calls every endpoint and its materializers re
   assert.ok((r.roots as number) > 1);
   assert.equal(r.list_media_no_book, true);
   assert.deepEqual((r.download as unknown[]).slice(0, 2), [true, 'image/png']);
+});
+
+/** The runner's evidence pool over served search replies: every figure line's id is one its pattern recognises and its pool knows. */
+const POOL_SNIPPET = `
+import json, re, sys
+sys.path.insert(0, sys.argv[1])
+from kfbench.kb_client import KB
+from kfbench import materials as M
+kb = KB(sys.argv[2], sys.argv[3], api_key=sys.argv[4])
+b = M.MaterialBuilder()
+log = []
+for q in sys.argv[5:]:
+    s = kb.search(q, 8, True)
+    log.append({"data": s})
+    M.search_mat(b, s)
+text = b.materials()
+served = {it.get("fragment_id") for e in log for k in ("results", "images", "tables") for it in (e["data"].get(k) or [])}
+served |= {c.get("fragment_id") for e in log for it in (e["data"].get("results") or []) for c in (it.get("context") or [])}
+lines = text.count("fragment_context \u8bfb ")
+found = M._FID_RE.findall(text)
+_pool, stats = M.pool_materials(b, log, cap=200, sub_caps={"image": 60, "table": 60, "example": 40})
+print(json.dumps({"lines": lines, "found": len(found), "known": sum(1 for f in found if f in served), "dropped": stats["dropped"], "kept": stats["kept_fids"]}))
+`;
+
+test("the runner's evidence pool recognises the served ids (its _FID_RE) when it overflows", { timeout: 60_000 }, async (t) => {
+  if (!fs.existsSync(path.join(RUNNER, 'kfbench', 'materials.py'))) return t.skip(`the released runner is not at ${RUNNER}`);
+  const probe = spawnSync('python3', ['-c', 'import requests'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) return t.skip(`python3 with requests is not available here (${probe.error?.message ?? probe.stderr.trim()})`);
+  const media = engineKnowledgeBase(await openIndex(indexDir)).media();
+  const queries = [question, ...media.slice(0, 4).map((m) => m.caption || m.label || m.docId)];
+  const py = spawnSync('python3', ['-c', POOL_SNIPPET, RUNNER, whole.baseUrl, UUID, KEY, ...queries], {
+    encoding: 'utf8',
+    timeout: 50_000,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+  });
+  assert.equal(py.status, 0, py.stderr);
+  const r = JSON.parse(py.stdout.trim().split('\n').pop()!) as { lines: number; found: number; known: number; dropped: number; kept: string[] };
+  assert.ok(r.lines > 0, `no figure line names an id to read (${JSON.stringify(r)})`);
+  assert.equal(r.found, r.lines, 'every figure line id matches the pool pattern');
+  assert.equal(r.known, r.found, 'and names a fragment of a search');
+  assert.ok(r.dropped > 0, 'the pool overflowed');
+  for (const f of r.kept) assert.match(f, /^frag_[0-9a-f]{16}$/);
 });
