@@ -46,7 +46,8 @@ function allIds(messages: Msg[]): string[] {
     .slice(1)
     .map((m) => textOf(m.content))
     .join('\n');
-  return [...new Set(text.match(/[A-Za-z0-9_.-]+#\d+/g) ?? [])];
+  // Harness ids (<document>#<n>) or the ids kf serve kb shows the runner (frag_<hex>).
+  return [...new Set(text.match(/[A-Za-z0-9_.-]+#\d+|frag_[0-9a-f]{16}/g) ?? [])];
 }
 
 /** Is a tool in the role's catalogue (a line of the system prompt that starts with its name)? */
