@@ -2,7 +2,8 @@
 # Install everything the harness needs on a fresh Debian 12 / Node 20 machine:
 #   - Debian packages: Jupyter (nbconvert, client, ipykernel) for headless notebooks,
 #     the classic notebook front-end (jupyter-notebook) to open them in a browser,
-#     Chromium for PNG/SVG figure export, DejaVu fonts for drawn charts.
+#     Chromium for PNG/SVG figure export, DejaVu fonts for drawn charts, python3-requests for the
+#     KnowForge authors' released runner (the differential test against it).
 #   - npm packages exactly as locked (npm ci), then the TypeScript build.
 #   - the tslab Jupyter kernel.
 # Safe to rerun. Without root (and without sudo) the apt step is skipped with a note:
@@ -10,12 +11,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PKGS="jupyter-nbconvert jupyter-client python3-nbclient python3-ipykernel jupyter-notebook chromium fonts-dejavu-core"
+APT_PKGS="jupyter-nbconvert jupyter-client python3-nbclient python3-ipykernel jupyter-notebook chromium fonts-dejavu-core python3-requests"
 need_apt=0
 command -v jupyter >/dev/null 2>&1 || need_apt=1
 jupyter notebook --version >/dev/null 2>&1 || need_apt=1
 [ -x /usr/bin/chromium ] || need_apt=1
 /usr/bin/python3 -c 'import nbclient, ipykernel' >/dev/null 2>&1 || need_apt=1
+# python3-requests: the KnowForge authors' released runner (the differential test, kf diff-runner) needs it.
+/usr/bin/python3 -c 'import requests' >/dev/null 2>&1 || need_apt=1
 if [ "$need_apt" = 1 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else SUDO="none"; fi
   if [ "$SUDO" = none ]; then
