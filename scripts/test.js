@@ -33,9 +33,25 @@ function walk(dir, out = []) {
   }
   return out;
 }
+/** Every compiled file (.js, .d.ts, .js.map) under dir. */
+function walkJs(dir, out = []) {
+  if (!fs.existsSync(dir)) return out;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walkJs(p, out);
+    else if (/\.(js|d\.ts|js\.map)$/.test(e.name) && !e.name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
 let files = walk(path.join(root, 'dist', 'test')).sort();
 // Drop compiled tests whose source was deleted (dist is incremental).
 files = files.filter((f) => fs.existsSync(path.join(root, path.relative(path.join(root, 'dist'), f)).replace(/\.js$/, '.ts')));
+// Remove compiled lib files whose source was moved or deleted: the CLI loads every file of a commands folder,
+// so a stale copy of a moved command would shadow the new one.
+for (const f of walkJs(path.join(root, 'dist', 'lib'))) {
+  const src = path.join(root, path.relative(path.join(root, 'dist'), f)).replace(/\.(d\.ts|js|js\.map)$/, '.ts');
+  if (!fs.existsSync(src)) fs.rmSync(f, { force: true });
+}
 if (filters.length) files = files.filter((f) => filters.some((x) => path.relative(path.join(root, 'dist'), f).includes(x.replace(/\.ts$/, ''))));
 if (!files.length) {
   console.error(`error: no test files matched ${filters.join(' ') || '(all)'} -- check the filter`);

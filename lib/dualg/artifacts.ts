@@ -16,7 +16,7 @@ import { visionFactsFromModel, writeVisionReport, type VisionFactSource } from '
 import { indexAssetResolver } from '../answer/vision';
 import { indexIdentity, sourceFromIndexDir } from './graph/source';
 import { DUALG_GRAPH_KIND, loadGraph, writeGraphFiles } from './graph/store';
-import { withStageDefaults, type StageRoutes } from './stage-defaults';
+import { withStageDefaults } from './stage-defaults';
 import type { DualGraph } from './graph/types';
 
 export interface DualGraphSettings {
@@ -150,7 +150,7 @@ export const dualgGraphKind: ArtifactKind<DualGraphSettings, DualGraph> = {
     const fromExperiment = withStageDefaults(
       (source.experiment?.index?.settings ?? {}) as Record<string, unknown>,
       process.env,
-      (source.models as StageRoutes | undefined) ?? source.experiment?.models,
+      source.experiment?.models,
     ).settings;
     for (const key of ['openie', 'microImages', 'equivalence', 'alignment'] as const) {
       const value = source.options[key] ?? fromExperiment[key];

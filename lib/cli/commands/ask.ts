@@ -32,7 +32,7 @@ import { defaultIndexDir } from '../../run/index-provider';
 import { prepareExperiment } from '../../run/prepare';
 import { attributeCalls, questionSetup } from '../../run/question-setup';
 import type { PipelineResult, TraceEvent } from '../../pipeline/types';
-import { setImplicitTraining } from '../../dualg/gnn/train-policy';
+import { setImplicitTraining } from '../../pipeline/implicit-training';
 import { KfError } from '../../util/errors';
 import { repoRoot } from '../../util/paths';
 import { loadedPlugins } from '../../pipeline/plugins';

@@ -11,7 +11,7 @@ import { bool, int, isPositiveInt, list, str, type CommandSpec, type ParsedArgs 
 import { resolveExperimentName } from '../experiment-catalog';
 import { ownDataOverrides, wantsOwnData, type OwnDataFlags } from '../own-data';
 import { headlineTable } from '../headline';
-import { setImplicitTraining } from '../../dualg/gnn/train-policy';
+import { setImplicitTraining } from '../../pipeline/implicit-training';
 import { KfError, isKfError } from '../../util/errors';
 import { CACHE_MODES, type CacheMode } from '../../models/config';
 import { loadExperiment, type ResolvedExperiment } from '../../run/config';

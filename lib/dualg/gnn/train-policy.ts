@@ -7,8 +7,9 @@
  * whose job is to produce every row): training goes ahead, announced first.
  */
 import { KfError } from '../../util/errors';
+import { GNN_TRAIN_ENV, implicitTrainingAllowed } from '../../pipeline/implicit-training';
 
-export const GNN_TRAIN_ENV = 'KF_GNN_TRAIN';
+export { GNN_TRAIN_ENV, implicitTrainingAllowed, setImplicitTraining } from '../../pipeline/implicit-training';
 
 /** The size of the graph about to be trained for. */
 export interface TrainingGraphSize {
@@ -22,17 +23,6 @@ export function trainingEstimate(g: TrainingGraphSize): string {
     `a GNN for this graph (${g.numNodes} nodes, ${g.edges} edges): CPU work, no model call unless the paper preset embeds queries; ` +
     `measured about 4 minutes on the default demo world on 2 cores, longer on larger graphs`
   );
-}
-
-/** Set by a command: whether it may train implicitly (`--train`) -- a value the user exported wins unless --train is given. */
-export function setImplicitTraining(flagGiven: boolean, env: NodeJS.ProcessEnv = process.env): void {
-  if (flagGiven) env[GNN_TRAIN_ENV] = '1';
-  else env[GNN_TRAIN_ENV] ??= '0';
-}
-
-/** Whether a command may train before answering (false only where it said so: KF_GNN_TRAIN=0). */
-export function implicitTrainingAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env[GNN_TRAIN_ENV] !== '0';
 }
 
 /** Refuse training nobody asked for (KF_GNN_TRAIN=0), naming the estimate and the ways to go on. */
