@@ -7,7 +7,7 @@
  * whose job is to produce every row): training goes ahead, announced first.
  */
 import { KfError } from '../../util/errors';
-import { GNN_TRAIN_ENV, implicitTrainingAllowed } from '../../pipeline/implicit-training';
+import { implicitTrainingAllowed } from '../../pipeline/implicit-training';
 
 export { GNN_TRAIN_ENV, implicitTrainingAllowed, setImplicitTraining } from '../../pipeline/implicit-training';
 
