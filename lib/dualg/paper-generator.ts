@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import { checkFormat } from '../answer/checker';
 import type { EvidencePool } from '../answer/pool';
 import { SYNTH_TEMPERATURE } from '../answer/synthesizer';
-import { ModelOutputError } from '../model-api/model-output-error';
+import { askAgainIfEmpty, cutByTokenLimit, refuseReply, rejectReply } from '../model-api/reply-verdict';
 import type { PipelineContext } from '../pipeline/types';
 import { answerValue, type AnswerForm } from './answer-form';
 import { chooseCandidate, type Candidate } from './candidates';
@@ -52,21 +52,34 @@ export function questionImage(q: PipelineContext['question']): ImagePart[] {
 }
 
 async function unifiedCall(ctx: PipelineContext, input: UnifiedInput, candidate: string): Promise<Candidate> {
-  const res = await ctx.model('synth').chat(
-    {
-      stage: 'synth',
-      messages: unifiedMessages(input),
-      temperature: SYNTH_TEMPERATURE,
-      maxTokens: 2048,
-      questionId: ctx.question.id,
-      task: unifiedTask(input),
-    },
-    ctx.signal,
-  );
-  ctx.trace({ kind: 'synth', generator: 'dualg-unified', candidate, form: input.form, text: res.text, cacheHit: res.cacheHit, latencyMs: res.latencyMs });
-  if (!res.text.trim()) throw new ModelOutputError('synth', 'empty', 'the generator sent an empty reply', res.text);
-  if (res.finishReason === 'length' && !/FINAL ANSWER:/i.test(res.text))
-    throw new ModelOutputError('synth', 'truncated', 'the generator reply was cut at the token limit before its FINAL ANSWER line', res.text);
+  const ask = () =>
+    ctx.model('synth').chat(
+      {
+        stage: 'synth',
+        messages: unifiedMessages(input),
+        temperature: SYNTH_TEMPERATURE,
+        maxTokens: 2048,
+        questionId: ctx.question.id,
+        task: unifiedTask(input),
+      },
+      ctx.signal,
+    );
+  // An empty reply is asked once more (a transient endpoint failure), as in the shared synthesizer.
+  const { out: res, reasked } = await askAgainIfEmpty(ask, (r) => r);
+  ctx.trace({
+    kind: 'synth',
+    generator: 'dualg-unified',
+    candidate,
+    form: input.form,
+    text: res.text,
+    cacheHit: res.cacheHit,
+    latencyMs: res.latencyMs,
+    reasked,
+  });
+  // The generator's reply is final: an empty one, or one cut at the token limit whatever it holds, is refused
+  // (an error, never a score) and never replayed from the cache.
+  if (!res.text.trim()) throw refuseReply(res, 'synth', 'empty', 'the generator sent an empty reply (asked twice)');
+  if (cutByTokenLimit(res)) throw refuseReply(res, 'synth', 'truncated', 'the generator reply was cut at the token limit');
   return { text: res.text, final: answerValue(input.form, res.text) };
 }
 
@@ -117,8 +130,12 @@ export async function generateAsPaper(ctx: PipelineContext, s: PaperGeneratorSet
     changed: checked.changed,
     parseError: checked.parseError,
     raw: checked.response.text,
+    finishReason: checked.response.finishReason,
     askedBy: 'setting checker',
   });
   counters.checkerCalls = 1;
+  // The checker's reply is final too: one cut at the token limit is refused, an unparseable one never replayed.
+  if (cutByTokenLimit(checked.response)) throw refuseReply(checked.response, 'checker', 'truncated', 'the checker reply was cut at the token limit');
+  if (checked.parseError) rejectReply(checked.response, 'unparseable');
   return { prediction: checked.text, finalAnswer: checked.final.trim() || answer.final, counters };
 }

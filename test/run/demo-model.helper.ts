@@ -78,6 +78,8 @@ export function demoIndex100(): string {
 export function demoExperiment(o: {
   name: string;
   pipeline: string;
+  /** The row's settings over its defaults (e.g. a DualG row with the format checker). */
+  settings?: Record<string, unknown>;
   worldDir: string;
   endpoint: Record<string, unknown>;
   limits?: Record<string, number>;
@@ -89,8 +91,10 @@ export function demoExperiment(o: {
     seed: 1,
     concurrency: 8,
     benchmark: { name: 'demo', paths: { questions: path.join(o.worldDir, 'questions.json'), corpus: path.join(o.worldDir, 'corpus') } },
-    pipeline: { name: o.pipeline },
-    index: { dir: demoIndex100(), build: 'ensure', embedder: 'fitted' },
+    pipeline: { name: o.pipeline, ...(o.settings ? { settings: o.settings } : {}) },
+    // DualG's graph on its offline rules (explicit settings win over an endpoint's model stages): these tests
+    // inject faults into the answering steps, and a run never builds a model graph on its own.
+    index: { dir: demoIndex100(), build: 'ensure', embedder: 'fitted', settings: { openie: 'rules', microImages: 'ocr' } },
     models: {
       defaults: { model: 'm', concurrency: 8, ...o.endpoint },
       stages: { ...OFFLINE_BUILD_STAGES, ...Object.fromEntries(Object.entries(STAGE_MODELS).map(([s, model]) => [s, { model }])) },

@@ -17,6 +17,9 @@
  */
 import type { RecordedRequest, ScriptedReply } from '../../lib/models/testing/scripted-server';
 import { goodReply, questionFinder, type Q } from './demo-model.helper';
+import { loadPrompt } from '../../lib/util/prompts';
+
+const IMAGE_PROBE_TEXT = loadPrompt('dualg-image-probe').trim();
 
 export type FaultKind = 't429' | 'http500' | 'hang' | 'cutBody' | 'html' | 'empty' | 'truncated' | 'cutFinal' | 'garbage' | 'badArgs' | 'repairArgs';
 
@@ -95,6 +98,8 @@ export function faultScript(questions: Q[], faultsOf: (i: number) => Fault[], op
     resetCounts: () => s.requests.clear(),
     count: (role) => [...s.requests.values()].reduce((n, m) => n + (m.get(role) ?? 0), 0),
     reply(req) {
+      // DualG's one-time image probe of the synth endpoint (lib/dualg/image-probe.ts): this model takes images.
+      if (JSON.stringify(req.body).includes(IMAGE_PROBE_TEXT)) return { text: 'white' };
       const hit = questionOf(req);
       if (!hit) return { status: 400, error: 'the scripted model cannot tell which question this is' };
       const role = req.model ?? '';

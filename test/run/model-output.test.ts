@@ -89,7 +89,7 @@ test(
 );
 
 test(
-  'a synthesizer reply cut at the token limit and an empty checker value are model_output errors; a locator sending two broken replies fails M5',
+  'a synthesizer reply cut at the token limit and an empty checker value are model_output errors; a locator sending two broken replies stops its loop and M5 fails only where the answer cannot be written',
   { timeout: 5 * 60_000 },
   async () => {
     const server = await ScriptedServer.start();
@@ -130,10 +130,12 @@ test(
         runId: 'm5',
         log: () => undefined,
       });
+      // Two malformed replies stop the Locator's loop (the paper's and the runner's rule) and the synthesizer answers
+      // from what it has; here it too replies garbage, so the question fails at the checker, never at the locator.
       for (const r of nonEmpty(loadRun(m5.dir).records)) {
         assert.equal(r.error?.kind, 'model_output', JSON.stringify(r.error));
-        assert.equal(r.error?.stage, 'locator');
-        assert.match(r.error!.message, /two malformed replies/);
+        assert.equal(r.error?.stage, 'checker');
+        assert.doesNotMatch(r.error!.message, /two malformed replies/);
       }
     } finally {
       await server.close();

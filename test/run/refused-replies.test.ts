@@ -56,6 +56,8 @@ for (const pipeline of ['S4', 'M5', 'DG-heuristic']) {
         const exp = demoExperiment({
           name: `refused-${pipeline}`,
           pipeline,
+          // DualG's paper generator asks no format checker unless the row does: ask for it, so the checker's cut reply is tested too.
+          ...(pipeline === 'DG-heuristic' ? { settings: { checker: true } } : {}),
           worldDir: world.dir,
           endpoint: { baseUrl: server.url, timeoutMs: TIMEOUT_MS, maxAttempts: 2, backoffBaseMs: 1, backoffMaxMs: 2 },
           limits: { maxErrorShare: 1, maxErrors: N, maxQuestions: N },

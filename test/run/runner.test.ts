@@ -85,6 +85,7 @@ test('a run writes one record per question, traces and a manifest', async () => 
     errorsByKind: { model_output: 0, transport: 0, timeout: 0, other: 0 },
     remaining: 0,
     outsideSelection: 0,
+    cutReplies: 0,
   });
   assert.equal(m.usage.calls, 12);
   assert.equal(m.ledger!.byStage.synth.calls, 12);

@@ -12,6 +12,7 @@
  *     a byte of SQLite's binary pages, is not a leak of it).
  * Short canaries are letters (a digit would match every JSON number); long ones letters and digits.
  */
+import { OFFLINE_BUILD_STAGES } from './helpers';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -130,7 +131,8 @@ test(
           index: { dir: tinyDemoIndexDir(), build: 'ensure', embedder: 'fitted' },
           models: {
             defaults: { baseUrl, model: 'synth-m', apiKeyEnv: envName, maxAttempts: 2, backoffBaseMs: 1, backoffMaxMs: 2 },
-            stages: { checker: { model: 'checker-m' } },
+            // The index is built offline (a run never builds one with model calls on its own).
+            stages: { ...OFFLINE_BUILD_STAGES, checker: { model: 'checker-m' } },
             cache: { mode: 'read-write', file: path.join(tmp, 'cache', 'models.sqlite') },
           },
           limits: { maxQuestions: 3, maxErrorShare: 1 },
