@@ -22,6 +22,7 @@
  * heuristic.{...}, fusion.{alpha,beta,decay}, hybrid, graphFirst, partialLink, prf, gnnCheckpoint, gnnTrain, gnnTraining, artifacts (store
  * root), benchSettings (false: the defaults even where the index's benchmark has a k-fold choice, bench-settings.ts).
  */
+import type { Embedder } from '../model-api/types';
 import { RULE_PARTS_NOTE, withStageDefaults } from './stage-defaults';
 import type { ModeRetriever } from '../pipeline/engine-knowledge-base';
 import { registerRetriever, getRetriever, type RetrieverEntry, type RetrieverSetup } from '../pipeline/retrievers';
@@ -36,7 +37,7 @@ import { gnnScorerFactory } from './query/gnn-factory';
 import { DualgSearcher, type SearcherParts } from './query/searcher';
 import { searcherSettings } from './query/searcher-settings';
 import { SCORER_NAMES, type CheckpointIdentity, type ScorerName } from './query/scorer-identity';
-import { denseLinker, type LinkingName, type MentionLinker } from './query/dense-link';
+import { denseLinker, type MentionLinker } from './query/dense-link';
 import { denseMicroCandidates, type MicroCandidateSource } from './query/micro-dense';
 import { benchChoice, withChoice } from './bench-settings';
 
@@ -122,40 +123,19 @@ function queryEmbedder(
 }
 
 /**
- * Setting `linking`: "trigrams" (default, the offline stand-in) or "stage" (the dense linker over the run's
- * embeddings stage, handed in as `models`); "stage" without an endpoint is refused at load, naming what to configure.
+ * A DualG setting that picks "trigrams" (default, the offline stand-in) or "stage" (through the run's embeddings
+ * stage, handed in as `models`): the embedder for "stage", undefined for "trigrams"; another value, or "stage"
+ * without an endpoint, is refused at load naming what to set. `doing` says what the stage is used for.
  */
-export function mentionLinker(raw: unknown, name: string, models: SetupModels | undefined, log?: (line: string) => void): MentionLinker | undefined {
-  const linking = (raw ?? 'trigrams') as LinkingName;
-  if (linking !== 'trigrams' && linking !== 'stage')
-    throw new KfError('bad_setting', `dualg setting linking must be "trigrams" or "stage", got ${JSON.stringify(raw)}`, 'set linking = "stage" or "trigrams"', {
-      concerns: 'linking',
-    });
-  if (linking === 'trigrams') return undefined;
-  const embedder = models?.embedder?.();
-  if (!embedder)
-    throw new KfError(
-      'models_required',
-      `retriever ${name}: linking = "stage" links query mentions through the embedding stage and no embedding endpoint is configured`,
-      'set KF_EMBED_BASE_URL and KF_EMBED_MODEL (or models.stages.embedding), or use linking = "trigrams" (the offline stand-in)',
-      { concerns: 'linking' },
-    );
-  return denseLinker(embedder, log);
-}
-
-/**
- * Setting `microCandidates`: "trigrams" (default, the offline stand-in: the micro name index) or "stage" (the paper's
- * dense top-K = 3 through the run's embeddings stage, handed in as `models`); "stage" without an endpoint is refused at load.
- */
-export function microCandidateSource(raw: unknown, name: string, models: SetupModels | undefined): MicroCandidateSource | undefined {
+function settingEmbedder(setting: string, raw: unknown, name: string, models: SetupModels | undefined, doing: string): Embedder | undefined {
   const which = raw ?? 'trigrams';
   if (which !== 'trigrams' && which !== 'stage')
     throw new KfError(
       'bad_setting',
-      `dualg setting microCandidates must be "trigrams" or "stage", got ${JSON.stringify(raw)}`,
-      'set microCandidates = "stage" or "trigrams"',
+      `dualg setting ${setting} must be "trigrams" or "stage", got ${JSON.stringify(raw)}`,
+      `set ${setting} = "stage" or "trigrams"`,
       {
-        concerns: 'microCandidates',
+        concerns: setting,
       },
     );
   if (which === 'trigrams') return undefined;
@@ -163,11 +143,23 @@ export function microCandidateSource(raw: unknown, name: string, models: SetupMo
   if (!embedder)
     throw new KfError(
       'models_required',
-      `retriever ${name}: microCandidates = "stage" finds micro candidates through the embedding stage and no embedding endpoint is configured`,
-      'set KF_EMBED_BASE_URL and KF_EMBED_MODEL (or models.stages.embedding), or use microCandidates = "trigrams" (the offline stand-in)',
-      { concerns: 'microCandidates' },
+      `retriever ${name}: ${setting} = "stage" ${doing} through the embedding stage and no embedding endpoint is configured`,
+      `set KF_EMBED_BASE_URL and KF_EMBED_MODEL (or models.stages.embedding), or use ${setting} = "trigrams" (the offline stand-in)`,
+      { concerns: setting },
     );
-  return denseMicroCandidates(embedder);
+  return embedder;
+}
+
+/** Setting `linking`: the dense linker over the run's embeddings stage ("stage"), or the trigram stand-in (undefined). */
+export function mentionLinker(raw: unknown, name: string, models: SetupModels | undefined, log?: (line: string) => void): MentionLinker | undefined {
+  const embedder = settingEmbedder('linking', raw, name, models, 'links query mentions');
+  return embedder && denseLinker(embedder, log);
+}
+
+/** Setting `microCandidates`: the paper's dense top-K = 3 ("stage"), or the micro name index stand-in (undefined). */
+export function microCandidateSource(raw: unknown, name: string, models: SetupModels | undefined): MicroCandidateSource | undefined {
+  const embedder = settingEmbedder('microCandidates', raw, name, models, 'finds micro candidates');
+  return embedder && denseMicroCandidates(embedder);
 }
 
 async function create(given: RetrieverSetup, v: Variant): Promise<ModeRetriever> {
