@@ -18,6 +18,7 @@ import type { Browser, Page } from 'playwright-core';
 import { findChromium } from '../../lib/report/figure';
 import { makeNotebook } from '../../lib/report/ipynb';
 import { findJupyterPython, runNotebook } from '../../lib/report/notebooks';
+import { kernelSpecProblem, registeredTslabSpec } from '../../lib/report/tslab-kernelspec';
 import { errorMessage } from '../../lib/util/errors';
 import { repoRoot } from '../../lib/util/paths';
 import { ownScratch } from '../_shared/scratch';
@@ -105,6 +106,8 @@ test(
       JUPYTER_CONFIG_DIR: path.join(root, 'config'),
       JUPYTER_RUNTIME_DIR: path.join(root, 'runtime'),
       IPYTHONDIR: path.join(root, 'ipython'),
+      // jupyter_core 5 also searches the user's site folder (~/.local/share/jupyter), where setup.sh's spec lives.
+      PYTHONNOUSERSITE: '1',
     };
     const saved = { ...process.env };
     Object.assign(process.env, jupyterEnv);
@@ -120,8 +123,12 @@ test(
         timeout: 120_000,
       });
       assert.equal(install.status, 0, install.stderr);
-      const spec = JSON.parse(fs.readFileSync(path.join(jupyterEnv.JUPYTER_DATA_DIR, 'kernels', 'tslab', 'kernel.json'), 'utf8')) as { argv: string[] };
+      // The spec the server will use (written here, or a startable one already registered in a system folder).
+      const registered = registeredTslabSpec(findJupyterPython(), process.env);
+      assert.ok(registered, `a tslab kernel spec is registered after kf jupyter --install-kernel:\n${install.stderr}`);
+      const spec = registered.spec;
       assert.ok(path.isAbsolute(spec.argv[0]) && path.isAbsolute(spec.argv[1]), `absolute kernel argv: ${spec.argv.join(' ')}`);
+      assert.equal(kernelSpecProblem(spec), undefined, `the registered spec (${registered.dir}) starts from a shell`);
 
       // A notebook executed by the harness (signed trusted by the driver), and an untrusted copy of it.
       const src = path.join(root, 'check.ipynb');
