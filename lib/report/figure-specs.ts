@@ -264,14 +264,21 @@ function addPublishedPanel(layout: Record<string, unknown>, opts: BarOptions, ma
   xaxis.domain = [0, split - gap / 2];
   layout.xaxis2 = { ...xaxis, title: { text: '' }, domain: [split + gap / 2, 1], anchor: 'y2' };
   layout.yaxis2 = { ...(layout.yaxis as object), anchor: 'x2', title: { text: '' } };
-  const where = [
-    ...new Set(panel.map((s) => (s.published ? s.published.benchmark + (s.published.protocol ? `, ${s.published.protocol}` : '') : 'other set-ups'))),
-  ];
-  const heading = (x: number, text: string) => ({
+  headPanels(layout, opts.benchmark, split + gap / 2, panel);
+}
+
+/** Where the published series come from (benchmark, protocol), for the side panel's heading. */
+function publishedSources(panel: { published?: PublishedOrigin }[]): string[] {
+  return [...new Set(panel.map((s) => (s.published ? s.published.benchmark + (s.published.protocol ? `, ${s.published.protocol}` : '') : 'other set-ups')))];
+}
+
+/** The two headings over a figure with a side panel: ours at the left, the published one at x (paper coordinates). */
+function headPanels(layout: Record<string, unknown>, benchmark: string | undefined, x: number, panel: { published?: PublishedOrigin }[]): void {
+  const heading = (at: number, text: string) => ({
     text,
     xref: 'paper',
     yref: 'paper',
-    x,
+    x: at,
     y: 1,
     yshift: 6,
     xanchor: 'left',
@@ -280,8 +287,8 @@ function addPublishedPanel(layout: Record<string, unknown>, opts: BarOptions, ma
     font: { size: 12, color: '#333' },
   });
   layout.annotations = [
-    heading(0, `<b>this harness${opts.benchmark ? ` (${opts.benchmark})` : ''}</b>`),
-    heading(split + gap / 2, `<b>published, not measured here</b> (${where.join('; ')})`),
+    heading(0, `<b>this harness${benchmark ? ` (${benchmark})` : ''}</b>`),
+    heading(x, `<b>published, not measured here</b> (${publishedSources(panel).join('; ')})`),
   ];
   (layout.meta as Record<string, unknown>).panelHeadings = 2;
 }
@@ -439,25 +446,6 @@ export function scatterFigure(
   xaxis.domain = [0, 0.54];
   layout.xaxis2 = { ...xaxis, domain: [0.64, 1], anchor: 'y2' };
   layout.yaxis2 = { ...(layout.yaxis as object), anchor: 'x2' };
-  const heading = (x: number, text: string) => ({
-    text,
-    xref: 'paper',
-    yref: 'paper',
-    x,
-    y: 1,
-    yshift: 6,
-    xanchor: 'left',
-    yanchor: 'bottom',
-    showarrow: false,
-    font: { size: 12, color: '#333' },
-  });
-  const where = [
-    ...new Set(panel.map((g) => (g.published ? g.published.benchmark + (g.published.protocol ? `, ${g.published.protocol}` : '') : 'other set-ups'))),
-  ];
-  layout.annotations = [
-    heading(0, `<b>this harness${opts.benchmark ? ` (${opts.benchmark})` : ''}</b>`),
-    heading(0.64, `<b>published, not measured here</b> (${where.join('; ')})`),
-  ];
-  (layout.meta as Record<string, unknown>).panelHeadings = 2;
+  headPanels(layout, opts.benchmark, 0.64, panel);
   return sized({ data, layout }, { ...opts, width: opts.width ?? 1100 });
 }
