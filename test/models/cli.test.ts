@@ -10,6 +10,7 @@ import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { isKfError } from '../../lib/util/errors';
 import { routerFor, tempDir } from './helpers';
 import { nonEmpty } from '../_shared/non-empty';
+import { withEnv } from '../_shared/env';
 
 let server: ScriptedServer;
 before(async () => {
@@ -29,21 +30,6 @@ async function capture(fn: () => Promise<unknown>): Promise<{ out: string; code:
   } finally {
     console.log = orig;
   }
-}
-
-function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
-  const saved: Record<string, string | undefined> = {};
-  for (const k of Object.keys(vars)) {
-    saved[k] = process.env[k];
-    if (vars[k] === undefined) delete process.env[k];
-    else process.env[k] = vars[k];
-  }
-  return fn().finally(() => {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  });
 }
 
 const clean = { OPENAI_BASE_URL: undefined, KF_MODEL: undefined, OPENAI_API_KEY: undefined, KF_EMBED_MODEL: undefined, KF_CACHE_FILE: undefined };

@@ -16,21 +16,10 @@ import { registerPipeline } from '../../lib/run/registry';
 import { estimateBuild, confirmEstimate } from '../../lib/index/build-estimate';
 import { KfError } from '../../lib/util/errors';
 import { experiment, fakePipeline, fakeRouter, makeQuestions, registerFake, tmpDir, writeBench } from './helpers';
+import { withEnv } from '../_shared/env';
 
 const quiet = () => undefined;
 const ENV = { OPENAI_API_KEY: 'sk-test', KF_MODEL: 'answer-m', KF_EXTRACTION_MODEL: 'extract-m', KF_RELATIONS_MODEL: 'rel-m', KF_MAX_ATTEMPTS: '1' };
-
-async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, vars);
-  try {
-    return await fn();
-  } finally {
-    for (const [k, v] of Object.entries(saved))
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-  }
-}
 
 function world() {
   const dir = tmpDir('kf-priced-');

@@ -26,6 +26,7 @@ import { KfError } from '../../lib/util/errors';
 import { ownScratch, tinyDemoWorld } from '../_shared/scratch';
 import { nonEmpty } from '../_shared/non-empty';
 import { questionFinder, type Q } from './demo-model.helper';
+import { withEnv } from '../_shared/env';
 
 const EXPERIMENTS = ['demo/S0.toml', 'demo/S4.toml', 'dualg/demo/DG-heuristic.toml'].map((f) => path.join(repoRoot(), 'experiments', f));
 const INDEX_MODELS = new Set(['ext', 'rel', 'oie', 'cap']);
@@ -83,18 +84,6 @@ const MODEL_ENV = {
   KF_PATTERN_MODEL: 'pat',
   KF_MAX_ATTEMPTS: '1',
 };
-
-async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, vars);
-  try {
-    return await fn();
-  } finally {
-    for (const [k, v] of Object.entries(saved))
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-  }
-}
 
 const runDirs = (out: string) => (fs.existsSync(path.join(out, 'runs')) ? fs.readdirSync(path.join(out, 'runs')).sort() : []);
 
