@@ -7,7 +7,7 @@
  *
  *   node --import tsx lib/dualg/scripts/gnn-cost.ts --preset paper --queries 3 --steps 2
  */
-import { parseArgs } from 'node:util';
+import { scriptArgs } from '../../util/script-args';
 import * as os from 'node:os';
 import { initTf, tf } from '../../tf/backend';
 import { gnnConfig } from '../gnn/config';
@@ -20,7 +20,7 @@ import { FINETUNE_LOSS } from '../train/losses';
 import type { GnnGraph, GnnQuery } from '../types';
 import { makeRng } from '../../util/rng';
 
-const { values } = parseArgs({
+const { values } = scriptArgs(__filename, {
   options: {
     preset: { type: 'string', default: 'paper' },
     nodes: { type: 'string', default: '37000' },

@@ -11,14 +11,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from '../../util/script-args';
 import { MAX_PER_NAME } from '../query/link';
 import { NameIndex, nearestRows, unitRows } from '../query/name-index';
 import { DENSE_LINK_MIN } from '../query/dense-link';
 import { percentile } from '../../util/percentile';
 import { makeRng, type Rng } from '../../util/rng';
 
-const { values } = parseArgs({
+const { values } = scriptArgs(__filename, {
   options: {
     names: { type: 'string', default: '36804' },
     dim: { type: 'string', default: '384' },

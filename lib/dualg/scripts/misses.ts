@@ -19,10 +19,10 @@ import { DualgSearcher } from '../query/searcher';
 import { linkQuery } from '../query/link';
 import { relationWords } from '../query/relation-words';
 import { heuristicScores } from '../query/heuristic-scorer';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from '../../util/script-args';
 
 async function main(): Promise<void> {
-  const { values: a } = parseArgs({
+  const { values: a } = scriptArgs(__filename, {
     options: { bench: { type: 'string' }, index: { type: 'string' }, k: { type: 'string' }, settings: { type: 'string' }, list: { type: 'boolean' } },
   });
   const bench = assertBenchmarkName(a.bench ?? 'musique', '--bench');

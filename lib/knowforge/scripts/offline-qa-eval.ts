@@ -17,7 +17,7 @@
  *     and the failures where the gold answer is visible in the materials but the
  *     prediction is wrong (with the evidence the policy cited), to see WHY.
  *
- *   node --import tsx lib/knowforge/scripts/offline-qa-eval.ts --experiment demo/S3 [--capture] [--limit N]
+ *   node --import tsx lib/knowforge/scripts/offline-qa-eval.ts --experiment knowforge/demo/P1 [--capture] [--limit N]
  *   node --import tsx lib/knowforge/scripts/offline-qa-eval.ts --benchmark hotpotqa [--capture] [--limit N]
  *   node --import tsx lib/knowforge/scripts/offline-qa-eval.ts --run results/demo-one-shot/runs/demo-S3-... (a finished run's records, as scored)
  *   options: --failures N (default 25) --show-all --by type,format,modality,hops --json --file <capture.jsonl> --id <qid prefix> --explain (candidates)
