@@ -1,12 +1,14 @@
 /**
- * Layer and cycle rules for lib/ (issue 16), checked by `npm run lint` (`depcruise lib`).
- * The order is the one docs/architecture.md draws, top to bottom; a folder may import its own
- * layer and the layers below it, never one above. Type-only imports count (they couple too).
+ * Layer and cycle rules for lib/, scripts/ and bin/ (issues 16, 30), checked by `npm run lint`
+ * (`depcruise lib scripts bin`). The order is the one docs/architecture.md draws, top to bottom; a
+ * folder of lib/ may import its own layer and the layers below it, never one above. Type-only
+ * imports count (they couple too).
  * The method floor is derived from the plug-ins (issue 30): every lib/<m>/ holding a manifest
- * (plugin.ts) is a method, checked the day its folder appears; its commands and reports
- * (lib/<m>/commands/, lib/<m>/reports/) stand on the command floor. Outside its folder only its
- * manifest may be imported (lib/harness.ts, the package's entry, re-exports a few public parts),
- * and no method imports another.
+ * (plugin.ts) is a method, checked the day its folder appears; its commands, reports and study
+ * scripts (lib/<m>/commands/, lib/<m>/reports/, lib/<m>/scripts/) stand on the command floor.
+ * Outside its folder (in lib/, scripts/ or bin/) only its manifest may be imported (lib/harness.ts,
+ * the package's entry, re-exports a few public parts), and no method imports another. The shared
+ * scripts/ and bin/ stand above every layer; nothing in lib/ imports them.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -19,8 +21,8 @@ const METHODS = fs
   .filter((d) => d.isDirectory() && /^export const plugin\b/m.test(readIfAny(path.join(LIB, d.name, 'plugin.ts'))))
   .map((d) => d.name)
   .sort();
-/** A method's commands and its reports stand on the shell floor: they may run experiments and write tables. */
-const COMMANDS = METHODS.flatMap((m) => [`${m}/commands`, `${m}/reports`]);
+/** A method's commands, reports and study scripts stand on the shell floor: they may run experiments and write tables. */
+const COMMANDS = METHODS.flatMap((m) => [`${m}/commands`, `${m}/reports`, `${m}/scripts`]);
 
 const LAYERS = [
   ['cli', 'harness\\.ts', ...COMMANDS],
@@ -49,13 +51,13 @@ const layerRules = LAYERS.slice(1).map((names, i) => ({
   to: { path: folder(LAYERS.slice(0, i + 1).flat()) },
 }));
 
-/** Per method: nothing outside its folder imports its internals (its manifest only), and it imports no other method. */
+/** Per method: nothing outside its folder (in lib/, scripts/, bin/) imports its internals (its manifest only), and it imports no other method. */
 const methodRules = METHODS.flatMap((m) => [
   {
     name: `${m}-internals`,
     comment: `outside lib/${m}/ only its manifest (lib/${m}/plugin.ts) may be imported: the harness reaches a method through its plug-in`,
     severity: 'error',
-    from: { path: '^lib/', pathNot: [`^lib/${m}/`, '^lib/harness\\.ts$'] },
+    from: { path: '^(lib|scripts|bin)/', pathNot: [`^lib/${m}/`, '^lib/harness\\.ts$'] },
     to: { path: `^lib/${m}/`, pathNot: `^lib/${m}/plugin\\.ts$` },
   },
   {
@@ -71,10 +73,17 @@ module.exports = {
   forbidden: [
     {
       name: 'no-circular',
-      comment: 'no import circle in lib/ (split the shared part into its own file)',
+      comment: 'no import circle in lib/, scripts/ or bin/ (split the shared part into its own file)',
+      severity: 'error',
+      from: { path: '^(lib|scripts|bin)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'lib-not-scripts',
+      comment: 'nothing in lib/ imports scripts/ or bin/: a helper scripts share lives in lib/ (e.g. lib/util/script-args.ts)',
       severity: 'error',
       from: { path: '^lib/' },
-      to: { circular: true },
+      to: { path: '^(scripts|bin)/' },
     },
     ...methodRules,
     ...layerRules,

@@ -13,7 +13,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { scriptArgs } from './_script-args';
+import { scriptArgs } from '../lib/util/script-args';
 import { buildIndex, type EmbedderChoice } from '../lib/index/build';
 import { ledgerMarkdown } from '../lib/index/report';
 import { openIndex } from '../lib/index/open';

@@ -11,7 +11,7 @@
  *
  * Notebooks written by hand in Jupyter (no src/ file) are left alone.
  */
-import { exitWithHelpIfAsked } from './_script-args';
+import { exitWithHelpIfAsked } from '../lib/util/script-args';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot } from '../lib/util/paths';

@@ -17,7 +17,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { scriptArgs } from './_script-args';
+import { scriptArgs } from '../lib/util/script-args';
 import type { Fragment } from '../lib/corpus/types';
 import type { Embedder, FusionMethod, RetrievalMode, SearchHit } from '../lib/index/types';
 import { SearchEngine, type EngineOptions } from '../lib/index/engine';

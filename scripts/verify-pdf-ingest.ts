@@ -12,7 +12,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { scriptArgs } from './_script-args';
+import { scriptArgs } from '../lib/util/script-args';
 import { ingestFile } from '../lib/corpus/ingest';
 import { OcrPool } from '../lib/corpus/ocr';
 import { openPdf } from '../lib/corpus/pdfjs';

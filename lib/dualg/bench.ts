@@ -1,5 +1,5 @@
 /**
- * DualG speed bench (issue 11 "Speed"; `kf bench dualg`, scripts/dualg-bench.ts):
+ * DualG speed bench (issue 11 "Speed"; `kf bench dualg`, lib/dualg/scripts/bench.ts):
  * the offline graph build time of a corpus (bench-corpus.ts: a demo preset or a
  * benchmark's index), and the latency of whole searches (linking, micro
  * matching, graph scorer, path decoding, the hybrid pool) over a seeded sample

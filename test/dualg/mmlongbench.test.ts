@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bucketMeans, distinctPageScores, formatTable, pairedCounts, RUNS, type EvalRecord } from '../../scripts/dualg-mmlongbench';
+import { bucketMeans, distinctPageScores, formatTable, pairedCounts, RUNS, type EvalRecord } from '../../lib/dualg/scripts/mmlongbench';
 
 const rec = (id: string, r8: number | null): EvalRecord => ({
   id,

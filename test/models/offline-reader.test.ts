@@ -330,7 +330,7 @@ test('reader: conventions that never refuse still answer (m3docvqa), even with n
   assert.equal(lastFinalAnswer(synthReply(synth('Who is the treasurer of Hallam Club?', [], { convention: 'generic' }))), 'Not answerable');
 });
 
-test('explainRead lists candidates with their support (for scripts/offline-qa-eval.ts --explain)', () => {
+test('explainRead lists candidates with their support (for lib/knowforge/scripts/offline-qa-eval.ts --explain)', () => {
   const x = explainRead({ question: 'Who is the chairman of Hallam Club?', materials: [text(1, 'Its chairman is Ada Venn.', 'Hallam Club › Overview')] });
   assert.equal(x.question.type, 'person');
   assert.equal(x.candidates[0].value, 'Ada Venn');

@@ -126,7 +126,7 @@ export interface LabelMatchOptions {
 /**
  * Label matching is off by default: on MMLongBench-Doc dev it changed R@8 on one question (+0.11) and lost R@5 on four
  * (single-word labels such as "Albums" on the wrong slide), a choice made looking at those questions. Figure
- * references are on. See scripts/dualg-mmlongbench.ts (rows dualg+labels, dualg-no-figures).
+ * references are on. See lib/dualg/scripts/mmlongbench.ts (rows dualg+labels, dualg-no-figures).
  */
 export const LABEL_MATCH_DEFAULTS: LabelMatchOptions = { labels: false, figures: true };
 

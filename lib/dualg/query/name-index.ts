@@ -4,7 +4,7 @@
  *
  * Exact at or below EXACT_NAMES = efSearch names (128, the engine's smallest automatic beam, see autoEfSearch):
  * a beam that wide holds every name, so the graph search scores them all anyway and saves nothing over the scan,
- * which is exact and needs no graph build. Measured at 384 dims (scripts/dualg-link-cost.ts, load ~6 on 2 cores):
+ * which is exact and needs no graph build. Measured at 384 dims (lib/dualg/scripts/link-cost.ts, load ~6 on 2 cores):
  * one mention p50 0.07 ms scan vs 0.07 ms graph at 128 names, 0.14 vs 0.09 at 250, 0.55 vs 0.26 at 1,000,
  * 2.36 vs 0.80 at 4,096: the crossover sits at the beam width, as the principle says.
  *

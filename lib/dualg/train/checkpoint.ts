@@ -114,7 +114,7 @@ export function checkpointExists(dir: string): boolean {
 /** Read a checkpoint; `graphFingerprint` given = refuse one built for another graph. */
 export function readCheckpoint(dir: string, expect?: { graphFingerprint?: string }): CheckpointData {
   if (!checkpointExists(dir))
-    throw new KfError('gnn_checkpoint_missing', `no GNN checkpoint in ${dir}`, 'train one (kf prepare gnn-checkpoint / scripts/dualg-train.ts)', {
+    throw new KfError('gnn_checkpoint_missing', `no GNN checkpoint in ${dir}`, 'train one (kf prepare gnn-checkpoint / kf train gnn)', {
       concerns: dir,
     });
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as CheckpointManifest;

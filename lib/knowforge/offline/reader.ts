@@ -492,7 +492,7 @@ export function read(task: Pick<SynthTask, 'question' | 'materials' | 'notes' | 
   };
 }
 
-/** For inspection (scripts/offline-qa-eval.ts --explain): the question analysis and the best candidates with their support. */
+/** For inspection (lib/knowforge/scripts/offline-qa-eval.ts --explain): the question analysis and the best candidates with their support. */
 export function explainRead(
   task: Pick<SynthTask, 'question' | 'materials' | 'notes'>,
   top = 10,

@@ -17,9 +17,9 @@
  *     and the failures where the gold answer is visible in the materials but the
  *     prediction is wrong (with the evidence the policy cited), to see WHY.
  *
- *   node --import tsx scripts/offline-qa-eval.ts --experiment demo/S3 [--capture] [--limit N]
- *   node --import tsx scripts/offline-qa-eval.ts --benchmark hotpotqa [--capture] [--limit N]
- *   node --import tsx scripts/offline-qa-eval.ts --run results/demo-one-shot/runs/demo-S3-... (a finished run's records, as scored)
+ *   node --import tsx lib/knowforge/scripts/offline-qa-eval.ts --experiment knowforge/demo/P1 [--capture] [--limit N]
+ *   node --import tsx lib/knowforge/scripts/offline-qa-eval.ts --benchmark hotpotqa [--capture] [--limit N]
+ *   node --import tsx lib/knowforge/scripts/offline-qa-eval.ts --run results/demo-one-shot/runs/demo-S3-... (a finished run's records, as scored)
  *   options: --failures N (default 25) --show-all --by type,format,modality,hops --json --file <capture.jsonl> --id <qid prefix> --explain (candidates)
  *
  * --benchmark builds an experiment object (pipeline S3 unless --pipeline, index
@@ -29,25 +29,24 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { scriptArgs } from './_script-args';
-import type { Question } from '../lib/bench/types';
-import { scoreAnswer } from '../lib/eval/score';
-import { answerVisible } from '../lib/eval/retrieval';
-import { conventionFor } from '../lib/answer/conventions';
-import { formatFinalValue } from '../lib/answer/final-answer';
-import { createModelRouter } from '../lib/models/router';
-import { registerOfflineHandlers } from '../lib/pipeline/offline-backend';
-import { checkFinal } from '../lib/knowforge/offline/checker';
-import { extractAnswer, synthReply } from '../lib/knowforge/offline/synth';
-import { explainRead } from '../lib/knowforge/offline/reader';
-import type { SynthTask } from '../lib/knowforge/offline/tasks';
-import type { ChatModel, Stage } from '../lib/model-api/types';
-import { experimentFromObject, expandPath, loadExperiment, type ResolvedExperiment } from '../lib/run/config';
-import { loadConfiguredBenchmark } from '../lib/run/questions';
-import { readRecords, type RunRecord } from '../lib/run/records';
-import { runExperiment, type RunnerRouter } from '../lib/run/runner';
-import { KfError, errorMessage } from '../lib/util/errors';
-import { repoRoot } from '../lib/util/paths';
+import { scriptArgs } from '../../util/script-args';
+import type { Question } from '../../bench/types';
+import { scoreAnswer } from '../../eval/score';
+import { answerVisible } from '../../eval/retrieval';
+import { conventionFor } from '../../answer/conventions';
+import { formatFinalValue } from '../../answer/final-answer';
+import { checkFinal } from '../offline/checker';
+import { extractAnswer, synthReply } from '../offline/synth';
+import { explainRead } from '../offline/reader';
+import type { SynthTask } from '../offline/tasks';
+import type { ChatModel, Stage } from '../../model-api/types';
+import { experimentFromObject, loadExperiment, type ResolvedExperiment } from '../../run/config';
+import { loadConfiguredBenchmark } from '../../run/questions';
+import { readRecords, type RunRecord } from '../../run/records';
+import { runExperiment, type RunnerRouter } from '../../run/runner';
+import { experimentRouter } from '../../run/experiment-router';
+import { KfError, errorMessage } from '../../util/errors';
+import { repoRoot } from '../../util/paths';
 
 /** One captured synthesizer input with what scoring needs. */
 interface Captured {
@@ -89,10 +88,7 @@ function experimentFor(args: { experiment?: string; benchmark?: string; pipeline
 
 /** A router that hands out the normal models, but records every synthesizer task on the way. */
 function tappingRouter(exp: ResolvedExperiment, runId: string, onSynth: (questionId: string, task: SynthTask) => void): RunnerRouter {
-  const models = exp.config.models;
-  const cacheFile = models.cache?.file ? expandPath(models.cache.file) : undefined;
-  registerOfflineHandlers();
-  const inner = createModelRouter({ ...models, cache: models.cache ? { ...models.cache, file: cacheFile } : undefined }, { runId, cacheFile });
+  const inner = experimentRouter(exp.config, runId);
   return {
     describe: () => inner.describe(),
     ledger: inner.ledger,

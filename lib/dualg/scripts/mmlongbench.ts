@@ -6,7 +6,7 @@
  * (Text/Layout/Table/Chart/Figure; a question listing two sources counts in both), plus
  * the exact commands, so the figures can be reproduced by hand.
  *
- *   node --import tsx scripts/dualg-mmlongbench.ts [--index DIR] [--questions FILE] [--out DIR] [--runs hybrid,dualg] [--reuse] [--pages]
+ *   node --import tsx lib/dualg/scripts/mmlongbench.ts [--index DIR] [--questions FILE] [--out DIR] [--runs hybrid,dualg] [--reuse] [--pages]
  *
  * --pages adds a diagnostic table: the same retrievers run again with 20 hits (into <out>-k20), scored on the
  * first 8 DISTINCT pages among them (what a page ranker returning one hit per page would score). It measures how
@@ -15,12 +15,12 @@
  * The index is the one `kf index build --bench mmlongbench-doc --out .kf-cache/index/mmlongbench-doc` built;
  * records and summaries land in --out (default /tmp/dg3-mmlb/<run>/). --reuse skips a run whose records exist.
  */
-import { recallAtK } from '../lib/eval/recall';
+import { recallAtK } from '../../eval/recall';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { scriptArgs } from './_script-args';
-import { loadBench } from '../lib/bench/registry';
+import { scriptArgs } from '../../util/script-args';
+import { loadBench } from '../../bench/registry';
 
 export interface RunSpec {
   name: string;

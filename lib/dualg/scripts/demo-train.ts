@@ -1,7 +1,7 @@
 /**
  * Train the DualG GNN on the default demo world and report (issue 11, item 5).
- *   nice -n 10 node --import tsx scripts/dualg-demo-train.ts [--preset default] [--out results/dualg-gnn/demo]
- *   nice -n 10 node --import tsx scripts/dualg-demo-train.ts --timing --layers 6 --hidden 512   (cost of a size, no training)
+ *   nice -n 10 node --import tsx lib/dualg/scripts/demo-train.ts [--preset default] [--out results/dualg-gnn/demo]
+ *   nice -n 10 node --import tsx lib/dualg/scripts/demo-train.ts --timing --layers 6 --hidden 512   (cost of a size, no training)
  * Training: KG completion + graph queries (--queries synthetic: link queries, the default; generated: question-shaped
  * queries from the demo graph, lib/dualg/train/generated-queries.ts; both) + bulk demo questions (lib/demo/bulk/bulk-questions.ts, never an
  * evaluation question); the best epoch is picked on held-out bulk questions. Evaluation: the preset's evaluation
@@ -14,15 +14,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { scriptArgs } from './_script-args';
-import { ensureDemoWorld, planWorld } from '../lib/demo';
-import { bulkQuestions } from '../lib/demo/bulk/bulk-questions';
-import { loadDemo } from '../lib/bench/demo';
-import { demoIndexDir } from '../lib/bench/benchmarks/demo';
-import { ensureIndex } from '../lib/index/build';
-import { graphFor } from '../lib/dualg/graph-for';
-import { sourceFromIndexDir } from '../lib/dualg/graph/source';
-import { defaultCheckpointRoot } from '../lib/dualg/gnn';
+import { scriptArgs } from '../../util/script-args';
+import { ensureDemoWorld, planWorld } from '../../demo';
+import { bulkQuestions } from '../../demo/bulk/bulk-questions';
+import { loadDemo } from '../../bench/demo';
+import { demoIndexDir } from '../../bench/benchmarks/demo';
+import { ensureIndex } from '../../index/build';
+import { graphFor } from '../graph-for';
+import { sourceFromIndexDir } from '../graph/source';
+import { defaultCheckpointRoot } from '../gnn';
 import {
   demoCorpusOptions,
   demoData,
@@ -32,20 +32,20 @@ import {
   trainOnDemo,
   unseenGoldSetIds,
   type DemoTrainOptions,
-} from '../lib/dualg/train/demo-data';
-import { compareOnDev } from '../lib/dualg/train/compare';
-import { BASE_QUERIES, type BaseQueries } from '../lib/dualg/train/corpus-run';
-import { KfError } from '../lib/util/errors';
-import { writeTrainingReport } from '../lib/dualg/commands/gnn-training';
-import { trainStep } from '../lib/dualg/train/step';
-import { FINETUNE_LOSS } from '../lib/dualg/train/losses';
-import { GnnModel, makeGnnScorer } from '../lib/dualg/gnn';
-import type { DemoData } from '../lib/dualg/train/demo-data';
-import { percentile } from '../lib/util/percentile';
-import { initTf, tf as tfjs } from '../lib/tf/backend';
-import { gitInfo } from '../lib/util/git';
-import type { PresetName } from '../lib/demo/types';
-import type { PairedComparison } from '../lib/eval/stats';
+} from '../train/demo-data';
+import { compareOnDev } from '../train/compare';
+import { BASE_QUERIES, type BaseQueries } from '../train/corpus-run';
+import { KfError } from '../../util/errors';
+import { writeTrainingReport } from '../commands/gnn-training';
+import { trainStep } from '../train/step';
+import { FINETUNE_LOSS } from '../train/losses';
+import { GnnModel, makeGnnScorer } from '../gnn';
+import type { DemoData } from '../train/demo-data';
+import { percentile } from '../../util/percentile';
+import { initTf, tf as tfjs } from '../../tf/backend';
+import { gitInfo } from '../../util/git';
+import type { PresetName } from '../../demo/types';
+import type { PairedComparison } from '../../eval/stats';
 
 const OPTIONS = {
   preset: { type: 'string', default: 'default' },
@@ -84,6 +84,37 @@ function baseQueriesArg(v: string | undefined): BaseQueries {
 
 const log = (l: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${l}`);
 
+type Args = ReturnType<typeof scriptArgs<{ options: typeof OPTIONS }>>['values'];
+type QuestionRef = { id: string; question: string; goldDocs: string[] };
+
+/** The training options from the command line, over the demo world's graph and questions. */
+function trainOptions(
+  a: Args,
+  w: { preset: PresetName; graph: DemoTrainOptions['graph']; indexDir: string; bulk: QuestionRef[]; evaluation: QuestionRef[] },
+): DemoTrainOptions {
+  const ref = (q: QuestionRef) => ({ id: q.id, question: q.question, goldDocs: q.goldDocs });
+  return {
+    name: `demo-${w.preset}`,
+    graph: w.graph,
+    passages: passagesOf(sourceFromIndexDir(w.indexDir)),
+    bulk: w.bulk.map(ref),
+    evaluation: w.evaluation.filter((q) => q.goldDocs.length).map(ref),
+    checkpoints: path.resolve(a.checkpoints ?? defaultCheckpointRoot()),
+    seed: Number(a.seed),
+    kgExamples: Number(a.kg),
+    syntheticExamples: Number(a.synthetic),
+    queries: baseQueriesArg(a.queries),
+    generatedExamples: Number(a.generated),
+    validationShare: Number(a['validation-share']),
+    pretrainEpochs: Number(a['pretrain-epochs']),
+    epochs: Number(a.epochs),
+    config: { layers: Number(a.layers), hidden: Number(a.hidden) },
+    learningRate: Number(a.lr),
+    maxSeconds: Number(a['max-seconds']),
+    log,
+  };
+}
+
 async function main(): Promise<void> {
   const { values: a } = scriptArgs(__filename, { options: OPTIONS });
   const t0 = Date.now();
@@ -100,27 +131,7 @@ async function main(): Promise<void> {
   const indexDir = path.resolve(a.index ?? demoIndexDir(preset));
   await ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: indexDir, embedder: 'fitted' });
   const graph = await graphFor({ indexDir, settings: {}, log });
-  const ref = (q: { id: string; question: string; goldDocs: string[] }) => ({ id: q.id, question: q.question, goldDocs: q.goldDocs });
-  const o: DemoTrainOptions = {
-    name: `demo-${preset}`,
-    graph,
-    passages: passagesOf(sourceFromIndexDir(indexDir)),
-    bulk: bulk.questions.map(ref),
-    evaluation: evaluation.filter((q) => q.goldDocs.length).map(ref),
-    checkpoints: path.resolve(a.checkpoints ?? defaultCheckpointRoot()),
-    seed: Number(a.seed),
-    kgExamples: Number(a.kg),
-    syntheticExamples: Number(a.synthetic),
-    queries: baseQueriesArg(a.queries),
-    generatedExamples: Number(a.generated),
-    validationShare: Number(a['validation-share']),
-    pretrainEpochs: Number(a['pretrain-epochs']),
-    epochs: Number(a.epochs),
-    config: { layers: Number(a.layers), hidden: Number(a.hidden) },
-    learningRate: Number(a.lr),
-    maxSeconds: Number(a['max-seconds']),
-    log,
-  };
+  const o = trainOptions(a, { preset, graph, indexDir, bulk: bulk.questions, evaluation });
   const d = demoData(o);
   log(`graph ${d.gg.numNodes} entities, ${d.gg.src.length} edges, ${d.gg.numRelations} relations; backend ${tf.backend}`);
   log(
@@ -162,7 +173,7 @@ async function main(): Promise<void> {
     kind: 'dualg-gnn-training-report',
     bench: `demo-${preset}`,
     git: gitInfo().commit,
-    command: `node --import tsx scripts/dualg-demo-train.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    command: `node --import tsx lib/dualg/scripts/demo-train.ts ${process.argv.slice(2).join(' ')}`.trim(),
     index: indexDir,
     backend: tf.backend,
     config: d.config,

@@ -4,19 +4,19 @@
  * than in the one-shot S4 search (first search, top 8)? Page-level, per
  * evidence-source bucket (Text / Table / Chart / Figure / Layout).
  *
- *   node --import tsx scripts/knowforge-mmlb-retrieval.ts --index <mmlongbench index> [--config M5]
+ *   node --import tsx lib/knowforge/scripts/mmlb-retrieval.ts --index <mmlongbench index> [--config M5]
  *
  * The index: `kf eval retrieval --bench mmlongbench-doc --ocr off --offline --index <dir>` (or
  * scripts/build-mmlongbench.ts). Questions about a document the index lacks (no text layer
  * without OCR) are left out and counted.
  */
-import { scriptArgs } from './_script-args';
-import type { BenchmarkData } from '../lib/bench/types';
-import { openIndex } from '../lib/index/open';
-import { configRetrieval } from '../lib/run/pipeline-retrieval';
-import { engineKnowledgeBase } from '../lib/pipeline/index-view';
-import { loadBench } from '../lib/bench/registry';
-import { evaluateRetrieval } from '../lib/run/retrieval-eval';
+import { scriptArgs } from '../../util/script-args';
+import type { BenchmarkData } from '../../bench/types';
+import { openIndex } from '../../index/open';
+import { configRetrieval } from '../../run/pipeline-retrieval';
+import { engineKnowledgeBase } from '../../pipeline/index-view';
+import { loadBench } from '../../bench/registry';
+import { evaluateRetrieval } from '../../run/retrieval-eval';
 
 const { values } = scriptArgs(__filename, { options: { index: { type: 'string' }, config: { type: 'string', default: 'M5' } } });
 

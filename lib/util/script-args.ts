@@ -1,12 +1,14 @@
 /**
- * Argument parsing for the one-off analyses in scripts/ (issue 16): `--help` prints the script's
- * header comment and its options as usage, and a bad flag is one line naming the script (with a
- * did-you-mean), never a parse-args stack trace. Workflows the README teaches are kf commands.
+ * Argument parsing for the one-off analyses (issue 16): the shared ones in scripts/, a method's own
+ * in lib/<method>/scripts/ (issue 30). `--help` prints the script's header comment and its options
+ * as usage, and a bad flag is one line naming the script (with a did-you-mean), never a parse-args
+ * stack trace. Workflows the README teaches are kf commands.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { didYouMean } from '../lib/util/did-you-mean';
+import { didYouMean } from './did-you-mean';
+import { repoRoot } from './paths';
 
 /** The script's first doc comment, as plain lines. */
 function headerOf(file: string): string {
@@ -21,8 +23,18 @@ function headerOf(file: string): string {
     : '';
 }
 
+/** The script's source path from the repository root (lib/dualg/scripts/bench.ts), also when run compiled from dist/. */
+function sourcePath(file: string): string {
+  return path
+    .relative(repoRoot(), file)
+    .split(path.sep)
+    .join('/')
+    .replace(/^dist\//, '')
+    .replace(/\.js$/, '.ts');
+}
+
 function usage(file: string, options: ParseArgsConfig['options'] = {}): string {
-  const lines = [`Usage: node --import tsx scripts/${path.basename(file).replace(/\.js$/, '.ts')} [options]`, '', headerOf(file), ''];
+  const lines = [`Usage: node --import tsx ${sourcePath(file)} [options]`, '', headerOf(file), ''];
   const names = Object.keys(options);
   if (names.length) {
     lines.push('Options:');

@@ -5,22 +5,22 @@
  * so the active subgraph reaches the edge cap as a real graph at 3+ hops does (gnn/config.ts): the figure
  * is the capped cost. Small samples; on a shared machine the wall clock includes other processes' load.
  *
- *   node --import tsx scripts/dualg-gnn-cost.ts --preset paper --queries 3 --steps 2
+ *   node --import tsx lib/dualg/scripts/gnn-cost.ts --preset paper --queries 3 --steps 2
  */
-import { parseArgs } from 'node:util';
+import { scriptArgs } from '../../util/script-args';
 import * as os from 'node:os';
-import { initTf, tf } from '../lib/tf/backend';
-import { gnnConfig } from '../lib/dualg/gnn/config';
-import { GnnModel } from '../lib/dualg/gnn/model';
-import { gnnPreset } from '../lib/dualg/gnn/preset';
-import { queryInputDim } from '../lib/dualg/gnn/query-encoder';
-import { makeGnnScorer } from '../lib/dualg/gnn/scorer';
-import { trainStep } from '../lib/dualg/train/step';
-import { FINETUNE_LOSS } from '../lib/dualg/train/losses';
-import type { GnnGraph, GnnQuery } from '../lib/dualg/types';
-import { makeRng } from '../lib/util/rng';
+import { initTf, tf } from '../../tf/backend';
+import { gnnConfig } from '../gnn/config';
+import { GnnModel } from '../gnn/model';
+import { gnnPreset } from '../gnn/preset';
+import { queryInputDim } from '../gnn/query-encoder';
+import { makeGnnScorer } from '../gnn/scorer';
+import { trainStep } from '../train/step';
+import { FINETUNE_LOSS } from '../train/losses';
+import type { GnnGraph, GnnQuery } from '../types';
+import { makeRng } from '../../util/rng';
 
-const { values } = parseArgs({
+const { values } = scriptArgs(__filename, {
   options: {
     preset: { type: 'string', default: 'paper' },
     nodes: { type: 'string', default: '37000' },

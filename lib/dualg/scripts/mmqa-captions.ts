@@ -16,28 +16,28 @@
  * Printed: R@1, R@2, R@5 (share of gold images in the top k), MRR of the first gold, per question type,
  * and sign tests of "caption facts" vs "no captions". Nothing is trained or tuned here.
  *
- *   node --import tsx scripts/dualg-mmqa-captions.ts [--limit N] [--pool candidates|all]
+ *   node --import tsx lib/dualg/scripts/mmqa-captions.ts [--limit N] [--pool candidates|all]
  */
-import { scriptArgs } from './_script-args';
-import type { Fragment } from '../lib/corpus/types';
-import { loadMmqa } from '../lib/bench/mmqa';
-import type { Question } from '../lib/bench/types';
-import { MMQA } from '../lib/bench/benchmarks/mmqa';
-import { buildDualGraph, type GraphSource } from '../lib/dualg/graph/build';
-import type { DualGraph } from '../lib/dualg/graph/types';
-import { searcherParts } from '../lib/dualg/retriever';
-import { searcherSettings } from '../lib/dualg/query/searcher-settings';
-import { DualgSearcher } from '../lib/dualg/query/searcher';
-import { matchMicro, MicroIndex } from '../lib/dualg/query/micro-match';
-import { captionPhrases } from '../lib/dualg/offline/caption-facts';
-import { Bm25Index } from '../lib/index/bm25';
-import { tokenize } from '../lib/index/tokenize';
-import type { Retriever, SearchHit } from '../lib/index/types';
-import type { KnowledgeBase } from '../lib/pipeline/knowledge-base';
-import { retrieverKnowledgeBase } from '../lib/pipeline/retriever-knowledge-base';
-import { signTestP } from '../lib/eval/binomial';
-import { md5 } from '../lib/util/hash';
-import { makeRng } from '../lib/util/rng';
+import { scriptArgs } from '../../util/script-args';
+import type { Fragment } from '../../corpus/types';
+import { loadMmqa } from '../../bench/mmqa';
+import type { Question } from '../../bench/types';
+import { MMQA } from '../../bench/benchmarks/mmqa';
+import { buildDualGraph, type GraphSource } from '../graph/build';
+import type { DualGraph } from '../graph/types';
+import { searcherParts } from '../retriever';
+import { searcherSettings } from '../query/searcher-settings';
+import { DualgSearcher } from '../query/searcher';
+import { matchMicro, MicroIndex } from '../query/micro-match';
+import { captionPhrases } from '../offline/caption-facts';
+import { Bm25Index } from '../../index/bm25';
+import { tokenize } from '../../index/tokenize';
+import type { Retriever, SearchHit } from '../../index/types';
+import type { KnowledgeBase } from '../../pipeline/knowledge-base';
+import { retrieverKnowledgeBase } from '../../pipeline/retriever-knowledge-base';
+import { signTestP } from '../../eval/binomial';
+import { md5 } from '../../util/hash';
+import { makeRng } from '../../util/rng';
 
 interface ImageDoc {
   id: string;

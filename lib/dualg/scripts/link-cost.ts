@@ -6,19 +6,19 @@
  * find; the recall of the scan's links is printed with the times, and the build/save/load times of the index.
  * The embedding call of the mentions is not included (it is the endpoint's). Prints the 1-minute load average.
  *
- *   nice -n 10 node --import tsx scripts/dualg-link-cost.ts --names 36804 --dim 384 --queries 60
+ *   nice -n 10 node --import tsx lib/dualg/scripts/link-cost.ts --names 36804 --dim 384 --queries 60
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
-import { MAX_PER_NAME } from '../lib/dualg/query/link';
-import { NameIndex, nearestRows, unitRows } from '../lib/dualg/query/name-index';
-import { DENSE_LINK_MIN } from '../lib/dualg/query/dense-link';
-import { percentile } from '../lib/util/percentile';
-import { makeRng, type Rng } from '../lib/util/rng';
+import { scriptArgs } from '../../util/script-args';
+import { MAX_PER_NAME } from '../query/link';
+import { NameIndex, nearestRows, unitRows } from '../query/name-index';
+import { DENSE_LINK_MIN } from '../query/dense-link';
+import { percentile } from '../../util/percentile';
+import { makeRng, type Rng } from '../../util/rng';
 
-const { values } = parseArgs({
+const { values } = scriptArgs(__filename, {
   options: {
     names: { type: 'string', default: '36804' },
     dim: { type: 'string', default: '384' },

@@ -3,27 +3,27 @@
  * prior, the relation-word fit of edges, GloVe of the relation words) mean the same on every corpus, so the model can
  * learn from the dev questions of the OTHER corpora and be scored on a corpus none of whose questions it saw.
  * Relation embeddings (ids differ per graph) stay at their initial values.
- *   node --import tsx scripts/dualg-gnn-cross.ts [--epochs 4] [--lr 0.002]
+ *   node --import tsx lib/dualg/scripts/gnn-cross.ts [--epochs 4] [--lr 0.002]
  */
 import path from 'node:path';
-import { scriptArgs } from './_script-args';
-import { load2Wiki, loadHotpotqa, loadMusique } from '../lib/bench/text-multihop';
-import { graphFor } from '../lib/dualg/graph-for';
-import { toGnnGraph } from '../lib/dualg/graph/to-gnn';
-import { graphView } from '../lib/dualg/query/graph-view';
-import { gnnConfig, DEFAULT_GNN_CONFIG } from '../lib/dualg/gnn/config';
-import { queryInputDim } from '../lib/dualg/gnn/query-encoder';
-import { GnnModel } from '../lib/dualg/gnn/model';
-import { scoreBatch } from '../lib/dualg/gnn/scorer';
-import { questionExamples } from '../lib/dualg/train/corpus-data';
-import type { TrainExample } from '../lib/dualg/train/examples';
-import { trainStep, validate } from '../lib/dualg/train/step';
-import { PRIOR_FINETUNE_LOSS } from '../lib/dualg/train/losses';
-import { questionMetrics, rankDocs, meanMetrics, type QuestionMetrics } from '../lib/dualg/train/evaluate';
-import { comparePaired } from '../lib/eval/stats';
-import { initTf, tf } from '../lib/tf/backend';
-import { makeRng } from '../lib/util/rng';
-import type { GnnGraph } from '../lib/dualg/types';
+import { scriptArgs } from '../../util/script-args';
+import { load2Wiki, loadHotpotqa, loadMusique } from '../../bench/text-multihop';
+import { graphFor } from '../graph-for';
+import { toGnnGraph } from '../graph/to-gnn';
+import { graphView } from '../query/graph-view';
+import { gnnConfig, DEFAULT_GNN_CONFIG } from '../gnn/config';
+import { queryInputDim } from '../gnn/query-encoder';
+import { GnnModel } from '../gnn/model';
+import { scoreBatch } from '../gnn/scorer';
+import { questionExamples } from '../train/corpus-data';
+import type { TrainExample } from '../train/examples';
+import { trainStep, validate } from '../train/step';
+import { PRIOR_FINETUNE_LOSS } from '../train/losses';
+import { questionMetrics, rankDocs, meanMetrics, type QuestionMetrics } from '../train/evaluate';
+import { comparePaired } from '../../eval/stats';
+import { initTf, tf } from '../../tf/backend';
+import { makeRng } from '../../util/rng';
+import type { GnnGraph } from '../types';
 
 const CORPORA = {
   '2wiki': { load: load2Wiki, index: '.kf-cache/indexes/2wiki-6838828558a390f0' },

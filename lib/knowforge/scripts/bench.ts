@@ -6,26 +6,26 @@
  * prints both wall times, the speed-up, and whether the two runs' records
  * (answers, counters, retrieval logs) are identical.
  *
- *   node --import tsx scripts/knowforge-bench.ts [--questions 100] [--concurrency 16] [--latency 100]
+ *   node --import tsx lib/knowforge/scripts/bench.ts [--questions 100] [--concurrency 16] [--latency 100]
  *
  * Needs the tiny demo index (.kf-cache/index/demo-tiny: `kf demo --preset tiny` or the demo tests build it).
  */
 import { fork } from 'node:child_process';
 import * as path from 'node:path';
-import { scriptArgs } from './_script-args';
-import { ensureDemoWorld } from '../lib/demo';
-import { loadBenchmark } from '../lib/bench/registry';
-import type { Question } from '../lib/bench/types';
-import { openIndex } from '../lib/index/open';
-import { agentPipeline } from '../lib/knowforge/agent-pipeline';
-import { agentSettings } from '../lib/knowforge/agent-settings';
-import { createModelRouter } from '../lib/models/router';
-import { ScriptedServer, type RecordedRequest, type ScriptedReply } from '../lib/models/testing/scripted-server';
-import { engineKnowledgeBase } from '../lib/pipeline/index-view';
-import type { PipelineContext, PipelineResult } from '../lib/pipeline/types';
-import type { KnowledgeBase } from '../lib/pipeline/knowledge-base';
-import { makeRng } from '../lib/util/rng';
-import { repoRoot } from '../lib/util/paths';
+import { scriptArgs } from '../../util/script-args';
+import { ensureDemoWorld } from '../../demo';
+import { loadBenchmark } from '../../bench/registry';
+import type { Question } from '../../bench/types';
+import { openIndex } from '../../index/open';
+import { agentPipeline } from '../agent-pipeline';
+import { agentSettings } from '../agent-settings';
+import { createModelRouter } from '../../models/router';
+import { ScriptedServer, type RecordedRequest, type ScriptedReply } from '../../models/testing/scripted-server';
+import { engineKnowledgeBase } from '../../pipeline/index-view';
+import type { PipelineContext, PipelineResult } from '../../pipeline/types';
+import type { KnowledgeBase } from '../../pipeline/knowledge-base';
+import { makeRng } from '../../util/rng';
+import { repoRoot } from '../../util/paths';
 
 const { values } = scriptArgs(__filename, {
   options: {

@@ -5,24 +5,24 @@
  *   seed-miss    strong seeds, but no gold passage is titled by, or mentions, a linked entity (wrong first hop);
  *   unreached    a gold passage the graph never scored (the chain broke before it);
  *   ranked-low   every gold passage was scored by the graph, one of them ranked below k.
- * Usage: node --import tsx scripts/dualg-misses.ts --bench musique --index <dir> [--k 5] [--settings JSON] [--list]
+ * Usage: node --import tsx lib/dualg/scripts/misses.ts --bench musique --index <dir> [--k 5] [--settings JSON] [--list]
  */
-import { loadBench } from '../lib/bench/registry';
-import { assertBenchmarkName } from '../lib/bench/names';
-import { goldUnits } from '../lib/eval/retrieval';
-import { openIndex } from '../lib/index/open';
-import { engineKnowledgeBase } from '../lib/pipeline/index-view';
-import { graphFor } from '../lib/dualg/graph-for';
-import { searcherParts } from '../lib/dualg/retriever';
-import { searcherSettings } from '../lib/dualg/query/searcher-settings';
-import { DualgSearcher } from '../lib/dualg/query/searcher';
-import { linkQuery } from '../lib/dualg/query/link';
-import { relationWords } from '../lib/dualg/query/relation-words';
-import { heuristicScores } from '../lib/dualg/query/heuristic-scorer';
-import { parseArgs } from 'node:util';
+import { loadBench } from '../../bench/registry';
+import { assertBenchmarkName } from '../../bench/names';
+import { goldUnits } from '../../eval/retrieval';
+import { openIndex } from '../../index/open';
+import { engineKnowledgeBase } from '../../pipeline/index-view';
+import { graphFor } from '../graph-for';
+import { searcherParts } from '../retriever';
+import { searcherSettings } from '../query/searcher-settings';
+import { DualgSearcher } from '../query/searcher';
+import { linkQuery } from '../query/link';
+import { relationWords } from '../query/relation-words';
+import { heuristicScores } from '../query/heuristic-scorer';
+import { scriptArgs } from '../../util/script-args';
 
 async function main(): Promise<void> {
-  const { values: a } = parseArgs({
+  const { values: a } = scriptArgs(__filename, {
     options: { bench: { type: 'string' }, index: { type: 'string' }, k: { type: 'string' }, settings: { type: 'string' }, list: { type: 'boolean' } },
   });
   const bench = assertBenchmarkName(a.bench ?? 'musique', '--bench');

@@ -2,15 +2,15 @@
  * DualG speed bench (issue 11 "Speed") as a script: the same code as `kf bench dualg`
  * (lib/dualg/bench.ts), kept for the commands recorded in the issue.
  *
- *   node --import tsx scripts/dualg-bench.ts --bench 2wiki [--index DIR] [--retriever dualg|ppr|dualg-gnn|gnn-untrained] [--repeat 3]
- *   node --import tsx scripts/dualg-bench.ts --preset scale [--queries 200] [--cache .kf-cache/bench-dualg]
+ *   node --import tsx lib/dualg/scripts/bench.ts --bench 2wiki [--index DIR] [--retriever dualg|ppr|dualg-gnn|gnn-untrained] [--repeat 3]
+ *   node --import tsx lib/dualg/scripts/bench.ts --preset scale [--queries 200] [--cache .kf-cache/bench-dualg]
  * With --bench the index is the newest .kf-cache/indexes/<bench>-* (built by `kf eval retrieval --bench <b> --offline`)
  * or --index, and every question is searched --repeat times (unless --queries); prints the report as one JSON line.
  */
-import { scriptArgs } from './_script-args';
-import { demoBenchCorpus, indexBenchCorpus } from '../lib/dualg/bench-corpus';
-import { benchDualg, BENCH_SCORERS, type BenchScorer } from '../lib/dualg/bench';
-import { isPresetName } from '../lib/demo';
+import { scriptArgs } from '../../util/script-args';
+import { demoBenchCorpus, indexBenchCorpus } from '../bench-corpus';
+import { benchDualg, BENCH_SCORERS, type BenchScorer } from '../bench';
+import { isPresetName } from '../../demo';
 
 async function main(): Promise<void> {
   const { values } = scriptArgs(__filename, {
