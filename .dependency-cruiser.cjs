@@ -7,7 +7,7 @@
  * (plugin.ts) is a method, checked the day its folder appears; its commands, reports and study
  * scripts (lib/<m>/commands/, lib/<m>/reports/, lib/<m>/scripts/) stand on the command floor.
  * Outside its folder (in lib/, scripts/ or bin/) only its manifest may be imported (lib/harness.ts,
- * the package's entry, re-exports a few public parts), and no method imports another. The shared
+ * the package's entry, reaches a method's notebook kit through it too), and no method imports another. The shared
  * scripts/ and bin/ stand above every layer; nothing in lib/ imports them.
  */
 const fs = require('node:fs');
@@ -57,7 +57,11 @@ const methodRules = METHODS.flatMap((m) => [
     name: `${m}-internals`,
     comment: `outside lib/${m}/ only its manifest (lib/${m}/plugin.ts) may be imported: the harness reaches a method through its plug-in`,
     severity: 'error',
+<<<<<<< HEAD
     from: { path: '^(lib|scripts|bin)/', pathNot: [`^lib/${m}/`, '^lib/harness\\.ts$'] },
+=======
+    from: { path: '^lib/', pathNot: `^lib/${m}/` },
+>>>>>>> s35-b
     to: { path: `^lib/${m}/`, pathNot: `^lib/${m}/plugin\\.ts$` },
   },
   {

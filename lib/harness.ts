@@ -20,29 +20,26 @@ export { SearchEngine } from './index/engine';
 export type { Fragment, DocumentRecord } from './corpus/types';
 export type { SearchHit, SearchResult, RetrievalMode } from './index/types';
 
-// Models
+// Models. Notebooks stand at the top, like the CLI: they may build a router. The lint rule that keeps
+// createModelRouter to lib/run and lib/cli is about lib code building one; this file builds none and
+// only hands the constructor on (the one exemption, on its line).
+// eslint-disable-next-line no-restricted-imports -- notebooks build their routers; nothing here calls it
 export { createModelRouter } from './models/router';
 // Call once before routing a stage to the offline backend yourself (runExperiment does it).
 export { registerOfflineHandlers } from './pipeline/offline-backend';
 export type { ModelsConfig } from './models/config';
 
-// KnowForge pieces
+// The methods: each reached through its manifest. `kf.method('knowforge').capUsageRows(runs)`: a
+// method's notebook kit (its report helpers, configuration rows), typed by name for the built-in ones
+// (exporting a kit's type from the manifest also brings the manifest's MethodKits entry into a notebook's types).
+export { method } from './pipeline/method-kit';
+export type { MethodKits } from './pipeline/method-kit';
+export type { KnowForgeKit } from './knowforge/plugin';
+
+// The answer layer, shared by the methods
 export { buildPool, PAPER_CAPS } from './answer/pool';
-export { capUsageRows, capsOfLabel } from './knowforge/reports/cap-usage';
-export {
-  attributeErrors,
-  attributionAgreement,
-  modelClassifier,
-  modelReviewer,
-  ruleClassifier,
-  ruleReviewer,
-  ATTRIBUTION_CLASSES,
-} from './knowforge/reports/error-attribution';
-export { multihopRagShared, multihopRagRetrievalByType, retrievalByType } from './knowforge/reports/retrieval-by-type';
 export { synthesize, synthMessages } from './answer/synthesizer';
 export { checkFormat } from './answer/checker';
-export { CONFIGURATIONS } from './knowforge/configurations';
-export { oneShotPipeline, oneShotFamily } from './knowforge/one-shot';
 export { registerFamily, registerConfiguration, listConfigurations } from './pipeline/registry';
 
 // Runs, suites, results

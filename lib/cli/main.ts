@@ -12,6 +12,7 @@ import { errorMessage, isKfError } from '../util/errors';
 import { repoRoot } from '../util/paths';
 import { loadedPlugins } from '../pipeline/plugins';
 import type { Plugin } from '../pipeline/plugin';
+import { commandContext } from './command-context';
 
 const GROUPS: Record<CommandSpec['group'], string> = {
   setup: 'Set up and main job',
@@ -308,14 +309,22 @@ export async function main(argv: string[]): Promise<number> {
     console.log(commandHelp(best));
     return 0;
   }
+  return runCommand(best, args);
+}
+
+/** Run a parsed command with the CLI's context (its models, closed after it); a thrown error is one line and exit 1. */
+async function runCommand(command: CommandSpec, args: ParsedArgs): Promise<number> {
+  const ctx = commandContext();
   try {
-    const code = await best.run(args);
+    const code = await command.run(args, ctx);
     return typeof code === 'number' ? code : 0;
   } catch (e) {
     // One line: what and what to do. An error that is not a KfError is a bug in kf; say how to see more.
     const unexpected = !isKfError(e) && !process.env.KF_DEBUG ? ' -- unexpected error: set KF_DEBUG=1 to see the stack trace' : '';
-    console.error(`kf ${best.name}: error: ${oneLine(errorMessage(e))}${unexpected}`);
+    console.error(`kf ${command.name}: error: ${oneLine(errorMessage(e))}${unexpected}`);
     if (process.env.KF_DEBUG && e instanceof Error) console.error(e.stack);
     return 1;
+  } finally {
+    await ctx.close();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * KnowForge's plug-in manifest (issue 16): its pipeline families (one-shot S0..S4, the agents
- * M4..P1 and the L+R caps), their configuration rows, the offline policies of its roles, its notebook series,
- * its commands and its part of the printed trace. Loaded by lib/pipeline/plugins.ts; nothing else in the
+ * M4..P1 and the L+R caps), their configuration rows, the offline policies of its roles, its notebook series
+ * and notebook kit, its commands and its part of the printed trace. Loaded by lib/pipeline/plugins.ts; nothing else in the
  * harness names KnowForge's modules (checked by lint, .dependency-cruiser.cjs).
  */
 import * as path from 'node:path';
@@ -11,6 +11,15 @@ import { CONFIGURATIONS, FAMILIES } from './configurations';
 import { KNOWFORGE_OFFLINE_HANDLERS } from './offline/handlers';
 import { KNOWFORGE_TRACE } from './trace-section';
 import type { CommandSpec } from '../pipeline/command';
+
+/** What notebooks reach as `kf.method('knowforge')` (loaded on first use: the reports pull the index and the runner). */
+export type KnowForgeKit = typeof import('./reports/notebook-kit');
+
+declare module '../pipeline/method-kit' {
+  interface MethodKits {
+    knowforge: KnowForgeKit;
+  }
+}
 
 export const plugin: Plugin = {
   name: 'knowforge',
@@ -25,6 +34,7 @@ export const plugin: Plugin = {
     // the last searches with everything on and is the one the others are compared with.
     { topic: 'qa', set: 'index-factors', names: ['S1', 'S3', 'S4v1'] },
   ],
+  notebookKit: () => require('./reports/notebook-kit') as KnowForgeKit,
   // kf prompts list / import (its prompt packs).
   commands: [
     { name: 'prompts', load: () => (require('./commands/prompts') as { commands: CommandSpec[] }).commands },

@@ -3,6 +3,9 @@
  * exports `command` (or `commands`); main.ts discovers them, so adding a command
  * never edits a shared file.
  */
+import type { ModelsConfig } from '../models/config';
+import type { ModelRouter, RouterOptions } from '../models/router';
+
 export interface OptionSpec {
   type: 'string' | 'boolean';
   short?: string;
@@ -29,6 +32,21 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
+/**
+ * What the CLI hands a command besides its arguments (issue 30: models are handed in). A command
+ * never builds a router itself: it asks `models` for one, so the CLI (lib/cli/command-context.ts)
+ * is the one place that turns a models configuration into live endpoints.
+ */
+export interface CommandContext {
+  /**
+   * A router over `config` (default `{}`: the environment's endpoints, KF_* / OPENAI_* variables)
+   * with `opts` (e.g. `{ cacheMode: 'off' }`). The command may close it when done; whatever it
+   * leaves open is closed by the CLI after the command returns. A plain function: it may be passed on
+   * detached (`{ models: ctx.models }`).
+   */
+  models: (config?: ModelsConfig, opts?: RouterOptions) => ModelRouter;
+}
+
 export interface CommandSpec {
   /** Words after `kf`, e.g. 'eval retrieval'. */
   name: string;
@@ -38,7 +56,7 @@ export interface CommandSpec {
   options?: Record<string, OptionSpec>;
   positionals?: PositionalSpec[];
   examples?: string[];
-  run(args: ParsedArgs): Promise<number | void>;
+  run(args: ParsedArgs, ctx: CommandContext): Promise<number | void>;
 }
 
 /** Typed getters over parsed values (after validation in main.ts). */

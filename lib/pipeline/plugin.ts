@@ -63,6 +63,13 @@ export interface Plugin {
   /** What the method contributes to the comparison notebooks (see NotebookSeries). */
   notebookSeries?: NotebookSeries[];
   /**
+   * What else it offers notebooks: the functions and tables a notebook calls as
+   * `kf.method('<name>').<export>` (lib/pipeline/method-kit.ts), e.g. its report helpers. A function
+   * that requires the kit's module, so loading the manifest loads none of it (as `commands`); add the
+   * kit's type to `MethodKits` there to type it by name.
+   */
+  notebookKit?: () => object;
+  /**
    * Its `kf` commands (lib/<method>/commands/), each loaded when the CLI starts: `load` requires the
    * module, so a command's modules load only with the CLI and one that cannot load (a native addon
    * missing) is reported by name without taking the others down.

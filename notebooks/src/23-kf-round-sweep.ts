@@ -104,7 +104,7 @@ nb.table(kf.notebook.usageRows(runs, ['locatorRounds', 'readerRounds', 'searches
 // percentile of the rounds each role used (from the records' usage counters).
 
 // %%
-nb.table(kf.capUsageRows(runs), 'cap-usage', {
+nb.table(kf.method('knowforge').capUsageRows(runs), 'cap-usage', {
   decimals: 1,
   caption: 'Round-cap usage: at-cap shares (%), zero reads (%), p50/p90 rounds per role',
 });

@@ -28,6 +28,7 @@ const SEED = 0;
 
 // %%
 import * as kf from '../dist/lib/harness';
+const knowforge = kf.method('knowforge'); // KnowForge's notebook kit: its error attribution stages
 const nb = kf.notebook.open('29-kf-error-attribution', {
   params: { preset: PRESET, limit: LIMIT, config: CONFIG, sample: SAMPLE, metric: METRIC, threshold: THRESHOLD },
   seed: SEED,
@@ -64,17 +65,17 @@ if (counts.length) {
 const failed = run ? sample.map((s) => run.records.find((r) => r.id === s.id)!).filter(Boolean) : [];
 const router = ATTRIBUTION === 'models' ? kf.createModelRouter({}) : undefined;
 const stages = router
-  ? { classify: kf.modelClassifier(router.forStage('judge')), review: kf.modelReviewer(router.forStage('judge')) }
-  : { classify: kf.ruleClassifier, review: kf.ruleReviewer };
+  ? { classify: knowforge.modelClassifier(router.forStage('judge')), review: knowforge.modelReviewer(router.forStage('judge')) }
+  : { classify: knowforge.ruleClassifier, review: knowforge.ruleReviewer };
 const how = router ? 'model stages (judge endpoint)' : 'rule-based (offline) stages';
-const attributed = await kf.attributeErrors(failed, stages);
+const attributed = await knowforge.attributeErrors(failed, stages);
 await router?.close();
 nb.table(
-  attributed.map((a) => ({ ...a, classifierName: kf.ATTRIBUTION_CLASSES[a.classifier], reviewerName: kf.ATTRIBUTION_CLASSES[a.reviewer] })),
+  attributed.map((a) => ({ ...a, classifierName: knowforge.ATTRIBUTION_CLASSES[a.classifier], reviewerName: knowforge.ATTRIBUTION_CLASSES[a.reviewer] })),
   'attribution',
   { caption: `Classes A-G of the sampled failures: classifier, then reviewer (${how})` },
 );
-const agreement = kf.attributionAgreement(attributed);
+const agreement = knowforge.attributionAgreement(attributed);
 nb.table([{ stages: how, ...agreement }], 'attribution-agreement', {
   decimals: 2,
   caption: `Agreement of the classifier and the reviewer (${how}): share of equal classes and Cohen's kappa`,

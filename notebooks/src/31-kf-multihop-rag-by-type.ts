@@ -20,8 +20,9 @@ const SEED = 0;
 
 // %%
 import * as kf from '../dist/lib/harness';
+const knowforge = kf.method('knowforge'); // KnowForge's notebook kit: M5's retrieval side by question type
 const nb = kf.notebook.open('31-kf-multihop-rag-by-type', { params: { corpus: CORPUS ?? null, limit: LIMIT, config: CONFIG }, seed: SEED });
-const shared = kf.multihopRagShared(CORPUS);
+const shared = knowforge.multihopRagShared(CORPUS);
 if (!shared.data) nb.skip('Table 11 (retrieval by question type)', shared.missing ?? 'the benchmark could not be loaded');
 
 // %% [markdown]
@@ -29,7 +30,7 @@ if (!shared.data) nb.skip('Table 11 (retrieval by question type)', shared.missin
 
 // %%
 if (shared.data) {
-  const r = await kf.multihopRagRetrievalByType(shared.data, { config: CONFIG, limit: LIMIT });
+  const r = await knowforge.multihopRagRetrievalByType(shared.data, { config: CONFIG, limit: LIMIT });
   nb.input('index', r.index);
   nb.table(r.rows, 'retrieval-by-type', {
     decimals: 1,

@@ -14,6 +14,7 @@ import { command as subsetCommand } from '../../lib/cli/commands/subset';
 import { errorMessage } from '../../lib/util/errors';
 import { benchDir, repoRoot } from '../../lib/util/paths';
 import { KfError } from '../../lib/util/errors';
+import { commandContext } from '../../lib/cli/command-context';
 
 function q(id: string, type: string, modality: Question['modality'] = ['text']): Question {
   return { id, benchmark: 'x', question: '?', answer: 'a', format: 'span', goldDocs: [], evidence: [], modality, type, meta: {} };
@@ -76,7 +77,7 @@ async function runKf(args: string[]): Promise<{ code: number; out: string; err: 
       return { code: 2, out: out.join('\n'), err: (e as Error).message };
     }
     try {
-      await subsetCommand.run(parsed);
+      await subsetCommand.run(parsed, commandContext());
       return { code: 0, out: out.join('\n'), err: '' };
     } catch (e) {
       return { code: 1, out: out.join('\n'), err: errorMessage(e) };

@@ -8,6 +8,7 @@ import { KfError } from '../../lib/util/errors';
 import type { IngestResult } from '../../lib/corpus/types';
 import { assertWellFormed, DOCS, scratch } from './helpers';
 import { encryptedPdf, reportPdf } from './pdf-fixtures';
+import { commandContext } from '../../lib/cli/command-context';
 
 function copyDir(from: string, to: string): void {
   fs.cpSync(from, to, { recursive: true });
@@ -96,7 +97,10 @@ test('kf ingest: writes fragments/documents/report and prints a per-document rep
   };
   let code: number | void;
   try {
-    code = await ingestCommand.run({ values: { out, json: false, fragments: true, ocr: 'off', cache: path.join(out, 'ocr') }, positionals: [DOCS] });
+    code = await ingestCommand.run(
+      { values: { out, json: false, fragments: true, ocr: 'off', cache: path.join(out, 'ocr') }, positionals: [DOCS] },
+      commandContext(),
+    );
   } finally {
     console.log = orig;
   }
@@ -118,7 +122,7 @@ test('kf ingest: writes fragments/documents/report and prints a per-document rep
   assert.ok(lines.some((l) => l.startsWith('guides/harbor (markdown)')));
   assert.ok(lines.some((l) => l.includes('[missing_media]')));
   await assert.rejects(
-    ingestCommand.run({ values: {}, positionals: [path.join(out, 'nope')] }),
+    ingestCommand.run({ values: {}, positionals: [path.join(out, 'nope')] }, commandContext()),
     (e: unknown) => e instanceof KfError && e.code === 'path_missing',
   );
 });

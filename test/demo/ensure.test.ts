@@ -16,6 +16,7 @@ import { command as demoGenerate } from '../../lib/cli/commands/demo-generate';
 import { isKfError } from '../../lib/util/errors';
 import { listFiles, pdfPageTexts } from './helpers';
 import { nonEmpty } from '../_shared/non-empty';
+import { commandContext } from '../../lib/cli/command-context';
 
 const tmp = (label: string) => fs.mkdtempSync(path.join(os.tmpdir(), `kf-ensure-${label}-`));
 
@@ -166,7 +167,7 @@ test('kf demo generate writes a world and reports where and how much', async () 
       return 2;
     }
     try {
-      await demoGenerate.run(args);
+      await demoGenerate.run(args, commandContext());
       return 0;
     } catch (e) {
       console.error((e as Error).message);

@@ -11,6 +11,7 @@ import { command } from '../../lib/dualg/commands/bench-dualg';
 import { demoBenchCorpus } from '../../lib/dualg/bench-corpus';
 import { benchDualg, benchQueries, formatDualgBench } from '../../lib/dualg/bench';
 import { hasWord } from '../../lib/dualg/query/prior';
+import { commandContext } from '../../lib/cli/command-context';
 
 let tmp = '';
 const saved: Record<string, string | undefined> = {};
@@ -91,7 +92,7 @@ test('the command: JSON report to --out; --preset and --bench together refused',
   console.log = (s: string) => logged.push(s);
   process.stderr.write = () => true;
   try {
-    await command.run({ values: { preset: 'tiny', queries: '3', scorers: 'dualg', seed: 'x', out, json: true }, positionals: [] });
+    await command.run({ values: { preset: 'tiny', queries: '3', scorers: 'dualg', seed: 'x', out, json: true }, positionals: [] }, commandContext());
   } finally {
     console.log = log;
     process.stderr.write = write;
@@ -102,7 +103,7 @@ test('the command: JSON report to --out; --preset and --bench together refused',
   assert.equal(printed.scorers[0].queries, 3);
   assert.equal(written.backend, 'offline');
   await assert.rejects(
-    command.run({ values: { preset: 'tiny', bench: '2wiki', queries: '3', scorers: 'dualg' }, positionals: [] }),
+    command.run({ values: { preset: 'tiny', bench: '2wiki', queries: '3', scorers: 'dualg' }, positionals: [] }, commandContext()),
     /exactly one of --preset and --bench/,
   );
 });

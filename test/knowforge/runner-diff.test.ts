@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { benchDir, repoRoot } from '../../lib/util/paths';
 import { runComparison } from '../../lib/knowforge/commands/runner-diff/comparison';
+import { createModelRouter } from '../../lib/models/router';
 import { runnerUnavailable } from '../../lib/knowforge/commands/runner-diff/released-runner';
 import { sharedScratch } from '../_shared/scratch';
 import { nonEmpty } from '../_shared/non-empty';
@@ -41,6 +42,7 @@ test('runner mode equals the released runner: S4, M5, P1, P0 on 17 MMLongBench-D
     limit: 12,
     docs: ['watch_d.pdf'],
     work: sharedScratch('runner-diff'),
+    models: createModelRouter,
   });
   assert.equal(results.length, 4 * 17);
   for (const r of nonEmpty(results, 'the compared questions')) {

@@ -11,6 +11,7 @@ import { isKfError } from '../../lib/util/errors';
 import { routerFor, tempDir } from './helpers';
 import { nonEmpty } from '../_shared/non-empty';
 import { withEnv } from '../_shared/env';
+import { commandContext } from '../../lib/cli/command-context';
 
 let server: ScriptedServer;
 before(async () => {
@@ -42,7 +43,7 @@ test('kf models prints each stage with provenance from a TOML config; --check pi
     `[models.defaults]\nbase_url = "${server.url}"\nmodel = "base-model"\n[models.stages.judge]\nmodel = "judge-model"\ntimeout_ms = 5000\n`,
   );
   const r = await withEnv(clean, () =>
-    capture(() => modelsCommand.run(parseFor(modelsCommand, ['--config', cfg, '--stage', 'judge', '--stage', 'synth', '--check']))),
+    capture(() => modelsCommand.run(parseFor(modelsCommand, ['--config', cfg, '--stage', 'judge', '--stage', 'synth', '--check']), commandContext())),
   );
   assert.equal(r.code, 0);
   assert.match(r.out, /judge\s+openai\s+judge-model\s+\[experiment\.stages\.judge\]/);
@@ -51,10 +52,12 @@ test('kf models prints each stage with provenance from a TOML config; --check pi
   assert.match(r.out, /check http:\/\/127\.0\.0\.1:\d+\/v1: ok .* serves base-model/);
   assert.match(r.out, /not listed by the endpoint: judge-model/);
   assert.equal(server.requests.filter((q) => q.kind === 'models').length, 1);
-  const bad = await withEnv({ ...clean, OPENAI_BASE_URL: server.url }, () => capture(() => modelsCommand.run(parseFor(modelsCommand, ['--stage', 'judge']))));
+  const bad = await withEnv({ ...clean, OPENAI_BASE_URL: server.url }, () =>
+    capture(() => modelsCommand.run(parseFor(modelsCommand, ['--stage', 'judge']), commandContext())),
+  );
   assert.equal(bad.code, 1);
   assert.match(bad.out, /judge\s+ERROR\s+stage judge routes to .* but no model is named for it/);
-  const off = await withEnv(clean, () => capture(() => modelsCommand.run(parseFor(modelsCommand, ['--json']))));
+  const off = await withEnv(clean, () => capture(() => modelsCommand.run(parseFor(modelsCommand, ['--json']), commandContext())));
   const parsed = JSON.parse(off.out);
   assert.ok(nonEmpty(parsed.stages as { backend: string }[]).every((s) => s.backend === 'offline'));
   fs.rmSync(dir, { recursive: true, force: true });
@@ -69,17 +72,23 @@ test('kf cache stats and clear (which needs --yes); a missing file is a clear er
   await router.close();
   const stats = cacheCommands.find((c) => c.name === 'cache stats')!;
   const clear = cacheCommands.find((c) => c.name === 'cache clear')!;
-  const s = await capture(() => stats.run(parseFor(stats, ['--file', file, '--json'])));
+  const s = await capture(() => stats.run(parseFor(stats, ['--file', file, '--json']), commandContext()));
   const j = JSON.parse(s.out);
   assert.equal(j.replies, 2);
   assert.deepEqual(j.byStage, { judge: 1, synth: 1 });
-  const dry = await capture(() => clear.run(parseFor(clear, ['--file', file, '--stage', 'judge'])));
+  const dry = await capture(() => clear.run(parseFor(clear, ['--file', file, '--stage', 'judge']), commandContext()));
   assert.match(dry.out, /would delete 1 cached replies of stage judge .* rerun with --yes/);
-  await capture(() => clear.run(parseFor(clear, ['--file', file, '--stage', 'judge', '--yes'])));
-  const after1 = JSON.parse((await capture(() => stats.run(parseFor(stats, ['--file', file, '--json'])))).out);
+  await capture(() => clear.run(parseFor(clear, ['--file', file, '--stage', 'judge', '--yes']), commandContext()));
+  const after1 = JSON.parse((await capture(() => stats.run(parseFor(stats, ['--file', file, '--json']), commandContext()))).out);
   assert.deepEqual(after1.byStage, { synth: 1 });
-  await assert.rejects(stats.run(parseFor(stats, ['--file', path.join(dir, 'none.sqlite')])), (e: unknown) => isKfError(e) && /does not exist/.test(e.message));
+  await assert.rejects(
+    stats.run(parseFor(stats, ['--file', path.join(dir, 'none.sqlite')]), commandContext()),
+    (e: unknown) => isKfError(e) && /does not exist/.test(e.message),
+  );
   fs.writeFileSync(path.join(dir, 'junk.sqlite'), 'this is not sqlite at all, just text '.repeat(50));
-  await assert.rejects(stats.run(parseFor(stats, ['--file', path.join(dir, 'junk.sqlite')])), (e: unknown) => isKfError(e) && /not a model cache/.test(e.hint));
+  await assert.rejects(
+    stats.run(parseFor(stats, ['--file', path.join(dir, 'junk.sqlite')]), commandContext()),
+    (e: unknown) => isKfError(e) && /not a model cache/.test(e.hint),
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 });

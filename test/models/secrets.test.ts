@@ -17,6 +17,7 @@ import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { errorMessage } from '../../lib/util/errors';
 import { SECRET, recordingSleep, tempDir } from './helpers';
 import { nonEmpty } from '../_shared/non-empty';
+import { commandContext } from '../../lib/cli/command-context';
 
 function walk(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
@@ -104,10 +105,10 @@ test('the API key never appears in cache files, ledgers, traces, error messages,
       .catch((e) => errors.push(errorMessage(e)));
     await replay.close();
     // The CLI, in-process, with the key in the environment.
-    await modelsCommand.run(parseFor(modelsCommand, ['--check']));
-    await modelsCommand.run(parseFor(modelsCommand, ['--json']));
+    await modelsCommand.run(parseFor(modelsCommand, ['--check']), commandContext());
+    await modelsCommand.run(parseFor(modelsCommand, ['--json']), commandContext());
     const stats = cacheCommands.find((c) => c.name === 'cache stats')!;
-    await stats.run(parseFor(stats, []));
+    await stats.run(parseFor(stats, []), commandContext());
   } finally {
     process.stdout.write = origOut;
     process.stderr.write = origErr;

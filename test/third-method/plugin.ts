@@ -1,8 +1,8 @@
 /**
  * A third method, written against the harness's contract alone (issue 30, the proof): its pipeline
  * family and configuration row (T1), its retriever, its benchmark (loader and scorer), the offline policy of its one model role, its
- * prompt folder, its command, its trace line, its notebook series, its demo experiment and one
- * published number. Loaded through KF_PLUGINS by third-method.test.ts; no file outside this folder
+ * prompt folder, its command, its trace line, its notebook series and notebook kit, its demo experiment
+ * and one published number. Loaded through KF_PLUGINS by third-method.test.ts; no file outside this folder
  * names it.
  */
 import * as path from 'node:path';
@@ -13,6 +13,15 @@ import type { PipelineSpec } from '../../lib/pipeline/spec';
 import { thirdFamily } from './pipeline';
 import { THIRD_RETRIEVER } from './retriever';
 import { THIRD_BENCHMARK } from './benchmark';
+
+/** What a notebook reaches as `kf.method('third')`, typed by name through the harness's MethodKits. */
+export type ThirdKit = typeof import('./notebook-kit');
+
+declare module '../../lib/pipeline/method-kit' {
+  interface MethodKits {
+    third: ThirdKit;
+  }
+}
 
 /** This folder in the source tree (its prompts and experiments are not compiled into dist/). */
 const SOURCE_DIR = __dirname.replace(`${path.sep}dist${path.sep}test${path.sep}`, `${path.sep}test${path.sep}`);
@@ -37,6 +46,7 @@ export const plugin: Plugin = {
     { topic: 'retrieval', names: ['third-overlap'] },
     { topic: 'qa', names: ['T1'], labels: { T1: 'third method' } },
   ],
+  notebookKit: () => require('./notebook-kit') as ThirdKit,
   commands: [{ name: 'third hello', load: () => (require('./command') as { command: CommandSpec }).command }],
   trace: { lines: { 'third-read': (e, t) => `${t}third read ${e.fragment ?? 'nothing'} (of ${e.hits} hits)` } },
   promptsDir: path.join(SOURCE_DIR, 'prompts'),

@@ -5,14 +5,12 @@
 import type { SearchHit } from '../../lib/index/types';
 import { docScoresFromHits } from '../../lib/pipeline/ranked-evidence';
 import type { RetrieverEntry } from '../../lib/pipeline/retrievers';
-
-const words = (s: string) => new Set(s.toLowerCase().match(/[a-z0-9]+/g) ?? []);
+import { sharedWords } from './notebook-kit';
 
 export const THIRD_RETRIEVER: RetrieverEntry = {
   name: 'third-overlap',
   description: 'third method: documents by word overlap with their title and first fragment (a test of the plug-in path)',
   create: async () => async (query, opts, kb) => {
-    const q = words(query);
     const hits: SearchHit[] = [];
     const scored = kb
       .documents()
@@ -20,7 +18,7 @@ export const THIRD_RETRIEVER: RetrieverEntry = {
       .map((d) => {
         const first = kb.toc(d.id)[0]?.fragmentId;
         const f = first === undefined ? undefined : kb.fragment(first);
-        const score = [...words(`${d.title} ${f?.text ?? ''}`)].filter((w) => q.has(w)).length;
+        const score = sharedWords(query, `${d.title} ${f?.text ?? ''}`);
         return { f, score };
       })
       .sort((a, b) => b.score - a.score || (a.f?.id ?? '').localeCompare(b.f?.id ?? ''));

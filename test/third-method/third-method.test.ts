@@ -1,7 +1,7 @@
 /**
  * The proof of issue 30: a third method (this folder) loads through its manifest alone (KF_PLUGINS)
  * and runs `kf run`, `kf ask`, `kf trace`, `kf score`, its own command and a notebook series, with
- * its own pipeline, retriever, prompt, trace line and published number, while no file of lib/ names it.
+ * its own pipeline, retriever, prompt, trace line, published number and notebook kit, while no file of lib/ names it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +16,8 @@ import { paperLabel, paperValue } from '../../lib/report/paper-numbers';
 import { NotebookSession } from '../../lib/report/notebook-session';
 import { runConfigurations } from '../../lib/report/notebook-runs';
 import { repoRoot } from '../../lib/util/paths';
+import * as harness from '../../lib/harness';
+import { isKfError } from '../../lib/util/errors';
 
 // Compiled tests (npm test) load the built .js beside this file; the fast loop on sources loads the .ts.
 const MANIFEST = path.join(__dirname, `plugin${path.extname(__filename)}`);
@@ -129,6 +131,14 @@ test('the third method joins a notebook series and the published numbers', { tim
 
       assert.equal(paperValue({ paper: 'third', system: 'T1', metric: 'hit' }), 42.5);
       assert.equal(paperLabel('third', 'toy-model'), 'published (third, toy-model)');
+
+      // A notebook (`import * as kf from '../dist/lib/harness'`) reaches the method's kit through its manifest, as KnowForge's.
+      assert.equal(harness.method('third').sharedWords('Who built the Old Mill?', 'The old mill was built in 1820'), 4);
+      assert.equal(typeof harness.method('knowforge').capUsageRows, 'function');
+      assert.throws(
+        () => harness.method('thrid'),
+        (e: unknown) => isKfError(e) && e.code === 'method_unknown' && /did you mean "third"/.test(e.hint),
+      );
     });
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -2,7 +2,6 @@
  * `kf kfold`: DualG's heuristic constants chosen under k-fold cross-validation on a text
  * multi-hop corpus (lib/dualg/kfold.ts); prints one JSON object (the figures to quote are `kfold`).
  */
-import { createModelRouter } from '../../models/router';
 import type { CommandSpec } from '../../pipeline/command';
 import { bool, int, isPositiveInt, str } from '../../pipeline/command';
 import { assertBenchmarkName } from '../../bench/names';
@@ -41,10 +40,10 @@ export const command: CommandSpec = {
     base: { type: 'string', description: 'JSON settings under every configuration, e.g. \'{"heuristic":{"contains":1}}\' (measure an opt-in rule)' },
   },
   examples: ['kf kfold --bench 2wiki', 'kf kfold --bench musique --objective R@5 --grid full --all'],
-  async run(args) {
+  async run(args, ctx) {
     const all = bool(args, 'all');
     // The environment's models build the graph when its settings call model stages (an endpoint's defaults).
-    const models = createModelRouter({}, { cacheMode: 'off' });
+    const models = ctx.models({}, { cacheMode: 'off' });
     const out = await dualgKfold({
       models,
       bench: assertBenchmarkName(str(args, 'bench') ?? '2wiki', '--bench'),

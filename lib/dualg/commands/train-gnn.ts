@@ -13,8 +13,7 @@
  * prior, so the hybrid rank is not read); the preset, query encoder, embedding model and tfjs backend are in the report.
  */
 import path from 'node:path';
-import { createModelRouter } from '../../models/router';
-import type { CommandSpec, ParsedArgs } from '../../pipeline/command';
+import type { CommandContext, CommandSpec, ParsedArgs } from '../../pipeline/command';
 import { bool, isNonNegInt, isNumber, isPositiveInt, str } from '../../pipeline/command';
 import { load2Wiki, loadHotpotqa, loadMusique } from '../../bench/text-multihop';
 import { graphFor } from '../graph-for';
@@ -119,16 +118,16 @@ export const command: CommandSpec = {
     'KF_TF_BACKEND=tensorflow-gpu KF_EMBED_BASE_URL=<url> KF_EMBED_MODEL=<sentence encoder> kf train gnn --preset paper --bench 2wiki --index <index dir> --out <dir>/2wiki',
     'kf train gnn pool <dir>/2wiki/2wiki-gnn.json <dir>/hotpotqa/hotpotqa-gnn.json <dir>/musique/musique-gnn.json --out <dir>',
   ],
-  async run(args) {
+  async run(args, ctx) {
     const arch = runArchitecture(str(args, 'preset') as GnnPresetName, {
       layers: optNum(args, 'layers'),
       hidden: optNum(args, 'hidden'),
       pretrainEpochs: optNum(args, 'pretrain-epochs'),
     });
     // Refused before any data is read or any model trained: the paper's Enc(q) needs the embeddings stage.
-    const models = arch.config.queryEncoder === 'embeddings' ? trainingEmbedder(createModelRouter({}, { cacheMode: 'off' })) : undefined;
+    const models = arch.config.queryEncoder === 'embeddings' ? trainingEmbedder(ctx.models({}, { cacheMode: 'off' })) : undefined;
     try {
-      await trainAndReport(args, arch, models?.embedder);
+      await trainAndReport(args, ctx, arch, models?.embedder);
     } finally {
       await models?.router.close();
     }
@@ -139,14 +138,14 @@ const optNum = (args: ParsedArgs, name: string) => (str(args, name) === undefine
 const log = (l: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${l}`);
 
 /** The run's options: the corpus, the index's shipped retriever settings, the preset's architecture, the command's settings. */
-async function runOptions(args: ParsedArgs, arch: RunArchitecture, cache?: EmbeddingCache, embedder?: Embedder) {
+async function runOptions(args: ParsedArgs, ctx: CommandContext, arch: RunArchitecture, cache?: EmbeddingCache, embedder?: Embedder) {
   const bench = str(args, 'bench') as keyof typeof LOADERS;
   const index = path.resolve(str(args, 'index')!);
   const dataDir = path.resolve(str(args, 'data') ?? '../shared/bench/text-multihop');
   const num = (name: string) => Number(str(args, name));
   const data = LOADERS[bench]({ questions: path.join(dataDir, `${bench}_questions.dev.json`), corpus: path.join(dataDir, `${bench}_corpus.json`) });
   // The environment's models build the graph when its settings call model stages (an endpoint's defaults).
-  const models = createModelRouter({}, { cacheMode: 'off' });
+  const models = ctx.models({}, { cacheMode: 'off' });
   const graph = await graphFor({ indexDir: index, settings: {}, log, models }, { buildWithModels: true }).finally(() => models.close().catch(() => undefined));
   // The settings the shipped `dualg` retriever runs on this index: its benchmark's k-fold choice, if any.
   const chosen = withChoice({}, benchChoice(index, {}));
@@ -184,12 +183,12 @@ async function runOptions(args: ParsedArgs, arch: RunArchitecture, cache?: Embed
 }
 
 /** Train the base and fold models, compare every scorer at both levels, and write the per-corpus report. */
-async function trainAndReport(args: ParsedArgs, arch: RunArchitecture, embedder?: Embedder) {
+async function trainAndReport(args: ParsedArgs, ctx: CommandContext, arch: RunArchitecture, embedder?: Embedder) {
   const tf = await initTf();
   const warning = backendWarning(tf.backend, arch.preset);
   if (warning) log(warning);
   const cache = embedder ? embeddingCache(embedder) : undefined;
-  const { o, bench, index, chosen } = await runOptions(args, arch, cache, embedder);
+  const { o, bench, index, chosen } = await runOptions(args, ctx, arch, cache, embedder);
   const d = corpusData(o);
   const identity = gnnRunIdentity(arch, presetLabel(d.config), tf.backend, embedder);
   log(`GNN ${identity.label}: Enc(q) ${identity.queryEncoder}${embedder ? ` (${embedder.id})` : ''}, prior ${identity.prior}; backend ${tf.backend}`);

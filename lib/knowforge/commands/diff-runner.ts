@@ -59,7 +59,7 @@ export const command: CommandSpec = {
     'kf diff-runner --config M5 --config P0 --limit 12 --doc watch_d.pdf',
     'kf diff-runner --config M5 --limit 3 --runner ../knowforge-bench',
   ],
-  async run(args) {
+  async run(args, ctx) {
     const port = int(args, 'serve-model');
     if (port) return serveModel(port);
     const checkout = path.resolve(str(args, 'runner') ?? process.env.KF_KNOWFORGE_BENCH ?? path.join('..', 'shared', 'reference', 'knowforge-bench'));
@@ -75,6 +75,7 @@ export const command: CommandSpec = {
       limit: int(args, 'limit') ?? 12,
       docs: list(args, 'doc'),
       work: path.resolve(str(args, 'work') ?? path.join(os.tmpdir(), 'kf-diff-runner')),
+      models: ctx.models,
       log: (l) => console.log(l),
     });
     const scoredApart = (r: (typeof results)[number]) => r.scores !== undefined && new Set(Object.values(r.scores)).size !== 1;

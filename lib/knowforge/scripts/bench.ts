@@ -19,7 +19,7 @@ import type { Question } from '../../bench/types';
 import { openIndex } from '../../index/open';
 import { agentPipeline } from '../agent-pipeline';
 import { agentSettings } from '../agent-settings';
-import { createModelRouter } from '../../models/router';
+import { scriptedRouter } from '../../models/testing/scripted-router';
 import { ScriptedServer, type RecordedRequest, type ScriptedReply } from '../../models/testing/scripted-server';
 import { engineKnowledgeBase } from '../../pipeline/index-view';
 import type { PipelineContext, PipelineResult } from '../../pipeline/types';
@@ -112,13 +112,7 @@ async function serve(): Promise<void> {
 
 async function runAll(server: { url: string }, kb: KnowledgeBase, questions: Question[], concurrency: number) {
   const stages = { locator: 'loc', bridge: 'jdg', reader: 'rdr', vision: 'vis', synth: 'syn', checker: 'chk' };
-  const router = createModelRouter(
-    {
-      defaults: { baseUrl: server.url, model: 'base', concurrency: 64, maxAttempts: 1 },
-      stages: Object.fromEntries(Object.entries(stages).map(([s, model]) => [s, { model }])),
-    },
-    { env: { OPENAI_API_KEY: 'bench' }, cacheMode: 'off' },
-  );
+  const router = scriptedRouter(server, { stages });
   const pipeline = agentPipeline('M5', 'bench', agentSettings.parse({}));
   const out: PipelineResult[] = new Array(questions.length);
   let next = 0;

@@ -7,7 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createModelRouter, type ModelRouter } from '../../../models/router';
+import type { ModelRouter } from '../../../models/router';
+import type { CommandContext } from '../../../pipeline/command';
 import { ScriptedServer } from '../../../models/testing/scripted-server';
 import { planServe, type ServePlan } from '../../../serve-kb/plan';
 import { startKbServer } from '../../../serve-kb/server';
@@ -34,6 +35,8 @@ export interface ComparisonOptions {
   docs?: string[];
   /** Scratch folder: the index is built once into it and reused. */
   work: string;
+  /** Builds the router both sides' harness runs and the scorer use (the command's: CommandContext.models). */
+  models: CommandContext['models'];
   log?: (line: string) => void;
 }
 
@@ -240,7 +243,7 @@ export async function runComparison(o: ComparisonOptions): Promise<QuestionCompa
   const kb = await startKbServer({ packages: plan.packages, key, host: '127.0.0.1', port: 0 });
   const model = await ScriptedServer.start();
   model.on({ match: () => true, reply: (req) => scriptedReply(req) });
-  const router = createModelRouter({ defaults: { baseUrl: model.url, model: 'scripted' } }, { env: { OPENAI_API_KEY: 'kf-diff' }, cacheMode: 'off' });
+  const router = o.models({ defaults: { baseUrl: model.url, model: 'scripted' } }, { env: { OPENAI_API_KEY: 'kf-diff' }, cacheMode: 'off' });
   const run = fs.mkdtempSync(path.join(o.work, 'run-'));
   const copy = prepareRunner({ checkout: o.checkout, into: run, samples, modelUrl: model.url, kbUrl: kb.url, kbKey: key, mmlbRepo: o.mmlbRepo });
   const out: QuestionComparison[] = [];

@@ -1,0 +1,21 @@
+/**
+ * The context the CLI hands every command (CommandContext, lib/pipeline/command.ts): the one place
+ * a command's models are built (createModelRouter), and closed after the command returns.
+ */
+import type { CommandContext } from '../pipeline/command';
+import { createModelRouter, type ModelRouter } from '../models/router';
+
+/** A context for one command's run; `close` closes every router it handed out (closing twice is harmless). */
+export function commandContext(): CommandContext & { close(): Promise<void> } {
+  const routers: ModelRouter[] = [];
+  return {
+    models(config = {}, opts = {}) {
+      const router = createModelRouter(config, opts);
+      routers.push(router);
+      return router;
+    },
+    async close() {
+      await Promise.all(routers.splice(0).map((r) => r.close().catch(() => undefined)));
+    },
+  };
+}
