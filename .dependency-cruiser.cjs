@@ -57,11 +57,7 @@ const methodRules = METHODS.flatMap((m) => [
     name: `${m}-internals`,
     comment: `outside lib/${m}/ only its manifest (lib/${m}/plugin.ts) may be imported: the harness reaches a method through its plug-in`,
     severity: 'error',
-<<<<<<< HEAD
-    from: { path: '^(lib|scripts|bin)/', pathNot: [`^lib/${m}/`, '^lib/harness\\.ts$'] },
-=======
-    from: { path: '^lib/', pathNot: `^lib/${m}/` },
->>>>>>> s35-b
+    from: { path: '^(lib|scripts|bin)/', pathNot: `^lib/${m}/` },
     to: { path: `^lib/${m}/`, pathNot: `^lib/${m}/plugin\\.ts$` },
   },
   {
