@@ -8,7 +8,7 @@
  *
  *   node --import tsx lib/knowforge/scripts/bench.ts [--questions 100] [--concurrency 16] [--latency 100]
  *
- * Needs the tiny demo index (.kf-cache/index/demo-tiny: `kf demo --preset tiny` or the demo tests build it).
+ * Builds the tiny demo world and its index on first use (offline, about a minute), as `kf demo --preset tiny` would.
  */
 import { fork } from 'node:child_process';
 import * as path from 'node:path';
@@ -17,6 +17,8 @@ import { ensureDemoWorld } from '../../demo';
 import { loadBenchmark } from '../../bench/registry';
 import type { Question } from '../../bench/types';
 import { openIndex } from '../../index/open';
+import { ensureIndex } from '../../index/build';
+import { demoIndexDir } from '../../bench/benchmarks/demo';
 import { agentPipeline } from '../agent-pipeline';
 import { agentSettings } from '../agent-settings';
 import { scriptedRouter } from '../../models/testing/scripted-router';
@@ -25,7 +27,6 @@ import { engineKnowledgeBase } from '../../pipeline/index-view';
 import type { PipelineContext, PipelineResult } from '../../pipeline/types';
 import type { KnowledgeBase } from '../../pipeline/knowledge-base';
 import { makeRng } from '../../util/rng';
-import { repoRoot } from '../../util/paths';
 
 const { values } = scriptArgs(__filename, {
   options: {
@@ -146,7 +147,9 @@ else
     const world = await ensureDemoWorld({ preset: 'tiny' });
     const base = loadBenchmark('demo', { questions: path.join(world.dir, 'questions.json'), corpus: path.join(world.dir, 'corpus') } as never).questions;
     const questions = Array.from({ length: N }, (_, i) => ({ ...base[i % base.length], id: `${base[i % base.length].id}-${i}` }));
-    const idx = await openIndex(path.join(repoRoot(), '.kf-cache', 'index', 'demo-tiny'));
+    // The demo's own index folder, built here when missing or stale (offline: the build calls no model).
+    const ensured = await ensureIndex({ corpusDir: path.join(world.dir, 'corpus'), outDir: demoIndexDir('tiny') });
+    const idx = await openIndex(ensured.dir);
     const kb = engineKnowledgeBase(idx);
     await kb.search(questions[0].question); // warm the index (lazy loads) outside the timings
     const server = await startServerProcess();
