@@ -14,14 +14,19 @@ import type { LoadedRun } from '../run/results';
 /** A run as a notebook names it: its label, its run id, or the loaded run. */
 export type RunRef = string | LoadedRun;
 
-/** The runs a table or figure draws: a list of references, or runConfigurations' label -> run map. */
-export type DrawnRuns = Iterable<RunRef> | ReadonlyMap<string, LoadedRun>;
+/**
+ * The runs a table or figure draws: a list of references, runConfigurations' label -> run map, or rows
+ * a kit helper built (tagged by drawing(): a figure drawn from a helper's rows passes those rows).
+ */
+export type DrawnRuns = Iterable<RunRef> | ReadonlyMap<string, LoadedRun> | readonly object[];
 
 const DRAWN = Symbol.for('kf-harness.drawnRuns');
 
-/** The references of `runs` as a list (a map gives its runs). */
+/** The references of `runs` as a list (a map gives its runs, tagged rows the runs they were built from). */
 export function runRefs(runs: DrawnRuns): RunRef[] {
   if (runs instanceof Map) return [...(runs as ReadonlyMap<string, LoadedRun>).values()];
+  const tagged = drawnRuns(runs);
+  if (tagged) return tagged;
   return [...(runs as Iterable<RunRef>)];
 }
 

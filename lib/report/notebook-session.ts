@@ -173,6 +173,12 @@ export class NotebookSession {
   private drawnOf(runs: DrawnRuns | undefined, what: string): { ids?: string[]; backend: string; departures: Departure[][] } {
     const picked = new Map<string, { backend: string; departures: Departure[] }>();
     for (const ref of runs === undefined ? [] : runRefs(runs)) {
+      if (typeof ref !== 'string' && typeof ref?.runId !== 'string')
+        throw new KfError(
+          'unknown_run',
+          `${what}: \`runs\` holds ${JSON.stringify(ref)?.slice(0, 60)}, not a run`,
+          'pass labels, run ids or runs, the map runConfigurations returned, or rows a kit helper built (summaryRows, pairedRows, ...)',
+        );
       if (typeof ref !== 'string') {
         const backend = this.runs.get(ref.runId)?.backend ?? summarizeRun(ref).backend;
         picked.set(ref.runId, { backend, departures: ref.manifest?.departures ?? [] });
