@@ -9,14 +9,19 @@ import * as path from 'node:path';
 export const DOCUMENT_FILE = /\.(md|markdown|html?|pdf|txt)$/i;
 
 export function listDocIds(dir: string): Set<string> {
-  const out = new Set<string>();
+  return new Set(listDocFiles(dir).keys());
+}
+
+/** Document id -> its file (relative to the folder, '/'-separated): the id with its extension. */
+export function listDocFiles(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
   const walk = (d: string) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
       else if (DOCUMENT_FILE.test(e.name)) {
         const rel = path.relative(dir, p).split(path.sep).join('/');
-        out.add(rel.replace(/\.[^./]+$/, ''));
+        out.set(rel.replace(/\.[^./]+$/, ''), rel);
       }
     }
   };

@@ -6,12 +6,17 @@
  * with or without extension) and gold pages (`pages`, 1-based, of the one gold
  * document). The file is JSON (a list, or {"questions": [...]}) or JSON lines.
  * Every problem of the whole file is reported in one error, not one at a time.
+ *
+ * Gold documents give document-level retrieval recall; gold pages of a PDF give
+ * page-level recall beside it (`page:` keys). Markdown, HTML and text files have
+ * no pages: their questions' pages are dropped and the run says so once (a note),
+ * rather than scoring page recall as zero.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { AnswerFormat, Evidence, Question } from './types';
 import { describe, readJsonFile, readJsonLines, readText } from './read';
-import { listDocIds } from './corpus-documents';
+import { listDocFiles } from './corpus-documents';
 import { isBenchmarkName } from './names';
 import { didYouMean } from '../util/did-you-mean';
 import { KfError } from '../util/errors';
@@ -200,7 +205,8 @@ export function loadOwn(paths: OwnPaths, opts: { name?: string } = {}): Benchmar
       },
     );
   }
-  const docs = paths.corpus ? listDocIds(paths.corpus) : undefined;
+  const files = paths.corpus ? listDocFiles(paths.corpus) : undefined;
+  const docs = files ? new Set(files.keys()) : undefined;
   if (docs && !docs.size) {
     throw new KfError(
       'bench_file_missing',
@@ -230,7 +236,43 @@ export function loadOwn(paths: OwnPaths, opts: { name?: string } = {}): Benchmar
       { concerns: paths.questions },
     );
   }
-  return { name, questions, corpusDir: paths.corpus ? path.resolve(paths.corpus) : undefined, recallLevel: 'document' };
+  const notes = dropPagesWithoutPages(questions, files);
+  return {
+    name,
+    questions,
+    corpusDir: paths.corpus ? path.resolve(paths.corpus) : undefined,
+    recallLevel: 'document',
+    ...(questions.some((q) => q.goldPages?.length) ? { pageRecall: true } : {}),
+    ...(notes.length ? { notes } : {}),
+  };
+}
+
+/**
+ * Gold pages count only in files that have pages (PDF): a question whose gold document is Markdown,
+ * HTML or text keeps its document-level recall and loses its pages. Returns the note that says so.
+ */
+function dropPagesWithoutPages(questions: Question[], files: Map<string, string> | undefined): string[] {
+  if (!files) return [];
+  const dropped: Question[] = [];
+  const kinds = new Set<string>();
+  for (const q of questions) {
+    const file = q.goldPages?.length ? files.get(q.goldDocs[0]) : undefined;
+    if (!file || /\.pdf$/i.test(file)) continue;
+    dropped.push(q);
+    kinds.add(path.extname(file).slice(1).toLowerCase());
+    delete q.goldPages;
+    q.evidence = q.goldDocs.map((doc) => ({ doc }));
+  }
+  if (!dropped.length) return [];
+  const ids =
+    dropped
+      .slice(0, 5)
+      .map((q) => q.id)
+      .join(', ') + (dropped.length > 5 ? ', ...' : '');
+  return [
+    `page recall does not apply to ${dropped.length} question(s) with gold pages (${ids}): their gold documents are ${[...kinds].sort().join('/')} files, ` +
+      'which have no pages (only PDFs do); their document-level recall is scored',
+  ];
 }
 
 /** The name a configured benchmark is shown by: own data by its user's name, every other by its loader's. */

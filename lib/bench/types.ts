@@ -56,4 +56,11 @@ export interface BenchmarkData {
   corpusDir?: string;
   /** Recall granularity: document-level, or page-level (MMLongBench-Doc). */
   recallLevel: 'document' | 'page';
+  /**
+   * Also score page-level recall beside the document level (keys prefixed `page:`) for the questions
+   * that give gold pages (your own data over PDFs).
+   */
+  pageRecall?: boolean;
+  /** What a run says once about scoring this data (e.g. why page recall does not apply): printed with its outcome, kept in its manifest. */
+  notes?: string[];
 }

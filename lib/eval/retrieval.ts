@@ -11,7 +11,9 @@
  * A hit's document is its `docId` (media fragments carry their parent's id).
  * Page level (MMLongBench-Doc): the units are (document, page) pairs of the
  * gold pages instead of documents. Questions without gold units are excluded
- * (null).
+ * (null). With `alsoPages` (your own data over PDFs), a document-level question
+ * that gives gold pages is scored at both levels: the page-level keys carry the
+ * prefix `page:` (page:R@1, page:R@all, page:docFound, ...).
  */
 import { benchmarkSpec } from '../bench/registry';
 import type { Question } from '../bench/types';
@@ -30,7 +32,12 @@ export interface RetrievalOptions {
    * (document rankers such as DualG-MRAG's).
    */
   kOver?: 'hits' | 'units';
+  /** At document level, also the page-level keys (prefixed PAGE_PREFIX) for questions with gold pages. */
+  alsoPages?: boolean;
 }
+
+/** The prefix of page-level recall keys scored beside the document level. */
+export const PAGE_PREFIX = 'page:';
 
 type HitLike = { docId: string; page?: number };
 
@@ -91,6 +98,15 @@ export function retrievalScores(q: Question, log: RetrievalLog, opts: RetrievalO
   const vis = answerVisible(q, log.poolText);
   if (vis !== undefined) out.answerVisible = vis;
   if (log.poolTrimmed !== undefined) out.poolTrimmed = log.poolTrimmed ? 1 : 0;
+  if (opts.alsoPages && level === 'document' && q.goldPages?.length) Object.assign(out, pageScores(q, log, opts));
+  return out;
+}
+
+/** Page-level recall of a document-level question, keys prefixed (answer visibility and pool trimming are the document level's). */
+function pageScores(q: Question, log: RetrievalLog, opts: RetrievalOptions): Record<string, number> {
+  const page = retrievalScores(q, log, { ...opts, level: 'page', alsoPages: false }) ?? {};
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(page)) if (k !== 'answerVisible' && k !== 'poolTrimmed') out[`${PAGE_PREFIX}${k}`] = v;
   return out;
 }
 

@@ -16,6 +16,7 @@ import { metricValues, summarizeRun, type LoadedRun } from '../run/results';
 import type { RunRecord } from '../run/records';
 import { makeRng } from '../util/rng';
 import type { Row } from './table';
+import { drawing } from './drawn-runs';
 
 const r1 = (x: number | null | undefined): number | null => (x === null || x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10) / 10);
 const sec = (ms: number | null): number | null => (ms === null ? null : Math.round(ms) / 1000);
@@ -71,7 +72,7 @@ export function metricWithCI(
 export function usageRows(runs: Map<string, LoadedRun>, keys?: string[]): Row[] {
   const sums = [...runs].map(([label, run]) => ({ label, s: summarizeRun(run) }));
   const all = keys ?? [...new Set(sums.flatMap((x) => Object.keys(x.s.counters)))].sort();
-  return sums.map(({ label, s }) => {
+  const rows = sums.map(({ label, s }) => {
     const row: Row = { config: label, n: s.answered };
     for (const k of all) {
       row[k] = k in s.counters ? Math.round(s.counters[k] * 100) / 100 : null;
@@ -79,6 +80,7 @@ export function usageRows(runs: Map<string, LoadedRun>, keys?: string[]): Row[] 
     }
     return row;
   });
+  return drawing(rows, runs);
 }
 
 /** Model latency (ms) per stage summed over a question's model-call events. */
@@ -148,7 +150,7 @@ export function latencyRows(runs: Map<string, LoadedRun>): { rows: Row[]; stages
     for (const st of stages) row[`${st} ms`] = r1((stage[st] ?? 0) / n);
     return row;
   });
-  return { rows, stages };
+  return { rows: drawing(rows, runs), stages };
 }
 
 /** A metric (x100) per run on the questions where `flag` of the reference run's retrieval is 1 vs 0 (e.g. poolTrimmed). */
@@ -157,7 +159,7 @@ export function flagSplitRows(runs: Map<string, LoadedRun>, metric: string, flag
   if (!refRun) return [];
   const on = new Set(refRun.records.filter((r) => r.retrieval?.[flag] === 1).map((r) => r.id));
   const off = new Set(refRun.records.filter((r) => r.retrieval && r.retrieval[flag] === 0).map((r) => r.id));
-  return [...runs].map(([label, run]) => {
+  const rows = [...runs].map(([label, run]) => {
     let vals = new Map<string, number>();
     try {
       vals = metricValues(run, metric).values;
@@ -170,6 +172,7 @@ export function flagSplitRows(runs: Map<string, LoadedRun>, metric: string, flag
     };
     return { config: label, [`${flag}=1 (n ${on.size})`]: m(on), [`${flag}=0 (n ${off.size})`]: m(off) };
   });
+  return drawing(rows, runs);
 }
 
 /**
@@ -197,7 +200,7 @@ export function failureSample(run: LoadedRun, opts: { n?: number; seed?: string 
   const picked = makeRng(opts.seed ?? 0)
     .sample(failures, opts.n ?? 20)
     .sort((a, b) => a.id.localeCompare(b.id));
-  return picked.map((r) => ({
+  const rows = picked.map((r) => ({
     id: r.id,
     class: failureClass(r),
     question: r.question,
@@ -209,6 +212,7 @@ export function failureSample(run: LoadedRun, opts: { n?: number; seed?: string 
     modality: (r.buckets.modality ?? []).join('+'),
     trace: r.trace ? path.join(path.basename(run.dir), r.trace) : '',
   }));
+  return drawing<Row[]>(rows, [run]);
 }
 
 /** Counts per failure class (of the sample rows). */

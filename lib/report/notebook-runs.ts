@@ -31,6 +31,7 @@ import { ensureDemoWorld } from '../demo';
 import type { Row } from './table';
 import { pairedRow } from './notebook-retrieval';
 import type { NotebookSession } from './notebook-session';
+import { drawing } from './drawn-runs';
 
 export type DemoPreset = 'tiny' | 'default';
 
@@ -202,7 +203,7 @@ export function summaryRows(runs: Map<string, LoadedRun>, opts: { metrics?: stri
   // The same columns in the same order for every row (a closed-book run has no recall: its cells are empty).
   const metrics = (opts.metrics ?? ['em', 'f1', 'acc']).filter((m) => summaries.some((x) => m in x.s.scores));
   const recall = (opts.recall ?? ['R@1', 'R@3', 'R@8', 'R@all', 'docFound', 'answerVisible']).filter((k) => summaries.some((x) => k in x.s.retrieval));
-  return summaries.map(({ label, run, s }) => {
+  const rows = summaries.map(({ label, run, s }) => {
     const row: Row = { config: label, run: run.runId, n: s.n, errors: s.errors };
     for (const m of metrics) row[m] = m in s.scores ? pct(s.scores[m]) : null;
     for (const k of recall) row[k] = k in s.retrieval ? pct(s.retrieval[k]) : null;
@@ -214,6 +215,7 @@ export function summaryRows(runs: Map<string, LoadedRun>, opts: { metrics?: stri
     if (sys || summaries.some((x) => x.run.manifest?.pipeline.system || x.run.records.some((r) => r.system))) row.system = sys ?? null;
     return row;
   });
+  return drawing(rows, runs);
 }
 
 export interface PairOptions {
@@ -231,10 +233,12 @@ export interface PairOptions {
 export function pairedRows(runs: Map<string, LoadedRun>, pairs: [string, string][], opts: PairOptions = {}): Row[] {
   const metric = opts.metric ?? 'f1';
   const rows: Row[] = [];
+  const drawn = new Set<LoadedRun>();
   for (const [a, b] of pairs) {
     const ra = runs.get(a),
       rb = runs.get(b);
     if (!ra || !rb) continue;
+    drawn.add(ra).add(rb);
     try {
       const c = compareRuns(ra, rb, { metric, margin: opts.margin ?? 0, seed: opts.seed ?? 0, resamples: opts.resamples ?? 2000 });
       rows.push({ ...pairedRow(a, b, metric, c), se: pct(c.se), warnings: c.warnings.filter((w) => !/offline results/.test(w)).join('; ') });
@@ -242,7 +246,7 @@ export function pairedRows(runs: Map<string, LoadedRun>, pairs: [string, string]
       rows.push({ A: a, B: b, metric, warnings: errorMessage(e) });
     }
   }
-  return rows;
+  return drawing(rows, drawn);
 }
 
 /** Every pair of the given labels against a reference label (A = each other run, B = ref). */

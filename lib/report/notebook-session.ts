@@ -14,6 +14,10 @@
  * backend gets the offline note in its title, whatever spec the notebook
  * built: offline numbers are never shown as model results.
  *
+ * A table or figure names the departures from the paper of the runs it draws: those given as
+ * `runs` (labels, run ids, runs, or runConfigurations' map), else those the kit helper that built
+ * its rows tagged (lib/report/drawn-runs.ts), else every run the notebook registered.
+ *
  * KF_NB_RESULTS moves the results root (tests write into a temporary folder).
  */
 import * as fs from 'node:fs';
@@ -21,6 +25,7 @@ import * as path from 'node:path';
 import { KfError } from '../util/errors';
 import { backendLabel } from '../run/aggregate';
 import { departureCaption, departureText, type Departure } from '../run/departures';
+import { drawnRuns, runRefs, type DrawnRuns } from './drawn-runs';
 import { summarizeRun, type LoadedRun } from '../run/results';
 import { OFFLINE_NOTE, resultManifest, writeManifest, type WrittenPaths } from '../run/result-manifest';
 import { checkOutputName, writeTable, type Row, type TableOptions, type TablePaths } from './table';
@@ -71,6 +76,12 @@ export function labelFigure(spec: FigureSpec, note: string | undefined): FigureS
   return { ...spec, layout };
 }
 
+/** The backend note, then one line naming the departures from the paper of the drawn runs. */
+function notesOf(drawn: { backend: string; departures: Departure[][] }, extra: string[] = []): string[] {
+  const departures = departureCaption(drawn.departures.map((d) => ({ manifest: { departures: d } })));
+  return [...backendNotes(drawn.backend), ...(departures ? [departures] : []), ...extra];
+}
+
 export class NotebookSession {
   readonly dir: string;
   readonly params: Record<string, unknown>;
@@ -82,6 +93,8 @@ export class NotebookSession {
   private readonly extraBackends = new Set<string>();
   private readonly written: WrittenPaths[] = [];
   private readonly byName = new Map<string, TablePaths | FigurePaths>();
+  /** Output name -> the run ids it draws, for outputs that said which (manifest.json `drawn`). */
+  private readonly drawn = new Map<string, string[]>();
   private readonly verbose: boolean;
 
   constructor(
@@ -148,10 +161,53 @@ export class NotebookSession {
     return b.length ? backendLabel(b) : 'none';
   }
 
-  /** The notes every table and figure of this session carries: the backend label, then the drawn runs' departures from the paper. */
-  notes(extra: string[] = []): string[] {
-    const departures = departureCaption([...this.runDepartures.values()].map((d) => ({ manifest: { departures: d } })));
-    return [...backendNotes(this.backend), ...(departures ? [departures] : []), ...extra];
+  /**
+   * The notes a table or figure carries: the backend label, then the departures from the paper of the
+   * runs it draws (`runs`; every registered run when not given or when it names none).
+   */
+  notes(extra: string[] = [], runs?: DrawnRuns): string[] {
+    return notesOf(this.drawnOf(runs, 'notes'), extra);
+  }
+
+  /** The runs `runs` names (registered labels or ids, or runs), with their backend label and departures. */
+  private drawnOf(runs: DrawnRuns | undefined, what: string): { ids?: string[]; backend: string; departures: Departure[][] } {
+    const picked = new Map<string, { backend: string; departures: Departure[] }>();
+    for (const ref of runs === undefined ? [] : runRefs(runs)) {
+      if (typeof ref !== 'string' && typeof ref?.runId !== 'string')
+        throw new KfError(
+          'unknown_run',
+          `${what}: \`runs\` holds ${JSON.stringify(ref)?.slice(0, 60)}, not a run`,
+          'pass labels, run ids or runs, the map runConfigurations returned, or rows a kit helper built (summaryRows, pairedRows, ...)',
+        );
+      if (typeof ref !== 'string') {
+        const backend = this.runs.get(ref.runId)?.backend ?? summarizeRun(ref).backend;
+        picked.set(ref.runId, { backend, departures: ref.manifest?.departures ?? [] });
+        continue;
+      }
+      const matches = this.runList.filter((r) => r.runId === ref || r.label === ref);
+      // A configuration the notebook skipped draws nothing: naming it is no mistake.
+      if (!matches.length && this.skipped.some((s) => s.what === `configuration ${ref}`)) continue;
+      if (!matches.length)
+        throw new KfError(
+          'unknown_run',
+          `${what}: "${ref}" is not a run this notebook registered`,
+          `name a label or run id given to runConfigurations / useRun (${this.runList.map((r) => r.label).join(', ') || 'none yet'}), or pass the run itself`,
+        );
+      for (const r of matches) picked.set(r.runId, { backend: r.backend, departures: this.runDepartures.get(r.runId) ?? [] });
+    }
+    // Nothing named: every registered run, so that nothing is under-labelled.
+    if (!picked.size) return { backend: this.backend, departures: [...this.runDepartures.values()] };
+    const v = [...picked.values()];
+    return { ids: [...picked.keys()], backend: backendLabel(v.map((x) => x.backend)), departures: v.map((x) => x.departures) };
+  }
+
+  /** Session notes of an output (none with sessionNotes: false), remembering which runs it draws. */
+  private outputNotes(name: string, runs: DrawnRuns | undefined, sessionNotes: boolean | undefined): string[] {
+    if (sessionNotes === false) return [];
+    const drawn = this.drawnOf(runs, name);
+    if (drawn.ids) this.drawn.set(name, drawn.ids);
+    else this.drawn.delete(name);
+    return notesOf(drawn);
   }
 
   /**
@@ -159,15 +215,15 @@ export class NotebookSession {
    * columns has nothing to say (not even a header): it is skipped with a note, like an empty figure,
    * and a copy left by an earlier run is removed so the folder never shows stale numbers.
    */
-  table(rows: Row[], name: string, opts: TableOptions & { sessionNotes?: boolean } = {}): void {
+  table(rows: Row[], name: string, opts: TableOptions & { sessionNotes?: boolean; runs?: DrawnRuns } = {}): void {
     if (!rows.length && !opts.columns?.length) {
       checkOutputName(name, 'table');
       this.skip(`table ${name}`, 'no rows (the inputs it summarises are absent)');
       for (const ext of ['csv', 'md']) fs.rmSync(path.join(this.dir, `${name}.${ext}`), { force: true });
       return;
     }
-    const { sessionNotes, ...rest } = opts;
-    const withNotes = { ...rest, notes: [...(sessionNotes === false ? [] : this.notes()), ...(opts.notes ?? [])] };
+    const { sessionNotes, runs, ...rest } = opts;
+    const withNotes = { ...rest, notes: [...this.outputNotes(name, runs ?? drawnRuns(rows), sessionNotes), ...(opts.notes ?? [])] };
     const paths = writeTable(rows, { ...withNotes, dir: this.dir, name });
     this.written.push(paths);
     this.byName.set(name, paths);
@@ -189,7 +245,11 @@ export class NotebookSession {
    * Pass a function building the spec: when there is nothing to draw (no runs, every configuration
    * skipped), the figure is skipped with a note instead of failing the notebook.
    */
-  async figure(spec: FigureSpec | (() => FigureSpec), name: string, opts: { note?: string | string[]; sessionNotes?: boolean } = {}): Promise<void> {
+  async figure(
+    spec: FigureSpec | (() => FigureSpec),
+    name: string,
+    opts: { note?: string | string[]; sessionNotes?: boolean; runs?: DrawnRuns } = {},
+  ): Promise<void> {
     let built: FigureSpec;
     try {
       built = typeof spec === 'function' ? spec() : spec;
@@ -202,7 +262,8 @@ export class NotebookSession {
     }
     let labelled = built;
     // sessionNotes: false only for figures of published numbers alone (no run of this session in them).
-    for (const note of [...(opts.sessionNotes === false ? [] : this.notes()), ...[opts.note ?? []].flat()]) labelled = labelFigure(labelled, note);
+    const notes = this.outputNotes(name, opts.runs ?? drawnRuns(built), opts.sessionNotes);
+    for (const note of [...notes, ...[opts.note ?? []].flat()]) labelled = labelFigure(labelled, note);
     const paths = await writeFigure(labelled, { dir: this.dir, name, exporter: findChromium() ? await exporter() : undefined });
     this.written.push(paths);
     this.byName.set(name, paths);
@@ -226,7 +287,7 @@ export class NotebookSession {
       seed: this.seed,
       models,
       backend,
-      extra: { runs, inputs: this.inputs, skipped: this.skipped },
+      extra: { runs, ...(this.drawn.size ? { drawn: Object.fromEntries(this.drawn) } : {}), inputs: this.inputs, skipped: this.skipped },
     });
     const file = writeManifest(this.dir, stamp, this.written);
     await closeFigures();

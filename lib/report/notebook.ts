@@ -8,6 +8,8 @@
  */
 export { NotebookSession, open, notebookResultsRoot, backendNotes, labelFigure } from './notebook-session';
 export type { SessionRun, NotebookSessionOptions } from './notebook-session';
+export { drawing, drawnRuns } from './drawn-runs';
+export type { RunRef, DrawnRuns } from './drawn-runs';
 export {
   runConfigurations,
   configurationExperiment,

@@ -44,6 +44,8 @@ export interface QuestionEnv {
   forced: SearchOptions;
   scorer: Scorer;
   recallLevel: BenchmarkData['recallLevel'];
+  /** Page-level recall beside the document level (own data over PDFs). */
+  pageRecall?: boolean;
   traces: TraceStore;
   inFlight: Map<string, QuestionCalls>;
   abortSignal?: AbortSignal;
@@ -139,7 +141,9 @@ async function solve(env: QuestionEnv, q: Question, signal: AbortSignal, trace: 
   const ts = Date.now();
   try {
     out.scored = await raceSignal(env.scorer(q, result, { model, embedder: env.models.embedder?.(), signal, config: env.config, runId: env.runId }), signal);
-    out.retrieval = result.retrieval ? retrievalScores(q, result.retrieval, { ks: env.config.scoring.ks, level: env.recallLevel }) : null;
+    out.retrieval = result.retrieval
+      ? retrievalScores(q, result.retrieval, { ks: env.config.scoring.ks, level: env.recallLevel, alsoPages: env.pageRecall })
+      : null;
     timing.scoreMs = Date.now() - ts;
   } catch (e) {
     if (e instanceof Aborted) throw e;

@@ -91,6 +91,8 @@ export interface RunManifest {
     missingIds: number;
     missingIdsSample: string[];
     sample?: { n: number; by?: string; seed: string | number; strata: Record<string, { size: number; taken: number }> };
+    /** What the run says once about scoring this data (BenchmarkData.notes, e.g. why page recall does not apply). */
+    notes?: string[];
   };
   startedAt: string;
   updatedAt: string;

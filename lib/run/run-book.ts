@@ -188,6 +188,7 @@ export function runManifest(
       questionsLoaded: f.bench.data.questions.length,
       missingIds: f.selection.missingIds.length,
       missingIdsSample: f.selection.missingIds.slice(0, 10),
+      ...(f.bench.data.notes?.length ? { notes: f.bench.data.notes } : {}),
       ...(f.selection.sample ? { sample: f.selection.sample } : {}),
     },
     startedAt: f.previous?.startedAt ?? f.startedAt,

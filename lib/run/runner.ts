@@ -382,6 +382,7 @@ export async function runExperiment(opts: RunOptions): Promise<RunOutcome> {
       forced: exp.config.index?.search ?? {},
       scorer: opts.scorer ?? defaultScorer,
       recallLevel: run.facts.bench.data.recallLevel,
+      pageRecall: run.facts.bench.data.pageRecall,
       traces: held.traces,
       inFlight,
       abortSignal: opts.abortSignal,

@@ -40,7 +40,7 @@ if (mhr.size) {
   nb.table(
     types.map((t) => ({ type: t, n: byType[t].n, acc: Math.round(1000 * (byType[t].scores.acc ?? 0)) / 10 })),
     'multihop-rag-by-type',
-    { decimals: 1, caption: 'MultiHop-RAG S0 accuracy by question type (x100)' },
+    { decimals: 1, caption: 'MultiHop-RAG S0 accuracy by question type (x100)', runs: mhr },
   );
   const pub = kf.notebook.paperNumbers({ paper: 'knowforge', benchmark: 'multihop-rag', metric: 'acc' });
   await nb.figure(
@@ -63,6 +63,7 @@ if (mhr.size) {
         yTitle: 'accuracy x100',
       }),
     'multihop-rag',
+    { runs: mhr },
   );
 }
 
@@ -95,6 +96,7 @@ if (mmlb.size) {
   nb.table(rows, 'mmlongbench-by-bucket', {
     decimals: 1,
     caption: 'MMLongBench-Doc accuracy by page span, answer format and evidence source (a question counts in each of its buckets)',
+    runs: mmlb,
   });
   const src = rows.filter((r) => r.field === 'source');
   const pub = kf.notebook.paperNumbers({ paper: 'knowforge', benchmark: 'mmlongbench-doc', metric: 'acc' });
@@ -117,6 +119,7 @@ if (mmlb.size) {
         yTitle: 'accuracy x100',
       }),
     'mmlongbench-by-source',
+    { runs: mmlb },
   );
 }
 

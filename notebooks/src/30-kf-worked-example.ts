@@ -72,7 +72,7 @@ const side = Array.from({ length: depth }, (_, i) =>
   Object.fromEntries([['step', i + 1], ...traces.map((t) => [t.label, t.rows[i] ? `${t.rows[i].kind}: ${t.rows[i].what}` : ''])]),
 );
 nb.table(side, 'traces-side-by-side', { caption: 'One row per trace step, one column per configuration' });
-for (const t of traces) nb.table(t.rows, `trace-${t.label}`, { caption: `${t.label}: full condensed trace (t = ms after start)` });
+for (const t of traces) nb.table(t.rows, `trace-${t.label}`, { caption: `${t.label}: full condensed trace (t = ms after start)`, runs: [t.label] });
 if (answers.length) {
   await nb.figure(
     () =>

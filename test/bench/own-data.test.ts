@@ -2,13 +2,15 @@
  * Your own data, as the README's "Your own data" section tells a newcomer: a
  * folder of three Markdown files and three questions with only `question` and
  * `answer` give a scored M5 and DG run from the section's own commands
- * (offline backend, labelled so); gold documents add retrieval recall; a bad
+ * (offline backend, labelled so); gold documents add retrieval recall, gold
+ * pages of a PDF page-level recall (Markdown has none: the run says so); a bad
  * questions file lists every problem at once.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import PDFDocument from 'pdfkit';
 import { loadOwn } from '../../lib/bench/own';
 import { readRecords } from '../../lib/run/records';
 import { readRunManifest } from '../../lib/run/manifest';
@@ -137,4 +139,58 @@ test('own data refuses a registered benchmark name and asks for both --corpus an
   const half = await kfInProcess(['run', 'M5', '--questions', data.questions, '--dry-run']);
   assert.notEqual(half.code, 0);
   assert.match(half.err, /needs both --corpus and --questions/);
+});
+
+/** A two-page PDF: page 1 about the harbour, page 2 about the glacier (pdfkit, deterministic). */
+function twoPagePdf(file: string): Promise<void> {
+  const doc = new PDFDocument({ size: 'A4', margin: 56, compress: false, info: { Title: 'Field report', CreationDate: FIXED, ModDate: FIXED } });
+  const chunks: Buffer[] = [];
+  const done = new Promise<void>((resolve, reject) => {
+    doc.on('data', (c: Buffer) => chunks.push(c));
+    doc.on('end', () => resolve(fs.writeFileSync(file, Buffer.concat(chunks))));
+    doc.on('error', reject);
+  });
+  doc.font('Helvetica-Bold').fontSize(18).text('Field report: the harbour');
+  doc.font('Helvetica').fontSize(11).text('The harbour of Velm handles grain and timber. Ships arrive from the northern coast every week.');
+  doc.addPage();
+  doc.font('Helvetica-Bold').fontSize(18).text('Field report: the Kessel glacier');
+  doc.font('Helvetica').fontSize(11).text('The Kessel glacier retreated 310 metres between 1990 and 2020, the survey team measured.');
+  doc.end();
+  return done;
+}
+const FIXED = new Date(Date.UTC(2024, 0, 1));
+
+test('own data with gold pages: a PDF question gets page-level recall beside the document level; Markdown pages are said not to apply', async () => {
+  const dir = path.join(root, 'pages');
+  const data = writeData(dir, [
+    { id: 'pdf', question: 'How far did the Kessel glacier retreat between 1990 and 2020?', answer: '310 metres', docs: ['field-report.pdf'], pages: [2] },
+    { id: 'md', question: 'Which river runs through Ostrava?', answer: 'Oder', docs: ['ostrava.md'], pages: [1] },
+  ]);
+  await twoPagePdf(path.join(data.docs, 'field-report.pdf'));
+  const out = path.join(dir, 'results');
+  const args = ['run', 'S4', '--corpus', data.docs, '--questions', data.questions, '--name', 'paged', '--out', out];
+  const r = await kfInProcess([...args, '--json']);
+  assert.equal(r.code, 0, r.err);
+  const o = JSON.parse(r.out) as { runId: string; retrieval: Record<string, number>; notes?: string[] };
+  assert.equal(typeof o.retrieval['page:R@1'], 'number', `page-level recall in the summary: ${JSON.stringify(o.retrieval)}`);
+  assert.equal(typeof o.retrieval['R@1'], 'number', 'document-level recall stays');
+  const note = nonEmpty(o.notes ?? [], 'notes of the run').join('\n');
+  assert.match(note, /page recall does not apply to 1 question\(s\) with gold pages \(md\).*md files.*no pages/);
+  const { records } = readRecords(path.join(out, o.runId, 'records.jsonl'));
+  const byId = new Map(records.map((x) => [x.id, x]));
+  assert.equal(byId.get('pdf')?.retrieval?.['page:R@all'], 1, `the PDF question's gold page is found: ${JSON.stringify(byId.get('pdf')?.retrieval)}`);
+  assert.equal(typeof byId.get('pdf')?.retrieval?.['page:R@1'], 'number');
+  const md = byId.get('md')?.retrieval ?? {};
+  assert.equal(typeof md['R@all'], 'number', 'the Markdown question keeps its document-level recall');
+  assert.deepEqual(
+    Object.keys(md).filter((k) => k.startsWith('page:')),
+    [],
+    'and is not scored zero on pages',
+  );
+  assert.deepEqual(readRunManifest(path.join(out, o.runId))?.benchmark.notes, o.notes, 'the manifest keeps the note');
+  // The text outcome (the run is complete: nothing is answered again) says both once.
+  const text = await kfInProcess(args);
+  assert.equal(text.code, 0, text.err);
+  assert.equal(text.out.match(/page recall does not apply/g)?.length, 1, text.out);
+  assert.match(text.out, /pages {4}page-level recall: R@1 \d/);
 });

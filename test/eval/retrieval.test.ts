@@ -80,6 +80,28 @@ test('page level (MMLongBench-Doc): units are pages of the question document', (
   );
 });
 
+test('both levels (own data over PDFs): page keys prefixed beside the document ones, only on request and with gold pages', () => {
+  const own = q({ benchmark: 'own', goldDocs: ['report'], goldPages: [5], answer: 'x' });
+  const log: RetrievalLog = { firstSearch: [hit('report', 2), hit('other', 1), hit('report', 5)], searches: [], poolText: '' };
+  const s = retrievalScores(own, log, { level: 'document', alsoPages: true })!;
+  assert.equal(s['R@1'], 1, 'the document is first');
+  assert.equal(s['page:R@1'], 0, 'its gold page is not');
+  assert.equal(s['page:R@3'], 1);
+  assert.equal(s['page:R@all'], 1);
+  assert.equal(s['page:answerVisible'], undefined, 'answer visibility is not a page-level key');
+  assert.deepEqual(
+    Object.keys(retrievalScores(own, log, { level: 'document' })!).filter((k) => k.startsWith('page:')),
+    [],
+    'not without alsoPages',
+  );
+  const noPages = retrievalScores(q({ benchmark: 'own', goldDocs: ['report'] }), log, { level: 'document', alsoPages: true })!;
+  assert.deepEqual(
+    Object.keys(noPages).filter((k) => k.startsWith('page:')),
+    [],
+    'not for a question without gold pages',
+  );
+});
+
 test('answer visible: lists need every element, aliases count, unanswerable has none', () => {
   assert.equal(answerVisible(q({ answer: ['Mask', 'Junie Moon'] }), 'mask ... junie   moon'), 1);
   assert.equal(answerVisible(q({ answer: ['Mask', 'Junie Moon'] }), 'mask only'), 0);

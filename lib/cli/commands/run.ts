@@ -21,6 +21,7 @@ import { loadConfiguredBenchmark, selectQuestions } from '../../run/questions';
 import { checkRunId, defaultRunId, resumeCommandFor, runExperiment, type RunOutcome } from '../../run/runner';
 import { configuredRoutes } from '../../run/run-identity';
 import { departureText } from '../../run/departures';
+import { PAGE_PREFIX } from '../../eval/retrieval';
 import { defaultResultsDir, loadRun, outcomeLine, primaryMetric, summarizeRun } from '../../run/results';
 
 /** `--set smoke` is the subset; `--set key.path=value` is an override (both spellings are in use). */
@@ -132,6 +133,17 @@ async function runWithSignals(plan: RunPlan, how: { retryErrors: boolean; cacheM
   }
 }
 
+/** What the run says once about its scoring: the data's notes (why page recall does not apply), page-level recall where scored. */
+function scoringNotes(outcome: RunOutcome, retrieval: Record<string, number>): string[] {
+  const out = (outcome.manifest.benchmark.notes ?? []).map((n) => `  note     ${n}`);
+  const page = Object.keys(retrieval).filter((k) => k.startsWith(PAGE_PREFIX) && /R@/.test(k));
+  if (page.length)
+    out.push(
+      `  pages    page-level recall: ${page.map((k) => `${k.slice(PAGE_PREFIX.length)} ${(100 * retrieval[k]).toFixed(1)}`).join(', ')} (%; keys ${PAGE_PREFIX}*)`,
+    );
+  return out;
+}
+
 /** The outcome line, the files, and the headline table (or one JSON object); returns the exit code. */
 function printOutcome(outcome: RunOutcome, json: boolean): number {
   const run = loadRun(outcome.dir);
@@ -152,6 +164,7 @@ function printOutcome(outcome: RunOutcome, json: boolean): number {
         backend: s.backend,
         ...(outcome.manifest.pipeline.system ? { system: outcome.manifest.pipeline.system } : {}),
         departures: (outcome.manifest.departures ?? []).map(departureText),
+        ...(outcome.manifest.benchmark.notes?.length ? { notes: outcome.manifest.benchmark.notes } : {}),
         scores: s.scores,
         retrieval: s.retrieval,
         resume: outcome.resumeCommand,
@@ -168,6 +181,7 @@ function printOutcome(outcome: RunOutcome, json: boolean): number {
     if (sys.system) console.log(`  system   ${sys.system.label}${sys.otherSystems?.length ? ` (mixed run; also ${sys.otherSystems.join(' | ')})` : ''}`);
     // Every stand-in, fallback and variant, with counts: the run's departures from the paper.
     for (const d of outcome.manifest.departures ?? []) console.log(`  departs  ${departureText(d)}`);
+    for (const line of scoringNotes(outcome, s.retrieval)) console.log(line);
     console.log(`  records  ${path.join(outcome.dir, 'records.jsonl')}`);
     console.log(`  manifest ${path.join(outcome.dir, 'manifest.json')}`);
     if (c.errors && outcome.status === 'completed') console.log(`  ${c.errors} question(s) failed (error in their record); --retry-errors answers them again`);
