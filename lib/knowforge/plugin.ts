@@ -15,6 +15,7 @@ import type { CommandSpec } from '../pipeline/command';
 export const plugin: Plugin = {
   name: 'knowforge',
   description: 'KnowForge (Locate, Judge, Read): one-shot and agent configurations, offline role policies',
+  order: 10,
   families: FAMILIES,
   configurations: CONFIGURATIONS,
   offlineHandlers: KNOWFORGE_OFFLINE_HANDLERS,
