@@ -103,11 +103,11 @@ function manifestOf(mod: string, m: Record<string, unknown>): Plugin {
   return p;
 }
 
-function requireModule(mod: string, variable: string): Record<string, unknown> {
+function requireModule(mod: string, fix: string): Record<string, unknown> {
   try {
     return require(mod) as Record<string, unknown>;
   } catch (e) {
-    throw new KfError('plugin_module', `cannot load plug-in ${mod}: ${errorMessage(e).split('\n')[0]}`, `fix the path in ${variable} or the module`, {
+    throw new KfError('plugin_module', `cannot load plug-in ${mod}: ${errorMessage(e).split('\n')[0]}`, fix, {
       concerns: mod,
       cause: e,
     });
@@ -131,10 +131,10 @@ function manifestOrLegacy(mod: string, m: Record<string, unknown>, legacy: boole
  * require the modules not loaded yet, read their manifests (all of them, before any is
  * registered) and register them, sorted by `order` (built-ins) or as named (the variables).
  */
-function loadModules(mods: readonly string[], opts: { sortByOrder?: boolean; variable: string; legacy?: boolean }): void {
+function loadModules(mods: readonly string[], opts: { sortByOrder?: boolean; fix: string; legacy?: boolean }): void {
   const found: Found[] = mods
     .filter((mod) => !loadedModules.has(mod))
-    .map((mod, i) => ({ mod, i, p: manifestOrLegacy(mod, requireModule(mod, opts.variable), !!opts.legacy) }));
+    .map((mod, i) => ({ mod, i, p: manifestOrLegacy(mod, requireModule(mod, opts.fix), !!opts.legacy) }));
   if (opts.sortByOrder) found.sort(byOrder);
   for (const { mod, p } of found) {
     if (p) registerPlugin(p);
@@ -147,9 +147,9 @@ function loadModules(mods: readonly string[], opts: { sortByOrder?: boolean; var
  * KF_PIPELINE_MODULES (idempotent per module; the variables are read on every call).
  */
 export function loadPlugins(): void {
-  loadModules(builtInModules(), { sortByOrder: true, variable: 'KF_PLUGINS' });
-  loadModules(modulesIn('KF_PLUGINS'), { variable: 'KF_PLUGINS' });
-  loadModules(aliasModules(), { variable: 'KF_PIPELINE_MODULES', legacy: true });
+  loadModules(builtInModules(), { sortByOrder: true, fix: 'fix the module (a built-in plug-in: lib/<method>/plugin.ts)' });
+  loadModules(modulesIn('KF_PLUGINS'), { fix: 'fix the path in KF_PLUGINS or the module' });
+  loadModules(aliasModules(), { fix: 'fix the path in KF_PIPELINE_MODULES (better: KF_PLUGINS) or the module', legacy: true });
 }
 
 /** The loaded manifests, in load order. */
