@@ -14,7 +14,7 @@ import type { ContentPart } from '../model-api/types';
 import type { SearchHit } from '../index/types';
 import { mediaFile } from '../answer/vision';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
-import type { EvidencePath } from '../pipeline/ranked-evidence';
+import type { EvidencePath } from './paths/evidence-path';
 import { serializePaths } from './paths/serialize';
 
 export type ImagePart = Extract<ContentPart, { type: 'image' }>;

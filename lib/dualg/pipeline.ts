@@ -18,7 +18,9 @@ import { synthesizeAndCheck } from '../answer/answer';
 import { buildPool, PAPER_CAPS } from '../answer/pool';
 import { KB_LIMITS } from '../pipeline/knowledge-base';
 import { getRetriever } from '../pipeline/retrievers';
-import type { EvidencePath, RankedEvidence } from '../pipeline/ranked-evidence';
+import type { RankedEvidence } from '../pipeline/ranked-evidence';
+import { evidencePaths, type EvidencePath } from './paths/evidence-path';
+import { withPattern } from './query/search-pattern';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { SearchHit } from '../index/types';
 import type { Pipeline, PipelineContext, PipelineResult } from '../pipeline/types';
@@ -103,7 +105,7 @@ async function queryPattern(ctx: PipelineContext, s: DualgSettings): Promise<Que
 /** The prompt's path section: none for w/o Path (the paths are never read), snippets for the paper's generator. */
 function pathsText(ev: RankedEvidence, hits: SearchHit[], kb: NonNullable<PipelineContext['kb']>, s: DualgSettings): { text: string; injected: number } {
   if (!s.paths) return { text: '', injected: 0 };
-  const paths = ev.paths ?? [];
+  const paths = evidencePaths(ev) ?? [];
   const text = s.generator !== 'text' ? pathSection(paths, hits, kb, s.maxPaths) : serialisePaths(paths, s.maxPaths);
   return { text, injected: text ? Math.min(s.maxPaths, paths.length) : 0 };
 }
@@ -117,12 +119,12 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
     k: s.topk,
     mode: s.retriever,
     docIds,
-    pattern: {
+    extra: withPattern({
       conditions: pattern.conditions,
       by: pattern.by,
       // The offline stand-in names at most three entities: the searcher's own rule NER (all of them) is used instead.
       ...(pattern.offline || pattern.by === RULES_AFTER_MODEL ? {} : { entities: patternEntities(pattern.conditions) }),
-    },
+    }),
   });
   ctx.trace({
     kind: 'search',
@@ -133,7 +135,7 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
     timings: ev.timings,
     notes: ev.notes,
     system: ev.system,
-    ...(s.paths ? { paths: ev.paths?.slice(0, s.maxPaths) } : {}),
+    ...(s.paths ? { paths: evidencePaths(ev)?.slice(0, s.maxPaths) } : {}),
   });
   const hybrid = s.hybridK ? (await kb.search(q.question, { k: s.hybridK, mode: 'hybrid', docIds })).hits : [];
   const hits = mergeHits(ev.hits, hybrid);
@@ -146,7 +148,7 @@ async function retrieve(ctx: PipelineContext, s: DualgSettings) {
   const paths = pathsText(ev, hits, kb, s);
   // The paper's unified prompt has its own path section; the variants read the paths as the pool's head.
   if (paths.text && s.generator !== 'paper') pool.text = `${paths.text}\n\n${pool.text}`;
-  const raw = s.generator !== 'text' ? rawImages(hits, s.paths ? (ev.paths ?? []) : [], kb, pattern.visualBudget, s.maxImageBytes) : undefined;
+  const raw = s.generator !== 'text' ? rawImages(hits, s.paths ? (evidencePaths(ev) ?? []) : [], kb, pattern.visualBudget, s.maxImageBytes) : undefined;
   const images = raw?.images ?? [];
   ctx.trace({
     kind: 'pool',

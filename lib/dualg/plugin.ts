@@ -25,6 +25,7 @@ const command = (file: string) => ({ name: file.replace(/-/g, ' '), load: () => 
 export const plugin: Plugin = {
   name: 'dualg',
   description: 'DualG-MRAG: dual graphs, query patterns, GNN scorer, paths; its retrievers and artifacts',
+  order: 30,
   families: [dualgFamily as unknown as PipelineSpec],
   configurations: CONFIGURATIONS,
   retrievers: DUALG_RETRIEVER_ENTRIES,

@@ -2,7 +2,7 @@
  * DualG-MRAG's part of the printed trace (lib/pipeline/trace-section.ts): the paths its graph
  * searches decoded, printed after the answer by `kf ask` and after the header by `kf trace`.
  */
-import type { EvidencePath } from '../pipeline/ranked-evidence';
+import type { EvidencePath } from './paths/evidence-path';
 import type { TraceSection } from '../pipeline/trace-section';
 import type { TraceEvent } from '../pipeline/types';
 import { serializePaths } from './paths/serialize';

@@ -24,7 +24,7 @@ import type { EvidencePool } from '../answer/pool';
 import type { KnowledgeBase } from '../pipeline/knowledge-base';
 import { finalPoolText, mergePool, poolOptions, readingNotes } from './pool-merge';
 import { numberedBlocks } from '../answer/block-format';
-import { runRole, stopNoteFor, type RoleRun } from './roles';
+import { runRole, stopNoteFor, type RoleRun } from './role-run';
 import { newToolContext, type KfToolContext, type SearchLogEntry } from './tools/context';
 import { runSearch } from './tools/search';
 import { makeReadMedia } from '../answer/vision';

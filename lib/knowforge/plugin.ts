@@ -24,6 +24,7 @@ declare module '../pipeline/method-kit' {
 export const plugin: Plugin = {
   name: 'knowforge',
   description: 'KnowForge (Locate, Judge, Read): one-shot and agent configurations, offline role policies',
+  order: 10,
   families: FAMILIES,
   configurations: CONFIGURATIONS,
   offlineHandlers: KNOWFORGE_OFFLINE_HANDLERS,

@@ -5,5 +5,6 @@ import { CORPUS_OFFLINE_HANDLERS } from '../corpus/offline/handlers';
 export const plugin: Plugin = {
   name: 'corpus',
   description: 'corpus ingestion: the offline caption policy',
+  order: 40,
   offlineHandlers: CORPUS_OFFLINE_HANDLERS,
 };

@@ -9,6 +9,7 @@ import { INDEX_OFFLINE_HANDLERS } from '../index/offline/handlers';
 export const plugin: Plugin = {
   name: 'index',
   description: 'knowledge-point index: the kp-index artifact, offline extraction and relation policies',
+  order: 20,
   artifactKinds: [kpIndexKind],
   offlineHandlers: INDEX_OFFLINE_HANDLERS,
 };

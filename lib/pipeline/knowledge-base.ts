@@ -43,10 +43,11 @@ export interface KbSearchOptions {
   /** Pre-computed query embedding (benchmarks batch them). */
   queryVector?: Float32Array;
   /**
-   * A query pattern parsed by the caller (DualG-MRAG: the `pattern` model stage): condition triples and who
-   * parsed them. Graph retrievers that match patterns use it instead of their rule stand-in; others ignore it.
+   * What a method hands its own retrievers beyond these options, under its own keys (DualG-MRAG: the
+   * query pattern its model stage parsed). The contract does not read it: a retriever reads the keys
+   * of its method with its method's type (lib/<method>/), every other retriever ignores it.
    */
-  pattern?: { conditions: [string, string, string][]; by: string; entities?: string[] };
+  extra?: Readonly<Record<string, unknown>>;
 }
 
 export interface KbDocument {

@@ -48,6 +48,12 @@ export interface Plugin {
   /** Short name, unique among the loaded plug-ins ('knowforge', 'dualg', a test's 'toy'). */
   name: string;
   description: string;
+  /**
+   * Where a built-in manifest loads among the built-ins (lower first; none: after those with one,
+   * by path). Load order is the order `kf models` lists offline roles, the trace prints sections
+   * and the notebooks list series. Modules of KF_PLUGINS load after the built-ins, as named there.
+   */
+  order?: number;
   /** Pipeline families (a settings schema and a factory each). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   families?: PipelineSpec<any>[];

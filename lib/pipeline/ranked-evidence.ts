@@ -1,7 +1,7 @@
 /**
  * What every retriever returns (issue 9, "Ranked evidence"): ranked fragments,
- * ranked documents and, for graph retrievers, the explanation paths behind the
- * ranking. Evaluation (lib/eval/retrieval.ts), the evidence pool and reports
+ * ranked documents and, in `extra`, what a method's retriever adds under its own
+ * keys (DualG-MRAG: the explanation paths behind its ranking). Evaluation (lib/eval/retrieval.ts), the evidence pool and reports
  * treat a one-shot hybrid search, a KnowForge tool search and the DualG-MRAG
  * GNN alike through this one type.
  */
@@ -15,25 +15,6 @@ export interface DocScore {
   pages?: number[];
 }
 
-/** One step of an explanation path: `from -relation-> to`, with where it was read. */
-export interface PathStep {
-  from: string;
-  relation: string;
-  to: string;
-  /** Flow or edge weight of this step (path decoding), when the retriever has one. */
-  weight?: number;
-  /** The passage / table / image the step was read from. */
-  source?: { docId?: string; fragmentId?: string; asset?: string; snippet?: string };
-}
-
-/** A decoded reasoning path (DualG-MRAG path decoding) from a seed entity to a target. */
-export interface EvidencePath {
-  score: number;
-  steps: PathStep[];
-  /** Documents the path passes through, in order. */
-  docs: string[];
-}
-
 export interface RankedEvidence {
   query: string;
   /** Which retriever produced it: 'bm25' | 'dense' | 'hybrid' | 'hybrid+graph' | 'dualg' | 'ppr' | any registered name. */
@@ -42,8 +23,12 @@ export interface RankedEvidence {
   hits: SearchHit[];
   /** Documents in rank order; when a retriever ranks only fragments, derived from them (`docScoresFromHits`). */
   docs: DocScore[];
-  /** Explanation paths (graph retrievers); absent otherwise. */
-  paths?: EvidencePath[];
+  /**
+   * What the retriever adds beyond the ranking, under its method's keys (DualG-MRAG: `paths`, its
+   * decoded explanation paths). The contract does not read it; the method reads it with its own
+   * type (its pipeline, its trace section) and passes on what others may show.
+   */
+  extra?: Readonly<Record<string, unknown>>;
   /** Milliseconds per named stage (bm25, hnsw, linking, matching, gnn, paths, ...) and `totalMs`. */
   timings: Record<string, number>;
   /**

@@ -8,7 +8,6 @@
  */
 import { KfError } from '../util/errors';
 import { barFigure, lineFigure, scatterFigure, type AxisTitles, type FigureSpec, type PlotlyTrace, type ScatterGroup, type Series } from './figure';
-import type { EvidencePath } from '../pipeline/ranked-evidence';
 import { legendBelow } from './stacked-panel';
 
 /** Two series families over the same x: `left` on the left y axis, `right` on the right one (dashed). */
@@ -121,14 +120,21 @@ export function stackedBarFigure(opts: AxisTitles & { categories: string[]; seri
   return spec;
 }
 
+/** A path to draw: its score and its steps `from -relation-> to` (a graph retriever's explanation path, e.g. DualG-MRAG's decoded paths). */
+export interface DrawnPath {
+  score: number;
+  steps: readonly { from: string; relation: string; to: string }[];
+}
+
 /**
- * Decoded paths drawn as a layered graph: column = hop, one row per path,
+ * Paths drawn as a layered graph: column = hop, one row per path,
  * nodes as labelled markers, steps as lines with the relation at their middle.
  * Paths share nodes by name within a column, so converging paths meet.
  */
-export function pathGraphFigure(opts: AxisTitles & { paths: EvidencePath[]; maxPaths?: number }): FigureSpec {
+export function pathGraphFigure(opts: AxisTitles & { paths: readonly DrawnPath[]; maxPaths?: number }): FigureSpec {
   const paths = opts.paths.slice(0, opts.maxPaths ?? 5);
-  if (!paths.length) throw new KfError('bad_figure_data', 'path figure: no paths', 'pass the decoded paths of a graph retriever (RankedEvidence.paths)');
+  if (!paths.length)
+    throw new KfError('bad_figure_data', 'path figure: no paths', 'pass the explanation paths of a graph retriever (DualG-MRAG: its decoded paths)');
   const pos = new Map<string, { x: number; y: number }>();
   const nextRow: number[] = [];
   const place = (name: string, col: number) => {

@@ -46,8 +46,8 @@ export interface SystemRetrieval {
   msPerQuery?: number;
   /** Mean milliseconds per named stage of the retriever (RankedEvidence.timings). */
   stageMs?: Record<string, number>;
-  /** Decoded explanation paths per question (graph retrievers). */
-  paths?: Map<string, NonNullable<RankedEvidence['paths']>>;
+  /** What the retriever added beyond its ranking, per question (RankedEvidence.extra: DualG-MRAG's decoded paths), where it added anything. */
+  extras?: Map<string, NonNullable<RankedEvidence['extra']>>;
   note?: string;
 }
 
@@ -153,7 +153,7 @@ export async function harnessRetrievals(
     const spec: RetrieverSpec = typeof r0 === 'string' ? { label: r0, mode: r0 } : r0;
     const kb = knowledgeBase(idx, spec.settings ?? {}, log);
     const ranked = new Map<string, string[]>();
-    const paths = new Map<string, NonNullable<RankedEvidence['paths']>>();
+    const extras = new Map<string, NonNullable<RankedEvidence['extra']>>();
     const stage: Record<string, number> = {};
     let ms = 0;
     // A retriever with variants (DualG's scorer and checkpoint) names the one that ranked; the row says it.
@@ -168,7 +168,7 @@ export async function harnessRetrievals(
           q,
           r.docs.map((d) => d.docId),
         );
-        if (r.paths?.length) paths.set(q, r.paths);
+        if (r.extra && Object.keys(r.extra).length) extras.set(q, r.extra);
         system ??= r.system?.label;
         for (const [name, v] of Object.entries(r.timings ?? {})) if (typeof v === 'number' && Number.isFinite(v)) stage[name] = (stage[name] ?? 0) + v;
       }
@@ -181,7 +181,7 @@ export async function harnessRetrievals(
         ranked,
         msPerQuery: questions.length ? ms / questions.length : undefined,
         stageMs,
-        ...(paths.size ? { paths } : {}),
+        ...(extras.size ? { extras } : {}),
       });
     } catch (e) {
       out.push({ system: spec.label, name: spec.label, kind: 'harness', ranked: new Map(), note: `failed: ${errorMessage(e)}` });

@@ -4,11 +4,13 @@
  *   - configurations (lib/pipeline/registry.ts): named rows of typed settings
  *     over a pipeline family (lib/knowforge/configurations.ts: S0..S4, ...);
  *     their settings are validated by the family's schema;
- *   - plain pipelines registered with `registerPipeline(name, factory)` (tests,
- *     notebooks, and modules named in KF_PIPELINE_MODULES, separated by ':'),
- *     whose settings are their own business.
+ *   - plain pipelines registered in process with `registerPipeline(name, factory)`
+ *     (a notebook's or a test's own pipeline), whose settings are their own business.
+ *
+ * `registerPipeline` is the in-process route, not a second way to load modules: a module of
+ * one's own is a plug-in named in KF_PLUGINS (lib/pipeline/plugins.ts loads it with the built-in
+ * manifests). KF_PIPELINE_MODULES, the old variable, is a deprecated alias loaded by that loader.
  */
-import * as path from 'node:path';
 import type { Pipeline } from '../pipeline/types';
 import { KfError } from '../util/errors';
 import { didYouMean } from './schema';
@@ -50,36 +52,9 @@ export function unregisterPipeline(name: string): boolean {
   return entries.delete(name);
 }
 
-let familiesLoaded = false;
-
-/** Load the configuration families and the modules of KF_PIPELINE_MODULES (idempotent). */
+/** Load the plug-ins (their configuration families, and the modules of KF_PLUGINS and its deprecated alias KF_PIPELINE_MODULES). */
 export function loadPipelineFamilies(): void {
-  if (familiesLoaded) return;
-  familiesLoaded = true;
-  try {
-    loadConfigurationModules();
-  } catch (e) {
-    familiesLoaded = false;
-    throw e;
-  }
-  // Your own pipelines (notebooks, experiments outside the harness): modules named in KF_PIPELINE_MODULES
-  // (separated by the path delimiter) are loaded too; each calls registerPipeline or exports register().
-  for (const file of (process.env.KF_PIPELINE_MODULES ?? '').split(path.delimiter).filter(Boolean)) {
-    const abs = path.resolve(file);
-    let m: Record<string, unknown>;
-    try {
-      m = require(abs) as Record<string, unknown>;
-    } catch (e) {
-      familiesLoaded = false;
-      throw new KfError(
-        'pipeline_module',
-        `cannot load pipeline module ${abs} (from KF_PIPELINE_MODULES): ${(e as Error).message.split('\n')[0]}`,
-        'fix the path in KF_PIPELINE_MODULES or the module',
-        { concerns: abs, cause: e },
-      );
-    }
-    if (typeof m.register === 'function') (m.register as () => void)();
-  }
+  loadConfigurationModules();
 }
 
 /** Make the named pipeline with these settings; unknown names fail with a did-you-mean. */

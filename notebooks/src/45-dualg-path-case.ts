@@ -4,7 +4,7 @@
 // DualG-MRAG explains its ranking with decoded paths (Viterbi over the GNN's
 // local flows, seed entity -> relation -> ... -> target). This notebook takes
 // one multi-hop demo question, searches it with every graph retriever that
-// returns paths (RankedEvidence.paths), tables each path step by step with the
+// returns paths (DualG's `paths` in RankedEvidence.extra), tables each path step by step with the
 // snippet it was read from, and draws the paths as a layered graph. When no
 // registered retriever returns paths yet, it says so and draws nothing.
 
@@ -17,6 +17,8 @@ const SEED = 0;
 // %%
 import * as path from 'path';
 import * as kf from '../dist/lib/harness';
+// DualG's reader of its decoded paths in a search result's method-neutral `extra`.
+import { evidencePaths } from '../dist/lib/dualg/paths/evidence-path';
 // The plug-ins' retrieval series (DualG's graph retrievers); those that return paths are drawn.
 const RETRIEVERS = kf.notebook.notebookSeries('retrieval').map((e) => e.name);
 const nb = kf.notebook.open('45-dualg-path-case', {
@@ -45,7 +47,7 @@ const systems = idx && q ? await kf.notebook.harnessRetrievals(idx, [q.question]
 // %%
 let drawn = 0;
 for (const s of systems) {
-  const paths = q ? (s.paths?.get(q.question) ?? []) : [];
+  const paths = (q && evidencePaths({ extra: s.extras?.get(q.question) })) || [];
   if (!paths.length) {
     nb.skip(`paths of ${s.system}`, s.note ?? 'the retriever returned no decoded paths for this question');
     continue;

@@ -62,7 +62,7 @@ fs.writeFileSync(F.badBench, EXP_BODY.replace('name = "demo"', 'name = "no-such-
 fs.writeFileSync(F.badPipeline, EXP_BODY.replace('slow-fake', 'no-such-pipeline'));
 fs.writeFileSync(F.notJsonSpec, 'not json\nat all\n');
 fs.writeFileSync(F.notSqlite, 'not a database');
-const env = { KF_PIPELINE_MODULES: SLOW_PIPELINE };
+const env = { KF_PLUGINS: SLOW_PIPELINE };
 const runA = path.join(F.results, 'A');
 const runB = path.join(F.results, 'B');
 const ro = readOnlyPath();

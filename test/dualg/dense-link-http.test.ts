@@ -20,6 +20,7 @@ import { createModelRouter } from '../../lib/models/router';
 import { ScriptedServer } from '../../lib/models/testing/scripted-server';
 import { SECRET } from '../models/helpers';
 import { acmeSource, emptyAcmeKb } from './acme-world.helper';
+import { withPattern } from '../../lib/dualg/query/search-pattern';
 
 const SOURCE = acmeSource('dl', 'fp-dense-link');
 
@@ -70,14 +71,14 @@ test('linking = "stage": mentions linked by the endpoint\'s vectors above cosine
 
       // The offline stand-in: no word shared with "Road Runner", so the trigram index links nothing.
       assert.equal(linkQuery(parts.view, q, ['The Roadrunner']).seeds.length, 0);
-      const offline = await new DualgSearcher(parts, SEARCHER_DEFAULTS, 'dualg').search(q, { k: 2, pattern }, emptyKb);
+      const offline = await new DualgSearcher(parts, SEARCHER_DEFAULTS, 'dualg').search(q, { k: 2, extra: withPattern(pattern) }, emptyKb);
       assert.equal(offline.hits.length, 0, 'nothing linked: the (empty) hybrid fallback');
       assert.equal(offline.system?.linking, TRIGRAM_LINKING_LABEL);
       assert.equal(offline.system?.label, 'scorer heuristic (untrained)', 'the default keeps its label');
       assert.equal(embeddingInputs(server).length, 0, 'the stand-in calls no endpoint');
 
       const searcher = new DualgSearcher({ ...parts, linker }, SEARCHER_DEFAULTS, 'dualg');
-      const r = await searcher.search(q, { k: 2, pattern }, emptyKb);
+      const r = await searcher.search(q, { k: 2, extra: withPattern(pattern) }, emptyKb);
       assert.equal(r.hits[0]?.docId, 'road', JSON.stringify(r.notes));
       assert.equal(r.system?.linking, linker.label);
       assert.match(String(r.system?.label), /^scorer heuristic \(untrained\); entities linked by the embedding stage/);
@@ -120,7 +121,7 @@ test('the name vectors are an artifact: a second linker (as in a new process) op
           SEARCHER_DEFAULTS,
           'dualg',
         );
-        return (await searcher.search('Where does The Roadrunner live?', { k: 2, pattern }, emptyKb)).hits[0]?.docId;
+        return (await searcher.search('Where does The Roadrunner live?', { k: 2, extra: withPattern(pattern) }, emptyKb)).hits[0]?.docId;
       };
       assert.equal(await runOnce(), 'road');
       assert.equal(nameRequests(), 1, 'the first construction embeds the names');

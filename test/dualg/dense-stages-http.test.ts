@@ -20,6 +20,7 @@ import type { Fragment } from '../../lib/corpus/types';
 import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
 import { SECRET } from '../models/helpers';
 import { ACME_FRAGMENTS, acmeSource } from './acme-world.helper';
+import { withPattern } from '../../lib/dualg/query/search-pattern';
 
 const TABLE: Fragment = {
   id: 'r#0',
@@ -107,18 +108,22 @@ test('micro candidates: dense top-3 through the embedding stage find the table t
     const parts = searcherParts(g);
     const settings = { ...SEARCHER_DEFAULTS, macro: false };
     const pattern = { conditions: [['Coyote Firm', 'revenue', '?x']] as [string, string, string][], by: 'model pat', entities: ['Coyote Firm'] };
-    const stand = await new DualgSearcher(parts, settings, 'dualg-no-macro').search('What is the revenue of Coyote Firm?', { k: 3, pattern }, kb);
+    const stand = await new DualgSearcher(parts, settings, 'dualg-no-macro').search(
+      'What is the revenue of Coyote Firm?',
+      { k: 3, extra: withPattern(pattern) },
+      kb,
+    );
     assert.equal(stand.hits.length, 0, 'no word shared with "The Acme Company": the stand-in finds nothing');
     const dense = microCandidateSource('stage', 'dualg-no-macro', createModelRouter({}, { env, cacheMode: 'off' }))!;
     assert.equal(dense.label, DENSE_MICRO_LABEL);
     const searcher = new DualgSearcher({ ...parts, microCandidates: dense }, settings, 'dualg-no-macro');
-    const r = await searcher.search('What is the revenue of Coyote Firm?', { k: 3, pattern }, kb);
+    const r = await searcher.search('What is the revenue of Coyote Firm?', { k: 3, extra: withPattern(pattern) }, kb);
     assert.equal(r.hits[0]?.docId, 'r', JSON.stringify(r.notes));
     assert.equal(r.hits[0]?.fragmentId, 'r#0');
     assert.match(String(r.system?.label), /micro candidates by dense top-3 \(embedding stage\)/);
     const calls = inputs();
     assert.equal(calls.length, 2, 'the micro node names once, then the query terms');
-    await searcher.search('What is the revenue of Coyote Firm?', { k: 3, pattern }, kb);
+    await searcher.search('What is the revenue of Coyote Firm?', { k: 3, extra: withPattern(pattern) }, kb);
     assert.equal(inputs().length, 3, 'a second query embeds only its terms');
   });
   assert.throws(() => microCandidateSource('stage', 'dualg', createModelRouter({}, { env: {}, cacheMode: 'off' })), /no embedding endpoint is configured/);

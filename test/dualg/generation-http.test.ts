@@ -10,8 +10,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { dualgPipeline, dualgSettings } from '../../lib/dualg/pipeline';
 import { patternOf } from '../../lib/dualg/query/pattern-stage';
+import { searchPattern } from '../../lib/dualg/query/search-pattern';
 import type { KbSearchOptions, KnowledgeBase } from '../../lib/pipeline/knowledge-base';
-import type { EvidencePath, RankedEvidence } from '../../lib/pipeline/ranked-evidence';
+import type { RankedEvidence } from '../../lib/pipeline/ranked-evidence';
+import { withPaths, type EvidencePath } from '../../lib/dualg/paths/evidence-path';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { makeRng } from '../../lib/util/rng';
@@ -47,11 +49,12 @@ function graphKb(id: string, reads: { paths: number; options: KbSearchOptions[] 
         retriever: String(opts.mode),
         system: { label: 'scorer gnn (checkpoint abc, preset paper 6x512)', scorer: 'gnn', removed: [] },
       };
-      Object.defineProperty(out, 'paths', {
+      // DualG's paths ride in the method-neutral `extra`: a getter records whether the pipeline read them.
+      Object.defineProperty(out, 'extra', {
         enumerable: true,
         get: () => {
           reads.paths++;
-          return PATHS;
+          return withPaths(PATHS);
         },
       });
       return out;
@@ -107,12 +110,12 @@ test('paper generator: the pattern stage parses, the synthesizer gets path snipp
   const { result, reads, synth, pattern, events } = await run({}, PATTERN);
   assert.equal(pattern.length, 1, 'one pattern call over HTTP');
   assert.match(JSON.stringify(pattern[0].body.messages), /Where was the director of Alpha Quest born\?/);
-  assert.deepEqual(reads.options[0].pattern?.conditions, [
+  assert.deepEqual(searchPattern(reads.options[0])?.conditions, [
     ['Alpha Quest', 'directed by', '?d'],
     ['?d', 'born in', '?x'],
   ]);
-  assert.match(String(reads.options[0].pattern?.by), /^model /, 'the model parsed, and the search is told so');
-  assert.deepEqual(reads.options[0].pattern?.entities, ['Alpha Quest'], 'the entities the parser recognised go to linking');
+  assert.match(String(searchPattern(reads.options[0])?.by), /^model /, 'the model parsed, and the search is told so');
+  assert.deepEqual(searchPattern(reads.options[0])?.entities, ['Alpha Quest'], 'the entities the parser recognised go to linking');
   assert.equal(synth.length, 1);
   const content = parts(synth[0]);
   assert.ok(Array.isArray(content), 'a multimodal user message');

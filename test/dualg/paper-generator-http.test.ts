@@ -14,7 +14,8 @@ import { WEBQA } from '../../lib/bench/benchmarks/webqa';
 import { keptOf } from '../../lib/dualg/candidates';
 import { verdictOf } from '../../lib/dualg/complexity';
 import type { KbSearchOptions, KnowledgeBase } from '../../lib/pipeline/knowledge-base';
-import type { EvidencePath, RankedEvidence } from '../../lib/pipeline/ranked-evidence';
+import type { RankedEvidence } from '../../lib/pipeline/ranked-evidence';
+import { withPaths, type EvidencePath } from '../../lib/dualg/paths/evidence-path';
 import { ScriptedServer, type RecordedRequest, type ScriptRule } from '../../lib/models/testing/scripted-server';
 import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { makeRng } from '../../lib/util/rng';
@@ -51,7 +52,7 @@ function graphKb(id: string): KnowledgeBase {
     id,
     async search(_query: string, opts: KbSearchOptions = {}): Promise<RankedEvidence> {
       const r = await base.search('Alpha Quest directed Bob Stone born Paris', { ...opts, k: 3 });
-      return { ...r, retriever: String(opts.mode), paths: PATHS, system: { label: 'scorer gnn (checkpoint abc)', scorer: 'gnn', removed: [] } };
+      return { ...r, retriever: String(opts.mode), extra: withPaths(PATHS), system: { label: 'scorer gnn (checkpoint abc)', scorer: 'gnn', removed: [] } };
     },
   } as KnowledgeBase;
 }

@@ -10,6 +10,7 @@ import { DualgSearcher, PATTERN_STAND_IN, SEARCHER_DEFAULTS } from '../../lib/du
 import { linkQuery } from '../../lib/dualg/query/link';
 import { searcherParts } from '../../lib/dualg/retriever';
 import { acmeSource, emptyAcmeKb } from './acme-world.helper';
+import { withPattern } from '../../lib/dualg/query/search-pattern';
 
 const SOURCE = acmeSource('pl', 'fp-pl');
 
@@ -33,7 +34,7 @@ test('the entities of a model-parsed pattern drive linking; without a pattern th
   assert.equal(g.entityNames[seeds[0].entity].toLowerCase(), 'acme corp');
   const searcher = new DualgSearcher(parts, SEARCHER_DEFAULTS, 'dualg');
   const pattern = { conditions: [['?x', 'founded', 'Acme Corp']] as [string, string, string][], by: 'model pat', entities: ['Acme Corp'] };
-  const r = await searcher.search(q, { k: 2, pattern }, emptyKb);
+  const r = await searcher.search(q, { k: 2, extra: withPattern(pattern) }, emptyKb);
   assert.equal(r.hits[0]?.docId, 'acme', JSON.stringify(r.notes));
   assert.equal(r.system?.pattern, 'model pat');
   const plain = await searcher.search(q, { k: 2 }, emptyKb);

@@ -14,7 +14,8 @@ import { clearImageProbes } from '../../lib/dualg/image-probe';
 import { RemoteKbClient } from '../../lib/remote-kb/client';
 import { RemoteKnowledgeBase } from '../../lib/remote-kb/knowledge-base';
 import type { KbSearchOptions, KnowledgeBase } from '../../lib/pipeline/knowledge-base';
-import type { EvidencePath, RankedEvidence } from '../../lib/pipeline/ranked-evidence';
+import type { RankedEvidence } from '../../lib/pipeline/ranked-evidence';
+import { withPaths, type EvidencePath } from '../../lib/dualg/paths/evidence-path';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import type { PipelineContext, TraceEvent } from '../../lib/pipeline/types';
 import { makeRng } from '../../lib/util/rng';
@@ -58,7 +59,7 @@ function servedGraphKb(remote: RemoteKnowledgeBase, imageId: string): KnowledgeB
     ] as never,
     docs: [{ docId: f.docId, score: 1 }],
     timings: { totalMs: 0 },
-    paths,
+    extra: withPaths(paths),
     system: { label: 'scorer gnn (checkpoint abc)', scorer: 'gnn', removed: [] },
   });
   return view;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { agentPipeline } from '../../lib/knowforge/agent-pipeline';
 import { agentSettings } from '../../lib/knowforge/agent-settings';
 import { stageModel } from '../../lib/pipeline/stage-model';
-import { toolsOf } from '../../lib/knowforge/tools/roles';
+import { toolsOf } from '../../lib/knowforge/tools/role-tools';
 import { ScriptedServer, type RecordedRequest } from '../../lib/models/testing/scripted-server';
 import type { AgentProtocol } from '../../lib/model-api/types';
 import type { PipelineContext, PipelineResult, TraceEvent } from '../../lib/pipeline/types';

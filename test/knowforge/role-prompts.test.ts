@@ -10,9 +10,9 @@ import { composeSystemPrompt } from '../../lib/agents/system-prompt';
 import { configuration } from '../../lib/pipeline/registry';
 import type { KnowledgeBase } from '../../lib/pipeline/knowledge-base';
 import { CONVENTIONS } from '../../lib/answer/conventions';
-import { roleSystemParts } from '../../lib/knowforge/roles';
+import { roleSystemParts } from '../../lib/knowforge/role-run';
 import { newToolContext } from '../../lib/knowforge/tools/context';
-import { toolsOf, type KfRole } from '../../lib/knowforge/tools/roles';
+import { toolsOf, type KfRole } from '../../lib/knowforge/tools/role-tools';
 import { nonEmpty } from '../_shared/non-empty';
 
 const ROLES: KfRole[] = ['locator', 'reader', 'p0', 'reader-search'];

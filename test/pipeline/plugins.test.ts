@@ -1,11 +1,14 @@
 /**
- * The one plug-in loader (lib/pipeline/plugins.ts): the built-in manifests load once, in order;
- * a module in KF_PLUGINS that is missing or exports no manifest fails with a KfError naming it.
+ * The one plug-in loader (lib/pipeline/plugins.ts): the built-in manifests are found on disk (no
+ * list names them) and load once, in their `order`; a module in KF_PLUGINS that is missing or
+ * exports no manifest fails with a KfError naming it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadedPlugins, loadPlugins } from '../../lib/pipeline/plugins';
+import { findBuiltInPlugins, loadedPlugins, loadPlugins } from '../../lib/pipeline/plugins';
+import { ownScratch } from '../_shared/scratch';
 import { isKfError } from '../../lib/util/errors';
 
 const NO_MANIFEST = path.join(__dirname, 'fixtures', `no-manifest${path.extname(__filename)}`);
@@ -21,7 +24,7 @@ function withPlugins<T>(value: string, f: () => T): T {
   }
 }
 
-test('the built-in plug-ins load once, in the listed order, each with what it adds', () => {
+test('the built-in plug-ins load once, in their order, each with what it adds', () => {
   const names = loadedPlugins().map((p) => p.name);
   assert.deepEqual(names.slice(0, 4), ['knowforge', 'index', 'dualg', 'corpus']);
   loadPlugins();
@@ -47,3 +50,36 @@ test('a KF_PLUGINS module that is missing or has no manifest fails naming it', (
     (e: unknown) => isKfError(e) && e.code === 'plugin_manifest' && e.message.includes('no-manifest'),
   );
 });
+
+test("the built-ins are every lib/<m>/plugin file and the pipeline folder's *-plugin files, found next to the loader", () => {
+  const ext = path.extname(__filename);
+  const lib = path.resolve(__dirname, '..', '..', 'lib');
+  assert.deepEqual(relative(lib, findBuiltInPlugins(path.join(lib, 'pipeline'), ext)), [
+    `dualg/plugin${ext}`,
+    `knowforge/plugin${ext}`,
+    `pipeline/corpus-plugin${ext}`,
+    `pipeline/index-plugin${ext}`,
+  ]);
+  // A new method folder is found the day it appears; the manifest type (pipeline/plugin) is no manifest.
+  const tmp = ownScratch();
+  try {
+    for (const f of [
+      'toy/plugin.ts',
+      'toy/pipeline.ts',
+      'no-manifest/types.ts',
+      'pipeline/plugin.ts',
+      'pipeline/extra-plugin.ts',
+      'pipeline/extra-plugin.js',
+    ]) {
+      fs.mkdirSync(path.dirname(path.join(tmp, f)), { recursive: true });
+      fs.writeFileSync(path.join(tmp, f), '');
+    }
+    assert.deepEqual(relative(tmp, findBuiltInPlugins(path.join(tmp, 'pipeline'), '.ts')), ['pipeline/extra-plugin.ts', 'toy/plugin.ts']);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+function relative(root: string, files: string[]): string[] {
+  return files.map((f) => path.relative(root, f).replace(/\\/g, '/'));
+}

@@ -13,7 +13,7 @@ const ext = path.extname(__filename);
 const kf = path.join(repoRoot(), 'bin', 'kf.js');
 const pipelineModule = path.join(__dirname, `slow-pipeline.helper${ext}`);
 // Under tsx the CLI runs from the TypeScript sources; compiled tests run the built CLI.
-const env = { ...process.env, KF_TSX: ext === '.ts' ? '1' : '', KF_PIPELINE_MODULES: pipelineModule };
+const env = { ...process.env, KF_TSX: ext === '.ts' ? '1' : '', KF_PLUGINS: pipelineModule };
 
 function setup(n: number): { dir: string; exp: string; results: string } {
   const dir = tmpDir('kf-cli-');
@@ -28,7 +28,7 @@ function setup(n: number): { dir: string; exp: string; results: string } {
 
 /** The CLI in this process (cheap), output captured, with the slow-fake pipeline loadable. */
 function kfHere(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  process.env.KF_PIPELINE_MODULES = pipelineModule;
+  process.env.KF_PLUGINS = pipelineModule;
   return kfInProcess(args);
 }
 
@@ -111,6 +111,18 @@ test('kf run: dry run, flags as overrides, clear errors', async () => {
   assert.equal(o.status, 'completed');
   assert.equal(o.counts.recorded, 5);
   assert.equal(o.backend, 'offline', 'no model call: the configured (offline) backend labels the run');
+});
+
+test('KF_PIPELINE_MODULES, the deprecated alias of KF_PLUGINS, still loads an old module (its register()) and says so once', () => {
+  const legacy = path.join(__dirname, `legacy-pipeline.helper${ext}`);
+  const r = spawnSync(process.execPath, [kf, 'run', '--list-pipelines'], {
+    env: { ...env, KF_PLUGINS: '', KF_PIPELINE_MODULES: legacy },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^legacy-fake\s+test/m);
+  assert.equal(r.stderr.match(/KF_PIPELINE_MODULES is deprecated: name the modules in KF_PLUGINS/g)?.length, 1, r.stderr);
 });
 
 test('kf run --cache: the cache mode of this invocation, above KF_CACHE (which is above the experiment file)', async () => {

@@ -4,7 +4,7 @@
  * (initTf() must have resolved); every tensor is released before it returns.
  */
 import { tf } from '../../tf/backend';
-import type { EvidencePath } from '../../pipeline/ranked-evidence';
+import type { EvidencePath } from '../paths/evidence-path';
 import type { GnnGraph, GnnQuery } from '../types';
 import { KfError } from '../../util/errors';
 import { activeSubgraph, type ActiveSubgraph } from './active-subgraph';

@@ -3,7 +3,7 @@
  * backtracking from the best-scored non-seed targets, then each step named
  * (entity -relation-> entity) and attached to the passage it was read from.
  */
-import type { EvidencePath, PathStep } from '../../pipeline/ranked-evidence';
+import type { EvidencePath, PathStep } from './evidence-path';
 import type { GnnGraph } from '../types';
 import type { ActiveSubgraph } from '../gnn/active-subgraph';
 import { nodeDocIndex } from '../gnn/doc-scores';

@@ -3,7 +3,7 @@
  * step by step `entity -relation-> entity`, each step followed by the snippet of
  * the passage it was read from when the caller can look the text up.
  */
-import type { EvidencePath } from '../../pipeline/ranked-evidence';
+import type { EvidencePath } from './evidence-path';
 
 export interface SerializeOptions {
   maxPaths?: number;

@@ -20,7 +20,7 @@
  *     relation words among its own words (which of the bridges answers "died").
  * Scores are comparable across documents of one query only.
  */
-import type { EvidencePath } from '../../pipeline/ranked-evidence';
+import type { EvidencePath } from '../paths/evidence-path';
 import { REL_EQUIVALENT, REL_PART_OF } from '../graph/types';
 import type { GraphView } from './graph-view';
 import { nameKey } from '../graph/names';

@@ -9,7 +9,7 @@
  * GnnScorer maps (GnnGraph, GnnQuery) to node scores, document scores (index =
  * GnnGraph.docIds order) and decoded paths.
  */
-import type { EvidencePath } from '../../pipeline/ranked-evidence';
+import type { EvidencePath } from '../paths/evidence-path';
 import type { SetupModels } from '../../pipeline/retriever-entry';
 import type { GnnGraph, GnnQuery } from '../types';
 import type { CheckpointIdentity } from './scorer-identity';

@@ -14,7 +14,9 @@ import { parsePattern } from '../offline/pattern';
 import type { Fragment } from '../../corpus/types';
 import type { SearchHit } from '../../index/types';
 import type { KbSearchOptions, KnowledgeBase } from '../../pipeline/knowledge-base';
-import { docScoresFromHits as docScoresOf, type EvidencePath, type RankedEvidence } from '../../pipeline/ranked-evidence';
+import { docScoresFromHits as docScoresOf, type RankedEvidence } from '../../pipeline/ranked-evidence';
+import { withPaths, type EvidencePath } from '../paths/evidence-path';
+import { searchPattern } from './search-pattern';
 import { entities } from '../../util/text-rules';
 import type { GnnGraph, QueryPrior } from '../types';
 import { fuseScores, FUSION_DEFAULTS, sumScores, type FusionRule, type FusionSettings } from './fuse';
@@ -118,7 +120,7 @@ export const PATTERN_STAND_IN = 'offline rules (stand-in; no pattern stage calle
 
 /** The condition triples: the caller's parse (the pattern stage) when given, else the rule stand-in's. */
 function patternConditions(query: string, opts: KbSearchOptions): PatternTriple[] {
-  return opts.pattern?.conditions ?? ((parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[]);
+  return searchPattern(opts)?.conditions ?? ((parsePattern({ role: 'pattern', question: query }).conditions ?? []) as PatternTriple[]);
 }
 
 export class DualgSearcher {
@@ -162,7 +164,7 @@ export class DualgSearcher {
   async search(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
     const r = this.s.macro ? await this.searchBothTiers(query, opts, kb) : await this.microOnly(query, opts, kb);
     // Who parsed the query pattern travels with the scorer: a rule stand-in is never reported as the model parser.
-    return { ...r, system: { ...this.identity, pattern: opts.pattern?.by ?? PATTERN_STAND_IN } };
+    return { ...r, system: { ...this.identity, pattern: searchPattern(opts)?.by ?? PATTERN_STAND_IN } };
   }
 
   /**
@@ -173,7 +175,7 @@ export class DualgSearcher {
   private async microOnly(query: string, opts: KbSearchOptions & { k: number }, kb: KnowledgeBase): Promise<RankedEvidence> {
     const t0 = now();
     const conditions = patternConditions(query, opts);
-    const names = opts.pattern?.entities ?? entities(query);
+    const names = searchPattern(opts)?.entities ?? entities(query);
     const m = await this.microMatch(conditions, names);
     const allowed = opts.docIds ? new Set(opts.docIds) : undefined;
     const bestFragment = new Map<number, [string, number]>();
@@ -215,7 +217,7 @@ export class DualgSearcher {
     const notes: string[] = [];
     const { view } = this.parts;
     // Entity recognition: the pattern stage's entities when a model parsed the query, else the rule NER.
-    const names = opts.pattern?.entities ?? entities(query);
+    const names = searchPattern(opts)?.entities ?? entities(query);
     const near = this.parts.linker ? await this.parts.linker.nearestOf(view, names, MAX_PER_NAME) : undefined;
     const link = linkQuery(view, query, names, near ? (e) => near.get(e) ?? [] : undefined, this.s.partialLink);
     timings.linking = now() - t0;
@@ -290,7 +292,7 @@ export class DualgSearcher {
       retriever: this.name,
       hits,
       docs: hits.map((h) => ({ docId: h.docId, score: h.score })),
-      paths,
+      extra: withPaths(paths),
       timings,
       ...(notes.length ? { notes } : {}),
     };

@@ -12,7 +12,7 @@ import { fillPrompt, hasPrompt, loadPrompt } from '../util/prompts';
 import { ruleParagraph } from '../answer/conventions';
 import type { Convention } from '../pipeline/types';
 import type { KfToolContext } from './tools/context';
-import { foreignTools, toolsOf, type KfRole } from './tools/roles';
+import { foreignTools, toolsOf, type KfRole } from './tools/role-tools';
 
 /** Characters of a tool result kept in the trace (the transcript keeps them whole). */
 const TRACE_RESULT_CHARS = 4_000;
