@@ -1,0 +1,149 @@
+/**
+ * `kf serve kb --workers N`: N worker processes answering on one port (node:cluster, round-robin: this
+ * process accepts each connection and hands it to the next worker). Each worker opens the index itself
+ * (./worker-main.ts). The first worker starts alone (it may build a cache the others then read, and
+ * writes `--write-packages`), then the others together; the cluster is running when every worker
+ * listens. A worker that fails at start fails the start with its KfError (the others are stopped); a
+ * worker that dies later is reported (its exit code or signal) and replaced.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import * as path from 'node:path';
+import { KfError, errorMessage } from '../util/errors';
+import { WORKER_ENV, type BenchInfo, type FromWorker, type ToWorker, type WorkerSpec } from './worker-main';
+
+export interface KbClusterOptions {
+  workers: number;
+  spec: Omit<WorkerSpec, 'first'>;
+  /** Workers that die and their replacements, one line each. */
+  log: (line: string) => void;
+}
+
+export interface RunningKbCluster {
+  url: string;
+  packages: number;
+  /** The first worker's lines for a person (plan notes, packages). */
+  lines: string[];
+  bench?: BenchInfo;
+  pids(): number[];
+  /** Each live worker's CPU time so far (microseconds, as process.cpuUsage). */
+  cpuUsage(): Promise<{ pid: number; user: number; system: number }[]>;
+  close(): Promise<void>;
+}
+
+type Ready = Extract<FromWorker, { type: 'ready' }>;
+
+/** node:cluster runs worker-main beside this file: compiled .js, or .ts under tsx (its loader handed on). */
+function setupWorkers(): void {
+  const ext = path.extname(__filename);
+  cluster.schedulingPolicy = cluster.SCHED_RR;
+  cluster.setupPrimary({
+    exec: path.join(__dirname, `worker-main${ext}`),
+    execArgv: ext === '.ts' ? ['--require', require.resolve('tsx/cjs')] : [],
+    args: [],
+  });
+}
+
+/** Fork one worker; resolves when it listens, rejects with its KfError when it fails first. */
+function startWorker(spec: WorkerSpec): Promise<{ worker: Worker; ready: Ready }> {
+  const worker = cluster.fork({ [WORKER_ENV]: JSON.stringify(spec) });
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: FromWorker) => {
+      if (m.type === 'ready') resolve({ worker, ready: m });
+      else if (m.type === 'failed') reject(new KfError(m.code, m.message, m.hint));
+      else return;
+      done();
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      done();
+      reject(
+        new KfError(
+          'serve_worker_exit',
+          `a kf serve kb worker exited with ${code ?? signal} before listening`,
+          'see its lines above; --workers 1 runs the server in this process',
+          {
+            concerns: String(worker.process.pid),
+          },
+        ),
+      );
+    };
+    const done = () => {
+      worker.off('message', onMessage);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('exit', onExit);
+  });
+}
+
+function stopWorker(w: Worker): Promise<void> {
+  if (w.isDead()) return Promise.resolve();
+  return new Promise((done) => {
+    const kill = setTimeout(() => w.process.kill('SIGKILL'), 5000);
+    w.once('exit', () => {
+      clearTimeout(kill);
+      done();
+    });
+    if (w.isConnected()) w.send('stop' satisfies ToWorker);
+    else w.process.kill('SIGTERM');
+  });
+}
+
+function askCpu(w: Worker): Promise<{ pid: number; user: number; system: number }> {
+  return new Promise((resolve) => {
+    const on = (m: FromWorker) => {
+      if (m.type !== 'cpu') return;
+      w.off('message', on);
+      resolve({ pid: w.process.pid!, user: m.user, system: m.system });
+    };
+    w.on('message', on);
+    w.send('cpu' satisfies ToWorker);
+  });
+}
+
+export async function startKbCluster(o: KbClusterOptions): Promise<RunningKbCluster> {
+  setupWorkers();
+  const live = new Set<Worker>();
+  let stopping = false;
+  const supervise = (w: Worker) => {
+    live.add(w);
+    w.once('exit', (code, signal) => {
+      live.delete(w);
+      if (stopping) return;
+      o.log(`kf serve kb: worker ${w.process.pid} exited with ${signal ? `signal ${signal}` : `code ${code}`}; starting another`);
+      startWorker({ ...o.spec }).then(
+        (r) => {
+          supervise(r.worker);
+          o.log(`kf serve kb: worker ${r.worker.process.pid} replaces it`);
+        },
+        (e: unknown) => o.log(`kf serve kb: the replacement worker failed: ${errorMessage(e)} (${live.size} workers left)`),
+      );
+    });
+  };
+  const started: Worker[] = [];
+  try {
+    const first = await startWorker({ ...o.spec, first: true });
+    started.push(first.worker);
+    const rest = Array.from({ length: o.workers - 1 }, () => startWorker({ ...o.spec }).then((r) => (started.push(r.worker), r)));
+    const settled = await Promise.allSettled(rest);
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    for (const w of started) supervise(w);
+    const ready = first.ready;
+    return {
+      url: ready.url,
+      packages: ready.packages,
+      lines: ready.lines,
+      bench: ready.bench,
+      pids: () => [...live].map((w) => w.process.pid!),
+      cpuUsage: () => Promise.all([...live].map(askCpu)),
+      close: async () => {
+        stopping = true;
+        await Promise.all([...live].map(stopWorker));
+      },
+    };
+  } catch (e) {
+    stopping = true;
+    await Promise.all(started.map(stopWorker));
+    throw e;
+  }
+}
