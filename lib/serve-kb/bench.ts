@@ -12,6 +12,7 @@
 import * as os from 'node:os';
 import { spawn } from 'node:child_process';
 import type { OfflineEmbedderName } from '../index/embedders/registry';
+import { KfError } from '../util/errors';
 import { percentile } from '../util/percentile';
 import { BENCH_UUID, openBenchWorld, type BenchWorld, type BenchWorldSource } from './bench-world';
 import { startKbCluster } from './cluster';
@@ -21,6 +22,8 @@ export interface ServeBenchOptions {
   fragments: number;
   /** Server processes (default 1: the server runs in this process; more: a cluster, ./cluster.ts). */
   workers?: number;
+  /** With several workers: the file each runs (the CLI's lib/cli/serve-kb-worker.ts). */
+  workerFile?: string;
   /** Concurrent clients (default 8). */
   clients?: number;
   /** Timed searches in all (default 2000), after `warmup` untimed ones (default 100). */
@@ -164,8 +167,15 @@ async function serveInProcess(src: BenchWorldSource, say: (line: string) => void
 }
 
 /** Worker CPU times, then this process's (it hands each connection to a worker). */
-async function serveWorkers(src: BenchWorldSource, workers: number, say: (line: string) => void, progress: boolean): Promise<Served> {
-  const c = await startKbCluster({ workers, spec: { server: { port: 0 }, source: { kind: 'bench', progress, ...src } }, log: say });
+async function serveWorkers(src: BenchWorldSource, o: ServeBenchOptions, say: (line: string) => void): Promise<Served> {
+  if (!o.workerFile) throw new KfError('serve_worker_file', 'several workers need the worker entry file', 'pass workerFile (lib/cli/serve-kb-worker.ts)');
+  const progress = !!o.progress;
+  const c = await startKbCluster({
+    workers: o.workers!,
+    workerFile: o.workerFile,
+    spec: { server: { port: 0 }, source: { kind: 'bench', progress, ...src } },
+    log: say,
+  });
   return {
     url: c.url,
     world: c.bench!,
@@ -181,7 +191,7 @@ export async function benchServeKb(o: ServeBenchOptions): Promise<ServeBenchRepo
   const topk = o.topk ?? 8;
   const workers = o.workers ?? 1;
   const src: BenchWorldSource = { fragments: o.fragments, topk, seed: o.seed, embedder: o.embedder, cacheDir: o.cacheDir };
-  const served = workers > 1 ? await serveWorkers(src, workers, say, !!o.progress) : await serveInProcess(src, say);
+  const served = workers > 1 ? await serveWorkers(src, o, say) : await serveInProcess(src, say);
   const world = served.world;
   try {
     say(

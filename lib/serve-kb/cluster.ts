@@ -1,18 +1,19 @@
 /**
  * `kf serve kb --workers N`: N worker processes answering on one port (node:cluster, round-robin: this
  * process accepts each connection and hands it to the next worker). Each worker opens the index itself
- * (./worker-main.ts). The first worker starts alone (it may build a cache the others then read, and
+ * (./worker.ts, run from the CLI's entry file lib/cli/serve-kb-worker.ts, handed in as `workerFile`). The first worker starts alone (it may build a cache the others then read, and
  * writes `--write-packages`), then the others together; the cluster is running when every worker
  * listens. A worker that fails at start fails the start with its KfError (the others are stopped); a
  * worker that dies later is reported (its exit code or signal) and replaced.
  */
 import cluster, { type Worker } from 'node:cluster';
-import * as path from 'node:path';
 import { KfError, errorMessage } from '../util/errors';
-import { WORKER_ENV, type BenchInfo, type FromWorker, type ToWorker, type WorkerSpec } from './worker-main';
+import { WORKER_ENV, type BenchInfo, type FromWorker, type ToWorker, type WorkerSpec } from './worker';
 
 export interface KbClusterOptions {
   workers: number;
+  /** The file node:cluster runs in each worker (it calls ./worker.ts runKbWorker): .js compiled, .ts under tsx. */
+  workerFile: string;
   spec: Omit<WorkerSpec, 'first'>;
   /** Workers that die and their replacements, one line each. */
   log: (line: string) => void;
@@ -32,13 +33,12 @@ export interface RunningKbCluster {
 
 type Ready = Extract<FromWorker, { type: 'ready' }>;
 
-/** node:cluster runs worker-main beside this file: compiled .js, or .ts under tsx (its loader handed on). */
-function setupWorkers(): void {
-  const ext = path.extname(__filename);
+/** node:cluster runs `file` in each worker; a .ts file (under tsx) gets tsx's loader. */
+function setupWorkers(file: string): void {
   cluster.schedulingPolicy = cluster.SCHED_RR;
   cluster.setupPrimary({
-    exec: path.join(__dirname, `worker-main${ext}`),
-    execArgv: ext === '.ts' ? ['--require', require.resolve('tsx/cjs')] : [],
+    exec: file,
+    execArgv: file.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [],
     args: [],
   });
 }
@@ -101,7 +101,7 @@ function askCpu(w: Worker): Promise<{ pid: number; user: number; system: number 
 }
 
 export async function startKbCluster(o: KbClusterOptions): Promise<RunningKbCluster> {
-  setupWorkers();
+  setupWorkers(o.workerFile);
   const live = new Set<Worker>();
   let stopping = false;
   const supervise = (w: Worker) => {

@@ -5,8 +5,7 @@
  * worker of `--workers N` (./worker-main.ts) open their packages through here.
  */
 import * as path from 'node:path';
-import { readModelsConfigFile } from '../models/config-file';
-import { createModelRouter } from '../models/router';
+import type { IndexModels } from '../index/open';
 import { writeJsonAtomic } from '../util/fsx';
 import { packagesJson, type ServedPackage } from './packages';
 import { planServe, type ServePlanOptions } from './plan';
@@ -14,7 +13,7 @@ import { planServe, type ServePlanOptions } from './plan';
 /** The plan's flags (JSON: a worker receives them in its environment). */
 export interface PlannedSource {
   plan: Omit<ServePlanOptions, 'models' | 'log'>;
-  /** Models config file, for an index built with an embedding endpoint. */
+  /** Models config file, for an index built with an embedding endpoint (the caller builds its router). */
   models?: string;
   /** Write the served packages in the runner's kb_packages.json layout here. */
   writePackages?: string;
@@ -25,9 +24,12 @@ export interface OpenedPackages {
   close(): Promise<void>;
 }
 
-/** Open the packages; `writer`: this process writes `--write-packages` (one worker of many does). */
-export async function openPlanned(src: PlannedSource, o: { writer: boolean; say: (line: string) => void }): Promise<OpenedPackages> {
-  const router = src.models ? createModelRouter(readModelsConfigFile(src.models), {}) : undefined;
+/** Open the packages; `writer`: this process writes `--write-packages` (one worker of many does); `router`: from `models`, closed by close(). */
+export async function openPlanned(
+  src: PlannedSource,
+  o: { writer: boolean; say: (line: string) => void; router?: IndexModels & { close(): Promise<void> } },
+): Promise<OpenedPackages> {
+  const router = o.router;
   const plan = await planServe({ ...src.plan, models: router, log: o.say });
   if (plan.unmatched.length)
     o.say(

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { bool, int, isPositiveInt, str, type CommandSpec } from '../command';
 import { OFFLINE_EMBEDDERS, type OfflineEmbedderName } from '../../index/embedders/registry';
 import { benchServeKb } from '../../serve-kb/bench';
+import { SERVE_KB_WORKER_FILE } from '../serve-kb-worker';
 import { workerCount, workersOk } from '../../serve-kb/workers';
 import { writeJsonAtomic } from '../../util/fsx';
 
@@ -47,6 +48,7 @@ export const command: CommandSpec = {
     const report = await benchServeKb({
       fragments: int(args, 'fragments')!,
       workers: workerCount(str(args, 'workers')!),
+      workerFile: SERVE_KB_WORKER_FILE,
       clients: int(args, 'clients'),
       requests: int(args, 'requests'),
       warmup: int(args, 'warmup'),

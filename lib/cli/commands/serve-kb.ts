@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { bool, list, str, type CommandSpec } from '../command';
 import { startKbCluster } from '../../serve-kb/cluster';
+import { SERVE_KB_WORKER_FILE, routerOf } from '../serve-kb-worker';
 import { openPlanned, type PlannedSource } from '../../serve-kb/planned';
 import { startKbServer } from '../../serve-kb/server';
 import { RETRIEVAL_MODES } from '../../index/types';
@@ -81,8 +82,15 @@ export const command: CommandSpec = {
     };
     const server = { key: key || undefined, host: str(args, 'host'), port: Number(str(args, 'port')), verbose: bool(args, 'verbose') };
     const running =
-      workers > 1 ? await startKbCluster({ workers, spec: { server, source: { kind: 'plan', ...source } }, log: (l) => console.error(l) }) : undefined;
-    const single = running ? undefined : await openPlanned(source, { writer: true, say });
+      workers > 1
+        ? await startKbCluster({
+            workers,
+            workerFile: SERVE_KB_WORKER_FILE,
+            spec: { server, source: { kind: 'plan', ...source } },
+            log: (l) => console.error(l),
+          })
+        : undefined;
+    const single = running ? undefined : await openPlanned(source, { writer: true, say, router: source.models ? routerOf(source.models) : undefined });
     const served = running ?? (await startKbServer({ ...server, packages: single!.packages, log: (l) => console.error(l) }));
     for (const l of running?.lines ?? []) say(l);
     const how = `key ${key ? 'required' : 'not checked'}${running ? `, ${workers} worker processes` : ''}`;

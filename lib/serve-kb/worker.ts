@@ -1,12 +1,13 @@
 /**
- * One worker process of `kf serve kb --workers N` (the primary: ./cluster.ts). node:cluster runs this
- * file; the worker reads what to serve from its environment (`KF_SERVE_KB_WORKER`, JSON), opens it
+ * One worker process of `kf serve kb --workers N` (the primary: ./cluster.ts). node:cluster runs the
+ * CLI's entry file (lib/cli/serve-kb-worker.ts, which hands in how to build a models router); the
+ * worker reads what to serve from its environment (`KF_SERVE_KB_WORKER`, JSON), opens it
  * itself (read-only), listens on the port it shares with the other workers, and tells the primary over
  * IPC: `ready` with its listening URL and the lines a person reads, or `failed` with its KfError. It
  * answers `cpu` with its CPU time, and stops (server closed, exit 0) on `stop` or when the primary is
  * gone. Ctrl-C reaches every process of the terminal's group: a worker leaves it to the primary.
  */
-import cluster from 'node:cluster';
+import type { IndexModels } from '../index/open';
 import { isKfError, errorMessage } from '../util/errors';
 import { openBenchWorld, type BenchWorldSource } from './bench-world';
 import type { ServedPackage } from './packages';
@@ -43,9 +44,12 @@ interface Opened {
   close(): Promise<void>;
 }
 
-async function open(spec: WorkerSpec, say: (line: string) => void): Promise<Opened> {
+/** Builds the models of an index built with an embedding endpoint, from a models config file. */
+export type ModelsFromFile = (file: string) => IndexModels & { close(): Promise<void> };
+
+async function open(spec: WorkerSpec, say: (line: string) => void, models?: ModelsFromFile): Promise<Opened> {
   const src = spec.source;
-  if (src.kind === 'plan') return openPlanned(src, { writer: !!spec.first, say });
+  if (src.kind === 'plan') return openPlanned(src, { writer: !!spec.first, say, router: src.models ? models?.(src.models) : undefined });
   const progress = src.progress && spec.first ? (l: string) => console.error(l) : undefined;
   const { pkg, ...bench } = await openBenchWorld(src, progress);
   return { packages: [pkg], bench, close: async () => undefined };
@@ -53,14 +57,15 @@ async function open(spec: WorkerSpec, say: (line: string) => void): Promise<Open
 
 const tell = (m: FromWorker) => new Promise<void>((done) => (process.send ? process.send(m, undefined, {}, () => done()) : done()));
 
-async function workerMain(): Promise<void> {
+/** The worker's life, in a process node:cluster started with `WORKER_ENV` set. */
+export async function runKbWorker(models?: ModelsFromFile): Promise<void> {
   const spec = JSON.parse(process.env[WORKER_ENV]!) as WorkerSpec;
   process.on('SIGINT', () => undefined);
   const lines: string[] = [];
   let opened: Opened;
   let server: Awaited<ReturnType<typeof startKbServer>>;
   try {
-    opened = await open(spec, (l) => lines.push(l));
+    opened = await open(spec, (l) => lines.push(l), models);
     server = await startKbServer({ ...spec.server, packages: opened.packages, log: (l) => console.error(l) });
   } catch (e) {
     const kf = isKfError(e);
@@ -79,5 +84,3 @@ async function workerMain(): Promise<void> {
   process.once('disconnect', stop);
   await tell({ type: 'ready', url: server.url, packages: server.packages, lines, bench: opened.bench });
 }
-
-if (cluster.isWorker && process.env[WORKER_ENV]) void workerMain();
