@@ -4,7 +4,8 @@
  * (./worker.ts, run from the CLI's entry file lib/cli/serve-kb-worker.ts, handed in as `workerFile`). The first worker starts alone (it may build a cache the others then read, and
  * writes `--write-packages`), then the others together; the cluster is running when every worker
  * listens. A worker that fails at start fails the start with its KfError (the others are stopped); a
- * worker that dies later is reported (its exit code or signal) and replaced.
+ * worker that dies later is reported (its exit code or signal) and replaced; when none is left and none
+ * starts again, `failed` says why.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { KfError, errorMessage } from '../util/errors';
@@ -25,9 +26,10 @@ export interface RunningKbCluster {
   /** The first worker's lines for a person (plan notes, packages). */
   lines: string[];
   bench?: BenchInfo;
-  pids(): number[];
   /** Each live worker's CPU time so far (microseconds, as process.cpuUsage). */
   cpuUsage(): Promise<{ pid: number; user: number; system: number }[]>;
+  /** Resolves (never rejects) when every worker is gone and none starts again: the server answers nothing. */
+  failed: Promise<KfError>;
   close(): Promise<void>;
 }
 
@@ -100,33 +102,57 @@ function askCpu(w: Worker): Promise<{ pid: number; user: number; system: number 
   });
 }
 
-export async function startKbCluster(o: KbClusterOptions): Promise<RunningKbCluster> {
-  setupWorkers(o.workerFile);
+/** The live workers: each that dies is reported and replaced; `failed` resolves when none is left and none starts. */
+function supervisor(o: KbClusterOptions) {
   const live = new Set<Worker>();
-  let stopping = false;
+  const state = { stopping: false, starting: 0 };
+  let fail: (e: KfError) => void = () => undefined;
+  const failed = new Promise<KfError>((resolve) => (fail = resolve));
+  const replace = () => {
+    state.starting++;
+    startWorker({ ...o.spec }).then(
+      (r) => {
+        state.starting--;
+        supervise(r.worker);
+        o.log(`kf serve kb: worker ${r.worker.process.pid} replaces it`);
+      },
+      (e: unknown) => {
+        state.starting--;
+        o.log(`kf serve kb: the replacement worker failed: ${errorMessage(e)} (${live.size} workers left)`);
+        if (!live.size && !state.starting && !state.stopping)
+          fail(
+            new KfError(
+              'serve_no_worker',
+              `every kf serve kb worker is gone and none starts again: ${errorMessage(e)}`,
+              'fix that and start kf serve kb again',
+            ),
+          );
+      },
+    );
+  };
   const supervise = (w: Worker) => {
     live.add(w);
     w.once('exit', (code, signal) => {
       live.delete(w);
-      if (stopping) return;
+      if (state.stopping) return;
       o.log(`kf serve kb: worker ${w.process.pid} exited with ${signal ? `signal ${signal}` : `code ${code}`}; starting another`);
-      startWorker({ ...o.spec }).then(
-        (r) => {
-          supervise(r.worker);
-          o.log(`kf serve kb: worker ${r.worker.process.pid} replaces it`);
-        },
-        (e: unknown) => o.log(`kf serve kb: the replacement worker failed: ${errorMessage(e)} (${live.size} workers left)`),
-      );
+      replace();
     });
   };
+  return { live, state, failed, supervise };
+}
+
+export async function startKbCluster(o: KbClusterOptions): Promise<RunningKbCluster> {
+  setupWorkers(o.workerFile);
+  const { live, state, failed, supervise } = supervisor(o);
   const started: Worker[] = [];
   try {
     const first = await startWorker({ ...o.spec, first: true });
     started.push(first.worker);
     const rest = Array.from({ length: o.workers - 1 }, () => startWorker({ ...o.spec }).then((r) => (started.push(r.worker), r)));
     const settled = await Promise.allSettled(rest);
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed) throw failed.reason;
+    const refused = settled.find((s) => s.status === 'rejected');
+    if (refused) throw refused.reason;
     for (const w of started) supervise(w);
     const ready = first.ready;
     return {
@@ -134,15 +160,15 @@ export async function startKbCluster(o: KbClusterOptions): Promise<RunningKbClus
       packages: ready.packages,
       lines: ready.lines,
       bench: ready.bench,
-      pids: () => [...live].map((w) => w.process.pid!),
       cpuUsage: () => Promise.all([...live].map(askCpu)),
+      failed,
       close: async () => {
-        stopping = true;
+        state.stopping = true;
         await Promise.all([...live].map(stopWorker));
       },
     };
   } catch (e) {
-    stopping = true;
+    state.stopping = true;
     await Promise.all(started.map(stopWorker));
     throw e;
   }

@@ -3,7 +3,8 @@
  * - the same answers as one process for the same requests (searches, overview, a refusal);
  * - both workers answer (the pid a request asks for with `x-kf-pid`), neither is the primary;
  * - a killed worker is reported with its signal and replaced, and the server keeps answering;
- * - a bad index fails the command fast with the worker's message, not a hang;
+ * - a bad index fails the command fast with the worker's message, not a hang; so does losing every worker
+ *   when none starts again;
  * - Ctrl-C (SIGINT to the primary) stops every worker.
  * Nothing here depends on how fast the machine is: waits are bounded by the test's timeout only.
  */
@@ -115,6 +116,18 @@ test('a bad index fails the command with the worker message', { timeout: 60_000 
     assert.match(e.message, /build it first/);
     return true;
   });
+});
+
+test('when every worker is gone and none starts again, the command fails with the reason', { timeout: 90_000 }, async () => {
+  const copy = path.join(scratch, 'index-to-remove');
+  fs.cpSync(indexDir, copy, { recursive: true });
+  const served = await startServeKb(['--index', copy, '--uuid', 'w', '--workers', '2']);
+  const pids = await pidsAnswering(served.baseUrl, 2);
+  fs.rmSync(copy, { recursive: true, force: true });
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  while (!/every kf serve kb worker is gone/.test(served.err())) await new Promise((r) => setTimeout(r, 50));
+  assert.notEqual(await served.stop(), 0);
+  assert.ok(served.err().includes(`no index folder ${copy}`), served.err());
 });
 
 test('SIGINT to the primary stops every worker', { timeout: 60_000 }, async () => {

@@ -95,8 +95,9 @@ export const command: CommandSpec = {
     for (const l of running?.lines ?? []) say(l);
     const how = `key ${key ? 'required' : 'not checked'}${running ? `, ${workers} worker processes` : ''}`;
     console.log(`serving ${served.packages} package(s) at ${served.url}/api/v2/kb/{uuid}/... (${how}); Ctrl-C stops`);
-    const sig = await untilStopped();
+    const sig = await Promise.race([untilStopped(), ...(running ? [running.failed] : [])]);
     await served.close();
+    if (typeof sig !== 'string') throw sig;
     await single?.close();
     say(`stopped (${sig})`);
     return 0;
