@@ -1,7 +1,8 @@
 /**
  * `kf bench serve-kb`: how many searches a second `kf serve kb` answers over HTTP, and how fast, with
  * several runner processes sharing one index. The index is `kf bench retrieval`'s scaled demo world
- * (same build, same cache folder); the server runs in this process, the clients in a child process
+ * (same build, same cache folder); the server runs in this process (`workers` 1) or in a cluster of worker
+ * processes each opening the cached index (./cluster.ts), the clients in a child process
  * (each client one keep-alive connection sending the runner's search request, {query, topk,
  * score_fields}, and the next one when the answer is in). Latency is the client's, request to last
  * byte, query embedding included. The server's CPU time per search is reported beside the rates: on a
@@ -10,15 +11,19 @@
  */
 import * as os from 'node:os';
 import { spawn } from 'node:child_process';
-import { benchWorldEngine } from '../index/benchmark';
 import type { OfflineEmbedderName } from '../index/embedders/registry';
+import { KfError } from '../util/errors';
 import { percentile } from '../util/percentile';
-import { corpusOfEngine } from './corpus';
-import { wholePackage } from './packages';
+import { BENCH_UUID, openBenchWorld, type BenchWorld, type BenchWorldSource } from './bench-world';
+import { startKbCluster } from './cluster';
 import { startKbServer } from './server';
 
 export interface ServeBenchOptions {
   fragments: number;
+  /** Server processes (default 1: the server runs in this process; more: a cluster, ./cluster.ts). */
+  workers?: number;
+  /** With several workers: the file each runs (the CLI's lib/cli/serve-kb-worker.ts). */
+  workerFile?: string;
   /** Concurrent clients (default 8). */
   clients?: number;
   /** Timed searches in all (default 2000), after `warmup` untimed ones (default 100). */
@@ -43,6 +48,8 @@ export interface LatencyMs {
 export interface ServeBenchReport {
   fragments: number;
   documents: number;
+  /** Server processes answering (1: the server ran in the bench's own process). */
+  workers: number;
   clients: number;
   requests: number;
   topk: number;
@@ -53,8 +60,10 @@ export interface ServeBenchReport {
   /** Paced: the searches offered at `rate` a second in all, each client on its own schedule (latency at that load). */
   paced: { rate: number; searchesPerSecond: number; latencyMs: LatencyMs };
   errors: number;
-  /** The server's CPU time (user + system) per search, over every search sent (warm-up included). */
+  /** The server's CPU time (user + system) per search, over every search sent (warm-up included), summed over its processes. */
   serverCpuMsPerSearch: number;
+  /** The same per process: each worker, then (several workers) the primary that hands them the connections. */
+  serverCpuMsPerSearchEach: number[];
   /** Load average (1 min) when the clients finished: other work on the machine. */
   loadAverage: number;
   indexFromCache: boolean;
@@ -141,29 +150,62 @@ function latency(ms: number[]): LatencyMs {
   };
 }
 
+/** The served side: in this process (one worker) or a cluster of worker processes; `cpu()` is its CPU time so far (ms). */
+interface Served {
+  url: string;
+  world: Omit<BenchWorld, 'pkg'>;
+  cpu(): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+const cpuMs = (c: { user: number; system: number }) => (c.user + c.system) / 1000;
+
+async function serveInProcess(src: BenchWorldSource, say: (line: string) => void): Promise<Served> {
+  const { pkg, ...world } = await openBenchWorld(src, say);
+  const server = await startKbServer({ packages: [pkg], port: 0 });
+  return { url: server.url, world, cpu: async () => [cpuMs(process.cpuUsage())], close: () => server.close() };
+}
+
+/** Worker CPU times, then this process's (it hands each connection to a worker). */
+async function serveWorkers(src: BenchWorldSource, o: ServeBenchOptions, say: (line: string) => void): Promise<Served> {
+  if (!o.workerFile) throw new KfError('serve_worker_file', 'several workers need the worker entry file', 'pass workerFile (lib/cli/serve-kb-worker.ts)');
+  const progress = !!o.progress;
+  const c = await startKbCluster({
+    workers: o.workers!,
+    workerFile: o.workerFile,
+    spec: { server: { port: 0 }, source: { kind: 'bench', progress, ...src } },
+    log: say,
+  });
+  return {
+    url: c.url,
+    world: c.bench!,
+    cpu: async () => [...(await c.cpuUsage()).map(cpuMs), cpuMs(process.cpuUsage())],
+    close: () => c.close(),
+  };
+}
+
 export async function benchServeKb(o: ServeBenchOptions): Promise<ServeBenchReport> {
   const say = o.progress ?? (() => undefined);
   const clients = o.clients ?? 8;
   const requests = o.requests ?? 2000;
   const topk = o.topk ?? 8;
-  const world = await benchWorldEngine(o.fragments, { queries: 1000, seed: o.seed, embedder: o.embedder, cacheDir: o.cacheDir, progress: say });
-  const pkg = wholePackage(corpusOfEngine(world.engine, `bench-${o.fragments}`), 'bench');
-  // Lazily loaded parts (the query encoder's tables) load here, not inside the measured CPU time.
-  for (const q of world.queries.slice(0, 20)) await pkg.kb.search(q, { k: topk });
-  const server = await startKbServer({ packages: [pkg], port: 0 });
+  const workers = o.workers ?? 1;
+  const src: BenchWorldSource = { fragments: o.fragments, topk, seed: o.seed, embedder: o.embedder, cacheDir: o.cacheDir };
+  const served = workers > 1 ? await serveWorkers(src, o, say) : await serveInProcess(src, say);
+  const world = served.world;
   try {
     say(
-      `serving ${world.engine.size} fragments at ${server.url}; ${clients} clients, ${o.warmup ?? 100} warm-up + ${requests} closed-loop + ${requests} paced searches`,
+      `serving ${world.fragments} fragments at ${served.url} (${workers} worker${workers > 1 ? 's' : ''}); ${clients} clients, ${o.warmup ?? 100} warm-up + ${requests} closed-loop + ${requests} paced searches`,
     );
-    const url = `${server.url}/api/v2/kb/bench/search`;
+    const url = `${served.url}/api/v2/kb/${BENCH_UUID}/search`;
     const rate = o.rate ?? 200;
-    const cpu0 = process.cpuUsage();
+    const cpu0 = await served.cpu();
     const r = await runClients({ url, clients, topk, warmup: o.warmup ?? 100, requests, rate, queries: world.queries });
-    const cpu = process.cpuUsage(cpu0);
-    const sent = (o.warmup ?? 100) + 2 * requests;
+    const perSearch = (await served.cpu()).map((c, i) => round((c - cpu0[i]) / ((o.warmup ?? 100) + 2 * requests)));
     return {
-      fragments: world.engine.size,
+      fragments: world.fragments,
       documents: world.documents,
+      workers,
       clients,
       requests,
       topk,
@@ -172,13 +214,14 @@ export async function benchServeKb(o: ServeBenchOptions): Promise<ServeBenchRepo
       latencyMs: latency(r.closed.ms),
       paced: { rate, searchesPerSecond: round(r.paced.ms.length / r.paced.seconds), latencyMs: latency(r.paced.ms) },
       errors: r.closed.errors + r.paced.errors,
-      serverCpuMsPerSearch: round((cpu.user + cpu.system) / 1000 / sent),
+      serverCpuMsPerSearch: round(perSearch.reduce((a, b) => a + b, 0)),
+      serverCpuMsPerSearchEach: perSearch,
       loadAverage: round(os.loadavg()[0]),
-      indexFromCache: world.build.fromCache,
+      indexFromCache: world.fromCache,
       cpus: os.cpus().length,
       node: process.version,
     };
   } finally {
-    await server.close();
+    await served.close();
   }
 }

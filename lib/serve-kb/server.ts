@@ -9,7 +9,8 @@
  * arrives percent-encoded (`resource_package%3A...`). `POST /api/v2/me/subscriptions/import` (the
  * runner's `subscribe`) says which of the given uuids are served. `GET /healthz` answers without a key.
  * Fragment ids are served in the hosted form, `frag_<hex>`, unless the request says `x-kf-ids: harness`
- * (./ids.ts); an id argument may be either form.
+ * (./ids.ts); an id argument may be either form. A request with `x-kf-pid` (any value) is answered with the
+ * answering process's pid in that header (`kf serve kb --workers N` runs several, ./cluster.ts).
  */
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -47,6 +48,8 @@ const ENDPOINTS: Record<string, { method: 'GET' | 'POST'; run: Handler }> = {
 export const KB_ENDPOINTS = [...Object.keys(ENDPOINTS), 'download'];
 
 const MAX_BODY = 1 << 20;
+/** A request carrying this header (any value) is answered with the pid of the process that answered it (`--workers N`). */
+export const PID_HEADER = 'x-kf-pid';
 const ROUTE = /^\/api\/v2\/kb\/([^/]+)\/([\w-]+)\/?$/;
 
 export interface KbServerOptions {
@@ -176,6 +179,7 @@ export function startKbServer(opts: KbServerOptions): Promise<RunningKbServer> {
   // Nagle off (a reply is one write; the client should not wait for an ACK), connections kept alive.
   const server = http.createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     const t0 = Date.now();
+    if (req.headers[PID_HEADER]) res.setHeader(PID_HEADER, String(process.pid));
     handle(req, res, table, opts)
       .catch((e: unknown) => {
         if (e instanceof BadRequest) return refuse(res, 400, e.message);

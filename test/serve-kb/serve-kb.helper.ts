@@ -9,6 +9,8 @@ import { repoRoot } from '../../lib/util/paths';
 
 export interface ServedKb {
   baseUrl: string;
+  /** The server's process (with --workers N: the primary). */
+  pid: number;
   /** What the server printed on stderr so far. */
   err(): string;
   stop(): Promise<number | null>;
@@ -30,6 +32,7 @@ export function startServeKb(args: string[]): Promise<ServedKb> {
       if (m)
         resolve({
           baseUrl: m[1],
+          pid: child.pid!,
           err: () => err,
           stop: async () => {
             child.kill('SIGINT');

@@ -5,13 +5,12 @@
  */
 import * as path from 'node:path';
 import { bool, list, str, type CommandSpec } from '../command';
-import { createModelRouter } from '../../models/router';
-import { readModelsConfigFile } from '../../models/config-file';
-import { planServe } from '../../serve-kb/plan';
-import { packagesJson } from '../../serve-kb/packages';
+import { startKbCluster } from '../../serve-kb/cluster';
+import { SERVE_KB_WORKER_FILE, routerOf } from '../serve-kb-worker';
+import { openPlanned, type PlannedSource } from '../../serve-kb/planned';
 import { startKbServer } from '../../serve-kb/server';
 import { RETRIEVAL_MODES } from '../../index/types';
-import { writeJsonAtomic } from '../../util/fsx';
+import { workerCount, workersOk } from '../../serve-kb/workers';
 
 const portOk = (v: string) => (/^\d+$/.test(v) && Number(v) < 65536 ? undefined : `expected a port number (0-65535; 0 = any free port), got "${v}"`);
 
@@ -49,53 +48,57 @@ export const command: CommandSpec = {
     port: { type: 'string', default: '8765', description: 'port (0 = any free port)', validate: portOk },
     key: { type: 'string', description: 'bearer key every request must carry (default $KF_SERVE_KB_KEY; none: no check)' },
     models: { type: 'string', description: 'models config file, for an index built with an embedding endpoint' },
+    workers: {
+      type: 'string',
+      default: '1',
+      description: 'processes answering on the port, each opening the index itself (auto = one per CPU; 1 = this process only)',
+      validate: workersOk,
+    },
     verbose: { type: 'boolean', description: 'one line per request' },
     quiet: { type: 'boolean', description: 'only the listening line' },
   },
   examples: [
     'kf serve kb --index .kf-cache/index/demo --uuid demo',
+    'kf serve kb --bench mmlb --workers auto',
     'kf serve kb --bench mmlb --packages ../knowforge-bench/data/kb_packages.json --write-packages /tmp/served-packages.json --key secret',
   ],
   async run(args) {
     const quiet = bool(args, 'quiet');
     const say = (line: string) => !quiet && console.error(line);
-    const cfg = str(args, 'models');
-    const router = cfg ? createModelRouter(readModelsConfigFile(cfg), {}) : undefined;
-    const plan = await planServe({
-      indexes: list(args, 'index').map((d) => path.resolve(d)),
-      bench: str(args, 'bench'),
-      packages: str(args, 'packages'),
-      section: str(args, 'section'),
-      perDocument: bool(args, 'whole') ? false : bool(args, 'per-document') ? true : undefined,
-      uuid: str(args, 'uuid'),
-      mode: str(args, 'mode'),
-      models: router,
-      log: say,
-    });
-    if (plan.unmatched.length)
-      say(
-        `${plan.unmatched.length} entries of the package map name no served document (e.g. ${plan.unmatched[0].name}): their uuids are answered as not served`,
-      );
-    const out = str(args, 'write-packages');
-    if (out) {
-      writeJsonAtomic(path.resolve(out), packagesJson(plan.packages, plan.section));
-      say(`wrote ${plan.packages.length} packages to ${out} (the runner's [kb] packages_file)`);
-    }
+    const workers = workerCount(str(args, 'workers')!);
     const key = str(args, 'key') ?? process.env.KF_SERVE_KB_KEY ?? undefined;
-    const server = await startKbServer({
-      packages: plan.packages,
-      key: key || undefined,
-      host: str(args, 'host'),
-      port: Number(str(args, 'port')),
-      log: (l) => console.error(l),
-      verbose: bool(args, 'verbose'),
-    });
-    for (const p of plan.packages.slice(0, quiet ? 0 : 5)) say(`  ${p.uuid}  ${p.perDocument ? p.docs[0].file : `${p.docs.length} documents`}`);
-    if (plan.packages.length > 5) say(`  ... ${plan.packages.length - 5} more`);
-    console.log(`serving ${server.packages} package(s) at ${server.url}/api/v2/kb/{uuid}/... (key ${key ? 'required' : 'not checked'}); Ctrl-C stops`);
-    const sig = await untilStopped();
-    await server.close();
-    await router?.close().catch(() => undefined);
+    const source: PlannedSource = {
+      plan: {
+        indexes: list(args, 'index').map((d) => path.resolve(d)),
+        bench: str(args, 'bench'),
+        packages: str(args, 'packages'),
+        section: str(args, 'section'),
+        perDocument: bool(args, 'whole') ? false : bool(args, 'per-document') ? true : undefined,
+        uuid: str(args, 'uuid'),
+        mode: str(args, 'mode'),
+      },
+      models: str(args, 'models'),
+      writePackages: str(args, 'write-packages'),
+    };
+    const server = { key: key || undefined, host: str(args, 'host'), port: Number(str(args, 'port')), verbose: bool(args, 'verbose') };
+    const running =
+      workers > 1
+        ? await startKbCluster({
+            workers,
+            workerFile: SERVE_KB_WORKER_FILE,
+            spec: { server, source: { kind: 'plan', ...source } },
+            log: (l) => console.error(l),
+          })
+        : undefined;
+    const single = running ? undefined : await openPlanned(source, { writer: true, say, router: source.models ? routerOf(source.models) : undefined });
+    const served = running ?? (await startKbServer({ ...server, packages: single!.packages, log: (l) => console.error(l) }));
+    for (const l of running?.lines ?? []) say(l);
+    const how = `key ${key ? 'required' : 'not checked'}${running ? `, ${workers} worker processes` : ''}`;
+    console.log(`serving ${served.packages} package(s) at ${served.url}/api/v2/kb/{uuid}/... (${how}); Ctrl-C stops`);
+    const sig = await Promise.race([untilStopped(), ...(running ? [running.failed] : [])]);
+    await served.close();
+    if (typeof sig !== 'string') throw sig;
+    await single?.close();
     say(`stopped (${sig})`);
     return 0;
   },
