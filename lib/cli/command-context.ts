@@ -3,13 +3,16 @@
  * a command's models are built (createModelRouter), and closed after the command returns.
  */
 import type { CommandContext } from '../pipeline/command';
-import { createModelRouter, type ModelRouter } from '../models/router';
+import type { ModelRouter } from '../models/router';
 
 /** A context for one command's run; `close` closes every router it handed out (closing twice is harmless). */
 export function commandContext(): CommandContext & { close(): Promise<void> } {
   const routers: ModelRouter[] = [];
   return {
     models(config = {}, opts = {}) {
+      // Loaded on first use: the router's cache needs a native addon (better-sqlite3), and commands that call
+      // no model (kf doctor among them) must run where it does not load.
+      const { createModelRouter } = require('../models/router') as typeof import('../models/router');
       const router = createModelRouter(config, opts);
       routers.push(router);
       return router;

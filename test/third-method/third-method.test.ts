@@ -18,23 +18,14 @@ import { runConfigurations } from '../../lib/report/notebook-runs';
 import { repoRoot } from '../../lib/util/paths';
 import * as harness from '../../lib/harness';
 import { isKfError } from '../../lib/util/errors';
+import { withEnv } from '../_shared/env';
 
 // Compiled tests (npm test) load the built .js beside this file; the fast loop on sources loads the .ts.
 const MANIFEST = path.join(__dirname, `plugin${path.extname(__filename)}`);
 const FOLDER = path.join(repoRoot(), 'test', 'third-method');
 
-async function withPlugin<T>(env: Record<string, string>, f: () => Promise<T>): Promise<T> {
-  const all = { KF_PLUGINS: MANIFEST, ...env };
-  const before = Object.fromEntries(Object.keys(all).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, all);
-  try {
-    return await f();
-  } finally {
-    for (const [k, v] of Object.entries(before))
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-  }
-}
+/** Run with the third method's manifest in KF_PLUGINS (and `env`), as a user who adds it would. */
+const withPlugin = <T>(env: Record<string, string>, f: () => Promise<T>): Promise<T> => withEnv({ KF_PLUGINS: MANIFEST, ...env }, f);
 
 const records = (dir: string) =>
   fs
