@@ -18,12 +18,28 @@ export interface DemoPaths {
 }
 
 export function loadDemo(paths: DemoPaths): BenchmarkData {
+  // The demo world is made on this machine, not downloaded: a missing one says how to make it.
+  if (!fs.existsSync(paths.questions)) {
+    throw new KfError(
+      'bench_file_missing',
+      `demo questions ${paths.questions} do not exist`,
+      'generate the demo world first: kf demo (the main job) or kf demo generate',
+      {
+        concerns: paths.questions,
+      },
+    );
+  }
   const questions = readQuestionsFile(paths.questions, 'demo questions');
   if (paths.corpus) {
     if (!fs.existsSync(paths.corpus)) {
-      throw new KfError('bench_file_missing', `demo corpus folder ${paths.corpus} does not exist`, 'generate the demo world first (kf demo)', {
-        concerns: paths.corpus,
-      });
+      throw new KfError(
+        'bench_file_missing',
+        `demo corpus folder ${paths.corpus} does not exist`,
+        'generate the demo world first: kf demo (the main job) or kf demo generate',
+        {
+          concerns: paths.corpus,
+        },
+      );
     }
     const docs = listDocIds(paths.corpus);
     const r: RecordReader = new RecordReader(paths.questions, 'demo questions');
