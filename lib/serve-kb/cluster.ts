@@ -4,10 +4,11 @@
  * (./worker.ts, run from the CLI's entry file lib/cli/serve-kb-worker.ts, handed in as `workerFile`). The first worker starts alone (it may build a cache the others then read, and
  * writes `--write-packages`), then the others together; the cluster is running when every worker
  * listens. A worker that fails at start fails the start with its KfError (the others are stopped); a
- * worker that dies later is reported (its exit code or signal) and replaced; when none is left and none
- * starts again, `failed` says why.
+ * worker that dies later is reported (its exit code or signal) and replaced, unless workers keep dying
+ * (crashLoop); when none is left and none starts again, or they keep dying, `failed` says why.
  */
 import cluster, { type Worker } from 'node:cluster';
+import * as net from 'node:net';
 import { KfError, errorMessage } from '../util/errors';
 import { WORKER_ENV, type BenchInfo, type FromWorker, type ToWorker, type WorkerSpec } from './worker';
 
@@ -34,6 +35,18 @@ export interface RunningKbCluster {
 }
 
 type Ready = Extract<FromWorker, { type: 'ready' }>;
+
+/** A port free on `host` now (the OS's pick for port 0); the workers then listen on it. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 /** node:cluster runs `file` in each worker; a .ts file (under tsx) gets tsx's loader. */
 function setupWorkers(file: string): void {
@@ -102,6 +115,17 @@ function askCpu(w: Worker): Promise<{ pid: number; user: number; system: number 
   });
 }
 
+/**
+ * Whether the workers are crash-looping: counts this death, true when more than max(5, 2 x workers) died within
+ * the last minute. A worker that dies now and then (killed, out of memory once) is replaced; one that dies every time
+ * it answers is a bug that restarting forever would hide, and a busy restart loop takes the CPU from the live ones.
+ */
+function crashLoop(deaths: number[], workers: number, now = Date.now()): boolean {
+  deaths.push(now);
+  while (deaths.length && deaths[0] < now - 60_000) deaths.shift();
+  return deaths.length > Math.max(5, 2 * workers);
+}
+
 /** The live workers: each that dies is reported and replaced; `failed` resolves when none is left and none starts. */
 function supervisor(o: KbClusterOptions) {
   const live = new Set<Worker>();
@@ -130,20 +154,40 @@ function supervisor(o: KbClusterOptions) {
       },
     );
   };
+  const deaths: number[] = [];
   const supervise = (w: Worker) => {
     live.add(w);
     w.once('exit', (code, signal) => {
       live.delete(w);
       if (state.stopping) return;
-      o.log(`kf serve kb: worker ${w.process.pid} exited with ${signal ? `signal ${signal}` : `code ${code}`}; starting another`);
+      const how = signal ? `signal ${signal}` : `code ${code}`;
+      if (crashLoop(deaths, o.workers)) {
+        state.stopping = true;
+        o.log(`kf serve kb: worker ${w.process.pid} exited with ${how}; ${deaths.length} workers died within a minute: not starting another`);
+        void Promise.all([...live].map(stopWorker)).then(() =>
+          fail(
+            new KfError(
+              'serve_crash_loop',
+              `kf serve kb workers keep dying (${deaths.length} within a minute, the last with ${how})`,
+              'see the lines above for what killed them (memory: fewer --workers); --workers 1 runs the server in this process',
+            ),
+          ),
+        );
+        return;
+      }
+      o.log(`kf serve kb: worker ${w.process.pid} exited with ${how}; starting another`);
       replace();
     });
   };
   return { live, state, failed, supervise };
 }
 
-export async function startKbCluster(o: KbClusterOptions): Promise<RunningKbCluster> {
-  setupWorkers(o.workerFile);
+export async function startKbCluster(options: KbClusterOptions): Promise<RunningKbCluster> {
+  setupWorkers(options.workerFile);
+  // Port 0 (any free port) is chosen here, once, for every worker: node:cluster shares a socket per requested
+  // port, so workers asking for 0 would get a new port after all of them had died and the socket was closed.
+  const port = options.spec.server.port || (await freePort(options.spec.server.host ?? '127.0.0.1'));
+  const o = { ...options, spec: { ...options.spec, server: { ...options.spec.server, port } } };
   const { live, state, failed, supervise } = supervisor(o);
   const started: Worker[] = [];
   try {

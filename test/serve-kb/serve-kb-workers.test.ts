@@ -130,6 +130,23 @@ test('when every worker is gone and none starts again, the command fails with th
   assert.ok(served.err().includes(`no index folder ${copy}`), served.err());
 });
 
+test('workers that keep dying are not restarted forever: the command fails with the reason', { timeout: 120_000 }, async () => {
+  const served = await startServeKb(['--index', indexDir, '--uuid', 'w', '--workers', '2']);
+  const killed = new Set<number>();
+  // Kill whichever worker answers, replacements included, until the primary gives up (more than 5 deaths a minute).
+  while (!/keep dying/.test(served.err())) {
+    const r = await ask(served.baseUrl, 'overview').catch(() => undefined);
+    if (r && !killed.has(r.pid)) {
+      killed.add(r.pid);
+      process.kill(r.pid, 'SIGKILL');
+    }
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  assert.ok(killed.size > 5, `killed ${killed.size} workers`);
+  assert.match(served.err(), /workers died within a minute: not starting another/);
+  assert.notEqual(await served.stop(), 0);
+});
+
 test('SIGINT to the primary stops every worker', { timeout: 60_000 }, async () => {
   const served = await startServeKb(['--index', indexDir, '--uuid', 'w', '--workers', '2']);
   const pids = await pidsAnswering(served.baseUrl, 2);
