@@ -61,7 +61,9 @@ export interface ReportResult {
 }
 
 const ANSWER_KEYS_ORDER = ['em', 'f1', 'acc', 'rougeL', 'tokenEmbF1'];
-const RETRIEVAL_KEYS = ['R@1', 'R@2', 'R@3', 'R@5', 'R@8', 'R@all', 'docFound', 'answerVisible', 'poolTrimmed'];
+const DOC_KEYS = ['R@1', 'R@2', 'R@3', 'R@5', 'R@8', 'R@all', 'docFound', 'answerVisible', 'poolTrimmed'];
+// Page-level recall beside the document level where a benchmark scores both (own data with gold pages of PDFs).
+const RETRIEVAL_KEYS = [...DOC_KEYS, ...['R@1', 'R@2', 'R@3', 'R@5', 'R@8', 'R@all', 'docFound'].map((k) => `page:${k}`)];
 
 function pct(x: number | undefined): number | undefined {
   return x === undefined ? undefined : x * 100;
@@ -161,7 +163,16 @@ function runsTable(c: ReportContext): TablePaths {
     { key: 'refused', label: 'refused %' },
     ...c.retrievalKeys.map((k) => ({
       key: k,
-      label: k === 'docFound' ? 'doc found' : k === 'answerVisible' ? 'ans. visible' : k === 'poolTrimmed' ? 'pool trimmed' : k,
+      label:
+        k === 'docFound'
+          ? 'doc found'
+          : k === 'page:docFound'
+            ? 'page: doc found'
+            : k === 'answerVisible'
+              ? 'ans. visible'
+              : k === 'poolTrimmed'
+                ? 'pool trimmed'
+                : k,
     })),
     { key: 'callsPerQ', label: 'calls/q', decimals: 2 },
     { key: 'tokensPerQ', label: 'tokens/q', decimals: 0 },
@@ -309,7 +320,9 @@ function bucketTables(c: ReportContext, field: string, tables: Record<string, Ta
     name: `retrieval-by-${safe}`,
     columns: [{ key: 'run' }, { key: field }, { key: 'n' }, ...c.retrievalKeys.map((k) => ({ key: k }))],
     decimals: c.decimals,
-    caption: `Document-level retrieval by ${field} (backend: ${c.label}): recall in the first search (R@k) and over all searches (R@all).`,
+    caption:
+      `Document-level retrieval by ${field} (backend: ${c.label}): recall in the first search (R@k) and over all searches (R@all)` +
+      `${c.retrievalKeys.some((k) => k.startsWith('page:')) ? '; page:* the same over gold pages, where the questions give them' : ''}.`,
     notes: c.notes,
   });
 }

@@ -193,4 +193,11 @@ test('own data with gold pages: a PDF question gets page-level recall beside the
   assert.equal(text.code, 0, text.err);
   assert.equal(text.out.match(/page recall does not apply/g)?.length, 1, text.out);
   assert.match(text.out, /pages {4}page-level recall: R@1 \d/);
+  // kf report's runs table shows the page-level columns beside the document-level ones.
+  const report = await kfInProcess(['report', o.runId, '--results', out, '--out', path.join(dir, 'report')]);
+  assert.equal(report.code, 0, report.err);
+  const header = fs.readFileSync(path.join(dir, 'report', 'runs.csv'), 'utf8').split('\n')[0];
+  assert.match(header, /(^|,)R@1(,|$)/, header);
+  assert.match(header, /(^|,)page:R@1(,|$)/, header);
+  assert.match(header, /(^|,)page:R@all(,|$)/, header);
 });
