@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kfInProcess } from '../_shared/cli-in-process';
 
-test('kf bench serve-kb answers every search over HTTP and reports rates, latencies and CPU time', { timeout: 180_000 }, async () => {
+/** `kf bench serve-kb` on a 600-fragment world, 40 timed searches from 4 clients; its JSON report. */
+async function benchSmall(extra: string[] = []): Promise<Record<string, any>> {
   const r = await kfInProcess([
     'bench',
     'serve-kb',
@@ -20,11 +21,16 @@ test('kf bench serve-kb answers every search over HTTP and reports rates, latenc
     '50',
     '--clients',
     '4',
+    ...extra,
     '--json',
     '--quiet',
   ]);
   assert.equal(r.code, 0, r.err);
-  const report = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, any>;
+  return JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, any>;
+}
+
+test('kf bench serve-kb answers every search over HTTP and reports rates, latencies and CPU time', { timeout: 180_000 }, async () => {
+  const report = await benchSmall();
   assert.equal(report.errors, 0);
   assert.equal(report.clients, 4);
   assert.equal(report.workers, 1);
@@ -36,26 +42,7 @@ test('kf bench serve-kb answers every search over HTTP and reports rates, latenc
 });
 
 test('kf bench serve-kb --workers 2 serves from two worker processes and sums their CPU time', { timeout: 180_000 }, async () => {
-  const r = await kfInProcess([
-    'bench',
-    'serve-kb',
-    '--fragments',
-    '600',
-    '--requests',
-    '40',
-    '--warmup',
-    '5',
-    '--rate',
-    '50',
-    '--clients',
-    '4',
-    '--workers',
-    '2',
-    '--json',
-    '--quiet',
-  ]);
-  assert.equal(r.code, 0, r.err);
-  const report = JSON.parse(r.out.trim().split('\n').pop()!) as Record<string, any>;
+  const report = await benchSmall(['--workers', '2']);
   assert.equal(report.errors, 0);
   assert.equal(report.workers, 2);
   assert.ok(report.fragments >= 600);
