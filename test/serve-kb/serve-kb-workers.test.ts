@@ -130,8 +130,10 @@ test('when every worker is gone and none starts again, the command fails with th
   assert.ok(served.err().includes(`no index folder ${copy}`), served.err());
 });
 
-test('workers that keep dying are not restarted forever: the command fails with the reason', { timeout: 120_000 }, async () => {
-  const served = await startServeKb(['--index', indexDir, '--uuid', 'w', '--workers', '2']);
+test('workers that keep dying are not restarted forever: the command fails with the reason', { timeout: 600_000 }, async () => {
+  // The window of deaths widened to an hour: on a loaded machine six replacements can take more than a minute to start.
+  process.env.KF_SERVE_KB_CRASH_WINDOW_S = '3600';
+  const served = await startServeKb(['--index', indexDir, '--uuid', 'w', '--workers', '2']).finally(() => delete process.env.KF_SERVE_KB_CRASH_WINDOW_S);
   const killed = new Set<number>();
   // Kill whichever worker answers, replacements included, until the primary gives up (more than 5 deaths a minute).
   while (!/keep dying/.test(served.err())) {
